@@ -1,0 +1,3 @@
+module github.com/atolldb/atoll
+
+go 1.26

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Installs what the test suite needs on a fresh machine. Idempotent: every step
+# checks first and does nothing when the tool is already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need() { command -v "$1" >/dev/null 2>&1; }
+
+need go || { echo "install-deps: Go 1.26 is required (https://go.dev/dl/)" >&2; exit 1; }
+go mod download
