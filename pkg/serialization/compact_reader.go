@@ -1,0 +1,107 @@
+package serialization
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// CompactReader reads the fields of one Compact object for a
+// CompactSerializer. A field that the writer's schema does not have (data
+// written by an older or newer version of the type) reads as the zero value;
+// use FieldKind to tell. Other errors are sticky: the first one is reported
+// by the Service and later reads return zero values.
+type CompactReader struct {
+	rec CompactRecord
+	dec *decoder
+	err error
+}
+
+// Err returns the first error the reader met.
+func (r *CompactReader) Err() error { return r.err }
+
+// FieldKind returns the kind of the named field in the writer's schema, or
+// KindNotAvailable when the writer did not write it.
+func (r *CompactReader) FieldKind(name string) FieldKind { return r.rec.FieldKind(name) }
+
+// Record returns the in-place view of the object being read.
+func (r *CompactReader) Record() *CompactRecord { return &r.rec }
+
+func (r *CompactReader) note(err error) {
+	if err == nil || r.err != nil {
+		return
+	}
+	var fe *FieldError
+	if errors.As(err, &fe) && fe.absent {
+		return
+	}
+	r.err = err
+}
+
+// ReadCompact reads a nested COMPACT field: a value of the Go type registered
+// for its type name, or a *CompactRecord; null is nil.
+func (r *CompactReader) ReadCompact(name string) any {
+	rec, err := r.rec.GetCompact(name)
+	r.note(err)
+	if rec == nil || r.err != nil {
+		return nil
+	}
+	v, err := r.nested(*rec)
+	r.note(err)
+	return v
+}
+
+func (r *CompactReader) nested(rec CompactRecord) (any, error) {
+	if r.dec.depth >= maxDepth {
+		return nil, malformed("compact", 0, "objects nest deeper than "+strconv.Itoa(maxDepth)+" levels")
+	}
+	r.dec.depth++
+	defer func() { r.dec.depth-- }()
+	return r.dec.compactObject(rec)
+}
+
+// ReadArrayOfCompact reads an ARRAY_OF_COMPACT field; items are values of
+// the registered Go type or *CompactRecord, null items are nil.
+func (r *CompactReader) ReadArrayOfCompact(name string) []any {
+	recs, err := r.rec.GetArrayOfCompact(name)
+	r.note(err)
+	if recs == nil || r.err != nil {
+		return nil
+	}
+	out := make([]any, len(recs))
+	for i, rec := range recs {
+		if rec == nil {
+			continue
+		}
+		v, err := r.nested(*rec)
+		if err != nil {
+			r.note(err)
+			return nil
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// ReadCompactArray reads an ARRAY_OF_COMPACT field into a typed slice. Items
+// must decode to T (the Go type registered for their type name, or a pointer
+// to it); null items are the zero T.
+func ReadCompactArray[T any](r *CompactReader, name string) []T {
+	items := r.ReadArrayOfCompact(name)
+	if items == nil {
+		return nil
+	}
+	out := make([]T, len(items))
+	for i, it := range items {
+		if it == nil {
+			continue
+		}
+		v, ok := it.(T)
+		if !ok {
+			r.note(&FieldError{Field: name, Reason: fmt.Sprintf("item %d is %T, not %T", i, it, v)})
+			return nil
+		}
+		out[i] = v
+	}
+	return out
+}

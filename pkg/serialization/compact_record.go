@@ -1,0 +1,1139 @@
+package serialization
+
+import (
+	"strconv"
+
+	"github.com/atolldb/atoll/internal/serialization/wire"
+)
+
+// CompactRecord reads the fields of one Compact object in place, by offset,
+// without decoding the rest of the object. It is what ToObject returns for a
+// Compact value whose type name has no registered CompactSerializer, and what
+// the member's query engine reads values with.
+//
+// A CompactRecord aliases the bytes it was read from: they must not change
+// while the record is in use. Records are values; copying one is cheap.
+type CompactRecord struct {
+	schema   *Schema
+	data     []byte // fixed section .. end of offset table
+	dataLen  int    // fixed + variable sections; the offset table starts here
+	width    int    // offset entry width in bytes, 0 without variable fields
+	raw      []byte // the whole object from its schema id, for copying
+	schemas  *SchemaRegistry
+	embedded bool // nested objects carry their schema (type -56)
+}
+
+// ReadCompactRecord reads the Compact object of a Data of type -55 or -56.
+// Schemas of -55 data are looked up in schemas.
+func ReadCompactRecord(d Data, schemas *SchemaRegistry) (CompactRecord, error) {
+	switch d.Type() {
+	case TypeCompact:
+		rec, _, err := parseCompact(d, HeaderSize, len(d), schemas, false)
+		return rec, err
+	case TypeCompactWithSchema:
+		rec, _, err := parseCompact(d, HeaderSize, len(d), schemas, true)
+		return rec, err
+	}
+	if err := d.Check(); err != nil {
+		return CompactRecord{}, err
+	}
+	return CompactRecord{}, &DecodeError{Format: "compact", Offset: 4, Reason: "type id " + strconv.Itoa(int(d.Type())) + " is not a compact type"}
+}
+
+// parseCompact reads an object starting at b[p] (its schema id) that must end
+// by b[limit]; it returns the record and the end of the object.
+func parseCompact(b []byte, p, limit int, schemas *SchemaRegistry, embedded bool) (CompactRecord, int, error) {
+	id, ok := wire.Int64At(b[:limit], p)
+	if !ok {
+		return CompactRecord{}, 0, malformed("compact", p, "truncated schema id")
+	}
+	q := p + 8
+	var schema *Schema
+	if embedded {
+		size, ok := wire.Int32At(b[:limit], q)
+		if !ok || size < 0 || int(size) > limit-q-4 {
+			return CompactRecord{}, 0, malformed("compact", q, "embedded schema length out of range")
+		}
+		s, n, err := ParseSchema(b[q+4 : q+4+int(size)])
+		if err != nil {
+			return CompactRecord{}, 0, err
+		}
+		if n != int(size) || s.ID != id {
+			return CompactRecord{}, 0, malformed("compact", q, "embedded schema does not match its id or length")
+		}
+		schema = s
+		q += 4 + int(size)
+	} else if schema, ok = schemas.Get(id); !ok {
+		return CompactRecord{}, 0, &SchemaNotFoundError{SchemaID: id}
+	}
+	rec := CompactRecord{schema: schema, schemas: schemas, embedded: embedded}
+	if schema.VarCount == 0 {
+		end := q + int(schema.FixedSize)
+		if end > limit {
+			return CompactRecord{}, 0, malformed("compact", q, "fixed-size section exceeds the data")
+		}
+		rec.data, rec.dataLen, rec.raw = b[q:end:end], int(schema.FixedSize), b[p:end:end]
+		return rec, end, nil
+	}
+	dl, ok := wire.Int32At(b[:limit], q)
+	if !ok || dl < schema.FixedSize || int(dl) > limit-q-4 {
+		return CompactRecord{}, 0, malformed("compact", q, "data length out of range")
+	}
+	rec.dataLen = int(dl)
+	rec.width = offsetWidth(rec.dataLen)
+	start := q + 4
+	end := start + rec.dataLen + rec.width*int(schema.VarCount)
+	if end > limit {
+		return CompactRecord{}, 0, malformed("compact", start+rec.dataLen, "offset table exceeds the data")
+	}
+	rec.data, rec.raw = b[start:end:end], b[p:end:end]
+	return rec, end, nil
+}
+
+// Schema returns the record's schema.
+func (r *CompactRecord) Schema() *Schema { return r.schema }
+
+// TypeName returns the Compact type name.
+func (r *CompactRecord) TypeName() string { return r.schema.TypeName }
+
+// FieldKind returns the kind of the named field, or KindNotAvailable when the
+// writer's schema has no such field (schema evolution).
+func (r *CompactRecord) FieldKind(name string) FieldKind { return r.schema.FieldKind(name) }
+
+// HasField reports whether the writer's schema has the named field.
+func (r *CompactRecord) HasField(name string) bool {
+	return r.schema.FieldKind(name) != KindNotAvailable
+}
+
+// Bytes returns the object's bytes from its schema id to the end of its
+// offset table: what a nested field or a Data payload holds.
+func (r *CompactRecord) Bytes() []byte { return r.raw }
+
+func (r *CompactRecord) lookup(name string) (*SchemaField, error) {
+	if r.schema == nil {
+		return nil, &FieldError{Field: name, Reason: "read from an empty record"}
+	}
+	i, ok := r.schema.byName[name]
+	if !ok {
+		return nil, &FieldError{Field: name, Reason: "is not in compact schema " + strconv.Quote(r.schema.TypeName), absent: true}
+	}
+	return &r.schema.Fields[i], nil
+}
+
+func kindError(f *SchemaField, want string) error {
+	return &FieldError{Field: f.Name, Reason: "has kind " + f.Kind.String() + ", not " + want}
+}
+
+func nullError(name string) error {
+	return &FieldError{Field: name, Reason: "is null; read it with the nullable accessor"}
+}
+
+// varField returns a reader positioned at the body of a variable-size field,
+// or null=true. The reader is bounded by the variable-size section.
+func (r *CompactRecord) varField(f *SchemaField) (rd wire.Reader, null bool, err error) {
+	at := r.dataLen + int(f.Index)*r.width
+	var off int
+	switch r.width {
+	case 1:
+		if r.data[at] == 0xff {
+			return rd, true, nil
+		}
+		off = int(r.data[at])
+	case 2:
+		v := int(r.data[at])<<8 | int(r.data[at+1])
+		if v == 0xffff {
+			return rd, true, nil
+		}
+		off = v
+	default:
+		v, _ := wire.Int32At(r.data, at)
+		if v == -1 {
+			return rd, true, nil
+		}
+		off = int(v)
+	}
+	if off < int(r.schema.FixedSize) || off >= r.dataLen {
+		return rd, false, malformed("compact", off, "offset of field "+strconv.Quote(f.Name)+" is outside the variable-size section")
+	}
+	return wire.NewReader(r.data[:r.dataLen], off), false, nil
+}
+
+func readErr(rd *wire.Reader, f *SchemaField) error {
+	if rd.Err() == nil {
+		return nil
+	}
+	return &DecodeError{Format: "compact", Offset: rd.Pos(), Reason: "field " + strconv.Quote(f.Name) + " is truncated", Err: rd.Err()}
+}
+
+// fixed returns the field's bytes in the fixed section when the field has
+// the fixed kind k; nullable twins are read through nullable.
+func (r *CompactRecord) fixedOrNullable(name string, k FieldKind) (f *SchemaField, fixed []byte, rd wire.Reader, err error) {
+	f, err = r.lookup(name)
+	if err != nil {
+		return nil, nil, rd, err
+	}
+	switch f.Kind {
+	case k:
+		return f, r.data[f.Offset:], rd, nil
+	case k.Nullable():
+		var null bool
+		rd, null, err = r.varField(f)
+		if err == nil && null {
+			err = nullError(name)
+		}
+		return f, nil, rd, err
+	}
+	return f, nil, rd, kindError(f, k.String())
+}
+
+// GetBoolean reads a BOOLEAN (or non-null NULLABLE_BOOLEAN) field.
+func (r *CompactRecord) GetBoolean(name string) (bool, error) {
+	f, fixed, rd, err := r.fixedOrNullable(name, KindBoolean)
+	if err != nil {
+		return false, err
+	}
+	if fixed != nil {
+		return fixed[0]&(1<<f.BitOffset) != 0, nil
+	}
+	v := rd.Bool()
+	return v, readErr(&rd, f)
+}
+
+// GetInt8 reads an INT8 (or non-null NULLABLE_INT8) field.
+func (r *CompactRecord) GetInt8(name string) (int8, error) {
+	f, fixed, rd, err := r.fixedOrNullable(name, KindInt8)
+	if err != nil {
+		return 0, err
+	}
+	if fixed != nil {
+		return int8(fixed[0]), nil
+	}
+	v := rd.Int8()
+	return v, readErr(&rd, f)
+}
+
+// GetInt16 reads an INT16 (or non-null NULLABLE_INT16) field.
+func (r *CompactRecord) GetInt16(name string) (int16, error) {
+	f, fixed, rd, err := r.fixedOrNullable(name, KindInt16)
+	if err != nil {
+		return 0, err
+	}
+	if fixed != nil {
+		return int16(fixed[0])<<8 | int16(fixed[1]), nil
+	}
+	v := rd.Int16()
+	return v, readErr(&rd, f)
+}
+
+// GetInt32 reads an INT32 (or non-null NULLABLE_INT32) field.
+func (r *CompactRecord) GetInt32(name string) (int32, error) {
+	f, fixed, rd, err := r.fixedOrNullable(name, KindInt32)
+	if err != nil {
+		return 0, err
+	}
+	if fixed != nil {
+		v, _ := wire.Int32At(fixed, 0)
+		return v, nil
+	}
+	v := rd.Int32()
+	return v, readErr(&rd, f)
+}
+
+// GetInt64 reads an INT64 (or non-null NULLABLE_INT64) field.
+func (r *CompactRecord) GetInt64(name string) (int64, error) {
+	f, fixed, rd, err := r.fixedOrNullable(name, KindInt64)
+	if err != nil {
+		return 0, err
+	}
+	if fixed != nil {
+		v, _ := wire.Int64At(fixed, 0)
+		return v, nil
+	}
+	v := rd.Int64()
+	return v, readErr(&rd, f)
+}
+
+// GetFloat32 reads a FLOAT32 (or non-null NULLABLE_FLOAT32) field.
+func (r *CompactRecord) GetFloat32(name string) (float32, error) {
+	f, fixed, rd, err := r.fixedOrNullable(name, KindFloat32)
+	if err != nil {
+		return 0, err
+	}
+	if fixed != nil {
+		rd = wire.NewReader(fixed, 0)
+	}
+	v := rd.Float32()
+	return v, readErr(&rd, f)
+}
+
+// GetFloat64 reads a FLOAT64 (or non-null NULLABLE_FLOAT64) field.
+func (r *CompactRecord) GetFloat64(name string) (float64, error) {
+	f, fixed, rd, err := r.fixedOrNullable(name, KindFloat64)
+	if err != nil {
+		return 0, err
+	}
+	if fixed != nil {
+		rd = wire.NewReader(fixed, 0)
+	}
+	v := rd.Float64()
+	return v, readErr(&rd, f)
+}
+
+// nullable resolves a field read through a nullable accessor: fixed data for
+// the plain kind, a body reader for the nullable kind, or null.
+func (r *CompactRecord) nullable(name string, k FieldKind) (f *SchemaField, fixed []byte, rd wire.Reader, null bool, err error) {
+	f, err = r.lookup(name)
+	if err != nil {
+		return nil, nil, rd, false, err
+	}
+	switch f.Kind {
+	case k:
+		return f, r.data[f.Offset:], rd, false, nil
+	case k.Nullable():
+		rd, null, err = r.varField(f)
+		return f, nil, rd, null, err
+	}
+	return f, nil, rd, false, kindError(f, k.Nullable().String())
+}
+
+// GetNullableBoolean reads a NULLABLE_BOOLEAN (or BOOLEAN) field; null is nil.
+func (r *CompactRecord) GetNullableBoolean(name string) (*bool, error) {
+	f, fixed, rd, null, err := r.nullable(name, KindBoolean)
+	if err != nil || null {
+		return nil, err
+	}
+	var v bool
+	if fixed != nil {
+		v = fixed[0]&(1<<f.BitOffset) != 0
+	} else if v = rd.Bool(); rd.Err() != nil {
+		return nil, readErr(&rd, f)
+	}
+	return &v, nil
+}
+
+// GetNullableInt8 reads a NULLABLE_INT8 (or INT8) field; null is nil.
+func (r *CompactRecord) GetNullableInt8(name string) (*int8, error) {
+	f, fixed, rd, null, err := r.nullable(name, KindInt8)
+	if err != nil || null {
+		return nil, err
+	}
+	if fixed != nil {
+		rd = wire.NewReader(fixed, 0)
+	}
+	v := rd.Int8()
+	if rd.Err() != nil {
+		return nil, readErr(&rd, f)
+	}
+	return &v, nil
+}
+
+// GetNullableInt16 reads a NULLABLE_INT16 (or INT16) field; null is nil.
+func (r *CompactRecord) GetNullableInt16(name string) (*int16, error) {
+	f, fixed, rd, null, err := r.nullable(name, KindInt16)
+	if err != nil || null {
+		return nil, err
+	}
+	if fixed != nil {
+		rd = wire.NewReader(fixed, 0)
+	}
+	v := rd.Int16()
+	if rd.Err() != nil {
+		return nil, readErr(&rd, f)
+	}
+	return &v, nil
+}
+
+// GetNullableInt32 reads a NULLABLE_INT32 (or INT32) field; null is nil.
+func (r *CompactRecord) GetNullableInt32(name string) (*int32, error) {
+	f, fixed, rd, null, err := r.nullable(name, KindInt32)
+	if err != nil || null {
+		return nil, err
+	}
+	if fixed != nil {
+		rd = wire.NewReader(fixed, 0)
+	}
+	v := rd.Int32()
+	if rd.Err() != nil {
+		return nil, readErr(&rd, f)
+	}
+	return &v, nil
+}
+
+// GetNullableInt64 reads a NULLABLE_INT64 (or INT64) field; null is nil.
+func (r *CompactRecord) GetNullableInt64(name string) (*int64, error) {
+	f, fixed, rd, null, err := r.nullable(name, KindInt64)
+	if err != nil || null {
+		return nil, err
+	}
+	if fixed != nil {
+		rd = wire.NewReader(fixed, 0)
+	}
+	v := rd.Int64()
+	if rd.Err() != nil {
+		return nil, readErr(&rd, f)
+	}
+	return &v, nil
+}
+
+// GetNullableFloat32 reads a NULLABLE_FLOAT32 (or FLOAT32) field; null is nil.
+func (r *CompactRecord) GetNullableFloat32(name string) (*float32, error) {
+	f, fixed, rd, null, err := r.nullable(name, KindFloat32)
+	if err != nil || null {
+		return nil, err
+	}
+	if fixed != nil {
+		rd = wire.NewReader(fixed, 0)
+	}
+	v := rd.Float32()
+	if rd.Err() != nil {
+		return nil, readErr(&rd, f)
+	}
+	return &v, nil
+}
+
+// GetNullableFloat64 reads a NULLABLE_FLOAT64 (or FLOAT64) field; null is nil.
+func (r *CompactRecord) GetNullableFloat64(name string) (*float64, error) {
+	f, fixed, rd, null, err := r.nullable(name, KindFloat64)
+	if err != nil || null {
+		return nil, err
+	}
+	if fixed != nil {
+		rd = wire.NewReader(fixed, 0)
+	}
+	v := rd.Float64()
+	if rd.Err() != nil {
+		return nil, readErr(&rd, f)
+	}
+	return &v, nil
+}
+
+// variable resolves a variable-size field of kind k.
+func (r *CompactRecord) variable(name string, k FieldKind) (f *SchemaField, rd wire.Reader, null bool, err error) {
+	f, err = r.lookup(name)
+	if err != nil {
+		return nil, rd, false, err
+	}
+	if f.Kind != k {
+		return f, rd, false, kindError(f, k.String())
+	}
+	rd, null, err = r.varField(f)
+	return f, rd, null, err
+}
+
+// GetStringBytes returns a view of a STRING field's UTF-8 bytes without
+// copying; null reports ok=false. The view aliases the record's bytes.
+func (r *CompactRecord) GetStringBytes(name string) (b []byte, ok bool, err error) {
+	f, rd, null, err := r.variable(name, KindString)
+	if err != nil || null {
+		return nil, false, err
+	}
+	b, ok = rd.StringBytes()
+	if err := readErr(&rd, f); err != nil {
+		return nil, false, err
+	}
+	return b, ok, nil
+}
+
+// GetString reads a STRING field; null reads as "".
+func (r *CompactRecord) GetString(name string) (string, error) {
+	b, _, err := r.GetStringBytes(name)
+	return string(b), err
+}
+
+// GetStringPtr reads a STRING field; null is nil.
+func (r *CompactRecord) GetStringPtr(name string) (*string, error) {
+	b, ok, err := r.GetStringBytes(name)
+	if err != nil || !ok {
+		return nil, err
+	}
+	s := string(b)
+	return &s, nil
+}
+
+// GetDecimal reads a DECIMAL field; null is nil.
+func (r *CompactRecord) GetDecimal(name string) (*Decimal, error) {
+	f, rd, null, err := r.variable(name, KindDecimal)
+	if err != nil || null {
+		return nil, err
+	}
+	v := readDecimal(&rd)
+	if err := readErr(&rd, f); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// GetTime reads a TIME field; null is nil.
+func (r *CompactRecord) GetTime(name string) (*LocalTime, error) {
+	f, rd, null, err := r.variable(name, KindTime)
+	if err != nil || null {
+		return nil, err
+	}
+	v := readTime(&rd)
+	if err := readErr(&rd, f); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// GetDate reads a DATE field; null is nil.
+func (r *CompactRecord) GetDate(name string) (*LocalDate, error) {
+	f, rd, null, err := r.variable(name, KindDate)
+	if err != nil || null {
+		return nil, err
+	}
+	v := readDate(&rd, false)
+	if err := readErr(&rd, f); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// GetTimestamp reads a TIMESTAMP field; null is nil.
+func (r *CompactRecord) GetTimestamp(name string) (*LocalDateTime, error) {
+	f, rd, null, err := r.variable(name, KindTimestamp)
+	if err != nil || null {
+		return nil, err
+	}
+	v := readTimestamp(&rd, false)
+	if err := readErr(&rd, f); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// GetTimestampWithTimezone reads a TIMESTAMP_WITH_TIMEZONE field; null is nil.
+func (r *CompactRecord) GetTimestampWithTimezone(name string) (*OffsetDateTime, error) {
+	f, rd, null, err := r.variable(name, KindTimestampWithTimezone)
+	if err != nil || null {
+		return nil, err
+	}
+	v := readTimestampTZ(&rd, false)
+	if err := readErr(&rd, f); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// GetCompact reads a nested COMPACT field as a record; null is nil.
+func (r *CompactRecord) GetCompact(name string) (*CompactRecord, error) {
+	_, rd, null, err := r.variable(name, KindCompact)
+	if err != nil || null {
+		return nil, err
+	}
+	rec, _, err := parseCompact(rd.Buf(), rd.Pos(), len(rd.Buf()), r.schemas, r.embedded)
+	if err != nil {
+		return nil, err
+	}
+	return &rec, nil
+}
+
+// primitiveArray resolves an array field of the plain kind k or its
+// ARRAY_OF_NULLABLE twin. For the twin it returns the item offsets.
+func (r *CompactRecord) primitiveArray(name string, k FieldKind) (f *SchemaField, rd wire.Reader, items *varItems, null bool, err error) {
+	f, err = r.lookup(name)
+	if err != nil {
+		return nil, rd, nil, false, err
+	}
+	switch f.Kind {
+	case k:
+		rd, null, err = r.varField(f)
+		return f, rd, nil, null, err
+	case k.Nullable():
+		rd, null, err = r.varField(f)
+		if err != nil || null {
+			return f, rd, nil, null, err
+		}
+		it, err := readVarItems(&rd, f)
+		if err != nil {
+			return f, rd, nil, false, err
+		}
+		return f, rd, &it, false, nil
+	}
+	return f, rd, nil, false, kindError(f, k.String())
+}
+
+// arrayLen reads a primitive array's count, bounded by the bytes left.
+func arrayLen(rd *wire.Reader, itemSize int) int {
+	return rd.Length(itemSize, false)
+}
+
+// GetArrayOfBoolean reads an ARRAY_OF_BOOLEAN (or null-free
+// ARRAY_OF_NULLABLE_BOOLEAN) field; null is nil.
+func (r *CompactRecord) GetArrayOfBoolean(name string) ([]bool, error) {
+	f, rd, items, null, err := r.primitiveArray(name, KindArrayOfBoolean)
+	if err != nil || null {
+		return nil, err
+	}
+	if items != nil {
+		return nonNullItems(items, f, (*wire.Reader).Bool)
+	}
+	n := rd.Int32()
+	if n < 0 || int64(n) > int64(rd.Len())*8 {
+		rd.Fail(wire.ErrLength)
+	}
+	if err := readErr(&rd, f); err != nil {
+		return nil, err
+	}
+	packed := rd.Bytes((int(n) + 7) / 8)
+	if err := readErr(&rd, f); err != nil {
+		return nil, err
+	}
+	out := make([]bool, n)
+	for i := range out {
+		out[i] = packed[i/8]&(1<<(i%8)) != 0
+	}
+	return out, nil
+}
+
+// GetArrayOfInt8 reads an ARRAY_OF_INT8 (or null-free ARRAY_OF_NULLABLE_INT8) field; null is nil.
+func (r *CompactRecord) GetArrayOfInt8(name string) ([]int8, error) {
+	f, rd, items, null, err := r.primitiveArray(name, KindArrayOfInt8)
+	if err != nil || null {
+		return nil, err
+	}
+	if items != nil {
+		return nonNullItems(items, f, (*wire.Reader).Int8)
+	}
+	return readArray(&rd, f, 1, (*wire.Reader).Int8)
+}
+
+// GetArrayOfInt16 reads an ARRAY_OF_INT16 (or null-free ARRAY_OF_NULLABLE_INT16) field; null is nil.
+func (r *CompactRecord) GetArrayOfInt16(name string) ([]int16, error) {
+	f, rd, items, null, err := r.primitiveArray(name, KindArrayOfInt16)
+	if err != nil || null {
+		return nil, err
+	}
+	if items != nil {
+		return nonNullItems(items, f, (*wire.Reader).Int16)
+	}
+	return readArray(&rd, f, 2, (*wire.Reader).Int16)
+}
+
+// GetArrayOfInt32 reads an ARRAY_OF_INT32 (or null-free ARRAY_OF_NULLABLE_INT32) field; null is nil.
+func (r *CompactRecord) GetArrayOfInt32(name string) ([]int32, error) {
+	f, rd, items, null, err := r.primitiveArray(name, KindArrayOfInt32)
+	if err != nil || null {
+		return nil, err
+	}
+	if items != nil {
+		return nonNullItems(items, f, (*wire.Reader).Int32)
+	}
+	return readArray(&rd, f, 4, (*wire.Reader).Int32)
+}
+
+// GetArrayOfInt64 reads an ARRAY_OF_INT64 (or null-free ARRAY_OF_NULLABLE_INT64) field; null is nil.
+func (r *CompactRecord) GetArrayOfInt64(name string) ([]int64, error) {
+	f, rd, items, null, err := r.primitiveArray(name, KindArrayOfInt64)
+	if err != nil || null {
+		return nil, err
+	}
+	if items != nil {
+		return nonNullItems(items, f, (*wire.Reader).Int64)
+	}
+	return readArray(&rd, f, 8, (*wire.Reader).Int64)
+}
+
+// GetArrayOfFloat32 reads an ARRAY_OF_FLOAT32 (or null-free ARRAY_OF_NULLABLE_FLOAT32) field; null is nil.
+func (r *CompactRecord) GetArrayOfFloat32(name string) ([]float32, error) {
+	f, rd, items, null, err := r.primitiveArray(name, KindArrayOfFloat32)
+	if err != nil || null {
+		return nil, err
+	}
+	if items != nil {
+		return nonNullItems(items, f, (*wire.Reader).Float32)
+	}
+	return readArray(&rd, f, 4, (*wire.Reader).Float32)
+}
+
+// GetArrayOfFloat64 reads an ARRAY_OF_FLOAT64 (or null-free ARRAY_OF_NULLABLE_FLOAT64) field; null is nil.
+func (r *CompactRecord) GetArrayOfFloat64(name string) ([]float64, error) {
+	f, rd, items, null, err := r.primitiveArray(name, KindArrayOfFloat64)
+	if err != nil || null {
+		return nil, err
+	}
+	if items != nil {
+		return nonNullItems(items, f, (*wire.Reader).Float64)
+	}
+	return readArray(&rd, f, 8, (*wire.Reader).Float64)
+}
+
+// readArray reads int count + count fixed-size items.
+func readArray[T any](rd *wire.Reader, f *SchemaField, size int, item func(*wire.Reader) T) ([]T, error) {
+	n := arrayLen(rd, size)
+	if err := readErr(rd, f); err != nil {
+		return nil, err
+	}
+	out := make([]T, n)
+	for i := range out {
+		out[i] = item(rd)
+	}
+	return out, readErr(rd, f)
+}
+
+// varItems locates the items of a Compact array of variable-size items.
+type varItems struct {
+	rd    wire.Reader // bounded by the item data
+	first int         // index of the first item body
+	count int
+	table []byte // offset table
+	width int
+}
+
+func readVarItems(rd *wire.Reader, f *SchemaField) (varItems, error) {
+	dataLen := rd.Int32()
+	count := rd.Int32()
+	if err := readErr(rd, f); err != nil {
+		return varItems{}, err
+	}
+	first := rd.Pos()
+	if dataLen < 0 || count < 0 || int64(dataLen) > int64(rd.Len()) {
+		return varItems{}, malformed("compact", first, "array "+strconv.Quote(f.Name)+" has an invalid length or count")
+	}
+	width := offsetWidth(int(dataLen))
+	tableAt := first + int(dataLen)
+	if int64(count)*int64(width) > int64(len(rd.Buf())-tableAt) {
+		return varItems{}, malformed("compact", tableAt, "offset table of array "+strconv.Quote(f.Name)+" exceeds the data")
+	}
+	buf := rd.Buf()
+	return varItems{
+		rd:    wire.NewReader(buf[:tableAt], first),
+		first: first, count: int(count),
+		table: buf[tableAt : tableAt+int(count)*width],
+		width: width,
+	}, nil
+}
+
+// item returns a reader at item i, or null=true.
+func (it *varItems) item(i int) (rd wire.Reader, null bool, err error) {
+	var off int
+	switch it.width {
+	case 1:
+		if it.table[i] == 0xff {
+			return rd, true, nil
+		}
+		off = int(it.table[i])
+	case 2:
+		v := int(it.table[2*i])<<8 | int(it.table[2*i+1])
+		if v == 0xffff {
+			return rd, true, nil
+		}
+		off = v
+	default:
+		v, _ := wire.Int32At(it.table, 4*i)
+		if v == -1 {
+			return rd, true, nil
+		}
+		off = int(v)
+	}
+	if off < 0 || it.first+off >= len(it.rd.Buf()) {
+		return rd, false, malformed("compact", it.first+off, "array item offset out of range")
+	}
+	return wire.NewReader(it.rd.Buf(), it.first+off), false, nil
+}
+
+// itemsOf decodes every item with read; null items become the zero T.
+func itemsOf[T any](it *varItems, f *SchemaField, read func(*wire.Reader) (T, bool)) ([]T, error) {
+	out := make([]T, it.count)
+	for i := range out {
+		rd, null, err := it.item(i)
+		if err != nil {
+			return nil, err
+		}
+		if null {
+			continue
+		}
+		v, ok := read(&rd)
+		if err := readErr(&rd, f); err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, malformed("compact", rd.Pos(), "array "+strconv.Quote(f.Name)+" holds an invalid item")
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// ptrItems decodes an array of nullable items into pointers.
+func ptrItems[T any](it *varItems, f *SchemaField, read func(*wire.Reader) T) ([]*T, error) {
+	return itemsOf(it, f, func(rd *wire.Reader) (*T, bool) {
+		v := read(rd)
+		return &v, true
+	})
+}
+
+// nonNullItems decodes an ARRAY_OF_NULLABLE_* field read through a plain accessor.
+func nonNullItems[T any](it *varItems, f *SchemaField, read func(*wire.Reader) T) ([]T, error) {
+	out := make([]T, it.count)
+	for i := range out {
+		rd, null, err := it.item(i)
+		if err != nil {
+			return nil, err
+		}
+		if null {
+			return nil, &FieldError{Field: f.Name, Reason: "has a null item; read it with the nullable accessor"}
+		}
+		out[i] = read(&rd)
+		if err := readErr(&rd, f); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func nullableFromPlain[T any](plain []T, err error) ([]*T, error) {
+	if err != nil || plain == nil {
+		return nil, err
+	}
+	out := make([]*T, len(plain))
+	for i := range plain {
+		out[i] = &plain[i]
+	}
+	return out, nil
+}
+
+// GetArrayOfNullableBoolean reads an ARRAY_OF_NULLABLE_BOOLEAN (or ARRAY_OF_BOOLEAN) field.
+func (r *CompactRecord) GetArrayOfNullableBoolean(name string) ([]*bool, error) {
+	f, _, items, null, err := r.primitiveArray(name, KindArrayOfBoolean)
+	if err != nil || null {
+		return nil, err
+	}
+	if items == nil {
+		return nullableFromPlain(r.GetArrayOfBoolean(name))
+	}
+	return ptrItems(items, f, (*wire.Reader).Bool)
+}
+
+// GetArrayOfNullableInt8 reads an ARRAY_OF_NULLABLE_INT8 (or ARRAY_OF_INT8) field.
+func (r *CompactRecord) GetArrayOfNullableInt8(name string) ([]*int8, error) {
+	f, _, items, null, err := r.primitiveArray(name, KindArrayOfInt8)
+	if err != nil || null {
+		return nil, err
+	}
+	if items == nil {
+		return nullableFromPlain(r.GetArrayOfInt8(name))
+	}
+	return ptrItems(items, f, (*wire.Reader).Int8)
+}
+
+// GetArrayOfNullableInt16 reads an ARRAY_OF_NULLABLE_INT16 (or ARRAY_OF_INT16) field.
+func (r *CompactRecord) GetArrayOfNullableInt16(name string) ([]*int16, error) {
+	f, _, items, null, err := r.primitiveArray(name, KindArrayOfInt16)
+	if err != nil || null {
+		return nil, err
+	}
+	if items == nil {
+		return nullableFromPlain(r.GetArrayOfInt16(name))
+	}
+	return ptrItems(items, f, (*wire.Reader).Int16)
+}
+
+// GetArrayOfNullableInt32 reads an ARRAY_OF_NULLABLE_INT32 (or ARRAY_OF_INT32) field.
+func (r *CompactRecord) GetArrayOfNullableInt32(name string) ([]*int32, error) {
+	f, _, items, null, err := r.primitiveArray(name, KindArrayOfInt32)
+	if err != nil || null {
+		return nil, err
+	}
+	if items == nil {
+		return nullableFromPlain(r.GetArrayOfInt32(name))
+	}
+	return ptrItems(items, f, (*wire.Reader).Int32)
+}
+
+// GetArrayOfNullableInt64 reads an ARRAY_OF_NULLABLE_INT64 (or ARRAY_OF_INT64) field.
+func (r *CompactRecord) GetArrayOfNullableInt64(name string) ([]*int64, error) {
+	f, _, items, null, err := r.primitiveArray(name, KindArrayOfInt64)
+	if err != nil || null {
+		return nil, err
+	}
+	if items == nil {
+		return nullableFromPlain(r.GetArrayOfInt64(name))
+	}
+	return ptrItems(items, f, (*wire.Reader).Int64)
+}
+
+// GetArrayOfNullableFloat32 reads an ARRAY_OF_NULLABLE_FLOAT32 (or ARRAY_OF_FLOAT32) field.
+func (r *CompactRecord) GetArrayOfNullableFloat32(name string) ([]*float32, error) {
+	f, _, items, null, err := r.primitiveArray(name, KindArrayOfFloat32)
+	if err != nil || null {
+		return nil, err
+	}
+	if items == nil {
+		return nullableFromPlain(r.GetArrayOfFloat32(name))
+	}
+	return ptrItems(items, f, (*wire.Reader).Float32)
+}
+
+// GetArrayOfNullableFloat64 reads an ARRAY_OF_NULLABLE_FLOAT64 (or ARRAY_OF_FLOAT64) field.
+func (r *CompactRecord) GetArrayOfNullableFloat64(name string) ([]*float64, error) {
+	f, _, items, null, err := r.primitiveArray(name, KindArrayOfFloat64)
+	if err != nil || null {
+		return nil, err
+	}
+	if items == nil {
+		return nullableFromPlain(r.GetArrayOfFloat64(name))
+	}
+	return ptrItems(items, f, (*wire.Reader).Float64)
+}
+
+// varArrayField resolves an array of variable-size items of kind k.
+func (r *CompactRecord) varArrayField(name string, k FieldKind) (*SchemaField, *varItems, error) {
+	f, rd, null, err := r.variable(name, k)
+	if err != nil || null {
+		return f, nil, err
+	}
+	it, err := readVarItems(&rd, f)
+	if err != nil {
+		return f, nil, err
+	}
+	return f, &it, nil
+}
+
+// GetArrayOfStringPtr reads an ARRAY_OF_STRING field; null items are nil.
+func (r *CompactRecord) GetArrayOfStringPtr(name string) ([]*string, error) {
+	f, it, err := r.varArrayField(name, KindArrayOfString)
+	if it == nil {
+		return nil, err
+	}
+	return itemsOf(it, f, func(rd *wire.Reader) (*string, bool) {
+		s, ok := rd.Str()
+		return &s, ok
+	})
+}
+
+// GetArrayOfString reads an ARRAY_OF_STRING field that has no null items.
+func (r *CompactRecord) GetArrayOfString(name string) ([]string, error) {
+	f, it, err := r.varArrayField(name, KindArrayOfString)
+	if it == nil {
+		return nil, err
+	}
+	return nonNullItems(it, f, func(rd *wire.Reader) string {
+		s, ok := rd.Str()
+		if !ok {
+			rd.Fail(wire.ErrLength)
+		}
+		return s
+	})
+}
+
+// GetArrayOfDecimal reads an ARRAY_OF_DECIMAL field; null items are nil.
+func (r *CompactRecord) GetArrayOfDecimal(name string) ([]*Decimal, error) {
+	f, it, err := r.varArrayField(name, KindArrayOfDecimal)
+	if it == nil {
+		return nil, err
+	}
+	return ptrItems(it, f, readDecimal)
+}
+
+// GetArrayOfTime reads an ARRAY_OF_TIME field; null items are nil.
+func (r *CompactRecord) GetArrayOfTime(name string) ([]*LocalTime, error) {
+	f, it, err := r.varArrayField(name, KindArrayOfTime)
+	if it == nil {
+		return nil, err
+	}
+	return ptrItems(it, f, readTime)
+}
+
+// GetArrayOfDate reads an ARRAY_OF_DATE field; null items are nil.
+func (r *CompactRecord) GetArrayOfDate(name string) ([]*LocalDate, error) {
+	f, it, err := r.varArrayField(name, KindArrayOfDate)
+	if it == nil {
+		return nil, err
+	}
+	return ptrItems(it, f, func(rd *wire.Reader) LocalDate { return readDate(rd, false) })
+}
+
+// GetArrayOfTimestamp reads an ARRAY_OF_TIMESTAMP field; null items are nil.
+func (r *CompactRecord) GetArrayOfTimestamp(name string) ([]*LocalDateTime, error) {
+	f, it, err := r.varArrayField(name, KindArrayOfTimestamp)
+	if it == nil {
+		return nil, err
+	}
+	return ptrItems(it, f, func(rd *wire.Reader) LocalDateTime { return readTimestamp(rd, false) })
+}
+
+// GetArrayOfTimestampWithTimezone reads an ARRAY_OF_TIMESTAMP_WITH_TIMEZONE field; null items are nil.
+func (r *CompactRecord) GetArrayOfTimestampWithTimezone(name string) ([]*OffsetDateTime, error) {
+	f, it, err := r.varArrayField(name, KindArrayOfTimestampWithTimezone)
+	if it == nil {
+		return nil, err
+	}
+	return ptrItems(it, f, func(rd *wire.Reader) OffsetDateTime { return readTimestampTZ(rd, false) })
+}
+
+// GetArrayOfCompact reads an ARRAY_OF_COMPACT field as records; null items are nil.
+func (r *CompactRecord) GetArrayOfCompact(name string) ([]*CompactRecord, error) {
+	_, it, err := r.varArrayField(name, KindArrayOfCompact)
+	if it == nil {
+		return nil, err
+	}
+	out := make([]*CompactRecord, it.count)
+	for i := range out {
+		rd, null, err := it.item(i)
+		if err != nil {
+			return nil, err
+		}
+		if null {
+			continue
+		}
+		rec, _, err := parseCompact(rd.Buf(), rd.Pos(), len(rd.Buf()), r.schemas, r.embedded)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = &rec
+	}
+	return out, nil
+}
+
+// Get reads any field as a Go value: the scalar types of the typed getters,
+// nil for null, *CompactRecord for nested objects, and for arrays the slice
+// types of the typed getters (pointer items for kinds whose items may be null).
+func (r *CompactRecord) Get(name string) (any, error) {
+	f, err := r.lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	switch f.Kind {
+	case KindBoolean:
+		return r.GetBoolean(name)
+	case KindInt8:
+		return r.GetInt8(name)
+	case KindInt16:
+		return r.GetInt16(name)
+	case KindInt32:
+		return r.GetInt32(name)
+	case KindInt64:
+		return r.GetInt64(name)
+	case KindFloat32:
+		return r.GetFloat32(name)
+	case KindFloat64:
+		return r.GetFloat64(name)
+	case KindString:
+		return derefOrNil(r.GetStringPtr(name))
+	case KindDecimal:
+		return derefOrNil(r.GetDecimal(name))
+	case KindTime:
+		return derefOrNil(r.GetTime(name))
+	case KindDate:
+		return derefOrNil(r.GetDate(name))
+	case KindTimestamp:
+		return derefOrNil(r.GetTimestamp(name))
+	case KindTimestampWithTimezone:
+		return derefOrNil(r.GetTimestampWithTimezone(name))
+	case KindCompact:
+		rec, err := r.GetCompact(name)
+		if rec == nil {
+			return nil, err
+		}
+		return rec, err
+	case KindNullableBoolean:
+		return derefOrNil(r.GetNullableBoolean(name))
+	case KindNullableInt8:
+		return derefOrNil(r.GetNullableInt8(name))
+	case KindNullableInt16:
+		return derefOrNil(r.GetNullableInt16(name))
+	case KindNullableInt32:
+		return derefOrNil(r.GetNullableInt32(name))
+	case KindNullableInt64:
+		return derefOrNil(r.GetNullableInt64(name))
+	case KindNullableFloat32:
+		return derefOrNil(r.GetNullableFloat32(name))
+	case KindNullableFloat64:
+		return derefOrNil(r.GetNullableFloat64(name))
+	case KindArrayOfBoolean:
+		return nilSlice(r.GetArrayOfBoolean(name))
+	case KindArrayOfInt8:
+		return nilSlice(r.GetArrayOfInt8(name))
+	case KindArrayOfInt16:
+		return nilSlice(r.GetArrayOfInt16(name))
+	case KindArrayOfInt32:
+		return nilSlice(r.GetArrayOfInt32(name))
+	case KindArrayOfInt64:
+		return nilSlice(r.GetArrayOfInt64(name))
+	case KindArrayOfFloat32:
+		return nilSlice(r.GetArrayOfFloat32(name))
+	case KindArrayOfFloat64:
+		return nilSlice(r.GetArrayOfFloat64(name))
+	case KindArrayOfString:
+		return nilSlice(r.GetArrayOfStringPtr(name))
+	case KindArrayOfDecimal:
+		return nilSlice(r.GetArrayOfDecimal(name))
+	case KindArrayOfTime:
+		return nilSlice(r.GetArrayOfTime(name))
+	case KindArrayOfDate:
+		return nilSlice(r.GetArrayOfDate(name))
+	case KindArrayOfTimestamp:
+		return nilSlice(r.GetArrayOfTimestamp(name))
+	case KindArrayOfTimestampWithTimezone:
+		return nilSlice(r.GetArrayOfTimestampWithTimezone(name))
+	case KindArrayOfCompact:
+		return nilSlice(r.GetArrayOfCompact(name))
+	case KindArrayOfNullableBoolean:
+		return nilSlice(r.GetArrayOfNullableBoolean(name))
+	case KindArrayOfNullableInt8:
+		return nilSlice(r.GetArrayOfNullableInt8(name))
+	case KindArrayOfNullableInt16:
+		return nilSlice(r.GetArrayOfNullableInt16(name))
+	case KindArrayOfNullableInt32:
+		return nilSlice(r.GetArrayOfNullableInt32(name))
+	case KindArrayOfNullableInt64:
+		return nilSlice(r.GetArrayOfNullableInt64(name))
+	case KindArrayOfNullableFloat32:
+		return nilSlice(r.GetArrayOfNullableFloat32(name))
+	case KindArrayOfNullableFloat64:
+		return nilSlice(r.GetArrayOfNullableFloat64(name))
+	}
+	return nil, kindError(f, "a readable kind")
+}
+
+// derefOrNil turns a (*T, error) getter result into an any holding T or nil.
+func derefOrNil[T any](v *T, err error) (any, error) {
+	if v == nil || err != nil {
+		return nil, err
+	}
+	return *v, nil
+}
+
+// nilSlice keeps a null array as an untyped nil in an any.
+func nilSlice[T any](v []T, err error) (any, error) {
+	if v == nil || err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// Value decoders shared by the three formats.
+
+func readDecimal(rd *wire.Reader) Decimal {
+	b := rd.Bytes(rd.Length(1, false))
+	scale := rd.Int32()
+	if rd.Err() != nil {
+		return Decimal{}
+	}
+	return Decimal{Unscaled: fromTwosComplement(b), Scale: scale}
+}
+
+func readTime(rd *wire.Reader) LocalTime {
+	return LocalTime{Hour: rd.Int8(), Minute: rd.Int8(), Second: rd.Int8(), Nanosecond: rd.Int32()}
+}
+
+func readDate(rd *wire.Reader, shortYear bool) LocalDate {
+	var y int32
+	if shortYear {
+		y = int32(rd.Int16())
+	} else {
+		y = rd.Int32()
+	}
+	return LocalDate{Year: y, Month: rd.Int8(), Day: rd.Int8()}
+}
+
+func readTimestamp(rd *wire.Reader, shortYear bool) LocalDateTime {
+	d := readDate(rd, shortYear)
+	return LocalDateTime{Date: d, Time: readTime(rd)}
+}
+
+func readTimestampTZ(rd *wire.Reader, shortYear bool) OffsetDateTime {
+	t := readTimestamp(rd, shortYear)
+	return OffsetDateTime{LocalDateTime: t, OffsetSeconds: rd.Int32()}
+}

@@ -1,0 +1,42 @@
+// Package serialization turns Go values into Hazelcast-compatible binary
+// Data and back. The bytes are identical to what Hazelcast 5.x writes, so Go,
+// Java and Hazelcast clients can share maps and agree on partitions.
+//
+// # Data
+//
+// A Data is one byte slice: a 4-byte partition hash, a 4-byte serializer type
+// id (both big-endian) and the payload. PartitionID maps a Data to one of the
+// cluster's partitions exactly as Hazelcast does (MurmurHash3 x86_32 of the
+// payload with seed 0x01000193, Java abs semantics, 271 partitions by default).
+//
+// # Formats
+//
+// Built-in types (bool, int8 … int64, float32, float64, string, []byte, typed
+// slices, UUID, Char, JSON) need no registration. User types choose one of
+// Hazelcast's three object formats:
+//
+//   - Compact: implement CompactSerializer for a Go type. Schemas are derived
+//     from what the serializer writes, identified by a 64-bit Rabin
+//     fingerprint, and kept in a SchemaRegistry shared with the cluster.
+//   - Portable: implement Portable (and register a PortableFactory). Class
+//     definitions are derived from the first write or registered up front.
+//   - IdentifiedDataSerializable: implement IdentifiedDataSerializable and
+//     register an IdentifiedFactory. A declarative Layout describes the same
+//     bytes for readers that have no Go type (the member's query engine).
+//
+// # Reading in place
+//
+// CompactRecord, PortableRecord and IdentifiedRecord read single fields
+// straight from the bytes by offset, without decoding the whole object; they
+// are what ToObject returns for a value whose Go type is not registered.
+// Compiled accessors (Schema.Field, ClassDefinition field indexes, Layout
+// accessors) make repeated field reads allocation-free.
+//
+// # Errors
+//
+// Decoders never panic on hostile input; they return errors that match
+// ErrMalformed, ErrUnknownSchema, ErrUnknownClass, ErrUnsupportedType,
+// ErrFieldKind or ErrInvalidDefinition with errors.Is, and carry details in
+// *DecodeError, *SchemaNotFoundError, *ClassNotFoundError, *TypeError,
+// *FieldError and *DefinitionError.
+package serialization

@@ -1,0 +1,882 @@
+package serialization
+
+import (
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/atolldb/atoll/internal/serialization/wire"
+)
+
+// LayoutOp is one call of a writeData method, named after the Java
+// ObjectDataOutput call that produces the bytes.
+type LayoutOp uint8
+
+// Layout operations.
+const (
+	OpBoolean      LayoutOp = iota + 1 // writeBoolean: 1 byte
+	OpByte                             // writeByte: 1 byte
+	OpChar                             // writeChar: 2 bytes
+	OpShort                            // writeShort: 2 bytes
+	OpInt                              // writeInt: 4 bytes
+	OpLong                             // writeLong: 8 bytes
+	OpFloat                            // writeFloat: 4 bytes
+	OpDouble                           // writeDouble: 8 bytes
+	OpString                           // writeString: int length (-1 = null) + UTF-8
+	OpBooleanArray                     // writeBooleanArray: int length + 1 byte per item
+	OpByteArray                        // writeByteArray
+	OpCharArray                        // writeCharArray
+	OpShortArray                       // writeShortArray
+	OpIntArray                         // writeIntArray
+	OpLongArray                        // writeLongArray
+	OpFloatArray                       // writeFloatArray
+	OpDoubleArray                      // writeDoubleArray
+	OpStringArray                      // writeStringArray
+	OpObject                           // writeObject: type id + payload, 0 = null
+	OpObjectArray                      // int length (-1 = null) + writeObject per item
+	OpInline                           // nested.writeData(out): the nested layout's fields, no header
+	OpInlineArray                      // int length + each item's fields inline
+	opEnd
+)
+
+var opNames = [opEnd]string{"", "writeBoolean", "writeByte", "writeChar", "writeShort", "writeInt", "writeLong",
+	"writeFloat", "writeDouble", "writeString", "writeBooleanArray", "writeByteArray", "writeCharArray",
+	"writeShortArray", "writeIntArray", "writeLongArray", "writeFloatArray", "writeDoubleArray",
+	"writeStringArray", "writeObject", "writeObjectArray", "writeDataInline", "writeInlineArray"}
+
+// opKinds maps ops to the kind records report; object and inline ops have none.
+var opKinds = [opEnd]FieldKind{0, KindBoolean, KindInt8, KindChar, KindInt16, KindInt32, KindInt64,
+	KindFloat32, KindFloat64, KindString, KindArrayOfBoolean, KindArrayOfInt8, KindArrayOfChar,
+	KindArrayOfInt16, KindArrayOfInt32, KindArrayOfInt64, KindArrayOfFloat32, KindArrayOfFloat64,
+	KindArrayOfString, 0, 0, 0, 0}
+
+// opSizes is the byte size of fixed-size ops and the item size of arrays.
+var opSizes = [opEnd]int{0, 1, 1, 2, 2, 4, 8, 4, 8, 0, 1, 1, 2, 2, 4, 8, 4, 8, 0, 0, 0, 0, 0}
+
+// String returns the Java call name, e.g. "writeInt".
+func (op LayoutOp) String() string {
+	if op > 0 && op < opEnd {
+		return opNames[op]
+	}
+	return "LayoutOp(" + strconv.Itoa(int(op)) + ")"
+}
+
+// ParseLayoutOp returns the op with the Java call name s.
+func ParseLayoutOp(s string) (LayoutOp, bool) {
+	for i := LayoutOp(1); i < opEnd; i++ {
+		if opNames[i] == s {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// Kind returns the FieldKind a record reports for the op, or KindNotAvailable
+// for object and inline ops.
+func (op LayoutOp) Kind() FieldKind {
+	if op < opEnd {
+		return opKinds[op]
+	}
+	return KindNotAvailable
+}
+
+func (op LayoutOp) fixed() bool { return op >= OpBoolean && op <= OpDouble }
+
+// LayoutField is one field of a Layout. FactoryID and ClassID name the nested
+// layout of OpInline and OpInlineArray fields.
+type LayoutField struct {
+	Name      string
+	Op        LayoutOp
+	FactoryID int32
+	ClassID   int32
+}
+
+// Layout declares the bytes an IdentifiedDataSerializable class writes: its
+// fields in writeData order. It lets a reader without a Go type for the class
+// (such as a member running queries) read fields in place. Layouts are
+// immutable.
+type Layout struct {
+	FactoryID int32
+	ClassID   int32
+	Fields    []LayoutField
+	byName    map[string]int
+	// offsets[i] is the constant offset of field i from the first field, or
+	// -1 when it depends on the data (after a variable-size field).
+	offsets []int
+}
+
+// NewLayout validates the fields and returns a layout.
+func NewLayout(factoryID, classID int32, fields []LayoutField) (*Layout, error) {
+	l := &Layout{FactoryID: factoryID, ClassID: classID, Fields: fields, byName: make(map[string]int, len(fields)), offsets: make([]int, len(fields))}
+	off := 0
+	for i, f := range fields {
+		if f.Name == "" {
+			return nil, &DefinitionError{What: layoutWhat(factoryID, classID), Reason: "field " + strconv.Itoa(i) + " has no name"}
+		}
+		if f.Op == 0 || f.Op >= opEnd {
+			return nil, &DefinitionError{What: layoutWhat(factoryID, classID), Reason: "field " + strconv.Quote(f.Name) + " has an unknown op"}
+		}
+		if _, dup := l.byName[f.Name]; dup {
+			return nil, &DefinitionError{What: layoutWhat(factoryID, classID), Reason: "field " + strconv.Quote(f.Name) + " appears twice"}
+		}
+		l.byName[f.Name] = i
+		l.offsets[i] = off
+		if off >= 0 && f.Op.fixed() {
+			off += opSizes[f.Op]
+		} else {
+			off = -1
+		}
+	}
+	return l, nil
+}
+
+// Field returns the named field and its index.
+func (l *Layout) Field(name string) (LayoutField, int, bool) {
+	i, ok := l.byName[name]
+	if !ok {
+		return LayoutField{}, -1, false
+	}
+	return l.Fields[i], i, true
+}
+
+// LayoutRegistry holds layouts by factory and class id. Reads are lock-free.
+// The zero value is not usable; use NewLayoutRegistry.
+type LayoutRegistry struct {
+	mu sync.Mutex
+	m  atomic.Pointer[map[[2]int32]*Layout]
+}
+
+// NewLayoutRegistry returns an empty registry.
+func NewLayoutRegistry() *LayoutRegistry {
+	r := &LayoutRegistry{}
+	m := map[[2]int32]*Layout{}
+	r.m.Store(&m)
+	return r
+}
+
+// Get returns the layout of the given class.
+func (r *LayoutRegistry) Get(factoryID, classID int32) (*Layout, bool) {
+	l, ok := (*r.m.Load())[[2]int32{factoryID, classID}]
+	return l, ok
+}
+
+// Add registers l. Registering a different layout for the same class fails.
+func (r *LayoutRegistry) Add(l *Layout) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cur := *r.m.Load()
+	key := [2]int32{l.FactoryID, l.ClassID}
+	if old, ok := cur[key]; ok {
+		if old == l || sameLayout(old, l) {
+			return nil
+		}
+		return &DefinitionError{What: layoutWhat(l.FactoryID, l.ClassID), Reason: "a different layout is already registered for this class"}
+	}
+	next := make(map[[2]int32]*Layout, len(cur)+1)
+	for k, v := range cur {
+		next[k] = v
+	}
+	next[key] = l
+	r.m.Store(&next)
+	return nil
+}
+
+// All returns every registered layout, in no particular order.
+func (r *LayoutRegistry) All() []*Layout {
+	m := *r.m.Load()
+	out := make([]*Layout, 0, len(m))
+	for _, l := range m {
+		out = append(out, l)
+	}
+	return out
+}
+
+func sameLayout(a, b *Layout) bool {
+	if len(a.Fields) != len(b.Fields) {
+		return false
+	}
+	for i := range a.Fields {
+		if a.Fields[i] != b.Fields[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// IdentifiedRecord reads the fields of one IdentifiedDataSerializable value
+// in place through its Layout. Fields before the first variable-size field
+// are read at constant offsets; later ones are found by skipping over the
+// fields before them. It aliases the Data it was read from.
+type IdentifiedRecord struct {
+	layout *Layout
+	buf    []byte // the whole Data (nested Portable positions are absolute)
+	start  int    // index of the first field
+	limit  int    // the object ends by here
+	svc    *Service
+}
+
+// ReadIdentifiedRecord reads an IdentifiedDataSerializable Data through the
+// layout registered in svc for its class.
+func ReadIdentifiedRecord(d Data, svc *Service) (IdentifiedRecord, error) {
+	if err := d.Check(); err != nil {
+		return IdentifiedRecord{}, err
+	}
+	if d.Type() != TypeIdentified {
+		return IdentifiedRecord{}, &DecodeError{Format: "identified", Offset: 4, Reason: "type id " + strconv.Itoa(int(d.Type())) + " is not the identified type"}
+	}
+	rd := wire.NewReader(d, HeaderSize)
+	hdr, fid, cid := rd.Int8(), rd.Int32(), rd.Int32()
+	if rd.Err() != nil || hdr != identifiedHeader {
+		return IdentifiedRecord{}, malformed("identified", HeaderSize, "truncated or unsupported header")
+	}
+	l, ok := svc.layouts.Get(fid, cid)
+	if !ok {
+		return IdentifiedRecord{}, &ClassNotFoundError{Format: "identified", FactoryID: fid, ClassID: cid, Reason: "no layout is registered"}
+	}
+	return IdentifiedRecord{layout: l, buf: d, start: rd.Pos(), limit: len(d), svc: svc}, nil
+}
+
+// Layout returns the record's layout.
+func (r *IdentifiedRecord) Layout() *Layout { return r.layout }
+
+// FieldKind returns the kind of the named field: KindNotAvailable for
+// unknown fields and for object and inline fields (see Op).
+func (r *IdentifiedRecord) FieldKind(name string) FieldKind {
+	f, _, ok := r.layout.Field(name)
+	if !ok {
+		return KindNotAvailable
+	}
+	return f.Op.Kind()
+}
+
+// HasField reports whether the layout has the named field.
+func (r *IdentifiedRecord) HasField(name string) bool {
+	_, _, ok := r.layout.Field(name)
+	return ok
+}
+
+// Op returns the op of the named field, or 0.
+func (r *IdentifiedRecord) Op(name string) LayoutOp {
+	f, _, _ := r.layout.Field(name)
+	return f.Op
+}
+
+// locate returns a reader at the value of field i.
+func (r *IdentifiedRecord) locate(i int) (wire.Reader, error) {
+	buf := r.buf[:r.limit]
+	if off := r.layout.offsets[i]; off >= 0 {
+		return wire.NewReader(buf, r.start+off), nil
+	}
+	j := i
+	for r.layout.offsets[j] < 0 {
+		j--
+	}
+	rd := wire.NewReader(buf, r.start+r.layout.offsets[j])
+	for ; j < i; j++ {
+		if err := r.skip(&rd, r.layout.Fields[j], 0); err != nil {
+			return rd, err
+		}
+	}
+	return rd, nil
+}
+
+// end walks every field and returns the index after the object.
+func (r *IdentifiedRecord) end(depth int) (int, error) {
+	rd := wire.NewReader(r.buf[:r.limit], r.start)
+	for _, f := range r.layout.Fields {
+		if err := r.skip(&rd, f, depth); err != nil {
+			return 0, err
+		}
+	}
+	return rd.Pos(), nil
+}
+
+// skip advances rd over one field.
+func (r *IdentifiedRecord) skip(rd *wire.Reader, f LayoutField, depth int) error {
+	if depth >= maxDepth {
+		return malformed("identified", rd.Pos(), "objects nest deeper than "+strconv.Itoa(maxDepth)+" levels")
+	}
+	switch op := f.Op; {
+	case op.fixed():
+		rd.Skip(opSizes[op])
+	case op == OpString:
+		if n := rd.Length(1, true); n > 0 {
+			rd.Skip(n)
+		}
+	case op >= OpBooleanArray && op <= OpDoubleArray:
+		if n := rd.Length(opSizes[op], true); n > 0 {
+			rd.Skip(n * opSizes[op])
+		}
+	case op == OpStringArray:
+		n := rd.Length(4, true)
+		for i := 0; i < n && rd.Err() == nil; i++ {
+			if m := rd.Length(1, true); m > 0 {
+				rd.Skip(m)
+			}
+		}
+	case op == OpObject:
+		return r.skipObject(rd, depth+1)
+	case op == OpObjectArray:
+		n := rd.Length(4, true)
+		for i := 0; i < n && rd.Err() == nil; i++ {
+			if err := r.skipObject(rd, depth+1); err != nil {
+				return err
+			}
+		}
+	case op == OpInline:
+		return r.skipInline(rd, f, depth+1)
+	case op == OpInlineArray:
+		n := rd.Length(1, false)
+		for i := 0; i < n && rd.Err() == nil; i++ {
+			if err := r.skipInline(rd, f, depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	return identifiedErr(rd, f.Name)
+}
+
+func (r *IdentifiedRecord) skipInline(rd *wire.Reader, f LayoutField, depth int) error {
+	nested, ok := r.svc.layouts.Get(f.FactoryID, f.ClassID)
+	if !ok {
+		return &ClassNotFoundError{Format: "identified", FactoryID: f.FactoryID, ClassID: f.ClassID, Reason: "no layout is registered for inline field " + strconv.Quote(f.Name)}
+	}
+	inner := IdentifiedRecord{layout: nested, buf: r.buf, start: rd.Pos(), limit: r.limit, svc: r.svc}
+	end, err := inner.end(depth)
+	if err != nil {
+		return err
+	}
+	rd.Seek(end)
+	return nil
+}
+
+// skipObject advances rd over a writeObject value by decoding it.
+func (r *IdentifiedRecord) skipObject(rd *wire.Reader, depth int) error {
+	dec := decoder{svc: r.svc, buf: r.buf[:r.limit], depth: depth}
+	_, err := dec.readObject(rd)
+	return err
+}
+
+// value resolves the named field, checks its op and returns a reader at it.
+func (r *IdentifiedRecord) value(name string, ops ...LayoutOp) (LayoutField, wire.Reader, error) {
+	if r.layout == nil {
+		return LayoutField{}, wire.Reader{}, &FieldError{Field: name, Reason: "read from an empty record"}
+	}
+	f, i, ok := r.layout.Field(name)
+	if !ok {
+		return f, wire.Reader{}, &FieldError{Field: name, Reason: "is not in " + layoutWhat(r.layout.FactoryID, r.layout.ClassID), absent: true}
+	}
+	match := false
+	for _, op := range ops {
+		match = match || f.Op == op
+	}
+	if !match {
+		return f, wire.Reader{}, &FieldError{Field: name, Reason: "is written with " + f.Op.String() + ", not " + ops[0].String()}
+	}
+	rd, err := r.locate(i)
+	return f, rd, err
+}
+
+func idsScalar[T any](r *IdentifiedRecord, name string, op LayoutOp, read func(*wire.Reader) T) (T, error) {
+	_, rd, err := r.value(name, op)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	v := read(&rd)
+	return v, identifiedErr(&rd, name)
+}
+
+// GetBoolean reads a writeBoolean field.
+func (r *IdentifiedRecord) GetBoolean(name string) (bool, error) {
+	return idsScalar(r, name, OpBoolean, (*wire.Reader).Bool)
+}
+
+// GetInt8 reads a writeByte field.
+func (r *IdentifiedRecord) GetInt8(name string) (int8, error) {
+	return idsScalar(r, name, OpByte, (*wire.Reader).Int8)
+}
+
+// GetChar reads a writeChar field.
+func (r *IdentifiedRecord) GetChar(name string) (Char, error) {
+	return idsScalar(r, name, OpChar, func(rd *wire.Reader) Char { return Char(rd.Uint16()) })
+}
+
+// GetInt16 reads a writeShort field.
+func (r *IdentifiedRecord) GetInt16(name string) (int16, error) {
+	return idsScalar(r, name, OpShort, (*wire.Reader).Int16)
+}
+
+// GetInt32 reads a writeInt field.
+func (r *IdentifiedRecord) GetInt32(name string) (int32, error) {
+	return idsScalar(r, name, OpInt, (*wire.Reader).Int32)
+}
+
+// GetInt64 reads a writeLong field.
+func (r *IdentifiedRecord) GetInt64(name string) (int64, error) {
+	return idsScalar(r, name, OpLong, (*wire.Reader).Int64)
+}
+
+// GetFloat32 reads a writeFloat field.
+func (r *IdentifiedRecord) GetFloat32(name string) (float32, error) {
+	return idsScalar(r, name, OpFloat, (*wire.Reader).Float32)
+}
+
+// GetFloat64 reads a writeDouble field.
+func (r *IdentifiedRecord) GetFloat64(name string) (float64, error) {
+	return idsScalar(r, name, OpDouble, (*wire.Reader).Float64)
+}
+
+// GetStringBytes returns a view of a writeString field's bytes; null reports ok=false.
+func (r *IdentifiedRecord) GetStringBytes(name string) (b []byte, ok bool, err error) {
+	_, rd, err := r.value(name, OpString)
+	if err != nil {
+		return nil, false, err
+	}
+	b, ok = rd.StringBytes()
+	return b, ok, identifiedErr(&rd, name)
+}
+
+// GetString reads a writeString field; null reads as "".
+func (r *IdentifiedRecord) GetString(name string) (string, error) {
+	b, _, err := r.GetStringBytes(name)
+	return string(b), err
+}
+
+// GetStringPtr reads a writeString field; null is nil.
+func (r *IdentifiedRecord) GetStringPtr(name string) (*string, error) {
+	b, ok, err := r.GetStringBytes(name)
+	if err != nil || !ok {
+		return nil, err
+	}
+	s := string(b)
+	return &s, nil
+}
+
+func idsArray[T any](r *IdentifiedRecord, name string, op LayoutOp, read func(*wire.Reader) T) ([]T, error) {
+	_, rd, err := r.value(name, op)
+	if err != nil {
+		return nil, err
+	}
+	v := readSlice(&rd, opSizes[op], read)
+	return v, identifiedErr(&rd, name)
+}
+
+// GetArrayOfBoolean reads a writeBooleanArray field; null is nil.
+func (r *IdentifiedRecord) GetArrayOfBoolean(name string) ([]bool, error) {
+	return idsArray(r, name, OpBooleanArray, (*wire.Reader).Bool)
+}
+
+// GetArrayOfInt8 reads a writeByteArray field as int8s; null is nil.
+func (r *IdentifiedRecord) GetArrayOfInt8(name string) ([]int8, error) {
+	return idsArray(r, name, OpByteArray, (*wire.Reader).Int8)
+}
+
+// GetByteArray reads a writeByteArray field; null is nil.
+func (r *IdentifiedRecord) GetByteArray(name string) ([]byte, error) {
+	return idsArray(r, name, OpByteArray, func(rd *wire.Reader) byte { return byte(rd.Int8()) })
+}
+
+// GetArrayOfChar reads a writeCharArray field; null is nil.
+func (r *IdentifiedRecord) GetArrayOfChar(name string) ([]Char, error) {
+	return idsArray(r, name, OpCharArray, func(rd *wire.Reader) Char { return Char(rd.Uint16()) })
+}
+
+// GetArrayOfInt16 reads a writeShortArray field; null is nil.
+func (r *IdentifiedRecord) GetArrayOfInt16(name string) ([]int16, error) {
+	return idsArray(r, name, OpShortArray, (*wire.Reader).Int16)
+}
+
+// GetArrayOfInt32 reads a writeIntArray field; null is nil.
+func (r *IdentifiedRecord) GetArrayOfInt32(name string) ([]int32, error) {
+	return idsArray(r, name, OpIntArray, (*wire.Reader).Int32)
+}
+
+// GetArrayOfInt64 reads a writeLongArray field; null is nil.
+func (r *IdentifiedRecord) GetArrayOfInt64(name string) ([]int64, error) {
+	return idsArray(r, name, OpLongArray, (*wire.Reader).Int64)
+}
+
+// GetArrayOfFloat32 reads a writeFloatArray field; null is nil.
+func (r *IdentifiedRecord) GetArrayOfFloat32(name string) ([]float32, error) {
+	return idsArray(r, name, OpFloatArray, (*wire.Reader).Float32)
+}
+
+// GetArrayOfFloat64 reads a writeDoubleArray field; null is nil.
+func (r *IdentifiedRecord) GetArrayOfFloat64(name string) ([]float64, error) {
+	return idsArray(r, name, OpDoubleArray, (*wire.Reader).Float64)
+}
+
+// GetArrayOfStringPtr reads a writeStringArray field; null items are nil.
+func (r *IdentifiedRecord) GetArrayOfStringPtr(name string) ([]*string, error) {
+	_, rd, err := r.value(name, OpStringArray)
+	if err != nil {
+		return nil, err
+	}
+	v := readStringPtrs(&rd)
+	return v, identifiedErr(&rd, name)
+}
+
+// GetArrayOfString reads a writeStringArray field; null items read as "".
+func (r *IdentifiedRecord) GetArrayOfString(name string) ([]string, error) {
+	ptrs, err := r.GetArrayOfStringPtr(name)
+	if ptrs == nil {
+		return nil, err
+	}
+	out := make([]string, len(ptrs))
+	for i, p := range ptrs {
+		if p != nil {
+			out[i] = *p
+		}
+	}
+	return out, nil
+}
+
+// GetObject reads a writeObject field: a registered Go value, a record, or
+// a built-in value; null is nil.
+func (r *IdentifiedRecord) GetObject(name string) (any, error) {
+	_, rd, err := r.value(name, OpObject)
+	if err != nil {
+		return nil, err
+	}
+	dec := decoder{svc: r.svc, buf: r.buf[:r.limit]}
+	return dec.readObject(&rd)
+}
+
+// GetArrayOfObject reads a writeObjectArray field; null is nil.
+func (r *IdentifiedRecord) GetArrayOfObject(name string) ([]any, error) {
+	_, rd, err := r.value(name, OpObjectArray)
+	if err != nil {
+		return nil, err
+	}
+	n := rd.Length(4, true)
+	if err := identifiedErr(&rd, name); err != nil || n < 0 {
+		return nil, err
+	}
+	dec := decoder{svc: r.svc, buf: r.buf[:r.limit]}
+	out := make([]any, n)
+	for i := range out {
+		if out[i], err = dec.readObject(&rd); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// inlineAt returns the record of an inline object of field f at rd and
+// advances rd past it.
+func (r *IdentifiedRecord) inlineAt(rd *wire.Reader, f LayoutField) (*IdentifiedRecord, error) {
+	nested, ok := r.svc.layouts.Get(f.FactoryID, f.ClassID)
+	if !ok {
+		return nil, &ClassNotFoundError{Format: "identified", FactoryID: f.FactoryID, ClassID: f.ClassID, Reason: "no layout is registered for inline field " + strconv.Quote(f.Name)}
+	}
+	rec := &IdentifiedRecord{layout: nested, buf: r.buf, start: rd.Pos(), limit: r.limit, svc: r.svc}
+	end, err := rec.end(1)
+	if err != nil {
+		return nil, err
+	}
+	rec.limit = end
+	rd.Seek(end)
+	return rec, nil
+}
+
+// GetInline reads a writeDataInline field as a record of the nested layout.
+func (r *IdentifiedRecord) GetInline(name string) (*IdentifiedRecord, error) {
+	f, rd, err := r.value(name, OpInline)
+	if err != nil {
+		return nil, err
+	}
+	return r.inlineAt(&rd, f)
+}
+
+// GetArrayOfInline reads a writeInlineArray field as records.
+func (r *IdentifiedRecord) GetArrayOfInline(name string) ([]*IdentifiedRecord, error) {
+	f, rd, err := r.value(name, OpInlineArray)
+	if err != nil {
+		return nil, err
+	}
+	n := rd.Length(1, false)
+	if err := identifiedErr(&rd, name); err != nil {
+		return nil, err
+	}
+	out := make([]*IdentifiedRecord, n)
+	for i := range out {
+		if out[i], err = r.inlineAt(&rd, f); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Get reads any field as a Go value: the types of the typed getters, nil for
+// null, records or registered Go values for object and inline fields.
+func (r *IdentifiedRecord) Get(name string) (any, error) {
+	f, _, ok := r.layout.Field(name)
+	if !ok {
+		return nil, &FieldError{Field: name, Reason: "is not in " + layoutWhat(r.layout.FactoryID, r.layout.ClassID), absent: true}
+	}
+	switch f.Op {
+	case OpBoolean:
+		return r.GetBoolean(name)
+	case OpByte:
+		return r.GetInt8(name)
+	case OpChar:
+		return r.GetChar(name)
+	case OpShort:
+		return r.GetInt16(name)
+	case OpInt:
+		return r.GetInt32(name)
+	case OpLong:
+		return r.GetInt64(name)
+	case OpFloat:
+		return r.GetFloat32(name)
+	case OpDouble:
+		return r.GetFloat64(name)
+	case OpString:
+		return derefOrNil(r.GetStringPtr(name))
+	case OpBooleanArray:
+		return nilSlice(r.GetArrayOfBoolean(name))
+	case OpByteArray:
+		return nilSlice(r.GetArrayOfInt8(name))
+	case OpCharArray:
+		return nilSlice(r.GetArrayOfChar(name))
+	case OpShortArray:
+		return nilSlice(r.GetArrayOfInt16(name))
+	case OpIntArray:
+		return nilSlice(r.GetArrayOfInt32(name))
+	case OpLongArray:
+		return nilSlice(r.GetArrayOfInt64(name))
+	case OpFloatArray:
+		return nilSlice(r.GetArrayOfFloat32(name))
+	case OpDoubleArray:
+		return nilSlice(r.GetArrayOfFloat64(name))
+	case OpStringArray:
+		return nilSlice(r.GetArrayOfStringPtr(name))
+	case OpObject:
+		return r.GetObject(name)
+	case OpObjectArray:
+		return nilSlice(r.GetArrayOfObject(name))
+	case OpInline:
+		return r.GetInline(name)
+	case OpInlineArray:
+		return r.GetArrayOfInline(name)
+	}
+	return nil, &FieldError{Field: name, Reason: "has unknown op " + f.Op.String()}
+}
+
+// writeFields writes every field of the record through o, in layout order.
+func (r *IdentifiedRecord) writeFields(o *DataOutput, depth int) {
+	if depth >= maxDepth {
+		o.fail(&TypeError{Type: "IdentifiedRecord", Reason: "objects nest deeper than " + strconv.Itoa(maxDepth) + " levels"})
+		return
+	}
+	for _, f := range r.layout.Fields {
+		v, err := r.Get(f.Name)
+		if err != nil {
+			o.fail(err)
+			return
+		}
+		o.writeValue(f, v, depth)
+	}
+}
+
+// writeValue writes field f from a generic value (see IdentifiedRecordBuilder.Set).
+func (o *DataOutput) writeValue(f LayoutField, v any, depth int) {
+	ok := true
+	switch f.Op {
+	case OpBoolean:
+		var x bool
+		if x, ok = v.(bool); ok {
+			o.WriteBoolean(x)
+		}
+	case OpByte:
+		var x int8
+		if x, ok = v.(int8); ok {
+			o.WriteInt8(x)
+		}
+	case OpChar:
+		var x Char
+		if x, ok = v.(Char); ok {
+			o.WriteChar(x)
+		}
+	case OpShort:
+		var x int16
+		if x, ok = v.(int16); ok {
+			o.WriteInt16(x)
+		}
+	case OpInt:
+		var x int32
+		if x, ok = v.(int32); ok {
+			o.WriteInt32(x)
+		}
+	case OpLong:
+		var x int64
+		if x, ok = v.(int64); ok {
+			o.WriteInt64(x)
+		}
+	case OpFloat:
+		var x float32
+		if x, ok = v.(float32); ok {
+			o.WriteFloat32(x)
+		}
+	case OpDouble:
+		var x float64
+		if x, ok = v.(float64); ok {
+			o.WriteFloat64(x)
+		}
+	case OpString:
+		var x *string
+		if x, ok = asPtr[string](v); ok {
+			o.WriteStringPtr(x)
+		}
+	case OpBooleanArray:
+		var x []bool
+		if x, ok = asSlice[bool](v); ok {
+			o.WriteBooleanArray(x)
+		}
+	case OpByteArray:
+		switch x := v.(type) {
+		case nil:
+			o.WriteByteArray(nil)
+		case []byte:
+			o.WriteByteArray(x)
+		case []int8:
+			o.WriteByteArray(int8sToBytes(x))
+		default:
+			ok = false
+		}
+	case OpCharArray:
+		var x []Char
+		if x, ok = asSlice[Char](v); ok {
+			o.WriteCharArray(x)
+		}
+	case OpShortArray:
+		var x []int16
+		if x, ok = asSlice[int16](v); ok {
+			o.WriteInt16Array(x)
+		}
+	case OpIntArray:
+		var x []int32
+		if x, ok = asSlice[int32](v); ok {
+			o.WriteInt32Array(x)
+		}
+	case OpLongArray:
+		var x []int64
+		if x, ok = asSlice[int64](v); ok {
+			o.WriteInt64Array(x)
+		}
+	case OpFloatArray:
+		var x []float32
+		if x, ok = asSlice[float32](v); ok {
+			o.WriteFloat32Array(x)
+		}
+	case OpDoubleArray:
+		var x []float64
+		if x, ok = asSlice[float64](v); ok {
+			o.WriteFloat64Array(x)
+		}
+	case OpStringArray:
+		var x []*string
+		if x, ok = asPtrSlice[string](v); ok {
+			o.WriteStringPtrArray(x)
+		}
+	case OpObject:
+		o.WriteObject(v)
+	case OpObjectArray:
+		var x []any
+		if x, ok = asSlice[any](v); ok {
+			if x == nil {
+				o.WriteInt32(-1)
+				break
+			}
+			o.WriteInt32(int32(len(x)))
+			for _, it := range x {
+				o.WriteObject(it)
+			}
+		}
+	case OpInline:
+		var x *IdentifiedRecord
+		if x, ok = v.(*IdentifiedRecord); ok && x != nil {
+			x.writeFields(o, depth+1)
+		} else {
+			ok = false
+		}
+	case OpInlineArray:
+		var x []*IdentifiedRecord
+		if x, ok = v.([]*IdentifiedRecord); ok {
+			o.WriteInt32(int32(len(x)))
+			for _, it := range x {
+				if it == nil {
+					o.fail(&FieldError{Field: f.Name, Reason: "inline arrays cannot hold null items"})
+					return
+				}
+				it.writeFields(o, depth+1)
+			}
+		}
+	default:
+		ok = false
+	}
+	if !ok {
+		o.fail(&FieldError{Field: f.Name, Reason: fmt.Sprintf("a %T value cannot be written with %s", v, f.Op)})
+	}
+}
+
+// IdentifiedRecordBuilder builds an IdentifiedDataSerializable value from a
+// layout and field values, without a Go type.
+type IdentifiedRecordBuilder struct {
+	layout  *Layout
+	layouts *LayoutRegistry
+	values  map[string]any
+}
+
+// NewIdentifiedRecordBuilder starts a record of the given layout; layouts
+// resolves the layouts of inline fields and may be nil when there are none.
+func NewIdentifiedRecordBuilder(layout *Layout, layouts *LayoutRegistry) *IdentifiedRecordBuilder {
+	return &IdentifiedRecordBuilder{layout: layout, layouts: layouts, values: map[string]any{}}
+}
+
+// Set sets a field. Values take the types IdentifiedRecord.Get returns (or
+// pointers to them, or nil for null); inline fields take *IdentifiedRecord.
+func (b *IdentifiedRecordBuilder) Set(name string, value any) *IdentifiedRecordBuilder {
+	b.values[name] = value
+	return b
+}
+
+// Build encodes the record as a complete Data and reads it back.
+func (b *IdentifiedRecordBuilder) Build() (*IdentifiedRecord, error) {
+	for name := range b.values {
+		if _, _, ok := b.layout.Field(name); !ok {
+			return nil, &FieldError{Field: name, Reason: "is not in " + layoutWhat(b.layout.FactoryID, b.layout.ClassID)}
+		}
+	}
+	layouts := b.layouts
+	if layouts == nil {
+		layouts = NewLayoutRegistry()
+	}
+	if err := layouts.Add(b.layout); err != nil {
+		return nil, err
+	}
+	svc, err := NewService(Config{LayoutRegistry: layouts})
+	if err != nil {
+		return nil, err
+	}
+	e := &encoder{svc: svc}
+	buf := wire.AppendInt32(nil, 0)
+	buf = wire.AppendInt32(buf, TypeIdentified)
+	buf = append(buf, identifiedHeader)
+	buf = wire.AppendInt32(buf, b.layout.FactoryID)
+	buf = wire.AppendInt32(buf, b.layout.ClassID)
+	o := &DataOutput{enc: e, buf: buf}
+	for _, f := range b.layout.Fields {
+		o.writeValue(f, b.values[f.Name], 0)
+	}
+	if o.err != nil {
+		return nil, o.err
+	}
+	rec, err := ReadIdentifiedRecord(o.buf, svc)
+	if err != nil {
+		return nil, err
+	}
+	return &rec, nil
+}

@@ -1,0 +1,253 @@
+package serialization
+
+// ReadBoolean reads a field as PortableRecord.GetBoolean does; a field the writer's
+// class version lacks reads as the zero value.
+func (r *PortableReader) ReadBoolean(name string) bool {
+	v, err := r.rec.GetBoolean(name)
+	r.note(err)
+	return v
+}
+
+// ReadInt8 reads a field as PortableRecord.GetInt8 does; a field the writer's
+// class version lacks reads as the zero value.
+func (r *PortableReader) ReadInt8(name string) int8 {
+	v, err := r.rec.GetInt8(name)
+	r.note(err)
+	return v
+}
+
+// ReadChar reads a field as PortableRecord.GetChar does; a field the writer's
+// class version lacks reads as the zero value.
+func (r *PortableReader) ReadChar(name string) Char {
+	v, err := r.rec.GetChar(name)
+	r.note(err)
+	return v
+}
+
+// ReadInt16 reads a field as PortableRecord.GetInt16 does; a field the writer's
+// class version lacks reads as the zero value.
+func (r *PortableReader) ReadInt16(name string) int16 {
+	v, err := r.rec.GetInt16(name)
+	r.note(err)
+	return v
+}
+
+// ReadInt32 reads a field as PortableRecord.GetInt32 does; a field the writer's
+// class version lacks reads as the zero value.
+func (r *PortableReader) ReadInt32(name string) int32 {
+	v, err := r.rec.GetInt32(name)
+	r.note(err)
+	return v
+}
+
+// ReadInt64 reads a field as PortableRecord.GetInt64 does; a field the writer's
+// class version lacks reads as the zero value.
+func (r *PortableReader) ReadInt64(name string) int64 {
+	v, err := r.rec.GetInt64(name)
+	r.note(err)
+	return v
+}
+
+// ReadFloat32 reads a field as PortableRecord.GetFloat32 does; a field the writer's
+// class version lacks reads as the zero value.
+func (r *PortableReader) ReadFloat32(name string) float32 {
+	v, err := r.rec.GetFloat32(name)
+	r.note(err)
+	return v
+}
+
+// ReadFloat64 reads a field as PortableRecord.GetFloat64 does; a field the writer's
+// class version lacks reads as the zero value.
+func (r *PortableReader) ReadFloat64(name string) float64 {
+	v, err := r.rec.GetFloat64(name)
+	r.note(err)
+	return v
+}
+
+// ReadString reads a field as PortableRecord.GetString does; a field the writer's
+// class version lacks reads as the zero value.
+func (r *PortableReader) ReadString(name string) string {
+	v, err := r.rec.GetString(name)
+	r.note(err)
+	return v
+}
+
+// ReadStringPtr reads a field as PortableRecord.GetStringPtr does; a field the writer's
+// class version lacks reads as the zero value.
+func (r *PortableReader) ReadStringPtr(name string) *string {
+	v, err := r.rec.GetStringPtr(name)
+	r.note(err)
+	return v
+}
+
+// ReadDecimal reads a field as PortableRecord.GetDecimal does; a field the writer's
+// class version lacks reads as the zero value.
+func (r *PortableReader) ReadDecimal(name string) *Decimal {
+	v, err := r.rec.GetDecimal(name)
+	r.note(err)
+	return v
+}
+
+// ReadTime reads a field as PortableRecord.GetTime does; a field the writer's
+// class version lacks reads as the zero value.
+func (r *PortableReader) ReadTime(name string) *LocalTime {
+	v, err := r.rec.GetTime(name)
+	r.note(err)
+	return v
+}
+
+// ReadDate reads a field as PortableRecord.GetDate does; a field the writer's
+// class version lacks reads as the zero value.
+func (r *PortableReader) ReadDate(name string) *LocalDate {
+	v, err := r.rec.GetDate(name)
+	r.note(err)
+	return v
+}
+
+// ReadTimestamp reads a field as PortableRecord.GetTimestamp does; a field the writer's
+// class version lacks reads as the zero value.
+func (r *PortableReader) ReadTimestamp(name string) *LocalDateTime {
+	v, err := r.rec.GetTimestamp(name)
+	r.note(err)
+	return v
+}
+
+// ReadTimestampWithTimezone reads a field as PortableRecord.GetTimestampWithTimezone does; a field the writer's
+// class version lacks reads as the zero value.
+func (r *PortableReader) ReadTimestampWithTimezone(name string) *OffsetDateTime {
+	v, err := r.rec.GetTimestampWithTimezone(name)
+	r.note(err)
+	return v
+}
+
+// ReadBooleanArray reads a field as PortableRecord.GetArrayOfBoolean does; a field the writer's
+// class version lacks reads as the zero value.
+func (r *PortableReader) ReadBooleanArray(name string) []bool {
+	v, err := r.rec.GetArrayOfBoolean(name)
+	r.note(err)
+	return v
+}
+
+// ReadByteArray reads a field as PortableRecord.GetByteArray does; a field the writer's
+// class version lacks reads as the zero value.
+func (r *PortableReader) ReadByteArray(name string) []byte {
+	v, err := r.rec.GetByteArray(name)
+	r.note(err)
+	return v
+}
+
+// ReadCharArray reads a field as PortableRecord.GetArrayOfChar does; a field the writer's
+// class version lacks reads as the zero value.
+func (r *PortableReader) ReadCharArray(name string) []Char {
+	v, err := r.rec.GetArrayOfChar(name)
+	r.note(err)
+	return v
+}
+
+// ReadInt16Array reads a field as PortableRecord.GetArrayOfInt16 does; a field the writer's
+// class version lacks reads as the zero value.
+func (r *PortableReader) ReadInt16Array(name string) []int16 {
+	v, err := r.rec.GetArrayOfInt16(name)
+	r.note(err)
+	return v
+}
+
+// ReadInt32Array reads a field as PortableRecord.GetArrayOfInt32 does; a field the writer's
+// class version lacks reads as the zero value.
+func (r *PortableReader) ReadInt32Array(name string) []int32 {
+	v, err := r.rec.GetArrayOfInt32(name)
+	r.note(err)
+	return v
+}
+
+// ReadInt64Array reads a field as PortableRecord.GetArrayOfInt64 does; a field the writer's
+// class version lacks reads as the zero value.
+func (r *PortableReader) ReadInt64Array(name string) []int64 {
+	v, err := r.rec.GetArrayOfInt64(name)
+	r.note(err)
+	return v
+}
+
+// ReadFloat32Array reads a field as PortableRecord.GetArrayOfFloat32 does; a field the writer's
+// class version lacks reads as the zero value.
+func (r *PortableReader) ReadFloat32Array(name string) []float32 {
+	v, err := r.rec.GetArrayOfFloat32(name)
+	r.note(err)
+	return v
+}
+
+// ReadFloat64Array reads a field as PortableRecord.GetArrayOfFloat64 does; a field the writer's
+// class version lacks reads as the zero value.
+func (r *PortableReader) ReadFloat64Array(name string) []float64 {
+	v, err := r.rec.GetArrayOfFloat64(name)
+	r.note(err)
+	return v
+}
+
+// ReadStringArray reads a field as PortableRecord.GetArrayOfString does; a field the writer's
+// class version lacks reads as the zero value.
+func (r *PortableReader) ReadStringArray(name string) []string {
+	v, err := r.rec.GetArrayOfString(name)
+	r.note(err)
+	return v
+}
+
+// ReadStringPtrArray reads a field as PortableRecord.GetArrayOfStringPtr does; a field the writer's
+// class version lacks reads as the zero value.
+func (r *PortableReader) ReadStringPtrArray(name string) []*string {
+	v, err := r.rec.GetArrayOfStringPtr(name)
+	r.note(err)
+	return v
+}
+
+// ReadDecimalArray reads a field as PortableRecord.GetArrayOfDecimal does; a field the writer's
+// class version lacks reads as nil.
+func (r *PortableReader) ReadDecimalArray(name string) []Decimal {
+	v, err := r.rec.GetArrayOfDecimal(name)
+	r.note(err)
+	return derefAll(v)
+}
+
+// ReadTimeArray reads a field as PortableRecord.GetArrayOfTime does; a field the writer's
+// class version lacks reads as nil.
+func (r *PortableReader) ReadTimeArray(name string) []LocalTime {
+	v, err := r.rec.GetArrayOfTime(name)
+	r.note(err)
+	return derefAll(v)
+}
+
+// ReadDateArray reads a field as PortableRecord.GetArrayOfDate does; a field the writer's
+// class version lacks reads as nil.
+func (r *PortableReader) ReadDateArray(name string) []LocalDate {
+	v, err := r.rec.GetArrayOfDate(name)
+	r.note(err)
+	return derefAll(v)
+}
+
+// ReadTimestampArray reads a field as PortableRecord.GetArrayOfTimestamp does; a field the writer's
+// class version lacks reads as nil.
+func (r *PortableReader) ReadTimestampArray(name string) []LocalDateTime {
+	v, err := r.rec.GetArrayOfTimestamp(name)
+	r.note(err)
+	return derefAll(v)
+}
+
+// ReadTimestampWithTimezoneArray reads a field as PortableRecord.GetArrayOfTimestampWithTimezone does; a field the writer's
+// class version lacks reads as nil.
+func (r *PortableReader) ReadTimestampWithTimezoneArray(name string) []OffsetDateTime {
+	v, err := r.rec.GetArrayOfTimestampWithTimezone(name)
+	r.note(err)
+	return derefAll(v)
+}
+
+// derefAll turns the pointer items of a Portable array (never nil) into values.
+func derefAll[T any](v []*T) []T {
+	if v == nil {
+		return nil
+	}
+	out := make([]T, len(v))
+	for i, p := range v {
+		out[i] = *p
+	}
+	return out
+}

@@ -1,0 +1,464 @@
+package serialization
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/atolldb/atoll/internal/serialization/wire"
+)
+
+// maxDepth bounds the nesting of objects a decoder follows, so that hostile
+// input cannot exhaust the stack.
+const maxDepth = 256
+
+// Config configures a Service. The zero Config handles built-in types,
+// generic records and JSON.
+type Config struct {
+	// CompactSerializers handle Go types in the Compact format.
+	CompactSerializers []CompactSerializer
+	// PortableFactories create Portable values by factory and class id.
+	PortableFactories []PortableFactory
+	// ClassDefinitions registers Portable class definitions up front. They
+	// are needed to write a null nested Portable before its class was seen,
+	// and otherwise learned from the first write.
+	ClassDefinitions []*ClassDefinition
+	// PortableVersion is the class version of Portable types that do not
+	// implement VersionedPortable (Hazelcast's portable-version, default 0).
+	PortableVersion int32
+	// IdentifiedFactories create IdentifiedDataSerializable values.
+	IdentifiedFactories []IdentifiedFactory
+	// Layouts describe IdentifiedDataSerializable classes for readers that
+	// have no Go type for them.
+	Layouts []*Layout
+	// Schemas, ClassRegistry and LayoutRegistry let several services share
+	// metadata (a member and its clients' views of the cluster registries).
+	// New empty registries are used when nil.
+	Schemas        *SchemaRegistry
+	ClassRegistry  *ClassRegistry
+	LayoutRegistry *LayoutRegistry
+}
+
+// Service turns Go values into Data and back. It is safe for concurrent use.
+type Service struct {
+	compactByType map[reflect.Type]*compactType
+	compactByName map[string]*compactType
+	schemas       *SchemaRegistry
+
+	portableFactories map[int32]PortableFactory
+	classes           *ClassRegistry
+	portableVersion   int32
+
+	identifiedFactories map[int32]IdentifiedFactory
+	layouts             *LayoutRegistry
+
+	encoders sync.Pool // *encoder
+}
+
+type compactType struct {
+	ser    CompactSerializer
+	layout atomic.Pointer[compactLayout]
+}
+
+// NewService validates cfg and returns a Service.
+func NewService(cfg Config) (*Service, error) {
+	s := &Service{
+		compactByType:       map[reflect.Type]*compactType{},
+		compactByName:       map[string]*compactType{},
+		schemas:             cfg.Schemas,
+		portableFactories:   map[int32]PortableFactory{},
+		classes:             cfg.ClassRegistry,
+		portableVersion:     cfg.PortableVersion,
+		identifiedFactories: map[int32]IdentifiedFactory{},
+		layouts:             cfg.LayoutRegistry,
+	}
+	if s.schemas == nil {
+		s.schemas = NewSchemaRegistry()
+	}
+	if s.classes == nil {
+		s.classes = NewClassRegistry()
+	}
+	if s.layouts == nil {
+		s.layouts = NewLayoutRegistry()
+	}
+	for _, ser := range cfg.CompactSerializers {
+		t := ser.Type()
+		if t == nil || ser.TypeName() == "" {
+			return nil, &DefinitionError{What: "compact serializer", Reason: "Type and TypeName must be set"}
+		}
+		if _, dup := s.compactByType[t]; dup {
+			return nil, &DefinitionError{What: "compact serializer for " + t.String(), Reason: "registered twice"}
+		}
+		if _, dup := s.compactByName[ser.TypeName()]; dup {
+			return nil, &DefinitionError{What: "compact serializer " + strconv.Quote(ser.TypeName()), Reason: "type name registered twice"}
+		}
+		ct := &compactType{ser: ser}
+		s.compactByType[t] = ct
+		s.compactByName[ser.TypeName()] = ct
+	}
+	for _, f := range cfg.PortableFactories {
+		if _, dup := s.portableFactories[f.FactoryID()]; dup {
+			return nil, &DefinitionError{What: fmt.Sprintf("portable factory %d", f.FactoryID()), Reason: "registered twice"}
+		}
+		s.portableFactories[f.FactoryID()] = f
+	}
+	for _, cd := range cfg.ClassDefinitions {
+		if err := s.classes.Add(cd); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range cfg.IdentifiedFactories {
+		if _, dup := s.identifiedFactories[f.FactoryID()]; dup {
+			return nil, &DefinitionError{What: fmt.Sprintf("identified factory %d", f.FactoryID()), Reason: "registered twice"}
+		}
+		s.identifiedFactories[f.FactoryID()] = f
+	}
+	for _, l := range cfg.Layouts {
+		if err := s.layouts.Add(l); err != nil {
+			return nil, err
+		}
+	}
+	s.encoders.New = func() any { return &encoder{svc: s} }
+	return s, nil
+}
+
+// Schemas returns the Compact schema registry.
+func (s *Service) Schemas() *SchemaRegistry { return s.schemas }
+
+// ClassRegistry returns the Portable class definition registry.
+func (s *Service) ClassRegistry() *ClassRegistry { return s.classes }
+
+// LayoutRegistry returns the IdentifiedDataSerializable layout registry.
+func (s *Service) LayoutRegistry() *LayoutRegistry { return s.layouts }
+
+// PartitionAware is implemented by keys that choose their partition through
+// another value: the key's partition hash is the partition hash of
+// PartitionKey's Data, so related keys can share a partition.
+type PartitionAware interface {
+	PartitionKey() any
+}
+
+// ToData serializes v into a new Data.
+func (s *Service) ToData(v any) (Data, error) {
+	b, err := s.AppendData(nil, v)
+	return Data(b), err
+}
+
+// AppendData appends the Data of v to dst and returns the extended slice; the
+// Data is the appended part. Appending to a reused buffer is the
+// allocation-free way to serialize.
+func (s *Service) AppendData(dst []byte, v any) ([]byte, error) {
+	return s.appendData(dst, v, false)
+}
+
+// AppendDataWithSchema is AppendData for Compact values, except that the
+// Data has type -56 and carries its schemas, so a reader needs no registry.
+func (s *Service) AppendDataWithSchema(dst []byte, v any) ([]byte, error) {
+	return s.appendData(dst, v, true)
+}
+
+func (s *Service) appendData(dst []byte, v any, withSchema bool) ([]byte, error) {
+	if isNil(v) {
+		return dst, &TypeError{Type: fmt.Sprintf("%T", v), Reason: "a nil value has no Data"}
+	}
+	var hash int32
+	if pa, ok := v.(PartitionAware); ok {
+		key, err := s.ToData(pa.PartitionKey())
+		if err != nil {
+			return dst, fmt.Errorf("serialization: partition key of %T: %w", v, err)
+		}
+		hash = key.PartitionHash()
+	}
+	e := s.encoders.Get().(*encoder)
+	e.base, e.withSchema = len(dst), withSchema
+	out := wire.AppendInt32(dst, hash)
+	out, err := e.appendObject(out, v, true)
+	e.reset()
+	s.encoders.Put(e)
+	if err != nil {
+		return dst, err
+	}
+	return out, nil
+}
+
+// ToObject deserializes d. Values whose Go type is registered come back as
+// that type; Compact, Portable and IdentifiedDataSerializable values without
+// a Go type come back as *CompactRecord, *PortableRecord or
+// *IdentifiedRecord (IDS only when a Layout is registered). An empty Data is
+// nil. Records alias d's bytes, so d must not change while they are in use;
+// all other values are copies.
+func (s *Service) ToObject(d Data) (any, error) {
+	if len(d) == 0 {
+		return nil, nil
+	}
+	if err := d.Check(); err != nil {
+		return nil, err
+	}
+	dec := decoder{svc: s, buf: d}
+	rd := wire.NewReader(d, HeaderSize)
+	return dec.readObjectOfType(&rd, d.Type(), true)
+}
+
+// encoder carries the state of one ToData call. It is pooled.
+type encoder struct {
+	svc        *Service
+	base       int               // index of the Data start in the output, for Portable positions
+	withSchema bool              // Compact objects embed their schemas (type -56)
+	stack      []int32           // Compact offset scratch shared by nested writers
+	writers    []*CompactWriter  // one per nesting depth, reused
+	pwriters   []*PortableWriter // one per nesting depth, reused
+	outputs    []*DataOutput     // one per nesting depth, reused
+	depth      int
+}
+
+func (e *encoder) reset() {
+	e.stack = e.stack[:0]
+	e.depth = 0
+	for _, w := range e.writers {
+		*w = CompactWriter{}
+	}
+}
+
+// compactWriter returns a writer for the current nesting depth.
+func (e *encoder) compactWriter() *CompactWriter {
+	for len(e.writers) <= e.depth {
+		e.writers = append(e.writers, &CompactWriter{})
+	}
+	return e.writers[e.depth]
+}
+
+// appendObject appends type id + payload, as writeObject does; top says
+// whether this is a top-level value (nil is not allowed there).
+func (e *encoder) appendObject(dst []byte, v any, top bool) ([]byte, error) {
+	if e.depth >= maxDepth {
+		return dst, &TypeError{Type: fmt.Sprintf("%T", v), Reason: "objects nest deeper than " + strconv.Itoa(maxDepth) + " levels (a cycle?)"}
+	}
+	if out, ok, err := appendBuiltin(dst, v); ok || err != nil {
+		return out, err
+	}
+	switch x := v.(type) {
+	case nil:
+		if top {
+			return dst, &TypeError{Type: "nil", Reason: "a nil value has no Data"}
+		}
+		return wire.AppendInt32(dst, TypeNull), nil
+	case *CompactRecord, CompactRecord:
+		return e.appendCompactData(dst, v)
+	case *PortableRecord:
+		return e.appendPortableData(dst, x)
+	case *IdentifiedRecord:
+		return e.appendIdentifiedRecordData(dst, x)
+	}
+	if e.svc != nil {
+		if _, ok := e.svc.compactByType[reflect.TypeOf(v)]; ok {
+			return e.appendCompactData(dst, v)
+		}
+	}
+	switch x := v.(type) {
+	case IdentifiedDataSerializable:
+		return e.appendIdentifiedData(dst, x)
+	case Portable:
+		return e.appendPortableData(dst, x)
+	}
+	if isNil(v) && !top {
+		return wire.AppendInt32(dst, TypeNull), nil
+	}
+	return dst, &TypeError{Type: fmt.Sprintf("%T", v), Reason: "not a built-in type, and no CompactSerializer, Portable or IdentifiedDataSerializable implementation is registered for it"}
+}
+
+func (e *encoder) appendCompactData(dst []byte, v any) ([]byte, error) {
+	typ := TypeCompact
+	if e.withSchema {
+		typ = TypeCompactWithSchema
+	}
+	return e.appendCompact(wire.AppendInt32(dst, typ), v)
+}
+
+// appendCompact appends a Compact object (schema id, optional schema, body)
+// without a type id: the payload of a Compact Data or a nested field.
+func (e *encoder) appendCompact(dst []byte, v any) ([]byte, error) {
+	switch rec := v.(type) {
+	case *CompactRecord:
+		return e.appendCompactRecord(dst, rec)
+	case CompactRecord:
+		return e.appendCompactRecord(dst, &rec)
+	}
+	if e.svc == nil {
+		return dst, &TypeError{Type: fmt.Sprintf("%T", v), Reason: "only records can be nested in a record builder"}
+	}
+	ct, ok := e.svc.compactByType[reflect.TypeOf(v)]
+	if !ok {
+		return dst, &TypeError{Type: fmt.Sprintf("%T", v), Reason: "no CompactSerializer is registered for it"}
+	}
+	lay, err := e.compactLayout(ct, v)
+	if err != nil {
+		return dst, err
+	}
+	return e.writeCompact(dst, lay.schema, lay.order, func(w *CompactWriter) { ct.ser.Write(w, v) })
+}
+
+// compactLayout returns the schema and write order of ct, discovering them
+// from a first write when needed.
+func (e *encoder) compactLayout(ct *compactType, v any) (*compactLayout, error) {
+	if lay := ct.layout.Load(); lay != nil {
+		return lay, nil
+	}
+	w := &CompactWriter{enc: e}
+	ct.ser.Write(w, v)
+	if w.err != nil {
+		return nil, w.err
+	}
+	schema, err := NewSchema(ct.ser.TypeName(), w.defs)
+	if err != nil {
+		return nil, err
+	}
+	if schema, err = e.svc.schemas.Add(schema); err != nil {
+		return nil, err
+	}
+	lay := &compactLayout{schema: schema, order: make([]int32, len(w.defs))}
+	for i, d := range w.defs {
+		lay.order[i] = schema.byName[d.Name]
+	}
+	ct.layout.Store(lay)
+	return lay, nil
+}
+
+// writeCompact lays out one object with schema and runs write to fill it.
+func (e *encoder) writeCompact(dst []byte, schema *Schema, order []int32, write func(*CompactWriter)) ([]byte, error) {
+	dst = wire.AppendInt64(dst, schema.ID)
+	if e.withSchema {
+		at := len(dst)
+		dst = AppendSchema(wire.AppendInt32(dst, 0), schema)
+		wire.PutInt32(dst[at:], int32(len(dst)-at-4))
+	}
+	lenAt := len(dst)
+	if schema.VarCount > 0 {
+		dst = wire.AppendInt32(dst, 0)
+	}
+	start := len(dst)
+	for i := int32(0); i < schema.FixedSize; i++ {
+		dst = append(dst, 0)
+	}
+	base := len(e.stack)
+	for i := int32(0); i < schema.VarCount; i++ {
+		e.stack = append(e.stack, -1)
+	}
+	w := e.compactWriter()
+	*w = CompactWriter{enc: e, schema: schema, order: order, buf: dst, start: start, base: base}
+	e.depth++
+	write(w)
+	e.depth--
+	dst, err := w.buf, w.err
+	*w = CompactWriter{}
+	if err == nil && schema.VarCount > 0 {
+		dataLen := len(dst) - start
+		wire.PutInt32(dst[lenAt:], int32(dataLen))
+		dst = appendOffsets(dst, e.stack[base:base+int(schema.VarCount)], dataLen)
+	}
+	e.stack = e.stack[:base]
+	return dst, err
+}
+
+// appendCompactRecord copies a record's bytes when they already have the
+// right form, and rewrites it field by field otherwise.
+func (e *encoder) appendCompactRecord(dst []byte, rec *CompactRecord) ([]byte, error) {
+	if rec.schema == nil {
+		return dst, &TypeError{Type: "CompactRecord", Reason: "the record is empty"}
+	}
+	if e.svc != nil {
+		if err := e.svc.adoptSchemas(rec); err != nil {
+			return dst, err
+		}
+	}
+	if rec.embedded == e.withSchema {
+		return append(dst, rec.raw...), nil
+	}
+	order := recordWriteOrder(rec)
+	return e.writeCompact(dst, rec.schema, nil, func(w *CompactWriter) {
+		for _, i := range order {
+			f := &rec.schema.Fields[i]
+			v, err := rec.Get(f.Name)
+			if err != nil {
+				w.fail(err)
+				return
+			}
+			w.writeValue(f.Name, f.Kind, v)
+		}
+	})
+}
+
+// adoptSchemas registers the schemas a record was built or read with.
+func (s *Service) adoptSchemas(rec *CompactRecord) error {
+	if rec.schemas == s.schemas || rec.embedded {
+		_, err := s.schemas.Add(rec.schema)
+		return err
+	}
+	for _, sc := range rec.schemas.All() {
+		if _, err := s.schemas.Add(sc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decoder carries the state of one ToObject call.
+type decoder struct {
+	svc   *Service
+	buf   Data // the whole Data: Portable positions are relative to its start
+	depth int
+}
+
+// readObject reads a nested object (type id + payload); type 0 is nil.
+func (d *decoder) readObject(rd *wire.Reader) (any, error) {
+	at := rd.Pos()
+	typ := rd.Int32()
+	if rd.Err() != nil {
+		return nil, &DecodeError{Format: "data", Offset: at, Reason: "truncated object type id", Err: rd.Err()}
+	}
+	if typ == TypeNull {
+		return nil, nil
+	}
+	return d.readObjectOfType(rd, typ, false)
+}
+
+func (d *decoder) readObjectOfType(rd *wire.Reader, typ int32, top bool) (any, error) {
+	if d.depth >= maxDepth {
+		return nil, malformed("data", rd.Pos(), "objects nest deeper than "+strconv.Itoa(maxDepth)+" levels")
+	}
+	d.depth++
+	defer func() { d.depth-- }()
+	switch typ {
+	case TypeCompact, TypeCompactWithSchema:
+		rec, end, err := parseCompact(d.buf, rd.Pos(), len(d.buf), d.svc.schemas, typ == TypeCompactWithSchema)
+		if err != nil {
+			return nil, err
+		}
+		rd.Seek(end)
+		return d.compactObject(rec)
+	case TypePortable:
+		return d.readPortable(rd)
+	case TypeIdentified:
+		return d.readIdentified(rd)
+	}
+	v, ok, err := readBuiltin(rd, typ)
+	if ok {
+		return v, err
+	}
+	return nil, &DecodeError{Format: "data", Offset: rd.Pos() - 4, Reason: "type id " + strconv.Itoa(int(typ)) + " is not supported (Java-only or unknown serializer)"}
+}
+
+// compactObject turns a record into its registered Go type, if any.
+func (d *decoder) compactObject(rec CompactRecord) (any, error) {
+	ct, ok := d.svc.compactByName[rec.schema.TypeName]
+	if !ok {
+		return &rec, nil
+	}
+	r := CompactReader{rec: rec, dec: d}
+	v := ct.ser.Read(&r)
+	if r.err != nil {
+		return nil, r.err
+	}
+	return v, nil
+}
