@@ -503,3 +503,36 @@ func compareObject(path string, w *object, got any) error {
 	}
 	return nil
 }
+
+// Config returns a serialization config that registers the metadata every
+// vector carries: Compact schemas, Portable class definitions and the
+// layouts of IdentifiedDataSerializable values. Where two vectors define the
+// same class differently the first definition is kept. Fuzz targets and
+// hostile-input tests use it so that mutated vectors get past type lookups.
+func Config(vs []Vector) serialization.Config {
+	cfg := serialization.Config{
+		Schemas:        serialization.NewSchemaRegistry(),
+		ClassRegistry:  serialization.NewClassRegistry(),
+		LayoutRegistry: serialization.NewLayoutRegistry(),
+	}
+	for _, v := range vs {
+		c, err := newCase(v)
+		if err != nil {
+			continue
+		}
+		if v.Compact != nil {
+			for _, sc := range v.Compact.Schemas {
+				if schema, err := compactSchemaOf(sc); err == nil {
+					_, _ = cfg.Schemas.Add(schema) // a conflict keeps the first
+				}
+			}
+		}
+		for _, cd := range c.classes.All() {
+			_ = cfg.ClassRegistry.Add(cd)
+		}
+		for _, l := range c.layouts.All() {
+			_ = cfg.LayoutRegistry.Add(l)
+		}
+	}
+	return cfg
+}

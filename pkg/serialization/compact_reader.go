@@ -84,8 +84,9 @@ func (r *CompactReader) ReadArrayOfCompact(name string) []any {
 }
 
 // ReadCompactArray reads an ARRAY_OF_COMPACT field into a typed slice. Items
-// must decode to T (the Go type registered for their type name, or a pointer
-// to it); null items are the zero T.
+// decode to the Go type registered for their type name; when that is *T and
+// the slice holds T, items are copied out of their pointers. Null items are
+// the zero T.
 func ReadCompactArray[T any](r *CompactReader, name string) []T {
 	items := r.ReadArrayOfCompact(name)
 	if items == nil {
@@ -93,15 +94,16 @@ func ReadCompactArray[T any](r *CompactReader, name string) []T {
 	}
 	out := make([]T, len(items))
 	for i, it := range items {
-		if it == nil {
-			continue
-		}
-		v, ok := it.(T)
-		if !ok {
-			r.note(&FieldError{Field: name, Reason: fmt.Sprintf("item %d is %T, not %T", i, it, v)})
+		switch v := it.(type) {
+		case nil:
+		case T:
+			out[i] = v
+		case *T:
+			out[i] = *v
+		default:
+			r.note(&FieldError{Field: name, Reason: fmt.Sprintf("item %d is %T, not %T", i, it, out[i])})
 			return nil
 		}
-		out[i] = v
 	}
 	return out
 }

@@ -416,11 +416,18 @@ func (w *CompactWriter) WriteArrayOfCompact(name string, v []any) {
 }
 
 // WriteCompactArray writes an ARRAY_OF_COMPACT field from a typed slice; a nil
-// slice writes null and nil pointer items are null.
+// slice writes null and nil pointer items are null. Items of a value slice
+// are passed to their serializer as pointers (&v[i]), so register the
+// pointer type (for example *Person) to write []Person without copying.
 func WriteCompactArray[T any](w *CompactWriter, name string, v []T) {
-	if w.varStart(name, KindArrayOfCompact, v == nil) {
-		w.varArray(len(v), func(i int) bool { return isNil(v[i]) }, func(i int) { w.appendNested(v[i]) })
+	if !w.varStart(name, KindArrayOfCompact, v == nil) {
+		return
 	}
+	if reflect.TypeFor[T]().Kind() == reflect.Pointer || reflect.TypeFor[T]().Kind() == reflect.Interface {
+		w.varArray(len(v), func(i int) bool { return isNil(v[i]) }, func(i int) { w.appendNested(v[i]) })
+		return
+	}
+	w.varArray(len(v), func(int) bool { return false }, func(i int) { w.appendNested(&v[i]) })
 }
 
 // WriteArrayOfNullableBoolean writes an ARRAY_OF_NULLABLE_BOOLEAN field; nil items are null.

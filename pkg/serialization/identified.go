@@ -284,6 +284,19 @@ func (in *DataInput) ReadStringArray() []string {
 // ReadStringPtrArray reads a string array; null items are nil.
 func (in *DataInput) ReadStringPtrArray() []*string { return readStringPtrs(&in.rd) }
 
+// ReadLength reads an int32 item count for an array the class writes itself
+// (such as a length followed by inline objects) and checks that count items
+// of at least minItemSize bytes each fit in the remaining input, so that
+// ReadData never allocates from a corrupt length. It returns -1 for null
+// (length -1) and after an error.
+func (in *DataInput) ReadLength(minItemSize int) int {
+	n := in.rd.Length(minItemSize, true)
+	if in.rd.Err() != nil {
+		return -1
+	}
+	return n
+}
+
 // ReadObject reads a value written with WriteObject; null is nil.
 func (in *DataInput) ReadObject() any {
 	if in.Err() != nil {
