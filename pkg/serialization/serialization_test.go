@@ -313,18 +313,23 @@ func TestCompactReadsNullableKindsThroughPlainAccessors(t *testing.T) {
 // fields are found by name, the added one reads as zero.
 type personV1 struct{ Name string }
 
-func (*personV1) FactoryID() int32                      { return 9 }
-func (*personV1) ClassID() int32                        { return 1 }
-func (*personV1) ClassVersion() int32                   { return 1 }
-func (p *personV1) WritePortable(w *s.PortableWriter)   { w.WriteString("name", p.Name) }
-func (p *personV1) ReadPortable(r *s.PortableReader)    { p.Name = r.ReadString("name") }
-func (*personV2) FactoryID() int32                      { return 9 }
-func (*personV2) ClassID() int32                        { return 1 }
-func (*personV2) ClassVersion() int32                   { return 2 }
-func (p *personV2) WritePortable(w *s.PortableWriter)   { w.WriteString("name", p.Name); w.WriteInt32("age", p.Age) }
-func (p *personV2) ReadPortable(r *s.PortableReader)    { p.Name, p.Age = r.ReadString("name"), r.ReadInt32("age") }
-func (personFactory) FactoryID() int32                  { return 9 }
-func (personFactory) Create(classID int32) s.Portable   { return &personV2{} }
+func (*personV1) FactoryID() int32                    { return 9 }
+func (*personV1) ClassID() int32                      { return 1 }
+func (*personV1) ClassVersion() int32                 { return 1 }
+func (p *personV1) WritePortable(w *s.PortableWriter) { w.WriteString("name", p.Name) }
+func (p *personV1) ReadPortable(r *s.PortableReader)  { p.Name = r.ReadString("name") }
+func (*personV2) FactoryID() int32                    { return 9 }
+func (*personV2) ClassID() int32                      { return 1 }
+func (*personV2) ClassVersion() int32                 { return 2 }
+func (p *personV2) WritePortable(w *s.PortableWriter) {
+	w.WriteString("name", p.Name)
+	w.WriteInt32("age", p.Age)
+}
+func (p *personV2) ReadPortable(r *s.PortableReader) {
+	p.Name, p.Age = r.ReadString("name"), r.ReadInt32("age")
+}
+func (personFactory) FactoryID() int32                { return 9 }
+func (personFactory) Create(classID int32) s.Portable { return &personV2{} }
 
 type personV2 struct {
 	Name string
