@@ -351,10 +351,14 @@ func (r *IdentifiedRecord) skipInline(rd *wire.Reader, f LayoutField, depth int)
 	return nil
 }
 
-// skipObject advances rd over a writeObject value by decoding it.
+// skipObject advances rd over a writeObject value by decoding it. The
+// decoder works on a copy of rd, so that only objects fields (and not every
+// field read) put a reader on the heap.
 func (r *IdentifiedRecord) skipObject(rd *wire.Reader, depth int) error {
+	sub := *rd
 	dec := decoder{svc: r.svc, buf: r.buf[:r.limit], depth: depth}
-	_, err := dec.readObject(rd)
+	_, err := dec.readObject(&sub)
+	*rd = sub
 	return err
 }
 
@@ -378,54 +382,84 @@ func (r *IdentifiedRecord) value(name string, ops ...LayoutOp) (LayoutField, wir
 	return f, rd, err
 }
 
-func idsScalar[T any](r *IdentifiedRecord, name string, op LayoutOp, read func(*wire.Reader) T) (T, error) {
-	_, rd, err := r.value(name, op)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	v := read(&rd)
-	return v, identifiedErr(&rd, name)
-}
-
 // GetBoolean reads a writeBoolean field.
 func (r *IdentifiedRecord) GetBoolean(name string) (bool, error) {
-	return idsScalar(r, name, OpBoolean, (*wire.Reader).Bool)
+	_, rd, err := r.value(name, OpBoolean)
+	if err != nil {
+		return false, err
+	}
+	v := rd.Bool()
+	return v, identifiedErr(&rd, name)
 }
 
 // GetInt8 reads a writeByte field.
 func (r *IdentifiedRecord) GetInt8(name string) (int8, error) {
-	return idsScalar(r, name, OpByte, (*wire.Reader).Int8)
+	_, rd, err := r.value(name, OpByte)
+	if err != nil {
+		return 0, err
+	}
+	v := rd.Int8()
+	return v, identifiedErr(&rd, name)
 }
 
 // GetChar reads a writeChar field.
 func (r *IdentifiedRecord) GetChar(name string) (Char, error) {
-	return idsScalar(r, name, OpChar, func(rd *wire.Reader) Char { return Char(rd.Uint16()) })
+	_, rd, err := r.value(name, OpChar)
+	if err != nil {
+		return 0, err
+	}
+	v := Char(rd.Uint16())
+	return v, identifiedErr(&rd, name)
 }
 
 // GetInt16 reads a writeShort field.
 func (r *IdentifiedRecord) GetInt16(name string) (int16, error) {
-	return idsScalar(r, name, OpShort, (*wire.Reader).Int16)
+	_, rd, err := r.value(name, OpShort)
+	if err != nil {
+		return 0, err
+	}
+	v := rd.Int16()
+	return v, identifiedErr(&rd, name)
 }
 
 // GetInt32 reads a writeInt field.
 func (r *IdentifiedRecord) GetInt32(name string) (int32, error) {
-	return idsScalar(r, name, OpInt, (*wire.Reader).Int32)
+	_, rd, err := r.value(name, OpInt)
+	if err != nil {
+		return 0, err
+	}
+	v := rd.Int32()
+	return v, identifiedErr(&rd, name)
 }
 
 // GetInt64 reads a writeLong field.
 func (r *IdentifiedRecord) GetInt64(name string) (int64, error) {
-	return idsScalar(r, name, OpLong, (*wire.Reader).Int64)
+	_, rd, err := r.value(name, OpLong)
+	if err != nil {
+		return 0, err
+	}
+	v := rd.Int64()
+	return v, identifiedErr(&rd, name)
 }
 
 // GetFloat32 reads a writeFloat field.
 func (r *IdentifiedRecord) GetFloat32(name string) (float32, error) {
-	return idsScalar(r, name, OpFloat, (*wire.Reader).Float32)
+	_, rd, err := r.value(name, OpFloat)
+	if err != nil {
+		return 0, err
+	}
+	v := rd.Float32()
+	return v, identifiedErr(&rd, name)
 }
 
 // GetFloat64 reads a writeDouble field.
 func (r *IdentifiedRecord) GetFloat64(name string) (float64, error) {
-	return idsScalar(r, name, OpDouble, (*wire.Reader).Float64)
+	_, rd, err := r.value(name, OpDouble)
+	if err != nil {
+		return 0, err
+	}
+	v := rd.Float64()
+	return v, identifiedErr(&rd, name)
 }
 
 // GetStringBytes returns a view of a writeString field's bytes; null reports ok=false.

@@ -188,55 +188,84 @@ func portableErr(rd *wire.Reader, name string) error {
 	return &DecodeError{Format: "portable", Offset: rd.Pos(), Reason: "field " + strconv.Quote(name) + " is truncated or has an invalid length", Err: rd.Err()}
 }
 
-// scalar reads a fixed-size field of kind k with read.
-func scalar[T any](r *PortableRecord, name string, k FieldKind, read func(*wire.Reader) T) (T, error) {
-	rd, err := r.value(name, k)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	v := read(&rd)
-	return v, portableErr(&rd, name)
-}
-
 // GetBoolean reads a BOOLEAN field.
 func (r *PortableRecord) GetBoolean(name string) (bool, error) {
-	return scalar(r, name, KindBoolean, (*wire.Reader).Bool)
+	rd, err := r.value(name, KindBoolean)
+	if err != nil {
+		return false, err
+	}
+	v := rd.Bool()
+	return v, portableErr(&rd, name)
 }
 
 // GetInt8 reads a BYTE field.
 func (r *PortableRecord) GetInt8(name string) (int8, error) {
-	return scalar(r, name, KindInt8, (*wire.Reader).Int8)
+	rd, err := r.value(name, KindInt8)
+	if err != nil {
+		return 0, err
+	}
+	v := rd.Int8()
+	return v, portableErr(&rd, name)
 }
 
 // GetChar reads a CHAR field.
 func (r *PortableRecord) GetChar(name string) (Char, error) {
-	return scalar(r, name, KindChar, func(rd *wire.Reader) Char { return Char(rd.Uint16()) })
+	rd, err := r.value(name, KindChar)
+	if err != nil {
+		return 0, err
+	}
+	v := Char(rd.Uint16())
+	return v, portableErr(&rd, name)
 }
 
 // GetInt16 reads a SHORT field.
 func (r *PortableRecord) GetInt16(name string) (int16, error) {
-	return scalar(r, name, KindInt16, (*wire.Reader).Int16)
+	rd, err := r.value(name, KindInt16)
+	if err != nil {
+		return 0, err
+	}
+	v := rd.Int16()
+	return v, portableErr(&rd, name)
 }
 
-// GetInt32 reads an INT field.
+// GetInt32 reads a INT field.
 func (r *PortableRecord) GetInt32(name string) (int32, error) {
-	return scalar(r, name, KindInt32, (*wire.Reader).Int32)
+	rd, err := r.value(name, KindInt32)
+	if err != nil {
+		return 0, err
+	}
+	v := rd.Int32()
+	return v, portableErr(&rd, name)
 }
 
 // GetInt64 reads a LONG field.
 func (r *PortableRecord) GetInt64(name string) (int64, error) {
-	return scalar(r, name, KindInt64, (*wire.Reader).Int64)
+	rd, err := r.value(name, KindInt64)
+	if err != nil {
+		return 0, err
+	}
+	v := rd.Int64()
+	return v, portableErr(&rd, name)
 }
 
 // GetFloat32 reads a FLOAT field.
 func (r *PortableRecord) GetFloat32(name string) (float32, error) {
-	return scalar(r, name, KindFloat32, (*wire.Reader).Float32)
+	rd, err := r.value(name, KindFloat32)
+	if err != nil {
+		return 0, err
+	}
+	v := rd.Float32()
+	return v, portableErr(&rd, name)
 }
 
 // GetFloat64 reads a DOUBLE field.
 func (r *PortableRecord) GetFloat64(name string) (float64, error) {
-	return scalar(r, name, KindFloat64, (*wire.Reader).Float64)
+	rd, err := r.value(name, KindFloat64)
+	if err != nil {
+		return 0, err
+	}
+	v := rd.Float64()
+	return v, portableErr(&rd, name)
 }
 
 // GetStringBytes returns a view of a UTF field's bytes; null reports ok=false.
