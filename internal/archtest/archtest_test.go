@@ -1,0 +1,98 @@
+// Package archtest checks the package map of ARCHITECTURE.md: which packages
+// may import which. It runs `go list` over the module, so a new import that
+// breaks the layering fails the test suite.
+package archtest
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/atolldb/atoll"
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+}
+
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json", module+"/...")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(out)
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	return pkgs
+}
+
+// rule forbids packages under from (a path prefix relative to the module)
+// to import module packages under any of the forbidden prefixes, except
+// those under an allowed prefix.
+type rule struct {
+	from      string
+	forbidden []string
+	allowed   []string
+	why       string
+}
+
+var rules = []rule{
+	{from: "", forbidden: []string{"cmd/", "internal/member"}, allowed: []string{}, why: "nothing imports a main package or the composition root"},
+	{from: "pkg/", forbidden: []string{"internal/"}, allowed: []string{"internal/serialization/"}, why: "the public API depends only on serialization internals"},
+	{from: "internal/query/", forbidden: []string{"internal/store", "internal/cluster", "internal/exec", "internal/server"}, why: "the planner sees storage and cluster only through interfaces it declares"},
+	{from: "internal/serialization/wire", forbidden: []string{""}, why: "wire is a leaf"},
+	{from: "internal/partition", forbidden: []string{"internal/", "pkg/client"}, allowed: []string{"internal/serialization/"}, why: "partitioning is a leaf"},
+	{from: "internal/store", forbidden: []string{"internal/cluster", "internal/server", "internal/exec", "internal/query", "pkg/client"}, why: "storage knows nothing of the layers above it"},
+	{from: "bench/", forbidden: []string{"internal/member", "internal/server"}, allowed: []string{}, why: "workloads drive Atoll through its public client"},
+}
+
+func TestImportRules(t *testing.T) {
+	for _, p := range listPackages(t) {
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
+		for _, r := range rules {
+			if !strings.HasPrefix(rel, r.from) {
+				continue
+			}
+			for _, imp := range p.Imports {
+				if !strings.HasPrefix(imp, module+"/") {
+					continue
+				}
+				target := strings.TrimPrefix(imp, module+"/")
+				if strings.HasPrefix(target, strings.TrimSuffix(rel, "/")) && rel != "" {
+					continue // a package may import its own subpackages
+				}
+				if matches(target, r.forbidden) && !matches(target, r.allowed) {
+					t.Errorf("%s imports %s: %s", rel, target, r.why)
+				}
+			}
+		}
+	}
+}
+
+func matches(path string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(path, p) {
+			return true
+		}
+	}
+	return false
+}
