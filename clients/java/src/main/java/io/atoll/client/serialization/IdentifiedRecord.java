@@ -82,12 +82,14 @@ final class IdentifiedRecord extends AbstractGenericRecord {
             case WRITE_DATA_INLINE:
                 return readNested(codec, in, f);
             case WRITE_INLINE_ARRAY: {
-                IdentifiedLayout nested = codec.requireLayout(f.getNestedFactoryId(), f.getNestedClassId());
-                int n = in.readLength(nested.getFieldCount() == 0 ? 0 : 1, "inline array");
+                int n = in.readLength(0, "inline array");
                 if (n < 0) {
                     return null;
                 }
-                if (nested.getFieldCount() == 0 && n > 65536) {
+                IdentifiedLayout nested = n == 0 ? null : codec.requireLayout(f.getNestedFactoryId(), f.getNestedClassId());
+                if (nested != null && nested.getFieldCount() > 0) {
+                    Bytes.checkCount(n, in.pos, in.limit, 1, "inline array");
+                } else if (n > 65536) {
                     throw new MalformedDataException("inline array of " + n + " empty items at position " + (in.pos - 4));
                 }
                 GenericRecord[] out = new GenericRecord[n];
