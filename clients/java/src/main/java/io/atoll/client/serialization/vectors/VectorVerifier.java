@@ -270,7 +270,7 @@ public final class VectorVerifier {
                         problems.add(fpath + ": decoded " + show(actual) + ", expected " + show(jv));
                     }
                 } else if (actual instanceof GenericRecord) {
-                    compareRecord(format, fpath, map(jv), (GenericRecord) actual, problems);
+                    compareRecord(formatOf(map(jv), format), fpath, map(jv), (GenericRecord) actual, problems);
                 } else {
                     problems.add(fpath + ": decoded a " + typeName(actual) + ", expected a record");
                 }
@@ -293,7 +293,7 @@ public final class VectorVerifier {
                             problems.add(fpath + "[" + i + "]: decoded " + show(recs[i]) + ", expected " + show(items.get(i)));
                         }
                     } else {
-                        compareRecord(format, fpath + "[" + i + "]", map(items.get(i)), recs[i], problems);
+                        compareRecord(formatOf(map(items.get(i)), format), fpath + "[" + i + "]", map(items.get(i)), recs[i], problems);
                     }
                 }
             } else {
@@ -303,6 +303,17 @@ public final class VectorVerifier {
                 }
             }
         }
+    }
+
+    /** Format of a nested object value: compact values name a type, portable ones a version. */
+    private static String formatOf(Map<String, Object> value, String parentFormat) {
+        if (value.containsKey("type_name")) {
+            return "compact";
+        }
+        if (value.containsKey("version")) {
+            return "portable";
+        }
+        return "compact".equals(parentFormat) || "portable".equals(parentFormat) ? parentFormat : "identified";
     }
 
     /** The field kind a vector field declares (compact kind id, portable type id), or null (identified). */
@@ -570,15 +581,51 @@ public final class VectorVerifier {
             Object jv = f.get("value");
             Object javaValue;
             if ("OBJECT".equals(vk)) {
-                javaValue = jv == null ? null : buildIdentified(map(jv), layouts);
+                javaValue = jv == null ? null : buildNested(map(jv), layouts);
             } else if ("ARRAY_OF_OBJECT".equals(vk)) {
-                javaValue = jv == null ? null : buildRecords(list(jv), item -> buildIdentified(item, layouts));
+                javaValue = jv == null ? null : buildRecords(list(jv), item -> buildNested(item, layouts));
             } else {
                 javaValue = toJava(vk, jv);
             }
             set(b, n, l.getField(n).getKind(), javaValue);
         }
         return b.build();
+    }
+
+    /** A nested value of an identified object: identified, or a compact / portable value written with writeObject. */
+    private GenericRecord buildNested(Map<String, Object> value, Map<String, IdentifiedLayout> layouts) {
+        switch (formatOf(value, "identified")) {
+            case "compact":
+                return buildCompact(value, false, null);
+            case "portable":
+                return buildPortable(value, Map.of());
+            default:
+                return buildIdentified(value, layouts);
+        }
+    }
+
+    /** Registers the schemas of compact values nested in a non-compact vector value. */
+    private static void registerNestedSchemas(Object json, SchemaRegistry registry) {
+        if (json instanceof List) {
+            for (Object o : (List<?>) json) {
+                registerNestedSchemas(o, registry);
+            }
+        } else if (json instanceof Map) {
+            Map<String, Object> m = map(json);
+            if (m.get("type_name") instanceof String && m.get("fields") instanceof List) {
+                Map<String, FieldKind> kinds = new LinkedHashMap<>();
+                for (Object fo : list(m.get("fields"))) {
+                    Map<String, Object> f = map(fo);
+                    if (f.get("kind_id") != null && FieldKind.ofId(intOf(f.get("kind_id"))) != null) {
+                        kinds.put(str(f, "name"), FieldKind.ofId(intOf(f.get("kind_id"))));
+                    }
+                }
+                registry.register(new Schema(str(m, "type_name"), kinds));
+            }
+            for (Object o : m.values()) {
+                registerNestedSchemas(o, registry);
+            }
+        }
     }
 
     // ------------------------------------------------------------------ partition
@@ -774,6 +821,13 @@ public final class VectorVerifier {
         if (meta != null && !isWithSchema(v) && map(meta).get("schemas") != null) {
             for (Object o : list(map(meta).get("schemas"))) {
                 registry.register(schemaOf(map(o)));
+            }
+        }
+        if (meta == null && !"compact".equals(v.json.get("format"))) {
+            try {
+                registerNestedSchemas(v.json.get("value"), registry);
+            } catch (RuntimeException e) {
+                // not a compact value after all: nothing to register
             }
         }
         for (ClassDefinition cd : classDefinitions(v).values()) {
