@@ -58,7 +58,11 @@ public final class SerializationService {
         return toData(obj, false);
     }
 
-    /** Like {@link #toData} but compact values embed their schemas (type -56) and can be read anywhere. */
+    /**
+     * Like {@link #toData} but a compact value embeds its schema and the schemas of its
+     * nested compact fields (type -56), so it can be read without a schema registry.
+     * Other values are serialized as by {@link #toData}.
+     */
     public Data toDataWithSchema(Object obj) {
         return toData(obj, true);
     }
@@ -159,10 +163,15 @@ public final class SerializationService {
         out.writeInt(0);
         out.depth++;
         checkWriteDepth(out.depth);
+        // As in Hazelcast, toDataWithSchema embeds schemas only in a top-level compact value
+        // and its compact fields; objects written with writeObject use type -55.
+        boolean includeSchema = out.includeSchema;
+        out.includeSchema = false;
         try {
             out.writeIntAt(at, writePayload(out, obj));
         } finally {
             out.depth--;
+            out.includeSchema = includeSchema;
         }
     }
 

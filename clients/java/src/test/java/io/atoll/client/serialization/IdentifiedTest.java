@@ -94,6 +94,19 @@ class IdentifiedTest {
         assertThrows(InvalidFieldException.class, () -> s.toData(inlineNull));
     }
 
+    /** Bytes produced by Hazelcast 5.7 for the same value, with toData and with toDataWithSchema alike. */
+    @Test
+    void compactValuesInsideIdentifiedDataNeverEmbedSchemas() {
+        IdentifiedLayout box = IdentifiedLayout.builder(1, 9).writeString("s").writeObject("o", FieldKind.COMPACT).build();
+        SerializationService s = new SerializationService(new SerializationConfig().addIdentifiedLayout(box));
+        GenericRecord r = GenericRecordBuilder.identified(box).setString("s", "s")
+                .setGenericRecord("o", GenericRecordBuilder.compact("x").setInt32("v", 1).build()).build();
+        byte[] expected = CoreTest.hex("00000000fffffffe0100000001000000090000000173ffffffc96140a1ac01c9f88b00000001");
+        assertArrayEquals(expected, s.toData(r).toByteArray());
+        assertArrayEquals(expected, s.toDataWithSchema(r).toByteArray());
+        assertEquals(1, s.<GenericRecord>toObject(Data.fromByteArray(expected)).getGenericRecord("o").getInt32("v"));
+    }
+
     @Test
     void missingFactoryAndLayoutIsATypedError() {
         SerializationService w = new SerializationService(new SerializationConfig().addIdentifiedLayout(POINT));
