@@ -32,20 +32,17 @@ public final class MurmurHash3 {
             h = Integer.rotateLeft(h, 13);
             h = h * 5 + 0xe6546b64;
         }
-        int k = 0;
-        switch (length & 3) {
-            case 3:
+        int tail = length & 3;
+        if (tail != 0) {
+            int k = 0;
+            if (tail == 3) {
                 k ^= (data[blocksEnd + 2] & 0xff) << 16;
-                // fall through
-            case 2:
+            }
+            if (tail >= 2) {
                 k ^= (data[blocksEnd + 1] & 0xff) << 8;
-                // fall through
-            case 1:
-                k ^= data[blocksEnd] & 0xff;
-                h ^= mixK(k);
-                break;
-            default:
-                break;
+            }
+            k ^= data[blocksEnd] & 0xff;
+            h ^= mixK(k);
         }
         h ^= length;
         return fmix32(h);

@@ -1,39 +1,45 @@
 package io.atoll.client.serialization.vectors;
 
-import org.junit.jupiter.api.DynamicContainer;
-import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.List;
 import java.util.function.Function;
-import java.util.stream.Stream;
 
+import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * One container per vector of the shared set: decode and compare with the tagged value,
- * rebuild from JSON and compare bytes, partition hash/id, compact schema layout or
- * portable class definition.
+ * One test per vector of the shared set (directory from the {@code atoll.vectors.dir}
+ * system property): decode and compare with the tagged value, rebuild from JSON and
+ * compare bytes, partition hash and id, compact schema ids and layouts or the portable
+ * class definition.
  */
 class VectorsTest {
-    private final VectorVerifier verifier = new VectorVerifier();
+    private static final VectorVerifier VERIFIER = new VectorVerifier();
 
-    @TestFactory
-    Stream<DynamicContainer> vectors() {
-        return VectorFiles.all().stream().map(v -> DynamicContainer.dynamicContainer(v.name(), Stream.of(
-                check(v, "decode", verifier::checkDecode),
-                check(v, "encode", verifier::checkEncode),
-                check(v, "partition", verifier::checkPartition),
-                check(v, "layout", verifier::checkLayout))));
+    static List<VectorVerifier.Vector> vectors() {
+        return VectorFiles.all();
     }
 
-    private static DynamicTest check(VectorVerifier.Vector v, String what, Function<VectorVerifier.Vector, List<String>> f) {
-        return DynamicTest.dynamicTest(what, () -> {
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("vectors")
+    void vector(VectorVerifier.Vector v) {
+        assertAll(v.name(),
+                check(v, "decode", VERIFIER::checkDecode),
+                check(v, "encode", VERIFIER::checkEncode),
+                check(v, "partition", VERIFIER::checkPartition),
+                check(v, "layout", VERIFIER::checkLayout));
+    }
+
+    private static Executable check(VectorVerifier.Vector v, String what, Function<VectorVerifier.Vector, List<String>> f) {
+        return () -> {
             List<String> problems = f.apply(v);
-            assertTrue(problems.isEmpty(), () -> v.name() + " " + what + ": " + String.join("; ", problems));
-        });
+            assertTrue(problems.isEmpty(), () -> what + ": " + String.join("; ", problems));
+        };
     }
 
     @Test
