@@ -27,9 +27,6 @@ final class Bytes {
         return (short) ((b[p] & 0xff) << 8 | (b[p + 1] & 0xff));
     }
 
-    static char readChar(byte[] b, int p, int limit) {
-        return (char) readShort(b, p, limit);
-    }
 
     static int readInt(byte[] b, int p, int limit) {
         check(p, 4, limit);
@@ -41,16 +38,7 @@ final class Bytes {
         return ((long) readInt(b, p, limit) << 32) | (readInt(b, p + 4, limit) & 0xffffffffL);
     }
 
-    static boolean readBoolean(byte[] b, int p, int limit) {
-        return readByte(b, p, limit) != 0;
-    }
 
-    /** Reads an array length: -1 means null; returns -1 or a count whose items fit in the region. */
-    static int readLength(byte[] b, int p, int limit, int itemSize, String what) {
-        int n = readInt(b, p, limit);
-        checkCount(n, p + 4, limit, itemSize, what);
-        return n;
-    }
 
     static void checkCount(int n, int itemsStart, int limit, int itemSize, String what) {
         if (n < -1) {
@@ -67,7 +55,4 @@ final class Bytes {
         return new String(b, p, len, StandardCharsets.UTF_8);
     }
 
-    static int toUnsigned(byte v) {
-        return v & 0xff;
-    }
 }

@@ -1,7 +1,5 @@
 package io.atoll.client.serialization;
 
-import java.lang.reflect.Array;
-
 /** {@link CompactReader} over an in-place {@link CompactRecord}; nested values become registered classes. */
 final class DefaultCompactReader extends AbstractCompactReader {
     private final CompactRecord record;
@@ -55,9 +53,5 @@ final class DefaultCompactReader extends AbstractCompactReader {
         Object a = CompactRecord.readVarArray(record.service, record.buf, p, record.bodyLimit(fd), FieldKind.COMPACT,
                 componentType, record.withSchema, record.depth, r -> record.service.compact().toObject(r));
         return (T[]) a;
-    }
-
-    static Object newArray(Class<?> component, int n) {
-        return Array.newInstance(component, n);
     }
 }

@@ -1,7 +1,5 @@
 package io.atoll.client.serialization;
 
-import java.util.UUID;
-
 /**
  * Turns objects into {@link Data} and back, byte-compatible with Hazelcast 5 defaults
  * (big-endian, no compression). Handles, in this order: generic records, classes with a
@@ -252,9 +250,5 @@ public final class SerializationService {
                         + (typeId == SerializationConstants.JAVA_DEFAULT_TYPE_SERIALIZABLE
                         || typeId == SerializationConstants.JAVA_DEFAULT_TYPE_EXTERNALIZABLE ? " (Java serialization)" : ""));
         }
-    }
-
-    static UUID uuid(long most, long least) {
-        return new UUID(most, least);
     }
 }
