@@ -27,7 +27,6 @@ final class Bytes {
         return (short) ((b[p] & 0xff) << 8 | (b[p + 1] & 0xff));
     }
 
-
     static int readInt(byte[] b, int p, int limit) {
         check(p, 4, limit);
         return (b[p] & 0xff) << 24 | (b[p + 1] & 0xff) << 16 | (b[p + 2] & 0xff) << 8 | (b[p + 3] & 0xff);
@@ -37,8 +36,6 @@ final class Bytes {
         check(p, 8, limit);
         return ((long) readInt(b, p, limit) << 32) | (readInt(b, p + 4, limit) & 0xffffffffL);
     }
-
-
 
     static void checkCount(int n, int itemsStart, int limit, int itemSize, String what) {
         if (n < -1) {
@@ -54,5 +51,4 @@ final class Bytes {
         check(p, len, limit);
         return new String(b, p, len, StandardCharsets.UTF_8);
     }
-
 }
