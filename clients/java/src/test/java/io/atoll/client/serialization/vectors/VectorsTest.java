@@ -9,7 +9,8 @@ import java.util.List;
 import java.util.function.Function;
 
 import static org.junit.jupiter.api.Assertions.assertAll;
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -43,7 +44,10 @@ class VectorsTest {
     }
 
     @Test
-    void allSharedVectorsAreThere() {
-        assertEquals(80, VectorFiles.all().size(), "the shared set has 80 vectors");
+    void vectorsAreThere() {
+        assertFalse(VectorFiles.all().isEmpty(), "no vectors in " + VectorFiles.dir());
+        for (VectorVerifier.Vector v : VectorFiles.all()) {
+            assertNotNull(v.bytes(), v.name() + " has no valid data_hex");
+        }
     }
 }
