@@ -6,9 +6,9 @@ GOFILES  = $(shell git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -
 # Packages that run goroutines or share state between them; they also run under -race.
 RACE_PKGS = ./pkg/... ./internal/...
 
-.PHONY: test deps lint unit race build run fuzz
+.PHONY: test deps lint unit race java build run fuzz
 
-test: deps lint unit race
+test: deps lint unit race java
 
 deps:
 	./scripts/install-deps.sh
@@ -22,6 +22,10 @@ unit:
 
 race:
 	$(GO) test -count=1 -race $(RACE_PKGS)
+
+# The Java SDK: compiles, runs its tests (vectors, and later a real member).
+java:
+	cd clients/java && mvn -q -B verify
 
 build:
 	$(GO) build -o bin/ ./cmd/...

@@ -8,3 +8,13 @@ need() { command -v "$1" >/dev/null 2>&1; }
 
 need go || { echo "install-deps: Go 1.26 is required (https://go.dev/dl/)" >&2; exit 1; }
 go mod download
+
+# The Java SDK needs a JDK 17+ and Maven; Debian packages them.
+if ! need mvn || ! need javac; then
+	if need apt-get && [ "$(id -u)" = 0 ]; then
+		apt-get update -qq && apt-get install -y -qq openjdk-17-jdk-headless maven >/dev/null
+	else
+		echo "install-deps: install a JDK 17+ and Maven" >&2
+		exit 1
+	fi
+fi
