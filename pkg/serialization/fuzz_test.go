@@ -44,6 +44,12 @@ func equalValue(a, b any) bool {
 	case *s.PortableRecord:
 		y, ok := b.(*s.PortableRecord)
 		return ok && (x == nil) == (y == nil)
+	case s.Decimal:
+		y, ok := b.(s.Decimal)
+		return ok && x.Scale == y.Scale && x.Unscaled.Cmp(y.Unscaled) == 0
+	case *s.Decimal:
+		y, ok := b.(*s.Decimal)
+		return ok && (x == nil) == (y == nil) && (x == nil || equalValue(*x, *y))
 	}
 	av, bv := reflect.ValueOf(a), reflect.ValueOf(b)
 	if av.Kind() == reflect.Slice && bv.Kind() == reflect.Slice && av.Type() == bv.Type() {
