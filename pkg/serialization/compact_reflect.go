@@ -66,6 +66,9 @@ const (
 //
 // The method is called once per type, on a zero value, and must return the
 // same non-empty name every time. It may have a value or a pointer receiver.
+// A method promoted from an embedded field counts too, so a struct that
+// embeds a CompactTypeNamer needs a method of its own (two Go types cannot
+// share a type name).
 type CompactTypeNamer interface {
 	CompactTypeName() string
 }
