@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -288,7 +289,7 @@ func fullKinds() kinds {
 	gt := time.Date(2024, 3, 31, 1, 2, 3, 456_789_012, time.UTC)
 	return kinds{
 		Bool: true, Int8: math.MinInt8, Uint8: 0xff, Int16: math.MinInt16, Int32: math.MaxInt32,
-		Int64: math.MinInt64, Int: math.MaxInt64, Float32: -1.5, Float64: math.Inf(1), String: "héllo, 世界",
+		Int64: math.MinInt64, Int: math.MaxInt, Float32: -1.5, Float64: math.Inf(1), String: "héllo, 世界",
 		Status: 7,
 
 		BoolPtr: ptr(false), Int8Ptr: ptr[int8](-1), Uint8Ptr: ptr[uint8](200), Int16Ptr: ptr[int16](300),
@@ -929,6 +930,40 @@ func TestReflectiveReadErrors(t *testing.T) {
 				t.Fatalf("error %v, want %v", err, c.want)
 			}
 		})
+	}
+}
+
+type wide struct{ N []int64 }
+
+func (wide) CompactTypeName() string { return "width" }
+
+type narrow struct{ N []int }
+
+func (narrow) CompactTypeName() string { return "width" }
+
+// An INT64 that does not fit the platform's int fails the read.
+func TestReflectiveIntOverflow(t *testing.T) {
+	schemas := s.NewSchemaRegistry()
+	writer := mustService(t, s.Config{Schemas: schemas})
+	reader := mustService(t, s.Config{Schemas: schemas})
+	if err := writer.RegisterType(reflect.TypeFor[*wide]()); err != nil {
+		t.Fatal(err)
+	}
+	if err := reader.RegisterType(reflect.TypeFor[*narrow]()); err != nil {
+		t.Fatal(err)
+	}
+	large := int64(1) << 40
+	d, err := writer.ToData(&wide{N: []int64{1, large}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := reader.ToObject(d)
+	if strconv.IntSize == 64 {
+		if err != nil || !reflect.DeepEqual(v.(*narrow).N, []int{1, int(large)}) {
+			t.Fatalf("got %v, %v", v, err)
+		}
+	} else if !errors.Is(err, s.ErrFieldKind) || !strings.Contains(err.Error(), "overflows") {
+		t.Fatalf("1<<40 into a 32-bit int: %v, %v", v, err)
 	}
 }
 
