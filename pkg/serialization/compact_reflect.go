@@ -9,8 +9,8 @@ package serialization
 // (reflect.StructField.Offset) and a pair of functions that write and read
 // a field of exactly that Go type. Writing and reading then address fields
 // as base pointer + offset with unsafe.Add and load or store them through a
-// pointer of the field's own type (or of a type with the same memory layout:
-// uint8 for int8, a named type for its underlying type). This is sound
+// pointer of the field's own type or of a type with the same memory layout
+// (int8 for uint8, the underlying type for a named type). This is sound
 // because
 //
 //   - every offset comes from reflect for the struct type the base pointer

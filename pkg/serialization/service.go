@@ -15,7 +15,7 @@ import (
 const maxDepth = 256
 
 // Config configures a Service. The zero Config handles built-in types,
-// generic records and JSON.
+// generic records, JSON and, through zero-config Compact, plain structs.
 type Config struct {
 	// CompactSerializers handle Go types in the Compact format.
 	CompactSerializers []CompactSerializer
