@@ -75,6 +75,100 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
+// compactImpls returns services that write the model's SMALL and LARGE
+// objects in the Compact format three ways: with the hand-written
+// serializers of bench/model, with reflective serializers registered for the
+// same types under the same type names (identical bytes), and through
+// zero-config (no registration; the Go type names).
+func compactImpls(b *testing.B) []struct {
+	name string
+	svc  *s.Service
+} {
+	rs, err := s.ReflectiveSerializer[*model.Small]("small")
+	if err != nil {
+		b.Fatal(err)
+	}
+	rl, err := s.ReflectiveSerializer[*model.Large]("large")
+	if err != nil {
+		b.Fatal(err)
+	}
+	reflective, err := s.NewService(s.Config{CompactSerializers: []s.CompactSerializer{rs, rl}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	zeroConfig, err := s.NewService(s.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return []struct {
+		name string
+		svc  *s.Service
+	}{
+		{"hand-written", newService(b)},
+		{"reflective", reflective},
+		{"zero-config", zeroConfig},
+	}
+}
+
+func compactValues() []struct {
+	name  string
+	value any
+} {
+	small, large := model.SmallForKey(1), model.LargeForKey(1)
+	return []struct {
+		name  string
+		value any
+	}{{"small", &small}, {"large", &large}}
+}
+
+// BenchmarkEncodeCompact compares hand-written and reflective Compact
+// serializers writing into a reused buffer.
+func BenchmarkEncodeCompact(b *testing.B) {
+	for _, impl := range compactImpls(b) {
+		for _, c := range compactValues() {
+			b.Run(impl.name+"/"+c.name, func(b *testing.B) {
+				buf, err := impl.svc.AppendData(nil, c.value)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.SetBytes(int64(len(buf)))
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					buf, err = impl.svc.AppendData(buf[:0], c.value)
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				sinkData = buf
+			})
+		}
+	}
+}
+
+// BenchmarkDecodeCompact compares hand-written and reflective Compact
+// serializers reading a Go value.
+func BenchmarkDecodeCompact(b *testing.B) {
+	for _, impl := range compactImpls(b) {
+		for _, c := range compactValues() {
+			b.Run(impl.name+"/"+c.name, func(b *testing.B) {
+				d, err := impl.svc.ToData(c.value)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.SetBytes(int64(len(d)))
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if sinkAny, err = impl.svc.ToObject(d); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
 // BenchmarkReadField reads one fixed-size field (longField) and one string
 // field (stringField) in place from the serialized value, as a member does
 // when it evaluates a query.

@@ -15,14 +15,35 @@
 // slices, UUID, Char, JSON) need no registration. User types choose one of
 // Hazelcast's three object formats:
 //
-//   - Compact: implement CompactSerializer for a Go type. Schemas are derived
-//     from what the serializer writes, identified by a 64-bit Rabin
-//     fingerprint, and kept in a SchemaRegistry shared with the cluster.
+//   - Compact: implement CompactSerializer for a Go type, or let the
+//     Service derive one from a struct's fields (zero-config, below).
+//     Schemas are derived from what the serializer writes, identified by a
+//     64-bit Rabin fingerprint, and kept in a SchemaRegistry shared with
+//     the cluster.
 //   - Portable: implement Portable (and register a PortableFactory). Class
 //     definitions are derived from the first write or registered up front.
 //   - IdentifiedDataSerializable: implement IdentifiedDataSerializable and
 //     register an IdentifiedFactory. A declarative Layout describes the same
 //     bytes for readers that have no Go type (the member's query engine).
+//
+// # Zero-config Compact
+//
+// A plain struct needs no serializer. When ToData meets a struct, or a
+// pointer to one, that has no CompactSerializer and implements neither
+// Portable nor IdentifiedDataSerializable, the Service builds a reflective
+// Compact serializer for its type once and caches it (Config.ZeroConfigCompact,
+// enabled by default, as Hazelcast does for Java classes). Exported fields
+// are written in declaration order under their Java-style names (IntField
+// is intField; `compact:"name"` renames a field and `compact:"-"` skips
+// it); pointers and slices are nullable, and nested structs are nested
+// Compact objects. The type name is the package path and type name, as in
+// "github.com/acme/shop.Order", unless the type has a CompactTypeName
+// method (CompactTypeNameOf). NewReflectiveSerializer documents the mapping
+// and makes a serializer with a chosen type name, for instance a Java
+// class's, for Config.CompactSerializers.
+//
+// A reader gets its Go type back from ToObject after RegisterType; until
+// then, data of a type it has not written reads as a *CompactRecord.
 //
 // # Reading in place
 //

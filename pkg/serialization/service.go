@@ -15,7 +15,7 @@ import (
 const maxDepth = 256
 
 // Config configures a Service. The zero Config handles built-in types,
-// generic records and JSON.
+// generic records, JSON and, through zero-config Compact, plain structs.
 type Config struct {
 	// CompactSerializers handle Go types in the Compact format.
 	CompactSerializers []CompactSerializer
@@ -39,13 +39,25 @@ type Config struct {
 	Schemas        *SchemaRegistry
 	ClassRegistry  *ClassRegistry
 	LayoutRegistry *LayoutRegistry
+	// ZeroConfigCompact decides whether a struct (or pointer to struct)
+	// with no registered serializer and no Portable or
+	// IdentifiedDataSerializable implementation is written in the Compact
+	// format through a reflective serializer that the Service creates on
+	// first use (see NewReflectiveSerializer and CompactTypeNameOf). The
+	// zero value, ZeroConfigEnabled, turns it on, as Hazelcast does for
+	// Java classes; ZeroConfigDisabled makes such values an error.
+	ZeroConfigCompact ZeroConfigMode
 }
 
 // Service turns Go values into Data and back. It is safe for concurrent use.
 type Service struct {
-	compactByType map[reflect.Type]*compactType
-	compactByName map[string]*compactType
-	schemas       *SchemaRegistry
+	// compact indexes the Compact serializers by Go type and type name. It
+	// is replaced, never changed, when a type is added (copy-on-write), so
+	// lookups need no lock; compactMu serializes the writers.
+	compact    atomic.Pointer[compactTypes]
+	compactMu  sync.Mutex
+	zeroConfig bool
+	schemas    *SchemaRegistry
 
 	portableFactories map[int32]PortableFactory
 	classes           *ClassRegistry
@@ -65,8 +77,7 @@ type compactType struct {
 // NewService validates cfg and returns a Service.
 func NewService(cfg Config) (*Service, error) {
 	s := &Service{
-		compactByType:       map[reflect.Type]*compactType{},
-		compactByName:       map[string]*compactType{},
+		zeroConfig:          cfg.ZeroConfigCompact != ZeroConfigDisabled,
 		schemas:             cfg.Schemas,
 		portableFactories:   map[int32]PortableFactory{},
 		classes:             cfg.ClassRegistry,
@@ -83,21 +94,34 @@ func NewService(cfg Config) (*Service, error) {
 	if s.layouts == nil {
 		s.layouts = NewLayoutRegistry()
 	}
+	types := newCompactTypes()
+	var reflective []*reflectiveSerializer
 	for _, ser := range cfg.CompactSerializers {
 		t := ser.Type()
 		if t == nil || ser.TypeName() == "" {
 			return nil, &DefinitionError{What: "compact serializer", Reason: "Type and TypeName must be set"}
 		}
-		if _, dup := s.compactByType[t]; dup {
+		if _, dup := types.byType[t]; dup {
 			return nil, &DefinitionError{What: "compact serializer for " + t.String(), Reason: "registered twice"}
 		}
-		if _, dup := s.compactByName[ser.TypeName()]; dup {
+		if _, dup := types.byName[ser.TypeName()]; dup {
 			return nil, &DefinitionError{What: "compact serializer " + strconv.Quote(ser.TypeName()), Reason: "type name registered twice"}
 		}
 		ct := &compactType{ser: ser}
-		s.compactByType[t] = ct
-		s.compactByName[ser.TypeName()] = ct
+		types.byType[t] = ct
+		types.byName[ser.TypeName()] = ct
+		if rs, ok := ser.(*reflectiveSerializer); ok {
+			reflective = append(reflective, rs)
+		}
 	}
+	// Explicit registrations come first, so that they win over the types
+	// that reflective serializers nest.
+	for _, rs := range reflective {
+		if err := types.addCompanions(types.byType[rs.typ], rs); err != nil {
+			return nil, err
+		}
+	}
+	s.compact.Store(types)
 	for _, f := range cfg.PortableFactories {
 		if _, dup := s.portableFactories[f.FactoryID()]; dup {
 			return nil, &DefinitionError{What: fmt.Sprintf("portable factory %d", f.FactoryID()), Reason: "registered twice"}
@@ -252,7 +276,7 @@ func (e *encoder) appendObject(dst []byte, v any, top bool) ([]byte, error) {
 		return e.appendIdentifiedRecordData(dst, x)
 	}
 	if e.svc != nil {
-		if _, ok := e.svc.compactByType[reflect.TypeOf(v)]; ok {
+		if _, ok := e.svc.compact.Load().byType[reflect.TypeOf(v)]; ok {
 			return e.appendCompactData(dst, v)
 		}
 	}
@@ -264,6 +288,13 @@ func (e *encoder) appendObject(dst []byte, v any, top bool) ([]byte, error) {
 	}
 	if isNil(v) && !top {
 		return wire.AppendInt32(dst, TypeNull), nil
+	}
+	if e.svc != nil {
+		if ct, err := e.svc.zeroConfigType(reflect.TypeOf(v)); err != nil {
+			return dst, err
+		} else if ct != nil {
+			return e.appendCompactData(dst, v)
+		}
 	}
 	return dst, &TypeError{Type: fmt.Sprintf("%T", v), Reason: "not a built-in type, and no CompactSerializer, Portable or IdentifiedDataSerializable implementation is registered for it"}
 }
@@ -288,9 +319,15 @@ func (e *encoder) appendCompact(dst []byte, v any) ([]byte, error) {
 	if e.svc == nil {
 		return dst, &TypeError{Type: fmt.Sprintf("%T", v), Reason: "only records can be nested in a record builder"}
 	}
-	ct, ok := e.svc.compactByType[reflect.TypeOf(v)]
+	ct, ok := e.svc.compact.Load().byType[reflect.TypeOf(v)]
 	if !ok {
-		return dst, &TypeError{Type: fmt.Sprintf("%T", v), Reason: "no CompactSerializer is registered for it"}
+		var err error
+		if ct, err = e.svc.zeroConfigType(reflect.TypeOf(v)); err != nil {
+			return dst, err
+		}
+		if ct == nil {
+			return dst, &TypeError{Type: fmt.Sprintf("%T", v), Reason: "no CompactSerializer is registered for it"}
+		}
 	}
 	lay, err := e.compactLayout(ct, v)
 	if err != nil {
@@ -408,6 +445,10 @@ type decoder struct {
 	svc   *Service
 	buf   Data // the whole Data: Portable positions are relative to its start
 	depth int
+	// nested counts the bytes of the nested Compact objects that reflective
+	// serializers decoded, to bound the work that overlapping offsets in
+	// hostile input could cause (see CompactReader.enterNested).
+	nested int
 }
 
 // readObject reads a nested object (type id + payload); type 0 is nil.
@@ -451,7 +492,7 @@ func (d *decoder) readObjectOfType(rd *wire.Reader, typ int32, top bool) (any, e
 
 // compactObject turns a record into its registered Go type, if any.
 func (d *decoder) compactObject(rec CompactRecord) (any, error) {
-	ct, ok := d.svc.compactByName[rec.schema.TypeName]
+	ct, ok := d.svc.compact.Load().byName[rec.schema.TypeName]
 	if !ok {
 		return &rec, nil
 	}
