@@ -3,7 +3,6 @@ package serialization
 import (
 	"errors"
 	"fmt"
-	"strconv"
 )
 
 // CompactReader reads the fields of one Compact object for a
@@ -51,11 +50,12 @@ func (r *CompactReader) ReadCompact(name string) any {
 	return v
 }
 
+// nested decodes a nested object within the decoder's depth and size
+// budget (see enterNested).
 func (r *CompactReader) nested(rec CompactRecord) (any, error) {
-	if r.dec.depth >= maxDepth {
-		return nil, malformed("compact", 0, "objects nest deeper than "+strconv.Itoa(maxDepth)+" levels")
+	if !r.enterNested(&rec) {
+		return nil, r.err
 	}
-	r.dec.depth++
 	defer func() { r.dec.depth-- }()
 	return r.dec.compactObject(rec)
 }

@@ -249,10 +249,8 @@ func readSchema(r *wire.Reader) (*Schema, error) {
 // schema copies the index, which is fine because schemas are few and
 // immutable. The zero value is not usable; use NewSchemaRegistry.
 type SchemaRegistry struct {
-	mu sync.Mutex // serializes writers
-	m  atomic.Pointer[map[int64]*Schema]
-	// OnAdd, when set before use, is called after a schema is added for the
-	// first time. It must not call back into the registry's Add.
+	mu    sync.Mutex // serializes writers
+	m     atomic.Pointer[map[int64]*Schema]
 	onAdd func(*Schema)
 }
 

@@ -153,8 +153,9 @@ type classKey struct{ factoryID, classID, version int32 }
 // version. Reads are lock-free. The zero value is not usable; use
 // NewClassRegistry.
 type ClassRegistry struct {
-	mu sync.Mutex
-	m  atomic.Pointer[map[classKey]*ClassDefinition]
+	mu    sync.Mutex
+	m     atomic.Pointer[map[classKey]*ClassDefinition]
+	onAdd func(*ClassDefinition)
 }
 
 // NewClassRegistry returns an empty registry.
@@ -163,6 +164,14 @@ func NewClassRegistry() *ClassRegistry {
 	m := map[classKey]*ClassDefinition{}
 	r.m.Store(&m)
 	return r
+}
+
+// OnAdd registers fn to be called, outside the registry lock, each time a
+// new class definition is added. Only one callback is kept.
+func (r *ClassRegistry) OnAdd(fn func(*ClassDefinition)) {
+	r.mu.Lock()
+	r.onAdd = fn
+	r.mu.Unlock()
 }
 
 // Get returns the class definition for the given ids.
@@ -182,9 +191,9 @@ func (r *ClassRegistry) add(cd *ClassDefinition) (*ClassDefinition, error) {
 		return old, sameClass(old, cd)
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	cur := *r.m.Load()
 	if old, ok := cur[cd.key()]; ok {
+		r.mu.Unlock()
 		return old, sameClass(old, cd)
 	}
 	next := make(map[classKey]*ClassDefinition, len(cur)+1)
@@ -193,6 +202,11 @@ func (r *ClassRegistry) add(cd *ClassDefinition) (*ClassDefinition, error) {
 	}
 	next[cd.key()] = cd
 	r.m.Store(&next)
+	fn := r.onAdd
+	r.mu.Unlock()
+	if fn != nil {
+		fn(cd)
+	}
 	return cd, nil
 }
 

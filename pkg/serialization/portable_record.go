@@ -986,6 +986,11 @@ func (d *decoder) portableObject(rec PortableRecord) (any, error) {
 	if d.depth >= maxDepth {
 		return nil, malformed("portable", rec.body, "objects nest deeper than "+strconv.Itoa(maxDepth)+" levels")
 	}
+	// Positions can point several fields at the same nested object; bound
+	// the total decoded as CompactReader.enterNested does.
+	if d.nested += len(rec.buf) - rec.body; d.nested > maxDepth*len(d.buf) {
+		return nil, malformed("portable", rec.body, "nested objects overlap: decoding them would read more than "+strconv.Itoa(maxDepth)+" times the data")
+	}
 	d.depth++
 	r := PortableReader{rec: rec, dec: d}
 	p.ReadPortable(&r)

@@ -2,6 +2,7 @@ package serialization_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"reflect"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/atolldb/atoll/bench/model"
 	"github.com/atolldb/atoll/internal/vectors"
@@ -557,3 +559,160 @@ func TestCorruptedInputNeverPanics(t *testing.T) {
 }
 
 const HeaderSize = s.HeaderSize
+
+// linkNode is a recursive Compact type for the nesting tests.
+type linkNode struct {
+	Name string
+	Next *linkNode
+}
+
+type linkNodeSerializer struct{}
+
+func (linkNodeSerializer) Type() reflect.Type { return reflect.TypeFor[*linkNode]() }
+func (linkNodeSerializer) TypeName() string   { return "node" }
+func (linkNodeSerializer) Write(w *s.CompactWriter, v any) {
+	n := v.(*linkNode)
+	w.WriteString("name", n.Name)
+	w.WriteCompact("next", n.Next)
+}
+func (linkNodeSerializer) Read(r *s.CompactReader) any {
+	n := &linkNode{Name: r.ReadString("name")}
+	n.Next, _ = r.ReadCompact("next").(*linkNode)
+	return n
+}
+
+func TestCyclicValuesFailInsteadOfOverflowing(t *testing.T) {
+	svc, err := s.NewService(s.Config{CompactSerializers: []s.CompactSerializer{linkNodeSerializer{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := &linkNode{Name: "a", Next: &linkNode{Name: "b"}}
+	d, err := svc.ToData(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back, err := svc.ToObject(d); err != nil || back.(*linkNode).Next.Name != "b" || back.(*linkNode).Next.Next != nil {
+		t.Fatalf("round trip: %#v, %v", back, err)
+	}
+	cycle := &linkNode{Name: "loop"}
+	cycle.Next = cycle
+	if _, err := svc.ToData(cycle); !errors.Is(err, s.ErrUnsupportedType) {
+		t.Fatalf("cyclic value: %v, want an error", err)
+	}
+}
+
+// An IDS value holding a nil pointer of a registered Compact type writes a
+// null object instead of calling the Compact serializer with nil.
+type holder struct{ item *linkNode }
+
+func (*holder) FactoryID() int32                                { return 77 }
+func (*holder) ClassID() int32                                  { return 1 }
+func (h *holder) WriteData(out *s.DataOutput)                   { out.WriteObject(h.item) }
+func (h *holder) ReadData(in *s.DataInput)                      { h.item, _ = in.ReadObject().(*linkNode) }
+func (holderFactory) FactoryID() int32                          { return 77 }
+func (holderFactory) Create(int32) s.IdentifiedDataSerializable { return &holder{} }
+
+type holderFactory struct{}
+
+func TestNilNestedPointerIsNull(t *testing.T) {
+	svc, err := s.NewService(s.Config{
+		CompactSerializers:  []s.CompactSerializer{linkNodeSerializer{}},
+		IdentifiedFactories: []s.IdentifiedFactory{holderFactory{}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := svc.ToData(&holder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := svc.ToObject(d)
+	if err != nil || back.(*holder).item != nil {
+		t.Fatalf("got %#v, %v", back, err)
+	}
+}
+
+// Offsets that point every field at the same nested object must not make a
+// full decode exponential.
+func TestOverlappingOffsetsAreBounded(t *testing.T) {
+	svc, err := s.NewService(s.Config{CompactSerializers: []s.CompactSerializer{twinSerializer{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Build a chain of 18 pairs (small enough for one-byte offsets) and
+	// point every right field at the left one: 2^18 nested objects when
+	// decoded naively, from a few hundred bytes.
+	const levels = 18
+	var p *twin
+	for i := 0; i < levels; i++ {
+		p = &twin{L: p, R: nil}
+	}
+	d, err := svc.ToData(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := s.ReadCompactRecord(d, svc.Schemas())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostile, aliased := aliasRight(t, d, rec.Schema())
+	if aliased != levels {
+		t.Fatalf("aliased %d levels, want %d", aliased, levels)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := svc.ToObject(hostile)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("a 2^18-object decode from overlapping offsets succeeded")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("decoding overlapping offsets did not stop")
+	}
+}
+
+type twin struct{ L, R *twin }
+
+type twinSerializer struct{}
+
+func (twinSerializer) Type() reflect.Type { return reflect.TypeFor[*twin]() }
+func (twinSerializer) TypeName() string   { return "pair" }
+func (twinSerializer) Write(w *s.CompactWriter, v any) {
+	p := v.(*twin)
+	w.WriteCompact("l", p.L)
+	w.WriteCompact("r", p.R)
+}
+func (twinSerializer) Read(r *s.CompactReader) any {
+	p := &twin{}
+	p.L, _ = r.ReadCompact("l").(*twin)
+	p.R, _ = r.ReadCompact("r").(*twin)
+	return p
+}
+
+// aliasRight rewrites every twin's offset table so that "r" points where
+// "l" does (the same nested bytes, so the structure stays well-formed).
+func aliasRight(t *testing.T, d s.Data, schema *s.Schema) (s.Data, int) {
+	t.Helper()
+	out := bytes.Clone(d)
+	n := 0
+	l, _ := schema.Field("l")
+	r, _ := schema.Field("r")
+	// Every twin is schema id (8) + data length (4) + body + 2 one-byte
+	// offsets (the data is small), nested inside its parent's body.
+	for i := 0; i+8 <= len(out); i++ {
+		if int64(binary.BigEndian.Uint64(out[i:])) != schema.ID || i+12 > len(out) {
+			continue
+		}
+		dataLen := int(binary.BigEndian.Uint32(out[i+8:]))
+		table := i + 12 + dataLen
+		if table+2 > len(out) || dataLen >= 255 {
+			continue
+		}
+		out[table+int(r.Index)] = out[table+int(l.Index)]
+		n++
+	}
+	return out, n
+}

@@ -275,6 +275,11 @@ func (e *encoder) appendObject(dst []byte, v any, top bool) ([]byte, error) {
 	case *IdentifiedRecord:
 		return e.appendIdentifiedRecordData(dst, x)
 	}
+	if !top && isNil(v) {
+		// A nil pointer of a serializable type is a null nested object; its
+		// serializer must not see it.
+		return wire.AppendInt32(dst, TypeNull), nil
+	}
 	if e.svc != nil {
 		if _, ok := e.svc.compact.Load().byType[reflect.TypeOf(v)]; ok {
 			return e.appendCompactData(dst, v)
@@ -285,9 +290,6 @@ func (e *encoder) appendObject(dst []byte, v any, top bool) ([]byte, error) {
 		return e.appendIdentifiedData(dst, x)
 	case Portable:
 		return e.appendPortableData(dst, x)
-	}
-	if isNil(v) && !top {
-		return wire.AppendInt32(dst, TypeNull), nil
 	}
 	if e.svc != nil {
 		if ct, err := e.svc.zeroConfigType(reflect.TypeOf(v)); err != nil {
@@ -364,6 +366,9 @@ func (e *encoder) compactLayout(ct *compactType, v any) (*compactLayout, error) 
 
 // writeCompact lays out one object with schema and runs write to fill it.
 func (e *encoder) writeCompact(dst []byte, schema *Schema, order []int32, write func(*CompactWriter)) ([]byte, error) {
+	if e.depth >= maxDepth {
+		return dst, &TypeError{Type: schema.TypeName, Reason: "objects nest deeper than " + strconv.Itoa(maxDepth) + " levels (a cycle?)"}
+	}
 	dst = wire.AppendInt64(dst, schema.ID)
 	if e.withSchema {
 		at := len(dst)
