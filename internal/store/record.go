@@ -39,10 +39,12 @@ const (
 	flagBits    = 3
 )
 
-// epochUnix is the base of the stored seconds: 2018-01-01T00:00:00Z, the
-// same fixed base Hazelcast uses, so members agree on every stored time.
-// uint32 seconds from it reach the year 2154.
-const epochUnix = 1514764800
+// epochUnix is the base of the stored seconds: 2000-01-01T00:00:00Z. A
+// fixed base (Hazelcast uses 2018-01-01 the same way) means members agree on
+// every stored time; uint32 seconds from it reach the year 2136. Clock
+// readings before 2000 are stored as 2000. (testing/synctest's fake clock
+// starts exactly at the base.)
+const epochUnix = 946684800
 
 // instant is "now" for one operation, read from the Clock once.
 type instant struct {
