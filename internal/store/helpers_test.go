@@ -84,3 +84,12 @@ func mustGet(t testing.TB, m *Map, pid int32, k string) (string, bool) {
 	}
 	return string(v), ok
 }
+
+// pattern is pseudo-random bytes; patternValue slices it, so tests get
+// varied values without filling them byte by byte (slow under -race).
+var pattern = fillValue(make([]byte, 1<<20), 12345)
+
+func patternValue(seed, size int) []byte {
+	off := seed * 7919 % (len(pattern) - size + 1)
+	return pattern[off : off+size : off+size]
+}

@@ -24,14 +24,15 @@ func (m *Map) Iterate(pid int32, cursor Cursor, limit int, fn func(EntryView) bo
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return Cursor(p.iterate(uint64(cursor), limit, false, m.now(), fn)), nil
+	return Cursor(p.iterate(uint64(cursor), limit, m.now(), fn)), nil
 }
 
 // Scan calls fn with a view of every entry of a partition until fn returns
-// false: the zero-copy full scan of the query engine. Views (key, value,
-// metadata) are valid only during the call; fn runs with the partition
-// locked and must not call into the Map. Expired entries are skipped.
-// Scanning does not count as access.
+// false: the zero-copy full scan of the query engine, in memory order (the
+// cheapest; use Iterate for an order that survives pauses). Views (key,
+// value, metadata) are valid only during the call; fn runs with the
+// partition locked and must not call into the Map. Expired entries are
+// skipped. Scanning does not count as access.
 func (m *Map) Scan(pid int32, fn func(EntryView) bool) error {
 	if err := m.checkPartition("scan", pid); err != nil {
 		return err
@@ -42,15 +43,34 @@ func (m *Map) Scan(pid int32, fn func(EntryView) bool) error {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.iterate(0, 0, true, m.now(), fn)
+	p.scan(m.now(), fn)
 	return nil
+}
+
+// scan walks the slab chunks in memory order (no index reads; sequential
+// access the hardware prefetches), skipping dead and expired records.
+func (p *partition) scan(now instant, fn func(EntryView) bool) {
+	for i := range p.chunks {
+		c := &p.chunks[i]
+		data, shift := c.data, c.shift
+		for off := 0; off < len(data); {
+			r := decodeRec(data, off)
+			off = alignUp(r.end(), shift)
+			if r.flags&flagDead != 0 || p.m.expired(data, &r, now.sec) {
+				continue
+			}
+			if !fn(p.m.view(data, &r)) {
+				return
+			}
+		}
+	}
 }
 
 // iterate walks the slots in hash order from hash >= from. The table is
 // sorted by hash except that the slots at its start may hold entries that
 // wrapped around from the end (home > position): pass 1 walks
 // home(from)..n-1 skipping those, pass 2 walks the wrapped prefix.
-func (p *partition) iterate(from uint64, limit int, hardStop bool, now instant, fn func(EntryView) bool) uint64 {
+func (p *partition) iterate(from uint64, limit int, now instant, fn func(EntryView) bool) uint64 {
 	const done = uint64(CursorDone)
 	n := len(p.slots)
 	if n == 0 {
@@ -75,9 +95,6 @@ func (p *partition) iterate(from uint64, limit int, hardStop bool, now instant, 
 		delivered++
 		last = sh
 		if !more || (limit > 0 && delivered >= limit) {
-			if hardStop {
-				return true
-			}
 			stopped = true
 		}
 		return false

@@ -61,6 +61,7 @@ type partition struct {
 
 	// Statistics.
 	hits, evictions, expirations int64
+	evacuated                    int64 // chunks emptied by compaction
 	lastAccess, lastUpdate       int64 // Unix ms; 0 = never
 }
 

@@ -39,7 +39,7 @@ func (m *Map) ExportAppend(dst []byte, pid int32, cursor Cursor, maxBytes int) (
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	next := p.iterate(uint64(cursor), 0, false, m.now(), func(v EntryView) bool {
+	next := p.iterate(uint64(cursor), 0, m.now(), func(v EntryView) bool {
 		dst = appendRecord(dst, &v)
 		return maxBytes <= 0 || len(dst)-start < maxBytes
 	})

@@ -10,12 +10,15 @@ package store
 //
 //   - tier 0, records up to midRecord (2 KiB): byte offsets, chunks up to
 //     32 KiB (Go's largest size class), grown by 1/8;
-//   - tier 1, records up to hugeRecord (256 KiB): 16-byte units (so up to
+//   - tier 1, records up to hugeRecord (64 KiB): 16-byte units (so up to
 //     15 bytes of padding per record), chunks up to 1 MiB, grown by 1/16,
 //     so that a record is a small part of its chunk and the losses at the
-//     end of sealed chunks and in the last open chunk stay near 1-2%;
+//     end of sealed chunks and in the last open chunk stay near 1-2%. The
+//     price is copying: while its open chunk grows, a record's bytes are
+//     copied about 16 times on average (about 1.3 ns per byte here);
 //   - bigger records: an allocation of their own (Go rounds it up to whole
-//     8 KiB pages, under 3% at these sizes).
+//     8 KiB pages: 4 KiB lost on average, 6% at 64 KiB, 1% at 300 KiB),
+//     which bounds the copying any single write can cause.
 //
 // Each tier has one open chunk receiving appends. It grows by reallocation
 // in small steps (references stay valid: they hold chunk ids and
@@ -27,19 +30,20 @@ const (
 	offMask    = 1<<offBits - 1
 	maxChunkID = 1<<(32-offBits) - 1 // 65 535 chunks per partition
 
-	midRecord  = 2 << 10   // largest tier-0 record
-	hugeRecord = 256 << 10 // largest tier-1 record
-	bigShift   = 4         // tier-1 offset unit: 16 bytes
-	minChunk   = 128       // first allocation of a tier-0 open chunk
-	fitMin     = 16 << 10  // open chunks from this size on choose where to be sealed
+	midRecord  = 2 << 10  // largest tier-0 record
+	hugeRecord = 64 << 10 // largest tier-1 record
+	bigShift   = 4        // tier-1 offset unit: 16 bytes
+	minChunk   = 128      // first allocation of a tier-0 open chunk
+	fitMin     = 16 << 10 // open chunks from this size on choose where to be sealed
 )
 
 // tierMax is the largest chunk of each tier.
 var tierMax = [2]int{32 << 10, offMask << bigShift}
 
-// growDiv: an open chunk grows by 1/growDiv of its capacity at a time.
-// Tier 1 uses smaller steps: its chunks are large, and the last one's slack
-// is what its records lose most; the cost is more copying per byte written.
+// growDiv: an open chunk grows by 1/growDiv of its capacity at a time, so
+// its slack averages 1/(2*growDiv) and each byte written is copied about
+// growDiv times while it fills. Tier 1 uses smaller steps: its chunks are
+// large, and the last one's slack is what its records lose most.
 var growDiv = [2]int{8, 16}
 
 // fitSizes are Go's allocation sizes from fitMin to 32 KiB (a test checks
@@ -291,5 +295,6 @@ func (p *partition) evacuate(id uint32) bool {
 		off += alignUp(size, c.shift)
 	}
 	p.release(id)
+	p.evacuated++
 	return true
 }

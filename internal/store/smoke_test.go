@@ -10,16 +10,17 @@ func TestSmokeRandom(t *testing.T) {
 	m := newTestMap(t, MapConfig{PartitionCount: 3})
 	ref := map[string]string{}
 	r := rand.New(rand.NewPCG(1, 2))
-	sizes := []int{1, 10, 100, 1000, 3000, 20000, 300000}
-	for i := range 20000 {
+	sizes := []int{1, 10, 100, 1000, 3000, 20000, 100_000}
+	ops := 20000
+	if raceEnabled {
+		ops = 4000
+	}
+	for i := range ops {
 		k := fmt.Sprintf("k%d", r.IntN(500))
 		pid := int32(len(k) % 3)
 		switch r.IntN(4) {
 		case 0, 1:
-			v := make([]byte, sizes[r.IntN(len(sizes)-1+b2i(i%97 == 0))])
-			for j := range v {
-				v[j] = byte(r.Uint32())
-			}
+			v := patternValue(i, sizes[r.IntN(len(sizes)-1+b2i(i%97 == 0))])
 			old, ok, err := m.Put(pid, []byte(k), v, Expiry{})
 			if err != nil {
 				t.Fatal(err)

@@ -22,6 +22,7 @@ func (m *Map) Stats() Stats {
 		s.Hits += p.hits
 		s.Evictions += p.evictions
 		s.Expirations += p.expirations
+		s.CompactedChunks += p.evacuated
 		s.LastAccessTime = max(s.LastAccessTime, p.lastAccess)
 		s.LastUpdateTime = max(s.LastUpdateTime, p.lastUpdate)
 		p.mu.Unlock()

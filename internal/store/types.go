@@ -127,6 +127,9 @@ type Stats struct {
 	Hits        int64 // reads that found an entry
 	Evictions   int64
 	Expirations int64
+	// CompactedChunks counts slab chunks emptied by compaction (their live
+	// records copied elsewhere).
+	CompactedChunks int64
 	// Latest over all partitions:
 	LastAccessTime int64 // Unix ms of the latest read or write; 0 = never
 	LastUpdateTime int64 // Unix ms of the latest write or removal; 0 = never
