@@ -68,7 +68,10 @@ func TestObserverSequences(t *testing.T) {
 			m.Set(0, k, v1, Expiry{})
 			m.Set(0, []byte("j"), v1, Expiry{})
 			m.Clear(0)
+			m.Clear(0) // empty: nothing to report
+			m.Clear(3) // never written
 			m.Set(1, k, v1, Expiry{})
+			m.DropPartition(1)
 			m.DropPartition(1)
 		}, []string{"ADDED p0 k new=one v1", "ADDED p0 j new=one v1", "CLEARED p0", "ADDED p1 k new=one v1", "DROPPED p1"}},
 		{"putAll in order", func(m *Map) {

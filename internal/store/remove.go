@@ -98,14 +98,15 @@ func (m *Map) remove(a *removeArgs, dst []byte) ([]byte, bool, error) {
 }
 
 // Clear removes every entry of a partition and frees its memory, emitting a
-// single CLEARED event (no per-entry events). It returns how many entries
-// were removed.
+// single CLEARED event if there were any (no per-entry events). It returns
+// how many entries were removed.
 func (m *Map) Clear(pid int32) (int, error) {
 	return m.empty("clear", pid, EventCleared)
 }
 
 // DropPartition empties a partition after it moved away or before a full
-// re-sync, emitting a single DROPPED event. The partition's role is kept.
+// re-sync, emitting a single DROPPED event if it held entries. The
+// partition's role is kept.
 func (m *Map) DropPartition(pid int32) error {
 	_, err := m.empty("dropPartition", pid, EventDropped)
 	return err
@@ -122,7 +123,7 @@ func (m *Map) empty(op string, pid int32, typ EventType) (int, error) {
 	p.mu.Lock()
 	defer p.unlock()
 	n := p.count
-	if obs := m.obs(); obs != nil {
+	if obs := m.obs(); obs != nil && n > 0 {
 		obs.OnEvent(Event{Type: typ, Partition: p.id, Backup: p.role == RoleBackup})
 	}
 	p.reset()
