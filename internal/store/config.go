@@ -27,6 +27,8 @@ type systemClock struct{}
 
 func (systemClock) Now() time.Time { return time.Now() }
 
+var _ Clock = systemClock{}
+
 // SystemClock is the wall clock. Under testing/synctest it follows the
 // bubble's fake time.
 var SystemClock Clock = systemClock{}

@@ -17,7 +17,6 @@ const (
 
 type memResult struct {
 	costPerEntry, heapPerEntry float64
-	garbage                    int64
 }
 
 // measureMemory loads n entries with the given value size into a new map
@@ -47,7 +46,6 @@ func measureMemory(n, valueSize int) memResult {
 	return memResult{
 		costPerEntry: float64(st.OwnedEntryMemoryCost) / float64(st.OwnedEntryCount),
 		heapPerEntry: float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(n),
-		garbage:      st.GarbageBytes,
 	}
 }
 

@@ -115,6 +115,8 @@ type ObserverFunc func(Event)
 
 func (f ObserverFunc) OnEvent(e Event) { f(e) }
 
+var _ Observer = ObserverFunc(nil)
+
 // Stats are a map's statistics on this member, like Hazelcast's
 // LocalMapStats.
 type Stats struct {
