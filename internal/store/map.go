@@ -1,0 +1,228 @@
+package store
+
+import (
+	"hash/maphash"
+	"sync/atomic"
+)
+
+// Map is one map's records on one member: PartitionCount independent
+// partitions, each with its own lock, so operations on different partitions
+// run in parallel. All methods are safe for concurrent use.
+//
+// Every operation takes the partition id the caller computed from the key
+// (the store never interprets key or value bytes; key equality is byte
+// equality). The store copies the bytes it is given and returns copies,
+// except where a method says it passes views to a callback.
+type Map struct {
+	cfg   MapConfig
+	seed  maphash.Seed
+	clock Clock
+	parts []atomic.Pointer[partition] // created on first write
+
+	defTTL, defIdle uint32 // map defaults in seconds; 0 = forever
+	defExpiry       bool   // defTTL != 0 || defIdle != 0
+	evict           bool   // eviction configured
+
+	observer atomic.Pointer[observerBox]
+	owned    totals
+	backup   totals
+	sweepAt  atomic.Uint32 // partition where the next Sweep starts
+}
+
+type observerBox struct{ o Observer }
+
+type totals struct {
+	count   atomic.Int64
+	cost    atomic.Int64
+	garbage atomic.Int64
+}
+
+// NewMap creates an empty map. It fails with ErrInvalidConfig.
+func NewMap(cfg MapConfig) (*Map, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	m := &Map{
+		cfg:     cfg,
+		seed:    maphash.MakeSeed(),
+		clock:   cfg.Clock,
+		parts:   make([]atomic.Pointer[partition], cfg.PartitionCount),
+		defTTL:  configSecs(cfg.TTL),
+		defIdle: configSecs(cfg.MaxIdle),
+	}
+	m.defExpiry = m.defTTL != 0 || m.defIdle != 0
+	m.evict = cfg.Eviction.Policy != EvictionNone && (cfg.Eviction.MaxEntries > 0 || cfg.Eviction.MaxBytes > 0)
+	return m, nil
+}
+
+// Config returns the map's configuration with defaults filled in.
+func (m *Map) Config() MapConfig { return m.cfg }
+
+// PartitionCount returns the number of partitions.
+func (m *Map) PartitionCount() int { return len(m.parts) }
+
+// SetObserver installs the observer that receives every change (nil
+// removes it). Changes in flight may still go to the previous one. With no
+// observer, changes cost nothing extra.
+func (m *Map) SetObserver(o Observer) {
+	if o == nil {
+		m.observer.Store(nil)
+		return
+	}
+	m.observer.Store(&observerBox{o})
+}
+
+func (m *Map) obs() Observer {
+	if b := m.observer.Load(); b != nil {
+		return b.o
+	}
+	return nil
+}
+
+func (m *Map) hash(key []byte) uint32 { return uint32(maphash.Bytes(m.seed, key) >> 32) }
+
+func (m *Map) now() instant { return instantOf(m.clock.Now()) }
+
+func (m *Map) totals(r Role) *totals {
+	if r == RoleBackup {
+		return &m.backup
+	}
+	return &m.owned
+}
+
+// partition returns partition pid if it exists (nil otherwise).
+func (m *Map) partition(pid int32) *partition { return m.parts[pid].Load() }
+
+// partitionForWrite returns partition pid, creating it.
+func (m *Map) partitionForWrite(pid int32) *partition {
+	if p := m.parts[pid].Load(); p != nil {
+		return p
+	}
+	np := newPartition(m, pid)
+	np.rng ^= uint64(m.hash([]byte{byte(pid), byte(pid >> 8), byte(pid >> 16), byte(pid >> 24)}))
+	np.rng |= 1
+	if m.parts[pid].CompareAndSwap(nil, np) {
+		np.mu.Lock()
+		np.publish()
+		np.mu.Unlock()
+		return np
+	}
+	return m.parts[pid].Load()
+}
+
+// ---- validation ---------------------------------------------------------
+
+func (m *Map) checkPartition(op string, pid int32) error {
+	if pid < 0 || int(pid) >= len(m.parts) {
+		return opErr(op, ErrPartitionRange)
+	}
+	return nil
+}
+
+func (m *Map) checkKey(op string, pid int32, key []byte) error {
+	if pid < 0 || int(pid) >= len(m.parts) {
+		return opErr(op, ErrPartitionRange)
+	}
+	if len(key) == 0 {
+		return opErr(op, ErrInvalidKey)
+	}
+	if len(key) > m.cfg.MaxKeySize {
+		return tooLarge(op, "key", len(key), m.cfg.MaxKeySize, "MapConfig.MaxKeySize")
+	}
+	return nil
+}
+
+func (m *Map) checkValue(op string, value []byte) error {
+	if len(value) == 0 {
+		return opErr(op, ErrInvalidValue)
+	}
+	if len(value) > m.cfg.MaxValueSize {
+		return tooLarge(op, "value", len(value), m.cfg.MaxValueSize, "MapConfig.MaxValueSize")
+	}
+	return nil
+}
+
+// ---- expiry -----------------------------------------------------------
+
+// limits returns a record's effective TTL and max-idle in seconds (0 = none).
+func (m *Map) limits(b []byte, r *rec) (ttl, idle uint32) {
+	ttl, idle = m.defTTL, m.defIdle
+	i := r.opt
+	if r.flags&flagTTL != 0 {
+		ttl = leU32(b[i:])
+		i += 4
+	}
+	if r.flags&flagMaxIdle != 0 {
+		idle = leU32(b[i:])
+	}
+	return ttl, idle
+}
+
+func (m *Map) canExpire(b []byte, r *rec) bool {
+	if r.flags&flagsExpiry == 0 {
+		return m.defExpiry
+	}
+	ttl, idle := m.limits(b, r)
+	return ttl != 0 || idle != 0
+}
+
+func (m *Map) metaCanExpire(mt *meta) bool {
+	ttl, idle := m.defTTL, m.defIdle
+	if mt.flags&flagTTL != 0 {
+		ttl = mt.ttl
+	}
+	if mt.flags&flagMaxIdle != 0 {
+		idle = mt.maxIdle
+	}
+	return ttl != 0 || idle != 0
+}
+
+// deadline is the stored second at which a record expires; ok is false if
+// it never does.
+func (m *Map) deadline(b []byte, r *rec) (sec uint64, ok bool) {
+	if r.flags&flagsExpiry == 0 && !m.defExpiry {
+		return 0, false
+	}
+	ttl, idle := m.limits(b, r)
+	if ttl != 0 {
+		sec, ok = uint64(r.u32(b, offUpdated))+uint64(ttl), true
+	}
+	if idle != 0 {
+		if d := uint64(r.u32(b, offAccessed)) + uint64(idle); !ok || d < sec {
+			sec, ok = d, true
+		}
+	}
+	return sec, ok
+}
+
+func (m *Map) expired(b []byte, r *rec, now uint32) bool {
+	d, ok := m.deadline(b, r)
+	return ok && uint64(now) >= d
+}
+
+// view builds an EntryView over the record (views, not copies).
+func (m *Map) view(b []byte, r *rec) EntryView {
+	mt := r.meta(b)
+	v := EntryView{Key: r.key(b), Value: r.value(b), EntryMeta: entryMeta(&mt)}
+	if d, ok := m.deadline(b, r); ok {
+		v.ExpirationTime = (int64(d) + epochUnix) * 1000
+	}
+	return v
+}
+
+func entryMeta(mt *meta) EntryMeta {
+	return EntryMeta{
+		Version:        mt.version,
+		Hits:           mt.hits,
+		CreationTime:   msOf(mt.created),
+		LastUpdateTime: msOf(mt.updated),
+		LastAccessTime: msOf(mt.accessed),
+		Expiry:         mt.expiry(),
+	}
+}
+
+func leU32(b []byte) uint32 {
+	_ = b[3]
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}

@@ -1,0 +1,142 @@
+package store
+
+import "encoding/binary"
+
+// Mutation primitives. All run with p.mu held and mark the partition dirty;
+// unlock then compacts, shrinks and publishes the accounting.
+
+func (p *partition) unlock() {
+	if p.dirty {
+		p.dirty = false
+		p.maintain()
+	}
+	p.mu.Unlock()
+}
+
+func (p *partition) emit(obs Observer, typ EventType, key, oldV, newV []byte, mt *meta) {
+	obs.OnEvent(Event{
+		Type:      typ,
+		Partition: p.id,
+		Backup:    p.role == RoleBackup,
+		Key:       key,
+		OldValue:  oldV,
+		NewValue:  newV,
+		Meta:      entryMeta(mt),
+	})
+}
+
+// insert adds a record for a key that is not present.
+func (p *partition) insert(obs Observer, h uint32, key, value []byte, mt *meta) error {
+	size := recSize(len(key), len(value), mt.flags)
+	ref, ok := p.alloc(size)
+	if !ok {
+		return ErrPartitionFull
+	}
+	p.dirty = true
+	encodeRec(p.space(ref, size), mt, key, value)
+	p.growForInsert()
+	p.insertSlot(uint64(h)<<32 | uint64(ref))
+	p.count++
+	if p.m.metaCanExpire(mt) {
+		p.expirable++
+	}
+	if obs != nil {
+		b, r := p.recOf(ref)
+		p.emit(obs, EventAdded, r.key(b), nil, r.value(b), mt)
+	}
+	return nil
+}
+
+// update replaces the record at slot pos with value and mt, emitting typ
+// (EventUpdated or EventExpiryChanged). value may be a view of the current
+// record. When the new record has the same layout and nobody observes the
+// old value, it is overwritten in place; otherwise it is appended and the old
+// one becomes garbage.
+func (p *partition) update(obs Observer, pos int, value []byte, mt *meta, typ EventType) error {
+	s := p.slots[pos]
+	oldRef := uint32(s)
+	b, r := p.recOf(oldRef)
+	wasExpirable := p.m.canExpire(b, &r)
+	p.dirty = true
+	if obs == nil && r.vLen == len(value) && r.flags&flagsExpiry == mt.flags {
+		le := binary.LittleEndian
+		o := b[r.off:]
+		le.PutUint32(o[offVersion:], mt.version)
+		le.PutUint32(o[offCreated:], mt.created)
+		le.PutUint32(o[offUpdated:], mt.updated)
+		le.PutUint32(o[offAccessed:], mt.accessed)
+		le.PutUint32(o[offHits:], mt.hits)
+		i := r.opt
+		if mt.flags&flagTTL != 0 {
+			le.PutUint32(b[i:], mt.ttl)
+			i += 4
+		}
+		if mt.flags&flagMaxIdle != 0 {
+			le.PutUint32(b[i:], mt.maxIdle)
+		}
+		copy(b[r.vOff():r.end()], value)
+	} else {
+		size := recSize(r.kLen, len(value), mt.flags)
+		ref, ok := p.alloc(size)
+		if !ok {
+			return ErrPartitionFull
+		}
+		b, r = p.recOf(oldRef) // the open chunk may have moved
+		encodeRec(p.space(ref, size), mt, r.key(b), value)
+		if obs != nil {
+			nb, nr := p.recOf(ref)
+			p.emit(obs, typ, nr.key(nb), r.value(b), nr.value(nb), mt)
+		}
+		p.slots[pos] = s&^0xFFFFFFFF | uint64(ref)
+		p.kill(oldRef, r.size())
+	}
+	if now := p.m.metaCanExpire(mt); now != wasExpirable {
+		if now {
+			p.expirable++
+		} else {
+			p.expirable--
+		}
+	}
+	return nil
+}
+
+// removeAt removes the record at slot pos, emitting typ.
+func (p *partition) removeAt(obs Observer, pos int, typ EventType) {
+	ref := uint32(p.slots[pos])
+	b, r := p.recOf(ref)
+	p.dirty = true
+	if p.m.canExpire(b, &r) {
+		p.expirable--
+	}
+	if obs != nil {
+		mt := r.meta(b)
+		p.emit(obs, typ, r.key(b), r.value(b), nil, &mt)
+	}
+	p.deleteSlot(pos)
+	p.kill(ref, r.size())
+	p.count--
+}
+
+// lookup finds key; an expired entry is removed (EXPIRED) and reported
+// absent.
+func (p *partition) lookup(obs Observer, h uint32, key []byte, now instant) int {
+	pos := p.find(h, key)
+	if pos < 0 {
+		return -1
+	}
+	b, r := p.recOf(uint32(p.slots[pos]))
+	if p.m.expired(b, &r, now.sec) {
+		p.removeAt(obs, pos, EventExpired)
+		p.expirations++
+		return -1
+	}
+	return pos
+}
+
+// upsert writes a record with exactly the given metadata (replication).
+func (p *partition) upsert(obs Observer, h uint32, key, value []byte, mt *meta) error {
+	if pos := p.find(h, key); pos >= 0 {
+		return p.update(obs, pos, value, mt, EventUpdated)
+	}
+	return p.insert(obs, h, key, value, mt)
+}

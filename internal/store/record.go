@@ -1,0 +1,304 @@
+package store
+
+import (
+	"encoding/binary"
+	"math"
+	"time"
+)
+
+// Record encoding inside a slab chunk (see doc.go for the budget):
+//
+//	off  size  field
+//	  0     4  version          uint32 LE
+//	  4     4  creation time    uint32 LE, seconds since epochUnix
+//	  8     4  last update time
+//	 12     4  last access time
+//	 16     4  hits             uint32 LE, saturating
+//	 20   1-5  key length << 3 | flags   uvarint (flags in the low 3 bits of byte 20)
+//	  .   1-5  value length     uvarint
+//	  .     4  TTL seconds      only when flagTTL (0 = Forever)
+//	  .     4  max-idle seconds only when flagMaxIdle (0 = Forever)
+//	  .     k  key bytes
+//	  .     v  value bytes
+//
+// Keys up to 15 bytes (a serialized Integer key is 12) keep the flags and
+// the key length in one byte.
+const (
+	offVersion  = 0
+	offCreated  = 4
+	offUpdated  = 8
+	offAccessed = 12
+	offHits     = 16
+	offFlags    = 20 // low 3 bits of the first key-length byte
+	fixedHeader = 20
+
+	flagDead    = 1 << 0 // record is garbage, waiting for compaction
+	flagTTL     = 1 << 1 // per-entry TTL field present
+	flagMaxIdle = 1 << 2 // per-entry max-idle field present
+	flagsExpiry = flagTTL | flagMaxIdle
+	flagBits    = 3
+)
+
+// epochUnix is the base of the stored seconds: 2000-01-01T00:00:00Z. A
+// fixed base (Hazelcast uses 2018-01-01 the same way) means members agree on
+// every stored time; uint32 seconds from it reach the year 2136. Clock
+// readings before 2000 are stored as 2000. (testing/synctest's fake clock
+// starts exactly at the base.)
+const epochUnix = 946684800
+
+// instant is "now" for one operation, read from the Clock once.
+type instant struct {
+	ms  int64  // Unix milliseconds, for map statistics
+	sec uint32 // stored form
+}
+
+func instantOf(t time.Time) instant {
+	ms := t.UnixMilli()
+	return instant{ms: ms, sec: secOf(ms)}
+}
+
+// secOf converts Unix milliseconds to stored seconds, truncating, clamped to
+// the representable range.
+func secOf(ms int64) uint32 {
+	s := ms / 1000
+	if ms < 0 && ms%1000 != 0 {
+		s--
+	}
+	s -= epochUnix
+	switch {
+	case s < 0:
+		return 0
+	case s > math.MaxUint32:
+		return math.MaxUint32
+	}
+	return uint32(s)
+}
+
+// msOf converts stored seconds to Unix milliseconds.
+func msOf(sec uint32) int64 { return (int64(sec) + epochUnix) * 1000 }
+
+// expirySecs converts one Expiry field to its stored form. present is false
+// for "map default"; secs is 0 for Forever.
+func expirySecs(d time.Duration) (present bool, secs uint32, ok bool) {
+	switch {
+	case d == 0:
+		return false, 0, true
+	case d < 0:
+		return false, 0, false
+	case d == Forever:
+		return true, 0, true
+	}
+	s := (d + time.Second - 1) / time.Second
+	if s >= math.MaxUint32 {
+		return true, 0, true
+	}
+	return true, uint32(s), true
+}
+
+// configSecs converts a map default (0 = forever) to stored seconds.
+func configSecs(d time.Duration) uint32 {
+	_, s, _ := expirySecs(d)
+	return s
+}
+
+func durationOf(present bool, secs uint32) time.Duration {
+	switch {
+	case !present:
+		return 0
+	case secs == 0:
+		return Forever
+	}
+	return time.Duration(secs) * time.Second
+}
+
+// meta is a record's metadata in stored form.
+type meta struct {
+	version  uint32
+	created  uint32
+	updated  uint32
+	accessed uint32
+	hits     uint32
+	flags    byte // only flagTTL / flagMaxIdle are meaningful here
+	ttl      uint32
+	maxIdle  uint32
+}
+
+func (m *meta) setExpiry(e Expiry) bool {
+	tp, ts, ok1 := expirySecs(e.TTL)
+	ip, is, ok2 := expirySecs(e.MaxIdle)
+	if !ok1 || !ok2 {
+		return false
+	}
+	m.flags, m.ttl, m.maxIdle = 0, ts, is
+	if tp {
+		m.flags |= flagTTL
+	}
+	if ip {
+		m.flags |= flagMaxIdle
+	}
+	return true
+}
+
+func (m *meta) expiry() Expiry {
+	return Expiry{
+		TTL:     durationOf(m.flags&flagTTL != 0, m.ttl),
+		MaxIdle: durationOf(m.flags&flagMaxIdle != 0, m.maxIdle),
+	}
+}
+
+func nextVersion(v uint32) uint32 {
+	v++
+	if v == 0 {
+		v = 1 // 0 never names a live record
+	}
+	return v
+}
+
+func uvarintLen(x int) int {
+	n := 1
+	for x >= 0x80 {
+		x >>= 7
+		n++
+	}
+	return n
+}
+
+// recSize is the encoded size of a record.
+func recSize(klen, vlen int, flags byte) int {
+	n := fixedHeader + uvarintLen(klen<<flagBits) + uvarintLen(vlen) + klen + vlen
+	if flags&flagTTL != 0 {
+		n += 4
+	}
+	if flags&flagMaxIdle != 0 {
+		n += 4
+	}
+	return n
+}
+
+// encodeRec writes a record into dst, which must be exactly recSize long.
+func encodeRec(dst []byte, m *meta, key, value []byte) {
+	le := binary.LittleEndian
+	le.PutUint32(dst[offVersion:], m.version)
+	le.PutUint32(dst[offCreated:], m.created)
+	le.PutUint32(dst[offUpdated:], m.updated)
+	le.PutUint32(dst[offAccessed:], m.accessed)
+	le.PutUint32(dst[offHits:], m.hits)
+	i := fixedHeader
+	i += binary.PutUvarint(dst[i:], uint64(len(key))<<flagBits|uint64(m.flags&flagsExpiry))
+	i += binary.PutUvarint(dst[i:], uint64(len(value)))
+	if m.flags&flagTTL != 0 {
+		le.PutUint32(dst[i:], m.ttl)
+		i += 4
+	}
+	if m.flags&flagMaxIdle != 0 {
+		le.PutUint32(dst[i:], m.maxIdle)
+		i += 4
+	}
+	i += copy(dst[i:], key)
+	copy(dst[i:], value)
+}
+
+// rec locates the parts of one record inside a chunk. Offsets are absolute
+// in the chunk.
+type rec struct {
+	off   int // record start
+	flags byte
+	opt   int // start of the optional fields
+	kOff  int
+	kLen  int
+	vLen  int
+}
+
+func (r *rec) vOff() int { return r.kOff + r.kLen }
+func (r *rec) end() int  { return r.kOff + r.kLen + r.vLen }
+func (r *rec) size() int { return r.end() - r.off }
+
+func uvarintAt(b []byte, i int) (int, int) {
+	if x := b[i]; x < 0x80 {
+		return int(x), i + 1
+	}
+	v, n := binary.Uvarint(b[i:])
+	return int(v), i + n
+}
+
+// decodeRec parses the record at off. The chunk was written by encodeRec,
+// so it is trusted. The common case (key up to 15 bytes, value under 16 KiB)
+// takes the fast path.
+func decodeRec(b []byte, off int) rec {
+	i := off + fixedHeader
+	_ = b[i+2] // every record has at least one key and one value byte after the lengths
+	kf, v0 := b[i], b[i+1]
+	if kf < 0x80 {
+		r := rec{off: off, flags: kf & (1<<flagBits - 1), kLen: int(kf >> flagBits)}
+		switch v1 := b[i+2]; {
+		case v0 < 0x80:
+			r.vLen, r.opt = int(v0), i+2
+		case v1 < 0x80:
+			r.vLen, r.opt = int(v0&0x7f)|int(v1)<<7, i+3
+		default:
+			return decodeRecSlow(b, off)
+		}
+		r.kOff = r.opt + int(r.flags>>1&1+r.flags>>2&1)<<2
+		return r
+	}
+	return decodeRecSlow(b, off)
+}
+
+func decodeRecSlow(b []byte, off int) rec {
+	r := rec{off: off}
+	kf, i := uvarintAt(b, off+fixedHeader)
+	r.flags, r.kLen = byte(kf&(1<<flagBits-1)), kf>>flagBits
+	r.vLen, i = uvarintAt(b, i)
+	r.opt = i
+	if r.flags&flagTTL != 0 {
+		i += 4
+	}
+	if r.flags&flagMaxIdle != 0 {
+		i += 4
+	}
+	r.kOff = i
+	return r
+}
+
+func (r *rec) key(b []byte) []byte   { return b[r.kOff : r.kOff+r.kLen : r.kOff+r.kLen] }
+func (r *rec) value(b []byte) []byte { v := r.vOff(); return b[v : v+r.vLen : v+r.vLen] }
+
+func (r *rec) u32(b []byte, field int) uint32 {
+	return binary.LittleEndian.Uint32(b[r.off+field:])
+}
+
+func (r *rec) setU32(b []byte, field int, v uint32) {
+	binary.LittleEndian.PutUint32(b[r.off+field:], v)
+}
+
+func (r *rec) meta(b []byte) meta {
+	h := b[r.off : r.off+fixedHeader : r.off+fixedHeader]
+	le := binary.LittleEndian
+	m := meta{
+		version:  le.Uint32(h[offVersion:]),
+		created:  le.Uint32(h[offCreated:]),
+		updated:  le.Uint32(h[offUpdated:]),
+		accessed: le.Uint32(h[offAccessed:]),
+		hits:     le.Uint32(h[offHits:]),
+		flags:    r.flags & flagsExpiry,
+	}
+	if r.flags&flagsExpiry != 0 {
+		i := r.opt
+		if r.flags&flagTTL != 0 {
+			m.ttl = le.Uint32(b[i:])
+			i += 4
+		}
+		if r.flags&flagMaxIdle != 0 {
+			m.maxIdle = le.Uint32(b[i:])
+		}
+	}
+	return m
+}
+
+// touch records a read: last access time and hits.
+func (r *rec) touch(b []byte, now uint32) {
+	r.setU32(b, offAccessed, now)
+	if h := r.u32(b, offHits); h != math.MaxUint32 {
+		r.setU32(b, offHits, h+1)
+	}
+}
