@@ -136,6 +136,15 @@ func TestContract(t *testing.T) {
 			{"other partition kept", get(2, "c"), valOK{"1", true}},
 			{"usable after clear", put(0, "a", "2"), valOK{"", false}},
 		}},
+		{"evict all", []step{
+			{"set a", set(0, "a", "1"), nil},
+			{"set b", set(0, "b", "1"), nil},
+			{"set c", set(2, "c", "1"), nil},
+			{"evict all", func(m *Map) (any, error) { return m.EvictAll(0) }, 2},
+			{"partition empty", func(m *Map) (any, error) { return m.PartitionSize(0) }, 0},
+			{"other partition kept", get(2, "c"), valOK{"1", true}},
+			{"counted as evictions", func(m *Map) (any, error) { return m.Stats().Evictions, nil }, int64(2)},
+		}},
 		{"versions", []step{
 			{"setIfVersion 0 on absent creates", func(m *Map) (any, error) {
 				v, ok, err := m.SetIfVersion(0, b("a"), b("1"), 0, Expiry{})

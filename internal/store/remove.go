@@ -104,6 +104,14 @@ func (m *Map) Clear(pid int32) (int, error) {
 	return m.empty("clear", pid, EventCleared)
 }
 
+// EvictAll evicts every entry of a partition at once, like Hazelcast's
+// IMap.evictAll: one CLEARED event if there were entries (no per-entry
+// events), and the entries count as evictions in Stats. It returns how many
+// entries were evicted.
+func (m *Map) EvictAll(pid int32) (int, error) {
+	return m.empty("evictAll", pid, EventCleared)
+}
+
 // DropPartition empties a partition after it moved away or before a full
 // re-sync, emitting a single DROPPED event if it held entries. The
 // partition's role is kept.
@@ -130,6 +138,9 @@ func (m *Map) empty(op string, pid int32, typ EventType) (int, error) {
 	p.dirty = true
 	if typ == EventCleared {
 		p.lastUpdate = m.now().ms
+	}
+	if op == "evictAll" {
+		p.evictions += int64(n)
 	}
 	return n, nil
 }
