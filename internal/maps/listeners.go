@@ -1,0 +1,143 @@
+package maps
+
+import (
+	"bytes"
+	"sync/atomic"
+
+	"github.com/atolldb/atoll/internal/store"
+)
+
+// ListenerOptions selects the events a listener receives.
+type ListenerOptions struct {
+	// Key, when set, limits events to that key (compared as bytes).
+	Key []byte
+	// IncludeValues copies old and new values into events.
+	IncludeValues bool
+	// Types limits events to these types; all user-visible types when empty.
+	Types []store.EventType
+	// Buffer is how many events may wait for delivery before further
+	// events are dropped (and counted); default 4096.
+	Buffer int
+}
+
+// Event is a copy of a store event for a listener.
+type Event struct {
+	Type      store.EventType
+	Partition int32
+	Key       []byte
+	Value     []byte // new value, when IncludeValues
+	OldValue  []byte // old value, when IncludeValues
+}
+
+// Listener receives a map's entry events through a bounded channel. When
+// the channel is full, events are dropped and counted instead of blocking
+// the writer; the consumer learns the count from Dropped and treats state it
+// derives from events (a near cache) as stale.
+type Listener struct {
+	map_    *Map
+	opts    ListenerOptions
+	mask    uint16
+	events  chan Event
+	dropped atomic.Int64
+	closed  atomic.Bool
+	done    chan struct{}
+}
+
+// Events is the channel of events; it is never closed (see Done).
+func (l *Listener) Events() <-chan Event { return l.events }
+
+// Done is closed when the listener is removed (or its map destroyed).
+func (l *Listener) Done() <-chan struct{} { return l.done }
+
+// TakeDropped returns the number of events dropped since the last call.
+func (l *Listener) TakeDropped() int64 { return l.dropped.Swap(0) }
+
+// Close removes the listener from its map.
+func (l *Listener) Close() { l.map_.removeListener(l) }
+
+func (l *Listener) wants(e *store.Event) bool {
+	if l.mask&(1<<e.Type) == 0 {
+		return false
+	}
+	if l.opts.Key != nil && e.Type != store.EventCleared && !bytes.Equal(l.opts.Key, e.Key) {
+		return false
+	}
+	return true
+}
+
+// userEvents are the event types entry listeners see by default.
+var userEvents = []store.EventType{store.EventAdded, store.EventUpdated, store.EventRemoved, store.EventEvicted, store.EventExpired, store.EventCleared}
+
+// AddListener registers a listener for the map's events.
+func (m *Map) AddListener(opts ListenerOptions) *Listener {
+	if opts.Buffer <= 0 {
+		opts.Buffer = 4096
+	}
+	types := opts.Types
+	if len(types) == 0 {
+		types = userEvents
+	}
+	l := &Listener{map_: m, opts: opts, events: make(chan Event, opts.Buffer), done: make(chan struct{})}
+	for _, t := range types {
+		l.mask |= 1 << t
+	}
+	m.listenersMu.Lock()
+	defer m.listenersMu.Unlock()
+	var cur []*Listener
+	if p := m.listeners.Load(); p != nil {
+		cur = *p
+	}
+	next := append(append(make([]*Listener, 0, len(cur)+1), cur...), l)
+	m.listeners.Store(&next)
+	return l
+}
+
+func (m *Map) removeListener(l *Listener) {
+	m.listenersMu.Lock()
+	defer m.listenersMu.Unlock()
+	if l.closed.Swap(true) {
+		return
+	}
+	cur := *m.listeners.Load()
+	next := make([]*Listener, 0, len(cur))
+	for _, x := range cur {
+		if x != l {
+			next = append(next, x)
+		}
+	}
+	m.listeners.Store(&next)
+	close(l.done)
+}
+
+func (m *Map) closeListeners() {
+	p := m.listeners.Load()
+	if p == nil {
+		return
+	}
+	for _, l := range *p {
+		m.removeListener(l)
+	}
+}
+
+// OnEvent implements store.Observer: it copies the event for each listener
+// that wants it, without blocking. It runs under the partition lock.
+func (m *Map) OnEvent(e store.Event) {
+	p := m.listeners.Load()
+	if p == nil || len(*p) == 0 || e.Backup {
+		return // listeners hear owners only: every event once per cluster
+	}
+	for _, l := range *p {
+		if !l.wants(&e) {
+			continue
+		}
+		ev := Event{Type: e.Type, Partition: e.Partition, Key: bytes.Clone(e.Key)}
+		if l.opts.IncludeValues {
+			ev.Value, ev.OldValue = bytes.Clone(e.NewValue), bytes.Clone(e.OldValue)
+		}
+		select {
+		case l.events <- ev:
+		default:
+			l.dropped.Add(1)
+		}
+	}
+}

@@ -1,0 +1,272 @@
+// Package maps is the member's registry of named maps. It creates a map's
+// record store on first use with the configuration that matches its name,
+// counts operations, fans store change events out to entry listeners, and
+// runs expiry sweeps. It does not know about the network: the server
+// validates requests and calls it with a partition id per key.
+package maps
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/atolldb/atoll/internal/store"
+)
+
+// ErrMapExists is returned by Configure for a map that is already in use.
+var ErrMapExists = errors.New("maps: map already exists")
+
+// ErrInvalidName reports an empty or oversized map name.
+var ErrInvalidName = errors.New("maps: invalid map name")
+
+// maxNameLen bounds map names.
+const maxNameLen = 1024
+
+// Config is the configuration of one map on this member.
+type Config struct {
+	TTL      time.Duration // default time to live; 0 = forever
+	MaxIdle  time.Duration // default max idle; 0 = forever
+	Eviction store.EvictionConfig
+	// BackupCount and AsyncBackupCount are used once the member is part of
+	// a cluster; defaults 1 and 0.
+	BackupCount      int
+	AsyncBackupCount int
+}
+
+// DefaultConfig is the configuration of maps that no pattern matches.
+func DefaultConfig() Config { return Config{BackupCount: 1} }
+
+// Options configure a Registry.
+type Options struct {
+	PartitionCount int
+	// Configs by map name pattern: an exact name, or a pattern with * (as
+	// path.Match, e.g. "cache-*"). Exact names win over patterns, longer
+	// patterns over shorter ones; "default" applies when nothing matches.
+	Configs      map[string]Config
+	MaxKeySize   int
+	MaxValueSize int
+	Clock        store.Clock
+}
+
+// Registry holds the member's maps. It is safe for concurrent use.
+type Registry struct {
+	opts Options
+
+	mu      sync.Mutex // serializes map creation and configuration
+	configs map[string]Config
+	maps    atomic.Pointer[map[string]*Map] // copy-on-write, lock-free reads
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry(opts Options) *Registry {
+	if opts.PartitionCount == 0 {
+		opts.PartitionCount = store.DefaultPartitionCount
+	}
+	r := &Registry{opts: opts, configs: map[string]Config{}}
+	for k, v := range opts.Configs {
+		r.configs[k] = v
+	}
+	empty := map[string]*Map{}
+	r.maps.Store(&empty)
+	return r
+}
+
+// PartitionCount returns the number of partitions of every map.
+func (r *Registry) PartitionCount() int { return r.opts.PartitionCount }
+
+// Get returns the named map, creating it on first use.
+func (r *Registry) Get(name string) (*Map, error) {
+	if m, ok := (*r.maps.Load())[name]; ok {
+		return m, nil
+	}
+	if name == "" || len(name) > maxNameLen {
+		return nil, fmt.Errorf("%w: %q (names are 1 to %d bytes)", ErrInvalidName, truncate(name), maxNameLen)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cur := *r.maps.Load()
+	if m, ok := cur[name]; ok {
+		return m, nil
+	}
+	cfg := r.configFor(name)
+	st, err := store.NewMap(store.MapConfig{
+		Name:           name,
+		PartitionCount: r.opts.PartitionCount,
+		MaxKeySize:     r.opts.MaxKeySize,
+		MaxValueSize:   r.opts.MaxValueSize,
+		TTL:            cfg.TTL,
+		MaxIdle:        cfg.MaxIdle,
+		Eviction:       cfg.Eviction,
+		Clock:          r.opts.Clock,
+	})
+	if err != nil {
+		return nil, err
+	}
+	m := &Map{name: name, cfg: cfg, Store: st, created: r.now()}
+	st.SetObserver(m)
+	next := make(map[string]*Map, len(cur)+1)
+	for k, v := range cur {
+		next[k] = v
+	}
+	next[name] = m
+	r.maps.Store(&next)
+	return m, nil
+}
+
+// Lookup returns the named map if it exists, without creating it.
+func (r *Registry) Lookup(name string) (*Map, bool) {
+	m, ok := (*r.maps.Load())[name]
+	return m, ok
+}
+
+// All returns every map, in no particular order.
+func (r *Registry) All() []*Map {
+	cur := *r.maps.Load()
+	out := make([]*Map, 0, len(cur))
+	for _, m := range cur {
+		out = append(out, m)
+	}
+	return out
+}
+
+// Configure sets the configuration of a map that does not exist yet.
+func (r *Registry) Configure(name string, cfg Config) error {
+	if name == "" || len(name) > maxNameLen {
+		return fmt.Errorf("%w: %q", ErrInvalidName, truncate(name))
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := (*r.maps.Load())[name]; ok {
+		return fmt.Errorf("%w: %q; configure a map before its first use", ErrMapExists, name)
+	}
+	r.configs[name] = cfg
+	return nil
+}
+
+// ConfigOf returns the configuration the named map has or would get.
+func (r *Registry) ConfigOf(name string) Config {
+	if m, ok := r.Lookup(name); ok {
+		return m.cfg
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.configFor(name)
+}
+
+// configFor resolves the configuration for name; r.mu must be held.
+func (r *Registry) configFor(name string) Config {
+	if c, ok := r.configs[name]; ok {
+		return c
+	}
+	best, bestLen := Config{}, -1
+	for pattern, c := range r.configs {
+		if !strings.Contains(pattern, "*") {
+			continue
+		}
+		if ok, _ := path.Match(pattern, name); ok && len(pattern) > bestLen {
+			best, bestLen = c, len(pattern)
+		}
+	}
+	if bestLen >= 0 {
+		return best
+	}
+	if c, ok := r.configs["default"]; ok {
+		return c
+	}
+	return DefaultConfig()
+}
+
+// Destroy removes a map and its data.
+func (r *Registry) Destroy(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cur := *r.maps.Load()
+	m, ok := cur[name]
+	if !ok {
+		return false
+	}
+	next := make(map[string]*Map, len(cur))
+	for k, v := range cur {
+		if k != name {
+			next[k] = v
+		}
+	}
+	r.maps.Store(&next)
+	for pid := 0; pid < r.opts.PartitionCount; pid++ {
+		_, _ = m.Store.Clear(int32(pid)) // pid is in range
+	}
+	m.closeListeners()
+	return true
+}
+
+// Sweep expires entries in every map, examining at most budget entries per
+// map, and returns how many entries expired.
+func (r *Registry) Sweep(budget int) int {
+	n := 0
+	for _, m := range r.All() {
+		n += m.Store.Sweep(budget).Expired
+	}
+	return n
+}
+
+func (r *Registry) now() time.Time {
+	if r.opts.Clock != nil {
+		return r.opts.Clock.Now()
+	}
+	return time.Now()
+}
+
+func truncate(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "…"
+	}
+	return s
+}
+
+// Map is one named map on this member: its record store, its operation
+// counters and its listeners.
+type Map struct {
+	name    string
+	cfg     Config
+	created time.Time
+	// Store holds the entries. Callers use it directly for data operations;
+	// they count them with the Count* methods.
+	Store *store.Map
+
+	gets, puts, sets, removes atomic.Int64
+
+	listenersMu sync.Mutex
+	listeners   atomic.Pointer[[]*Listener] // copy-on-write
+}
+
+// Name returns the map's name.
+func (m *Map) Name() string { return m.name }
+
+// Config returns the map's configuration.
+func (m *Map) Config() Config { return m.cfg }
+
+// CountGet, CountPut, CountSet and CountRemove count operations for Stats.
+func (m *Map) CountGet()    { m.gets.Add(1) }
+func (m *Map) CountPut()    { m.puts.Add(1) }
+func (m *Map) CountSet()    { m.sets.Add(1) }
+func (m *Map) CountRemove() { m.removes.Add(1) }
+
+// Stats combines the store's statistics with the operation counters.
+type Stats struct {
+	store.Stats
+	Gets, Puts, Sets, Removes int64
+	CreationTime              time.Time
+}
+
+// Stats returns the map's statistics on this member.
+func (m *Map) Stats() Stats {
+	return Stats{
+		Stats: m.Store.Stats(),
+		Gets:  m.gets.Load(), Puts: m.puts.Load(), Sets: m.sets.Load(), Removes: m.removes.Load(),
+		CreationTime: m.created,
+	}
+}

@@ -1,0 +1,119 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/maps"
+	"github.com/atolldb/atoll/internal/store"
+	"github.com/atolldb/atoll/pkg/serialization"
+)
+
+// Errors the server itself raises.
+var (
+	// ErrShuttingDown: the member is stopping and takes no new calls.
+	ErrShuttingDown = errors.New("server: member is shutting down")
+	// ErrClusterName: the client named another cluster.
+	ErrClusterName = errors.New("server: cluster name mismatch")
+	// ErrInvalidArgument: a request field is missing or invalid.
+	ErrInvalidArgument = errors.New("server: invalid argument")
+	// ErrNotFound: a requested resource does not exist.
+	ErrNotFound = errors.New("server: not found")
+	// ErrOverloaded: too many calls in flight on one stream.
+	ErrOverloaded = errors.New("server: overloaded")
+)
+
+// invalid returns an ErrInvalidArgument with a message.
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalidArgument, fmt.Sprintf(format, args...))
+}
+
+// errorClass is one row of the table that maps errors to the wire.
+type errorClass struct {
+	match     func(error) bool
+	grpc      codes.Code
+	code      pb.ErrorCode
+	retryable bool
+}
+
+func is(target error) func(error) bool { return func(err error) bool { return errors.Is(err, target) } }
+
+// errorTable is the only place where Go errors become gRPC codes and
+// ErrorCodes; the clients map ErrorCodes back to typed errors. Order
+// matters: the first match wins.
+var errorTable = []errorClass{
+	{is(context.DeadlineExceeded), codes.DeadlineExceeded, pb.ErrorCode_ERROR_CODE_TIMEOUT, false},
+	{is(context.Canceled), codes.Canceled, pb.ErrorCode_ERROR_CODE_CANCELLED, false},
+	{is(ErrShuttingDown), codes.Unavailable, pb.ErrorCode_ERROR_CODE_SHUTTING_DOWN, true},
+	{is(ErrOverloaded), codes.ResourceExhausted, pb.ErrorCode_ERROR_CODE_OVERLOADED, true},
+	{is(ErrClusterName), codes.PermissionDenied, pb.ErrorCode_ERROR_CODE_CLUSTER_NAME_MISMATCH, false},
+	{is(ErrNotFound), codes.NotFound, pb.ErrorCode_ERROR_CODE_NOT_FOUND, false},
+	{is(serialization.ErrUnknownSchema), codes.FailedPrecondition, pb.ErrorCode_ERROR_CODE_UNKNOWN_SCHEMA, true},
+	{is(serialization.ErrUnknownClass), codes.FailedPrecondition, pb.ErrorCode_ERROR_CODE_UNKNOWN_CLASS, false},
+	{is(serialization.ErrMalformed), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_INVALID_DATA, false},
+	{is(serialization.ErrInvalidDefinition), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, false},
+	{is(store.ErrInvalidKey), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_INVALID_DATA, false},
+	{is(store.ErrInvalidValue), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_INVALID_DATA, false},
+	{is(store.ErrTooLarge), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_TOO_LARGE, false},
+	{is(store.ErrInvalidExpiry), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, false},
+	{is(store.ErrPartitionFull), codes.ResourceExhausted, pb.ErrorCode_ERROR_CODE_OVERLOADED, false},
+	{is(maps.ErrInvalidName), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, false},
+	{is(maps.ErrMapExists), codes.FailedPrecondition, pb.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, false},
+	{is(ErrInvalidArgument), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, false},
+}
+
+// describe maps err to its gRPC code and ErrorDetail.
+func describe(err error) (codes.Code, *pb.ErrorDetail) {
+	if s, ok := status.FromError(err); ok && s.Code() != codes.Unknown {
+		// Already a status (from a forwarded call): keep its detail.
+		for _, d := range s.Details() {
+			if detail, ok := d.(*pb.ErrorDetail); ok {
+				return s.Code(), detail
+			}
+		}
+		return s.Code(), &pb.ErrorDetail{Code: pb.ErrorCode_ERROR_CODE_INTERNAL}
+	}
+	for _, c := range errorTable {
+		if c.match(err) {
+			d := &pb.ErrorDetail{Code: c.code, Retryable: c.retryable}
+			var notFound *serialization.SchemaNotFoundError
+			if errors.As(err, &notFound) {
+				d.SchemaId = notFound.SchemaID
+			}
+			var noClass *serialization.ClassNotFoundError
+			if errors.As(err, &noClass) {
+				d.FactoryId, d.ClassId, d.ClassVersion = noClass.FactoryID, noClass.ClassID, noClass.Version
+			}
+			return c.grpc, d
+		}
+	}
+	return codes.Internal, &pb.ErrorDetail{Code: pb.ErrorCode_ERROR_CODE_INTERNAL}
+}
+
+// toStatus converts err for a unary or streaming call's return value.
+func toStatus(err error) error {
+	if err == nil {
+		return nil
+	}
+	code, detail := describe(err)
+	st := status.New(code, err.Error())
+	if withDetail, derr := st.WithDetails(detail); derr == nil {
+		st = withDetail
+	}
+	return st.Err()
+}
+
+// toPipelineError converts err for a pipeline response.
+func toPipelineError(err error) *pb.Error {
+	code, detail := describe(err)
+	msg := err.Error()
+	if s, ok := status.FromError(err); ok {
+		msg = s.Message()
+	}
+	return &pb.Error{GrpcCode: int32(code), Message: msg, Detail: detail}
+}

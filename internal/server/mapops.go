@@ -1,0 +1,460 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/maps"
+	"github.com/atolldb/atoll/internal/store"
+	"github.com/atolldb/atoll/pkg/serialization"
+)
+
+// checkData validates a key or value: present and a well-formed Data whose
+// metadata (Compact schema) the member knows.
+func (s *Server) checkData(field string, b []byte) error {
+	if len(b) == 0 {
+		return fmt.Errorf("%s: %w", field, store.ErrInvalidValue)
+	}
+	if err := s.cfg.Serialization.Validate(b); err != nil {
+		return fmt.Errorf("%s: %w", field, err)
+	}
+	return nil
+}
+
+// target resolves the map and the partition of key.
+func (s *Server) target(name string, key []byte) (*maps.Map, int32, error) {
+	if len(key) == 0 {
+		return nil, 0, fmt.Errorf("key: %w", store.ErrInvalidKey)
+	}
+	if err := s.checkData("key", key); err != nil {
+		return nil, 0, err
+	}
+	m, err := s.cfg.Maps.Get(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	return m, s.partitionOf(key), nil
+}
+
+func (s *Server) partitionOf(key []byte) int32 {
+	return serialization.Data(key).PartitionID(int32(s.cfg.Maps.PartitionCount()))
+}
+
+// expiry converts the optional ttl/max-idle fields: unset follows the map
+// default, 0 is forever, positive is milliseconds.
+func expiry(ttl, maxIdle *int64) (store.Expiry, error) {
+	var e store.Expiry
+	conv := func(v *int64, name string) (time.Duration, error) {
+		switch {
+		case v == nil:
+			return 0, nil
+		case *v < 0:
+			return 0, invalid("%s %d ms is negative", name, *v)
+		case *v == 0:
+			return store.Forever, nil
+		}
+		return time.Duration(*v) * time.Millisecond, nil
+	}
+	var err error
+	if e.TTL, err = conv(ttl, "ttl"); err != nil {
+		return e, err
+	}
+	e.MaxIdle, err = conv(maxIdle, "max-idle")
+	return e, err
+}
+
+func valueResponse(v []byte, found bool) *pb.ValueResponse {
+	if !found {
+		return &pb.ValueResponse{}
+	}
+	return &pb.ValueResponse{Found: true, Value: v}
+}
+
+func (s *Server) put(_ context.Context, r *pb.PutRequest) (*pb.ValueResponse, error) {
+	m, pid, err := s.target(r.Map, r.Key)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkData("value", r.Value); err != nil {
+		return nil, err
+	}
+	exp, err := expiry(r.TtlMs, r.MaxIdleMs)
+	if err != nil {
+		return nil, err
+	}
+	m.CountPut()
+	old, found, err := m.Store.Put(pid, r.Key, r.Value, exp)
+	if err != nil {
+		return nil, err
+	}
+	return valueResponse(old, found), nil
+}
+
+func (s *Server) set(_ context.Context, r *pb.SetRequest) (*pb.Empty, error) {
+	m, pid, err := s.target(r.Map, r.Key)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkData("value", r.Value); err != nil {
+		return nil, err
+	}
+	exp, err := expiry(r.TtlMs, r.MaxIdleMs)
+	if err != nil {
+		return nil, err
+	}
+	m.CountSet()
+	return &pb.Empty{}, m.Store.Set(pid, r.Key, r.Value, exp)
+}
+
+func (s *Server) putIfAbsent(_ context.Context, r *pb.PutRequest) (*pb.ValueResponse, error) {
+	m, pid, err := s.target(r.Map, r.Key)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkData("value", r.Value); err != nil {
+		return nil, err
+	}
+	exp, err := expiry(r.TtlMs, r.MaxIdleMs)
+	if err != nil {
+		return nil, err
+	}
+	m.CountPut()
+	cur, stored, err := m.Store.PutIfAbsent(pid, r.Key, r.Value, exp)
+	if err != nil {
+		return nil, err
+	}
+	return valueResponse(cur, !stored), nil
+}
+
+func (s *Server) get(_ context.Context, r *pb.KeyRequest) (*pb.ValueResponse, error) {
+	m, pid, err := s.target(r.Map, r.Key)
+	if err != nil {
+		return nil, err
+	}
+	m.CountGet()
+	v, found, err := m.Store.Get(pid, r.Key)
+	if err != nil {
+		return nil, err
+	}
+	return valueResponse(v, found), nil
+}
+
+func (s *Server) remove(_ context.Context, r *pb.KeyRequest) (*pb.ValueResponse, error) {
+	m, pid, err := s.target(r.Map, r.Key)
+	if err != nil {
+		return nil, err
+	}
+	m.CountRemove()
+	old, found, err := m.Store.Remove(pid, r.Key)
+	if err != nil {
+		return nil, err
+	}
+	return valueResponse(old, found), nil
+}
+
+func (s *Server) delete(_ context.Context, r *pb.KeyRequest) (*pb.BoolResponse, error) {
+	m, pid, err := s.target(r.Map, r.Key)
+	if err != nil {
+		return nil, err
+	}
+	m.CountRemove()
+	ok, err := m.Store.Delete(pid, r.Key)
+	return &pb.BoolResponse{Value: ok}, err
+}
+
+func (s *Server) removeIfSame(_ context.Context, r *pb.ReplaceIfSameRequest) (*pb.BoolResponse, error) {
+	m, pid, err := s.target(r.Map, r.Key)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkData("expected", r.Expected); err != nil {
+		return nil, err
+	}
+	m.CountRemove()
+	ok, err := m.Store.RemoveIfSame(pid, r.Key, r.Expected)
+	return &pb.BoolResponse{Value: ok}, err
+}
+
+func (s *Server) replace(_ context.Context, r *pb.PutRequest) (*pb.ValueResponse, error) {
+	m, pid, err := s.target(r.Map, r.Key)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkData("value", r.Value); err != nil {
+		return nil, err
+	}
+	if r.TtlMs != nil || r.MaxIdleMs != nil {
+		return nil, invalid("replace keeps the entry's expiry; ttl and max-idle are not accepted")
+	}
+	m.CountPut()
+	old, found, err := m.Store.Replace(pid, r.Key, r.Value)
+	if err != nil {
+		return nil, err
+	}
+	return valueResponse(old, found), nil
+}
+
+func (s *Server) replaceIfSame(_ context.Context, r *pb.ReplaceIfSameRequest) (*pb.BoolResponse, error) {
+	m, pid, err := s.target(r.Map, r.Key)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkData("expected", r.Expected); err != nil {
+		return nil, err
+	}
+	if err := s.checkData("value", r.Value); err != nil {
+		return nil, err
+	}
+	m.CountPut()
+	ok, err := m.Store.ReplaceIfSame(pid, r.Key, r.Expected, r.Value)
+	return &pb.BoolResponse{Value: ok}, err
+}
+
+func (s *Server) containsKey(_ context.Context, r *pb.KeyRequest) (*pb.BoolResponse, error) {
+	m, pid, err := s.target(r.Map, r.Key)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := m.Store.ContainsKey(pid, r.Key)
+	return &pb.BoolResponse{Value: ok}, err
+}
+
+func (s *Server) evict(_ context.Context, r *pb.KeyRequest) (*pb.BoolResponse, error) {
+	m, pid, err := s.target(r.Map, r.Key)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := m.Store.Evict(pid, r.Key)
+	return &pb.BoolResponse{Value: ok}, err
+}
+
+func (s *Server) setTTL(_ context.Context, r *pb.SetTtlRequest) (*pb.BoolResponse, error) {
+	m, pid, err := s.target(r.Map, r.Key)
+	if err != nil {
+		return nil, err
+	}
+	exp, err := expiry(&r.TtlMs, nil)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := m.Store.SetTTL(pid, r.Key, exp.TTL)
+	return &pb.BoolResponse{Value: ok}, err
+}
+
+func (s *Server) getEntryView(_ context.Context, r *pb.KeyRequest) (*pb.EntryViewResponse, error) {
+	m, pid, err := s.target(r.Map, r.Key)
+	if err != nil {
+		return nil, err
+	}
+	v, found, err := m.Store.GetEntryView(pid, r.Key)
+	if err != nil || !found {
+		return &pb.EntryViewResponse{}, err
+	}
+	return &pb.EntryViewResponse{Found: true, View: entryView(v, m.Config())}, nil
+}
+
+func durationMs(d time.Duration) int64 {
+	if d == store.Forever {
+		return 0
+	}
+	return d.Milliseconds()
+}
+
+func entryView(v store.EntryView, cfg maps.Config) *pb.EntryView {
+	ttl, idle := v.Expiry.TTL, v.Expiry.MaxIdle
+	if ttl == 0 {
+		ttl = cfg.TTL
+	}
+	if idle == 0 {
+		idle = cfg.MaxIdle
+	}
+	return &pb.EntryView{
+		Key: v.Key, Value: v.Value, Version: int64(v.Version),
+		CreationTimeMs: v.CreationTime, LastAccessTimeMs: v.LastAccessTime, LastUpdateTimeMs: v.LastUpdateTime,
+		ExpirationTimeMs: v.ExpirationTime, Hits: int64(v.Hits),
+		TtlMs: durationMs(ttl), MaxIdleMs: durationMs(idle), Cost: int64(len(v.Key) + len(v.Value)),
+	}
+}
+
+func (s *Server) putAll(_ context.Context, r *pb.PutAllRequest) (*pb.Empty, error) {
+	m, err := s.cfg.Maps.Get(r.Map)
+	if err != nil {
+		return nil, err
+	}
+	exp, err := expiry(r.TtlMs, nil)
+	if err != nil {
+		return nil, err
+	}
+	// Validate everything first so that a bad entry changes nothing.
+	byPartition := map[int32][]store.Entry{}
+	for i, e := range r.Entries {
+		if err := s.checkData(fmt.Sprintf("entries[%d].key", i), e.Key); err != nil {
+			return nil, err
+		}
+		if err := s.checkData(fmt.Sprintf("entries[%d].value", i), e.Value); err != nil {
+			return nil, err
+		}
+		pid := s.partitionOf(e.Key)
+		byPartition[pid] = append(byPartition[pid], store.Entry{Key: e.Key, Value: e.Value})
+	}
+	for pid, entries := range byPartition {
+		m.CountSet()
+		if err := m.Store.PutAll(pid, entries, exp); err != nil {
+			return nil, err
+		}
+	}
+	return &pb.Empty{}, nil
+}
+
+func (s *Server) getAll(_ context.Context, r *pb.GetAllRequest) (*pb.EntriesResponse, error) {
+	m, err := s.cfg.Maps.Get(r.Map)
+	if err != nil {
+		return nil, err
+	}
+	byPartition := map[int32][][]byte{}
+	for i, k := range r.Keys {
+		if err := s.checkData(fmt.Sprintf("keys[%d]", i), k); err != nil {
+			return nil, err
+		}
+		pid := s.partitionOf(k)
+		byPartition[pid] = append(byPartition[pid], k)
+	}
+	resp := &pb.EntriesResponse{}
+	for pid, keys := range byPartition {
+		m.CountGet()
+		err := m.Store.GetAll(pid, keys, func(i int, v []byte) {
+			resp.Entries = append(resp.Entries, &pb.Entry{Key: keys[i], Value: append([]byte(nil), v...)})
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return resp, nil
+}
+
+func (s *Server) size(_ context.Context, r *pb.MapRequest) (*pb.SizeResponse, error) {
+	m, err := s.cfg.Maps.Get(r.Map)
+	if err != nil {
+		return nil, err
+	}
+	return &pb.SizeResponse{Size: m.Store.Size()}, nil
+}
+
+func (s *Server) clear(_ context.Context, r *pb.MapRequest) (*pb.Empty, error) {
+	m, err := s.cfg.Maps.Get(r.Map)
+	if err != nil {
+		return nil, err
+	}
+	for pid := 0; pid < s.cfg.Maps.PartitionCount(); pid++ {
+		if _, err := m.Store.Clear(int32(pid)); err != nil {
+			return nil, err
+		}
+	}
+	return &pb.Empty{}, nil
+}
+
+func (s *Server) evictAll(_ context.Context, r *pb.MapRequest) (*pb.Empty, error) {
+	m, err := s.cfg.Maps.Get(r.Map)
+	if err != nil {
+		return nil, err
+	}
+	for pid := 0; pid < s.cfg.Maps.PartitionCount(); pid++ {
+		if _, err := m.Store.EvictAll(int32(pid)); err != nil {
+			return nil, err
+		}
+	}
+	return &pb.Empty{}, nil
+}
+
+func (s *Server) destroy(_ context.Context, r *pb.MapRequest) (*pb.Empty, error) {
+	if r.Map == "" {
+		return nil, invalid("map name is empty")
+	}
+	s.cfg.Maps.Destroy(r.Map)
+	return &pb.Empty{}, nil
+}
+
+func (s *Server) mapStats(_ context.Context, r *pb.MapRequest) (*pb.MapStats, error) {
+	m, err := s.cfg.Maps.Get(r.Map)
+	if err != nil {
+		return nil, err
+	}
+	st := m.Stats()
+	return &pb.MapStats{
+		Map:                   r.Map,
+		OwnedEntryCount:       st.OwnedEntryCount,
+		OwnedEntryMemoryCost:  st.OwnedEntryMemoryCost,
+		BackupEntryCount:      st.BackupEntryCount,
+		BackupEntryMemoryCost: st.BackupEntryMemoryCost,
+		Hits:                  st.Hits,
+		GetCount:              st.Gets,
+		PutCount:              st.Puts,
+		SetCount:              st.Sets,
+		RemoveCount:           st.Removes,
+		Evictions:             st.Evictions,
+		Expirations:           st.Expirations,
+		LastAccessTimeMs:      st.LastAccessTime,
+		LastUpdateTimeMs:      st.LastUpdateTime,
+		CreationTimeMs:        st.CreationTime.UnixMilli(),
+	}, nil
+}
+
+func (s *Server) configureMap(_ context.Context, r *pb.MapConfig) (*pb.Empty, error) {
+	cfg := s.cfg.Maps.ConfigOf(r.Map)
+	if r.TtlMs != nil || r.MaxIdleMs != nil {
+		exp, err := expiry(r.TtlMs, r.MaxIdleMs)
+		if err != nil {
+			return nil, err
+		}
+		if r.TtlMs != nil {
+			cfg.TTL = exp.TTL
+		}
+		if r.MaxIdleMs != nil {
+			cfg.MaxIdle = exp.MaxIdle
+		}
+		for _, d := range []*time.Duration{&cfg.TTL, &cfg.MaxIdle} {
+			if *d == store.Forever {
+				*d = 0 // a map default of 0 means forever
+			}
+		}
+	}
+	if r.EvictionPolicy != nil {
+		switch *r.EvictionPolicy {
+		case pb.EvictionPolicy_EVICTION_POLICY_NONE:
+			cfg.Eviction.Policy = store.EvictionNone
+		case pb.EvictionPolicy_EVICTION_POLICY_LRU:
+			cfg.Eviction.Policy = store.EvictionLRU
+		case pb.EvictionPolicy_EVICTION_POLICY_LFU:
+			cfg.Eviction.Policy = store.EvictionLFU
+		default:
+			return nil, invalid("unknown eviction policy %v", *r.EvictionPolicy)
+		}
+	}
+	if r.MaxEntries != nil {
+		if *r.MaxEntries < 0 {
+			return nil, invalid("max entries %d is negative", *r.MaxEntries)
+		}
+		cfg.Eviction.MaxEntries = *r.MaxEntries
+	}
+	if r.MaxBytes != nil {
+		if *r.MaxBytes < 0 {
+			return nil, invalid("max bytes %d is negative", *r.MaxBytes)
+		}
+		cfg.Eviction.MaxBytes = *r.MaxBytes
+	}
+	if r.BackupCount != nil {
+		if *r.BackupCount < 0 || *r.BackupCount > 6 {
+			return nil, invalid("backup count %d is not in 0..6", *r.BackupCount)
+		}
+		cfg.BackupCount = int(*r.BackupCount)
+	}
+	if r.AsyncBackupCount != nil {
+		if *r.AsyncBackupCount < 0 || *r.AsyncBackupCount > 6 {
+			return nil, invalid("async backup count %d is not in 0..6", *r.AsyncBackupCount)
+		}
+		cfg.AsyncBackupCount = int(*r.AsyncBackupCount)
+	}
+	return &pb.Empty{}, s.cfg.Maps.Configure(r.Map, cfg)
+}

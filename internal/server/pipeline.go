@@ -1,0 +1,109 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+)
+
+type pipelineService struct {
+	pb.UnimplementedPipelineServiceServer
+	s *Server
+}
+
+// Pipeline runs the calls of one client stream. A receiver goroutine reads
+// requests; this goroutine starts one goroutine per call, at most
+// PipelineInFlight at a time: when that many are running it stops taking
+// requests, which pushes back on the client through HTTP/2 flow control. A
+// sender goroutine writes responses in completion order. The stream ends
+// when the client closes its side or when the member drains; either way the
+// calls in flight finish and their responses are sent first.
+func (p *pipelineService) Pipeline(stream pb.PipelineService_PipelineServer) error {
+	s := p.s
+	ctx := stream.Context()
+	out := make(chan *pb.PipelineResponse, 256)
+	sent := make(chan error, 1)
+	go func() {
+		var err error
+		for resp := range out {
+			if err == nil {
+				err = stream.Send(resp)
+			}
+			// After a send error keep draining so that no call blocks.
+		}
+		sent <- err
+	}()
+	in := make(chan *pb.PipelineRequest)
+	recvDone := make(chan struct{})
+	go func() {
+		defer close(recvDone)
+		for {
+			req, err := stream.Recv()
+			if err != nil {
+				return
+			}
+			select {
+			case in <- req:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	sem := make(chan struct{}, s.cfg.PipelineInFlight)
+	var calls sync.WaitGroup
+loop:
+	for {
+		select {
+		case <-recvDone:
+			break loop // the client closed its side, or the stream broke
+		case <-s.done:
+			break loop // draining: finish what runs, then end the stream
+		case req := <-in:
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				break loop
+			}
+			calls.Add(1)
+			go func() {
+				defer calls.Done()
+				out <- s.runCall(ctx, req)
+				<-sem
+			}()
+		}
+	}
+	calls.Wait()
+	close(out)
+	if err := <-sent; err != nil {
+		return err
+	}
+	if s.closing.Load() {
+		return ErrShuttingDown
+	}
+	return ctx.Err()
+}
+
+// runCall runs one pipeline call with its timeout, turning a panic in a
+// handler into an internal error instead of a crashed member.
+func (s *Server) runCall(ctx context.Context, req *pb.PipelineRequest) (resp *pb.PipelineResponse) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("pipeline call panicked", "call", req.CallId, "panic", p, "stack", string(debug.Stack()))
+			resp = &pb.PipelineResponse{CallId: req.CallId, Error: toPipelineError(fmt.Errorf("internal error: %v", p))}
+		}
+	}()
+	timeout := time.Duration(req.TimeoutMs) * time.Millisecond
+	if timeout <= 0 {
+		timeout = s.cfg.DefaultTimeout
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	return s.dispatch(ctx, req)
+}

@@ -1,0 +1,123 @@
+// Package server implements the member's gRPC API (api/proto/atoll/v1):
+// the map, metadata and cluster services, and the pipeline that runs the
+// same operations multiplexed over one stream. Every operation is written
+// once, as a handler taking and returning protobuf messages; the unary
+// methods and the pipeline dispatcher both call it. Errors become gRPC
+// statuses in one place (errors.go).
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc"
+
+	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/maps"
+	"github.com/atolldb/atoll/internal/partition"
+	"github.com/atolldb/atoll/pkg/serialization"
+)
+
+// Config holds the server's dependencies and limits.
+type Config struct {
+	ClusterName   string
+	Version       string // member version reported to clients
+	Self          partition.Member
+	Maps          *maps.Registry
+	Serialization *serialization.Service // the member's metadata registries
+	Table         *partition.Holder
+	Logger        *slog.Logger
+	// PipelineInFlight bounds the calls one pipeline stream runs at once;
+	// when full, the stream stops reading until calls finish. Default 4096.
+	PipelineInFlight int
+	// IteratePageSize is the default number of entries per Iterate message.
+	IteratePageSize int
+	// DefaultTimeout bounds pipeline calls that carry no timeout; 0 = none.
+	DefaultTimeout time.Duration
+}
+
+// Server serves the member's API. It is safe for concurrent use.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	closing atomic.Bool
+	// streams counts open streaming calls (pipelines, iterations,
+	// listeners) so that shutdown can wait for them.
+	active atomic.Int64
+	done   chan struct{}
+}
+
+// New returns a Server.
+func New(cfg Config) *Server {
+	if cfg.PipelineInFlight <= 0 {
+		cfg.PipelineInFlight = 4096
+	}
+	if cfg.IteratePageSize <= 0 {
+		cfg.IteratePageSize = 1000
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Server{cfg: cfg, log: cfg.Logger, done: make(chan struct{})}
+}
+
+// Register registers the services on g.
+func (s *Server) Register(g *grpc.Server) {
+	pb.RegisterMapServiceServer(g, &mapService{s: s})
+	pb.RegisterMetadataServiceServer(g, &metadataService{s: s})
+	pb.RegisterClusterServiceServer(g, &clusterService{s: s})
+	pb.RegisterPipelineServiceServer(g, &pipelineService{s: s})
+}
+
+// Drain makes the server refuse new calls with a retryable "shutting down"
+// error and ends its streams (pipelines finish the calls they already
+// read). It is the first step of a graceful shutdown.
+func (s *Server) Drain() {
+	if !s.closing.Swap(true) {
+		close(s.done)
+	}
+}
+
+// admit fails when the server is draining.
+func (s *Server) admit() error {
+	if s.closing.Load() {
+		return ErrShuttingDown
+	}
+	return nil
+}
+
+// UnaryInterceptor refuses calls while draining, maps handler errors to
+// statuses, and turns a panic into an internal error.
+func (s *Server) UnaryInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
+	if err := s.admit(); err != nil {
+		return nil, toStatus(err)
+	}
+	defer s.recoverCall(info.FullMethod, &err)
+	resp, err = handler(ctx, req)
+	return resp, toStatus(err)
+}
+
+// StreamInterceptor is UnaryInterceptor for streaming calls.
+func (s *Server) StreamInterceptor(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
+	if err := s.admit(); err != nil {
+		return toStatus(err)
+	}
+	s.active.Add(1)
+	defer s.active.Add(-1)
+	defer s.recoverCall(info.FullMethod, &err)
+	return toStatus(handler(srv, ss))
+}
+
+func (s *Server) recoverCall(method string, err *error) {
+	if p := recover(); p != nil {
+		s.log.Error("call panicked", "method", method, "panic", p, "stack", string(debug.Stack()))
+		*err = toStatus(fmt.Errorf("internal error: %v", p))
+	}
+}
+
+// ActiveStreams returns the number of streaming calls in progress.
+func (s *Server) ActiveStreams() int64 { return s.active.Load() }

@@ -1,0 +1,166 @@
+package server
+
+import (
+	"bytes"
+
+	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/maps"
+	"github.com/atolldb/atoll/internal/store"
+)
+
+// maxPageSize bounds the entries of one Iterate message.
+const maxPageSize = 10000
+
+// iterate streams a map's keys, values or entries in pages, partition by
+// partition. Like Hazelcast's iterators it is weakly consistent: entries
+// changed during the iteration may or may not be seen, but every entry
+// present throughout is seen exactly once.
+func (s *Server) iterate(r *pb.IterateRequest, stream pb.MapService_IterateServer) error {
+	m, err := s.cfg.Maps.Get(r.Map)
+	if err != nil {
+		return err
+	}
+	kind := r.Kind
+	if kind < pb.IterationKind_ITERATION_KIND_KEYS || kind > pb.IterationKind_ITERATION_KIND_ENTRIES {
+		return invalid("iteration kind %v: want KEYS, VALUES or ENTRIES", kind)
+	}
+	page := int(r.PageSize)
+	switch {
+	case page < 0:
+		return invalid("page size %d is negative", page)
+	case page == 0:
+		page = s.cfg.IteratePageSize
+	case page > maxPageSize:
+		page = maxPageSize
+	}
+	parts := r.Partitions
+	if len(parts) == 0 {
+		parts = make([]int32, s.cfg.Maps.PartitionCount())
+		for i := range parts {
+			parts[i] = int32(i)
+		}
+	}
+	ctx := stream.Context()
+	msg := &pb.EntriesResponse{}
+	flush := func() error {
+		if len(msg.Entries) == 0 {
+			return nil
+		}
+		err := stream.Send(msg)
+		msg = &pb.EntriesResponse{}
+		return err
+	}
+	for _, pid := range parts {
+		if pid < 0 || int(pid) >= s.cfg.Maps.PartitionCount() {
+			return invalid("partition %d is out of range", pid)
+		}
+		for cursor := store.Cursor(0); cursor != store.CursorDone; {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			cursor, err = m.Store.Iterate(pid, cursor, page-len(msg.Entries), func(v store.EntryView) bool {
+				e := &pb.Entry{}
+				if kind != pb.IterationKind_ITERATION_KIND_VALUES {
+					e.Key = bytes.Clone(v.Key)
+				}
+				if kind != pb.IterationKind_ITERATION_KIND_KEYS {
+					e.Value = bytes.Clone(v.Value)
+				}
+				msg.Entries = append(msg.Entries, e)
+				return true
+			})
+			if err != nil {
+				return err
+			}
+			if len(msg.Entries) >= page {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return flush()
+}
+
+var eventTypes = map[pb.EntryEventType]store.EventType{
+	pb.EntryEventType_ENTRY_EVENT_TYPE_ADDED:   store.EventAdded,
+	pb.EntryEventType_ENTRY_EVENT_TYPE_UPDATED: store.EventUpdated,
+	pb.EntryEventType_ENTRY_EVENT_TYPE_REMOVED: store.EventRemoved,
+	pb.EntryEventType_ENTRY_EVENT_TYPE_EVICTED: store.EventEvicted,
+	pb.EntryEventType_ENTRY_EVENT_TYPE_EXPIRED: store.EventExpired,
+	pb.EntryEventType_ENTRY_EVENT_TYPE_CLEARED: store.EventCleared,
+}
+
+func eventTypeToProto(t store.EventType) pb.EntryEventType {
+	for k, v := range eventTypes {
+		if v == t {
+			return k
+		}
+	}
+	return pb.EntryEventType_ENTRY_EVENT_TYPE_UNSPECIFIED
+}
+
+// maxEventsPerBatch bounds the events of one Listen message.
+const maxEventsPerBatch = 256
+
+// listen streams a map's entry events until the client cancels. The first
+// message, with no events, confirms that the listener is registered: events
+// of writes made after the client received it are delivered.
+func (s *Server) listen(r *pb.ListenRequest, stream pb.MapService_ListenServer) error {
+	m, err := s.cfg.Maps.Get(r.Map)
+	if err != nil {
+		return err
+	}
+	opts := maps.ListenerOptions{IncludeValues: r.IncludeValues}
+	if len(r.Key) > 0 {
+		if err := s.checkData("key", r.Key); err != nil {
+			return err
+		}
+		opts.Key = bytes.Clone(r.Key)
+	}
+	for _, t := range r.Types {
+		st, ok := eventTypes[t]
+		if !ok {
+			return invalid("unknown event type %v", t)
+		}
+		opts.Types = append(opts.Types, st)
+	}
+	l := m.AddListener(opts)
+	defer l.Close()
+	if err := stream.Send(&pb.EntryEventBatch{}); err != nil {
+		return err
+	}
+	ctx := stream.Context()
+	member := s.cfg.Self.UUID[:]
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.done:
+			return ErrShuttingDown
+		case <-l.Done():
+			return invalid("map %q was destroyed", r.Map)
+		case ev := <-l.Events():
+			batch := &pb.EntryEventBatch{}
+			for {
+				batch.Events = append(batch.Events, &pb.EntryEvent{
+					Type: eventTypeToProto(ev.Type), Key: ev.Key, Value: ev.Value, OldValue: ev.OldValue,
+					PartitionId: ev.Partition, MemberUuid: member,
+				})
+				if len(batch.Events) == maxEventsPerBatch {
+					break
+				}
+				select {
+				case ev = <-l.Events():
+					continue
+				default:
+				}
+				break
+			}
+			batch.Dropped = l.TakeDropped()
+			if err := stream.Send(batch); err != nil {
+				return err
+			}
+		}
+	}
+}
