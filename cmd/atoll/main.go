@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -11,8 +12,13 @@ import (
 
 func main() {
 	if err := newRootCmd().Execute(); err != nil {
-		if msg := err.Error(); msg != "" {
-			fmt.Fprintln(os.Stderr, "atoll:", msg)
+		var exit *exitError
+		switch {
+		case errors.As(err, &exit) && exit.message != "":
+			fmt.Fprintln(os.Stderr, exit.message)
+		case errors.As(err, &exit):
+		default:
+			fmt.Fprintln(os.Stderr, "atoll:", err)
 		}
 		os.Exit(exitCode(err))
 	}
@@ -25,20 +31,23 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newVectorsCmd())
+	root.AddCommand(newMemberCmd(), newVectorsCmd())
 	return root
 }
 
-// exitError carries an exit status for failures that have already been
-// reported (for example, verification failures listed line by line).
+// exitError carries an exit status, for failures that are already reported
+// (verification failures listed line by line) or that print a bare
+// message on stderr (a missing key prints "not found").
 type exitError struct {
-	code int
+	code    int
+	message string
 }
 
-func (e *exitError) Error() string { return "" }
+func (e *exitError) Error() string { return e.message }
 
 func exitCode(err error) int {
-	if e, ok := err.(*exitError); ok {
+	var e *exitError
+	if errors.As(err, &e) {
 		return e.code
 	}
 	return 1

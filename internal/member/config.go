@@ -1,0 +1,206 @@
+package member
+
+import (
+	"bytes"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/atolldb/atoll/internal/maps"
+	"github.com/atolldb/atoll/internal/store"
+)
+
+// Config configures a member. DefaultConfig gives Atoll's embedded
+// defaults; LoadConfig reads a YAML file over them.
+type Config struct {
+	// ClusterName: clients and members must name the same cluster.
+	ClusterName string `yaml:"cluster-name"`
+	// Bind is the address clients and members connect to (host:port).
+	Bind string `yaml:"bind"`
+	// Admin is the address of the admin HTTP server (health, metrics,
+	// profiles); empty disables it.
+	Admin string `yaml:"admin"`
+	// PartitionCount is the number of partitions; every member of a
+	// cluster must use the same.
+	PartitionCount int `yaml:"partition-count"`
+	// Maps configures maps by name or pattern (see maps.Options.Configs).
+	Maps map[string]MapConfig `yaml:"maps"`
+	// Limits protect the member from oversized input.
+	Limits Limits `yaml:"limits"`
+	// SweepInterval is how often expired entries are removed in the
+	// background (reads never return expired entries anyway).
+	SweepInterval Duration `yaml:"sweep-interval"`
+	// Log configures logging.
+	Log LogConfig `yaml:"log"`
+
+	// Logger overrides Log (embedding); Clock drives TTL and statistics
+	// (tests). Neither comes from YAML.
+	Logger *slog.Logger `yaml:"-"`
+	Clock  store.Clock  `yaml:"-"`
+}
+
+// MapConfig configures maps that match a name or pattern.
+type MapConfig struct {
+	TTL              Duration       `yaml:"ttl"`
+	MaxIdle          Duration       `yaml:"max-idle"`
+	Eviction         EvictionConfig `yaml:"eviction"`
+	BackupCount      *int           `yaml:"backup-count"`
+	AsyncBackupCount int            `yaml:"async-backup-count"`
+}
+
+// EvictionConfig bounds a map's size on each member.
+type EvictionConfig struct {
+	Policy     string `yaml:"policy"` // NONE, LRU or LFU
+	MaxEntries int64  `yaml:"max-entries"`
+	MaxBytes   int64  `yaml:"max-bytes"`
+}
+
+// Limits bound what the member accepts.
+type Limits struct {
+	MaxMessageSize int `yaml:"max-message-size"` // bytes of one gRPC message
+	MaxKeySize     int `yaml:"max-key-size"`
+	MaxValueSize   int `yaml:"max-value-size"`
+}
+
+// LogConfig configures the member's logger.
+type LogConfig struct {
+	Level  string `yaml:"level"`  // debug, info, warn, error
+	Format string `yaml:"format"` // text or json
+}
+
+// Duration is a time.Duration written as "30s", "5m" or "1h30m" in YAML.
+type Duration time.Duration
+
+// UnmarshalYAML parses a Go duration string.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	var s string
+	if err := n.Decode(&s); err != nil {
+		return err
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("line %d: %w", n.Line, err)
+	}
+	if v < 0 {
+		return fmt.Errorf("line %d: negative duration %s", n.Line, s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// DefaultConfig returns the embedded defaults: cluster "dev", clients on
+// 127.0.0.1:5701, admin HTTP on 127.0.0.1:8080, 271 partitions.
+func DefaultConfig() Config {
+	return Config{
+		ClusterName:    "dev",
+		Bind:           "127.0.0.1:5701",
+		Admin:          "127.0.0.1:8080",
+		PartitionCount: store.DefaultPartitionCount,
+		Limits: Limits{
+			MaxMessageSize: 64 << 20,
+			MaxKeySize:     store.DefaultMaxKeySize,
+			MaxValueSize:   store.DefaultMaxValueSize,
+		},
+		SweepInterval: Duration(time.Second),
+		Log:           LogConfig{Level: "info", Format: "text"},
+	}
+}
+
+// LoadConfig reads a YAML file over the defaults. Unknown keys are errors,
+// so that a typo does not silently change nothing.
+func LoadConfig(path string) (Config, error) {
+	cfg := DefaultConfig()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return cfg, err
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil && err.Error() != "EOF" {
+		return cfg, fmt.Errorf("config %s: %w", path, err)
+	}
+	return cfg, cfg.Validate()
+}
+
+// Validate checks the configuration.
+func (c *Config) Validate() error {
+	var errs []string
+	if c.ClusterName == "" {
+		errs = append(errs, "cluster-name is empty")
+	}
+	if _, _, err := net.SplitHostPort(c.Bind); err != nil {
+		errs = append(errs, fmt.Sprintf("bind %q: %v", c.Bind, err))
+	}
+	if c.Admin != "" {
+		if _, _, err := net.SplitHostPort(c.Admin); err != nil {
+			errs = append(errs, fmt.Sprintf("admin %q: %v", c.Admin, err))
+		}
+	}
+	if c.PartitionCount < 1 || c.PartitionCount > 1<<16 {
+		errs = append(errs, fmt.Sprintf("partition-count %d is not in 1..65536", c.PartitionCount))
+	}
+	if c.Limits.MaxMessageSize < 1<<10 {
+		errs = append(errs, fmt.Sprintf("limits.max-message-size %d is below 1 KiB", c.Limits.MaxMessageSize))
+	}
+	for name, m := range c.Maps {
+		if _, err := m.toMaps(); err != nil {
+			errs = append(errs, fmt.Sprintf("maps.%s: %v", name, err))
+		}
+	}
+	if _, err := parseLevel(c.Log.Level); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if f := c.Log.Format; f != "" && f != "text" && f != "json" {
+		errs = append(errs, fmt.Sprintf("log.format %q: want text or json", f))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("invalid member config: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+func (m MapConfig) toMaps() (maps.Config, error) {
+	cfg := maps.DefaultConfig()
+	cfg.TTL, cfg.MaxIdle = time.Duration(m.TTL), time.Duration(m.MaxIdle)
+	switch strings.ToUpper(m.Eviction.Policy) {
+	case "", "NONE":
+		cfg.Eviction.Policy = store.EvictionNone
+	case "LRU":
+		cfg.Eviction.Policy = store.EvictionLRU
+	case "LFU":
+		cfg.Eviction.Policy = store.EvictionLFU
+	default:
+		return cfg, fmt.Errorf("eviction.policy %q: want NONE, LRU or LFU", m.Eviction.Policy)
+	}
+	if m.Eviction.MaxEntries < 0 || m.Eviction.MaxBytes < 0 {
+		return cfg, fmt.Errorf("negative eviction limit")
+	}
+	cfg.Eviction.MaxEntries, cfg.Eviction.MaxBytes = m.Eviction.MaxEntries, m.Eviction.MaxBytes
+	if m.BackupCount != nil {
+		cfg.BackupCount = *m.BackupCount
+	}
+	cfg.AsyncBackupCount = m.AsyncBackupCount
+	if cfg.BackupCount < 0 || cfg.BackupCount > 6 || cfg.AsyncBackupCount < 0 || cfg.BackupCount+cfg.AsyncBackupCount > 6 {
+		return cfg, fmt.Errorf("backup-count %d + async-backup-count %d: each 0..6, at most 6 together", cfg.BackupCount, cfg.AsyncBackupCount)
+	}
+	return cfg, nil
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	switch strings.ToLower(s) {
+	case "", "info":
+		return slog.LevelInfo, nil
+	case "debug":
+		return slog.LevelDebug, nil
+	case "warn":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return 0, fmt.Errorf("log.level %q: want debug, info, warn or error", s)
+}

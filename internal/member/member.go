@@ -1,0 +1,218 @@
+// Package member composes an Atoll member: it wires the record stores,
+// the serialization registries, the partition table and the gRPC server
+// together, serves the admin HTTP endpoints, runs background work, and
+// shuts everything down in order. It is the only place that knows all the
+// parts; nothing imports it but the command and the public embedding API.
+package member
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+
+	"github.com/atolldb/atoll/internal/maps"
+	"github.com/atolldb/atoll/internal/partition"
+	"github.com/atolldb/atoll/internal/server"
+	"github.com/atolldb/atoll/pkg/serialization"
+)
+
+// Version is the member's version.
+const Version = "0.1.0"
+
+// Member is a running member.
+type Member struct {
+	cfg  Config
+	log  *slog.Logger
+	self partition.Member
+
+	ser    *serialization.Service
+	maps   *maps.Registry
+	table  *partition.Holder
+	server *server.Server
+
+	grpc     *grpc.Server
+	listener net.Listener
+	admin    *http.Server
+	adminLn  net.Listener
+
+	stop     chan struct{}
+	bg       sync.WaitGroup
+	shutOnce sync.Once
+	shutErr  error
+}
+
+// Start starts a member and returns once it accepts connections.
+func Start(ctx context.Context, cfg Config) (*Member, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = newLogger(cfg.Log)
+	}
+	configs := map[string]maps.Config{}
+	for name, mc := range cfg.Maps {
+		c, err := mc.toMaps()
+		if err != nil {
+			return nil, err
+		}
+		configs[name] = c
+	}
+	ser, err := serialization.NewService(serialization.Config{})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", cfg.Bind)
+	if err != nil {
+		return nil, fmt.Errorf("member: listen on %s: %w", cfg.Bind, err)
+	}
+	m := &Member{
+		cfg: cfg, log: log, ser: ser, listener: ln, stop: make(chan struct{}),
+		table: &partition.Holder{},
+		maps: maps.NewRegistry(maps.Options{
+			PartitionCount: cfg.PartitionCount, Configs: configs,
+			MaxKeySize: cfg.Limits.MaxKeySize, MaxValueSize: cfg.Limits.MaxValueSize, Clock: cfg.Clock,
+		}),
+	}
+	m.self = partition.Member{UUID: partition.NewUUID(), Address: ln.Addr().String(), JoinOrder: 0}
+	if cfg.Admin != "" {
+		if m.adminLn, err = net.Listen("tcp", cfg.Admin); err != nil {
+			_ = ln.Close()
+			return nil, fmt.Errorf("member: admin listen on %s: %w", cfg.Admin, err)
+		}
+		m.self.AdminAddress = m.adminLn.Addr().String()
+	}
+	m.table.Store(partition.Single(m.self, cfg.PartitionCount))
+	m.server = server.New(server.Config{
+		ClusterName: cfg.ClusterName, Version: Version, Self: m.self,
+		Maps: m.maps, Serialization: ser, Table: m.table, Logger: log,
+	})
+	m.grpc = grpc.NewServer(
+		grpc.MaxRecvMsgSize(cfg.Limits.MaxMessageSize),
+		grpc.MaxSendMsgSize(cfg.Limits.MaxMessageSize),
+		grpc.UnaryInterceptor(m.server.UnaryInterceptor),
+		grpc.StreamInterceptor(m.server.StreamInterceptor),
+	)
+	m.server.Register(m.grpc)
+	m.goRun(func() {
+		if err := m.grpc.Serve(ln); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
+			log.Error("grpc server stopped", "err", err)
+		}
+	})
+	if m.adminLn != nil {
+		m.admin = &http.Server{Handler: m.adminMux(), ReadHeaderTimeout: 10 * time.Second}
+		m.goRun(func() {
+			if err := m.admin.Serve(m.adminLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Error("admin server stopped", "err", err)
+			}
+		})
+	}
+	m.goRun(m.sweep)
+	log.Info("member started", "cluster", cfg.ClusterName, "address", m.self.Address, "admin", m.self.AdminAddress,
+		"uuid", m.self.UUID.String(), "partitions", cfg.PartitionCount, "version", Version)
+	return m, nil
+}
+
+// goRun runs fn on a tracked goroutine.
+func (m *Member) goRun(fn func()) {
+	m.bg.Add(1)
+	go func() {
+		defer m.bg.Done()
+		fn()
+	}()
+}
+
+// Addr returns the address clients connect to.
+func (m *Member) Addr() string { return m.self.Address }
+
+// AdminAddr returns the admin HTTP address ("" when disabled).
+func (m *Member) AdminAddr() string { return m.self.AdminAddress }
+
+// UUID returns the member's identity.
+func (m *Member) UUID() partition.UUID { return m.self.UUID }
+
+// ClusterName returns the member's cluster name.
+func (m *Member) ClusterName() string { return m.cfg.ClusterName }
+
+func (m *Member) sweep() {
+	interval := time.Duration(m.cfg.SweepInterval)
+	if interval <= 0 {
+		return
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-m.stop:
+			return
+		case <-t.C:
+			m.maps.Sweep(10000)
+		}
+	}
+}
+
+func (m *Member) adminMux() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		select {
+		case <-m.stop:
+			http.Error(w, "shutting down", http.StatusServiceUnavailable)
+		default:
+			_, _ = w.Write([]byte("ready\n"))
+		}
+	})
+	return mux
+}
+
+// Shutdown stops the member gracefully: it refuses new calls with a
+// retryable error, lets the calls in progress finish, ends streams, stops
+// background work and closes its listeners. If ctx ends first, the
+// remaining calls are cut off and Shutdown returns ctx.Err(). Calling it
+// again returns the first call's result.
+func (m *Member) Shutdown(ctx context.Context) error {
+	m.shutOnce.Do(func() {
+		m.log.Info("member shutting down", "address", m.self.Address)
+		close(m.stop)
+		m.server.Drain()
+		stopped := make(chan struct{})
+		go func() {
+			m.grpc.GracefulStop()
+			close(stopped)
+		}()
+		select {
+		case <-stopped:
+		case <-ctx.Done():
+			m.grpc.Stop()
+			<-stopped
+			m.shutErr = ctx.Err()
+		}
+		if m.admin != nil {
+			if err := m.admin.Shutdown(ctx); err != nil && m.shutErr == nil {
+				m.shutErr = err
+			}
+		}
+		m.bg.Wait()
+		m.log.Info("member stopped", "address", m.self.Address)
+	})
+	return m.shutErr
+}
+
+func newLogger(c LogConfig) *slog.Logger {
+	level, _ := parseLevel(c.Level) // validated
+	opts := &slog.HandlerOptions{Level: level}
+	if c.Format == "json" {
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
