@@ -31,7 +31,7 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newMemberCmd(), newVectorsCmd())
+	root.AddCommand(newMemberCmd(), newMapCmd(), newVectorsCmd())
 	return root
 }
 

@@ -1,0 +1,429 @@
+package client
+
+import (
+	"context"
+	crand "crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/pkg/serialization"
+)
+
+// Version is the SDK version reported to members.
+const Version = "0.1.0"
+
+// Config configures a Client. The zero Config connects to a member on
+// 127.0.0.1:5701 in the cluster "dev", Atoll's embedded defaults.
+type Config struct {
+	// Addresses are seed members (host:port); any one reachable member is
+	// enough, the others are learned from it.
+	Addresses []string
+	// ClusterName must match the members' cluster name.
+	ClusterName string
+	// ClientName identifies the client in member logs and statistics.
+	ClientName string
+	// Serialization configures how keys and values are serialized; the
+	// client adds zero-config Compact serialization for the Go types of its
+	// maps. Register Portable factories and IdentifiedDataSerializable
+	// factories here.
+	Serialization serialization.Config
+	// ConnectTimeout bounds connecting to one member. Default 10s.
+	ConnectTimeout time.Duration
+	// InvocationTimeout bounds a call whose context has no deadline,
+	// retries included. Default 120s, as Hazelcast's.
+	InvocationTimeout time.Duration
+	// Retry controls retries of calls that fail with a retryable error.
+	Retry RetryConfig
+	// NearCaches configures near caches by map name; a key may be an exact
+	// name or a pattern with * (path.Match syntax).
+	NearCaches map[string]NearCacheConfig
+	// MaxMessageSize bounds a message in either direction. Default 64 MiB.
+	MaxMessageSize int
+	// Logger receives connection events; default slog.Default().
+	Logger *slog.Logger
+}
+
+// RetryConfig is the retry policy: exponential backoff with jitter.
+type RetryConfig struct {
+	// InitialBackoff is the first wait; default 20ms.
+	InitialBackoff time.Duration
+	// MaxBackoff caps the wait; default 2s.
+	MaxBackoff time.Duration
+	// Multiplier grows the wait after each attempt; default 2.
+	Multiplier float64
+	// Jitter randomizes each wait by ±Jitter (a fraction); default 0.2.
+	Jitter float64
+	// RedoOperation retries writes whose outcome is unknown because the
+	// connection broke after they were sent (they may apply twice). Reads,
+	// and writes that were never sent, are always retried.
+	RedoOperation bool
+}
+
+func (c *Config) withDefaults() Config {
+	cfg := *c
+	if len(cfg.Addresses) == 0 {
+		cfg.Addresses = []string{"127.0.0.1:5701"}
+	}
+	if cfg.ClusterName == "" {
+		cfg.ClusterName = "dev"
+	}
+	if cfg.ConnectTimeout <= 0 {
+		cfg.ConnectTimeout = 10 * time.Second
+	}
+	if cfg.InvocationTimeout <= 0 {
+		cfg.InvocationTimeout = 120 * time.Second
+	}
+	if cfg.Retry.InitialBackoff <= 0 {
+		cfg.Retry.InitialBackoff = 20 * time.Millisecond
+	}
+	if cfg.Retry.MaxBackoff <= 0 {
+		cfg.Retry.MaxBackoff = 2 * time.Second
+	}
+	if cfg.Retry.Multiplier < 1 {
+		cfg.Retry.Multiplier = 2
+	}
+	if cfg.Retry.Jitter < 0 || cfg.Retry.Jitter >= 1 {
+		cfg.Retry.Jitter = 0.2
+	} else if cfg.Retry.Jitter == 0 {
+		cfg.Retry.Jitter = 0.2
+	}
+	if cfg.MaxMessageSize <= 0 {
+		cfg.MaxMessageSize = 64 << 20
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return cfg
+}
+
+// Client is a connection to an Atoll cluster. It is safe for concurrent
+// use; create one per process and share it.
+type Client struct {
+	cfg  Config
+	uuid []byte
+	ser  *serialization.Service
+	log  *slog.Logger
+
+	mu     sync.Mutex
+	conns  map[string]*conn // by member address
+	dialMu sync.Map         // address → *sync.Mutex, one dial at a time per member
+
+	routing atomic.Pointer[routingTable]
+	meta    metadataSync
+	near    nearCaches
+	stats   counters
+
+	closed    atomic.Bool
+	closeOnce sync.Once
+	stop      chan struct{}
+	bg        sync.WaitGroup // background goroutines
+}
+
+// routingTable maps partitions to member addresses.
+type routingTable struct {
+	version int64
+	count   int32
+	owners  []string // by partition; "" when unassigned
+	members []string
+}
+
+// New connects to the cluster through the first reachable seed address.
+func New(ctx context.Context, cfg Config) (*Client, error) {
+	cfg = cfg.withDefaults()
+	ser, err := serialization.NewService(cfg.Serialization)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{cfg: cfg, ser: ser, log: cfg.Logger, conns: map[string]*conn{}, stop: make(chan struct{})}
+	c.uuid = make([]byte, 16)
+	_, _ = crand.Read(c.uuid) // crypto/rand.Read never fails
+	c.meta.init(c)
+	c.near.init(c)
+	var errs []error
+	for _, addr := range cfg.Addresses {
+		cn, hello, err := dial(ctx, addr, &c.cfg, c.uuid)
+		if err != nil {
+			if errors.Is(err, ErrClusterName) {
+				return nil, err
+			}
+			errs = append(errs, err)
+			continue
+		}
+		c.conns[addr] = cn
+		c.setTable(hello.PartitionCount, hello.PartitionTable)
+		c.bg.Add(1)
+		go c.watchTable()
+		return c, nil
+	}
+	return nil, fmt.Errorf("%w: %w", ErrNoMember, errors.Join(errs...))
+}
+
+// Serialization returns the client's serialization service.
+func (c *Client) Serialization() *serialization.Service { return c.ser }
+
+// Close closes every connection and listener and stops background work.
+// Calls in progress fail with ErrClosed.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() {
+		c.closed.Store(true)
+		close(c.stop)
+		c.near.close()
+		c.mu.Lock()
+		conns := c.conns
+		c.conns = map[string]*conn{}
+		c.mu.Unlock()
+		for _, cn := range conns {
+			cn.close()
+		}
+		c.bg.Wait()
+	})
+	return nil
+}
+
+func (c *Client) setTable(count int32, t *pb.PartitionTable) {
+	if t == nil {
+		return
+	}
+	rt := &routingTable{version: t.Version, count: count, owners: make([]string, len(t.Owners))}
+	for _, m := range t.Members {
+		rt.members = append(rt.members, m.Address)
+	}
+	for p, o := range t.Owners {
+		if o >= 0 && int(o) < len(t.Members) {
+			rt.owners[p] = t.Members[o].Address
+		}
+	}
+	if rt.count == 0 {
+		rt.count = int32(len(t.Owners))
+	}
+	for {
+		cur := c.routing.Load()
+		if cur != nil && cur.version >= rt.version {
+			return
+		}
+		if c.routing.CompareAndSwap(cur, rt) {
+			return
+		}
+	}
+}
+
+// watchTable follows partition table changes from one member at a time.
+func (c *Client) watchTable() {
+	defer c.bg.Done()
+	backoff := c.cfg.Retry.InitialBackoff
+	for !c.closed.Load() {
+		cn, err := c.anyConn(context.Background())
+		if err == nil {
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() {
+				select {
+				case <-c.stop:
+				case <-cn.done:
+				}
+				cancel()
+			}()
+			stream, err := cn.cluster.WatchPartitionTable(ctx, &pb.GetPartitionTableRequest{})
+			for err == nil {
+				var t *pb.PartitionTable
+				if t, err = stream.Recv(); err == nil {
+					c.setTable(0, t)
+					backoff = c.cfg.Retry.InitialBackoff
+				}
+			}
+			cancel()
+		}
+		select {
+		case <-c.stop:
+			return
+		case <-time.After(c.jitter(backoff)):
+		}
+		backoff = min(time.Duration(float64(backoff)*c.cfg.Retry.Multiplier), c.cfg.Retry.MaxBackoff)
+	}
+}
+
+func (c *Client) jitter(d time.Duration) time.Duration {
+	j := c.cfg.Retry.Jitter
+	return time.Duration(float64(d) * (1 - j + 2*j*rand.Float64()))
+}
+
+// partitionOf returns the partition of a serialized key.
+func (c *Client) partitionOf(key []byte) int32 {
+	rt := c.routing.Load()
+	return serialization.Data(key).PartitionID(rt.count)
+}
+
+// connFor returns a connection to the owner of partition pid (or to any
+// member when pid < 0 or the owner cannot be reached).
+func (c *Client) connFor(ctx context.Context, pid int32) (*conn, error) {
+	if c.closed.Load() {
+		return nil, ErrClosed
+	}
+	if pid >= 0 {
+		if rt := c.routing.Load(); rt != nil && int(pid) < len(rt.owners) && rt.owners[pid] != "" {
+			if cn, err := c.connTo(ctx, rt.owners[pid]); err == nil {
+				return cn, nil
+			}
+		}
+	}
+	return c.anyConn(ctx)
+}
+
+// connTo returns a usable connection to addr, dialing when needed.
+func (c *Client) connTo(ctx context.Context, addr string) (*conn, error) {
+	c.mu.Lock()
+	cn := c.conns[addr]
+	c.mu.Unlock()
+	if cn != nil && cn.usable() {
+		return cn, nil
+	}
+	lock, _ := c.dialMu.LoadOrStore(addr, &sync.Mutex{})
+	lock.(*sync.Mutex).Lock()
+	defer lock.(*sync.Mutex).Unlock()
+	c.mu.Lock()
+	cn = c.conns[addr]
+	c.mu.Unlock()
+	if cn != nil && cn.usable() {
+		return cn, nil
+	}
+	fresh, hello, err := dial(ctx, addr, &c.cfg, c.uuid)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.closed.Load() {
+		c.mu.Unlock()
+		fresh.close()
+		return nil, ErrClosed
+	}
+	c.conns[addr] = fresh
+	c.mu.Unlock()
+	if cn != nil {
+		go cn.close()
+	}
+	c.setTable(hello.PartitionCount, hello.PartitionTable)
+	c.near.reset() // events may have been missed while disconnected
+	return fresh, nil
+}
+
+// anyConn returns some usable connection: an open one, or a new one to a
+// known member or a seed address.
+func (c *Client) anyConn(ctx context.Context) (*conn, error) {
+	c.mu.Lock()
+	for _, cn := range c.conns {
+		if cn.usable() {
+			c.mu.Unlock()
+			return cn, nil
+		}
+	}
+	c.mu.Unlock()
+	var candidates []string
+	if rt := c.routing.Load(); rt != nil {
+		candidates = append(candidates, rt.members...)
+	}
+	candidates = append(candidates, c.cfg.Addresses...)
+	var errs []error
+	for _, addr := range candidates {
+		cn, err := c.connTo(ctx, addr)
+		if err == nil {
+			return cn, nil
+		}
+		errs = append(errs, err)
+	}
+	return nil, fmt.Errorf("%w: %w", ErrNoMember, errors.Join(errs...))
+}
+
+// invoke runs a pipeline call against the owner of pid (any member when
+// pid < 0), retrying retryable failures with backoff until ctx ends or the
+// invocation timeout passes. idempotent calls are also retried when the
+// connection broke after they were sent.
+func (c *Client) invoke(ctx context.Context, pid int32, idempotent bool, req *pb.PipelineRequest) (*pb.PipelineResponse, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.cfg.InvocationTimeout)
+		defer cancel()
+	}
+	c.stats.calls.Add(1)
+	backoff := c.cfg.Retry.InitialBackoff
+	for attempt := 0; ; attempt++ {
+		cn, err := c.connFor(ctx, pid)
+		var resp *pb.PipelineResponse
+		if err == nil {
+			resp, err = cn.invoke(ctx, req)
+			if err == nil && resp.Error != nil {
+				err = errorFromPipeline(resp.Error, cn.addr)
+			}
+			if err == nil {
+				return resp, nil
+			}
+		}
+		if !c.shouldRetry(ctx, err, idempotent) {
+			c.stats.failures.Add(1)
+			return nil, c.finalError(ctx, err)
+		}
+		c.stats.retries.Add(1)
+		if err := c.prepareRetry(ctx, err); err != nil {
+			c.stats.failures.Add(1)
+			return nil, err
+		}
+		if attempt > 0 || !errors.Is(err, ErrUnknownSchema) {
+			select {
+			case <-ctx.Done():
+				c.stats.failures.Add(1)
+				return nil, c.finalError(ctx, err)
+			case <-time.After(c.jitter(backoff)):
+			}
+			backoff = min(time.Duration(float64(backoff)*c.cfg.Retry.Multiplier), c.cfg.Retry.MaxBackoff)
+		}
+	}
+}
+
+func (c *Client) shouldRetry(ctx context.Context, err error, idempotent bool) bool {
+	if ctx.Err() != nil || c.closed.Load() {
+		return false
+	}
+	var ce *connError
+	if errors.As(err, &ce) {
+		return !ce.sent || idempotent || c.cfg.Retry.RedoOperation
+	}
+	if errors.Is(err, ErrNoMember) {
+		return true
+	}
+	var e *Error
+	return errors.As(err, &e) && e.Retryable
+}
+
+// prepareRetry does what a retryable error asks for before the next attempt.
+func (c *Client) prepareRetry(ctx context.Context, err error) error {
+	var e *Error
+	if !errors.As(err, &e) {
+		return nil
+	}
+	switch {
+	case errors.Is(e, ErrUnknownSchema):
+		return c.meta.publishSchema(ctx, e.SchemaID)
+	case errors.Is(e, ErrWrongOwner):
+		if cn, err := c.anyConn(ctx); err == nil {
+			if t, err := cn.cluster.GetPartitionTable(ctx, &pb.GetPartitionTableRequest{}); err == nil {
+				c.setTable(0, t)
+			}
+		}
+	}
+	return nil
+}
+
+// finalError is the error returned when no more retries happen.
+func (c *Client) finalError(ctx context.Context, err error) error {
+	if c.closed.Load() {
+		return ErrClosed
+	}
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return fmt.Errorf("%w: %w", ErrTimeout, err)
+	}
+	return err
+}

@@ -1,0 +1,181 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+)
+
+// Sentinel errors; every error a member reports is an *Error that matches
+// one of them with errors.Is.
+var (
+	// ErrClosed: the client was closed.
+	ErrClosed = errors.New("atoll: client is closed")
+	// ErrNoMember: no member could be reached.
+	ErrNoMember = errors.New("atoll: no member reachable")
+	// ErrInvalidArgument: the member found the request invalid.
+	ErrInvalidArgument = errors.New("atoll: invalid argument")
+	// ErrInvalidData: a key or value is not valid serialized data.
+	ErrInvalidData = errors.New("atoll: invalid data")
+	// ErrTooLarge: a request, key or value is over a member's size limit.
+	ErrTooLarge = errors.New("atoll: too large")
+	// ErrUnknownSchema: the cluster does not know a Compact schema.
+	ErrUnknownSchema = errors.New("atoll: unknown compact schema")
+	// ErrUnknownClass: the cluster lacks a Portable class definition or an
+	// IdentifiedDataSerializable layout it needs.
+	ErrUnknownClass = errors.New("atoll: unknown class")
+	// ErrWrongOwner: the member does not own the key's partition.
+	ErrWrongOwner = errors.New("atoll: wrong partition owner")
+	// ErrClusterName: the member belongs to another cluster.
+	ErrClusterName = errors.New("atoll: cluster name mismatch")
+	// ErrShuttingDown: the member is shutting down.
+	ErrShuttingDown = errors.New("atoll: member shutting down")
+	// ErrOverloaded: the member refused work to protect itself.
+	ErrOverloaded = errors.New("atoll: member overloaded")
+	// ErrTimeout: the call's deadline passed.
+	ErrTimeout = errors.New("atoll: timeout")
+	// ErrQuery: a query or statement is invalid.
+	ErrQuery = errors.New("atoll: invalid query")
+	// ErrConflict: a transaction conflicted with another one.
+	ErrConflict = errors.New("atoll: transaction conflict")
+	// ErrMemoryLimit: a query was stopped by the memory circuit breaker.
+	ErrMemoryLimit = errors.New("atoll: memory limit")
+	// ErrUnavailable: the cluster cannot serve the call right now.
+	ErrUnavailable = errors.New("atoll: unavailable")
+	// ErrCancelled: the call was cancelled.
+	ErrCancelled = errors.New("atoll: cancelled")
+	// ErrNotFound: a named resource does not exist.
+	ErrNotFound = errors.New("atoll: not found")
+	// ErrInternal: the member failed unexpectedly.
+	ErrInternal = errors.New("atoll: internal error")
+)
+
+var codeErrors = map[pb.ErrorCode]error{
+	pb.ErrorCode_ERROR_CODE_INVALID_ARGUMENT:      ErrInvalidArgument,
+	pb.ErrorCode_ERROR_CODE_INVALID_DATA:          ErrInvalidData,
+	pb.ErrorCode_ERROR_CODE_TOO_LARGE:             ErrTooLarge,
+	pb.ErrorCode_ERROR_CODE_UNKNOWN_SCHEMA:        ErrUnknownSchema,
+	pb.ErrorCode_ERROR_CODE_UNKNOWN_CLASS:         ErrUnknownClass,
+	pb.ErrorCode_ERROR_CODE_WRONG_OWNER:           ErrWrongOwner,
+	pb.ErrorCode_ERROR_CODE_CLUSTER_NAME_MISMATCH: ErrClusterName,
+	pb.ErrorCode_ERROR_CODE_SHUTTING_DOWN:         ErrShuttingDown,
+	pb.ErrorCode_ERROR_CODE_OVERLOADED:            ErrOverloaded,
+	pb.ErrorCode_ERROR_CODE_TIMEOUT:               ErrTimeout,
+	pb.ErrorCode_ERROR_CODE_QUERY:                 ErrQuery,
+	pb.ErrorCode_ERROR_CODE_CONFLICT:              ErrConflict,
+	pb.ErrorCode_ERROR_CODE_MEMORY_LIMIT:          ErrMemoryLimit,
+	pb.ErrorCode_ERROR_CODE_UNAVAILABLE:           ErrUnavailable,
+	pb.ErrorCode_ERROR_CODE_CANCELLED:             ErrCancelled,
+	pb.ErrorCode_ERROR_CODE_NOT_FOUND:             ErrNotFound,
+	pb.ErrorCode_ERROR_CODE_INTERNAL:              ErrInternal,
+	pb.ErrorCode_ERROR_CODE_UNSPECIFIED:           ErrInternal,
+}
+
+// Error is a failure reported by a member.
+type Error struct {
+	// Member is the address of the member that reported the error.
+	Member  string
+	Code    codes.Code // the gRPC status code
+	Message string
+	// Retryable says the same call may succeed later; the client has
+	// already retried it as far as its retry policy allows.
+	Retryable bool
+	// SchemaID is set for ErrUnknownSchema.
+	SchemaID int64
+	// FactoryID, ClassID and ClassVersion are set for ErrUnknownClass.
+	FactoryID, ClassID, ClassVersion int32
+	// TableVersion is the member's partition table version (ErrWrongOwner).
+	TableVersion int64
+	// Line and Column locate an ErrQuery problem (1-based, 0 if unknown).
+	Line, Column int32
+
+	kind error
+}
+
+func (e *Error) Error() string {
+	if e.Member != "" {
+		return fmt.Sprintf("atoll: %s (member %s)", e.Message, e.Member)
+	}
+	return "atoll: " + e.Message
+}
+
+// Unwrap returns the sentinel error of the error's kind.
+func (e *Error) Unwrap() error { return e.kind }
+
+func errorFromDetail(code codes.Code, msg string, d *pb.ErrorDetail, member string) *Error {
+	e := &Error{Member: member, Code: code, Message: msg, kind: ErrInternal}
+	if d != nil {
+		if k, ok := codeErrors[d.Code]; ok {
+			e.kind = k
+		}
+		e.Retryable = d.Retryable
+		e.SchemaID, e.TableVersion = d.SchemaId, d.PartitionTableVersion
+		e.FactoryID, e.ClassID, e.ClassVersion = d.FactoryId, d.ClassId, d.ClassVersion
+		e.Line, e.Column = d.Line, d.Column
+	}
+	return e
+}
+
+// errorFromPipeline converts a pipeline response error.
+func errorFromPipeline(pe *pb.Error, member string) *Error {
+	return errorFromDetail(codes.Code(pe.GrpcCode), pe.Message, pe.Detail, member)
+}
+
+// errorFromStatus converts the error of a unary or streaming gRPC call.
+// Transport failures (no detail) become ErrUnavailable, retryable.
+func errorFromStatus(err error, member string) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	s, ok := status.FromError(err)
+	if !ok {
+		return err
+	}
+	for _, d := range s.Details() {
+		if detail, ok := d.(*pb.ErrorDetail); ok {
+			return errorFromDetail(s.Code(), s.Message(), detail, member)
+		}
+	}
+	switch s.Code() {
+	case codes.Canceled:
+		return context.Canceled
+	case codes.DeadlineExceeded:
+		return context.DeadlineExceeded
+	case codes.Unavailable:
+		return &Error{Member: member, Code: s.Code(), Message: s.Message(), Retryable: true, kind: ErrUnavailable}
+	}
+	return &Error{Member: member, Code: s.Code(), Message: s.Message(), kind: ErrInternal}
+}
+
+// connError marks a failure of the connection rather than of the call.
+// sent says whether the request may have reached the member.
+type connError struct {
+	member string
+	sent   bool
+	err    error
+}
+
+func (e *connError) Error() string {
+	return fmt.Sprintf("atoll: connection to %s: %v", e.member, e.err)
+}
+
+func (e *connError) Unwrap() []error { return []error{ErrUnavailable, e.err} }
+
+// TypeError reports a value that cannot be converted to the map's Go type.
+type TypeError struct {
+	Map  string
+	Want string // Go type of the map's keys or values
+	Got  string // Go type the data decoded to
+}
+
+func (e *TypeError) Error() string {
+	return fmt.Sprintf("atoll: map %q holds a %s where %s was expected", e.Map, e.Got, e.Want)
+}

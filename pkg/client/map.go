@@ -1,0 +1,713 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"time"
+
+	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+)
+
+// Map is a typed view of a distributed map, like Hazelcast's IMap. Keys and
+// values are serialized with the client's serialization service; a map is
+// created on the cluster on first use. Map is safe for concurrent use and
+// cheap to create: GetMap can be called per request.
+//
+// Methods that return a value report whether there was one with a bool
+// (Hazelcast returns null). Every method takes a context: its deadline bounds
+// the call including retries (the client's InvocationTimeout applies when it
+// has none), and cancelling it abandons the call.
+type Map[K, V any] struct {
+	c    *Client
+	name string
+	near *nearCache // nil without a near cache
+}
+
+// Entry is a key and its value.
+type Entry[K, V any] struct {
+	Key   K
+	Value V
+}
+
+// GetMap returns the map called name. K and V are the Go types of its keys
+// and values; values that were stored by other clients must decode to V.
+func GetMap[K, V any](c *Client, name string) *Map[K, V] {
+	c.registerType(reflect.TypeFor[K]())
+	c.registerType(reflect.TypeFor[V]())
+	return &Map[K, V]{c: c, name: name, near: c.near.forMap(name)}
+}
+
+// Name returns the map's name.
+func (m *Map[K, V]) Name() string { return m.name }
+
+// WriteOption changes how a value is written.
+type WriteOption func(*writeOptions) error
+
+type writeOptions struct {
+	ttl, maxIdle *int64
+}
+
+// WithTTL sets the entry's time to live, counted from this write; 0 means
+// forever. Without it the map's default TTL applies.
+func WithTTL(d time.Duration) WriteOption {
+	return func(o *writeOptions) error {
+		if d < 0 {
+			return fmt.Errorf("%w: negative TTL %v", ErrInvalidArgument, d)
+		}
+		ms := durationToMs(d)
+		o.ttl = &ms
+		return nil
+	}
+}
+
+// WithMaxIdle sets the entry's maximum idle time, counted from its last
+// read or write; 0 means forever. Without it the map's default applies.
+func WithMaxIdle(d time.Duration) WriteOption {
+	return func(o *writeOptions) error {
+		if d < 0 {
+			return fmt.Errorf("%w: negative max idle %v", ErrInvalidArgument, d)
+		}
+		ms := durationToMs(d)
+		o.maxIdle = &ms
+		return nil
+	}
+}
+
+// durationToMs rounds positive durations up to a millisecond, so that a
+// short TTL never becomes 0 (forever).
+func durationToMs(d time.Duration) int64 {
+	if d == 0 {
+		return 0
+	}
+	return int64((d + time.Millisecond - 1) / time.Millisecond)
+}
+
+func applyOptions(opts []WriteOption) (writeOptions, error) {
+	var o writeOptions
+	for _, opt := range opts {
+		if err := opt(&o); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+// bufPool holds serialization buffers for keys and values: a request keeps
+// them only until it is sent.
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
+
+// encoded is a serialized key or value in a pooled buffer.
+type encoded struct{ buf *[]byte }
+
+func (e encoded) bytes() []byte { return *e.buf }
+func (e encoded) release() {
+	if cap(*e.buf) <= 64<<10 {
+		*e.buf = (*e.buf)[:0]
+		bufPool.Put(e.buf)
+	}
+}
+
+func (m *Map[K, V]) encode(v any) (encoded, error) {
+	bp := bufPool.Get().(*[]byte)
+	b, err := m.c.ser.AppendData((*bp)[:0], v)
+	if err != nil {
+		bufPool.Put(bp)
+		return encoded{}, fmt.Errorf("%w: map %q: %w", ErrInvalidArgument, m.name, err)
+	}
+	*bp = b
+	return encoded{bp}, nil
+}
+
+// decode turns a value's Data into V.
+func (m *Map[K, V]) decode(ctx context.Context, d []byte) (V, error) {
+	obj, err := m.c.toObject(ctx, d)
+	if err != nil {
+		var zero V
+		return zero, err
+	}
+	return convert[V](obj, m.name)
+}
+
+func (m *Map[K, V]) decodeKey(ctx context.Context, d []byte) (K, error) {
+	obj, err := m.c.toObject(ctx, d)
+	if err != nil {
+		var zero K
+		return zero, err
+	}
+	return convert[K](obj, m.name)
+}
+
+// convert asserts obj to T, dereferencing a *T when T is not a pointer.
+func convert[T any](obj any, mapName string) (T, error) {
+	switch v := obj.(type) {
+	case T:
+		return v, nil
+	case *T:
+		if v != nil {
+			return *v, nil
+		}
+	}
+	var zero T
+	if obj == nil {
+		return zero, nil
+	}
+	return zero, &TypeError{Map: mapName, Want: reflect.TypeFor[T]().String(), Got: fmt.Sprintf("%T", obj)}
+}
+
+// keyOp runs a keyed pipeline call: it serializes the key, routes the call
+// to the key's owner and returns the response.
+func (m *Map[K, V]) keyOp(ctx context.Context, key K, idempotent bool, build func(kd []byte) *pb.PipelineRequest) (*pb.PipelineResponse, error) {
+	kd, err := m.encode(key)
+	if err != nil {
+		return nil, err
+	}
+	defer kd.release()
+	return m.c.invoke(ctx, m.c.partitionOf(kd.bytes()), idempotent, build(kd.bytes()))
+}
+
+// writeOp is keyOp for writes: it serializes the value (nil for calls that
+// carry none), publishes pending metadata first and invalidates the near
+// cache afterwards.
+func (m *Map[K, V]) writeOp(ctx context.Context, key K, value *V, build func(kd, vd []byte) *pb.PipelineRequest) (*pb.PipelineResponse, error) {
+	kd, err := m.encode(key)
+	if err != nil {
+		return nil, err
+	}
+	defer kd.release()
+	var vd encoded
+	if value != nil {
+		if vd, err = m.encode(*value); err != nil {
+			return nil, err
+		}
+		defer vd.release()
+	}
+	if err := m.c.meta.flush(ctx); err != nil {
+		return nil, err
+	}
+	var vb []byte
+	if vd.buf != nil {
+		vb = vd.bytes()
+	}
+	resp, err := m.c.invoke(ctx, m.c.partitionOf(kd.bytes()), false, build(kd.bytes(), vb))
+	if m.near != nil {
+		m.near.invalidate(kd.bytes()) // also on error: the outcome may be unknown
+	}
+	return resp, err
+}
+
+// valueResult decodes a ValueResponse.
+func (m *Map[K, V]) valueResult(ctx context.Context, resp *pb.PipelineResponse) (V, bool, error) {
+	var zero V
+	r := resp.GetValue()
+	if r == nil || !r.Found {
+		return zero, false, nil
+	}
+	v, err := m.decode(ctx, r.Value)
+	return v, err == nil, err
+}
+
+// Put stores value under key and returns the previous value.
+func (m *Map[K, V]) Put(ctx context.Context, key K, value V, opts ...WriteOption) (old V, existed bool, err error) {
+	o, err := applyOptions(opts)
+	if err != nil {
+		return old, false, err
+	}
+	resp, err := m.writeOp(ctx, key, &value, func(kd, vd []byte) *pb.PipelineRequest {
+		return &pb.PipelineRequest{Op: &pb.PipelineRequest_Put{Put: &pb.PutRequest{Map: m.name, Key: kd, Value: vd, TtlMs: o.ttl, MaxIdleMs: o.maxIdle}}}
+	})
+	if err != nil {
+		return old, false, err
+	}
+	return m.valueResult(ctx, resp)
+}
+
+// Set stores value under key without returning the previous value, which
+// saves its transfer.
+func (m *Map[K, V]) Set(ctx context.Context, key K, value V, opts ...WriteOption) error {
+	o, err := applyOptions(opts)
+	if err != nil {
+		return err
+	}
+	_, err = m.writeOp(ctx, key, &value, func(kd, vd []byte) *pb.PipelineRequest {
+		return &pb.PipelineRequest{Op: &pb.PipelineRequest_Set{Set: &pb.SetRequest{Map: m.name, Key: kd, Value: vd, TtlMs: o.ttl, MaxIdleMs: o.maxIdle}}}
+	})
+	return err
+}
+
+// PutIfAbsent stores value only if key has no value; otherwise it returns
+// the current value and existed=true.
+func (m *Map[K, V]) PutIfAbsent(ctx context.Context, key K, value V, opts ...WriteOption) (current V, existed bool, err error) {
+	o, err := applyOptions(opts)
+	if err != nil {
+		return current, false, err
+	}
+	resp, err := m.writeOp(ctx, key, &value, func(kd, vd []byte) *pb.PipelineRequest {
+		return &pb.PipelineRequest{Op: &pb.PipelineRequest_PutIfAbsent{PutIfAbsent: &pb.PutRequest{Map: m.name, Key: kd, Value: vd, TtlMs: o.ttl, MaxIdleMs: o.maxIdle}}}
+	})
+	if err != nil {
+		return current, false, err
+	}
+	return m.valueResult(ctx, resp)
+}
+
+// Get returns the value of key, from the near cache when the map has one.
+func (m *Map[K, V]) Get(ctx context.Context, key K) (V, bool, error) {
+	var zero V
+	kd, err := m.encode(key)
+	if err != nil {
+		return zero, false, err
+	}
+	defer kd.release()
+	var res reservation
+	if m.near != nil {
+		if e, ok := m.near.get(kd.bytes()); ok {
+			if e.obj != nil {
+				v, err := convert[V](e.obj, m.name)
+				return v, err == nil, err
+			}
+			v, err := m.decode(ctx, e.data)
+			return v, err == nil, err
+		}
+		res = m.near.reserve(kd.bytes())
+	}
+	resp, err := m.c.invoke(ctx, m.c.partitionOf(kd.bytes()), true, &pb.PipelineRequest{Op: &pb.PipelineRequest_Get{Get: &pb.KeyRequest{Map: m.name, Key: kd.bytes()}}})
+	if err != nil {
+		return zero, false, err
+	}
+	r := resp.GetValue()
+	if r == nil || !r.Found {
+		return zero, false, nil
+	}
+	v, err := m.decode(ctx, r.Value)
+	if err != nil {
+		return zero, false, err
+	}
+	if m.near != nil {
+		m.near.put(kd.bytes(), r.Value, v, res)
+	}
+	return v, true, nil
+}
+
+// Remove removes key and returns its value.
+func (m *Map[K, V]) Remove(ctx context.Context, key K) (V, bool, error) {
+	resp, err := m.writeOp(ctx, key, nil, func(kd, _ []byte) *pb.PipelineRequest {
+		return &pb.PipelineRequest{Op: &pb.PipelineRequest_Remove{Remove: &pb.KeyRequest{Map: m.name, Key: kd}}}
+	})
+	if err != nil {
+		var zero V
+		return zero, false, err
+	}
+	return m.valueResult(ctx, resp)
+}
+
+// Delete removes key and reports whether it was present.
+func (m *Map[K, V]) Delete(ctx context.Context, key K) (bool, error) {
+	resp, err := m.writeOp(ctx, key, nil, func(kd, _ []byte) *pb.PipelineRequest {
+		return &pb.PipelineRequest{Op: &pb.PipelineRequest_Delete{Delete: &pb.KeyRequest{Map: m.name, Key: kd}}}
+	})
+	return resp.GetBool().GetValue(), err
+}
+
+// RemoveIfSame removes key only if its value is expected (compared as
+// serialized bytes).
+func (m *Map[K, V]) RemoveIfSame(ctx context.Context, key K, expected V) (bool, error) {
+	resp, err := m.writeOp(ctx, key, &expected, func(kd, vd []byte) *pb.PipelineRequest {
+		return &pb.PipelineRequest{Op: &pb.PipelineRequest_RemoveIfSame{RemoveIfSame: &pb.ReplaceIfSameRequest{Map: m.name, Key: kd, Expected: vd}}}
+	})
+	return resp.GetBool().GetValue(), err
+}
+
+// Replace stores value only if key has a value, and returns the old one.
+// The entry keeps its TTL.
+func (m *Map[K, V]) Replace(ctx context.Context, key K, value V) (old V, existed bool, err error) {
+	resp, err := m.writeOp(ctx, key, &value, func(kd, vd []byte) *pb.PipelineRequest {
+		return &pb.PipelineRequest{Op: &pb.PipelineRequest_Replace{Replace: &pb.PutRequest{Map: m.name, Key: kd, Value: vd}}}
+	})
+	if err != nil {
+		return old, false, err
+	}
+	return m.valueResult(ctx, resp)
+}
+
+// ReplaceIfSame stores value only if key's current value is expected
+// (compared as serialized bytes).
+func (m *Map[K, V]) ReplaceIfSame(ctx context.Context, key K, expected, value V) (bool, error) {
+	ed, err := m.encode(expected)
+	if err != nil {
+		return false, err
+	}
+	defer ed.release()
+	resp, err := m.writeOp(ctx, key, &value, func(kd, vd []byte) *pb.PipelineRequest {
+		return &pb.PipelineRequest{Op: &pb.PipelineRequest_ReplaceIfSame{ReplaceIfSame: &pb.ReplaceIfSameRequest{Map: m.name, Key: kd, Expected: ed.bytes(), Value: vd}}}
+	})
+	return resp.GetBool().GetValue(), err
+}
+
+// ContainsKey reports whether key has a value.
+func (m *Map[K, V]) ContainsKey(ctx context.Context, key K) (bool, error) {
+	resp, err := m.keyOp(ctx, key, true, func(kd []byte) *pb.PipelineRequest {
+		return &pb.PipelineRequest{Op: &pb.PipelineRequest_ContainsKey{ContainsKey: &pb.KeyRequest{Map: m.name, Key: kd}}}
+	})
+	return resp.GetBool().GetValue(), err
+}
+
+// Evict removes key from memory as eviction would (listeners see EVICTED,
+// not REMOVED) and reports whether it was present.
+func (m *Map[K, V]) Evict(ctx context.Context, key K) (bool, error) {
+	resp, err := m.writeOp(ctx, key, nil, func(kd, _ []byte) *pb.PipelineRequest {
+		return &pb.PipelineRequest{Op: &pb.PipelineRequest_Evict{Evict: &pb.KeyRequest{Map: m.name, Key: kd}}}
+	})
+	return resp.GetBool().GetValue(), err
+}
+
+// SetTTL changes the TTL of an existing entry (0 = forever), counted from
+// now, and reports whether the entry exists.
+func (m *Map[K, V]) SetTTL(ctx context.Context, key K, ttl time.Duration) (bool, error) {
+	if ttl < 0 {
+		return false, fmt.Errorf("%w: negative TTL %v", ErrInvalidArgument, ttl)
+	}
+	resp, err := m.writeOp(ctx, key, nil, func(kd, _ []byte) *pb.PipelineRequest {
+		return &pb.PipelineRequest{Op: &pb.PipelineRequest_SetTtl{SetTtl: &pb.SetTtlRequest{Map: m.name, Key: kd, TtlMs: durationToMs(ttl)}}}
+	})
+	return resp.GetBool().GetValue(), err
+}
+
+// EntryView is an entry with its metadata.
+type EntryView[K, V any] struct {
+	Key            K
+	Value          V
+	Version        int64
+	CreationTime   time.Time
+	LastAccessTime time.Time
+	LastUpdateTime time.Time
+	ExpirationTime time.Time // zero when the entry never expires
+	Hits           int64
+	TTL            time.Duration // 0 = forever
+	MaxIdle        time.Duration // 0 = forever
+	Cost           int64         // serialized key + value bytes
+}
+
+func msTime(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
+}
+
+// GetEntryView returns key's entry with its metadata.
+func (m *Map[K, V]) GetEntryView(ctx context.Context, key K) (EntryView[K, V], bool, error) {
+	var ev EntryView[K, V]
+	resp, err := m.keyOp(ctx, key, true, func(kd []byte) *pb.PipelineRequest {
+		return &pb.PipelineRequest{Op: &pb.PipelineRequest_GetEntryView{GetEntryView: &pb.KeyRequest{Map: m.name, Key: kd}}}
+	})
+	if err != nil || !resp.GetEntryView().GetFound() {
+		return ev, false, err
+	}
+	v := resp.GetEntryView().View
+	if ev.Value, err = m.decode(ctx, v.Value); err != nil {
+		return ev, false, err
+	}
+	ev.Key = key
+	ev.Version, ev.Hits, ev.Cost = v.Version, v.Hits, v.Cost
+	ev.CreationTime, ev.LastAccessTime, ev.LastUpdateTime = msTime(v.CreationTimeMs), msTime(v.LastAccessTimeMs), msTime(v.LastUpdateTimeMs)
+	ev.ExpirationTime = msTime(v.ExpirationTimeMs)
+	ev.TTL, ev.MaxIdle = time.Duration(v.TtlMs)*time.Millisecond, time.Duration(v.MaxIdleMs)*time.Millisecond
+	return ev, true, nil
+}
+
+// PutAll stores every entry, in one call per owning member.
+func (m *Map[K, V]) PutAll(ctx context.Context, entries []Entry[K, V], opts ...WriteOption) error {
+	o, err := applyOptions(opts)
+	if err != nil {
+		return err
+	}
+	byOwner := map[string]*pb.PutAllRequest{}
+	owners := map[string]int32{}
+	for _, e := range entries {
+		kd, err := m.c.ser.ToData(e.Key)
+		if err != nil {
+			return fmt.Errorf("%w: map %q key: %w", ErrInvalidArgument, m.name, err)
+		}
+		vd, err := m.c.ser.ToData(e.Value)
+		if err != nil {
+			return fmt.Errorf("%w: map %q value: %w", ErrInvalidArgument, m.name, err)
+		}
+		pid := m.c.partitionOf(kd)
+		owner := m.c.ownerOf(pid)
+		req := byOwner[owner]
+		if req == nil {
+			req = &pb.PutAllRequest{Map: m.name, TtlMs: o.ttl}
+			byOwner[owner], owners[owner] = req, pid
+		}
+		req.Entries = append(req.Entries, &pb.Entry{Key: kd, Value: vd})
+	}
+	if err := m.c.meta.flush(ctx); err != nil {
+		return err
+	}
+	err = forEachMember(byOwner, func(owner string, req *pb.PutAllRequest) error {
+		_, err := m.c.invoke(ctx, owners[owner], false, &pb.PipelineRequest{Op: &pb.PipelineRequest_PutAll{PutAll: req}})
+		return err
+	})
+	if m.near != nil {
+		for _, req := range byOwner {
+			for _, e := range req.Entries {
+				m.near.invalidate(e.Key)
+			}
+		}
+	}
+	return err
+}
+
+// GetAll returns the entries of the keys that have values, in one call per
+// owning member.
+func (m *Map[K, V]) GetAll(ctx context.Context, keys []K) ([]Entry[K, V], error) {
+	byOwner := map[string]*pb.GetAllRequest{}
+	owners := map[string]int32{}
+	for _, k := range keys {
+		kd, err := m.c.ser.ToData(k)
+		if err != nil {
+			return nil, fmt.Errorf("%w: map %q key: %w", ErrInvalidArgument, m.name, err)
+		}
+		pid := m.c.partitionOf(kd)
+		owner := m.c.ownerOf(pid)
+		req := byOwner[owner]
+		if req == nil {
+			req = &pb.GetAllRequest{Map: m.name}
+			byOwner[owner], owners[owner] = req, pid
+		}
+		req.Keys = append(req.Keys, kd)
+	}
+	var mu sync.Mutex
+	var out []Entry[K, V]
+	err := forEachMember(byOwner, func(owner string, req *pb.GetAllRequest) error {
+		resp, err := m.c.invoke(ctx, owners[owner], true, &pb.PipelineRequest{Op: &pb.PipelineRequest_GetAll{GetAll: req}})
+		if err != nil {
+			return err
+		}
+		for _, e := range resp.GetEntries().GetEntries() {
+			k, err := m.decodeKey(ctx, e.Key)
+			if err != nil {
+				return err
+			}
+			v, err := m.decode(ctx, e.Value)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			out = append(out, Entry[K, V]{k, v})
+			mu.Unlock()
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Size returns the number of entries in the map across the cluster.
+func (m *Map[K, V]) Size(ctx context.Context) (int64, error) {
+	var mu sync.Mutex
+	var total int64
+	err := m.c.onEveryMember(ctx, &pb.PipelineRequest{Op: &pb.PipelineRequest_Size{Size: &pb.MapRequest{Map: m.name}}}, func(resp *pb.PipelineResponse) {
+		mu.Lock()
+		total += resp.GetSize().GetSize()
+		mu.Unlock()
+	})
+	return total, err
+}
+
+// Clear removes every entry (listeners see one CLEARED event per partition).
+func (m *Map[K, V]) Clear(ctx context.Context) error {
+	err := m.c.onEveryMember(ctx, &pb.PipelineRequest{Op: &pb.PipelineRequest_Clear{Clear: &pb.MapRequest{Map: m.name}}}, nil)
+	if m.near != nil {
+		m.near.clear()
+	}
+	return err
+}
+
+// EvictAll evicts every entry from memory.
+func (m *Map[K, V]) EvictAll(ctx context.Context) error {
+	err := m.c.onEveryMember(ctx, &pb.PipelineRequest{Op: &pb.PipelineRequest_EvictAll{EvictAll: &pb.MapRequest{Map: m.name}}}, nil)
+	if m.near != nil {
+		m.near.clear()
+	}
+	return err
+}
+
+// Destroy removes the map and its data from the cluster.
+func (m *Map[K, V]) Destroy(ctx context.Context) error {
+	err := m.c.onEveryMember(ctx, &pb.PipelineRequest{Op: &pb.PipelineRequest_Destroy{Destroy: &pb.MapRequest{Map: m.name}}}, nil)
+	if m.near != nil {
+		m.near.clear()
+	}
+	return err
+}
+
+// MapConfig configures a map before its first use. Nil fields keep the
+// member's configuration.
+type MapConfig struct {
+	TTL              *time.Duration // default TTL; 0 = forever
+	MaxIdle          *time.Duration // default max idle; 0 = forever
+	EvictionPolicy   EvictionPolicy
+	MaxEntries       *int64 // per member; 0 = unlimited
+	MaxBytes         *int64 // per member; 0 = unlimited
+	BackupCount      *int32
+	AsyncBackupCount *int32
+}
+
+// EvictionPolicy chooses which entries leave a full map.
+type EvictionPolicy int32
+
+// Eviction policies; EvictionUnset keeps the configured policy.
+const (
+	EvictionUnset EvictionPolicy = iota
+	EvictionNone
+	EvictionLRU
+	EvictionLFU
+)
+
+// Configure sets the map's configuration on every member. It fails for a
+// map that is already in use.
+func (m *Map[K, V]) Configure(ctx context.Context, cfg MapConfig) error {
+	req := &pb.MapConfig{Map: m.name, MaxEntries: cfg.MaxEntries, MaxBytes: cfg.MaxBytes, BackupCount: cfg.BackupCount, AsyncBackupCount: cfg.AsyncBackupCount}
+	if cfg.TTL != nil {
+		ms := durationToMs(*cfg.TTL)
+		req.TtlMs = &ms
+	}
+	if cfg.MaxIdle != nil {
+		ms := durationToMs(*cfg.MaxIdle)
+		req.MaxIdleMs = &ms
+	}
+	if cfg.EvictionPolicy != EvictionUnset {
+		p := pb.EvictionPolicy(cfg.EvictionPolicy)
+		req.EvictionPolicy = &p
+	}
+	return m.c.onEveryMember(ctx, &pb.PipelineRequest{Op: &pb.PipelineRequest_ConfigureMap{ConfigureMap: req}}, nil)
+}
+
+// MapStats are a map's statistics summed over the members, like
+// Hazelcast's LocalMapStats.
+type MapStats struct {
+	OwnedEntryCount       int64
+	OwnedEntryMemoryCost  int64
+	BackupEntryCount      int64
+	BackupEntryMemoryCost int64
+	Hits                  int64
+	Gets, Puts, Sets      int64
+	Removes               int64
+	Evictions             int64
+	Expirations           int64
+	LastAccessTime        time.Time
+	LastUpdateTime        time.Time
+	// Members is how many members contributed.
+	Members int
+}
+
+// Stats returns the map's statistics from every member.
+func (m *Map[K, V]) Stats(ctx context.Context) (MapStats, error) {
+	var mu sync.Mutex
+	var st MapStats
+	err := m.c.onEveryMember(ctx, &pb.PipelineRequest{Op: &pb.PipelineRequest_GetMapStats{GetMapStats: &pb.MapRequest{Map: m.name}}}, func(resp *pb.PipelineResponse) {
+		s := resp.GetMapStats()
+		mu.Lock()
+		defer mu.Unlock()
+		st.Members++
+		st.OwnedEntryCount += s.OwnedEntryCount
+		st.OwnedEntryMemoryCost += s.OwnedEntryMemoryCost
+		st.BackupEntryCount += s.BackupEntryCount
+		st.BackupEntryMemoryCost += s.BackupEntryMemoryCost
+		st.Hits += s.Hits
+		st.Gets += s.GetCount
+		st.Puts += s.PutCount
+		st.Sets += s.SetCount
+		st.Removes += s.RemoveCount
+		st.Evictions += s.Evictions
+		st.Expirations += s.Expirations
+		if t := msTime(s.LastAccessTimeMs); t.After(st.LastAccessTime) {
+			st.LastAccessTime = t
+		}
+		if t := msTime(s.LastUpdateTimeMs); t.After(st.LastUpdateTime) {
+			st.LastUpdateTime = t
+		}
+	})
+	return st, err
+}
+
+// ownerOf returns the address of partition pid's owner ("" when unknown).
+func (c *Client) ownerOf(pid int32) string {
+	if rt := c.routing.Load(); rt != nil && int(pid) < len(rt.owners) {
+		return rt.owners[pid]
+	}
+	return ""
+}
+
+// forEachMember runs fn for each member's request concurrently and joins
+// the errors.
+func forEachMember[R any](reqs map[string]R, fn func(string, R) error) error {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var errs []error
+	for owner, req := range reqs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := fn(owner, req); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// onEveryMember runs req on every member of the partition table (each
+// answers for the partitions it owns) and passes each response to fn.
+func (c *Client) onEveryMember(ctx context.Context, req *pb.PipelineRequest, fn func(*pb.PipelineResponse)) error {
+	rt := c.routing.Load()
+	members := rt.members
+	if len(members) == 0 {
+		cn, err := c.anyConn(ctx)
+		if err != nil {
+			return err
+		}
+		members = []string{cn.addr}
+	}
+	reqs := map[string]*pb.PipelineRequest{}
+	for _, addr := range members {
+		reqs[addr] = req
+	}
+	var mu sync.Mutex
+	return forEachMember(reqs, func(addr string, req *pb.PipelineRequest) error {
+		cn, err := c.connTo(ctx, addr)
+		if err != nil {
+			return err
+		}
+		// Each member gets its own copy: the call id is per connection.
+		mine := &pb.PipelineRequest{Op: req.Op}
+		resp, err := cn.invoke(ctx, mine)
+		if err == nil && resp.Error != nil {
+			err = errorFromPipeline(resp.Error, addr)
+		}
+		if err != nil {
+			return err
+		}
+		if fn != nil {
+			mu.Lock()
+			fn(resp)
+			mu.Unlock()
+		}
+		return nil
+	})
+}
+
+// registerType makes values of a map's Go type decode to that type: struct
+// types get a zero-config Compact serializer, so data written by other
+// clients under the same type name reads back as the struct.
+func (c *Client) registerType(t reflect.Type) {
+	if err := c.ser.RegisterType(t); err != nil {
+		c.log.Debug("map type is not registered for zero-config Compact", "type", t, "err", err)
+	}
+}
