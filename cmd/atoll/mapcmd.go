@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/atolldb/atoll/bench/model"
 	"github.com/atolldb/atoll/pkg/client"
 	"github.com/atolldb/atoll/pkg/serialization"
 )
@@ -36,6 +37,9 @@ func (f *clientFlags) connect(cmd *cobra.Command) (*client.Client, context.Conte
 		Addresses:   strings.Split(f.addr, ","),
 		ClusterName: f.clusterName,
 		ClientName:  "atoll-cli",
+		// The workload objects (Compact "small" and "large") decode to Go
+		// values; anything else decodes to generic records.
+		Serialization: model.Config(),
 	})
 	if err != nil {
 		cancel()
@@ -100,7 +104,7 @@ func format(v any) string {
 	case []byte:
 		return fmt.Sprintf("%x", x)
 	}
-	return fmt.Sprint(v)
+	return fmt.Sprintf("%+v", v)
 }
 
 func fieldNames(s *serialization.Schema) []string {
@@ -141,8 +145,14 @@ func fillValue(k int32, typ string) (any, error) {
 		return int64(k)*1_000_003 + 7, nil
 	case "json":
 		return serialization.JSON(fmt.Sprintf(`{"key":%d,"value":"value-%d"}`, k, k)), nil
+	case "small":
+		v := model.SmallForKey(k)
+		return &v, nil
+	case "large":
+		v := model.LargeForKey(k)
+		return &v, nil
 	}
-	return nil, fmt.Errorf("unknown value type %q: want string, int, long or json", typ)
+	return nil, fmt.Errorf("unknown value type %q: want string, int, long, json, small or large", typ)
 }
 
 func newMapCmd() *cobra.Command {
@@ -151,7 +161,7 @@ func newMapCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "map", Short: "Read and write maps"}
 	cf.register(cmd)
 	cmd.PersistentFlags().StringVar(&keyType, "key-type", "string", "type of keys: string, int, long or json")
-	cmd.PersistentFlags().StringVar(&valueType, "value-type", "string", "type of values: string, int, long or json")
+	cmd.PersistentFlags().StringVar(&valueType, "value-type", "string", "type of values: string, int, long or json (fill and verify also: small, large, the workloads' Compact objects)")
 
 	withMap := func(run func(ctx context.Context, m *client.Map[any, any], args []string, out io.Writer) error) func(*cobra.Command, []string) error {
 		return func(cmd *cobra.Command, args []string) error {
