@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -301,11 +302,19 @@ func newMapCmd() *cobra.Command {
 		Use: "fill MAP --count N [--start S]", Short: "Write keys S..S+N-1 (int32) with deterministic values", Args: cobra.ExactArgs(1),
 		RunE: withMap(func(ctx context.Context, m *client.Map[any, any], _ []string, out io.Writer) error {
 			entries := make([]client.Entry[any, any], 0, batch)
+			ser := m.Client().Serialization()
+			var dataBytes int64
 			for k := start; k < start+count; k++ {
 				v, err := fillValue(k, valueType)
 				if err != nil {
 					return err
 				}
+				kd, kerr := ser.ToData(k)
+				vd, verr := ser.ToData(v)
+				if err := errors.Join(kerr, verr); err != nil {
+					return err
+				}
+				dataBytes += int64(len(kd) + len(vd))
 				entries = append(entries, client.Entry[any, any]{Key: k, Value: v})
 				if len(entries) == batch || k == start+count-1 {
 					if err := m.PutAll(ctx, entries); err != nil {
@@ -315,6 +324,9 @@ func newMapCmd() *cobra.Command {
 				}
 			}
 			fmt.Fprintf(out, "%d written\n", count)
+			if count > 0 {
+				fmt.Fprintf(out, "serialized key+value: %.1f bytes per entry\n", float64(dataBytes)/float64(count))
+			}
 			return nil
 		}),
 	}

@@ -93,7 +93,7 @@ func TestQuickStart(t *testing.T) {
 
 func TestFillAndVerify(t *testing.T) {
 	c := testcluster.Start(t, testcluster.Process, 1, testcluster.Options{})
-	if out := mustCLI(t, c, "map", "fill", "data", "--count", "3000", "--start", "100"); out != "3000 written\n" {
+	if out := mustCLI(t, c, "map", "fill", "data", "--count", "3000", "--start", "100"); !strings.HasPrefix(out, "3000 written\nserialized key+value: ") {
 		t.Fatalf("fill printed %q", out)
 	}
 	if out := mustCLI(t, c, "map", "verify", "data", "--count", "3000", "--start", "100"); !strings.HasSuffix(out, "3000 ok, 0 missing, 0 wrong\n") {

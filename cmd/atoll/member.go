@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -62,6 +65,33 @@ file over them, and --bind, --admin and --cluster-name override both.`,
 	f.StringVar(&admin, "admin", "", `admin HTTP address (host:port); "" disables it`)
 	f.StringVar(&clusterName, "cluster-name", "", "cluster name")
 	f.DurationVar(&shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long a graceful shutdown may take")
-	cmd.AddCommand(start)
+	var adminAddr string
+	memory := &cobra.Command{
+		Use:   "memory --admin ADDR",
+		Short: "Print a member's Go heap after a garbage collection",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
+			defer cancel()
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+adminAddr+"/debug/memory", nil)
+			if err != nil {
+				return err
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return err
+			}
+			defer resp.Body.Close()
+			var h member.Heap
+			if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
+				return fmt.Errorf("admin %s: %w", adminAddr, err)
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "heap-alloc-bytes %d\nheap-inuse-bytes %d\nsys-bytes %d\n", h.HeapAllocBytes, h.HeapInuseBytes, h.SysBytes)
+			return nil
+		},
+	}
+	memory.Flags().StringVar(&adminAddr, "admin", "127.0.0.1:8080", "the member's admin HTTP address")
+	cmd.AddCommand(start, memory)
 	return cmd
 }

@@ -43,6 +43,9 @@ func GetMap[K, V any](c *Client, name string) *Map[K, V] {
 // Name returns the map's name.
 func (m *Map[K, V]) Name() string { return m.name }
 
+// Client returns the client the map belongs to.
+func (m *Map[K, V]) Client() *Client { return m.c }
+
 // WriteOption changes how a value is written.
 type WriteOption func(*writeOptions) error
 

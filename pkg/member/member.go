@@ -30,6 +30,9 @@ type Limits = imember.Limits
 // LogConfig configures the member's logger.
 type LogConfig = imember.LogConfig
 
+// Heap is a member process's Go heap after a garbage collection.
+type Heap = imember.Heap
+
 // Duration is a duration written as "30s" in YAML configuration.
 type Duration = imember.Duration
 
