@@ -31,7 +31,7 @@ build:
 	$(GO) build -o bin/ ./cmd/...
 
 run:
-	$(GO) run ./cmd/atoll vectors verify ../shared/vectors
+	$(GO) run ./cmd/atoll member start
 
 # Runs every fuzz target for FUZZTIME each (default 10m); crashers land in testdata/fuzz.
 FUZZTIME ?= 10m

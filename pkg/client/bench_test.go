@@ -1,0 +1,122 @@
+package client_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/testcluster"
+	"github.com/atolldb/atoll/pkg/client"
+)
+
+// BenchmarkClient measures get and set through the Go client against an
+// in-process member over loopback, with 8 concurrent callers, for the
+// workloads' SMALL and LARGE Compact values (10 000 keys; every set is an
+// update). Besides ns/op it reports throughput and the p50/p99 latency of
+// single calls.
+//
+//	go test -run '^$' -bench Client -benchtime 5s ./pkg/client/
+func BenchmarkClient(b *testing.B) {
+	const keys = 10_000
+	cluster := testcluster.Start(b, testcluster.InProcess, 1, testcluster.Options{})
+	ctx := context.Background()
+	cl, err := client.New(ctx, client.Config{Addresses: cluster.Addrs(), ClusterName: "test", Serialization: model.Config()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cl.Close()
+	for _, kind := range []string{"small", "large"} {
+		m := client.GetMap[int32, any](cl, "bench_"+kind)
+		value := func(k int32) any {
+			if kind == "small" {
+				v := model.SmallForKey(k)
+				return &v
+			}
+			v := model.LargeForKey(k)
+			return &v
+		}
+		batch := make([]client.Entry[int32, any], 0, 500)
+		for k := int32(0); k < keys; k++ {
+			batch = append(batch, client.Entry[int32, any]{Key: k, Value: value(k)})
+			if len(batch) == cap(batch) {
+				if err := m.PutAll(ctx, batch); err != nil {
+					b.Fatal(err)
+				}
+				batch = batch[:0]
+			}
+		}
+		fixed := value(7)
+		for _, op := range []string{"get", "set"} {
+			b.Run(kind+"/"+op, func(b *testing.B) {
+				run := func(r *rand.Rand) error {
+					k := r.Int32N(keys)
+					if op == "get" {
+						_, _, err := m.Get(ctx, k)
+						return err
+					}
+					return m.Set(ctx, k, fixed)
+				}
+				measureParallel(b, 8, run)
+			})
+		}
+	}
+}
+
+// measureParallel runs op from callers goroutines for b.N operations in
+// all and reports ops/s and p50/p99 latency.
+func measureParallel(b *testing.B, callers int, op func(*rand.Rand) error) {
+	var mu sync.Mutex
+	var lat []time.Duration
+	var wg sync.WaitGroup
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	remaining := b.N
+	var remMu sync.Mutex
+	take := func() bool {
+		remMu.Lock()
+		defer remMu.Unlock()
+		if remaining == 0 {
+			return false
+		}
+		remaining--
+		return true
+	}
+	for c := 0; c < callers; c++ {
+		wg.Add(1)
+		go func(seed uint64) {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(seed, seed))
+			local := make([]time.Duration, 0, b.N/callers+1)
+			for take() {
+				t0 := time.Now()
+				if err := op(r); err != nil {
+					b.Error(err)
+					return
+				}
+				local = append(local, time.Since(t0))
+			}
+			mu.Lock()
+			lat = append(lat, local...)
+			mu.Unlock()
+		}(uint64(c))
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	slices.Sort(lat)
+	if len(lat) == 0 {
+		return
+	}
+	pct := func(q float64) float64 {
+		i := int(q*float64(len(lat))+0.999999) - 1
+		return float64(lat[max(i, 0)].Microseconds())
+	}
+	b.ReportMetric(float64(len(lat))/elapsed.Seconds(), "ops/s")
+	b.ReportMetric(pct(0.50), "p50-µs")
+	b.ReportMetric(pct(0.99), "p99-µs")
+}
