@@ -11,4 +11,4 @@ protoc-gen-go-grpc --version 2>/dev/null | grep -q 1.6.2 || GOFLAGS= go install 
 protoc -I api/proto \
 	--go_out=api/proto --go_opt=paths=source_relative \
 	--go-grpc_out=api/proto --go-grpc_opt=paths=source_relative \
-	api/proto/atoll/v1/*.proto
+	api/proto/atoll/v1/*.proto api/proto/atoll/member/v1/*.proto

@@ -18,15 +18,19 @@ import (
 func newMemberCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "member", Short: "Run an Atoll member"}
 	var (
-		configFile, bind, admin, clusterName string
-		shutdownTimeout                      time.Duration
+		configFile, bind, admin, clusterName, advertise string
+		join                                            []string
+		shutdownTimeout                                 time.Duration
 	)
 	start := &cobra.Command{
 		Use:   "start",
 		Short: "Start a member (embedded defaults: cluster dev, 127.0.0.1:5701, admin 127.0.0.1:8080)",
 		Long: `start runs a member until it receives SIGINT or SIGTERM, then shuts it down
-gracefully. With no flags it uses the embedded defaults; --config reads a YAML
-file over them, and --bind, --admin and --cluster-name override both.`,
+gracefully, handing its partitions to the other members first. With no flags
+it uses the embedded defaults; --config reads a YAML file over them, and the
+other flags override both. --join host:port[,host:port] joins the cluster of
+any of those members; several members on one host need only distinct --bind
+and --admin ports (members gossip over their --bind address).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg := member.DefaultConfig()
@@ -46,6 +50,12 @@ file over them, and --bind, --admin and --cluster-name override both.`,
 			if flags.Changed("cluster-name") {
 				cfg.ClusterName = clusterName
 			}
+			if flags.Changed("advertise") {
+				cfg.Advertise = advertise
+			}
+			if flags.Changed("join") {
+				cfg.Join = join
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			m, err := member.Start(ctx, cfg)
@@ -64,6 +74,8 @@ file over them, and --bind, --admin and --cluster-name override both.`,
 	f.StringVar(&bind, "bind", "", "address for clients and members (host:port)")
 	f.StringVar(&admin, "admin", "", `admin HTTP address (host:port); "" disables it`)
 	f.StringVar(&clusterName, "cluster-name", "", "cluster name")
+	f.StringVar(&advertise, "advertise", "", "address other members and clients use to reach this one (default: the bind address)")
+	f.StringSliceVar(&join, "join", nil, "members to join through, host:port[,host:port] (default: start a new cluster)")
 	f.DurationVar(&shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long a graceful shutdown may take")
 	var adminAddr string
 	memory := &cobra.Command{

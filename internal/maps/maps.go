@@ -50,6 +50,14 @@ type Options struct {
 	MaxKeySize   int
 	MaxValueSize int
 	Clock        store.Clock
+	// OnEvent, when set, receives every change of every map (including
+	// changes to backup partitions), under the same contract as
+	// store.Observer: synchronous, under the partition lock, non-blocking.
+	// The cluster layer replicates changes through it.
+	OnEvent func(mapName string, e store.Event)
+	// Backup reports whether this member holds partition pid as a backup;
+	// maps created later start with those roles.
+	Backup func(pid int32) bool
 }
 
 // Registry holds the member's maps. It is safe for concurrent use.
@@ -106,7 +114,14 @@ func (r *Registry) Get(name string) (*Map, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Map{name: name, cfg: cfg, Store: st, created: r.now()}
+	m := &Map{name: name, cfg: cfg, Store: st, created: r.now(), onEvent: r.opts.OnEvent}
+	if r.opts.Backup != nil {
+		for pid := int32(0); pid < int32(r.opts.PartitionCount); pid++ {
+			if r.opts.Backup(pid) {
+				_ = st.SetRole(pid, store.RoleBackup) // pid is in range
+			}
+		}
+	}
 	st.SetObserver(m)
 	next := make(map[string]*Map, len(cur)+1)
 	for k, v := range cur {
@@ -238,6 +253,7 @@ type Map struct {
 	Store *store.Map
 
 	gets, puts, sets, removes atomic.Int64
+	onEvent                   func(string, store.Event)
 
 	listenersMu sync.Mutex
 	listeners   atomic.Pointer[[]*Listener] // copy-on-write

@@ -25,6 +25,19 @@ type Config struct {
 	// Admin is the address of the admin HTTP server (health, metrics,
 	// profiles); empty disables it.
 	Admin string `yaml:"admin"`
+	// Advertise is the address other members and clients use to reach this
+	// member, when it differs from Bind (NAT, containers). Default: the
+	// bound address, or for a wildcard bind (0.0.0.0:5701) the first
+	// non-loopback IPv4 address of an interface that is up.
+	Advertise string `yaml:"advertise"`
+	// Join lists members (host:port) to join through; empty starts a new
+	// cluster. Members gossip over their member address: no other port.
+	Join []string `yaml:"join"`
+	// MinClusterSize refuses writes while fewer members are alive, so that
+	// the minority side of a network partition takes none (0: never).
+	MinClusterSize int `yaml:"min-cluster-size"`
+	// Gossip tunes failure detection (defaults: memberlist's LAN profile).
+	Gossip GossipConfig `yaml:"gossip"`
 	// PartitionCount is the number of partitions; every member of a
 	// cluster must use the same.
 	PartitionCount int `yaml:"partition-count"`
@@ -42,6 +55,15 @@ type Config struct {
 	// (tests). Neither comes from YAML.
 	Logger *slog.Logger `yaml:"-"`
 	Clock  store.Clock  `yaml:"-"`
+}
+
+// GossipConfig tunes failure detection; zero values keep the defaults.
+type GossipConfig struct {
+	ProbeInterval  Duration `yaml:"probe-interval"`
+	ProbeTimeout   Duration `yaml:"probe-timeout"`
+	GossipInterval Duration `yaml:"gossip-interval"`
+	SuspicionMult  int      `yaml:"suspicion-mult"`
+	RejoinInterval Duration `yaml:"rejoin-interval"`
 }
 
 // MapConfig configures maps that match a name or pattern.
@@ -141,6 +163,19 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Sprintf("admin %q: %v", c.Admin, err))
 		}
 	}
+	if c.Advertise != "" {
+		if _, _, err := net.SplitHostPort(c.Advertise); err != nil {
+			errs = append(errs, fmt.Sprintf("advertise %q: %v", c.Advertise, err))
+		}
+	}
+	for _, j := range c.Join {
+		if _, _, err := net.SplitHostPort(j); err != nil {
+			errs = append(errs, fmt.Sprintf("join %q: %v", j, err))
+		}
+	}
+	if c.MinClusterSize < 0 {
+		errs = append(errs, "min-cluster-size is negative")
+	}
 	if c.PartitionCount < 1 || c.PartitionCount > 1<<16 {
 		errs = append(errs, fmt.Sprintf("partition-count %d is not in 1..65536", c.PartitionCount))
 	}
@@ -203,4 +238,16 @@ func parseLevel(s string) (slog.Level, error) {
 		return slog.LevelError, nil
 	}
 	return 0, fmt.Errorf("log.level %q: want debug, info, warn or error", s)
+}
+
+// replicas is the number of backups the partition table keeps: the most
+// any map needs (default one).
+func (c *Config) replicas() int {
+	r := maps.DefaultConfig().BackupCount
+	for _, m := range c.Maps {
+		if mc, err := m.toMaps(); err == nil {
+			r = max(r, mc.BackupCount+mc.AsyncBackupCount)
+		}
+	}
+	return min(r, 6)
 }

@@ -1,6 +1,7 @@
 package member
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,6 +59,27 @@ func TestLoadConfigRejects(t *testing.T) {
 			t.Errorf("%s: accepted", name)
 		} else if !strings.Contains(err.Error(), "config") {
 			t.Errorf("%s: error does not say it is about the config: %v", name, err)
+		}
+	}
+}
+
+func TestAdvertiseAddr(t *testing.T) {
+	for _, tc := range []struct {
+		configured string
+		bound      *net.TCPAddr
+		check      func(string) bool
+	}{
+		{"db1.example:5701", &net.TCPAddr{IP: net.IPv4zero, Port: 5701}, func(s string) bool { return s == "db1.example:5701" }},
+		{"", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 5702}, func(s string) bool { return s == "127.0.0.1:5702" }},
+		{"", &net.TCPAddr{IP: net.IPv4zero, Port: 5703}, func(s string) bool {
+			host, port, err := net.SplitHostPort(s)
+			ip := net.ParseIP(host)
+			return err == nil && port == "5703" && ip != nil && !ip.IsUnspecified()
+		}},
+	} {
+		got, err := advertiseAddr(tc.configured, tc.bound)
+		if err != nil || !tc.check(got) {
+			t.Errorf("advertiseAddr(%q, %v) = %q, %v", tc.configured, tc.bound, got, err)
 		}
 	}
 }

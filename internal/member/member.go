@@ -16,13 +16,16 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
 
+	"github.com/atolldb/atoll/internal/cluster"
 	"github.com/atolldb/atoll/internal/maps"
 	"github.com/atolldb/atoll/internal/partition"
 	"github.com/atolldb/atoll/internal/server"
+	"github.com/atolldb/atoll/internal/store"
 	"github.com/atolldb/atoll/pkg/serialization"
 )
 
@@ -39,6 +42,7 @@ type Member struct {
 	maps   *maps.Registry
 	table  *partition.Holder
 	server *server.Server
+	node   *cluster.Node
 
 	grpc     *grpc.Server
 	listener net.Listener
@@ -76,15 +80,13 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 	if err != nil {
 		return nil, fmt.Errorf("member: listen on %s: %w", cfg.Bind, err)
 	}
-	m := &Member{
-		cfg: cfg, log: log, ser: ser, listener: ln, stop: make(chan struct{}),
-		table: &partition.Holder{},
-		maps: maps.NewRegistry(maps.Options{
-			PartitionCount: cfg.PartitionCount, Configs: configs,
-			MaxKeySize: cfg.Limits.MaxKeySize, MaxValueSize: cfg.Limits.MaxValueSize, Clock: cfg.Clock,
-		}),
+	advertise, err := advertiseAddr(cfg.Advertise, ln.Addr())
+	if err != nil {
+		_ = ln.Close()
+		return nil, err
 	}
-	m.self = partition.Member{UUID: partition.NewUUID(), Address: ln.Addr().String(), JoinOrder: 0}
+	m := &Member{cfg: cfg, log: log, ser: ser, listener: ln, stop: make(chan struct{}), table: &partition.Holder{}}
+	m.self = partition.Member{UUID: partition.NewUUID(), Address: advertise, JoinOrder: time.Now().UnixNano()}
 	if cfg.Admin != "" {
 		if m.adminLn, err = net.Listen("tcp", cfg.Admin); err != nil {
 			_ = ln.Close()
@@ -92,10 +94,37 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		}
 		m.self.AdminAddress = m.adminLn.Addr().String()
 	}
-	m.table.Store(partition.Single(m.self, cfg.PartitionCount))
+	replicas := &replicaStore{backup: make([]atomic.Bool, cfg.PartitionCount), clock: cfg.Clock}
+	var node *cluster.Node
+	m.maps = maps.NewRegistry(maps.Options{
+		PartitionCount: cfg.PartitionCount, Configs: configs,
+		MaxKeySize: cfg.Limits.MaxKeySize, MaxValueSize: cfg.Limits.MaxValueSize, Clock: cfg.Clock,
+		Backup: replicas.isBackup,
+		OnEvent: func(mapName string, e store.Event) {
+			if ev, ok := changeOf(mapName, e); ok {
+				node.Record(e.Partition, ev)
+			}
+		},
+	})
+	replicas.maps = m.maps
+	node, err = cluster.New(cluster.Config{
+		ClusterName: cfg.ClusterName, Self: m.self, PartitionCount: cfg.PartitionCount, Replicas: cfg.replicas(),
+		Join: cfg.Join, MinClusterSize: cfg.MinClusterSize, Store: replicas, Metadata: metadataStore{ser},
+		Table: m.table, Logger: log, MaxMessageSize: cfg.Limits.MaxMessageSize,
+		Gossip: cluster.GossipConfig{
+			ProbeInterval: time.Duration(cfg.Gossip.ProbeInterval), ProbeTimeout: time.Duration(cfg.Gossip.ProbeTimeout),
+			GossipInterval: time.Duration(cfg.Gossip.GossipInterval), SuspicionMult: cfg.Gossip.SuspicionMult,
+			RejoinInterval: time.Duration(cfg.Gossip.RejoinInterval),
+		},
+	})
+	if err != nil {
+		_ = ln.Close()
+		return nil, err
+	}
+	m.node = node
 	m.server = server.New(server.Config{
 		ClusterName: cfg.ClusterName, Version: Version, Self: m.self,
-		Maps: m.maps, Serialization: ser, Table: m.table, Logger: log,
+		Maps: m.maps, Serialization: ser, Table: m.table, Cluster: node, Logger: log,
 	})
 	m.grpc = grpc.NewServer(
 		grpc.MaxRecvMsgSize(cfg.Limits.MaxMessageSize),
@@ -103,6 +132,7 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		grpc.UnaryInterceptor(m.server.UnaryInterceptor),
 		grpc.StreamInterceptor(m.server.StreamInterceptor),
 	)
+	node.Register(m.grpc)
 	m.server.Register(m.grpc)
 	m.goRun(func() {
 		if err := m.grpc.Serve(ln); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
@@ -118,9 +148,52 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		})
 	}
 	m.goRun(m.sweep)
+	if err := node.Start(ctx); err != nil {
+		m.grpc.Stop()
+		if m.admin != nil {
+			_ = m.admin.Close()
+		}
+		close(m.stop)
+		m.bg.Wait()
+		return nil, err
+	}
 	log.Info("member started", "cluster", cfg.ClusterName, "address", m.self.Address, "admin", m.self.AdminAddress,
 		"uuid", m.self.UUID.String(), "partitions", cfg.PartitionCount, "version", Version)
 	return m, nil
+}
+
+// advertiseAddr returns the address to publish: the configured one, the
+// bound one when it names a host, or for a wildcard bind the first
+// non-loopback IPv4 address of an interface that is up (as Hazelcast picks
+// its public address), else loopback.
+func advertiseAddr(configured string, bound net.Addr) (string, error) {
+	if configured != "" {
+		return configured, nil
+	}
+	tcp, ok := bound.(*net.TCPAddr)
+	if !ok {
+		return "", fmt.Errorf("member: bound to %v, not a TCP address", bound)
+	}
+	if !tcp.IP.IsUnspecified() {
+		return tcp.String(), nil
+	}
+	ip := net.IPv4(127, 0, 0, 1)
+	if ifaces, err := net.Interfaces(); err == nil {
+	search:
+		for _, ifc := range ifaces {
+			if ifc.Flags&net.FlagUp == 0 || ifc.Flags&net.FlagLoopback != 0 {
+				continue
+			}
+			addrs, _ := ifc.Addrs()
+			for _, a := range addrs {
+				if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() && !n.IP.IsLinkLocalUnicast() {
+					ip = n.IP
+					break search
+				}
+			}
+		}
+	}
+	return net.JoinHostPort(ip.String(), fmt.Sprint(tcp.Port)), nil
 }
 
 // goRun runs fn on a tracked goroutine.
@@ -189,6 +262,11 @@ func (m *Member) adminMux() *http.ServeMux {
 func (m *Member) Shutdown(ctx context.Context) error {
 	m.shutOnce.Do(func() {
 		m.log.Info("member shutting down", "address", m.self.Address)
+		// Hand the partitions over first, while still serving, so that no
+		// acknowledged write depends on this member any more.
+		if err := m.node.Leave(ctx); err != nil {
+			m.log.Warn("leaving the cluster gracefully did not finish", "err", err)
+		}
 		close(m.stop)
 		m.server.Drain()
 		stopped := make(chan struct{})
@@ -209,6 +287,7 @@ func (m *Member) Shutdown(ctx context.Context) error {
 			}
 		}
 		m.bg.Wait()
+		m.node.Stop()
 		m.log.Info("member stopped", "address", m.self.Address)
 	})
 	return m.shutErr
@@ -241,4 +320,21 @@ func newLogger(c LogConfig) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+// Close stops the member at once, like a crash: no partition is handed
+// over and calls in progress are cut off. Tests use it to simulate a
+// member that dies; a graceful stop is Shutdown.
+func (m *Member) Close() error {
+	m.shutOnce.Do(func() {
+		close(m.stop)
+		m.server.Drain()
+		m.grpc.Stop()
+		if m.admin != nil {
+			_ = m.admin.Close()
+		}
+		m.bg.Wait()
+		m.node.Stop()
+	})
+	return nil
 }

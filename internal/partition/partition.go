@@ -48,6 +48,10 @@ type Member struct {
 // Table is an immutable partition table.
 type Table struct {
 	Version int64
+	// Lineage identifies the table's history. A coordinator chooses a new
+	// one when it removes members that did not leave gracefully, so the two
+	// sides of a split cluster have different lineages when they meet again.
+	Lineage UUID
 	Members []Member
 	// Owners[p] indexes Members: the owner of partition p, or -1.
 	Owners []int32
@@ -91,6 +95,19 @@ func (h *Holder) Store(t *Table) bool {
 	if old := h.cur.Load(); old != nil && old.Version >= t.Version {
 		return false
 	}
+	h.publish(t)
+	return true
+}
+
+// Replace publishes t whatever its version: a member that merges into
+// another cluster adopts that cluster's table history.
+func (h *Holder) Replace(t *Table) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.publish(t)
+}
+
+func (h *Holder) publish(t *Table) {
 	h.cur.Store(t)
 	for ch := range h.subs {
 		select {
@@ -99,7 +116,6 @@ func (h *Holder) Store(t *Table) bool {
 		}
 		ch <- t
 	}
-	return true
 }
 
 // Subscribe returns a channel that receives every newer table (the latest
@@ -117,4 +133,28 @@ func (h *Holder) Subscribe() (<-chan *Table, func()) {
 		delete(h.subs, ch)
 		h.mu.Unlock()
 	}
+}
+
+// IndexOf returns the index of the member with UUID u, or -1.
+func (t *Table) IndexOf(u UUID) int32 {
+	for i, m := range t.Members {
+		if m.UUID == u {
+			return int32(i)
+		}
+	}
+	return -1
+}
+
+// BackupsOf returns the backup members of partition p, in order.
+func (t *Table) BackupsOf(p int32) []Member {
+	if p < 0 || int(p) >= len(t.Backups) {
+		return nil
+	}
+	out := make([]Member, 0, len(t.Backups[p]))
+	for _, i := range t.Backups[p] {
+		if int(i) < len(t.Members) {
+			out = append(out, t.Members[i])
+		}
+	}
+	return out
 }

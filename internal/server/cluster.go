@@ -5,20 +5,7 @@ import (
 	"strconv"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
-	"github.com/atolldb/atoll/internal/partition"
 )
-
-// TableToProto converts a partition table.
-func TableToProto(t *partition.Table) *pb.PartitionTable {
-	p := &pb.PartitionTable{Version: t.Version, Owners: t.Owners}
-	for _, m := range t.Members {
-		p.Members = append(p.Members, &pb.Member{Uuid: m.UUID[:], Address: m.Address, AdminAddress: m.AdminAddress, JoinOrder: m.JoinOrder})
-	}
-	for _, b := range t.Backups {
-		p.Backups = append(p.Backups, &pb.PartitionBackups{Members: b})
-	}
-	return p
-}
 
 func (s *Server) connect(_ context.Context, r *pb.ConnectRequest) (*pb.ConnectResponse, error) {
 	if r.ClusterName != s.cfg.ClusterName {
@@ -29,7 +16,7 @@ func (s *Server) connect(_ context.Context, r *pb.ConnectRequest) (*pb.ConnectRe
 		MemberUuid:     s.cfg.Self.UUID[:],
 		ClusterName:    s.cfg.ClusterName,
 		PartitionCount: int32(t.PartitionCount()),
-		PartitionTable: TableToProto(t),
+		PartitionTable: t.Proto(),
 		MemberVersion:  s.cfg.Version,
 	}, nil
 }
@@ -47,13 +34,13 @@ func (e *clusterNameError) Error() string {
 func (e *clusterNameError) Unwrap() error { return ErrClusterName }
 
 func (s *Server) partitionTable(context.Context, *pb.GetPartitionTableRequest) (*pb.PartitionTable, error) {
-	return TableToProto(s.cfg.Table.Load()), nil
+	return s.cfg.Table.Load().Proto(), nil
 }
 
 func (s *Server) watchPartitionTable(_ *pb.GetPartitionTableRequest, stream pb.ClusterService_WatchPartitionTableServer) error {
 	updates, cancel := s.cfg.Table.Subscribe()
 	defer cancel()
-	if err := stream.Send(TableToProto(s.cfg.Table.Load())); err != nil {
+	if err := stream.Send(s.cfg.Table.Load().Proto()); err != nil {
 		return err
 	}
 	for {
@@ -63,9 +50,13 @@ func (s *Server) watchPartitionTable(_ *pb.GetPartitionTableRequest, stream pb.C
 		case <-s.done:
 			return ErrShuttingDown
 		case t := <-updates:
-			if err := stream.Send(TableToProto(t)); err != nil {
+			if err := stream.Send(t.Proto()); err != nil {
 				return err
 			}
 		}
 	}
+}
+
+func (s *Server) clusterState(context.Context, *pb.GetClusterStateRequest) (*pb.ClusterState, error) {
+	return s.cfg.Cluster.State(), nil
 }

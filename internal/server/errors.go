@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/cluster"
 	"github.com/atolldb/atoll/internal/maps"
 	"github.com/atolldb/atoll/internal/store"
 	"github.com/atolldb/atoll/pkg/serialization"
@@ -26,6 +27,8 @@ var (
 	ErrNotFound = errors.New("server: not found")
 	// ErrOverloaded: too many calls in flight on one stream.
 	ErrOverloaded = errors.New("server: overloaded")
+	// ErrUnavailable: the cluster cannot complete the call now.
+	ErrUnavailable = errors.New("server: unavailable")
 )
 
 // invalid returns an ErrInvalidArgument with a message.
@@ -52,6 +55,9 @@ var errorTable = []errorClass{
 	{is(ErrShuttingDown), codes.Unavailable, pb.ErrorCode_ERROR_CODE_SHUTTING_DOWN, true},
 	{is(ErrOverloaded), codes.ResourceExhausted, pb.ErrorCode_ERROR_CODE_OVERLOADED, true},
 	{is(ErrClusterName), codes.PermissionDenied, pb.ErrorCode_ERROR_CODE_CLUSTER_NAME_MISMATCH, false},
+	{is(cluster.ErrWrongOwner), codes.FailedPrecondition, pb.ErrorCode_ERROR_CODE_WRONG_OWNER, true},
+	{is(cluster.ErrUnavailable), codes.Unavailable, pb.ErrorCode_ERROR_CODE_UNAVAILABLE, true},
+	{is(ErrUnavailable), codes.Unavailable, pb.ErrorCode_ERROR_CODE_UNAVAILABLE, true},
 	{is(ErrNotFound), codes.NotFound, pb.ErrorCode_ERROR_CODE_NOT_FOUND, false},
 	{is(serialization.ErrUnknownSchema), codes.FailedPrecondition, pb.ErrorCode_ERROR_CODE_UNKNOWN_SCHEMA, true},
 	{is(serialization.ErrUnknownClass), codes.FailedPrecondition, pb.ErrorCode_ERROR_CODE_UNKNOWN_CLASS, false},
@@ -84,6 +90,10 @@ func describe(err error) (codes.Code, *pb.ErrorDetail) {
 			var notFound *serialization.SchemaNotFoundError
 			if errors.As(err, &notFound) {
 				d.SchemaId = notFound.SchemaID
+			}
+			var wrong *cluster.WrongOwnerError
+			if errors.As(err, &wrong) {
+				d.PartitionTableVersion = wrong.TableVersion
 			}
 			var noClass *serialization.ClassNotFoundError
 			if errors.As(err, &noClass) {

@@ -38,6 +38,21 @@ func (s *Server) target(name string, key []byte) (*maps.Map, int32, error) {
 	return m, s.partitionOf(key), nil
 }
 
+// write runs fn, a change of partition pid, as the owner: it fails when
+// this member does not own pid, and returns once the map's synchronous
+// backups confirmed the change.
+func (s *Server) write(ctx context.Context, m *maps.Map, pid int32, fn func() error) error {
+	end, err := s.cfg.Cluster.BeginWrite(pid, m.Config().BackupCount)
+	if err != nil {
+		return err
+	}
+	werr := fn()
+	if eerr := end(ctx); werr == nil {
+		werr = eerr
+	}
+	return werr
+}
+
 func (s *Server) partitionOf(key []byte) int32 {
 	return serialization.Data(key).PartitionID(int32(s.cfg.Maps.PartitionCount()))
 }
@@ -72,7 +87,7 @@ func valueResponse(v []byte, found bool) *pb.ValueResponse {
 	return &pb.ValueResponse{Found: true, Value: v}
 }
 
-func (s *Server) put(_ context.Context, r *pb.PutRequest) (*pb.ValueResponse, error) {
+func (s *Server) put(ctx context.Context, r *pb.PutRequest) (*pb.ValueResponse, error) {
 	m, pid, err := s.target(r.Map, r.Key)
 	if err != nil {
 		return nil, err
@@ -85,14 +100,19 @@ func (s *Server) put(_ context.Context, r *pb.PutRequest) (*pb.ValueResponse, er
 		return nil, err
 	}
 	m.CountPut()
-	old, found, err := m.Store.Put(pid, r.Key, r.Value, exp)
+	var old []byte
+	var found bool
+	err = s.write(ctx, m, pid, func() (err error) {
+		old, found, err = m.Store.Put(pid, r.Key, r.Value, exp)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
 	return valueResponse(old, found), nil
 }
 
-func (s *Server) set(_ context.Context, r *pb.SetRequest) (*pb.Empty, error) {
+func (s *Server) set(ctx context.Context, r *pb.SetRequest) (*pb.Empty, error) {
 	m, pid, err := s.target(r.Map, r.Key)
 	if err != nil {
 		return nil, err
@@ -105,10 +125,10 @@ func (s *Server) set(_ context.Context, r *pb.SetRequest) (*pb.Empty, error) {
 		return nil, err
 	}
 	m.CountSet()
-	return &pb.Empty{}, m.Store.Set(pid, r.Key, r.Value, exp)
+	return &pb.Empty{}, s.write(ctx, m, pid, func() error { return m.Store.Set(pid, r.Key, r.Value, exp) })
 }
 
-func (s *Server) putIfAbsent(_ context.Context, r *pb.PutRequest) (*pb.ValueResponse, error) {
+func (s *Server) putIfAbsent(ctx context.Context, r *pb.PutRequest) (*pb.ValueResponse, error) {
 	m, pid, err := s.target(r.Map, r.Key)
 	if err != nil {
 		return nil, err
@@ -121,16 +141,24 @@ func (s *Server) putIfAbsent(_ context.Context, r *pb.PutRequest) (*pb.ValueResp
 		return nil, err
 	}
 	m.CountPut()
-	cur, stored, err := m.Store.PutIfAbsent(pid, r.Key, r.Value, exp)
+	var cur []byte
+	var stored bool
+	err = s.write(ctx, m, pid, func() (err error) {
+		cur, stored, err = m.Store.PutIfAbsent(pid, r.Key, r.Value, exp)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
 	return valueResponse(cur, !stored), nil
 }
 
-func (s *Server) get(_ context.Context, r *pb.KeyRequest) (*pb.ValueResponse, error) {
+func (s *Server) get(ctx context.Context, r *pb.KeyRequest) (*pb.ValueResponse, error) {
 	m, pid, err := s.target(r.Map, r.Key)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.cfg.Cluster.CheckRead(pid); err != nil {
 		return nil, err
 	}
 	m.CountGet()
@@ -141,30 +169,39 @@ func (s *Server) get(_ context.Context, r *pb.KeyRequest) (*pb.ValueResponse, er
 	return valueResponse(v, found), nil
 }
 
-func (s *Server) remove(_ context.Context, r *pb.KeyRequest) (*pb.ValueResponse, error) {
+func (s *Server) remove(ctx context.Context, r *pb.KeyRequest) (*pb.ValueResponse, error) {
 	m, pid, err := s.target(r.Map, r.Key)
 	if err != nil {
 		return nil, err
 	}
 	m.CountRemove()
-	old, found, err := m.Store.Remove(pid, r.Key)
+	var old []byte
+	var found bool
+	err = s.write(ctx, m, pid, func() (err error) {
+		old, found, err = m.Store.Remove(pid, r.Key)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
 	return valueResponse(old, found), nil
 }
 
-func (s *Server) delete(_ context.Context, r *pb.KeyRequest) (*pb.BoolResponse, error) {
+func (s *Server) delete(ctx context.Context, r *pb.KeyRequest) (*pb.BoolResponse, error) {
 	m, pid, err := s.target(r.Map, r.Key)
 	if err != nil {
 		return nil, err
 	}
 	m.CountRemove()
-	ok, err := m.Store.Delete(pid, r.Key)
+	var ok bool
+	err = s.write(ctx, m, pid, func() (err error) {
+		ok, err = m.Store.Delete(pid, r.Key)
+		return err
+	})
 	return &pb.BoolResponse{Value: ok}, err
 }
 
-func (s *Server) removeIfSame(_ context.Context, r *pb.ReplaceIfSameRequest) (*pb.BoolResponse, error) {
+func (s *Server) removeIfSame(ctx context.Context, r *pb.ReplaceIfSameRequest) (*pb.BoolResponse, error) {
 	m, pid, err := s.target(r.Map, r.Key)
 	if err != nil {
 		return nil, err
@@ -173,11 +210,15 @@ func (s *Server) removeIfSame(_ context.Context, r *pb.ReplaceIfSameRequest) (*p
 		return nil, err
 	}
 	m.CountRemove()
-	ok, err := m.Store.RemoveIfSame(pid, r.Key, r.Expected)
+	var ok bool
+	err = s.write(ctx, m, pid, func() (err error) {
+		ok, err = m.Store.RemoveIfSame(pid, r.Key, r.Expected)
+		return err
+	})
 	return &pb.BoolResponse{Value: ok}, err
 }
 
-func (s *Server) replace(_ context.Context, r *pb.PutRequest) (*pb.ValueResponse, error) {
+func (s *Server) replace(ctx context.Context, r *pb.PutRequest) (*pb.ValueResponse, error) {
 	m, pid, err := s.target(r.Map, r.Key)
 	if err != nil {
 		return nil, err
@@ -189,14 +230,19 @@ func (s *Server) replace(_ context.Context, r *pb.PutRequest) (*pb.ValueResponse
 		return nil, invalid("replace keeps the entry's expiry; ttl and max-idle are not accepted")
 	}
 	m.CountPut()
-	old, found, err := m.Store.Replace(pid, r.Key, r.Value)
+	var old []byte
+	var found bool
+	err = s.write(ctx, m, pid, func() (err error) {
+		old, found, err = m.Store.Replace(pid, r.Key, r.Value)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
 	return valueResponse(old, found), nil
 }
 
-func (s *Server) replaceIfSame(_ context.Context, r *pb.ReplaceIfSameRequest) (*pb.BoolResponse, error) {
+func (s *Server) replaceIfSame(ctx context.Context, r *pb.ReplaceIfSameRequest) (*pb.BoolResponse, error) {
 	m, pid, err := s.target(r.Map, r.Key)
 	if err != nil {
 		return nil, err
@@ -208,29 +254,40 @@ func (s *Server) replaceIfSame(_ context.Context, r *pb.ReplaceIfSameRequest) (*
 		return nil, err
 	}
 	m.CountPut()
-	ok, err := m.Store.ReplaceIfSame(pid, r.Key, r.Expected, r.Value)
+	var ok bool
+	err = s.write(ctx, m, pid, func() (err error) {
+		ok, err = m.Store.ReplaceIfSame(pid, r.Key, r.Expected, r.Value)
+		return err
+	})
 	return &pb.BoolResponse{Value: ok}, err
 }
 
-func (s *Server) containsKey(_ context.Context, r *pb.KeyRequest) (*pb.BoolResponse, error) {
+func (s *Server) containsKey(ctx context.Context, r *pb.KeyRequest) (*pb.BoolResponse, error) {
 	m, pid, err := s.target(r.Map, r.Key)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.cfg.Cluster.CheckRead(pid); err != nil {
 		return nil, err
 	}
 	ok, err := m.Store.ContainsKey(pid, r.Key)
 	return &pb.BoolResponse{Value: ok}, err
 }
 
-func (s *Server) evict(_ context.Context, r *pb.KeyRequest) (*pb.BoolResponse, error) {
+func (s *Server) evict(ctx context.Context, r *pb.KeyRequest) (*pb.BoolResponse, error) {
 	m, pid, err := s.target(r.Map, r.Key)
 	if err != nil {
 		return nil, err
 	}
-	ok, err := m.Store.Evict(pid, r.Key)
+	var ok bool
+	err = s.write(ctx, m, pid, func() (err error) {
+		ok, err = m.Store.Evict(pid, r.Key)
+		return err
+	})
 	return &pb.BoolResponse{Value: ok}, err
 }
 
-func (s *Server) setTTL(_ context.Context, r *pb.SetTtlRequest) (*pb.BoolResponse, error) {
+func (s *Server) setTTL(ctx context.Context, r *pb.SetTtlRequest) (*pb.BoolResponse, error) {
 	m, pid, err := s.target(r.Map, r.Key)
 	if err != nil {
 		return nil, err
@@ -239,13 +296,20 @@ func (s *Server) setTTL(_ context.Context, r *pb.SetTtlRequest) (*pb.BoolRespons
 	if err != nil {
 		return nil, err
 	}
-	ok, err := m.Store.SetTTL(pid, r.Key, exp.TTL)
+	var ok bool
+	err = s.write(ctx, m, pid, func() (err error) {
+		ok, err = m.Store.SetTTL(pid, r.Key, exp.TTL)
+		return err
+	})
 	return &pb.BoolResponse{Value: ok}, err
 }
 
-func (s *Server) getEntryView(_ context.Context, r *pb.KeyRequest) (*pb.EntryViewResponse, error) {
+func (s *Server) getEntryView(ctx context.Context, r *pb.KeyRequest) (*pb.EntryViewResponse, error) {
 	m, pid, err := s.target(r.Map, r.Key)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.cfg.Cluster.CheckRead(pid); err != nil {
 		return nil, err
 	}
 	v, found, err := m.Store.GetEntryView(pid, r.Key)
@@ -278,7 +342,7 @@ func entryView(v store.EntryView, cfg maps.Config) *pb.EntryView {
 	}
 }
 
-func (s *Server) putAll(_ context.Context, r *pb.PutAllRequest) (*pb.Empty, error) {
+func (s *Server) putAll(ctx context.Context, r *pb.PutAllRequest) (*pb.Empty, error) {
 	m, err := s.cfg.Maps.Get(r.Map)
 	if err != nil {
 		return nil, err
@@ -299,16 +363,22 @@ func (s *Server) putAll(_ context.Context, r *pb.PutAllRequest) (*pb.Empty, erro
 		pid := s.partitionOf(e.Key)
 		byPartition[pid] = append(byPartition[pid], store.Entry{Key: e.Key, Value: e.Value})
 	}
+	// Refuse the whole batch up front if a partition is not owned here.
+	for pid := range byPartition {
+		if err := s.cfg.Cluster.CheckRead(pid); err != nil {
+			return nil, err
+		}
+	}
 	for pid, entries := range byPartition {
 		m.CountSet()
-		if err := m.Store.PutAll(pid, entries, exp); err != nil {
+		if err := s.write(ctx, m, pid, func() error { return m.Store.PutAll(pid, entries, exp) }); err != nil {
 			return nil, err
 		}
 	}
 	return &pb.Empty{}, nil
 }
 
-func (s *Server) getAll(_ context.Context, r *pb.GetAllRequest) (*pb.EntriesResponse, error) {
+func (s *Server) getAll(ctx context.Context, r *pb.GetAllRequest) (*pb.EntriesResponse, error) {
 	m, err := s.cfg.Maps.Get(r.Map)
 	if err != nil {
 		return nil, err
@@ -323,6 +393,9 @@ func (s *Server) getAll(_ context.Context, r *pb.GetAllRequest) (*pb.EntriesResp
 	}
 	resp := &pb.EntriesResponse{}
 	for pid, keys := range byPartition {
+		if err := s.cfg.Cluster.CheckRead(pid); err != nil {
+			return nil, err
+		}
 		m.CountGet()
 		err := m.Store.GetAll(pid, keys, func(i int, v []byte) {
 			resp.Entries = append(resp.Entries, &pb.Entry{Key: keys[i], Value: append([]byte(nil), v...)})
@@ -334,7 +407,7 @@ func (s *Server) getAll(_ context.Context, r *pb.GetAllRequest) (*pb.EntriesResp
 	return resp, nil
 }
 
-func (s *Server) size(_ context.Context, r *pb.MapRequest) (*pb.SizeResponse, error) {
+func (s *Server) size(ctx context.Context, r *pb.MapRequest) (*pb.SizeResponse, error) {
 	m, err := s.cfg.Maps.Get(r.Map)
 	if err != nil {
 		return nil, err
@@ -342,33 +415,39 @@ func (s *Server) size(_ context.Context, r *pb.MapRequest) (*pb.SizeResponse, er
 	return &pb.SizeResponse{Size: m.Store.Size()}, nil
 }
 
-func (s *Server) clear(_ context.Context, r *pb.MapRequest) (*pb.Empty, error) {
+func (s *Server) clear(ctx context.Context, r *pb.MapRequest) (*pb.Empty, error) {
 	m, err := s.cfg.Maps.Get(r.Map)
 	if err != nil {
 		return nil, err
 	}
-	for pid := 0; pid < s.cfg.Maps.PartitionCount(); pid++ {
-		if _, err := m.Store.Clear(int32(pid)); err != nil {
+	for pid := int32(0); pid < int32(s.cfg.Maps.PartitionCount()); pid++ {
+		if !s.cfg.Cluster.Owned(pid) {
+			continue
+		}
+		if err := s.write(ctx, m, pid, func() error { _, err := m.Store.Clear(pid); return err }); err != nil {
 			return nil, err
 		}
 	}
 	return &pb.Empty{}, nil
 }
 
-func (s *Server) evictAll(_ context.Context, r *pb.MapRequest) (*pb.Empty, error) {
+func (s *Server) evictAll(ctx context.Context, r *pb.MapRequest) (*pb.Empty, error) {
 	m, err := s.cfg.Maps.Get(r.Map)
 	if err != nil {
 		return nil, err
 	}
-	for pid := 0; pid < s.cfg.Maps.PartitionCount(); pid++ {
-		if _, err := m.Store.EvictAll(int32(pid)); err != nil {
+	for pid := int32(0); pid < int32(s.cfg.Maps.PartitionCount()); pid++ {
+		if !s.cfg.Cluster.Owned(pid) {
+			continue
+		}
+		if err := s.write(ctx, m, pid, func() error { _, err := m.Store.EvictAll(pid); return err }); err != nil {
 			return nil, err
 		}
 	}
 	return &pb.Empty{}, nil
 }
 
-func (s *Server) destroy(_ context.Context, r *pb.MapRequest) (*pb.Empty, error) {
+func (s *Server) destroy(ctx context.Context, r *pb.MapRequest) (*pb.Empty, error) {
 	if r.Map == "" {
 		return nil, invalid("map name is empty")
 	}
@@ -376,7 +455,7 @@ func (s *Server) destroy(_ context.Context, r *pb.MapRequest) (*pb.Empty, error)
 	return &pb.Empty{}, nil
 }
 
-func (s *Server) mapStats(_ context.Context, r *pb.MapRequest) (*pb.MapStats, error) {
+func (s *Server) mapStats(ctx context.Context, r *pb.MapRequest) (*pb.MapStats, error) {
 	m, err := s.cfg.Maps.Get(r.Map)
 	if err != nil {
 		return nil, err
@@ -401,7 +480,7 @@ func (s *Server) mapStats(_ context.Context, r *pb.MapRequest) (*pb.MapStats, er
 	}, nil
 }
 
-func (s *Server) configureMap(_ context.Context, r *pb.MapConfig) (*pb.Empty, error) {
+func (s *Server) configureMap(ctx context.Context, r *pb.MapConfig) (*pb.Empty, error) {
 	cfg := s.cfg.Maps.ConfigOf(r.Map)
 	if r.TtlMs != nil || r.MaxIdleMs != nil {
 		exp, err := expiry(r.TtlMs, r.MaxIdleMs)

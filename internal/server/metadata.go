@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/serialization/metaproto"
@@ -11,25 +12,23 @@ import (
 // maxMetadataPerCall bounds the definitions one registration call carries.
 const maxMetadataPerCall = 10000
 
-func (s *Server) putSchemas(_ context.Context, r *pb.PutSchemasRequest) (*pb.Empty, error) {
-	if len(r.Schemas) > maxMetadataPerCall {
-		return nil, invalid("%d schemas in one call; the limit is %d", len(r.Schemas), maxMetadataPerCall)
+// putMetadata registers metadata on this member and on every other member
+// before it answers, so that data needing it is accepted anywhere.
+func (s *Server) putMetadata(ctx context.Context, list *pb.MetadataList) (*pb.Empty, error) {
+	if n := len(list.Schemas) + len(list.ClassDefinitions) + len(list.Layouts); n > maxMetadataPerCall {
+		return nil, invalid("%d definitions in one call; the limit is %d", n, maxMetadataPerCall)
 	}
-	// Convert everything before registering anything.
-	schemas := make([]*serialization.Schema, len(r.Schemas))
-	for i, p := range r.Schemas {
-		sc, err := metaproto.SchemaFromProto(p)
-		if err != nil {
-			return nil, err
-		}
-		schemas[i] = sc
+	if err := metaproto.Register(s.cfg.Serialization, list); err != nil {
+		return nil, err
 	}
-	for _, sc := range schemas {
-		if _, err := s.cfg.Serialization.Schemas().Add(sc); err != nil {
-			return nil, err
-		}
+	if err := s.cfg.Cluster.BroadcastMetadata(ctx, list); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	return &pb.Empty{}, nil
+}
+
+func (s *Server) putSchemas(ctx context.Context, r *pb.PutSchemasRequest) (*pb.Empty, error) {
+	return s.putMetadata(ctx, &pb.MetadataList{Schemas: r.Schemas})
 }
 
 func (s *Server) getSchema(_ context.Context, r *pb.GetSchemaRequest) (*pb.Schema, error) {
@@ -40,24 +39,8 @@ func (s *Server) getSchema(_ context.Context, r *pb.GetSchemaRequest) (*pb.Schem
 	return metaproto.SchemaToProto(sc), nil
 }
 
-func (s *Server) putClassDefinitions(_ context.Context, r *pb.PutClassDefinitionsRequest) (*pb.Empty, error) {
-	if len(r.Definitions) > maxMetadataPerCall {
-		return nil, invalid("%d class definitions in one call; the limit is %d", len(r.Definitions), maxMetadataPerCall)
-	}
-	defs := make([]*serialization.ClassDefinition, len(r.Definitions))
-	for i, p := range r.Definitions {
-		cd, err := metaproto.ClassDefinitionFromProto(p)
-		if err != nil {
-			return nil, err
-		}
-		defs[i] = cd
-	}
-	for _, cd := range defs {
-		if err := s.cfg.Serialization.ClassRegistry().Add(cd); err != nil {
-			return nil, err
-		}
-	}
-	return &pb.Empty{}, nil
+func (s *Server) putClassDefinitions(ctx context.Context, r *pb.PutClassDefinitionsRequest) (*pb.Empty, error) {
+	return s.putMetadata(ctx, &pb.MetadataList{ClassDefinitions: r.Definitions})
 }
 
 func (s *Server) getClassDefinition(_ context.Context, r *pb.GetClassDefinitionRequest) (*pb.ClassDefinition, error) {
@@ -68,24 +51,8 @@ func (s *Server) getClassDefinition(_ context.Context, r *pb.GetClassDefinitionR
 	return metaproto.ClassDefinitionToProto(cd), nil
 }
 
-func (s *Server) putLayouts(_ context.Context, r *pb.PutLayoutsRequest) (*pb.Empty, error) {
-	if len(r.Layouts) > maxMetadataPerCall {
-		return nil, invalid("%d layouts in one call; the limit is %d", len(r.Layouts), maxMetadataPerCall)
-	}
-	layouts := make([]*serialization.Layout, len(r.Layouts))
-	for i, p := range r.Layouts {
-		l, err := metaproto.LayoutFromProto(p)
-		if err != nil {
-			return nil, err
-		}
-		layouts[i] = l
-	}
-	for _, l := range layouts {
-		if err := s.cfg.Serialization.LayoutRegistry().Add(l); err != nil {
-			return nil, err
-		}
-	}
-	return &pb.Empty{}, nil
+func (s *Server) putLayouts(ctx context.Context, r *pb.PutLayoutsRequest) (*pb.Empty, error) {
+	return s.putMetadata(ctx, &pb.MetadataList{Layouts: r.Layouts})
 }
 
 func (s *Server) getLayout(_ context.Context, r *pb.GetLayoutRequest) (*pb.Layout, error) {
@@ -97,15 +64,5 @@ func (s *Server) getLayout(_ context.Context, r *pb.GetLayoutRequest) (*pb.Layou
 }
 
 func (s *Server) listMetadata(_ context.Context, _ *pb.Empty) (*pb.MetadataList, error) {
-	out := &pb.MetadataList{}
-	for _, sc := range s.cfg.Serialization.Schemas().All() {
-		out.Schemas = append(out.Schemas, metaproto.SchemaToProto(sc))
-	}
-	for _, cd := range s.cfg.Serialization.ClassRegistry().All() {
-		out.ClassDefinitions = append(out.ClassDefinitions, metaproto.ClassDefinitionToProto(cd))
-	}
-	for _, l := range s.cfg.Serialization.LayoutRegistry().All() {
-		out.Layouts = append(out.Layouts, metaproto.LayoutToProto(l))
-	}
-	return out, nil
+	return metaproto.List(s.cfg.Serialization), nil
 }

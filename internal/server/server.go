@@ -22,6 +22,23 @@ import (
 	"github.com/atolldb/atoll/pkg/serialization"
 )
 
+// Cluster is what the server needs from the cluster layer.
+type Cluster interface {
+	// BeginWrite admits a write to partition pid on this member; end must
+	// be called after the store changed and waits for the first
+	// syncBackups backups to confirm the change. A member that does not
+	// own pid fails with an error matching cluster.ErrWrongOwner.
+	BeginWrite(pid int32, syncBackups int) (end func(context.Context) error, err error)
+	// CheckRead fails like BeginWrite when this member does not own pid.
+	CheckRead(pid int32) error
+	// Owned reports whether this member owns pid.
+	Owned(pid int32) bool
+	// BroadcastMetadata replicates type metadata to every other member.
+	BroadcastMetadata(ctx context.Context, list *pb.MetadataList) error
+	// State describes members, coordinator and migrations.
+	State() *pb.ClusterState
+}
+
 // Config holds the server's dependencies and limits.
 type Config struct {
 	ClusterName   string
@@ -30,6 +47,7 @@ type Config struct {
 	Maps          *maps.Registry
 	Serialization *serialization.Service // the member's metadata registries
 	Table         *partition.Holder
+	Cluster       Cluster
 	Logger        *slog.Logger
 	// PipelineInFlight bounds the calls one pipeline stream runs at once;
 	// when full, the stream stops reading until calls finish. Default 4096.

@@ -152,6 +152,10 @@ func (c *clusterService) GetPartitionTable(ctx context.Context, r *pb.GetPartiti
 	return c.s.partitionTable(ctx, r)
 }
 
+func (c *clusterService) GetClusterState(ctx context.Context, r *pb.GetClusterStateRequest) (*pb.ClusterState, error) {
+	return c.s.clusterState(ctx, r)
+}
+
 func (c *clusterService) WatchPartitionTable(r *pb.GetPartitionTableRequest, stream pb.ClusterService_WatchPartitionTableServer) error {
 	return c.s.watchPartitionTable(r, stream)
 }

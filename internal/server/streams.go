@@ -43,7 +43,7 @@ func (s *Server) iterate(r *pb.IterateRequest, stream pb.MapService_IterateServe
 	ctx := stream.Context()
 	msg := &pb.EntriesResponse{}
 	flush := func() error {
-		if len(msg.Entries) == 0 {
+		if len(msg.Entries) == 0 && len(msg.CompletedPartitions) == 0 {
 			return nil
 		}
 		err := stream.Send(msg)
@@ -53,6 +53,12 @@ func (s *Server) iterate(r *pb.IterateRequest, stream pb.MapService_IterateServe
 	for _, pid := range parts {
 		if pid < 0 || int(pid) >= s.cfg.Maps.PartitionCount() {
 			return invalid("partition %d is out of range", pid)
+		}
+		if len(r.Partitions) == 0 && !s.cfg.Cluster.Owned(pid) {
+			continue // all partitions: those this member owns
+		}
+		if err := s.cfg.Cluster.CheckRead(pid); err != nil {
+			return err
 		}
 		for cursor := store.Cursor(0); cursor != store.CursorDone; {
 			if err := ctx.Err(); err != nil {
@@ -78,6 +84,7 @@ func (s *Server) iterate(r *pb.IterateRequest, stream pb.MapService_IterateServe
 				}
 			}
 		}
+		msg.CompletedPartitions = append(msg.CompletedPartitions, pid)
 	}
 	return flush()
 }

@@ -39,6 +39,7 @@ var Modes = []Mode{InProcess, Process}
 type Cluster struct {
 	t       testing.TB
 	mode    Mode
+	opts    Options
 	members []*Node
 }
 
@@ -50,11 +51,39 @@ type Node struct {
 	cmd       *exec.Cmd
 	exited    chan struct{}
 	logs      *lockedBuffer
+	stopped   bool
 }
+
+func (n *Node) alive() bool {
+	if n.stopped {
+		return false
+	}
+	if n.exited != nil {
+		select {
+		case <-n.exited:
+			return false
+		default:
+		}
+	}
+	return true
+}
+
+// fastGossip makes test members notice a dead member within about a second.
+func fastGossip(cfg *member.Config) {
+	cfg.Gossip = member.GossipConfig{
+		ProbeInterval: member.Duration(200 * time.Millisecond), ProbeTimeout: member.Duration(100 * time.Millisecond),
+		GossipInterval: member.Duration(50 * time.Millisecond), SuspicionMult: 2, RejoinInterval: member.Duration(time.Second),
+	}
+}
+
+const fastGossipYAML = "gossip: {probe-interval: 200ms, probe-timeout: 100ms, gossip-interval: 50ms, suspicion-mult: 2, rejoin-interval: 1s}\n"
 
 // Options configure the members of a test cluster.
 type Options struct {
 	ClusterName string
+	// SlowFailureDetection keeps memberlist's default timings; by default
+	// test members detect a dead member within about a second.
+	SlowFailureDetection bool
 	// Configure edits each member's configuration (in-process mode); for
 	// process mode the same configuration is written to a YAML file.
 	Configure func(*member.Config)
@@ -68,56 +97,97 @@ func Start(t testing.TB, mode Mode, n int, opts Options) *Cluster {
 	if opts.ClusterName == "" {
 		opts.ClusterName = "test"
 	}
-	c := &Cluster{t: t, mode: mode}
+	c := &Cluster{t: t, mode: mode, opts: opts}
 	t.Cleanup(c.Stop)
 	for i := 0; i < n; i++ {
-		var node *Node
-		var err error
-		switch mode {
-		case InProcess:
-			node, err = startInProcess(opts)
-		case Process:
-			node, err = startProcess(t, opts)
-		default:
-			t.Fatalf("unknown mode %q", mode)
-		}
-		if err != nil {
-			t.Fatalf("starting member %d (%s): %v", i, mode, err)
-		}
-		c.members = append(c.members, node)
+		c.Add()
 	}
 	return c
+}
+
+// Add starts one more member that joins the cluster through the members
+// already running, and returns it.
+func (c *Cluster) Add() *Node {
+	c.t.Helper()
+	var seeds []string
+	for _, m := range c.members {
+		if m.alive() {
+			seeds = append(seeds, m.Addr)
+		}
+	}
+	var node *Node
+	var err error
+	switch c.mode {
+	case InProcess:
+		node, err = startInProcess(c.opts, seeds)
+	case Process:
+		node, err = startProcess(c.t, c.opts, seeds)
+	default:
+		c.t.Fatalf("unknown mode %q", c.mode)
+	}
+	if err != nil {
+		c.t.Fatalf("starting member %d (%s): %v", len(c.members), c.mode, err)
+	}
+	c.members = append(c.members, node)
+	return node
+}
+
+// Live returns the members that have not been stopped or killed.
+func (c *Cluster) Live() []*Node {
+	var out []*Node
+	for _, m := range c.members {
+		if m.alive() {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Mode returns how the members run.
 func (c *Cluster) Mode() Mode { return c.mode }
 
-// Addrs returns the members' client addresses.
+// Addrs returns the client addresses of the live members.
 func (c *Cluster) Addrs() []string {
-	out := make([]string, len(c.members))
-	for i, m := range c.members {
-		out[i] = m.Addr
+	var out []string
+	for _, m := range c.Live() {
+		out = append(out, m.Addr)
 	}
 	return out
 }
 
-// Members returns the nodes.
+// Members returns every node started, including stopped ones, in start order.
 func (c *Cluster) Members() []*Node { return c.members }
 
-// Stop shuts every member down gracefully.
+// Stop shuts every member down, gracefully but without waiting for
+// partitions to move (the whole cluster is going away).
 func (c *Cluster) Stop() {
-	for _, m := range c.members {
-		if err := m.Stop(30 * time.Second); err != nil {
-			c.t.Errorf("stopping member %s: %v\n%s", m.Addr, err, m.Logs())
+	if c.t.Failed() {
+		for i, m := range c.members {
+			c.t.Logf("--- member %d (%s) logs:\n%s", i, m.Addr, tail(m.Logs(), 20000))
 		}
 	}
+	var wg sync.WaitGroup
+	for _, m := range c.Live() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := m.stop(60*time.Second, false); err != nil {
+				c.t.Errorf("stopping member %s: %v\n%s", m.Addr, err, m.Logs())
+			}
+		}()
+	}
+	wg.Wait()
 	c.members = nil
 }
 
-func startInProcess(opts Options) (*Node, error) {
+func startInProcess(opts Options, seeds []string) (*Node, error) {
 	cfg := member.DefaultConfig()
 	cfg.ClusterName = opts.ClusterName
 	cfg.Bind, cfg.Admin = "127.0.0.1:0", "127.0.0.1:0"
+	cfg.Join = seeds
+	if !opts.SlowFailureDetection {
+		fastGossip(&cfg)
+	}
 	logs := &lockedBuffer{}
 	cfg.Logger = newTestLogger(logs)
 	if opts.Configure != nil {
@@ -136,11 +206,18 @@ func (n *Node) Member() *member.Member { return n.inproc }
 // Logs returns what the member logged.
 func (n *Node) Logs() string { return n.logs.String() }
 
-// Stop shuts the member down gracefully (SIGTERM for a process) and waits.
-func (n *Node) Stop(timeout time.Duration) error {
+// Stop shuts the member down gracefully (SIGTERM for a process) and waits:
+// it hands its partitions over first.
+func (n *Node) Stop(timeout time.Duration) error { return n.stop(timeout, true) }
+
+func (n *Node) stop(timeout time.Duration, handOver bool) error {
+	n.stopped = true
 	if n.inproc != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
+		if !handOver {
+			return n.inproc.Close()
+		}
 		return n.inproc.Shutdown(ctx)
 	}
 	if n.cmd == nil || n.cmd.Process == nil {
@@ -165,8 +242,14 @@ func (n *Node) Stop(timeout time.Duration) error {
 	}
 }
 
-// Kill ends a process member with SIGKILL (no graceful shutdown).
+// Kill ends a process member with SIGKILL (no graceful shutdown); an
+// in-process member is closed at once without handing anything over.
 func (n *Node) Kill() {
+	n.stopped = true
+	if n.inproc != nil {
+		_ = n.inproc.Close()
+		return
+	}
 	if n.cmd != nil && n.cmd.Process != nil {
 		_ = n.cmd.Process.Kill()
 		<-n.exited
@@ -208,15 +291,22 @@ func moduleRoot() string {
 
 var startedRE = regexp.MustCompile(`msg="member started".* address=(\S+) admin=(\S*)`)
 
-func startProcess(t testing.TB, opts Options) (*Node, error) {
+func startProcess(t testing.TB, opts Options, seeds []string) (*Node, error) {
 	bin := Binary(t)
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "member.yaml")
-	yaml := fmt.Sprintf("cluster-name: %q\nbind: 127.0.0.1:0\nadmin: 127.0.0.1:0\n%s", opts.ClusterName, opts.ConfigYAML)
+	yaml := fmt.Sprintf("cluster-name: %q\n%s", opts.ClusterName, opts.ConfigYAML)
+	if !opts.SlowFailureDetection {
+		yaml += fastGossipYAML
+	}
 	if err := os.WriteFile(conf, []byte(yaml), 0o644); err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "member", "start", "--config", conf)
+	args := []string{"member", "start", "--config", conf, "--bind", "127.0.0.1:0", "--admin", "127.0.0.1:0"}
+	if len(seeds) > 0 {
+		args = append(args, "--join", strings.Join(seeds, ","))
+	}
+	cmd := exec.Command(bin, args...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err

@@ -75,3 +75,63 @@ func LayoutToProto(l *serialization.Layout) *pb.Layout {
 	}
 	return p
 }
+
+// List returns every schema, class definition and layout registered in svc.
+func List(svc *serialization.Service) *pb.MetadataList {
+	out := &pb.MetadataList{}
+	for _, s := range svc.Schemas().All() {
+		out.Schemas = append(out.Schemas, SchemaToProto(s))
+	}
+	for _, cd := range svc.ClassRegistry().All() {
+		out.ClassDefinitions = append(out.ClassDefinitions, ClassDefinitionToProto(cd))
+	}
+	for _, l := range svc.LayoutRegistry().All() {
+		out.Layouts = append(out.Layouts, LayoutToProto(l))
+	}
+	return out
+}
+
+// Register converts everything in list first and then registers it in
+// svc, so that an invalid item registers nothing.
+func Register(svc *serialization.Service, list *pb.MetadataList) error {
+	schemas := make([]*serialization.Schema, len(list.Schemas))
+	for i, p := range list.Schemas {
+		s, err := SchemaFromProto(p)
+		if err != nil {
+			return err
+		}
+		schemas[i] = s
+	}
+	classes := make([]*serialization.ClassDefinition, len(list.ClassDefinitions))
+	for i, p := range list.ClassDefinitions {
+		cd, err := ClassDefinitionFromProto(p)
+		if err != nil {
+			return err
+		}
+		classes[i] = cd
+	}
+	layouts := make([]*serialization.Layout, len(list.Layouts))
+	for i, p := range list.Layouts {
+		l, err := LayoutFromProto(p)
+		if err != nil {
+			return err
+		}
+		layouts[i] = l
+	}
+	for _, s := range schemas {
+		if _, err := svc.Schemas().Add(s); err != nil {
+			return err
+		}
+	}
+	for _, cd := range classes {
+		if err := svc.ClassRegistry().Add(cd); err != nil {
+			return err
+		}
+	}
+	for _, l := range layouts {
+		if err := svc.LayoutRegistry().Add(l); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -284,7 +284,11 @@ type PartitionTable struct {
 	// owners[p] is the index in members of the owner of partition p.
 	Owners []int32 `protobuf:"varint,3,rep,packed,name=owners,proto3" json:"owners,omitempty"`
 	// backups[p] lists the members holding backups of partition p.
-	Backups       []*PartitionBackups `protobuf:"bytes,4,rep,name=backups,proto3" json:"backups,omitempty"`
+	Backups []*PartitionBackups `protobuf:"bytes,4,rep,name=backups,proto3" json:"backups,omitempty"`
+	// Identifies the table's history: it changes when the cluster removes
+	// members that failed, and when a member merges into another cluster
+	// after a network partition healed (whose versions may be lower).
+	Lineage       []byte `protobuf:"bytes,5,opt,name=lineage,proto3" json:"lineage,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -347,6 +351,13 @@ func (x *PartitionTable) GetBackups() []*PartitionBackups {
 	return nil
 }
 
+func (x *PartitionTable) GetLineage() []byte {
+	if x != nil {
+		return x.Lineage
+	}
+	return nil
+}
+
 type PartitionBackups struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Members       []int32                `protobuf:"varint,1,rep,packed,name=members,proto3" json:"members,omitempty"`
@@ -391,6 +402,213 @@ func (x *PartitionBackups) GetMembers() []int32 {
 	return nil
 }
 
+type GetClusterStateRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetClusterStateRequest) Reset() {
+	*x = GetClusterStateRequest{}
+	mi := &file_atoll_v1_cluster_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetClusterStateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetClusterStateRequest) ProtoMessage() {}
+
+func (x *GetClusterStateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atoll_v1_cluster_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetClusterStateRequest.ProtoReflect.Descriptor instead.
+func (*GetClusterStateRequest) Descriptor() ([]byte, []int) {
+	return file_atoll_v1_cluster_proto_rawDescGZIP(), []int{6}
+}
+
+type ClusterState struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	PartitionTable *PartitionTable        `protobuf:"bytes,1,opt,name=partition_table,json=partitionTable,proto3" json:"partition_table,omitempty"`
+	// The member that coordinates partition assignment (the oldest).
+	CoordinatorUuid []byte `protobuf:"bytes,2,opt,name=coordinator_uuid,json=coordinatorUuid,proto3" json:"coordinator_uuid,omitempty"`
+	// Members the answering member sees alive, including those not yet in
+	// the partition table.
+	Members    []*Member    `protobuf:"bytes,3,rep,name=members,proto3" json:"members,omitempty"`
+	Migrations []*Migration `protobuf:"bytes,4,rep,name=migrations,proto3" json:"migrations,omitempty"`
+	// Migrations completed and failed since the coordinator started.
+	MigrationsCompleted int64 `protobuf:"varint,5,opt,name=migrations_completed,json=migrationsCompleted,proto3" json:"migrations_completed,omitempty"`
+	MigrationsFailed    int64 `protobuf:"varint,6,opt,name=migrations_failed,json=migrationsFailed,proto3" json:"migrations_failed,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
+}
+
+func (x *ClusterState) Reset() {
+	*x = ClusterState{}
+	mi := &file_atoll_v1_cluster_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClusterState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClusterState) ProtoMessage() {}
+
+func (x *ClusterState) ProtoReflect() protoreflect.Message {
+	mi := &file_atoll_v1_cluster_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClusterState.ProtoReflect.Descriptor instead.
+func (*ClusterState) Descriptor() ([]byte, []int) {
+	return file_atoll_v1_cluster_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ClusterState) GetPartitionTable() *PartitionTable {
+	if x != nil {
+		return x.PartitionTable
+	}
+	return nil
+}
+
+func (x *ClusterState) GetCoordinatorUuid() []byte {
+	if x != nil {
+		return x.CoordinatorUuid
+	}
+	return nil
+}
+
+func (x *ClusterState) GetMembers() []*Member {
+	if x != nil {
+		return x.Members
+	}
+	return nil
+}
+
+func (x *ClusterState) GetMigrations() []*Migration {
+	if x != nil {
+		return x.Migrations
+	}
+	return nil
+}
+
+func (x *ClusterState) GetMigrationsCompleted() int64 {
+	if x != nil {
+		return x.MigrationsCompleted
+	}
+	return 0
+}
+
+func (x *ClusterState) GetMigrationsFailed() int64 {
+	if x != nil {
+		return x.MigrationsFailed
+	}
+	return 0
+}
+
+// Migration is a partition moving: its ownership (from the owner to a
+// member that already holds a backup) or its set of backups (new backups
+// catching up with the owner before the table relies on them).
+type Migration struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Partition int32                  `protobuf:"varint,1,opt,name=partition,proto3" json:"partition,omitempty"`
+	// The owner.
+	FromUuid []byte `protobuf:"bytes,2,opt,name=from_uuid,json=fromUuid,proto3" json:"from_uuid,omitempty"`
+	// "handing-off": the new owner.
+	ToUuid []byte `protobuf:"bytes,3,opt,name=to_uuid,json=toUuid,proto3" json:"to_uuid,omitempty"`
+	// "handing-off" or "syncing".
+	State string `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"`
+	// "syncing": the backups the partition will have, in order.
+	BackupUuids   [][]byte `protobuf:"bytes,5,rep,name=backup_uuids,json=backupUuids,proto3" json:"backup_uuids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Migration) Reset() {
+	*x = Migration{}
+	mi := &file_atoll_v1_cluster_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Migration) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Migration) ProtoMessage() {}
+
+func (x *Migration) ProtoReflect() protoreflect.Message {
+	mi := &file_atoll_v1_cluster_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Migration.ProtoReflect.Descriptor instead.
+func (*Migration) Descriptor() ([]byte, []int) {
+	return file_atoll_v1_cluster_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *Migration) GetPartition() int32 {
+	if x != nil {
+		return x.Partition
+	}
+	return 0
+}
+
+func (x *Migration) GetFromUuid() []byte {
+	if x != nil {
+		return x.FromUuid
+	}
+	return nil
+}
+
+func (x *Migration) GetToUuid() []byte {
+	if x != nil {
+		return x.ToUuid
+	}
+	return nil
+}
+
+func (x *Migration) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *Migration) GetBackupUuids() [][]byte {
+	if x != nil {
+		return x.BackupUuids
+	}
+	return nil
+}
+
 var File_atoll_v1_cluster_proto protoreflect.FileDescriptor
 
 const file_atoll_v1_cluster_proto_rawDesc = "" +
@@ -416,18 +634,36 @@ const file_atoll_v1_cluster_proto_rawDesc = "" +
 	"\aaddress\x18\x02 \x01(\tR\aaddress\x12#\n" +
 	"\radmin_address\x18\x03 \x01(\tR\fadminAddress\x12\x1d\n" +
 	"\n" +
-	"join_order\x18\x04 \x01(\x03R\tjoinOrder\"\xa4\x01\n" +
+	"join_order\x18\x04 \x01(\x03R\tjoinOrder\"\xbe\x01\n" +
 	"\x0ePartitionTable\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x03R\aversion\x12*\n" +
 	"\amembers\x18\x02 \x03(\v2\x10.atoll.v1.MemberR\amembers\x12\x16\n" +
 	"\x06owners\x18\x03 \x03(\x05R\x06owners\x124\n" +
-	"\abackups\x18\x04 \x03(\v2\x1a.atoll.v1.PartitionBackupsR\abackups\",\n" +
+	"\abackups\x18\x04 \x03(\v2\x1a.atoll.v1.PartitionBackupsR\abackups\x12\x18\n" +
+	"\alineage\x18\x05 \x01(\fR\alineage\",\n" +
 	"\x10PartitionBackups\x12\x18\n" +
-	"\amembers\x18\x01 \x03(\x05R\amembers2\xfa\x01\n" +
+	"\amembers\x18\x01 \x03(\x05R\amembers\"\x18\n" +
+	"\x16GetClusterStateRequest\"\xbd\x02\n" +
+	"\fClusterState\x12A\n" +
+	"\x0fpartition_table\x18\x01 \x01(\v2\x18.atoll.v1.PartitionTableR\x0epartitionTable\x12)\n" +
+	"\x10coordinator_uuid\x18\x02 \x01(\fR\x0fcoordinatorUuid\x12*\n" +
+	"\amembers\x18\x03 \x03(\v2\x10.atoll.v1.MemberR\amembers\x123\n" +
+	"\n" +
+	"migrations\x18\x04 \x03(\v2\x13.atoll.v1.MigrationR\n" +
+	"migrations\x121\n" +
+	"\x14migrations_completed\x18\x05 \x01(\x03R\x13migrationsCompleted\x12+\n" +
+	"\x11migrations_failed\x18\x06 \x01(\x03R\x10migrationsFailed\"\x98\x01\n" +
+	"\tMigration\x12\x1c\n" +
+	"\tpartition\x18\x01 \x01(\x05R\tpartition\x12\x1b\n" +
+	"\tfrom_uuid\x18\x02 \x01(\fR\bfromUuid\x12\x17\n" +
+	"\ato_uuid\x18\x03 \x01(\fR\x06toUuid\x12\x14\n" +
+	"\x05state\x18\x04 \x01(\tR\x05state\x12!\n" +
+	"\fbackup_uuids\x18\x05 \x03(\fR\vbackupUuids2\xc7\x02\n" +
 	"\x0eClusterService\x12>\n" +
 	"\aConnect\x12\x18.atoll.v1.ConnectRequest\x1a\x19.atoll.v1.ConnectResponse\x12Q\n" +
 	"\x11GetPartitionTable\x12\".atoll.v1.GetPartitionTableRequest\x1a\x18.atoll.v1.PartitionTable\x12U\n" +
-	"\x13WatchPartitionTable\x12\".atoll.v1.GetPartitionTableRequest\x1a\x18.atoll.v1.PartitionTable0\x01BN\n" +
+	"\x13WatchPartitionTable\x12\".atoll.v1.GetPartitionTableRequest\x1a\x18.atoll.v1.PartitionTable0\x01\x12K\n" +
+	"\x0fGetClusterState\x12 .atoll.v1.GetClusterStateRequest\x1a\x16.atoll.v1.ClusterStateBN\n" +
 	"\x15io.atoll.client.protoP\x01Z3github.com/atolldb/atoll/api/proto/atoll/v1;atollv1b\x06proto3"
 
 var (
@@ -442,7 +678,7 @@ func file_atoll_v1_cluster_proto_rawDescGZIP() []byte {
 	return file_atoll_v1_cluster_proto_rawDescData
 }
 
-var file_atoll_v1_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_atoll_v1_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_atoll_v1_cluster_proto_goTypes = []any{
 	(*ConnectRequest)(nil),           // 0: atoll.v1.ConnectRequest
 	(*ConnectResponse)(nil),          // 1: atoll.v1.ConnectResponse
@@ -450,22 +686,30 @@ var file_atoll_v1_cluster_proto_goTypes = []any{
 	(*Member)(nil),                   // 3: atoll.v1.Member
 	(*PartitionTable)(nil),           // 4: atoll.v1.PartitionTable
 	(*PartitionBackups)(nil),         // 5: atoll.v1.PartitionBackups
+	(*GetClusterStateRequest)(nil),   // 6: atoll.v1.GetClusterStateRequest
+	(*ClusterState)(nil),             // 7: atoll.v1.ClusterState
+	(*Migration)(nil),                // 8: atoll.v1.Migration
 }
 var file_atoll_v1_cluster_proto_depIdxs = []int32{
-	4, // 0: atoll.v1.ConnectResponse.partition_table:type_name -> atoll.v1.PartitionTable
-	3, // 1: atoll.v1.PartitionTable.members:type_name -> atoll.v1.Member
-	5, // 2: atoll.v1.PartitionTable.backups:type_name -> atoll.v1.PartitionBackups
-	0, // 3: atoll.v1.ClusterService.Connect:input_type -> atoll.v1.ConnectRequest
-	2, // 4: atoll.v1.ClusterService.GetPartitionTable:input_type -> atoll.v1.GetPartitionTableRequest
-	2, // 5: atoll.v1.ClusterService.WatchPartitionTable:input_type -> atoll.v1.GetPartitionTableRequest
-	1, // 6: atoll.v1.ClusterService.Connect:output_type -> atoll.v1.ConnectResponse
-	4, // 7: atoll.v1.ClusterService.GetPartitionTable:output_type -> atoll.v1.PartitionTable
-	4, // 8: atoll.v1.ClusterService.WatchPartitionTable:output_type -> atoll.v1.PartitionTable
-	6, // [6:9] is the sub-list for method output_type
-	3, // [3:6] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	4,  // 0: atoll.v1.ConnectResponse.partition_table:type_name -> atoll.v1.PartitionTable
+	3,  // 1: atoll.v1.PartitionTable.members:type_name -> atoll.v1.Member
+	5,  // 2: atoll.v1.PartitionTable.backups:type_name -> atoll.v1.PartitionBackups
+	4,  // 3: atoll.v1.ClusterState.partition_table:type_name -> atoll.v1.PartitionTable
+	3,  // 4: atoll.v1.ClusterState.members:type_name -> atoll.v1.Member
+	8,  // 5: atoll.v1.ClusterState.migrations:type_name -> atoll.v1.Migration
+	0,  // 6: atoll.v1.ClusterService.Connect:input_type -> atoll.v1.ConnectRequest
+	2,  // 7: atoll.v1.ClusterService.GetPartitionTable:input_type -> atoll.v1.GetPartitionTableRequest
+	2,  // 8: atoll.v1.ClusterService.WatchPartitionTable:input_type -> atoll.v1.GetPartitionTableRequest
+	6,  // 9: atoll.v1.ClusterService.GetClusterState:input_type -> atoll.v1.GetClusterStateRequest
+	1,  // 10: atoll.v1.ClusterService.Connect:output_type -> atoll.v1.ConnectResponse
+	4,  // 11: atoll.v1.ClusterService.GetPartitionTable:output_type -> atoll.v1.PartitionTable
+	4,  // 12: atoll.v1.ClusterService.WatchPartitionTable:output_type -> atoll.v1.PartitionTable
+	7,  // 13: atoll.v1.ClusterService.GetClusterState:output_type -> atoll.v1.ClusterState
+	10, // [10:14] is the sub-list for method output_type
+	6,  // [6:10] is the sub-list for method input_type
+	6,  // [6:6] is the sub-list for extension type_name
+	6,  // [6:6] is the sub-list for extension extendee
+	0,  // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_atoll_v1_cluster_proto_init() }
@@ -479,7 +723,7 @@ func file_atoll_v1_cluster_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atoll_v1_cluster_proto_rawDesc), len(file_atoll_v1_cluster_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -22,6 +22,7 @@ const (
 	ClusterService_Connect_FullMethodName             = "/atoll.v1.ClusterService/Connect"
 	ClusterService_GetPartitionTable_FullMethodName   = "/atoll.v1.ClusterService/GetPartitionTable"
 	ClusterService_WatchPartitionTable_FullMethodName = "/atoll.v1.ClusterService/WatchPartitionTable"
+	ClusterService_GetClusterState_FullMethodName     = "/atoll.v1.ClusterService/GetClusterState"
 )
 
 // ClusterServiceClient is the client API for ClusterService service.
@@ -38,6 +39,9 @@ type ClusterServiceClient interface {
 	GetPartitionTable(ctx context.Context, in *GetPartitionTableRequest, opts ...grpc.CallOption) (*PartitionTable, error)
 	// WatchPartitionTable streams the table now and after every change.
 	WatchPartitionTable(ctx context.Context, in *GetPartitionTableRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[PartitionTable], error)
+	// GetClusterState describes the members, the coordinator and the
+	// migrations in flight, as the answering member knows them.
+	GetClusterState(ctx context.Context, in *GetClusterStateRequest, opts ...grpc.CallOption) (*ClusterState, error)
 }
 
 type clusterServiceClient struct {
@@ -87,6 +91,16 @@ func (c *clusterServiceClient) WatchPartitionTable(ctx context.Context, in *GetP
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type ClusterService_WatchPartitionTableClient = grpc.ServerStreamingClient[PartitionTable]
 
+func (c *clusterServiceClient) GetClusterState(ctx context.Context, in *GetClusterStateRequest, opts ...grpc.CallOption) (*ClusterState, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ClusterState)
+	err := c.cc.Invoke(ctx, ClusterService_GetClusterState_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ClusterServiceServer is the server API for ClusterService service.
 // All implementations must embed UnimplementedClusterServiceServer
 // for forward compatibility.
@@ -101,6 +115,9 @@ type ClusterServiceServer interface {
 	GetPartitionTable(context.Context, *GetPartitionTableRequest) (*PartitionTable, error)
 	// WatchPartitionTable streams the table now and after every change.
 	WatchPartitionTable(*GetPartitionTableRequest, grpc.ServerStreamingServer[PartitionTable]) error
+	// GetClusterState describes the members, the coordinator and the
+	// migrations in flight, as the answering member knows them.
+	GetClusterState(context.Context, *GetClusterStateRequest) (*ClusterState, error)
 	mustEmbedUnimplementedClusterServiceServer()
 }
 
@@ -119,6 +136,9 @@ func (UnimplementedClusterServiceServer) GetPartitionTable(context.Context, *Get
 }
 func (UnimplementedClusterServiceServer) WatchPartitionTable(*GetPartitionTableRequest, grpc.ServerStreamingServer[PartitionTable]) error {
 	return status.Error(codes.Unimplemented, "method WatchPartitionTable not implemented")
+}
+func (UnimplementedClusterServiceServer) GetClusterState(context.Context, *GetClusterStateRequest) (*ClusterState, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetClusterState not implemented")
 }
 func (UnimplementedClusterServiceServer) mustEmbedUnimplementedClusterServiceServer() {}
 func (UnimplementedClusterServiceServer) testEmbeddedByValue()                        {}
@@ -188,6 +208,24 @@ func _ClusterService_WatchPartitionTable_Handler(srv interface{}, stream grpc.Se
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type ClusterService_WatchPartitionTableServer = grpc.ServerStreamingServer[PartitionTable]
 
+func _ClusterService_GetClusterState_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetClusterStateRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClusterServiceServer).GetClusterState(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClusterService_GetClusterState_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClusterServiceServer).GetClusterState(ctx, req.(*GetClusterStateRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ClusterService_ServiceDesc is the grpc.ServiceDesc for ClusterService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -202,6 +240,10 @@ var ClusterService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetPartitionTable",
 			Handler:    _ClusterService_GetPartitionTable_Handler,
+		},
+		{
+			MethodName: "GetClusterState",
+			Handler:    _ClusterService_GetClusterState_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -908,10 +908,14 @@ func (x *GetAllRequest) GetKeys() [][]byte {
 // EntriesResponse is a page of entries; keys-only and values-only pages
 // leave the other side empty.
 type EntriesResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Entries       []*Entry               `protobuf:"bytes,1,rep,name=entries,proto3" json:"entries,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Entries []*Entry               `protobuf:"bytes,1,rep,name=entries,proto3" json:"entries,omitempty"`
+	// Iterate: partitions whose entries have all been sent, up to and
+	// including this message (a client resumes an interrupted iteration
+	// from the partitions not completed).
+	CompletedPartitions []int32 `protobuf:"varint,2,rep,packed,name=completed_partitions,json=completedPartitions,proto3" json:"completed_partitions,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *EntriesResponse) Reset() {
@@ -947,6 +951,13 @@ func (*EntriesResponse) Descriptor() ([]byte, []int) {
 func (x *EntriesResponse) GetEntries() []*Entry {
 	if x != nil {
 		return x.Entries
+	}
+	return nil
+}
+
+func (x *EntriesResponse) GetCompletedPartitions() []int32 {
+	if x != nil {
+		return x.CompletedPartitions
 	}
 	return nil
 }
@@ -1735,9 +1746,10 @@ const file_atoll_v1_map_proto_rawDesc = "" +
 	"\a_ttl_ms\"5\n" +
 	"\rGetAllRequest\x12\x10\n" +
 	"\x03map\x18\x01 \x01(\tR\x03map\x12\x12\n" +
-	"\x04keys\x18\x02 \x03(\fR\x04keys\"<\n" +
+	"\x04keys\x18\x02 \x03(\fR\x04keys\"o\n" +
 	"\x0fEntriesResponse\x12)\n" +
-	"\aentries\x18\x01 \x03(\v2\x0f.atoll.v1.EntryR\aentries\"R\n" +
+	"\aentries\x18\x01 \x03(\v2\x0f.atoll.v1.EntryR\aentries\x121\n" +
+	"\x14completed_partitions\x18\x02 \x03(\x05R\x13completedPartitions\"R\n" +
 	"\x11EntryViewResponse\x12\x14\n" +
 	"\x05found\x18\x01 \x01(\bR\x05found\x12'\n" +
 	"\x04view\x18\x02 \x01(\v2\x13.atoll.v1.EntryViewR\x04view\"\xe2\x02\n" +

@@ -1,0 +1,302 @@
+package cluster_test
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/atolldb/atoll/internal/testcluster"
+	"github.com/atolldb/atoll/pkg/client"
+)
+
+const entries = 20000
+
+func connect(t *testing.T, c *testcluster.Cluster) *client.Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cl, err := client.New(ctx, client.Config{Addresses: c.Addrs(), ClusterName: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cl.Close() })
+	return cl
+}
+
+// written is what a test wrote: entries whose write was acknowledged, and
+// entries whose write failed with an unknown outcome (the member may have
+// applied it before the failure).
+type written struct {
+	acked, maybe map[int32]string
+}
+
+func (w written) add(o written) written {
+	for k, v := range o.acked {
+		w.acked[k] = v
+	}
+	for k, v := range o.maybe {
+		w.maybe[k] = v
+	}
+	return w
+}
+
+// fillValue matches `atoll map fill` with string values.
+func fillValue(k int32) string { return fmt.Sprintf("value-%d", k) }
+
+// base is what fill writes.
+func base() written {
+	w := written{acked: map[int32]string{}, maybe: map[int32]string{}}
+	for k := int32(0); k < entries; k++ {
+		w.acked[k] = fillValue(k)
+	}
+	return w
+}
+
+// fill writes the base entries: through `atoll map fill` against process
+// members (as a user would), through the client otherwise.
+func fill(t *testing.T, c *testcluster.Cluster, m *client.Map[int32, string]) {
+	t.Helper()
+	if c.Mode() == testcluster.Process {
+		out := atollCLI(t, c, "map", "fill", "data", "--count", fmt.Sprint(entries), "--key-type", "int")
+		if !strings.Contains(out, fmt.Sprintf("%d written", entries)) {
+			t.Fatalf("atoll map fill: %s", out)
+		}
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	batch := make([]client.Entry[int32, string], 0, 500)
+	for k := int32(0); k < entries; k++ {
+		batch = append(batch, client.Entry[int32, string]{Key: k, Value: fillValue(k)})
+		if len(batch) == cap(batch) || k == entries-1 {
+			if err := m.PutAll(ctx, batch); err != nil {
+				t.Fatalf("putAll up to %d: %v", k, err)
+			}
+			batch = batch[:0]
+		}
+	}
+}
+
+// atollCLI runs the atoll command against the cluster's live members.
+func atollCLI(t *testing.T, c *testcluster.Cluster, args ...string) string {
+	t.Helper()
+	args = append(args, "--addr", strings.Join(c.Addrs(), ","), "--cluster-name", "test", "--timeout", "2m")
+	out, err := exec.Command(testcluster.Binary(t), args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("atoll %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// verify checks that every acknowledged entry is readable with its value,
+// that an entry of unknown outcome is absent or right, and that the map
+// holds nothing else. Against process members the base entries are also
+// checked with `atoll map verify`.
+func verify(t *testing.T, c *testcluster.Cluster, m *client.Map[int32, string], w written) {
+	t.Helper()
+	if c.Mode() == testcluster.Process {
+		out := atollCLI(t, c, "map", "verify", "data", "--count", fmt.Sprint(entries), "--key-type", "int")
+		if !strings.Contains(out, fmt.Sprintf("%d ok, 0 missing, 0 wrong", entries)) {
+			t.Fatalf("atoll map verify: %s", out)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	check := func(want map[int32]string, mayBeAbsent bool) (present int) {
+		keys := make([]int32, 0, len(want))
+		for k := range want {
+			keys = append(keys, k)
+		}
+		missing, wrong := 0, 0
+		var samples []int32
+		for i := 0; i < len(keys); i += 1000 {
+			part := keys[i:min(i+1000, len(keys))]
+			got, err := m.GetAll(ctx, part)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := map[int32]string{}
+			for _, e := range got {
+				found[e.Key] = e.Value
+			}
+			for _, k := range part {
+				v, ok := found[k]
+				switch {
+				case !ok && !mayBeAbsent:
+					missing++
+					if len(samples) < 20 {
+						samples = append(samples, k)
+					}
+				case ok && v != want[k]:
+					wrong++
+				case ok:
+					present++
+				}
+			}
+		}
+		if missing+wrong > 0 {
+			t.Fatalf("%d ok, %d missing, %d wrong; missing for example %v", len(keys)-missing-wrong, missing, wrong, samples)
+		}
+		return present
+	}
+	n := int64(check(w.acked, false) + check(w.maybe, true))
+	if size, err := m.Size(ctx); err != nil || size != n {
+		t.Fatalf("size %d (%v), want %d", size, err, n)
+	}
+}
+
+// writer keeps writing new keys until stopped and records the outcomes.
+type writer struct {
+	next atomic.Int32
+	mu   sync.Mutex
+	w    written
+	stop chan struct{}
+	done chan struct{}
+}
+
+func startWriter(m *client.Map[int32, string], from int32) *writer {
+	w := &writer{w: written{acked: map[int32]string{}, maybe: map[int32]string{}}, stop: make(chan struct{}), done: make(chan struct{})}
+	w.next.Store(from)
+	go func() {
+		defer close(w.done)
+		for {
+			select {
+			case <-w.stop:
+				return
+			default:
+			}
+			k := w.next.Add(1)
+			v := fmt.Sprintf("w-%d", k)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			err := m.Set(ctx, k, v)
+			cancel()
+			w.mu.Lock()
+			if err != nil {
+				w.w.maybe[k] = v
+			} else {
+				w.w.acked[k] = v
+			}
+			w.mu.Unlock()
+		}
+	}()
+	return w
+}
+
+// finish stops the writer; at least one write must have been acknowledged.
+func (w *writer) finish(t *testing.T) written {
+	t.Helper()
+	close(w.stop)
+	<-w.done
+	if len(w.w.acked) == 0 {
+		t.Fatalf("the writer had no write acknowledged (%d failed)", len(w.w.maybe))
+	}
+	t.Logf("writer: %d writes acknowledged, %d failed", len(w.w.acked), len(w.w.maybe))
+	return w.w
+}
+
+func TestJoinRebalanceAndGracefulLeaveInProcess(t *testing.T) {
+	c := testcluster.Start(t, testcluster.InProcess, 3, testcluster.Options{})
+	c.WaitStable(1, time.Minute)
+	cl := connect(t, c)
+	m := client.GetMap[int32, string](cl, "data")
+	fill(t, c, m)
+	verify(t, c, m, base())
+
+	// A fourth member joins while a writer keeps writing.
+	w := startWriter(m, 1_000_000)
+	c.Add()
+	c.WaitStable(1, 2*time.Minute)
+	want := base().add(w.finish(t))
+	verify(t, c, m, want)
+
+	// A member leaves gracefully while a writer keeps writing.
+	w = startWriter(m, 2_000_000)
+	if err := c.Members()[1].Stop(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitStable(1, 2*time.Minute)
+	verify(t, c, m, want.add(w.finish(t)))
+}
+
+// TestProcessCluster runs the cluster scenarios against real
+// `atoll member start` processes.
+func TestProcessCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts member processes")
+	}
+	t.Run("KillNine", func(t *testing.T) {
+		for victim := 0; victim < 3; victim++ {
+			t.Run(fmt.Sprintf("member%d", victim), func(t *testing.T) {
+				c := testcluster.Start(t, testcluster.Process, 3, testcluster.Options{})
+				c.WaitStable(1, time.Minute)
+				cl := connect(t, c)
+				m := client.GetMap[int32, string](cl, "data")
+				fill(t, c, m)
+				w := startWriter(m, 1_000_000)
+				time.Sleep(200 * time.Millisecond) // let the writer get going
+				c.Members()[victim].Kill()
+				c.WaitStable(1, 2*time.Minute)
+				verify(t, c, m, base().add(w.finish(t)))
+			})
+		}
+	})
+	t.Run("JoinUnderWrites", func(t *testing.T) {
+		c := testcluster.Start(t, testcluster.Process, 3, testcluster.Options{})
+		c.WaitStable(1, time.Minute)
+		cl := connect(t, c)
+		m := client.GetMap[int32, string](cl, "data")
+		fill(t, c, m)
+		w := startWriter(m, 1_000_000)
+		c.Add()
+		c.WaitStable(1, 2*time.Minute)
+		verify(t, c, m, base().add(w.finish(t)))
+		// The new member owns a fair share.
+		st, err := testcluster.State(context.Background(), c.Addrs()[3])
+		if err != nil {
+			t.Fatal(err)
+		}
+		owned := 0
+		for _, o := range st.PartitionTable.Owners {
+			if st.PartitionTable.Members[o].Address == c.Addrs()[3] {
+				owned++
+			}
+		}
+		if owned < 271/4-1 {
+			t.Fatalf("the new member owns %d partitions, a fair share is %d", owned, 271/4)
+		}
+	})
+	t.Run("GracefulShutdown", func(t *testing.T) {
+		c := testcluster.Start(t, testcluster.Process, 3, testcluster.Options{})
+		c.WaitStable(1, time.Minute)
+		cl := connect(t, c)
+		m := client.GetMap[int32, string](cl, "data")
+		fill(t, c, m)
+		w := startWriter(m, 1_000_000)
+		if err := c.Members()[0].Stop(time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		c.WaitStable(1, 2*time.Minute)
+		verify(t, c, m, base().add(w.finish(t)))
+	})
+	t.Run("JoinKillCycles", func(t *testing.T) {
+		c := testcluster.Start(t, testcluster.Process, 3, testcluster.Options{})
+		c.WaitStable(1, time.Minute)
+		cl := connect(t, c)
+		m := client.GetMap[int32, string](cl, "data")
+		fill(t, c, m)
+		w := startWriter(m, 1_000_000)
+		for cycle := 0; cycle < 3; cycle++ {
+			c.Add()
+			c.WaitStable(1, 2*time.Minute)
+			live := c.Live()
+			live[cycle%len(live)].Kill()
+			c.WaitStable(1, 2*time.Minute)
+		}
+		verify(t, c, m, base().add(w.finish(t)))
+	})
+}

@@ -1,0 +1,430 @@
+package cluster
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	memberv1 "github.com/atolldb/atoll/api/proto/atoll/member/v1"
+	"github.com/atolldb/atoll/internal/partition"
+)
+
+// coordinator decides the partition table. It runs on every member and
+// acts only on the coordinator (the first live member of the table). Each
+// step compares the current table with the balanced target for the live
+// members and moves toward it without ever leaving a partition with fewer
+// complete copies than it had:
+//
+//  1. repairs that move no data are published at once: a partition whose
+//     owner died gets its first live backup as owner (the synchronous
+//     backups come first, and they have every acknowledged write), dead
+//     members are removed, and the target's backups and the target owner
+//     are added after the backups the partition already has (the owner
+//     starts copying the partition to them);
+//  2. operations then move the partition, at most MaxConcurrentMigrations
+//     at a time: a handoff makes the target owner the owner once it has
+//     every change (the old owner stops taking writes for that moment),
+//     and a catch-up replaces the backup list with the target's once the
+//     owner confirms the new backups have every change. Completed
+//     operations are published together by the next step.
+//
+// Removing a member that did not leave gracefully starts a new lineage:
+// the member may still be alive on the other side of a network split.
+type coordinator struct {
+	n    *Node
+	wake chan struct{}
+
+	mu          sync.Mutex
+	ops         map[int32]migration // operations in flight
+	done        []migration         // completed operations, not yet published
+	completed   int64
+	failed      int64
+	coordinated bool // this member coordinated in the previous step
+}
+
+// migration is one operation on a partition.
+type migration struct {
+	pid    int32
+	kind   string // "handing-off" or "syncing"
+	from   partition.UUID
+	to     partition.UUID   // handoff: the new owner
+	want   []partition.UUID // catch-up: the backups, in order
+	table  int64            // table version the operation started from
+	failed bool
+}
+
+func newCoordinator(n *Node) *coordinator {
+	return &coordinator{n: n, wake: make(chan struct{}, 1), ops: map[int32]migration{}}
+}
+
+func (c *coordinator) kick() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (c *coordinator) run() {
+	defer c.n.wg.Done()
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		tick := false
+		select {
+		case <-c.n.stop:
+			return
+		case <-c.wake:
+		case <-t.C:
+			tick = true
+		}
+		if c.n.IsCoordinator() {
+			if !c.coordinated {
+				// A new coordinator continues from the newest table any
+				// member has: the previous one may have published a table
+				// that did not reach this member.
+				c.collect()
+				c.coordinated = true
+			}
+			c.step()
+		} else {
+			c.coordinated = false
+			if tick {
+				c.n.syncWithCoordinator()
+			}
+		}
+		c.mergeIfSmaller()
+	}
+}
+
+// collect adopts the newest table of this lineage among the members.
+func (c *coordinator) collect() {
+	var wg sync.WaitGroup
+	for _, m := range c.n.Members() {
+		if m.UUID == c.n.self.UUID {
+			continue
+		}
+		wg.Add(1)
+		go func(addr string) {
+			defer wg.Done()
+			t, _, err := c.n.callSyncTable(addr)
+			if err == nil && t.Lineage == c.n.table.Load().Lineage && c.n.table.Store(t) {
+				c.n.applyTable()
+			}
+		}(m.Address)
+	}
+	wg.Wait()
+}
+
+// markLeaving excludes a member from the target so that its partitions
+// move, and returns how many members stay.
+func (c *coordinator) markLeaving(u partition.UUID) int {
+	c.n.mu.Lock()
+	c.n.leaving[u] = true
+	c.n.mu.Unlock()
+	c.kick()
+	staying, _ := c.staying()
+	return len(staying)
+}
+
+// staying returns the live members that are not leaving, and all live ones.
+func (c *coordinator) staying() (staying, alive []partition.Member) {
+	alive = c.n.Members()
+	c.n.mu.Lock()
+	defer c.n.mu.Unlock()
+	for _, m := range alive {
+		if !c.n.leaving[m.UUID] && !c.n.aliveAll[m.UUID].leaving && !(m.UUID == c.n.self.UUID && c.n.selfLeaving.Load()) {
+			staying = append(staying, m)
+		}
+	}
+	return staying, alive
+}
+
+// target computes the balanced assignment for the members staying.
+func (c *coordinator) target(cur *partition.Table) (assignment, []partition.Member) {
+	staying, alive := c.staying()
+	if len(staying) == 0 {
+		staying = alive
+	}
+	return assign(cur, staying, c.n.cfg.PartitionCount, c.n.cfg.Replicas), alive
+}
+
+func (c *coordinator) step() {
+	cur := c.n.table.Load()
+	target, alive := c.target(cur)
+	next, force := c.applyDone(cur, target)
+	next = c.repair(next, alive, target)
+	if force || !sameTable(next, cur) {
+		next.Version = cur.Version + 1
+		next.Lineage = cur.Lineage
+		if removed := c.failedMembers(cur, next); len(removed) > 0 {
+			next.Lineage = partition.NewUUID()
+			c.n.log.Warn("removed members that did not leave gracefully; the table starts a new lineage",
+				"members", removed, "lineage", next.Lineage.String())
+		}
+		c.n.publish(next)
+		cur = c.n.table.Load()
+	}
+	c.startOps(cur, target)
+}
+
+// failedMembers lists the members of cur that next drops without them
+// having left gracefully.
+func (c *coordinator) failedMembers(cur, next *partition.Table) []string {
+	c.n.mu.Lock()
+	defer c.n.mu.Unlock()
+	var out []string
+	for _, m := range cur.Members {
+		if next.IndexOf(m.UUID) < 0 && !c.n.left[m.UUID] {
+			out = append(out, m.Address)
+		}
+	}
+	// Forget departures the table no longer names.
+	for u := range c.n.left {
+		if next.IndexOf(u) < 0 {
+			delete(c.n.left, u)
+		}
+	}
+	return out
+}
+
+// applyDone applies the completed operations that still make sense; force
+// reports a failed handoff, which needs a new table version even if
+// nothing else changed.
+func (c *coordinator) applyDone(cur *partition.Table, target assignment) (next *partition.Table, force bool) {
+	c.mu.Lock()
+	done := c.done
+	c.done = nil
+	c.mu.Unlock()
+	next = cloneTable(cur)
+	for _, op := range done {
+		p := op.pid
+		c.mu.Lock()
+		delete(c.ops, p)
+		c.mu.Unlock()
+		if op.failed {
+			// A failed handoff may have frozen the partition on its owner:
+			// the next table, whatever it holds, unfreezes it.
+			force = force || op.kind == "handing-off"
+			continue
+		}
+		owner, ok := next.Owner(p)
+		if !ok || owner.UUID != op.from {
+			continue // the table moved on (a member died meanwhile)
+		}
+		switch op.kind {
+		case "handing-off":
+			ti := next.IndexOf(op.to)
+			if ti < 0 || target.owners[p] != op.to {
+				force = true // the target changed meanwhile: unfreeze
+				continue
+			}
+			// The new owner's old backups stay, and the old owner keeps
+			// its copy as a backup until a catch-up settles the list.
+			backups := []int32{}
+			for _, b := range next.Backups[p] {
+				if b != ti {
+					backups = append(backups, b)
+				}
+			}
+			next.Owners[p] = ti
+			next.Backups[p] = append(backups, next.IndexOf(op.from))
+		case "syncing":
+			if !slices.Equal(target.backups[p], op.want) || target.owners[p] != op.from {
+				continue // the target changed meanwhile
+			}
+			backups := make([]int32, 0, len(op.want))
+			for _, u := range op.want {
+				if i := next.IndexOf(u); i >= 0 {
+					backups = append(backups, i)
+				}
+			}
+			if len(backups) != len(op.want) {
+				continue
+			}
+			next.Backups[p] = backups
+		}
+	}
+	return next, force
+}
+
+// repair builds the next table from cur: owners that died replaced by
+// their first live backup, dead members removed, and the target's backups
+// and owner added after the partition's current backups. Members are named
+// in table order, members new to the table last.
+func (c *coordinator) repair(cur *partition.Table, alive []partition.Member, target assignment) *partition.Table {
+	isAlive := map[partition.UUID]bool{}
+	for _, m := range alive {
+		isAlive[m.UUID] = true
+	}
+	a := assignment{owners: make([]partition.UUID, len(cur.Owners)), backups: make([][]partition.UUID, len(cur.Owners))}
+	for p := range cur.Owners {
+		pid := int32(p)
+		var backups []partition.UUID
+		for _, b := range cur.BackupsOf(pid) {
+			if isAlive[b.UUID] {
+				backups = append(backups, b.UUID)
+			}
+		}
+		var owner partition.UUID
+		if o, ok := cur.Owner(pid); ok && isAlive[o.UUID] {
+			owner = o.UUID
+		} else if len(backups) > 0 {
+			owner, backups = backups[0], backups[1:]
+		} else {
+			owner = target.owners[p]
+			if ok {
+				c.n.log.Error("a partition lost its owner and every backup; its data is gone", "partition", p)
+			}
+		}
+		a.owners[p] = owner
+		add := func(u partition.UUID) {
+			if u != owner && isAlive[u] && !slices.Contains(backups, u) {
+				backups = append(backups, u)
+			}
+		}
+		for _, b := range target.backups[p] {
+			add(b)
+		}
+		add(target.owners[p])
+		a.backups[p] = backups
+	}
+	return tableOf(0, alive, a)
+}
+
+// startOps starts handoffs and catch-ups toward the target.
+func (c *coordinator) startOps(cur *partition.Table, target assignment) {
+	for p := range cur.Owners {
+		pid := int32(p)
+		owner, ok := cur.Owner(pid)
+		if !ok {
+			continue
+		}
+		var op migration
+		switch {
+		case owner.UUID != target.owners[p]:
+			if !wasBackup(cur, pid, target.owners[p]) {
+				continue
+			}
+			op = migration{pid: pid, kind: "handing-off", from: owner.UUID, to: target.owners[p], table: cur.Version}
+		case !sameMembers(cur.BackupsOf(pid), target.backups[p]):
+			op = migration{pid: pid, kind: "syncing", from: owner.UUID, want: target.backups[p], table: cur.Version}
+		default:
+			continue
+		}
+		c.mu.Lock()
+		_, busy := c.ops[pid]
+		full := len(c.ops) >= c.n.cfg.MaxConcurrentMigrations
+		if !busy && !full {
+			c.ops[pid] = op
+		}
+		c.mu.Unlock()
+		if full {
+			return
+		}
+		if !busy {
+			go c.runOp(op)
+		}
+	}
+}
+
+func sameMembers(ms []partition.Member, us []partition.UUID) bool {
+	if len(ms) != len(us) {
+		return false
+	}
+	for i := range ms {
+		if ms[i].UUID != us[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// runOp runs one operation on the partition's owner and queues its result
+// for the next step.
+func (c *coordinator) runOp(op migration) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var err error
+	if op.kind == "handing-off" {
+		err = c.callOwner(ctx, op.from, func(cl memberv1.MemberServiceClient) error {
+			_, err := cl.Handoff(ctx, &memberv1.HandoffRequest{Partition: op.pid, ToUuid: op.to[:], TableVersion: op.table})
+			return err
+		}, func() error { return c.n.repl.handoff(ctx, op.pid, op.to) })
+	} else {
+		uuids := make([][]byte, len(op.want))
+		for i, u := range op.want {
+			uuids[i] = u[:]
+		}
+		err = c.callOwner(ctx, op.from, func(cl memberv1.MemberServiceClient) error {
+			_, err := cl.CatchUp(ctx, &memberv1.CatchUpRequest{Partition: op.pid, MemberUuids: uuids})
+			return err
+		}, func() error { return c.n.repl.catchUp(ctx, op.pid, op.want) })
+	}
+	if err != nil {
+		c.n.log.Info("partition migration failed; it will be retried", "partition", op.pid, "operation", op.kind, "err", err)
+	}
+	c.mu.Lock()
+	if op.failed = err != nil; op.failed {
+		c.failed++
+	} else {
+		c.completed++
+	}
+	c.done = append(c.done, op) // the operation stays in flight until the next step
+	c.mu.Unlock()
+	c.kick()
+}
+
+// callOwner runs remote on the member u, or local when u is this member.
+func (c *coordinator) callOwner(ctx context.Context, u partition.UUID, remote func(memberv1.MemberServiceClient) error, local func() error) error {
+	if u == c.n.self.UUID {
+		return local()
+	}
+	addr, ok := c.n.memberAddr(u)
+	if !ok {
+		return errStopped
+	}
+	cl, err := c.n.peers.client(addr)
+	if err != nil {
+		return err
+	}
+	return remote(cl)
+}
+
+// sameTable compares two tables by member identity, ignoring versions.
+func sameTable(a, b *partition.Table) bool {
+	if len(a.Owners) != len(b.Owners) || len(a.Members) != len(b.Members) {
+		return false
+	}
+	for i := range a.Members {
+		if a.Members[i].UUID != b.Members[i].UUID {
+			return false
+		}
+	}
+	for p := range a.Owners {
+		if a.Owners[p] != b.Owners[p] || !slices.Equal(a.Backups[p], b.Backups[p]) {
+			return false
+		}
+	}
+	return true
+}
+
+func cloneTable(t *partition.Table) *partition.Table {
+	out := &partition.Table{Version: t.Version, Lineage: t.Lineage, Members: slices.Clone(t.Members), Owners: slices.Clone(t.Owners), Backups: make([][]int32, len(t.Backups))}
+	for i, b := range t.Backups {
+		out.Backups[i] = slices.Clone(b)
+	}
+	return out
+}
+
+// Migrations returns the operations in flight and the totals.
+func (n *Node) Migrations() (inFlight []migration, completed, failed int64) {
+	c := n.coord
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, op := range c.ops {
+		inFlight = append(inFlight, op)
+	}
+	slices.SortFunc(inFlight, func(a, b migration) int { return int(a.pid - b.pid) })
+	return inFlight, c.completed, c.failed
+}

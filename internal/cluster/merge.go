@@ -1,0 +1,239 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	memberv1 "github.com/atolldb/atoll/api/proto/atoll/member/v1"
+	"github.com/atolldb/atoll/internal/partition"
+)
+
+// Split brain
+//
+// When the network cuts a cluster in two, each side's members declare the
+// others dead, and the first live member of each side's table coordinates
+// it: both sides keep serving (unless a side is below MinClusterSize, which
+// refuses writes). Each side's coordinator removed members that did not
+// leave gracefully, so each side's table has a new lineage. When the cut
+// heals, gossip finds the members again; members of another lineage that
+// the table does not name belong to another cluster, and the smaller
+// cluster (fewer members; on a tie, the one whose oldest member is younger)
+// merges into the larger one: each of its members sends the entries of the
+// partitions it owns to the larger side's owners, which store each entry
+// only if its key is absent (Hazelcast's default merge policy,
+// put-if-absent). Then it drops its data and adopts the larger side's
+// table, whose coordinator adds it like a member that joins. A member that
+// starts alone and joins a cluster takes the same path, with nothing to
+// send.
+
+// sides counts the live members of other clusters by lineage: members the
+// table does not name, of another lineage.
+func (n *Node) sides() map[partition.UUID]lineageInfo {
+	t := n.table.Load()
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := map[partition.UUID]lineageInfo{}
+	for u, m := range n.aliveAll {
+		if u == n.self.UUID || m.lineage == t.Lineage || t.IndexOf(u) >= 0 {
+			continue
+		}
+		li := out[m.lineage]
+		li.members = append(li.members, m.Member)
+		li.count++
+		out[m.lineage] = li
+	}
+	for l, li := range out {
+		sortMembers(li.members)
+		li.oldest = li.members[0]
+		out[l] = li
+	}
+	return out
+}
+
+type lineageInfo struct {
+	count   int
+	oldest  partition.Member
+	members []partition.Member
+}
+
+// larger reports whether cluster a wins over cluster b.
+func (a lineageInfo) larger(b lineageInfo) bool {
+	if a.count != b.count {
+		return a.count > b.count
+	}
+	if a.oldest.JoinOrder != b.oldest.JoinOrder {
+		return a.oldest.JoinOrder < b.oldest.JoinOrder
+	}
+	return bytes.Compare(a.oldest.UUID[:], b.oldest.UUID[:]) < 0
+}
+
+// mergeIfSmaller merges this member into a larger cluster it can see.
+func (c *coordinator) mergeIfSmaller() {
+	n := c.n
+	if n.selfLeaving.Load() {
+		return
+	}
+	others := n.sides()
+	if len(others) == 0 {
+		return
+	}
+	mine := n.Members()
+	sortMembers(mine)
+	best := lineageInfo{count: len(mine), oldest: mine[0]}
+	var winner *lineageInfo
+	for _, li := range others {
+		if li.larger(best) {
+			li := li
+			best, winner = li, &li
+		}
+	}
+	if winner == nil {
+		return
+	}
+	for _, m := range winner.members {
+		t, _, err := n.callSyncTable(m.Address)
+		if err != nil || n.table.Load().Lineage == t.Lineage {
+			continue
+		}
+		c.mergeInto(t, fmt.Sprintf("found a larger cluster (%d members here, %d there)", len(mine), winner.count))
+		return
+	}
+}
+
+// mergeInto sends the partitions this member owns to their owners in
+// theirs (put-if-absent), drops its data and adopts theirs.
+func (c *coordinator) mergeInto(theirs *partition.Table, why string) {
+	n := c.n
+	if !n.merging.CompareAndSwap(false, true) {
+		return
+	}
+	defer n.merging.Store(false)
+	n.log.Warn("merging this member's data into another cluster", "reason", why, "their members", len(theirs.Members))
+	mine := n.table.Load()
+	self := mine.IndexOf(n.self.UUID)
+	merged, skipped := int64(0), int64(0)
+	for p := range mine.Owners {
+		if self < 0 || mine.Owners[p] != self {
+			continue
+		}
+		m, s, err := n.sendMerge(int32(p), theirs)
+		if err != nil {
+			n.log.Error("merging a partition into the other cluster failed; will retry", "partition", p, "err", err)
+			return
+		}
+		merged, skipped = merged+m, skipped+s
+	}
+	n.repl.dropAll()
+	n.table.Replace(theirs)
+	n.applyTable()
+	n.updateMeta()
+	n.log.Warn("merged into the other cluster", "entries merged", merged, "entries already present there", skipped)
+}
+
+// mergeBatch bounds the entries of one merge message.
+const mergeBatch = 500
+
+// sendMerge sends one partition's entries to its owner in theirs. An
+// owner that moved meanwhile is asked for its table and the partition sent
+// again: put-if-absent makes that harmless.
+func (n *Node) sendMerge(pid int32, theirs *partition.Table) (merged, skipped int64, err error) {
+	for attempt := 0; ; attempt++ {
+		owner, ok := theirs.Owner(pid)
+		if !ok {
+			return 0, 0, fmt.Errorf("partition %d has no owner in the other cluster", pid)
+		}
+		merged, skipped, err = n.sendMergeTo(pid, owner.Address)
+		if err == nil || attempt == 10 {
+			return merged, skipped, err
+		}
+		time.Sleep(time.Duration(attempt+1) * 100 * time.Millisecond)
+		if t, _, serr := n.callSyncTable(owner.Address); serr == nil && t.Lineage == theirs.Lineage {
+			theirs = t
+		}
+	}
+}
+
+func (n *Node) sendMergeTo(pid int32, addr string) (merged, skipped int64, err error) {
+	c, err := n.peers.client(addr)
+	if err != nil {
+		return 0, 0, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var stream memberv1.MemberService_MergeClient
+	batch := &memberv1.MergeBatch{}
+	var sendErr error
+	flush := func() {
+		if len(batch.Entries) == 0 || sendErr != nil {
+			return
+		}
+		if stream == nil {
+			if stream, sendErr = c.Merge(ctx); sendErr != nil {
+				return
+			}
+		}
+		sendErr = stream.Send(batch)
+		batch = &memberv1.MergeBatch{}
+	}
+	for _, m := range n.cfg.Store.Maps() {
+		err := n.cfg.Store.Entries(m, pid, func(key, value []byte, ttl time.Duration) bool {
+			batch.Entries = append(batch.Entries, &memberv1.MergeEntry{Map: m, Key: bytes.Clone(key), Value: bytes.Clone(value), TtlMs: ttl.Milliseconds(), Partition: pid})
+			if len(batch.Entries) >= mergeBatch {
+				flush()
+			}
+			return sendErr == nil
+		})
+		if err != nil {
+			return 0, 0, err
+		}
+	}
+	flush()
+	if sendErr != nil {
+		return 0, 0, sendErr
+	}
+	if stream == nil {
+		return 0, 0, nil // nothing to merge
+	}
+	resp, err := stream.CloseAndRecv()
+	if err != nil {
+		return 0, 0, err
+	}
+	return resp.Merged, resp.Skipped, nil
+}
+
+// receiveMerge stores merged entries whose keys are absent, as the owner.
+// It fails the whole stream when this member does not own a partition, so
+// that the sender retries with the current owner.
+func (n *Node) receiveMerge(stream memberv1.MemberService_MergeServer) error {
+	resp := &memberv1.MergeResponse{}
+	for {
+		batch, err := stream.Recv()
+		if err == io.EOF {
+			return stream.SendAndClose(resp)
+		}
+		if err != nil {
+			return err
+		}
+		for _, e := range batch.Entries {
+			end, err := n.BeginWrite(e.Partition, n.cfg.Replicas)
+			if err != nil {
+				return err
+			}
+			stored, err := n.cfg.Store.MergeEntry(e.Map, e.Partition, e.Key, e.Value, time.Duration(e.TtlMs)*time.Millisecond)
+			if werr := end(stream.Context()); err == nil {
+				err = werr
+			}
+			if err != nil {
+				return err
+			}
+			if stored {
+				resp.Merged++
+			} else {
+				resp.Skipped++
+			}
+		}
+	}
+}

@@ -1,0 +1,796 @@
+// Package cluster turns members into a cluster: membership and failure
+// detection (hashicorp/memberlist, gossiping over the members' own gRPC
+// address), the partition table decided by the oldest member and published
+// to all, synchronous replication of every change from a partition's owner
+// to its backups, migrations that move partitions without losing writes,
+// replication of type metadata, and the merge of two sides of a healed
+// network partition.
+//
+// The package knows nothing of maps or stores: it drives them through the
+// ReplicaStore interface the member implements.
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/memberlist"
+	"google.golang.org/grpc"
+
+	memberv1 "github.com/atolldb/atoll/api/proto/atoll/member/v1"
+	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/partition"
+)
+
+// ReplicaStore is the member's data as the cluster layer sees it: whole
+// partitions across every map. Implementations must be safe for concurrent
+// use; calls for different partitions run in parallel.
+type ReplicaStore interface {
+	// Maps lists the maps that exist on this member.
+	Maps() []string
+	// Export returns a map's partition in the store's export format (one
+	// or more chunks, each importable on its own).
+	Export(mapName string, pid int32) ([][]byte, error)
+	// Import adds an exported chunk to a map's partition (creating the map).
+	Import(mapName string, pid int32, chunk []byte) error
+	// Apply applies one replicated change to a map's backup partition.
+	Apply(mapName string, pid int32, ev *memberv1.ReplicationEvent) error
+	// DropPartition empties a partition in every map.
+	DropPartition(pid int32) error
+	// SetRole sets the accounting role of a partition in every map (and
+	// in maps created later): owned, or held as a backup.
+	SetRole(pid int32, owned bool)
+	// MergeEntry stores an entry from the other side of a healed split if
+	// its key is absent (Hazelcast's default merge policy, put-if-absent);
+	// it reports whether it stored it.
+	MergeEntry(mapName string, pid int32, key, value []byte, ttl time.Duration) (bool, error)
+	// Entries calls fn for every entry of a map's partition (for merges).
+	Entries(mapName string, pid int32, fn func(key, value []byte, ttl time.Duration) bool) error
+}
+
+// MetadataStore is the type metadata that must exist on every member.
+type MetadataStore interface {
+	// List returns everything registered.
+	List() *pb.MetadataList
+	// Put registers metadata received from another member.
+	Put(*pb.MetadataList) error
+}
+
+// Config configures a Node.
+type Config struct {
+	ClusterName    string
+	Self           partition.Member
+	PartitionCount int
+	// Replicas is the number of backups the table keeps per partition
+	// (the largest backup-count + async-backup-count of the maps).
+	Replicas int
+	// Join lists seed members to join through; none starts a new cluster.
+	Join []string
+	// MinClusterSize refuses writes while fewer members are alive (0 or 1:
+	// never), so that the minority side of a split does not take writes.
+	MinClusterSize int
+	Store          ReplicaStore
+	Metadata       MetadataStore
+	Table          *partition.Holder
+	Logger         *slog.Logger
+	MaxMessageSize int
+	// Gossip tunes failure detection; the zero value uses memberlist's LAN
+	// defaults (a dead member is declared within a few seconds).
+	Gossip GossipConfig
+	// MaxConcurrentMigrations bounds the partitions moving at once.
+	MaxConcurrentMigrations int
+}
+
+// GossipConfig tunes memberlist.
+type GossipConfig struct {
+	ProbeInterval  time.Duration
+	ProbeTimeout   time.Duration
+	GossipInterval time.Duration
+	SuspicionMult  int
+	RejoinInterval time.Duration // how often unreachable known members are re-joined (heals splits)
+}
+
+// memberMeta is what a member gossips about itself.
+type memberMeta struct {
+	UUID       partition.UUID `json:"u"`
+	Address    string         `json:"a"`
+	Admin      string         `json:"m"`
+	JoinOrder  int64          `json:"j"`
+	Cluster    string         `json:"c"`
+	Partitions int            `json:"p"`
+	Lineage    partition.UUID `json:"l"`
+	Leaving    bool           `json:"x,omitempty"`
+}
+
+// aliveMember is a live member as its gossiped metadata describes it.
+type aliveMember struct {
+	partition.Member
+	lineage partition.UUID
+	leaving bool
+}
+
+// Node is this member's part of the cluster.
+type Node struct {
+	cfg   Config
+	log   *slog.Logger
+	self  partition.Member
+	peers *peers
+	gt    *gossipTransport
+	ml    *memberlist.Memberlist
+	table *partition.Holder
+
+	mu          sync.Mutex
+	aliveAll    map[partition.UUID]aliveMember // every live member gossip knows
+	leaving     map[partition.UUID]bool        // asked to leave (graceful shutdown)
+	left        map[partition.UUID]bool        // left the gossip gracefully
+	known       map[string]bool                // addresses ever seen, re-joined after splits
+	selfLeaving atomic.Bool
+	merging     atomic.Bool // merging into another cluster: writes wait
+
+	repl  *replicator
+	coord *coordinator
+
+	applyMu sync.Mutex
+	applied *partition.Table // the table the member acts on
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+// New creates a node; Start joins the cluster.
+func New(cfg Config) (*Node, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.MaxMessageSize == 0 {
+		cfg.MaxMessageSize = 64 << 20
+	}
+	if cfg.MaxConcurrentMigrations <= 0 {
+		cfg.MaxConcurrentMigrations = 4
+	}
+	if cfg.Gossip.RejoinInterval <= 0 {
+		cfg.Gossip.RejoinInterval = 5 * time.Second
+	}
+	n := &Node{
+		cfg: cfg, log: cfg.Logger.With("component", "cluster"), self: cfg.Self,
+		peers: newPeers(cfg.MaxMessageSize), table: cfg.Table,
+		aliveAll: map[partition.UUID]aliveMember{cfg.Self.UUID: {Member: cfg.Self, lineage: cfg.Self.UUID}},
+		leaving:  map[partition.UUID]bool{},
+		left:     map[partition.UUID]bool{},
+		known:    map[string]bool{},
+		stop:     make(chan struct{}),
+	}
+	n.gt = newGossipTransport(cfg.Self.Address, n.peers)
+	n.repl = newReplicator(n)
+	n.coord = newCoordinator(n)
+	return n, nil
+}
+
+// Register registers the member-to-member service on g.
+func (n *Node) Register(g *grpc.Server) {
+	memberv1.RegisterMemberServiceServer(g, &service{n: n})
+}
+
+// Start publishes this member's first table, starts gossip and joins the
+// seeds. A seed of another cluster fails Start; unreachable seeds are
+// retried in the background while the member runs alone.
+func (n *Node) Start(ctx context.Context) error {
+	if n.table.Load() == nil {
+		// A cluster of one, with a history of its own until it joins others.
+		t := tableOf(1, []partition.Member{n.self}, assign(nil, []partition.Member{n.self}, n.cfg.PartitionCount, n.cfg.Replicas))
+		t.Lineage = partition.NewUUID()
+		n.table.Store(t)
+	}
+	n.applyTable()
+	mlc := memberlist.DefaultLANConfig()
+	mlc.Name = n.self.UUID.String()
+	mlc.Transport = n.gt
+	mlc.Label = n.cfg.ClusterName
+	host, port := hostPort(n.self.Address)
+	mlc.BindAddr, mlc.BindPort = host, port
+	mlc.AdvertiseAddr, mlc.AdvertisePort = host, port
+	mlc.Delegate = delegate{n}
+	mlc.Events = events{n}
+	mlc.Alive = aliveCheck{n}
+	mlc.Merge = mergeCheck{n}
+	mlc.LogOutput = slogWriter{n.log}
+	g := n.cfg.Gossip
+	if g.ProbeInterval > 0 {
+		mlc.ProbeInterval = g.ProbeInterval
+	}
+	if g.ProbeTimeout > 0 {
+		mlc.ProbeTimeout = g.ProbeTimeout
+	}
+	if g.GossipInterval > 0 {
+		mlc.GossipInterval = g.GossipInterval
+	}
+	if g.SuspicionMult > 0 {
+		mlc.SuspicionMult = g.SuspicionMult
+	}
+	ml, err := memberlist.Create(mlc)
+	if err != nil {
+		return fmt.Errorf("cluster: start gossip: %w", err)
+	}
+	n.ml = ml
+	n.wg.Add(3)
+	go n.coord.run()
+	go n.rejoin()
+	go n.repl.run()
+	if len(n.cfg.Join) > 0 {
+		if err := n.join(ctx, n.cfg.Join); err != nil {
+			if strings.Contains(err.Error(), ErrClusterMismatch.Error()) {
+				n.Stop()
+				return err
+			}
+			n.log.Warn("could not join the seeds yet; running alone and retrying", "seeds", n.cfg.Join, "err", err)
+		}
+	}
+	return nil
+}
+
+// join checks each seed with Hello, then joins them through memberlist.
+func (n *Node) join(ctx context.Context, seeds []string) error {
+	var reachable []string
+	var errs []error
+	for _, addr := range seeds {
+		if addr == n.self.Address {
+			continue
+		}
+		c, err := n.peers.client(addr)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		resp, err := c.Hello(hctx, &memberv1.HelloRequest{ClusterName: n.cfg.ClusterName, PartitionCount: int32(n.cfg.PartitionCount), Uuid: n.self.UUID[:], Address: n.self.Address})
+		cancel()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", addr, err))
+			continue
+		}
+		if resp.ClusterName != n.cfg.ClusterName || int(resp.PartitionCount) != n.cfg.PartitionCount {
+			return fmt.Errorf("%w: the member at %s belongs to cluster %q with %d partitions; this member is configured for cluster %q with %d partitions",
+				ErrClusterMismatch, addr, resp.ClusterName, resp.PartitionCount, n.cfg.ClusterName, n.cfg.PartitionCount)
+		}
+		reachable = append(reachable, addr)
+		n.remember(addr)
+	}
+	if len(reachable) == 0 {
+		return fmt.Errorf("no seed reachable: %v", errs)
+	}
+	if _, err := n.ml.Join(reachable); err != nil {
+		return err
+	}
+	n.pullMetadata(ctx, reachable[0])
+	return nil
+}
+
+func (n *Node) remember(addr string) {
+	if addr == "" || addr == n.self.Address {
+		return
+	}
+	n.mu.Lock()
+	n.known[addr] = true
+	n.mu.Unlock()
+}
+
+// rejoin periodically joins known members that are not alive, so that the
+// two sides of a healed network partition find each other again.
+func (n *Node) rejoin() {
+	defer n.wg.Done()
+	t := time.NewTicker(n.cfg.Gossip.RejoinInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-n.stop:
+			return
+		case <-t.C:
+		}
+		n.mu.Lock()
+		alive := map[string]bool{}
+		for _, m := range n.aliveAll {
+			alive[m.Address] = true
+		}
+		var missing []string
+		for addr := range n.known {
+			if !alive[addr] {
+				missing = append(missing, addr)
+			}
+		}
+		for _, s := range n.cfg.Join {
+			if !alive[s] && s != n.self.Address {
+				missing = append(missing, s)
+			}
+		}
+		n.mu.Unlock()
+		if len(missing) > 0 {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_ = n.join(ctx, missing)
+			cancel()
+		}
+	}
+}
+
+// Stop leaves the gossip and stops background work. Call Leave first for a
+// graceful departure.
+func (n *Node) Stop() {
+	select {
+	case <-n.stop:
+		return
+	default:
+	}
+	close(n.stop)
+	if n.ml != nil {
+		_ = n.ml.Leave(time.Second)
+		_ = n.ml.Shutdown()
+	}
+	_ = n.gt.Shutdown()
+	n.wg.Wait()
+	n.repl.stopSenders()
+	n.peers.close()
+}
+
+// kick wakes the coordinator and the replication senders.
+func (n *Node) kick() {
+	n.coord.kick()
+	n.repl.kick()
+}
+
+// Members returns the live members of this member's cluster: those of its
+// partition table, in table order, then members of the same lineage that
+// the table does not name yet (members that joined), oldest first. The
+// first is the coordinator.
+func (n *Node) Members() []partition.Member {
+	t := n.table.Load()
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := make([]partition.Member, 0, len(n.aliveAll))
+	named := make(map[partition.UUID]bool, len(t.Members))
+	for _, m := range t.Members {
+		named[m.UUID] = true
+		if a, ok := n.aliveAll[m.UUID]; ok {
+			out = append(out, a.Member)
+		}
+	}
+	var joined []partition.Member
+	for u, a := range n.aliveAll {
+		if !named[u] && (u == n.self.UUID || a.lineage == t.Lineage) {
+			joined = append(joined, a.Member)
+		}
+	}
+	sortMembers(joined)
+	return append(out, joined...)
+}
+
+func sortMembers(ms []partition.Member) {
+	sort.Slice(ms, func(i, j int) bool {
+		if ms[i].JoinOrder != ms[j].JoinOrder {
+			return ms[i].JoinOrder < ms[j].JoinOrder
+		}
+		return bytes.Compare(ms[i].UUID[:], ms[j].UUID[:]) < 0
+	})
+}
+
+// Coordinator returns the member that decides the table: the first live
+// member of the table (members are named in the order they joined).
+func (n *Node) Coordinator() partition.Member {
+	return n.Members()[0]
+}
+
+// IsCoordinator reports whether this member coordinates.
+func (n *Node) IsCoordinator() bool { return n.Coordinator().UUID == n.self.UUID }
+
+func (n *Node) memberAddr(u partition.UUID) (string, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	m, ok := n.aliveAll[u]
+	return m.Address, ok
+}
+
+// applyTable makes this member act on the current table: store roles,
+// replication state, and data of partitions it no longer holds. Tables are
+// applied one at a time and never out of order: a call that finds the
+// current table applied already does nothing.
+func (n *Node) applyTable() {
+	n.applyMu.Lock()
+	defer n.applyMu.Unlock()
+	t := n.table.Load()
+	if t == n.applied {
+		return
+	}
+	n.repl.onTable(n.applied, t)
+	n.applied = t
+	for _, m := range t.Members {
+		n.remember(m.Address)
+	}
+	n.kick()
+}
+
+// publish stores a table as current and sends it to every member.
+func (n *Node) publish(t *partition.Table) {
+	forked := t.Lineage != n.table.Load().Lineage
+	if !n.table.Store(t) {
+		return
+	}
+	n.applyTable()
+	if forked {
+		n.updateMeta()
+	}
+	msg := n.tableMessage(t)
+	var wg sync.WaitGroup
+	for _, m := range n.Members() {
+		if m.UUID == n.self.UUID {
+			continue
+		}
+		wg.Add(1)
+		go func(addr string) {
+			defer wg.Done()
+			c, err := n.peers.client(addr)
+			if err != nil {
+				return
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if _, err := c.PublishTable(ctx, msg); err != nil {
+				// The member gets the table when it next syncs with us.
+				n.log.Debug("publishing the partition table failed", "member", addr, "version", t.Version, "err", err)
+			}
+		}(m.Address)
+	}
+	wg.Wait()
+}
+
+func (n *Node) tableMessage(t *partition.Table) *memberv1.TableMessage {
+	return &memberv1.TableMessage{Table: t.Proto(), SenderUuid: n.self.UUID[:]}
+}
+
+func (n *Node) tableFromMessage(msg *memberv1.TableMessage) (t *partition.Table, sender partition.UUID, err error) {
+	if sender, err = uuidOf(msg.SenderUuid); err != nil {
+		return nil, sender, err
+	}
+	if t, err = partition.FromProto(msg.Table); err != nil {
+		return nil, sender, err
+	}
+	if len(t.Owners) != n.cfg.PartitionCount {
+		return nil, sender, fmt.Errorf("cluster: a table of %d partitions, this cluster has %d", len(t.Owners), n.cfg.PartitionCount)
+	}
+	return t, sender, nil
+}
+
+// receiveTable considers a table sent by another member. A table of this
+// member's lineage is adopted if it is newer. A table of another lineage is
+// adopted only from this member's coordinator (it chose a new lineage after
+// removing members that did not leave gracefully); if that table no longer
+// names this member, the coordinator declared it dead while it was alive,
+// and it merges into the coordinator's cluster like the smaller side of a
+// split. Any other table comes from the other side of a split: merges
+// handle it.
+func (n *Node) receiveTable(t *partition.Table, sender partition.UUID) {
+	cur := n.table.Load()
+	if t.Lineage == cur.Lineage {
+		if n.table.Store(t) {
+			n.applyTable()
+		}
+		return
+	}
+	if sender != n.Coordinator().UUID || sender == n.self.UUID {
+		return
+	}
+	if t.IndexOf(n.self.UUID) < 0 {
+		if !n.selfLeaving.Load() {
+			go n.coord.mergeInto(t, "the coordinator removed this member from the cluster while it was alive")
+		}
+		return
+	}
+	if n.table.Store(t) {
+		n.applyTable()
+		n.updateMeta()
+	}
+}
+
+// syncTable answers a member's SyncTable: a newer table of the same
+// lineage is adopted, then the current table is returned.
+func (n *Node) syncTable(msg *memberv1.TableMessage) (*memberv1.TableMessage, error) {
+	t, _, err := n.tableFromMessage(msg)
+	if err != nil {
+		return nil, err
+	}
+	if t.Lineage == n.table.Load().Lineage && n.table.Store(t) {
+		n.applyTable()
+	}
+	return n.tableMessage(n.table.Load()), nil
+}
+
+// syncWithCoordinator exchanges tables with the coordinator, so that a
+// member whose copy of a publication was lost catches up within a second.
+func (n *Node) syncWithCoordinator() {
+	coord := n.Coordinator()
+	if coord.UUID == n.self.UUID {
+		return
+	}
+	t, sender, err := n.callSyncTable(coord.Address)
+	if err != nil {
+		n.log.Debug("syncing the partition table with the coordinator failed", "coordinator", coord.Address, "err", err)
+		return
+	}
+	if sender == coord.UUID {
+		n.receiveTable(t, sender)
+	}
+}
+
+func (n *Node) callSyncTable(addr string) (*partition.Table, partition.UUID, error) {
+	c, err := n.peers.client(addr)
+	if err != nil {
+		return nil, partition.UUID{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	resp, err := c.SyncTable(ctx, n.tableMessage(n.table.Load()))
+	if err != nil {
+		return nil, partition.UUID{}, err
+	}
+	return n.tableFromMessage(resp)
+}
+
+// updateMeta gossips this member's metadata again (its lineage changed).
+func (n *Node) updateMeta() {
+	if n.ml == nil {
+		return
+	}
+	go func() {
+		if err := n.ml.UpdateNode(5 * time.Second); err != nil {
+			n.log.Debug("gossiping this member's new lineage failed", "err", err)
+		}
+	}()
+}
+
+// MinClusterSizeMet reports whether enough members are alive for writes.
+func (n *Node) MinClusterSizeMet() bool {
+	if n.merging.Load() {
+		return false
+	}
+	if n.cfg.MinClusterSize <= 1 {
+		return true
+	}
+	return len(n.Members()) >= n.cfg.MinClusterSize
+}
+
+// Leave asks the coordinator to move this member's partitions away and
+// waits until it owns and backs up nothing (or ctx ends). It returns at
+// once when every member is leaving: there is nowhere to move data to.
+func (n *Node) Leave(ctx context.Context) error {
+	n.selfLeaving.Store(true)
+	if n.ml != nil {
+		_ = n.ml.UpdateNode(2 * time.Second) // every member learns this is no failure
+	}
+	for {
+		staying := -1
+		if n.IsCoordinator() {
+			staying = n.coord.markLeaving(n.self.UUID)
+		} else if c, err := n.peers.client(n.Coordinator().Address); err == nil {
+			lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			if resp, err := c.Leave(lctx, &memberv1.LeaveRequest{Uuid: n.self.UUID[:]}); err == nil {
+				staying = int(resp.Staying)
+			}
+			cancel()
+		}
+		if staying == 0 || n.holdsNothing() || len(n.Members()) == 1 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func (n *Node) holdsNothing() bool {
+	t := n.table.Load()
+	idx := t.IndexOf(n.self.UUID)
+	if idx < 0 {
+		return true
+	}
+	for p := range t.Owners {
+		if t.Owners[p] == idx || slices.Contains(t.Backups[p], idx) {
+			return false
+		}
+	}
+	return true
+}
+
+// memberlist delegates.
+
+type delegate struct{ n *Node }
+
+func (d delegate) NodeMeta(limit int) []byte {
+	b, _ := json.Marshal(memberMeta{
+		UUID: d.n.self.UUID, Address: d.n.self.Address, Admin: d.n.self.AdminAddress,
+		JoinOrder: d.n.self.JoinOrder, Cluster: d.n.cfg.ClusterName, Partitions: d.n.cfg.PartitionCount,
+		Lineage: d.n.table.Load().Lineage, Leaving: d.n.selfLeaving.Load(),
+	})
+	if len(b) > limit {
+		return nil
+	}
+	return b
+}
+func (d delegate) NotifyMsg([]byte)                           {}
+func (d delegate) GetBroadcasts(overhead, limit int) [][]byte { return nil }
+func (d delegate) LocalState(join bool) []byte                { return nil }
+func (d delegate) MergeRemoteState(buf []byte, join bool)     {}
+
+func decodeMeta(node *memberlist.Node) (memberMeta, error) {
+	var m memberMeta
+	if err := json.Unmarshal(node.Meta, &m); err != nil {
+		return m, fmt.Errorf("member %s gossips unreadable metadata: %w", node.Name, err)
+	}
+	return m, nil
+}
+
+func (n *Node) checkMeta(node *memberlist.Node) error {
+	if node.Name == n.self.UUID.String() {
+		return nil
+	}
+	m, err := decodeMeta(node)
+	if err != nil {
+		return err
+	}
+	if m.Cluster != n.cfg.ClusterName || m.Partitions != n.cfg.PartitionCount {
+		return fmt.Errorf("%w: member %s is in cluster %q with %d partitions, not %q with %d",
+			ErrClusterMismatch, m.Address, m.Cluster, m.Partitions, n.cfg.ClusterName, n.cfg.PartitionCount)
+	}
+	return nil
+}
+
+type aliveCheck struct{ n *Node }
+
+func (a aliveCheck) NotifyAlive(node *memberlist.Node) error { return a.n.checkMeta(node) }
+
+type mergeCheck struct{ n *Node }
+
+func (m mergeCheck) NotifyMerge(nodes []*memberlist.Node) error {
+	for _, node := range nodes {
+		if err := m.n.checkMeta(node); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type events struct{ n *Node }
+
+func (e events) NotifyJoin(node *memberlist.Node) { e.update(node, true) }
+
+// NotifyUpdate follows a member's metadata: its lineage changes when it
+// merges into another cluster.
+func (e events) NotifyUpdate(node *memberlist.Node) { e.update(node, false) }
+
+func (e events) update(node *memberlist.Node, joined bool) {
+	m, err := decodeMeta(node)
+	if err != nil || node.Name == e.n.self.UUID.String() {
+		return
+	}
+	member := partition.Member{UUID: m.UUID, Address: m.Address, AdminAddress: m.Admin, JoinOrder: m.JoinOrder}
+	e.n.mu.Lock()
+	e.n.aliveAll[m.UUID] = aliveMember{Member: member, lineage: m.Lineage, leaving: m.Leaving}
+	e.n.known[m.Address] = true
+	e.n.mu.Unlock()
+	if joined {
+		e.n.log.Info("member joined", "member", m.Address, "uuid", m.UUID.String())
+	}
+	e.n.kick()
+}
+
+func (e events) NotifyLeave(node *memberlist.Node) {
+	m, err := decodeMeta(node)
+	if err != nil || node.Name == e.n.self.UUID.String() {
+		return
+	}
+	e.n.mu.Lock()
+	graceful := e.n.aliveAll[m.UUID].leaving || e.n.leaving[m.UUID] || m.Leaving
+	delete(e.n.aliveAll, m.UUID)
+	if graceful {
+		e.n.left[m.UUID] = true
+	}
+	delete(e.n.leaving, m.UUID)
+	e.n.mu.Unlock()
+	if graceful {
+		e.n.log.Info("member left", "member", m.Address, "uuid", m.UUID.String())
+	} else {
+		e.n.log.Warn("member failed", "member", m.Address, "uuid", m.UUID.String())
+	}
+	e.n.peers.forget(m.Address)
+	e.n.kick()
+}
+
+// slogWriter routes memberlist's log lines to slog at debug level.
+type slogWriter struct{ log *slog.Logger }
+
+func (w slogWriter) Write(p []byte) (int, error) {
+	w.log.Debug(strings.TrimSpace(string(p)), "source", "memberlist")
+	return len(p), nil
+}
+
+var _ io.Writer = slogWriter{}
+
+// BroadcastMetadata sends type metadata to every other member of the
+// cluster, so that any member can validate and read data that needs it.
+func (n *Node) BroadcastMetadata(ctx context.Context, list *pb.MetadataList) error {
+	var errs []error
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, m := range n.Members() {
+		if m.UUID == n.self.UUID {
+			continue
+		}
+		wg.Add(1)
+		go func(addr string) {
+			defer wg.Done()
+			c, err := n.peers.client(addr)
+			if err == nil {
+				_, err = c.PutMetadata(ctx, list)
+			}
+			if err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("%s: %w", addr, err))
+				mu.Unlock()
+			}
+		}(m.Address)
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		return fmt.Errorf("cluster: replicating metadata: %v", errs)
+	}
+	return nil
+}
+
+// pullMetadata copies the type metadata of the member at addr.
+func (n *Node) pullMetadata(ctx context.Context, addr string) {
+	c, err := n.peers.client(addr)
+	if err != nil {
+		return
+	}
+	list, err := c.GetMetadata(ctx, &memberv1.Ack{})
+	if err == nil {
+		err = n.cfg.Metadata.Put(list)
+	}
+	if err != nil {
+		n.log.Warn("copying type metadata from the cluster failed", "member", addr, "err", err)
+	}
+}
+
+// Self returns this member.
+func (n *Node) Self() partition.Member { return n.self }
+
+// State describes the cluster as this member sees it.
+func (n *Node) State() *pb.ClusterState {
+	st := &pb.ClusterState{PartitionTable: n.table.Load().Proto()}
+	coord := n.Coordinator()
+	st.CoordinatorUuid = coord.UUID[:]
+	for _, m := range n.Members() {
+		st.Members = append(st.Members, &pb.Member{Uuid: m.UUID[:], Address: m.Address, AdminAddress: m.AdminAddress, JoinOrder: m.JoinOrder})
+	}
+	inFlight, completed, failed := n.Migrations()
+	for _, op := range inFlight {
+		m := &pb.Migration{Partition: op.pid, FromUuid: op.from[:], State: op.kind}
+		if op.kind == "handing-off" {
+			m.ToUuid = op.to[:]
+		}
+		for _, u := range op.want {
+			m.BackupUuids = append(m.BackupUuids, u[:])
+		}
+		st.Migrations = append(st.Migrations, m)
+	}
+	st.MigrationsCompleted, st.MigrationsFailed = completed, failed
+	return st
+}

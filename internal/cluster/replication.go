@@ -1,0 +1,755 @@
+package cluster
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	memberv1 "github.com/atolldb/atoll/api/proto/atoll/member/v1"
+	"github.com/atolldb/atoll/internal/partition"
+)
+
+// Replication protocol
+//
+// The owner of a partition numbers every change of the partition (across
+// maps) with a sequence number and keeps the changes its backups have not
+// acknowledged in a log. One sender per backup member streams the changes
+// of all partitions that member backs up, in order per partition, on one
+// Replicate stream; the backup applies them in order and acknowledges the
+// highest sequence it applied per partition. A write returns to its client
+// only after the map's synchronous backups acknowledged it.
+//
+// A backup that is new for a partition, or that reports a gap, first gets a
+// snapshot: the whole partition (every map), taken while writes to the
+// partition are held off, tagged with the sequence it includes. Changes
+// made after the snapshot follow it on the same stream. When ownership
+// moves, the new owner sends snapshots to all its backups.
+type replicator struct {
+	n     *Node
+	parts []*partState
+
+	mu      sync.Mutex
+	senders map[partition.UUID]*sender
+	tableCh chan struct{} // closed and replaced on every table change
+	wake    chan struct{}
+}
+
+type partState struct {
+	// rw is read-locked by writes in progress and write-locked to take a
+	// snapshot or to freeze the partition for a handoff.
+	rw sync.RWMutex
+
+	mu     sync.Mutex
+	owned  bool
+	frozen bool
+	epoch  uint64 // this owner's history of the partition
+	seq    uint64
+	base   uint64 // seq of the change before log[0]
+	log    []*memberv1.ReplicationEvent
+	acked  map[partition.UUID]uint64
+	// extra backups every write waits for, besides the synchronous ones:
+	// backups that caught up and that the coordinator is about to make
+	// the synchronous ones.
+	extra  []partition.UUID
+	notify chan struct{} // closed and replaced when acked grows
+
+	// As a backup: the epoch and sequence applied.
+	appliedEpoch uint64
+	appliedSeq   uint64
+	applied      bool
+}
+
+func newReplicator(n *Node) *replicator {
+	r := &replicator{n: n, senders: map[partition.UUID]*sender{}, tableCh: make(chan struct{}), wake: make(chan struct{}, 1)}
+	r.parts = make([]*partState, n.cfg.PartitionCount)
+	for i := range r.parts {
+		r.parts[i] = &partState{acked: map[partition.UUID]uint64{}, notify: make(chan struct{})}
+	}
+	return r
+}
+
+func (r *replicator) kick() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.senders {
+		s.poke()
+	}
+}
+
+// run trims nothing itself; it exists to restart senders after failures.
+func (r *replicator) run() {
+	defer r.n.wg.Done()
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.n.stop:
+			return
+		case <-t.C:
+			r.kick()
+		}
+	}
+}
+
+// Record numbers a change of an owned partition and queues it for the
+// partition's backups. The caller holds the store's partition lock, so
+// changes are recorded in the order they happen; it must not block.
+func (n *Node) Record(pid int32, ev *memberv1.ReplicationEvent) {
+	r := n.repl
+	if int(pid) >= len(r.parts) {
+		return
+	}
+	ps := r.parts[pid]
+	ps.mu.Lock()
+	if !ps.owned {
+		ps.mu.Unlock()
+		return
+	}
+	ps.seq++
+	ev.Partition, ev.Seq, ev.Epoch = pid, ps.seq, ps.epoch
+	if !r.hasBackups(pid) {
+		ps.log, ps.base = nil, ps.seq // nobody to send to
+	} else {
+		ps.log = append(ps.log, ev)
+	}
+	ps.mu.Unlock()
+	r.pokeBackupsOf(pid)
+}
+
+func (r *replicator) hasBackups(pid int32) bool {
+	t := r.n.table.Load()
+	return t != nil && int(pid) < len(t.Backups) && len(t.Backups[pid]) > 0
+}
+
+func (r *replicator) pokeBackupsOf(pid int32) {
+	t := r.n.table.Load()
+	if t == nil || int(pid) >= len(t.Backups) {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, b := range t.Backups[pid] {
+		if s := r.senders[t.Members[b].UUID]; s != nil {
+			s.poke()
+		}
+	}
+}
+
+// BeginWrite admits a write to partition pid on this member. It fails with
+// a *WrongOwnerError when the member does not own the partition (or is
+// handing it over) and with ErrUnavailable below the minimum cluster size.
+// The write must call end after the store changed: end waits until the
+// first syncBackups backups acknowledged the change.
+func (n *Node) BeginWrite(pid int32, syncBackups int) (end func(context.Context) error, err error) {
+	r := n.repl
+	if !n.MinClusterSizeMet() {
+		return nil, ErrUnavailable
+	}
+	if pid < 0 || int(pid) >= len(r.parts) {
+		return nil, &WrongOwnerError{Partition: pid, Reason: "no such partition"}
+	}
+	ps := r.parts[pid]
+	ps.rw.RLock()
+	ps.mu.Lock()
+	owned, frozen := ps.owned, ps.frozen
+	ps.mu.Unlock()
+	if !owned || frozen {
+		ps.rw.RUnlock()
+		reason := "this member does not own the partition"
+		if frozen {
+			reason = "this member is handing the partition over"
+		}
+		return nil, &WrongOwnerError{Partition: pid, TableVersion: n.table.Load().Version, Reason: reason}
+	}
+	return func(ctx context.Context) error {
+		ps.rw.RUnlock()
+		if syncBackups <= 0 {
+			return nil
+		}
+		ps.mu.Lock()
+		seq := ps.seq
+		ps.mu.Unlock()
+		return r.await(ctx, pid, seq, syncBackups)
+	}, nil
+}
+
+// CheckRead fails with a *WrongOwnerError when the member does not own pid.
+func (n *Node) CheckRead(pid int32) error {
+	r := n.repl
+	if pid < 0 || int(pid) >= len(r.parts) {
+		return &WrongOwnerError{Partition: pid, Reason: "no such partition"}
+	}
+	ps := r.parts[pid]
+	ps.mu.Lock()
+	owned := ps.owned
+	ps.mu.Unlock()
+	if !owned {
+		return &WrongOwnerError{Partition: pid, TableVersion: n.table.Load().Version, Reason: "this member does not own the partition"}
+	}
+	return nil
+}
+
+// Owned reports whether this member owns pid.
+func (n *Node) Owned(pid int32) bool { return n.CheckRead(pid) == nil }
+
+// await waits until the first count backups of pid acknowledged seq.
+func (r *replicator) await(ctx context.Context, pid int32, seq uint64, count int) error {
+	ps := r.parts[pid]
+	for {
+		t := r.n.table.Load()
+		self := t.IndexOf(r.n.self.UUID)
+		ps.mu.Lock()
+		done := true
+		if int(pid) < len(t.Owners) && t.Owners[pid] == self {
+			for i, b := range t.Backups[pid] {
+				u := t.Members[b].UUID
+				if (i < count || slices.Contains(ps.extra, u)) && ps.acked[u] < seq {
+					done = false
+				}
+			}
+		} else if owner := t.Owners[pid]; owner >= 0 {
+			// Ownership moved: the change is safe if the new owner has it.
+			done = ps.acked[t.Members[owner].UUID] >= seq
+			if !done {
+				ps.mu.Unlock()
+				return &WrongOwnerError{Partition: pid, TableVersion: t.Version, Reason: "the partition moved before its backups confirmed the write"}
+			}
+		}
+		notify := ps.notify
+		ps.mu.Unlock()
+		if done {
+			return nil
+		}
+		r.mu.Lock()
+		tableCh := r.tableCh
+		r.mu.Unlock()
+		select {
+		case <-notify:
+		case <-tableCh:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-r.n.stop:
+			return errStopped
+		}
+	}
+}
+
+// ack records that peer applied pid up to seq of epoch and trims the log.
+func (r *replicator) ack(peer partition.UUID, pid int32, epoch, seq uint64) {
+	if pid < 0 || int(pid) >= len(r.parts) {
+		return
+	}
+	ps := r.parts[pid]
+	t := r.n.table.Load()
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if !ps.owned || epoch != ps.epoch || seq <= ps.acked[peer] {
+		return
+	}
+	ps.acked[peer] = seq
+	close(ps.notify)
+	ps.notify = make(chan struct{})
+	// Trim what every current backup has.
+	low := ps.seq
+	if int(pid) < len(t.Backups) {
+		for _, b := range t.Backups[pid] {
+			low = min(low, ps.acked[t.Members[b].UUID])
+		}
+	}
+	if low > ps.base {
+		drop := int(low - ps.base)
+		if drop > len(ps.log) {
+			drop = len(ps.log)
+		}
+		ps.log = slices.Clone(ps.log[drop:])
+		ps.base = low
+	}
+}
+
+// onTable updates ownership, senders and snapshots for a new table.
+func (r *replicator) onTable(prev, t *partition.Table) {
+	r.mu.Lock()
+	close(r.tableCh)
+	r.tableCh = make(chan struct{})
+	r.mu.Unlock()
+
+	self := t.IndexOf(r.n.self.UUID)
+	needed := map[partition.UUID]string{}
+	type snap struct {
+		peer partition.UUID
+		pid  int32
+	}
+	var snaps []snap
+	for p := range t.Owners {
+		pid := int32(p)
+		ps := r.parts[p]
+		owned := self >= 0 && t.Owners[p] == self
+		ps.mu.Lock()
+		wasOwned := ps.owned
+		ps.owned = owned
+		ps.frozen = false
+		if !owned || sameMembers(t.BackupsOf(pid)[:min(len(ps.extra), len(t.Backups[p]))], ps.extra) {
+			ps.extra = nil
+		}
+		if owned && !wasOwned {
+			// A new owner starts a new history: every backup gets a
+			// snapshot. The history starts one past the previous sequence,
+			// so that no backup counts as having it before it acknowledged
+			// a snapshot.
+			ps.epoch = rand.Uint64() | 1
+			ps.seq++
+			ps.log, ps.base = nil, ps.seq
+			ps.acked = map[partition.UUID]uint64{}
+			ps.applied = false
+		}
+		if !owned {
+			ps.log, ps.base = nil, ps.seq
+		}
+		ps.mu.Unlock()
+		r.n.cfg.Store.SetRole(pid, owned)
+		if owned {
+			for _, b := range t.BackupsOf(pid) {
+				needed[b.UUID] = b.Address
+				if !wasOwned || !wasBackup(prev, pid, b.UUID) {
+					snaps = append(snaps, snap{b.UUID, pid})
+				}
+			}
+		} else if self >= 0 && !slices.Contains(t.Backups[p], self) && t.Owners[p] >= 0 && (wasOwned || wasBackup(prev, pid, r.n.self.UUID)) {
+			// Another member owns the partition and this one keeps no copy.
+			_ = r.n.cfg.Store.DropPartition(pid)
+			ps.mu.Lock()
+			ps.applied = false
+			ps.mu.Unlock()
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for u, s := range r.senders {
+		if _, ok := needed[u]; !ok {
+			s.close()
+			delete(r.senders, u)
+		}
+	}
+	for u, addr := range needed {
+		if _, ok := r.senders[u]; !ok {
+			r.senders[u] = newSender(r, u, addr)
+		}
+	}
+	for _, sn := range snaps {
+		r.senders[sn.peer].needSnapshot(sn.pid)
+	}
+	for _, s := range r.senders {
+		s.poke()
+	}
+}
+
+func wasBackup(t *partition.Table, pid int32, u partition.UUID) bool {
+	if t == nil {
+		return false
+	}
+	for _, b := range t.BackupsOf(pid) {
+		if b.UUID == u {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *replicator) stopSenders() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for u, s := range r.senders {
+		s.close()
+		delete(r.senders, u)
+	}
+}
+
+// snapshot takes a consistent copy of a partition. Writes are held off
+// while it is taken; changes by expiry sweeps may run concurrently, which
+// is why the sequence is read first: they follow the snapshot and apply
+// idempotently.
+func (r *replicator) snapshot(pid int32) (*memberv1.ReplicationEvent, error) {
+	ps := r.parts[pid]
+	ps.rw.Lock()
+	defer ps.rw.Unlock()
+	ps.mu.Lock()
+	seq, epoch := ps.seq, ps.epoch
+	ps.mu.Unlock()
+	snap := &memberv1.Snapshot{}
+	for _, m := range r.n.cfg.Store.Maps() {
+		chunks, err := r.n.cfg.Store.Export(m, pid)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range chunks {
+			snap.Chunks = append(snap.Chunks, &memberv1.SnapshotChunk{Map: m, Data: c})
+		}
+	}
+	return &memberv1.ReplicationEvent{Partition: pid, Seq: seq, Epoch: epoch, Change: &memberv1.ReplicationEvent_Snapshot{Snapshot: snap}}, nil
+}
+
+// apply applies one change received from an owner as a backup and reports
+// whether the partition needs a snapshot.
+func (r *replicator) apply(ev *memberv1.ReplicationEvent) (resync bool, err error) {
+	pid := ev.Partition
+	if pid < 0 || int(pid) >= len(r.parts) {
+		return false, nil
+	}
+	ps := r.parts[pid]
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.owned {
+		return false, nil // a stale owner's change: this member owns it now
+	}
+	if snap := ev.GetSnapshot(); snap != nil {
+		if err := r.n.cfg.Store.DropPartition(pid); err != nil {
+			return false, err
+		}
+		for _, c := range snap.Chunks {
+			if err := r.n.cfg.Store.Import(c.Map, pid, c.Data); err != nil {
+				return false, err
+			}
+		}
+		ps.appliedEpoch, ps.appliedSeq, ps.applied = ev.Epoch, ev.Seq, true
+		return false, nil
+	}
+	switch {
+	case !ps.applied || ps.appliedEpoch != ev.Epoch:
+		return true, nil
+	case ev.Seq <= ps.appliedSeq:
+		return false, nil // sent again after a reconnection
+	case ev.Seq != ps.appliedSeq+1:
+		return true, nil
+	}
+	if err := r.n.cfg.Store.Apply(ev.Map, pid, ev); err != nil {
+		return false, err
+	}
+	ps.appliedSeq = ev.Seq
+	return false, nil
+}
+
+// appliedFrom returns what this backup applied of pid in epoch.
+func (r *replicator) appliedFrom(epoch uint64, pid int32) uint64 {
+	ps := r.parts[pid]
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.applied && ps.appliedEpoch == epoch {
+		return ps.appliedSeq
+	}
+	return 0
+}
+
+// dropAll empties every partition (a member merging into another cluster).
+func (r *replicator) dropAll() {
+	for p, ps := range r.parts {
+		ps.mu.Lock()
+		ps.applied = false
+		ps.mu.Unlock()
+		_ = r.n.cfg.Store.DropPartition(int32(p))
+	}
+}
+
+// waitAcked waits until every member in to acknowledged pid up to seq.
+func (r *replicator) waitAcked(ctx context.Context, pid int32, seq uint64, to []partition.UUID) error {
+	ps := r.parts[pid]
+	for {
+		ps.mu.Lock()
+		done := true
+		for _, u := range to {
+			done = done && ps.acked[u] >= seq
+		}
+		notify := ps.notify
+		ps.mu.Unlock()
+		if done {
+			return nil
+		}
+		r.pokeBackupsOf(pid)
+		select {
+		case <-notify:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-r.n.stop:
+			return errStopped
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// checkBackups verifies that this member owns pid and that every member
+// in to is one of its backups.
+func (r *replicator) checkBackups(pid int32, to []partition.UUID) error {
+	t := r.n.table.Load()
+	if !r.n.Owned(pid) {
+		return &WrongOwnerError{Partition: pid, TableVersion: t.Version, Reason: "this member does not own the partition"}
+	}
+	for _, u := range to {
+		if !wasBackup(t, pid, u) {
+			return &WrongOwnerError{Partition: pid, TableVersion: t.Version, Reason: "a member asked to catch up does not hold a backup of the partition"}
+		}
+	}
+	return nil
+}
+
+func (r *replicator) currentSeq(pid int32) uint64 {
+	ps := r.parts[pid]
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return ps.seq
+}
+
+// catchUp waits until the backups in to have every change of pid made so
+// far. From then until a table makes them its first backups, every write
+// waits for them too: the coordinator may drop the other backups as soon
+// as it learns they caught up.
+func (r *replicator) catchUp(ctx context.Context, pid int32, to []partition.UUID) error {
+	if err := r.checkBackups(pid, to); err != nil {
+		return err
+	}
+	ps := r.parts[pid]
+	ps.mu.Lock()
+	ps.extra = slices.Clone(to)
+	seq := ps.seq
+	ps.mu.Unlock()
+	err := r.waitAcked(ctx, pid, seq, to)
+	if err != nil {
+		ps.mu.Lock()
+		ps.extra = nil
+		ps.mu.Unlock()
+	}
+	return err
+}
+
+// handoff prepares this owner to hand pid to the backup to: it waits until
+// to has the changes made so far, freezes the partition (new writes fail
+// with a retryable error) and waits for the last changes. The partition
+// stays frozen until the next table arrives: the coordinator publishes one
+// after every handoff, successful or not.
+func (r *replicator) handoff(ctx context.Context, pid int32, to partition.UUID) error {
+	if err := r.checkBackups(pid, []partition.UUID{to}); err != nil {
+		return err
+	}
+	if err := r.waitAcked(ctx, pid, r.currentSeq(pid), []partition.UUID{to}); err != nil {
+		return err
+	}
+	ps := r.parts[pid]
+	ps.rw.Lock()
+	ps.mu.Lock()
+	ps.frozen = ps.owned
+	owned := ps.owned
+	ps.mu.Unlock()
+	ps.rw.Unlock()
+	if !owned {
+		return &WrongOwnerError{Partition: pid, TableVersion: r.n.table.Load().Version, Reason: "this member does not own the partition"}
+	}
+	return r.waitAcked(ctx, pid, r.currentSeq(pid), []partition.UUID{to})
+}
+
+// sender streams changes to one backup member.
+type sender struct {
+	r    *replicator
+	peer partition.UUID
+	addr string
+	wake chan struct{}
+	done chan struct{}
+
+	mu       sync.Mutex
+	sent     map[int32]uint64
+	snapshot map[int32]bool
+	// Changes sent but not acknowledged are sent again after a timeout
+	// that doubles while the backup makes no progress (a backup that did
+	// not yet learn it lost ownership ignores them).
+	sentAt map[int32]time.Time
+	rto    map[int32]time.Duration
+}
+
+const (
+	minRetransmit = 2 * time.Second
+	maxRetransmit = time.Minute
+)
+
+func newSender(r *replicator, peer partition.UUID, addr string) *sender {
+	s := &sender{r: r, peer: peer, addr: addr, wake: make(chan struct{}, 1), done: make(chan struct{}),
+		sent: map[int32]uint64{}, snapshot: map[int32]bool{}, sentAt: map[int32]time.Time{}, rto: map[int32]time.Duration{}}
+	go s.run()
+	return s
+}
+
+func (s *sender) poke() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (s *sender) needSnapshot(pid int32) {
+	s.mu.Lock()
+	s.snapshot[pid] = true
+	s.mu.Unlock()
+	s.poke()
+}
+
+func (s *sender) close() {
+	select {
+	case <-s.done:
+	default:
+		close(s.done)
+	}
+}
+
+// maxBatch bounds the changes of one message.
+const maxBatch = 512
+
+func (s *sender) run() {
+	backoff := 50 * time.Millisecond
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-s.wake:
+		}
+		err := s.stream()
+		if err == nil {
+			return
+		}
+		s.r.n.log.Debug("replication stream broke", "peer", s.addr, "err", err)
+		// Resend what was not acknowledged.
+		s.mu.Lock()
+		s.sent = map[int32]uint64{}
+		s.mu.Unlock()
+		select {
+		case <-s.done:
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, 2*time.Second)
+		s.poke()
+	}
+}
+
+// stream opens a Replicate stream and sends until the sender closes
+// (nil) or the stream breaks (the error).
+func (s *sender) stream() error {
+	c, err := s.r.n.peers.client(s.addr)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st, err := c.Replicate(ctx)
+	if err != nil {
+		return err
+	}
+	recvErr := make(chan error, 1)
+	go func() {
+		for {
+			ack, err := st.Recv()
+			if err != nil {
+				recvErr <- err
+				return
+			}
+			for _, a := range ack.Acks {
+				s.r.ack(s.peer, a.Partition, a.Epoch, a.Seq)
+			}
+			for _, p := range ack.Resync {
+				s.needSnapshot(p)
+			}
+		}
+	}()
+	for {
+		for {
+			batch, err := s.collect()
+			if err != nil {
+				return err
+			}
+			if batch == nil {
+				break
+			}
+			if err := st.Send(batch); err != nil {
+				return err
+			}
+		}
+		select {
+		case <-s.done:
+			_ = st.CloseSend()
+			return nil
+		case err := <-recvErr:
+			return err
+		case <-s.wake:
+		}
+	}
+}
+
+// collect gathers the next batch of changes for the peer, or nil.
+func (s *sender) collect() (*memberv1.ReplicationBatch, error) {
+	t := s.r.n.table.Load()
+	self := t.IndexOf(s.r.n.self.UUID)
+	peer := t.IndexOf(s.peer)
+	if self < 0 || peer < 0 {
+		return nil, nil
+	}
+	batch := &memberv1.ReplicationBatch{OwnerUuid: s.r.n.self.UUID[:]}
+	for p := range t.Owners {
+		if len(batch.Events) >= maxBatch {
+			break
+		}
+		if t.Owners[p] != self || !slices.Contains(t.Backups[p], peer) {
+			continue
+		}
+		pid := int32(p)
+		ps := s.r.parts[p]
+		ps.mu.Lock()
+		acked := ps.acked[s.peer]
+		ps.mu.Unlock()
+		s.mu.Lock()
+		wantSnap := s.snapshot[pid]
+		sent := s.sent[pid]
+		if sent > acked {
+			rto := max(s.rto[pid], minRetransmit)
+			if time.Since(s.sentAt[pid]) > rto {
+				sent = acked // send again what was not acknowledged
+				s.rto[pid] = min(2*rto, maxRetransmit)
+			}
+		} else {
+			delete(s.rto, pid)
+		}
+		s.mu.Unlock()
+		if !wantSnap {
+			ps.mu.Lock()
+			if from := max(sent, ps.acked[s.peer]); from < ps.base {
+				wantSnap = true // the changes it lacks were trimmed
+			} else {
+				for _, ev := range ps.log[from-ps.base:] {
+					if len(batch.Events) >= maxBatch {
+						break
+					}
+					batch.Events = append(batch.Events, ev)
+					sent = ev.Seq
+				}
+			}
+			ps.mu.Unlock()
+		}
+		if wantSnap {
+			snap, err := s.r.snapshot(pid)
+			if err != nil {
+				return nil, err
+			}
+			batch.Events = append(batch.Events, snap)
+			sent = snap.Seq
+			s.mu.Lock()
+			delete(s.snapshot, pid)
+			s.mu.Unlock()
+		}
+		s.mu.Lock()
+		if sent != s.sent[pid] {
+			s.sentAt[pid] = time.Now()
+		}
+		s.sent[pid] = sent
+		s.mu.Unlock()
+	}
+	if len(batch.Events) == 0 {
+		return nil, nil
+	}
+	return batch, nil
+}

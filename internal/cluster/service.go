@@ -1,0 +1,128 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	memberv1 "github.com/atolldb/atoll/api/proto/atoll/member/v1"
+	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/partition"
+)
+
+// service implements MemberService for the node.
+type service struct {
+	memberv1.UnimplementedMemberServiceServer
+	n *Node
+}
+
+func uuidOf(b []byte) (partition.UUID, error) {
+	var u partition.UUID
+	if len(b) != len(u) {
+		return u, fmt.Errorf("cluster: uuid of %d bytes", len(b))
+	}
+	copy(u[:], b)
+	return u, nil
+}
+
+func (s *service) Hello(_ context.Context, r *memberv1.HelloRequest) (*memberv1.HelloResponse, error) {
+	return &memberv1.HelloResponse{ClusterName: s.n.cfg.ClusterName, PartitionCount: int32(s.n.cfg.PartitionCount), Uuid: s.n.self.UUID[:]}, nil
+}
+
+func (s *service) GossipPacket(_ context.Context, r *memberv1.GossipPacketRequest) (*memberv1.Ack, error) {
+	s.n.gt.receivePacket(r.From, r.Payload)
+	return &memberv1.Ack{}, nil
+}
+
+func (s *service) GossipStream(stream memberv1.MemberService_GossipStreamServer) error {
+	return s.n.gt.acceptStream(stream)
+}
+
+func (s *service) PublishTable(_ context.Context, r *memberv1.TableMessage) (*memberv1.Ack, error) {
+	t, sender, err := s.n.tableFromMessage(r)
+	if err != nil {
+		return nil, err
+	}
+	s.n.receiveTable(t, sender)
+	return &memberv1.Ack{}, nil
+}
+
+func (s *service) SyncTable(_ context.Context, r *memberv1.TableMessage) (*memberv1.TableMessage, error) {
+	return s.n.syncTable(r)
+}
+
+func (s *service) Replicate(stream memberv1.MemberService_ReplicateServer) error {
+	repl := s.n.repl
+	for {
+		batch, err := stream.Recv()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		epochs := map[int32]uint64{}
+		resync := map[int32]bool{}
+		for _, ev := range batch.Events {
+			need, err := repl.apply(ev)
+			if err != nil {
+				s.n.log.Warn("applying a replicated change failed; asking for a snapshot", "partition", ev.Partition, "err", err)
+				need = true
+			}
+			if need {
+				resync[ev.Partition] = true
+			}
+			epochs[ev.Partition] = ev.Epoch
+		}
+		ack := &memberv1.ReplicationAck{}
+		for p, epoch := range epochs {
+			ack.Acks = append(ack.Acks, &memberv1.PartitionAck{Partition: p, Epoch: epoch, Seq: repl.appliedFrom(epoch, p)})
+		}
+		for p := range resync {
+			ack.Resync = append(ack.Resync, p)
+		}
+		if err := stream.Send(ack); err != nil {
+			return err
+		}
+	}
+}
+
+func (s *service) Handoff(ctx context.Context, r *memberv1.HandoffRequest) (*memberv1.HandoffResponse, error) {
+	to, err := uuidOf(r.ToUuid)
+	if err != nil {
+		return nil, err
+	}
+	return &memberv1.HandoffResponse{}, s.n.repl.handoff(ctx, r.Partition, to)
+}
+
+func (s *service) CatchUp(ctx context.Context, r *memberv1.CatchUpRequest) (*memberv1.Ack, error) {
+	to := make([]partition.UUID, len(r.MemberUuids))
+	for i, b := range r.MemberUuids {
+		u, err := uuidOf(b)
+		if err != nil {
+			return nil, err
+		}
+		to[i] = u
+	}
+	return &memberv1.Ack{}, s.n.repl.catchUp(ctx, r.Partition, to)
+}
+
+func (s *service) Leave(_ context.Context, r *memberv1.LeaveRequest) (*memberv1.LeaveResponse, error) {
+	u, err := uuidOf(r.Uuid)
+	if err != nil {
+		return nil, err
+	}
+	return &memberv1.LeaveResponse{Staying: int32(s.n.coord.markLeaving(u))}, nil
+}
+
+func (s *service) PutMetadata(_ context.Context, r *pb.MetadataList) (*memberv1.Ack, error) {
+	return &memberv1.Ack{}, s.n.cfg.Metadata.Put(r)
+}
+
+func (s *service) GetMetadata(context.Context, *memberv1.Ack) (*pb.MetadataList, error) {
+	return s.n.cfg.Metadata.List(), nil
+}
+
+func (s *service) Merge(stream memberv1.MemberService_MergeServer) error {
+	return s.n.receiveMerge(stream)
+}

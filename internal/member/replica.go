@@ -1,0 +1,189 @@
+package member
+
+import (
+	"bytes"
+	"sync/atomic"
+	"time"
+
+	memberv1 "github.com/atolldb/atoll/api/proto/atoll/member/v1"
+	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/maps"
+	"github.com/atolldb/atoll/internal/serialization/metaproto"
+	"github.com/atolldb/atoll/internal/store"
+	"github.com/atolldb/atoll/pkg/serialization"
+)
+
+// replicaStore shows the member's maps to the cluster layer as whole
+// partitions (cluster.ReplicaStore).
+type replicaStore struct {
+	maps   *maps.Registry
+	backup []atomic.Bool // by partition: held as a backup
+	clock  store.Clock
+}
+
+func (r *replicaStore) isBackup(pid int32) bool { return r.backup[pid].Load() }
+
+func (r *replicaStore) Maps() []string {
+	all := r.maps.All()
+	out := make([]string, len(all))
+	for i, m := range all {
+		out[i] = m.Name()
+	}
+	return out
+}
+
+// exportChunk bounds one chunk of a partition export.
+const exportChunk = 4 << 20
+
+func (r *replicaStore) Export(name string, pid int32) ([][]byte, error) {
+	m, ok := r.maps.Lookup(name)
+	if !ok {
+		return nil, nil
+	}
+	var out [][]byte
+	for cursor := store.Cursor(0); cursor != store.CursorDone; {
+		var chunk []byte
+		var err error
+		chunk, cursor, err = m.Store.ExportAppend(nil, pid, cursor, exportChunk)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, chunk)
+	}
+	return out, nil
+}
+
+func (r *replicaStore) Import(name string, pid int32, chunk []byte) error {
+	m, err := r.maps.Get(name)
+	if err != nil {
+		return err
+	}
+	_, err = m.Store.Import(pid, chunk)
+	return err
+}
+
+// expiryToProto and expiryFromProto carry an entry's own TTL and max-idle:
+// 0 follows the map default, -1 is forever.
+func durationToProto(d time.Duration) int64 {
+	if d == store.Forever {
+		return -1
+	}
+	return d.Milliseconds()
+}
+
+func durationFromProto(ms int64) time.Duration {
+	if ms < 0 {
+		return store.Forever
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+func (r *replicaStore) Apply(name string, pid int32, ev *memberv1.ReplicationEvent) error {
+	m, err := r.maps.Get(name)
+	if err != nil {
+		return err
+	}
+	switch c := ev.Change.(type) {
+	case *memberv1.ReplicationEvent_Record:
+		rec := c.Record
+		return m.Store.ApplyRecord(pid, store.EntryView{Key: rec.Key, Value: rec.Value, EntryMeta: store.EntryMeta{
+			Version: rec.Version, Hits: rec.Hits,
+			CreationTime: rec.CreationTimeMs, LastUpdateTime: rec.LastUpdateTimeMs, LastAccessTime: rec.LastAccessTimeMs,
+			Expiry: store.Expiry{TTL: durationFromProto(rec.TtlMs), MaxIdle: durationFromProto(rec.MaxIdleMs)},
+		}})
+	case *memberv1.ReplicationEvent_RemovedKey:
+		_, err := m.Store.ApplyRemove(pid, c.RemovedKey)
+		return err
+	case *memberv1.ReplicationEvent_Cleared:
+		_, err := m.Store.Clear(pid)
+		return err
+	}
+	return nil
+}
+
+func (r *replicaStore) DropPartition(pid int32) error {
+	for _, m := range r.maps.All() {
+		if err := m.Store.DropPartition(pid); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *replicaStore) SetRole(pid int32, owned bool) {
+	r.backup[pid].Store(!owned)
+	role := store.RoleOwner
+	if !owned {
+		role = store.RoleBackup
+	}
+	for _, m := range r.maps.All() {
+		_ = m.Store.SetRole(pid, role) // pid is in range
+	}
+}
+
+func (r *replicaStore) MergeEntry(name string, pid int32, key, value []byte, ttl time.Duration) (bool, error) {
+	m, err := r.maps.Get(name)
+	if err != nil {
+		return false, err
+	}
+	exp := store.Expiry{TTL: store.Forever}
+	if ttl > 0 {
+		exp.TTL = ttl
+	}
+	_, stored, err := m.Store.PutIfAbsent(pid, key, value, exp)
+	return stored, err
+}
+
+func (r *replicaStore) Entries(name string, pid int32, fn func(key, value []byte, ttl time.Duration) bool) error {
+	m, ok := r.maps.Lookup(name)
+	if !ok {
+		return nil
+	}
+	now := r.now().UnixMilli()
+	return m.Store.Scan(pid, func(v store.EntryView) bool {
+		var ttl time.Duration
+		if v.ExpirationTime > 0 {
+			ttl = time.Duration(max(v.ExpirationTime-now, 1)) * time.Millisecond
+		}
+		return fn(v.Key, v.Value, ttl)
+	})
+}
+
+func (r *replicaStore) now() time.Time {
+	if r.clock != nil {
+		return r.clock.Now()
+	}
+	return time.Now()
+}
+
+// changeOf turns a store change of an owned partition into the change the
+// cluster layer replicates; ok is false for changes not replicated.
+func changeOf(mapName string, e store.Event) (*memberv1.ReplicationEvent, bool) {
+	if e.Backup {
+		return nil, false // applying a replicated change: not replicated again
+	}
+	ev := &memberv1.ReplicationEvent{Map: mapName}
+	switch e.Type {
+	case store.EventAdded, store.EventUpdated, store.EventExpiryChanged:
+		ev.Change = &memberv1.ReplicationEvent_Record{Record: &memberv1.Record{
+			Key: bytes.Clone(e.Key), Value: bytes.Clone(e.NewValue),
+			Version: e.Meta.Version, Hits: e.Meta.Hits,
+			CreationTimeMs: e.Meta.CreationTime, LastUpdateTimeMs: e.Meta.LastUpdateTime, LastAccessTimeMs: e.Meta.LastAccessTime,
+			TtlMs: durationToProto(e.Meta.Expiry.TTL), MaxIdleMs: durationToProto(e.Meta.Expiry.MaxIdle),
+		}}
+	case store.EventRemoved, store.EventEvicted, store.EventExpired:
+		ev.Change = &memberv1.ReplicationEvent_RemovedKey{RemovedKey: bytes.Clone(e.Key)}
+	case store.EventCleared:
+		ev.Change = &memberv1.ReplicationEvent_Cleared{Cleared: true}
+	default:
+		return nil, false
+	}
+	return ev, true
+}
+
+// metadataStore shows the serialization registries to the cluster layer
+// (cluster.MetadataStore).
+type metadataStore struct{ ser *serialization.Service }
+
+func (m metadataStore) List() *pb.MetadataList          { return metaproto.List(m.ser) }
+func (m metadataStore) Put(list *pb.MetadataList) error { return metaproto.Register(m.ser, list) }
