@@ -128,6 +128,7 @@ type Client struct {
 // routingTable maps partitions to member addresses.
 type routingTable struct {
 	version int64
+	lineage string // the table's history; see setTable
 	count   int32
 	owners  []string // by partition; "" when unassigned
 	members []string
@@ -156,7 +157,7 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 			continue
 		}
 		c.conns[addr] = cn
-		c.setTable(hello.PartitionCount, hello.PartitionTable)
+		c.setTable(hello.PartitionCount, hello.PartitionTable, true)
 		c.bg.Add(1)
 		go c.watchTable()
 		return c, nil
@@ -186,11 +187,17 @@ func (c *Client) Close() error {
 	return nil
 }
 
-func (c *Client) setTable(count int32, t *pb.PartitionTable) {
+// setTable adopts a partition table if it is newer than the current one.
+// Versions grow within a table's history (its lineage); after a network
+// partition healed, the members of the smaller side adopt the larger
+// side's history, whose versions may be lower. A table of another lineage
+// is therefore adopted when it comes from the member whose table stream
+// the client follows (follow), whatever its version.
+func (c *Client) setTable(count int32, t *pb.PartitionTable, follow bool) {
 	if t == nil {
 		return
 	}
-	rt := &routingTable{version: t.Version, count: count, owners: make([]string, len(t.Owners))}
+	rt := &routingTable{version: t.Version, lineage: string(t.Lineage), count: count, owners: make([]string, len(t.Owners))}
 	for _, m := range t.Members {
 		rt.members = append(rt.members, m.Address)
 	}
@@ -199,16 +206,32 @@ func (c *Client) setTable(count int32, t *pb.PartitionTable) {
 			rt.owners[p] = t.Members[o].Address
 		}
 	}
-	if rt.count == 0 {
-		rt.count = int32(len(t.Owners))
-	}
 	for {
 		cur := c.routing.Load()
-		if cur != nil && cur.version >= rt.version {
+		if rt.count == 0 && cur != nil {
+			rt.count = cur.count
+		}
+		if rt.count == 0 {
+			rt.count = int32(len(t.Owners))
+		}
+		if cur != nil && len(rt.owners) != int(rt.count) {
+			return // not a table of this cluster
+		}
+		newer := cur == nil || rt.version > cur.version
+		if !newer && !(follow && rt.lineage != cur.lineage) {
 			return
 		}
 		if c.routing.CompareAndSwap(cur, rt) {
 			return
+		}
+	}
+}
+
+// refreshTable asks some member for its table.
+func (c *Client) refreshTable(ctx context.Context) {
+	if cn, err := c.anyConn(ctx); err == nil {
+		if t, err := cn.cluster.GetPartitionTable(ctx, &pb.GetPartitionTableRequest{}); err == nil {
+			c.setTable(0, t, false)
 		}
 	}
 }
@@ -232,7 +255,7 @@ func (c *Client) watchTable() {
 			for err == nil {
 				var t *pb.PartitionTable
 				if t, err = stream.Recv(); err == nil {
-					c.setTable(0, t)
+					c.setTable(0, t, true)
 					backoff = c.cfg.Retry.InitialBackoff
 				}
 			}
@@ -306,7 +329,7 @@ func (c *Client) connTo(ctx context.Context, addr string) (*conn, error) {
 	if cn != nil {
 		go cn.close()
 	}
-	c.setTable(hello.PartitionCount, hello.PartitionTable)
+	c.setTable(hello.PartitionCount, hello.PartitionTable, false)
 	c.near.reset() // events may have been missed while disconnected
 	return fresh, nil
 }
@@ -398,21 +421,18 @@ func (c *Client) shouldRetry(ctx context.Context, err error, idempotent bool) bo
 	return errors.As(err, &e) && e.Retryable
 }
 
-// prepareRetry does what a retryable error asks for before the next attempt.
+// prepareRetry does what a retryable error asks for before the next
+// attempt: publish a schema the member lacks, or refresh the partition
+// table when the member no longer owns the partition or could not be
+// reached (it may have left the cluster).
 func (c *Client) prepareRetry(ctx context.Context, err error) error {
 	var e *Error
-	if !errors.As(err, &e) {
-		return nil
-	}
+	var ce *connError
 	switch {
-	case errors.Is(e, ErrUnknownSchema):
+	case errors.As(err, &e) && errors.Is(e, ErrUnknownSchema):
 		return c.meta.publishSchema(ctx, e.SchemaID)
-	case errors.Is(e, ErrWrongOwner):
-		if cn, err := c.anyConn(ctx); err == nil {
-			if t, err := cn.cluster.GetPartitionTable(ctx, &pb.GetPartitionTableRequest{}); err == nil {
-				c.setTable(0, t)
-			}
-		}
+	case errors.As(err, &e) && errors.Is(e, ErrWrongOwner), errors.As(err, &ce), errors.Is(err, ErrNoMember):
+		c.refreshTable(ctx)
 	}
 	return nil
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"io"
 	"iter"
+	"slices"
+	"sort"
+	"time"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 )
@@ -11,52 +14,118 @@ import (
 // iterate streams the map's entries from every member, each member sending
 // the partitions it owns, in pages. Like Hazelcast's iterators it is weakly
 // consistent: entries changed during the iteration may or may not appear.
+// When a member fails or a partition moves during the iteration, the
+// partitions not completed are asked again from their current owners;
+// keys already yielded from a partition are not yielded again.
 func (m *Map[K, V]) iterate(ctx context.Context, kind pb.IterationKind, yield func(key, value []byte) bool) error {
-	rt := m.c.routing.Load()
-	byMember := map[string][]int32{}
-	var order []string
-	for pid, owner := range rt.owners {
-		if _, ok := byMember[owner]; !ok {
-			order = append(order, owner)
-		}
-		byMember[owner] = append(byMember[owner], int32(pid))
+	wire := kind
+	if kind == pb.IterationKind_ITERATION_KIND_VALUES {
+		wire = pb.IterationKind_ITERATION_KIND_ENTRIES // keys tell partitions apart on a retry
 	}
-	for _, addr := range order {
-		var cn *conn
-		var err error
-		if addr == "" {
-			cn, err = m.c.anyConn(ctx)
-		} else {
-			cn, err = m.c.connTo(ctx, addr)
+	remaining := map[int32]bool{}
+	for pid := range m.c.routing.Load().owners {
+		remaining[int32(pid)] = true
+	}
+	seen := map[int32]map[string]bool{} // keys yielded of partitions not completed
+	backoff := m.c.cfg.Retry.InitialBackoff
+	for len(remaining) > 0 {
+		byMember := map[string][]int32{}
+		var order []string
+		for pid := range remaining {
+			owner := m.c.ownerOf(pid)
+			if _, ok := byMember[owner]; !ok {
+				order = append(order, owner)
+			}
+			byMember[owner] = append(byMember[owner], pid)
 		}
-		if err != nil {
-			return err
-		}
-		sctx, cancel := context.WithCancel(ctx)
-		stream, err := cn.maps.Iterate(sctx, &pb.IterateRequest{Map: m.name, Kind: kind, Partitions: byMember[addr]})
-		if err != nil {
-			cancel()
-			return errorFromStatus(err, cn.addr)
-		}
-		for {
-			page, err := stream.Recv()
-			if err == io.EOF {
-				cancel()
-				break
+		sort.Strings(order)
+		var retryErr error
+		for _, addr := range order {
+			parts := byMember[addr]
+			slices.Sort(parts)
+			stop, err := m.iterateMember(ctx, addr, wire, parts, remaining, seen, func(k, v []byte) bool {
+				if kind == pb.IterationKind_ITERATION_KIND_VALUES {
+					k = nil
+				}
+				return yield(k, v)
+			})
+			if stop {
+				return nil
 			}
 			if err != nil {
-				cancel()
-				return errorFromStatus(err, cn.addr)
-			}
-			for _, e := range page.Entries {
-				if !yield(e.Key, e.Value) {
-					cancel()
-					return nil
+				if !m.c.shouldRetry(ctx, err, true) {
+					return m.c.finalError(ctx, err)
 				}
+				retryErr = err
+				break
 			}
 		}
+		if retryErr == nil {
+			continue
+		}
+		if err := m.c.prepareRetry(ctx, retryErr); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return m.c.finalError(ctx, retryErr)
+		case <-time.After(m.c.jitter(backoff)):
+		}
+		backoff = min(time.Duration(float64(backoff)*m.c.cfg.Retry.Multiplier), m.c.cfg.Retry.MaxBackoff)
 	}
 	return nil
+}
+
+// iterateMember streams the given partitions from one member, marking the
+// completed ones; stop reports that yield ended the iteration.
+func (m *Map[K, V]) iterateMember(ctx context.Context, addr string, kind pb.IterationKind, parts []int32, remaining map[int32]bool, seen map[int32]map[string]bool, yield func(key, value []byte) bool) (stop bool, err error) {
+	var cn *conn
+	if addr == "" {
+		cn, err = m.c.anyConn(ctx)
+	} else {
+		cn, err = m.c.connTo(ctx, addr)
+	}
+	if err != nil {
+		return false, err
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := cn.maps.Iterate(sctx, &pb.IterateRequest{Map: m.name, Kind: kind, Partitions: parts})
+	if err != nil {
+		return false, errorFromStatus(err, cn.addr)
+	}
+	for {
+		page, err := stream.Recv()
+		if err == io.EOF {
+			for _, pid := range parts { // a member sends every partition asked before it ends
+				delete(remaining, pid)
+				delete(seen, pid)
+			}
+			return false, nil
+		}
+		if err != nil {
+			return false, errorFromStatus(err, cn.addr)
+		}
+		for _, e := range page.Entries {
+			pid := m.c.partitionOf(e.Key)
+			keys := seen[pid]
+			if keys == nil {
+				keys = map[string]bool{}
+				seen[pid] = keys
+			}
+			if keys[string(e.Key)] {
+				continue // yielded before the partition's owner changed
+			}
+			keys[string(e.Key)] = true
+			if !yield(e.Key, e.Value) {
+				return true, nil
+			}
+		}
+		for _, pid := range page.CompletedPartitions {
+			delete(remaining, pid)
+			delete(seen, pid)
+		}
+	}
 }
 
 // All iterates over the map's entries. Stop early by breaking the loop; an

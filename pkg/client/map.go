@@ -427,38 +427,29 @@ func (m *Map[K, V]) PutAll(ctx context.Context, entries []Entry[K, V], opts ...W
 	if err != nil {
 		return err
 	}
-	byOwner := map[string]*pb.PutAllRequest{}
-	owners := map[string]int32{}
-	for _, e := range entries {
-		kd, err := m.c.ser.ToData(e.Key)
-		if err != nil {
+	keys := make([][]byte, len(entries))
+	values := make([][]byte, len(entries))
+	for i, e := range entries {
+		if keys[i], err = m.c.ser.ToData(e.Key); err != nil {
 			return fmt.Errorf("%w: map %q key: %w", ErrInvalidArgument, m.name, err)
 		}
-		vd, err := m.c.ser.ToData(e.Value)
-		if err != nil {
+		if values[i], err = m.c.ser.ToData(e.Value); err != nil {
 			return fmt.Errorf("%w: map %q value: %w", ErrInvalidArgument, m.name, err)
 		}
-		pid := m.c.partitionOf(kd)
-		owner := m.c.ownerOf(pid)
-		req := byOwner[owner]
-		if req == nil {
-			req = &pb.PutAllRequest{Map: m.name, TtlMs: o.ttl}
-			byOwner[owner], owners[owner] = req, pid
-		}
-		req.Entries = append(req.Entries, &pb.Entry{Key: kd, Value: vd})
 	}
 	if err := m.c.meta.flush(ctx); err != nil {
 		return err
 	}
-	err = forEachMember(byOwner, func(owner string, req *pb.PutAllRequest) error {
-		_, err := m.c.invoke(ctx, owners[owner], false, &pb.PipelineRequest{Op: &pb.PipelineRequest_PutAll{PutAll: req}})
-		return err
-	})
+	err = m.c.invokeByOwner(ctx, keys, false, func(idx []int) *pb.PipelineRequest {
+		req := &pb.PutAllRequest{Map: m.name, TtlMs: o.ttl, Entries: make([]*pb.Entry, len(idx))}
+		for j, i := range idx {
+			req.Entries[j] = &pb.Entry{Key: keys[i], Value: values[i]}
+		}
+		return &pb.PipelineRequest{Op: &pb.PipelineRequest_PutAll{PutAll: req}}
+	}, nil)
 	if m.near != nil {
-		for _, req := range byOwner {
-			for _, e := range req.Entries {
-				m.near.invalidate(e.Key)
-			}
+		for _, k := range keys {
+			m.near.invalidate(k)
 		}
 	}
 	return err
@@ -467,29 +458,22 @@ func (m *Map[K, V]) PutAll(ctx context.Context, entries []Entry[K, V], opts ...W
 // GetAll returns the entries of the keys that have values, in one call per
 // owning member.
 func (m *Map[K, V]) GetAll(ctx context.Context, keys []K) ([]Entry[K, V], error) {
-	byOwner := map[string]*pb.GetAllRequest{}
-	owners := map[string]int32{}
-	for _, k := range keys {
-		kd, err := m.c.ser.ToData(k)
-		if err != nil {
+	kds := make([][]byte, len(keys))
+	for i, k := range keys {
+		var err error
+		if kds[i], err = m.c.ser.ToData(k); err != nil {
 			return nil, fmt.Errorf("%w: map %q key: %w", ErrInvalidArgument, m.name, err)
 		}
-		pid := m.c.partitionOf(kd)
-		owner := m.c.ownerOf(pid)
-		req := byOwner[owner]
-		if req == nil {
-			req = &pb.GetAllRequest{Map: m.name}
-			byOwner[owner], owners[owner] = req, pid
-		}
-		req.Keys = append(req.Keys, kd)
 	}
 	var mu sync.Mutex
 	var out []Entry[K, V]
-	err := forEachMember(byOwner, func(owner string, req *pb.GetAllRequest) error {
-		resp, err := m.c.invoke(ctx, owners[owner], true, &pb.PipelineRequest{Op: &pb.PipelineRequest_GetAll{GetAll: req}})
-		if err != nil {
-			return err
+	err := m.c.invokeByOwner(ctx, kds, true, func(idx []int) *pb.PipelineRequest {
+		req := &pb.GetAllRequest{Map: m.name, Keys: make([][]byte, len(idx))}
+		for j, i := range idx {
+			req.Keys[j] = kds[i]
 		}
+		return &pb.PipelineRequest{Op: &pb.PipelineRequest_GetAll{GetAll: req}}
+	}, func(resp *pb.PipelineResponse) error {
 		for _, e := range resp.GetEntries().GetEntries() {
 			k, err := m.decodeKey(ctx, e.Key)
 			if err != nil {
@@ -645,6 +629,82 @@ func (c *Client) ownerOf(pid int32) string {
 	return ""
 }
 
+// invokeByOwner runs a multi-key call: one request per owning member for
+// the keys it owns (build makes it from the keys' indexes), each response
+// passed to handle. Keys whose request failed with a retryable error
+// (their partition moved, their member left) are grouped again by the
+// refreshed table and retried with backoff until ctx ends or the
+// invocation timeout passes.
+func (c *Client) invokeByOwner(ctx context.Context, keys [][]byte, idempotent bool, build func(idx []int) *pb.PipelineRequest, handle func(*pb.PipelineResponse) error) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.cfg.InvocationTimeout)
+		defer cancel()
+	}
+	c.stats.calls.Add(1)
+	pending := make([]int, len(keys))
+	for i := range pending {
+		pending[i] = i
+	}
+	backoff := c.cfg.Retry.InitialBackoff
+	for len(pending) > 0 {
+		groups := map[string][]int{}
+		pids := map[string]int32{}
+		for _, i := range pending {
+			pid := c.partitionOf(keys[i])
+			owner := c.ownerOf(pid)
+			groups[owner] = append(groups[owner], i)
+			pids[owner] = pid
+		}
+		var mu sync.Mutex
+		var retry []int
+		var retryErr error
+		err := forEachMember(groups, func(owner string, idx []int) error {
+			cn, err := c.connFor(ctx, pids[owner])
+			var resp *pb.PipelineResponse
+			if err == nil {
+				resp, err = cn.invoke(ctx, build(idx))
+				if err == nil && resp.Error != nil {
+					err = errorFromPipeline(resp.Error, cn.addr)
+				}
+			}
+			switch {
+			case err == nil && handle != nil:
+				return handle(resp)
+			case err == nil:
+				return nil
+			case c.shouldRetry(ctx, err, idempotent):
+				mu.Lock()
+				retry, retryErr = append(retry, idx...), err
+				mu.Unlock()
+				return nil
+			}
+			return err
+		})
+		if err != nil {
+			c.stats.failures.Add(1)
+			return c.finalError(ctx, err)
+		}
+		if len(retry) == 0 {
+			return nil
+		}
+		c.stats.retries.Add(1)
+		if err := c.prepareRetry(ctx, retryErr); err != nil {
+			c.stats.failures.Add(1)
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			c.stats.failures.Add(1)
+			return c.finalError(ctx, retryErr)
+		case <-time.After(c.jitter(backoff)):
+		}
+		backoff = min(time.Duration(float64(backoff)*c.cfg.Retry.Multiplier), c.cfg.Retry.MaxBackoff)
+		pending = retry
+	}
+	return nil
+}
+
 // forEachMember runs fn for each member's request concurrently and joins
 // the errors.
 func forEachMember[R any](reqs map[string]R, fn func(string, R) error) error {
@@ -667,43 +727,89 @@ func forEachMember[R any](reqs map[string]R, fn func(string, R) error) error {
 }
 
 // onEveryMember runs req on every member of the partition table (each
-// answers for the partitions it owns) and passes each response to fn.
+// answers for the partitions it owns) and passes each response to fn. If a
+// member fails with a retryable error (it left, or the table changed), the
+// whole call is repeated on the refreshed table's members with backoff, so
+// fn sees the responses of one complete round only.
 func (c *Client) onEveryMember(ctx context.Context, req *pb.PipelineRequest, fn func(*pb.PipelineResponse)) error {
-	rt := c.routing.Load()
-	members := rt.members
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.cfg.InvocationTimeout)
+		defer cancel()
+	}
+	c.stats.calls.Add(1)
+	backoff := c.cfg.Retry.InitialBackoff
+	for {
+		resps, err := c.everyMemberOnce(ctx, req)
+		if err == nil {
+			if fn != nil {
+				for _, r := range resps {
+					fn(r)
+				}
+			}
+			return nil
+		}
+		if !c.shouldRetry(ctx, err, true) {
+			c.stats.failures.Add(1)
+			return c.finalError(ctx, err)
+		}
+		c.stats.retries.Add(1)
+		if err := c.prepareRetry(ctx, err); err != nil {
+			c.stats.failures.Add(1)
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			c.stats.failures.Add(1)
+			return c.finalError(ctx, err)
+		case <-time.After(c.jitter(backoff)):
+		}
+		backoff = min(time.Duration(float64(backoff)*c.cfg.Retry.Multiplier), c.cfg.Retry.MaxBackoff)
+	}
+}
+
+// everyMemberOnce sends req to every member of the current table once. Of
+// several failures it returns a non-retryable one if there is one.
+func (c *Client) everyMemberOnce(ctx context.Context, req *pb.PipelineRequest) ([]*pb.PipelineResponse, error) {
+	members := c.routing.Load().members
 	if len(members) == 0 {
 		cn, err := c.anyConn(ctx)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		members = []string{cn.addr}
 	}
-	reqs := map[string]*pb.PipelineRequest{}
-	for _, addr := range members {
-		reqs[addr] = req
-	}
 	var mu sync.Mutex
-	return forEachMember(reqs, func(addr string, req *pb.PipelineRequest) error {
-		cn, err := c.connTo(ctx, addr)
-		if err != nil {
-			return err
-		}
-		// Each member gets its own copy: the call id is per connection.
-		mine := &pb.PipelineRequest{Op: req.Op}
-		resp, err := cn.invoke(ctx, mine)
-		if err == nil && resp.Error != nil {
-			err = errorFromPipeline(resp.Error, addr)
-		}
-		if err != nil {
-			return err
-		}
-		if fn != nil {
+	var resps []*pb.PipelineResponse
+	var retryable, fatal error
+	var wg sync.WaitGroup
+	for _, addr := range members {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cn, err := c.connTo(ctx, addr)
+			var resp *pb.PipelineResponse
+			if err == nil {
+				// Each member gets its own copy: the call id is per connection.
+				resp, err = cn.invoke(ctx, &pb.PipelineRequest{Op: req.Op})
+				if err == nil && resp.Error != nil {
+					err = errorFromPipeline(resp.Error, addr)
+				}
+			}
 			mu.Lock()
-			fn(resp)
-			mu.Unlock()
-		}
-		return nil
-	})
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				resps = append(resps, resp)
+			case c.shouldRetry(ctx, err, true):
+				retryable = err
+			default:
+				fatal = err
+			}
+		}()
+	}
+	wg.Wait()
+	return resps, firstErr(fatal, retryable)
 }
 
 // registerType makes values of a map's Go type decode to that type: struct
