@@ -3,7 +3,6 @@ package cluster_test
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -62,7 +61,7 @@ func base() written {
 func fill(t *testing.T, c *testcluster.Cluster, m *client.Map[int32, string]) {
 	t.Helper()
 	if c.Mode() == testcluster.Process {
-		out := atollCLI(t, c, "map", "fill", "data", "--count", fmt.Sprint(entries), "--key-type", "int")
+		out := c.MustCLI("map", "fill", "data", "--count", fmt.Sprint(entries), "--key-type", "int", "--timeout", "2m")
 		if !strings.Contains(out, fmt.Sprintf("%d written", entries)) {
 			t.Fatalf("atoll map fill: %s", out)
 		}
@@ -82,17 +81,6 @@ func fill(t *testing.T, c *testcluster.Cluster, m *client.Map[int32, string]) {
 	}
 }
 
-// atollCLI runs the atoll command against the cluster's live members.
-func atollCLI(t *testing.T, c *testcluster.Cluster, args ...string) string {
-	t.Helper()
-	args = append(args, "--addr", strings.Join(c.Addrs(), ","), "--cluster-name", "test", "--timeout", "2m")
-	out, err := exec.Command(testcluster.Binary(t), args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("atoll %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
 // verify checks that every acknowledged entry is readable with its value,
 // that an entry of unknown outcome is absent or right, and that the map
 // holds nothing else. Against process members the base entries are also
@@ -100,7 +88,7 @@ func atollCLI(t *testing.T, c *testcluster.Cluster, args ...string) string {
 func verify(t *testing.T, c *testcluster.Cluster, m *client.Map[int32, string], w written) {
 	t.Helper()
 	if c.Mode() == testcluster.Process {
-		out := atollCLI(t, c, "map", "verify", "data", "--count", fmt.Sprint(entries), "--key-type", "int")
+		out := c.MustCLI("map", "verify", "data", "--count", fmt.Sprint(entries), "--key-type", "int", "--timeout", "2m")
 		if !strings.Contains(out, fmt.Sprintf("%d ok, 0 missing, 0 wrong", entries)) {
 			t.Fatalf("atoll map verify: %s", out)
 		}

@@ -93,6 +93,10 @@ func (r *replicator) run() {
 	}
 }
 
+// maxLog bounds the changes of a partition kept for backups that have not
+// acknowledged them.
+const maxLog = 1 << 14
+
 // Record numbers a change of an owned partition and queues it for the
 // partition's backups. The caller holds the store's partition lock, so
 // changes are recorded in the order they happen; it must not block.
@@ -109,9 +113,17 @@ func (n *Node) Record(pid int32, ev *memberv1.ReplicationEvent) {
 	}
 	ps.seq++
 	ev.Partition, ev.Seq, ev.Epoch = pid, ps.seq, ps.epoch
-	if !r.hasBackups(pid) {
+	switch {
+	case !r.hasBackups(pid):
 		ps.log, ps.base = nil, ps.seq // nobody to send to
-	} else {
+	case len(ps.log) >= maxLog:
+		// A backup that lags this far (an asynchronous one, or one that is
+		// gone but not yet removed) gets a snapshot instead: the log stays
+		// bounded.
+		keep := maxLog / 2
+		ps.base += uint64(len(ps.log) - keep)
+		ps.log = append(slices.Clone(ps.log[len(ps.log)-keep:]), ev)
+	default:
 		ps.log = append(ps.log, ev)
 	}
 	ps.mu.Unlock()
@@ -637,6 +649,14 @@ func (s *sender) stream() error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	go func() {
+		// A send blocked by a peer that stopped reading ends with the sender.
+		select {
+		case <-s.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	st, err := c.Replicate(ctx)
 	if err != nil {
 		return err

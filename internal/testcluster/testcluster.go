@@ -7,6 +7,7 @@ package testcluster
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -89,6 +90,10 @@ type Options struct {
 	Configure func(*member.Config)
 	// ConfigYAML is extra YAML configuration for process members.
 	ConfigYAML string
+	// Namespace, when set, runs process member i (in start order) in the
+	// network namespace ns, created by the test, bound to host: the command
+	// runs under `ip netns exec ns`.
+	Namespace func(i int) (ns, host string)
 }
 
 // Start starts n members in the given mode and stops them when the test ends.
@@ -121,7 +126,7 @@ func (c *Cluster) Add() *Node {
 	case InProcess:
 		node, err = startInProcess(c.opts, seeds)
 	case Process:
-		node, err = startProcess(c.t, c.opts, seeds)
+		node, err = startProcess(c.t, c.opts, seeds, len(c.members))
 	default:
 		c.t.Fatalf("unknown mode %q", c.mode)
 	}
@@ -256,16 +261,62 @@ func (n *Node) Kill() {
 	}
 }
 
+// CLI runs the atoll command against the cluster's live members (their
+// addresses and cluster name are appended as flags) and returns its
+// stdout, stderr and exit status.
+func (c *Cluster) CLI(args ...string) (stdout, stderr string, code int) {
+	c.t.Helper()
+	return c.CLIAt(c.Addrs(), args...)
+}
+
+// CLIAt runs the atoll command like CLI, against the members at addrs.
+func (c *Cluster) CLIAt(addrs []string, args ...string) (stdout, stderr string, code int) {
+	c.t.Helper()
+	args = append(args, "--addr", strings.Join(addrs, ","), "--cluster-name", c.opts.ClusterName)
+	cmd := exec.Command(Binary(c.t), args...)
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		c.t.Fatalf("atoll %s: %v", strings.Join(args, " "), err)
+	}
+	return out.String(), errOut.String(), code
+}
+
+// MustCLI runs the atoll command like CLI and fails the test unless it
+// exits with status 0; it returns stdout.
+func (c *Cluster) MustCLI(args ...string) string {
+	c.t.Helper()
+	out, errOut, code := c.CLI(args...)
+	if code != 0 {
+		c.t.Fatalf("atoll %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
+	}
+	return out
+}
+
+// BinaryEnv names an environment variable that, when set, is the path of an
+// atoll binary to use instead of building one (a test that re-runs itself
+// in another process passes its binary on).
+const BinaryEnv = "ATOLL_TEST_BINARY"
+
 var (
 	buildOnce sync.Once
 	binPath   string
 	buildErr  error
 )
 
-// Binary builds cmd/atoll once per test binary and returns its path.
+// Binary builds cmd/atoll once per test binary (unless BinaryEnv names
+// one) and returns its path.
 func Binary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
+		if binPath = os.Getenv(BinaryEnv); binPath != "" {
+			return
+		}
 		dir, err := os.MkdirTemp("", "atoll-test-bin-")
 		if err != nil {
 			buildErr = err
@@ -291,7 +342,7 @@ func moduleRoot() string {
 
 var startedRE = regexp.MustCompile(`msg="member started".* address=(\S+) admin=(\S*)`)
 
-func startProcess(t testing.TB, opts Options, seeds []string) (*Node, error) {
+func startProcess(t testing.TB, opts Options, seeds []string, index int) (*Node, error) {
 	bin := Binary(t)
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "member.yaml")
@@ -302,11 +353,17 @@ func startProcess(t testing.TB, opts Options, seeds []string) (*Node, error) {
 	if err := os.WriteFile(conf, []byte(yaml), 0o644); err != nil {
 		return nil, err
 	}
-	args := []string{"member", "start", "--config", conf, "--bind", "127.0.0.1:0", "--admin", "127.0.0.1:0"}
+	host, args := "127.0.0.1", []string{bin}
+	if opts.Namespace != nil {
+		var ns string
+		ns, host = opts.Namespace(index)
+		args = []string{"ip", "netns", "exec", ns, bin}
+	}
+	args = append(args, "member", "start", "--config", conf, "--bind", host+":0", "--admin", host+":0")
 	if len(seeds) > 0 {
 		args = append(args, "--join", strings.Join(seeds, ","))
 	}
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(args[0], args[1:]...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
