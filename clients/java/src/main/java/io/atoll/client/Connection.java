@@ -137,7 +137,10 @@ final class Connection {
     }
 
     private void openPipeline() {
-        PipelineServiceGrpc.newStub(channel).pipeline(new ClientResponseObserver<PipelineRequest, PipelineResponse>() {
+        // Responses are matched to their calls on the transport's thread: completing a future
+        // costs less than handing every response to another thread first. Nothing on this
+        // path blocks (decoding that needs metadata composes asynchronously).
+        PipelineServiceGrpc.newStub(channel).withExecutor(Runnable::run).pipeline(new ClientResponseObserver<PipelineRequest, PipelineResponse>() {
             @Override
             public void beforeStart(ClientCallStreamObserver<PipelineRequest> requestStream) {
                 synchronized (sendLock) {
