@@ -248,10 +248,6 @@ final class Connection {
         }
     }
 
-    int inFlight() {
-        return pending.size();
-    }
-
     /** Ends the pipeline and the channel. */
     void close() {
         synchronized (sendLock) {
