@@ -1,5 +1,6 @@
 package io.atoll.client.serialization;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
@@ -32,6 +33,22 @@ public final class Data {
      */
     public static Data fromByteArray(byte[] bytes) {
         return new Data(bytes.clone());
+    }
+
+    /**
+     * A Data holding a copy of the buffer's remaining bytes (the buffer's position is not moved).
+     *
+     * @throws TruncatedDataException if fewer than 8 bytes remain
+     */
+    public static Data fromByteBuffer(ByteBuffer buffer) {
+        byte[] b = new byte[buffer.remaining()];
+        buffer.duplicate().get(b);
+        return new Data(b);
+    }
+
+    /** A read-only view of all bytes, header included, without copying (for transports). */
+    public ByteBuffer asReadOnlyByteBuffer() {
+        return ByteBuffer.wrap(bytes).asReadOnlyBuffer();
     }
 
     /** A Data from its parts. */

@@ -1,8 +1,10 @@
 package io.atoll.client.serialization;
 
 import java.io.IOException;
-import java.util.HashMap;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /** Identified serialization: factories, layouts, writing and reading values. */
 final class IdentifiedCodec {
@@ -11,7 +13,7 @@ final class IdentifiedCodec {
 
     private final SerializationService service;
     private final Map<Integer, DataSerializableFactory> factories;
-    private final Map<String, IdentifiedLayout> layouts = new HashMap<>();
+    private final Map<String, IdentifiedLayout> layouts = new ConcurrentHashMap<>();
 
     IdentifiedCodec(SerializationService service, Map<Integer, DataSerializableFactory> factories, Iterable<IdentifiedLayout> ls) {
         this.service = service;
@@ -24,6 +26,19 @@ final class IdentifiedCodec {
         }
     }
 
+    /** Registers a layout; the same layout again is a no-op, a different one for the same ids an error. */
+    boolean register(IdentifiedLayout l) {
+        IdentifiedLayout prev = layouts.putIfAbsent(l.getFactoryId() + ":" + l.getClassId(), l);
+        if (prev != null && !prev.equals(l)) {
+            throw new IllegalArgumentException("another layout is registered for (" + l.getFactoryId() + "," + l.getClassId() + "): " + prev);
+        }
+        return prev == null;
+    }
+
+    Collection<IdentifiedLayout> all() {
+        return new ArrayList<>(layouts.values());
+    }
+
     IdentifiedLayout layout(int factoryId, int classId) {
         return layouts.get(factoryId + ":" + classId);
     }
@@ -31,7 +46,7 @@ final class IdentifiedCodec {
     IdentifiedLayout requireLayout(int factoryId, int classId) {
         IdentifiedLayout l = layout(factoryId, classId);
         if (l == null) {
-            throw new UnknownTypeException("no IdentifiedLayout registered for factoryId=" + factoryId + ", classId=" + classId);
+            throw new UnknownLayoutException(factoryId, classId, "no IdentifiedLayout registered for factoryId=" + factoryId + ", classId=" + classId);
         }
         return l;
     }
@@ -223,7 +238,7 @@ final class IdentifiedCodec {
         }
         IdentifiedLayout l = layout(fid, cid);
         if (l == null) {
-            throw new UnknownTypeException("no DataSerializableFactory or IdentifiedLayout for factoryId=" + fid + ", classId=" + cid);
+            throw new UnknownLayoutException(fid, cid, "no DataSerializableFactory or IdentifiedLayout for factoryId=" + fid + ", classId=" + cid);
         }
         boolean wasGeneric = in.generic;
         in.generic = true;

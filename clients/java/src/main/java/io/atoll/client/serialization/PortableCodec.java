@@ -1,9 +1,14 @@
 package io.atoll.client.serialization;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 /** Portable serialization: factories, class definitions, writing and reading values. */
 final class PortableCodec {
@@ -11,6 +16,7 @@ final class PortableCodec {
     private final Map<Integer, PortableFactory> factories;
     private final int portableVersion;
     private final ConcurrentMap<String, ClassDefinition> definitions = new ConcurrentHashMap<>();
+    private final List<Consumer<ClassDefinition>> listeners = new CopyOnWriteArrayList<>();
 
     PortableCodec(SerializationService service, Map<Integer, PortableFactory> factories, Iterable<ClassDefinition> defs,
                   int portableVersion) {
@@ -37,9 +43,22 @@ final class PortableCodec {
             throw new IllegalArgumentException("conflicting class definitions for (" + cd.getFactoryId() + "," + cd.getClassId()
                     + ",v" + cd.getVersion() + "): " + prev + " and " + cd);
         }
+        if (prev == null) {
+            for (Consumer<ClassDefinition> l : listeners) {
+                l.accept(cd);
+            }
+        }
         for (ClassDefinition n : cd.nestedDefinitions().values()) {
             register(n);
         }
+    }
+
+    void addListener(Consumer<ClassDefinition> listener) {
+        listeners.add(listener);
+    }
+
+    Collection<ClassDefinition> all() {
+        return new ArrayList<>(definitions.values());
     }
 
     ClassDefinition lookup(int factoryId, int classId, int version) {

@@ -1,5 +1,8 @@
 package io.atoll.client.serialization;
 
+import java.util.Collection;
+import java.util.function.Consumer;
+
 /**
  * Turns objects into {@link Data} and back, byte-compatible with Hazelcast 5 defaults
  * (big-endian, no compression). Handles, in this order: generic records, classes with a
@@ -39,6 +42,41 @@ public final class SerializationService {
 
     CompactCodec compact() {
         return compact;
+    }
+
+    /**
+     * Calls {@code listener} for every Portable class definition registered or derived from
+     * now on (nested definitions included), so that a client can publish it to the cluster
+     * before it sends data that uses it. {@link #getClassDefinitions()} lists the earlier ones.
+     */
+    public void addClassDefinitionListener(Consumer<ClassDefinition> listener) {
+        portable.addListener(listener);
+    }
+
+    /** A snapshot of every Portable class definition known: registered, derived or read. */
+    public Collection<ClassDefinition> getClassDefinitions() {
+        return portable.all();
+    }
+
+    /** Registers a class definition (and the nested ones it carries) after construction. */
+    public void registerClassDefinition(ClassDefinition classDefinition) {
+        portable.register(classDefinition);
+    }
+
+    /**
+     * Registers a layout after construction, so that identified values of its class can be
+     * read and written without the class.
+     *
+     * @return true if the layout was new
+     * @throws IllegalArgumentException if another layout is registered for the same ids
+     */
+    public boolean registerIdentifiedLayout(IdentifiedLayout layout) {
+        return identified.register(layout);
+    }
+
+    /** A snapshot of every registered identified layout. */
+    public Collection<IdentifiedLayout> getIdentifiedLayouts() {
+        return identified.all();
     }
 
     /** The class definition registered or derived for (factory id, class id, version), or null. */

@@ -1,0 +1,202 @@
+package io.atoll.client;
+
+import java.util.Collection;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A distributed map, like Hazelcast's IMap. Keys and values are serialized with the client's
+ * serialization service; key equality is equality of the serialized bytes. Every keyed call
+ * goes to the member that owns the key's partition, over that member's multiplexed stream.
+ * Thread-safe; {@link AtollClient#getMap} returns the same instance for the same name.
+ *
+ * <p>Every operation has a synchronous form, which throws the {@link AtollException} subclass
+ * that describes the failure, and an {@code ...Async} form returning a {@link CompletableFuture}
+ * that fails with the same exception. Dependent stages attached with the non-async methods of
+ * {@code CompletableFuture} run on the client's I/O threads: do not block in them (use the
+ * {@code ...Async(fn, executor)} variants for blocking work). Null keys and values are
+ * rejected with {@link NullPointerException}.
+ *
+ * <p>TTL and max-idle: without them a write uses the map's defaults; 0 means forever, a
+ * positive duration is rounded up to whole milliseconds and counted from the write (TTL) or
+ * from the last read or write (max idle).
+ */
+public interface AtollMap<K, V> {
+
+    /** The map's name. */
+    String getName();
+
+    /** The value of the key, or null. Served from the near cache when the map has one. */
+    V get(K key);
+
+    CompletableFuture<V> getAsync(K key);
+
+    /** Stores the value and returns the previous one, or null. */
+    V put(K key, V value);
+
+    V put(K key, V value, long ttl, TimeUnit ttlUnit);
+
+    V put(K key, V value, long ttl, TimeUnit ttlUnit, long maxIdle, TimeUnit maxIdleUnit);
+
+    CompletableFuture<V> putAsync(K key, V value);
+
+    CompletableFuture<V> putAsync(K key, V value, long ttl, TimeUnit ttlUnit);
+
+    CompletableFuture<V> putAsync(K key, V value, long ttl, TimeUnit ttlUnit, long maxIdle, TimeUnit maxIdleUnit);
+
+    /** Stores the value without returning the previous one (which saves its transfer). */
+    void set(K key, V value);
+
+    void set(K key, V value, long ttl, TimeUnit ttlUnit);
+
+    void set(K key, V value, long ttl, TimeUnit ttlUnit, long maxIdle, TimeUnit maxIdleUnit);
+
+    CompletableFuture<Void> setAsync(K key, V value);
+
+    CompletableFuture<Void> setAsync(K key, V value, long ttl, TimeUnit ttlUnit);
+
+    CompletableFuture<Void> setAsync(K key, V value, long ttl, TimeUnit ttlUnit, long maxIdle, TimeUnit maxIdleUnit);
+
+    /** Stores the value only if the key has none; returns the current value (null if it was stored). */
+    V putIfAbsent(K key, V value);
+
+    V putIfAbsent(K key, V value, long ttl, TimeUnit ttlUnit);
+
+    V putIfAbsent(K key, V value, long ttl, TimeUnit ttlUnit, long maxIdle, TimeUnit maxIdleUnit);
+
+    CompletableFuture<V> putIfAbsentAsync(K key, V value);
+
+    CompletableFuture<V> putIfAbsentAsync(K key, V value, long ttl, TimeUnit ttlUnit);
+
+    CompletableFuture<V> putIfAbsentAsync(K key, V value, long ttl, TimeUnit ttlUnit, long maxIdle, TimeUnit maxIdleUnit);
+
+    /** Removes the key and returns its value, or null. */
+    V remove(K key);
+
+    CompletableFuture<V> removeAsync(K key);
+
+    /** Removes the key only if its value is {@code value} (compared serialized); returns whether it did. */
+    boolean remove(K key, V value);
+
+    CompletableFuture<Boolean> removeAsync(K key, V value);
+
+    /** Removes the key; returns whether it was present. */
+    boolean delete(K key);
+
+    CompletableFuture<Boolean> deleteAsync(K key);
+
+    /** Stores the value only if the key has one, keeping the entry's expiry; returns the old value or null. */
+    V replace(K key, V value);
+
+    CompletableFuture<V> replaceAsync(K key, V value);
+
+    /** Stores {@code newValue} only if the current value is {@code oldValue} (compared serialized). */
+    boolean replace(K key, V oldValue, V newValue);
+
+    CompletableFuture<Boolean> replaceAsync(K key, V oldValue, V newValue);
+
+    boolean containsKey(K key);
+
+    CompletableFuture<Boolean> containsKeyAsync(K key);
+
+    /** Removes the key as eviction would (listeners see EVICTED); returns whether it was present. */
+    boolean evict(K key);
+
+    CompletableFuture<Boolean> evictAsync(K key);
+
+    /** Evicts every entry (listeners see CLEARED per partition). */
+    void evictAll();
+
+    CompletableFuture<Void> evictAllAsync();
+
+    /** Changes the TTL of an existing entry, counted from now (0 = forever); returns whether the entry exists. */
+    boolean setTtl(K key, long ttl, TimeUnit unit);
+
+    CompletableFuture<Boolean> setTtlAsync(K key, long ttl, TimeUnit unit);
+
+    /** The entry with its metadata, or null. */
+    EntryView<K, V> getEntryView(K key);
+
+    CompletableFuture<EntryView<K, V>> getEntryViewAsync(K key);
+
+    /** Stores every entry, in one call per owning member. */
+    void putAll(Map<? extends K, ? extends V> entries);
+
+    /** Stores every entry with a TTL, in one call per owning member. */
+    void putAll(Map<? extends K, ? extends V> entries, long ttl, TimeUnit ttlUnit);
+
+    CompletableFuture<Void> putAllAsync(Map<? extends K, ? extends V> entries);
+
+    CompletableFuture<Void> putAllAsync(Map<? extends K, ? extends V> entries, long ttl, TimeUnit ttlUnit);
+
+    /** The entries of the keys that have values, fetched in one call per owning member. */
+    Map<K, V> getAll(Set<K> keys);
+
+    CompletableFuture<Map<K, V>> getAllAsync(Set<K> keys);
+
+    /** The number of entries across the cluster (saturated at Integer.MAX_VALUE). */
+    int size();
+
+    CompletableFuture<Integer> sizeAsync();
+
+    boolean isEmpty();
+
+    /** Removes every entry (listeners see CLEARED per partition). */
+    void clear();
+
+    CompletableFuture<Void> clearAsync();
+
+    /** Removes the map and its data from the cluster (it is created again on next use). */
+    void destroy();
+
+    CompletableFuture<Void> destroyAsync();
+
+    /** The map's statistics summed over the members. */
+    MapStats getMapStats();
+
+    CompletableFuture<MapStats> getMapStatsAsync();
+
+    /** Configures the map on every member; members refuse it for a map already in use. */
+    void configure(MapConfig config);
+
+    CompletableFuture<Void> configureAsync(MapConfig config);
+
+    /**
+     * Every key, streamed in pages from each member for the partitions it owns. Weakly
+     * consistent, like Hazelcast's: entries changed meanwhile may or may not appear.
+     */
+    Set<K> keySet();
+
+    CompletableFuture<Set<K>> keySetAsync();
+
+    /** Every value (see {@link #keySet}). */
+    Collection<V> values();
+
+    CompletableFuture<Collection<V>> valuesAsync();
+
+    /** Every entry (see {@link #keySet}). */
+    Set<Map.Entry<K, V>> entrySet();
+
+    CompletableFuture<Set<Map.Entry<K, V>>> entrySetAsync();
+
+    /**
+     * Adds a listener for every entry's events. Returns once every member confirmed it: events
+     * of writes made afterwards are delivered. Streams that break are re-opened with backoff;
+     * the listener learns of the gap through a LOST event.
+     */
+    ListenerRegistration addEntryListener(EntryListener<K, V> listener, boolean includeValue);
+
+    /** Adds a listener for one key's events. */
+    ListenerRegistration addEntryListener(EntryListener<K, V> listener, K key, boolean includeValue);
+
+    /**
+     * Adds a listener for the events of one key (all keys when {@code key} is null) of the
+     * given types (all when empty; LOST is always delivered).
+     */
+    ListenerRegistration addEntryListener(EntryListener<K, V> listener, K key, boolean includeValue, Set<EntryEventType> types);
+
+    CompletableFuture<ListenerRegistration> addEntryListenerAsync(EntryListener<K, V> listener, K key, boolean includeValue,
+                                                                  Set<EntryEventType> types);
+}

@@ -1,0 +1,951 @@
+package io.atoll.client;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
+import io.atoll.client.proto.Entry;
+import io.atoll.client.proto.EntriesResponse;
+import io.atoll.client.proto.EntryEventBatch;
+import io.atoll.client.proto.GetAllRequest;
+import io.atoll.client.proto.IterateRequest;
+import io.atoll.client.proto.IterationKind;
+import io.atoll.client.proto.KeyRequest;
+import io.atoll.client.proto.ListenRequest;
+import io.atoll.client.proto.MapRequest;
+import io.atoll.client.proto.PipelineRequest;
+import io.atoll.client.proto.PipelineResponse;
+import io.atoll.client.proto.PutAllRequest;
+import io.atoll.client.proto.PutRequest;
+import io.atoll.client.proto.ReplaceIfSameRequest;
+import io.atoll.client.proto.SetRequest;
+import io.atoll.client.proto.SetTtlRequest;
+import io.atoll.client.proto.ValueResponse;
+import io.atoll.client.serialization.Data;
+import io.grpc.stub.StreamObserver;
+
+import java.util.AbstractMap;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/** The client's {@link AtollMap}: serialization, routing and the near cache around pipeline calls. */
+final class ClientMap<K, V> implements AtollMap<K, V> {
+    private static final System.Logger LOG = System.getLogger(ClientMap.class.getName());
+    private static final long UNSET = Long.MIN_VALUE;
+
+    private final AtollClient client;
+    private final String name;
+    private final NearCache near;
+
+    ClientMap(AtollClient client, String name, NearCache near) {
+        this.client = client;
+        this.name = name;
+        this.near = near;
+    }
+
+    @Override
+    public String getName() {
+        return name;
+    }
+
+    @Override
+    public String toString() {
+        return "AtollMap{" + name + "}";
+    }
+
+    // ---- helpers ----
+
+    static ByteString bytes(Data d) {
+        return UnsafeByteOperations.unsafeWrap(d.asReadOnlyByteBuffer());
+    }
+
+    static Data data(ByteString b) {
+        return Data.fromByteBuffer(b.asReadOnlyByteBuffer());
+    }
+
+    private Data key(Object key) {
+        client.checkOpen();
+        return client.toData(key, "key");
+    }
+
+    private Data value(Object value) {
+        return client.toData(value, "value");
+    }
+
+    /** Milliseconds of a TTL or max-idle argument: positive durations round up so they never become 0 (forever). */
+    static long toMs(long amount, TimeUnit unit, String what) {
+        Objects.requireNonNull(unit, what + " unit");
+        if (amount < 0) {
+            throw new IllegalArgumentException(what + " must not be negative, got " + amount + " " + unit);
+        }
+        if (amount == 0) {
+            return 0;
+        }
+        long nanos = unit.toNanos(amount);
+        if (nanos == Long.MAX_VALUE) {
+            return unit.toMillis(amount);
+        }
+        return (nanos + 999_999) / 1_000_000;
+    }
+
+    static long toMs(java.time.Duration d) {
+        if (d.isZero()) {
+            return 0;
+        }
+        try {
+            long nanos = d.toNanos();
+            return (nanos + 999_999) / 1_000_000;
+        } catch (ArithmeticException e) {
+            return d.toMillis();
+        }
+    }
+
+    private <T> CompletableFuture<T> decode(Data d) {
+        return client.metadata.toObject(d);
+    }
+
+    private CompletableFuture<V> valueResult(PipelineResponse resp) {
+        ValueResponse r = resp.getValue();
+        if (!r.getFound()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return decode(data(r.getValue()));
+    }
+
+    private CompletableFuture<PipelineResponse> read(Data key, PipelineRequest req) {
+        return Invocation.onPartition(client, client.partitionOf(key), true, req);
+    }
+
+    /**
+     * A keyed write: publishes pending metadata first, and invalidates the near cache entry
+     * after the call (also when it failed: the outcome may be unknown) and before the caller
+     * sees the result.
+     */
+    private CompletableFuture<PipelineResponse> write(Data key, PipelineRequest req) {
+        int pid = client.partitionOf(key);
+        CompletableFuture<Void> meta = client.metadata.flush();
+        CompletableFuture<PipelineResponse> r = meta.isDone() && !meta.isCompletedExceptionally()
+                ? Invocation.onPartition(client, pid, false, req)
+                : meta.thenCompose(v -> Invocation.onPartition(client, pid, false, req));
+        if (near == null) {
+            return r;
+        }
+        return r.whenComplete((resp, err) -> near.invalidate(key));
+    }
+
+    private CompletableFuture<List<PipelineResponse>> onEveryMember(PipelineRequest req, boolean idempotent) {
+        return client.memberAddresses().thenCompose(members -> {
+            List<CompletableFuture<PipelineResponse>> calls = new ArrayList<>();
+            for (String m : members) {
+                calls.add(Invocation.onMember(client, m, idempotent, req));
+            }
+            return CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
+                List<PipelineResponse> out = new ArrayList<>(calls.size());
+                for (CompletableFuture<PipelineResponse> c : calls) {
+                    out.add(c.join());
+                }
+                return out;
+            });
+        });
+    }
+
+    private static <T> T await(CompletableFuture<T> f) {
+        return AtollClient.await(f);
+    }
+
+    // ---- get ----
+
+    @Override
+    public V get(K key) {
+        return await(getAsync(key));
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public CompletableFuture<V> getAsync(K key) {
+        Data kd = key(key);
+        NearCache.Reservation res = null;
+        if (near != null) {
+            NearCache.Entry e = near.get(kd);
+            if (e != null) {
+                return e.data == null ? CompletableFuture.completedFuture((V) e.object) : decode(e.data);
+            }
+            res = near.reserve(kd);
+        }
+        NearCache.Reservation reservation = res;
+        PipelineRequest req = PipelineRequest.newBuilder().setGet(KeyRequest.newBuilder().setMap(name).setKey(bytes(kd))).build();
+        return read(kd, req).thenCompose(resp -> {
+            ValueResponse r = resp.getValue();
+            if (!r.getFound()) {
+                return CompletableFuture.completedFuture(null);
+            }
+            Data vd = data(r.getValue());
+            CompletableFuture<V> v = decode(vd);
+            if (near == null) {
+                return v;
+            }
+            return v.thenApply(obj -> {
+                near.put(kd, vd, obj, reservation);
+                return obj;
+            });
+        });
+    }
+
+    // ---- put / set / putIfAbsent ----
+
+    private PutRequest.Builder putRequest(Data kd, Data vd, long ttlMs, long maxIdleMs) {
+        PutRequest.Builder b = PutRequest.newBuilder().setMap(name).setKey(bytes(kd)).setValue(bytes(vd));
+        if (ttlMs != UNSET) {
+            b.setTtlMs(ttlMs);
+        }
+        if (maxIdleMs != UNSET) {
+            b.setMaxIdleMs(maxIdleMs);
+        }
+        return b;
+    }
+
+    private CompletableFuture<V> doPut(K key, V value, long ttlMs, long maxIdleMs) {
+        Data kd = key(key);
+        Data vd = value(value);
+        return write(kd, PipelineRequest.newBuilder().setPut(putRequest(kd, vd, ttlMs, maxIdleMs)).build()).thenCompose(this::valueResult);
+    }
+
+    @Override
+    public V put(K key, V value) {
+        return await(putAsync(key, value));
+    }
+
+    @Override
+    public V put(K key, V value, long ttl, TimeUnit ttlUnit) {
+        return await(putAsync(key, value, ttl, ttlUnit));
+    }
+
+    @Override
+    public V put(K key, V value, long ttl, TimeUnit ttlUnit, long maxIdle, TimeUnit maxIdleUnit) {
+        return await(putAsync(key, value, ttl, ttlUnit, maxIdle, maxIdleUnit));
+    }
+
+    @Override
+    public CompletableFuture<V> putAsync(K key, V value) {
+        return doPut(key, value, UNSET, UNSET);
+    }
+
+    @Override
+    public CompletableFuture<V> putAsync(K key, V value, long ttl, TimeUnit ttlUnit) {
+        return doPut(key, value, toMs(ttl, ttlUnit, "ttl"), UNSET);
+    }
+
+    @Override
+    public CompletableFuture<V> putAsync(K key, V value, long ttl, TimeUnit ttlUnit, long maxIdle, TimeUnit maxIdleUnit) {
+        return doPut(key, value, toMs(ttl, ttlUnit, "ttl"), toMs(maxIdle, maxIdleUnit, "maxIdle"));
+    }
+
+    private CompletableFuture<Void> doSet(K key, V value, long ttlMs, long maxIdleMs) {
+        Data kd = key(key);
+        Data vd = value(value);
+        SetRequest.Builder b = SetRequest.newBuilder().setMap(name).setKey(bytes(kd)).setValue(bytes(vd));
+        if (ttlMs != UNSET) {
+            b.setTtlMs(ttlMs);
+        }
+        if (maxIdleMs != UNSET) {
+            b.setMaxIdleMs(maxIdleMs);
+        }
+        return write(kd, PipelineRequest.newBuilder().setSet(b).build()).thenApply(r -> null);
+    }
+
+    @Override
+    public void set(K key, V value) {
+        await(setAsync(key, value));
+    }
+
+    @Override
+    public void set(K key, V value, long ttl, TimeUnit ttlUnit) {
+        await(setAsync(key, value, ttl, ttlUnit));
+    }
+
+    @Override
+    public void set(K key, V value, long ttl, TimeUnit ttlUnit, long maxIdle, TimeUnit maxIdleUnit) {
+        await(setAsync(key, value, ttl, ttlUnit, maxIdle, maxIdleUnit));
+    }
+
+    @Override
+    public CompletableFuture<Void> setAsync(K key, V value) {
+        return doSet(key, value, UNSET, UNSET);
+    }
+
+    @Override
+    public CompletableFuture<Void> setAsync(K key, V value, long ttl, TimeUnit ttlUnit) {
+        return doSet(key, value, toMs(ttl, ttlUnit, "ttl"), UNSET);
+    }
+
+    @Override
+    public CompletableFuture<Void> setAsync(K key, V value, long ttl, TimeUnit ttlUnit, long maxIdle, TimeUnit maxIdleUnit) {
+        return doSet(key, value, toMs(ttl, ttlUnit, "ttl"), toMs(maxIdle, maxIdleUnit, "maxIdle"));
+    }
+
+    private CompletableFuture<V> doPutIfAbsent(K key, V value, long ttlMs, long maxIdleMs) {
+        Data kd = key(key);
+        Data vd = value(value);
+        return write(kd, PipelineRequest.newBuilder().setPutIfAbsent(putRequest(kd, vd, ttlMs, maxIdleMs)).build())
+                .thenCompose(this::valueResult);
+    }
+
+    @Override
+    public V putIfAbsent(K key, V value) {
+        return await(putIfAbsentAsync(key, value));
+    }
+
+    @Override
+    public V putIfAbsent(K key, V value, long ttl, TimeUnit ttlUnit) {
+        return await(putIfAbsentAsync(key, value, ttl, ttlUnit));
+    }
+
+    @Override
+    public V putIfAbsent(K key, V value, long ttl, TimeUnit ttlUnit, long maxIdle, TimeUnit maxIdleUnit) {
+        return await(putIfAbsentAsync(key, value, ttl, ttlUnit, maxIdle, maxIdleUnit));
+    }
+
+    @Override
+    public CompletableFuture<V> putIfAbsentAsync(K key, V value) {
+        return doPutIfAbsent(key, value, UNSET, UNSET);
+    }
+
+    @Override
+    public CompletableFuture<V> putIfAbsentAsync(K key, V value, long ttl, TimeUnit ttlUnit) {
+        return doPutIfAbsent(key, value, toMs(ttl, ttlUnit, "ttl"), UNSET);
+    }
+
+    @Override
+    public CompletableFuture<V> putIfAbsentAsync(K key, V value, long ttl, TimeUnit ttlUnit, long maxIdle, TimeUnit maxIdleUnit) {
+        return doPutIfAbsent(key, value, toMs(ttl, ttlUnit, "ttl"), toMs(maxIdle, maxIdleUnit, "maxIdle"));
+    }
+
+    // ---- remove / delete / replace ----
+
+    @Override
+    public V remove(K key) {
+        return await(removeAsync(key));
+    }
+
+    @Override
+    public CompletableFuture<V> removeAsync(K key) {
+        Data kd = key(key);
+        return write(kd, PipelineRequest.newBuilder().setRemove(KeyRequest.newBuilder().setMap(name).setKey(bytes(kd))).build())
+                .thenCompose(this::valueResult);
+    }
+
+    @Override
+    public boolean remove(K key, V value) {
+        return await(removeAsync(key, value));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> removeAsync(K key, V value) {
+        Data kd = key(key);
+        Data vd = value(value);
+        return write(kd, PipelineRequest.newBuilder().setRemoveIfSame(
+                ReplaceIfSameRequest.newBuilder().setMap(name).setKey(bytes(kd)).setExpected(bytes(vd))).build())
+                .thenApply(r -> r.getBool().getValue());
+    }
+
+    @Override
+    public boolean delete(K key) {
+        return await(deleteAsync(key));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> deleteAsync(K key) {
+        Data kd = key(key);
+        return write(kd, PipelineRequest.newBuilder().setDelete(KeyRequest.newBuilder().setMap(name).setKey(bytes(kd))).build())
+                .thenApply(r -> r.getBool().getValue());
+    }
+
+    @Override
+    public V replace(K key, V value) {
+        return await(replaceAsync(key, value));
+    }
+
+    @Override
+    public CompletableFuture<V> replaceAsync(K key, V value) {
+        Data kd = key(key);
+        Data vd = value(value);
+        return write(kd, PipelineRequest.newBuilder().setReplace(putRequest(kd, vd, UNSET, UNSET)).build()).thenCompose(this::valueResult);
+    }
+
+    @Override
+    public boolean replace(K key, V oldValue, V newValue) {
+        return await(replaceAsync(key, oldValue, newValue));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> replaceAsync(K key, V oldValue, V newValue) {
+        Data kd = key(key);
+        Data od = client.toData(oldValue, "oldValue");
+        Data nd = client.toData(newValue, "newValue");
+        return write(kd, PipelineRequest.newBuilder().setReplaceIfSame(ReplaceIfSameRequest.newBuilder().setMap(name)
+                .setKey(bytes(kd)).setExpected(bytes(od)).setValue(bytes(nd))).build())
+                .thenApply(r -> r.getBool().getValue());
+    }
+
+    // ---- containsKey / evict / setTtl / entry view ----
+
+    @Override
+    public boolean containsKey(K key) {
+        return await(containsKeyAsync(key));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> containsKeyAsync(K key) {
+        Data kd = key(key);
+        return read(kd, PipelineRequest.newBuilder().setContainsKey(KeyRequest.newBuilder().setMap(name).setKey(bytes(kd))).build())
+                .thenApply(r -> r.getBool().getValue());
+    }
+
+    @Override
+    public boolean evict(K key) {
+        return await(evictAsync(key));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> evictAsync(K key) {
+        Data kd = key(key);
+        return write(kd, PipelineRequest.newBuilder().setEvict(KeyRequest.newBuilder().setMap(name).setKey(bytes(kd))).build())
+                .thenApply(r -> r.getBool().getValue());
+    }
+
+    @Override
+    public boolean setTtl(K key, long ttl, TimeUnit unit) {
+        return await(setTtlAsync(key, ttl, unit));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> setTtlAsync(K key, long ttl, TimeUnit unit) {
+        long ms = toMs(ttl, unit, "ttl");
+        Data kd = key(key);
+        return write(kd, PipelineRequest.newBuilder().setSetTtl(SetTtlRequest.newBuilder().setMap(name).setKey(bytes(kd)).setTtlMs(ms)).build())
+                .thenApply(r -> r.getBool().getValue());
+    }
+
+    @Override
+    public EntryView<K, V> getEntryView(K key) {
+        return await(getEntryViewAsync(key));
+    }
+
+    @Override
+    public CompletableFuture<EntryView<K, V>> getEntryViewAsync(K key) {
+        Data kd = key(key);
+        return read(kd, PipelineRequest.newBuilder().setGetEntryView(KeyRequest.newBuilder().setMap(name).setKey(bytes(kd))).build())
+                .thenCompose(r -> {
+                    if (!r.getEntryView().getFound()) {
+                        return CompletableFuture.completedFuture(null);
+                    }
+                    io.atoll.client.proto.EntryView v = r.getEntryView().getView();
+                    return this.<V>decode(data(v.getValue())).thenApply(val -> new EntryView<>(key, val, v));
+                });
+    }
+
+    // ---- batches ----
+
+    @Override
+    public void putAll(Map<? extends K, ? extends V> entries) {
+        await(putAllAsync(entries));
+    }
+
+    @Override
+    public void putAll(Map<? extends K, ? extends V> entries, long ttl, TimeUnit ttlUnit) {
+        await(putAllAsync(entries, ttl, ttlUnit));
+    }
+
+    @Override
+    public CompletableFuture<Void> putAllAsync(Map<? extends K, ? extends V> entries) {
+        return doPutAll(entries, UNSET);
+    }
+
+    @Override
+    public CompletableFuture<Void> putAllAsync(Map<? extends K, ? extends V> entries, long ttl, TimeUnit ttlUnit) {
+        return doPutAll(entries, toMs(ttl, ttlUnit, "ttl"));
+    }
+
+    private CompletableFuture<Void> doPutAll(Map<? extends K, ? extends V> entries, long ttlMs) {
+        client.checkOpen();
+        Map<String, PutAllRequest.Builder> byOwner = new LinkedHashMap<>();
+        Map<String, Integer> pids = new HashMap<>();
+        List<Data> keys = new ArrayList<>(entries.size());
+        for (Map.Entry<? extends K, ? extends V> e : entries.entrySet()) {
+            Data kd = key(e.getKey());
+            Data vd = value(e.getValue());
+            keys.add(kd);
+            int pid = client.partitionOf(kd);
+            String owner = String.valueOf(client.ownerOf(pid));
+            PutAllRequest.Builder req = byOwner.get(owner);
+            if (req == null) {
+                req = PutAllRequest.newBuilder().setMap(name);
+                if (ttlMs != UNSET) {
+                    req.setTtlMs(ttlMs);
+                }
+                byOwner.put(owner, req);
+                pids.put(owner, pid);
+            }
+            req.addEntries(Entry.newBuilder().setKey(bytes(kd)).setValue(bytes(vd)));
+        }
+        if (byOwner.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> done = client.metadata.flush().thenCompose(v -> {
+            List<CompletableFuture<PipelineResponse>> calls = new ArrayList<>();
+            for (Map.Entry<String, PutAllRequest.Builder> e : byOwner.entrySet()) {
+                calls.add(Invocation.onPartition(client, pids.get(e.getKey()), false,
+                        PipelineRequest.newBuilder().setPutAll(e.getValue()).build()));
+            }
+            return CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0]));
+        });
+        if (near == null) {
+            return done;
+        }
+        return done.whenComplete((v, err) -> keys.forEach(near::invalidate));
+    }
+
+    @Override
+    public Map<K, V> getAll(Set<K> keys) {
+        return await(getAllAsync(keys));
+    }
+
+    @Override
+    public CompletableFuture<Map<K, V>> getAllAsync(Set<K> keys) {
+        client.checkOpen();
+        Map<String, GetAllRequest.Builder> byOwner = new LinkedHashMap<>();
+        Map<String, Integer> pids = new HashMap<>();
+        for (K k : keys) {
+            Data kd = key(k);
+            int pid = client.partitionOf(kd);
+            String owner = String.valueOf(client.ownerOf(pid));
+            GetAllRequest.Builder req = byOwner.get(owner);
+            if (req == null) {
+                req = GetAllRequest.newBuilder().setMap(name);
+                byOwner.put(owner, req);
+                pids.put(owner, pid);
+            }
+            req.addKeys(bytes(kd));
+        }
+        List<CompletableFuture<PipelineResponse>> calls = new ArrayList<>();
+        for (Map.Entry<String, GetAllRequest.Builder> e : byOwner.entrySet()) {
+            calls.add(Invocation.onPartition(client, pids.get(e.getKey()), true, PipelineRequest.newBuilder().setGetAll(e.getValue()).build()));
+        }
+        return CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0])).thenCompose(v -> {
+            List<Data> flat = new ArrayList<>();
+            for (CompletableFuture<PipelineResponse> c : calls) {
+                for (Entry e : c.join().getEntries().getEntriesList()) {
+                    flat.add(data(e.getKey()));
+                    flat.add(data(e.getValue()));
+                }
+            }
+            return decodeAll(flat).thenApply(objs -> {
+                Map<K, V> out = new HashMap<>();
+                for (int i = 0; i < objs.size(); i += 2) {
+                    @SuppressWarnings("unchecked") K k = (K) objs.get(i);
+                    @SuppressWarnings("unchecked") V val = (V) objs.get(i + 1);
+                    out.put(k, val);
+                }
+                return out;
+            });
+        });
+    }
+
+    /** Decodes in order; synchronous unless a schema or layout must be fetched. */
+    private CompletableFuture<List<Object>> decodeAll(List<Data> items) {
+        List<Object> out = new ArrayList<>(items.size());
+        return decodeFrom(items, 0, out);
+    }
+
+    private CompletableFuture<List<Object>> decodeFrom(List<Data> items, int from, List<Object> out) {
+        for (int i = from; i < items.size(); i++) {
+            Data d = items.get(i);
+            if (d == null) {
+                out.add(null);
+                continue;
+            }
+            CompletableFuture<Object> f = decode(d);
+            if (f.isDone() && !f.isCompletedExceptionally()) {
+                out.add(f.join());
+                continue;
+            }
+            int next = i + 1;
+            return f.thenCompose(obj -> {
+                out.add(obj);
+                return decodeFrom(items, next, out);
+            });
+        }
+        return CompletableFuture.completedFuture(out);
+    }
+
+    // ---- whole map ----
+
+    @Override
+    public int size() {
+        return await(sizeAsync());
+    }
+
+    @Override
+    public CompletableFuture<Integer> sizeAsync() {
+        client.checkOpen();
+        return onEveryMember(PipelineRequest.newBuilder().setSize(MapRequest.newBuilder().setMap(name)).build(), true).thenApply(rs -> {
+            long total = 0;
+            for (PipelineResponse r : rs) {
+                total += r.getSize().getSize();
+            }
+            return (int) Math.min(Integer.MAX_VALUE, total);
+        });
+    }
+
+    @Override
+    public boolean isEmpty() {
+        return size() == 0;
+    }
+
+    private CompletableFuture<Void> wholeMapWrite(PipelineRequest req) {
+        client.checkOpen();
+        CompletableFuture<Void> f = onEveryMember(req, false).thenApply(r -> null);
+        if (near == null) {
+            return f;
+        }
+        return f.whenComplete((v, e) -> near.clear());
+    }
+
+    @Override
+    public void clear() {
+        await(clearAsync());
+    }
+
+    @Override
+    public CompletableFuture<Void> clearAsync() {
+        return wholeMapWrite(PipelineRequest.newBuilder().setClear(MapRequest.newBuilder().setMap(name)).build());
+    }
+
+    @Override
+    public void evictAll() {
+        await(evictAllAsync());
+    }
+
+    @Override
+    public CompletableFuture<Void> evictAllAsync() {
+        return wholeMapWrite(PipelineRequest.newBuilder().setEvictAll(MapRequest.newBuilder().setMap(name)).build());
+    }
+
+    @Override
+    public void destroy() {
+        await(destroyAsync());
+    }
+
+    @Override
+    public CompletableFuture<Void> destroyAsync() {
+        return wholeMapWrite(PipelineRequest.newBuilder().setDestroy(MapRequest.newBuilder().setMap(name)).build());
+    }
+
+    @Override
+    public MapStats getMapStats() {
+        return await(getMapStatsAsync());
+    }
+
+    @Override
+    public CompletableFuture<MapStats> getMapStatsAsync() {
+        client.checkOpen();
+        return onEveryMember(PipelineRequest.newBuilder().setGetMapStats(MapRequest.newBuilder().setMap(name)).build(), true)
+                .thenApply(rs -> {
+                    MapStats st = new MapStats();
+                    for (PipelineResponse r : rs) {
+                        st.add(r.getMapStats());
+                    }
+                    return st;
+                });
+    }
+
+    @Override
+    public void configure(MapConfig config) {
+        await(configureAsync(config));
+    }
+
+    @Override
+    public CompletableFuture<Void> configureAsync(MapConfig config) {
+        Objects.requireNonNull(config, "config");
+        client.checkOpen();
+        io.atoll.client.proto.MapConfig.Builder b = io.atoll.client.proto.MapConfig.newBuilder().setMap(name);
+        if (config.getTtl() != null) {
+            b.setTtlMs(toMs(config.getTtl()));
+        }
+        if (config.getMaxIdle() != null) {
+            b.setMaxIdleMs(toMs(config.getMaxIdle()));
+        }
+        if (config.getEvictionPolicy() != null) {
+            switch (config.getEvictionPolicy()) {
+                case NONE:
+                    b.setEvictionPolicy(io.atoll.client.proto.EvictionPolicy.EVICTION_POLICY_NONE);
+                    break;
+                case LRU:
+                    b.setEvictionPolicy(io.atoll.client.proto.EvictionPolicy.EVICTION_POLICY_LRU);
+                    break;
+                default:
+                    b.setEvictionPolicy(io.atoll.client.proto.EvictionPolicy.EVICTION_POLICY_LFU);
+                    break;
+            }
+        }
+        if (config.getMaxEntries() != null) {
+            b.setMaxEntries(config.getMaxEntries());
+        }
+        if (config.getMaxBytes() != null) {
+            b.setMaxBytes(config.getMaxBytes());
+        }
+        if (config.getBackupCount() != null) {
+            b.setBackupCount(config.getBackupCount());
+        }
+        if (config.getAsyncBackupCount() != null) {
+            b.setAsyncBackupCount(config.getAsyncBackupCount());
+        }
+        return onEveryMember(PipelineRequest.newBuilder().setConfigureMap(b).build(), true).thenApply(r -> null);
+    }
+
+    // ---- iteration ----
+
+    /** Streams the map's pages from every member, each for the partitions it owns. */
+    private CompletableFuture<List<Entry>> iterate(IterationKind kind) {
+        client.checkOpen();
+        RoutingTable t = client.routing();
+        Map<String, List<Integer>> byOwner = t == null ? Map.of() : t.partitionsByOwner();
+        List<CompletableFuture<List<Entry>>> parts = new ArrayList<>();
+        if (byOwner.isEmpty()) {
+            parts.add(iterateOn(null, List.of(), kind));
+        }
+        for (Map.Entry<String, List<Integer>> e : byOwner.entrySet()) {
+            parts.add(iterateOn(e.getKey(), e.getValue(), kind));
+        }
+        return CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
+            List<Entry> all = new ArrayList<>();
+            for (CompletableFuture<List<Entry>> p : parts) {
+                all.addAll(p.join());
+            }
+            return all;
+        });
+    }
+
+    private CompletableFuture<List<Entry>> iterateOn(String owner, List<Integer> partitions, IterationKind kind) {
+        CompletableFuture<Connection> conn = owner == null ? client.anyConnection() : client.connectTo(owner);
+        return conn.thenCompose(c -> {
+            CompletableFuture<List<Entry>> out = new CompletableFuture<>();
+            List<Entry> entries = new ArrayList<>();
+            IterateRequest req = IterateRequest.newBuilder().setMap(name).setKind(kind).addAllPartitions(partitions).build();
+            c.maps.withDeadlineAfter(client.config.getInvocationTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                    .iterate(req, new StreamObserver<>() {
+                        @Override
+                        public void onNext(EntriesResponse page) {
+                            entries.addAll(page.getEntriesList());
+                        }
+
+                        @Override
+                        public void onError(Throwable t) {
+                            out.completeExceptionally(Errors.fromStatus(t, c.address, client.config.getClusterName()));
+                        }
+
+                        @Override
+                        public void onCompleted() {
+                            out.complete(entries);
+                        }
+                    });
+            return out;
+        });
+    }
+
+    @Override
+    public Set<K> keySet() {
+        return await(keySetAsync());
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public CompletableFuture<Set<K>> keySetAsync() {
+        return iterate(IterationKind.ITERATION_KIND_KEYS).thenCompose(entries -> {
+            List<Data> keys = new ArrayList<>(entries.size());
+            for (Entry e : entries) {
+                keys.add(data(e.getKey()));
+            }
+            return decodeAll(keys).thenApply(objs -> {
+                Set<K> out = new LinkedHashSet<>();
+                for (Object o : objs) {
+                    out.add((K) o);
+                }
+                return out;
+            });
+        });
+    }
+
+    @Override
+    public Collection<V> values() {
+        return await(valuesAsync());
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public CompletableFuture<Collection<V>> valuesAsync() {
+        return iterate(IterationKind.ITERATION_KIND_VALUES).thenCompose(entries -> {
+            List<Data> values = new ArrayList<>(entries.size());
+            for (Entry e : entries) {
+                values.add(data(e.getValue()));
+            }
+            return decodeAll(values).thenApply(objs -> (Collection<V>) (Collection<?>) objs);
+        });
+    }
+
+    @Override
+    public Set<Map.Entry<K, V>> entrySet() {
+        return await(entrySetAsync());
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public CompletableFuture<Set<Map.Entry<K, V>>> entrySetAsync() {
+        return iterate(IterationKind.ITERATION_KIND_ENTRIES).thenCompose(entries -> {
+            List<Data> flat = new ArrayList<>(entries.size() * 2);
+            for (Entry e : entries) {
+                flat.add(data(e.getKey()));
+                flat.add(data(e.getValue()));
+            }
+            return decodeAll(flat).thenApply(objs -> {
+                Set<Map.Entry<K, V>> out = new LinkedHashSet<>();
+                for (int i = 0; i < objs.size(); i += 2) {
+                    out.add(new AbstractMap.SimpleImmutableEntry<>((K) objs.get(i), (V) objs.get(i + 1)));
+                }
+                return out;
+            });
+        });
+    }
+
+    // ---- listeners ----
+
+    @Override
+    public ListenerRegistration addEntryListener(EntryListener<K, V> listener, boolean includeValue) {
+        return await(addEntryListenerAsync(listener, null, includeValue, Set.of()));
+    }
+
+    @Override
+    public ListenerRegistration addEntryListener(EntryListener<K, V> listener, K key, boolean includeValue) {
+        Objects.requireNonNull(key, "key");
+        return await(addEntryListenerAsync(listener, key, includeValue, Set.of()));
+    }
+
+    @Override
+    public ListenerRegistration addEntryListener(EntryListener<K, V> listener, K key, boolean includeValue, Set<EntryEventType> types) {
+        return await(addEntryListenerAsync(listener, key, includeValue, types));
+    }
+
+    @Override
+    public CompletableFuture<ListenerRegistration> addEntryListenerAsync(EntryListener<K, V> listener, K key, boolean includeValue,
+                                                                         Set<EntryEventType> types) {
+        Objects.requireNonNull(listener, "listener");
+        Objects.requireNonNull(types, "types");
+        client.checkOpen();
+        ListenRequest.Builder req = ListenRequest.newBuilder().setMap(name).setIncludeValues(includeValue);
+        if (key != null) {
+            req.setKey(bytes(key(key)));
+        }
+        for (EntryEventType t : types) {
+            if (t != EntryEventType.LOST) {
+                req.addTypes(toProto(t));
+            }
+        }
+        Object lock = new Object();
+        Consumer<EntryEvent<K, V>> deliver = ev -> {
+            synchronized (lock) {
+                try {
+                    listener.onEvent(ev);
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "entry listener of map " + name + " threw", e);
+                }
+            }
+        };
+        return Subscription.start(client, req.build(), new Subscription.Handler() {
+            @Override
+            public void batch(String member, EntryEventBatch b) {
+                if (b.getDropped() > 0) {
+                    deliver.accept(new EntryEvent<>(EntryEventType.LOST, null, null, null, -1, member, b.getDropped()));
+                }
+                for (io.atoll.client.proto.EntryEvent e : b.getEventsList()) {
+                    EntryEventType type = fromProto(e.getType());
+                    if (type == null) {
+                        continue;
+                    }
+                    try {
+                        K k = e.getKey().isEmpty() ? null : decodeNow(data(e.getKey()));
+                        V v = e.getValue().isEmpty() ? null : decodeNow(data(e.getValue()));
+                        V old = e.getOldValue().isEmpty() ? null : decodeNow(data(e.getOldValue()));
+                        deliver.accept(new EntryEvent<>(type, k, v, old, e.getPartitionId(), member, 0));
+                    } catch (RuntimeException ex) {
+                        LOG.log(System.Logger.Level.WARNING, "dropping an entry event of map " + name + " that does not decode", ex);
+                    }
+                }
+            }
+
+            @Override
+            public void gap(String member) {
+                deliver.accept(new EntryEvent<>(EntryEventType.LOST, null, null, null, -1, member, 0));
+            }
+
+            @Override
+            public void resumed(String member) {
+            }
+        }).thenApply(s -> s);
+    }
+
+    /** Decodes on the listener's thread, waiting for metadata fetches, to keep events in order. */
+    private <T> T decodeNow(Data d) {
+        CompletableFuture<T> f = decode(d);
+        try {
+            return f.get(client.config.getInvocationTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            throw Errors.rethrow(e instanceof java.util.concurrent.ExecutionException ? e.getCause() : e);
+        }
+    }
+
+    static io.atoll.client.proto.EntryEventType toProto(EntryEventType t) {
+        switch (t) {
+            case ADDED:
+                return io.atoll.client.proto.EntryEventType.ENTRY_EVENT_TYPE_ADDED;
+            case UPDATED:
+                return io.atoll.client.proto.EntryEventType.ENTRY_EVENT_TYPE_UPDATED;
+            case REMOVED:
+                return io.atoll.client.proto.EntryEventType.ENTRY_EVENT_TYPE_REMOVED;
+            case EVICTED:
+                return io.atoll.client.proto.EntryEventType.ENTRY_EVENT_TYPE_EVICTED;
+            case EXPIRED:
+                return io.atoll.client.proto.EntryEventType.ENTRY_EVENT_TYPE_EXPIRED;
+            case CLEARED:
+                return io.atoll.client.proto.EntryEventType.ENTRY_EVENT_TYPE_CLEARED;
+            default:
+                throw new IllegalArgumentException("cannot listen for " + t);
+        }
+    }
+
+    static EntryEventType fromProto(io.atoll.client.proto.EntryEventType t) {
+        switch (t) {
+            case ENTRY_EVENT_TYPE_ADDED:
+                return EntryEventType.ADDED;
+            case ENTRY_EVENT_TYPE_UPDATED:
+                return EntryEventType.UPDATED;
+            case ENTRY_EVENT_TYPE_REMOVED:
+                return EntryEventType.REMOVED;
+            case ENTRY_EVENT_TYPE_EVICTED:
+                return EntryEventType.EVICTED;
+            case ENTRY_EVENT_TYPE_EXPIRED:
+                return EntryEventType.EXPIRED;
+            case ENTRY_EVENT_TYPE_CLEARED:
+                return EntryEventType.CLEARED;
+            default:
+                return null;
+        }
+    }
+}

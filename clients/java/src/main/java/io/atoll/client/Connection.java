@@ -1,0 +1,265 @@
+package io.atoll.client;
+
+import com.google.protobuf.ByteString;
+import io.atoll.client.proto.ClusterServiceGrpc;
+import io.atoll.client.proto.ConnectRequest;
+import io.atoll.client.proto.ConnectResponse;
+import io.atoll.client.proto.ErrorCode;
+import io.atoll.client.proto.ErrorDetail;
+import io.atoll.client.proto.MapServiceGrpc;
+import io.atoll.client.proto.PipelineRequest;
+import io.atoll.client.proto.PipelineResponse;
+import io.atoll.client.proto.PipelineServiceGrpc;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
+import io.grpc.stub.StreamObserver;
+
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The client's connection to one member: a gRPC channel with one Pipeline stream on which
+ * calls are multiplexed by call id, as the Go client's conn. Thread-safe.
+ */
+final class Connection {
+    final String address;
+    final ManagedChannel channel;
+    final ClusterServiceGrpc.ClusterServiceStub cluster;
+    final MapServiceGrpc.MapServiceStub maps;
+    /** A future already completed with this connection, handed out on the routing fast path. */
+    final CompletableFuture<Connection> self;
+    /** Completes when the pipeline has failed or ended (never exceptionally). */
+    final CompletableFuture<Void> closed = new CompletableFuture<>();
+
+    private volatile ByteString memberUuid = ByteString.EMPTY;
+    private final String clientCluster;
+    private final Object sendLock = new Object();
+    private ClientCallStreamObserver<PipelineRequest> requests; // guarded by sendLock once set
+    private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
+    private final AtomicLong nextId = new AtomicLong();
+    private volatile MemberConnectionException broken;
+
+    /** A call waiting for its response; the deadline lets the sweeper fail it. */
+    static final class Pending extends CompletableFuture<PipelineResponse> {
+        final long deadlineNanos;
+
+        Pending(long deadlineNanos) {
+            this.deadlineNanos = deadlineNanos;
+        }
+    }
+
+    private Connection(String address, ManagedChannel channel, String clientCluster) {
+        this.address = address;
+        this.channel = channel;
+        this.clientCluster = clientCluster;
+        this.cluster = ClusterServiceGrpc.newStub(channel);
+        this.maps = MapServiceGrpc.newStub(channel);
+        this.self = CompletableFuture.completedFuture(this);
+    }
+
+    /** The member's identity from the handshake. */
+    ByteString memberUuid() {
+        return memberUuid;
+    }
+
+    /**
+     * Connects to a member: checks the cluster name with Connect, then opens the pipeline.
+     * Fails with {@link ClusterNameMismatchException} or {@link MemberConnectionException}.
+     */
+    static CompletableFuture<Map.Entry<Connection, ConnectResponse>> dial(String address, AtollClientConfig cfg, ByteString clientUuid) {
+        CompletableFuture<Map.Entry<Connection, ConnectResponse>> result = new CompletableFuture<>();
+        ManagedChannel ch;
+        try {
+            int colon = address.lastIndexOf(':');
+            String host = address.substring(0, colon);
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1);
+            }
+            ch = ManagedChannelBuilder.forAddress(host, Integer.parseInt(address.substring(colon + 1)))
+                    .usePlaintext()
+                    .maxInboundMessageSize(cfg.getMaxMessageSize())
+                    .build();
+        } catch (RuntimeException e) {
+            result.completeExceptionally(new MemberConnectionException("cannot connect to " + address + ": " + e.getMessage(), address, false, e));
+            return result;
+        }
+        Connection c = new Connection(address, ch, cfg.getClusterName());
+        ConnectRequest req = ConnectRequest.newBuilder()
+                .setClusterName(cfg.getClusterName())
+                .setClientName(cfg.getClientName())
+                .setClientUuid(clientUuid)
+                .setClientVersion("java/" + AtollClient.VERSION)
+                .build();
+        c.cluster.withWaitForReady().withDeadlineAfter(cfg.getConnectTimeout().toNanos(), TimeUnit.NANOSECONDS)
+                .connect(req, new StreamObserver<>() {
+                    private ConnectResponse hello;
+
+                    @Override
+                    public void onNext(ConnectResponse value) {
+                        hello = value;
+                    }
+
+                    @Override
+                    public void onError(Throwable t) {
+                        ch.shutdownNow();
+                        AtollException e = Errors.fromStatus(t, address, cfg.getClusterName());
+                        if (e instanceof ClusterNameMismatchException) {
+                            result.completeExceptionally(e);
+                        } else {
+                            result.completeExceptionally(new MemberConnectionException("cannot connect to " + address + ": "
+                                    + e.getMessage(), address, false, e));
+                        }
+                    }
+
+                    @Override
+                    public void onCompleted() {
+                        if (hello == null) {
+                            onError(new IllegalStateException("the member sent no Connect response"));
+                            return;
+                        }
+                        c.memberUuid = hello.getMemberUuid();
+                        try {
+                            c.openPipeline();
+                        } catch (RuntimeException e) {
+                            onError(e);
+                            return;
+                        }
+                        result.complete(Map.entry(c, hello));
+                    }
+                });
+        return result;
+    }
+
+    private void openPipeline() {
+        // Responses are matched to their calls on the transport's thread: completing a future
+        // costs less than handing every response to another thread first. Nothing on this
+        // path blocks (decoding that needs metadata composes asynchronously).
+        PipelineServiceGrpc.newStub(channel).withExecutor(Runnable::run).pipeline(new ClientResponseObserver<PipelineRequest, PipelineResponse>() {
+            @Override
+            public void beforeStart(ClientCallStreamObserver<PipelineRequest> requestStream) {
+                synchronized (sendLock) {
+                    requests = requestStream;
+                }
+            }
+
+            @Override
+            public void onNext(PipelineResponse resp) {
+                Pending p = pending.remove(resp.getCallId());
+                if (p != null) {
+                    p.complete(resp);
+                }
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                // A draining member answers every call it took before it ends the stream:
+                // calls still pending then were never run.
+                ErrorDetail d = Errors.detailOf(t);
+                boolean shuttingDown = d != null && d.getCode() == ErrorCode.ERROR_CODE_SHUTTING_DOWN;
+                fail(Errors.fromStatus(t, address, clientCluster), !shuttingDown);
+            }
+
+            @Override
+            public void onCompleted() {
+                fail(new IllegalStateException("the member closed the stream"), true);
+            }
+        });
+    }
+
+    /** Whether new calls may use the connection. */
+    boolean usable() {
+        return broken == null;
+    }
+
+    /**
+     * Marks the connection broken and fails the calls in flight; {@code sent} says whether
+     * they may have run on the member.
+     */
+    void fail(Throwable cause, boolean sent) {
+        MemberConnectionException e;
+        synchronized (this) {
+            if (broken != null) {
+                return;
+            }
+            broken = e = new MemberConnectionException("connection to " + address + " failed: " + cause.getMessage(), address, sent, cause);
+        }
+        for (Iterator<Map.Entry<Long, Pending>> it = pending.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<Long, Pending> en = it.next();
+            it.remove();
+            en.getValue().completeExceptionally(e);
+        }
+        closed.complete(null);
+    }
+
+    /**
+     * Sends a call and returns its response (which may carry an Error). Fails with
+     * {@link MemberConnectionException} when the connection is or becomes broken, and with
+     * {@link OperationTimeoutException} when the deadline passes (see {@link #sweep}).
+     */
+    CompletableFuture<PipelineResponse> send(PipelineRequest template, long deadlineNanos) {
+        MemberConnectionException b = broken;
+        if (b != null) {
+            return CompletableFuture.failedFuture(notSent(b));
+        }
+        long id = nextId.incrementAndGet();
+        Pending p = new Pending(deadlineNanos);
+        pending.put(id, p);
+        // Registered after a failure's sweep? Then nobody will answer: give up.
+        b = broken;
+        if (b != null) {
+            if (pending.remove(id) != null) {
+                p.completeExceptionally(notSent(b));
+            }
+            return p;
+        }
+        long remainingMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
+        PipelineRequest req = template.toBuilder().setCallId(id).setTimeoutMs(remainingMs).build();
+        try {
+            synchronized (sendLock) {
+                requests.onNext(req);
+            }
+        } catch (RuntimeException e) {
+            fail(e, true);
+        }
+        return p;
+    }
+
+    private MemberConnectionException notSent(MemberConnectionException b) {
+        return new MemberConnectionException("connection to " + address + " is broken: " + b.getCause().getMessage(), address, false, b.getCause());
+    }
+
+    /** Fails the calls whose deadline has passed; run periodically by the client. */
+    void sweep(long nowNanos) {
+        if (pending.isEmpty()) {
+            return;
+        }
+        for (Map.Entry<Long, Pending> en : pending.entrySet()) {
+            Pending p = en.getValue();
+            if (nowNanos - p.deadlineNanos >= 0 && pending.remove(en.getKey(), p)) {
+                p.completeExceptionally(new OperationTimeoutException("no response from the member within the deadline",
+                        address, -1, false, null));
+            }
+        }
+    }
+
+    /** Ends the pipeline and the channel. */
+    void close() {
+        synchronized (sendLock) {
+            if (requests != null) {
+                try {
+                    requests.onCompleted();
+                } catch (RuntimeException ignored) {
+                    // already closed
+                }
+            }
+        }
+        fail(new ClientNotActiveException(), false);
+        channel.shutdownNow();
+    }
+}

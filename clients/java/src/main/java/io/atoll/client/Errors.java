@@ -1,0 +1,141 @@
+package io.atoll.client;
+
+import com.google.protobuf.Any;
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.atoll.client.proto.Error;
+import io.atoll.client.proto.ErrorDetail;
+import io.grpc.Status;
+import io.grpc.protobuf.StatusProto;
+
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** The one mapping from the protocol's errors to typed exceptions. */
+final class Errors {
+    private static final Pattern MEMBER_CLUSTER = Pattern.compile("this member's cluster \"((?:[^\"\\\\]|\\\\.)*)\"");
+
+    private Errors() {
+    }
+
+    /** An exception for an ErrorDetail (null detail: internal). */
+    static AtollException fromDetail(int grpcCode, String message, ErrorDetail d, String member, String clientCluster, Throwable cause) {
+        if (d == null) {
+            return new InternalException(message, member, grpcCode, false, cause);
+        }
+        boolean r = d.getRetryable();
+        switch (d.getCode()) {
+            case ERROR_CODE_INVALID_ARGUMENT:
+                return new InvalidArgumentException(message, member, grpcCode, r, cause);
+            case ERROR_CODE_INVALID_DATA:
+                return new InvalidDataException(message, member, grpcCode, r, cause);
+            case ERROR_CODE_TOO_LARGE:
+                return new TooLargeException(message, member, grpcCode, r, cause, d.getLimit());
+            case ERROR_CODE_UNKNOWN_SCHEMA:
+                return new UnknownCompactSchemaException(message, member, grpcCode, r, cause, d.getSchemaId());
+            case ERROR_CODE_UNKNOWN_CLASS:
+                return new UnknownClassException(message, member, grpcCode, r, cause, d.getFactoryId(), d.getClassId(), d.getClassVersion());
+            case ERROR_CODE_WRONG_OWNER:
+                return new WrongOwnerException(message, member, grpcCode, r, cause, d.getPartitionTableVersion());
+            case ERROR_CODE_CLUSTER_NAME_MISMATCH: {
+                Matcher m = MEMBER_CLUSTER.matcher(message == null ? "" : message);
+                return new ClusterNameMismatchException(member, grpcCode, clientCluster, m.find() ? m.group(1) : null, cause);
+            }
+            case ERROR_CODE_SHUTTING_DOWN:
+                return new ShuttingDownException(message, member, grpcCode, r, cause);
+            case ERROR_CODE_OVERLOADED:
+                return new OverloadedException(message, member, grpcCode, r, cause);
+            case ERROR_CODE_TIMEOUT:
+                return new OperationTimeoutException(message, member, grpcCode, r, cause);
+            case ERROR_CODE_QUERY:
+                return new QueryException(message, member, grpcCode, r, cause, d.getLine(), d.getColumn());
+            case ERROR_CODE_CONFLICT:
+                return new ConflictException(message, member, grpcCode, r, cause);
+            case ERROR_CODE_MEMORY_LIMIT:
+                return new MemoryLimitException(message, member, grpcCode, r, cause);
+            case ERROR_CODE_UNAVAILABLE:
+                return new UnavailableException(message, member, grpcCode, r, cause);
+            case ERROR_CODE_CANCELLED:
+                return new OperationCancelledException(message, member, grpcCode, r, cause);
+            case ERROR_CODE_NOT_FOUND:
+                return new NotFoundException(message, member, grpcCode, r, cause);
+            default:
+                return new InternalException(message, member, grpcCode, r, cause);
+        }
+    }
+
+    /** The exception of a failed pipeline call. */
+    static AtollException fromPipeline(Error e, String member, String clientCluster) {
+        return fromDetail(e.getGrpcCode(), e.getMessage(), e.hasDetail() ? e.getDetail() : null, member, clientCluster, null);
+    }
+
+    /** The ErrorDetail carried by a gRPC status, or null. */
+    static ErrorDetail detailOf(Throwable t) {
+        com.google.rpc.Status st = StatusProto.fromThrowable(t);
+        if (st == null) {
+            return null;
+        }
+        for (Any any : st.getDetailsList()) {
+            if (any.is(ErrorDetail.class)) {
+                try {
+                    return any.unpack(ErrorDetail.class);
+                } catch (InvalidProtocolBufferException e) {
+                    return null;
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The exception of a failed unary or streaming call. Transport failures without a detail
+     * become retryable {@link UnavailableException}s.
+     */
+    static AtollException fromStatus(Throwable t, String member, String clientCluster) {
+        if (t instanceof AtollException) {
+            return (AtollException) t;
+        }
+        Status s = Status.fromThrowable(t);
+        ErrorDetail d = detailOf(t);
+        String msg = s.getDescription() != null ? s.getDescription() : s.getCode().toString();
+        if (d != null) {
+            return fromDetail(s.getCode().value(), msg, d, member, clientCluster, t);
+        }
+        switch (s.getCode()) {
+            case UNAVAILABLE:
+                return new UnavailableException(msg, member, s.getCode().value(), true, t);
+            case CANCELLED:
+                return new OperationCancelledException(msg, member, s.getCode().value(), false, t);
+            case DEADLINE_EXCEEDED:
+                return new OperationTimeoutException(msg, member, s.getCode().value(), false, t);
+            default:
+                return new InternalException(msg, member, s.getCode().value(), false, t);
+        }
+    }
+
+    /** The cause of a completion or execution exception. */
+    static Throwable unwrap(Throwable t) {
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    /** Rethrows what a future failed with, as the synchronous methods do. */
+    static RuntimeException rethrow(Throwable t) {
+        t = unwrap(t);
+        if (t instanceof CancellationException) {
+            OperationCancelledException e = new OperationCancelledException("the call was cancelled", null, -1, false, t);
+            throw e;
+        }
+        if (t instanceof RuntimeException) {
+            throw (RuntimeException) t;
+        }
+        if (t instanceof java.lang.Error) {
+            throw (java.lang.Error) t;
+        }
+        throw new AtollException(String.valueOf(t.getMessage()), t);
+    }
+}
