@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	memberv1 "github.com/atolldb/atoll/api/proto/atoll/member/v1"
@@ -31,9 +32,8 @@ type replicator struct {
 	parts []*partState
 
 	mu      sync.Mutex
-	senders map[partition.UUID]*sender
-	tableCh chan struct{} // closed and replaced on every table change
-	wake    chan struct{}
+	senders atomic.Pointer[map[partition.UUID]*sender] // replaced under mu, read without it
+	tableCh chan struct{}                              // closed and replaced on every table change
 }
 
 type partState struct {
@@ -62,7 +62,8 @@ type partState struct {
 }
 
 func newReplicator(n *Node) *replicator {
-	r := &replicator{n: n, senders: map[partition.UUID]*sender{}, tableCh: make(chan struct{}), wake: make(chan struct{}, 1)}
+	r := &replicator{n: n, tableCh: make(chan struct{})}
+	r.senders.Store(&map[partition.UUID]*sender{})
 	r.parts = make([]*partState, n.cfg.PartitionCount)
 	for i := range r.parts {
 		r.parts[i] = &partState{acked: map[partition.UUID]uint64{}, notify: make(chan struct{})}
@@ -70,15 +71,16 @@ func newReplicator(n *Node) *replicator {
 	return r
 }
 
+// kick makes every sender look at all its partitions: for changes to send
+// again, snapshots to take, and partitions it newly backs up.
 func (r *replicator) kick() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, s := range r.senders {
-		s.poke()
+	for _, s := range *r.senders.Load() {
+		s.markAll()
 	}
 }
 
-// run trims nothing itself; it exists to restart senders after failures.
+// run kicks the senders once a second, so that changes not acknowledged
+// are sent again.
 func (r *replicator) run() {
 	defer r.n.wg.Done()
 	t := time.NewTicker(time.Second)
@@ -140,11 +142,10 @@ func (r *replicator) pokeBackupsOf(pid int32) {
 	if t == nil || int(pid) >= len(t.Backups) {
 		return
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	senders := *r.senders.Load()
 	for _, b := range t.Backups[pid] {
-		if s := r.senders[t.Members[b].UUID]; s != nil {
-			s.poke()
+		if s := senders[t.Members[b].UUID]; s != nil {
+			s.markDirty(pid)
 		}
 	}
 }
@@ -338,22 +339,25 @@ func (r *replicator) onTable(prev, t *partition.Table) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for u, s := range r.senders {
-		if _, ok := needed[u]; !ok {
+	senders := map[partition.UUID]*sender{}
+	for u, s := range *r.senders.Load() {
+		if _, ok := needed[u]; ok {
+			senders[u] = s
+		} else {
 			s.close()
-			delete(r.senders, u)
 		}
 	}
 	for u, addr := range needed {
-		if _, ok := r.senders[u]; !ok {
-			r.senders[u] = newSender(r, u, addr)
+		if _, ok := senders[u]; !ok {
+			senders[u] = newSender(r, u, addr)
 		}
 	}
+	r.senders.Store(&senders)
 	for _, sn := range snaps {
-		r.senders[sn.peer].needSnapshot(sn.pid)
+		senders[sn.peer].needSnapshot(sn.pid)
 	}
-	for _, s := range r.senders {
-		s.poke()
+	for _, s := range senders {
+		s.markAll()
 	}
 }
 
@@ -372,10 +376,10 @@ func wasBackup(t *partition.Table, pid int32, u partition.UUID) bool {
 func (r *replicator) stopSenders() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for u, s := range r.senders {
+	for _, s := range *r.senders.Load() {
 		s.close()
-		delete(r.senders, u)
 	}
+	r.senders.Store(&map[partition.UUID]*sender{})
 }
 
 // snapshot takes a consistent copy of a partition. Writes are held off
@@ -567,6 +571,8 @@ type sender struct {
 	done chan struct{}
 
 	mu       sync.Mutex
+	dirty    []bool  // by partition: may have something to send
+	dirtyIDs []int32 // the partitions marked dirty
 	sent     map[int32]uint64
 	snapshot map[int32]bool
 	// Changes sent but not acknowledged are sent again after a timeout
@@ -583,9 +589,48 @@ const (
 
 func newSender(r *replicator, peer partition.UUID, addr string) *sender {
 	s := &sender{r: r, peer: peer, addr: addr, wake: make(chan struct{}, 1), done: make(chan struct{}),
-		sent: map[int32]uint64{}, snapshot: map[int32]bool{}, sentAt: map[int32]time.Time{}, rto: map[int32]time.Duration{}}
+		dirty: make([]bool, len(r.parts)),
+		sent:  map[int32]uint64{}, snapshot: map[int32]bool{}, sentAt: map[int32]time.Time{}, rto: map[int32]time.Duration{}}
+	s.markAll()
 	go s.run()
 	return s
+}
+
+// markDirty notes that pid may have something to send and wakes the sender.
+func (s *sender) markDirty(pid int32) {
+	s.mu.Lock()
+	s.markLocked(pid)
+	s.mu.Unlock()
+	s.poke()
+}
+
+func (s *sender) markLocked(pid int32) {
+	if !s.dirty[pid] {
+		s.dirty[pid] = true
+		s.dirtyIDs = append(s.dirtyIDs, pid)
+	}
+}
+
+// markAll marks every partition.
+func (s *sender) markAll() {
+	s.mu.Lock()
+	for p := range s.dirty {
+		s.markLocked(int32(p))
+	}
+	s.mu.Unlock()
+	s.poke()
+}
+
+// takeDirty returns the marked partitions and clears the marks.
+func (s *sender) takeDirty() []int32 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ids := s.dirtyIDs
+	s.dirtyIDs = nil
+	for _, p := range ids {
+		s.dirty[p] = false
+	}
+	return ids
 }
 
 func (s *sender) poke() {
@@ -598,6 +643,7 @@ func (s *sender) poke() {
 func (s *sender) needSnapshot(pid int32) {
 	s.mu.Lock()
 	s.snapshot[pid] = true
+	s.markLocked(pid)
 	s.mu.Unlock()
 	s.poke()
 }
@@ -636,7 +682,7 @@ func (s *sender) run() {
 		case <-time.After(backoff):
 		}
 		backoff = min(backoff*2, 2*time.Second)
-		s.poke()
+		s.markAll()
 	}
 }
 
@@ -710,14 +756,20 @@ func (s *sender) collect() (*memberv1.ReplicationBatch, error) {
 		return nil, nil
 	}
 	batch := &memberv1.ReplicationBatch{OwnerUuid: s.r.n.self.UUID[:]}
-	for p := range t.Owners {
+	ids := s.takeDirty()
+	for i, pid := range ids {
 		if len(batch.Events) >= maxBatch {
+			s.mu.Lock()
+			for _, rest := range ids[i:] {
+				s.markLocked(rest)
+			}
+			s.mu.Unlock()
 			break
 		}
-		if t.Owners[p] != self || !slices.Contains(t.Backups[p], peer) {
+		p := int(pid)
+		if p >= len(t.Owners) || t.Owners[p] != self || !slices.Contains(t.Backups[p], peer) {
 			continue
 		}
-		pid := int32(p)
 		ps := s.r.parts[p]
 		ps.mu.Lock()
 		acked := ps.acked[s.peer]
@@ -742,6 +794,9 @@ func (s *sender) collect() (*memberv1.ReplicationBatch, error) {
 			} else {
 				for _, ev := range ps.log[from-ps.base:] {
 					if len(batch.Events) >= maxBatch {
+						s.mu.Lock()
+						s.markLocked(pid) // the rest goes in the next batch
+						s.mu.Unlock()
 						break
 					}
 					batch.Events = append(batch.Events, ev)

@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -63,6 +64,50 @@ func BenchmarkClient(b *testing.B) {
 				measureParallel(b, 8, run)
 			})
 		}
+	}
+}
+
+// BenchmarkClientCluster measures get and set of SMALL values through the
+// smart client against 1 and 3 member processes (backup-count 1: with 3
+// members every set also waits for its backup), 8 concurrent callers,
+// 10 000 keys. All processes share the machine's cores.
+//
+//	go test -run '^$' -bench ClientCluster -benchtime 5s ./pkg/client/
+func BenchmarkClientCluster(b *testing.B) {
+	const keys = 10_000
+	for _, members := range []int{1, 3} {
+		b.Run(fmt.Sprintf("members=%d", members), func(b *testing.B) {
+			cluster := testcluster.Start(b, testcluster.Process, members, testcluster.Options{})
+			cluster.WaitStable(1, 2*time.Minute)
+			ctx := context.Background()
+			cl, err := client.New(ctx, client.Config{Addresses: cluster.Addrs(), ClusterName: "test", Serialization: model.Config()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer cl.Close()
+			m := client.GetMap[int32, *model.Small](cl, "bench")
+			batch := make([]client.Entry[int32, *model.Small], 0, 500)
+			for k := int32(0); k < keys; k++ {
+				v := model.SmallForKey(k)
+				batch = append(batch, client.Entry[int32, *model.Small]{Key: k, Value: &v})
+				if len(batch) == cap(batch) {
+					if err := m.PutAll(ctx, batch); err != nil {
+						b.Fatal(err)
+					}
+					batch = batch[:0]
+				}
+			}
+			fixed := model.SmallForKey(7)
+			b.Run("get", func(b *testing.B) {
+				measureParallel(b, 8, func(r *rand.Rand) error {
+					_, _, err := m.Get(ctx, r.Int32N(keys))
+					return err
+				})
+			})
+			b.Run("set", func(b *testing.B) {
+				measureParallel(b, 8, func(r *rand.Rand) error { return m.Set(ctx, r.Int32N(keys), &fixed) })
+			})
+		})
 	}
 }
 
