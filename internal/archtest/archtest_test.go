@@ -66,6 +66,7 @@ var rules = []rule{
 	{from: "internal/query/", forbidden: []string{"internal/store", "internal/cluster", "internal/exec", "internal/server"}, why: "the planner sees storage and cluster only through interfaces it declares"},
 	{from: "internal/serialization/wire", forbidden: []string{""}, why: "wire is a leaf"},
 	{from: "internal/partition", forbidden: []string{"internal/", "pkg/client"}, allowed: []string{"internal/serialization/"}, why: "partitioning is a leaf"},
+	{from: "internal/cluster", forbidden: []string{"internal/store", "internal/maps", "internal/server", "internal/query", "internal/exec", "pkg/client"}, why: "the cluster layer drives data only through the ReplicaStore interface"},
 	{from: "internal/store", forbidden: []string{"internal/cluster", "internal/server", "internal/exec", "internal/query", "pkg/client"}, why: "storage knows nothing of the layers above it"},
 	{from: "bench/", forbidden: []string{"internal/member", "internal/server"}, allowed: []string{}, why: "workloads drive Atoll through its public client"},
 }

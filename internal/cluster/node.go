@@ -87,7 +87,8 @@ type Config struct {
 	// Gossip tunes failure detection; the zero value uses memberlist's LAN
 	// defaults (a dead member is declared within a few seconds).
 	Gossip GossipConfig
-	// MaxConcurrentMigrations bounds the partitions moving at once.
+	// MaxConcurrentMigrations bounds the partitions moving at once
+	// (default 10).
 	MaxConcurrentMigrations int
 }
 
@@ -156,7 +157,7 @@ func New(cfg Config) (*Node, error) {
 		cfg.MaxMessageSize = 64 << 20
 	}
 	if cfg.MaxConcurrentMigrations <= 0 {
-		cfg.MaxConcurrentMigrations = 4
+		cfg.MaxConcurrentMigrations = 10
 	}
 	if cfg.Gossip.RejoinInterval <= 0 {
 		cfg.Gossip.RejoinInterval = 5 * time.Second
@@ -768,6 +769,9 @@ func (n *Node) pullMetadata(ctx context.Context, addr string) {
 		n.log.Warn("copying type metadata from the cluster failed", "member", addr, "err", err)
 	}
 }
+
+// Replicas returns the number of backups kept of each partition.
+func (n *Node) Replicas() int { return n.cfg.Replicas }
 
 // Self returns this member.
 func (n *Node) Self() partition.Member { return n.self }

@@ -38,6 +38,9 @@ type Config struct {
 	MinClusterSize int `yaml:"min-cluster-size"`
 	// Gossip tunes failure detection (defaults: memberlist's LAN profile).
 	Gossip GossipConfig `yaml:"gossip"`
+	// MaxParallelMigrations bounds the partitions moving at once (default
+	// 10, as Hazelcast's hazelcast.partition.max.parallel.migrations).
+	MaxParallelMigrations int `yaml:"max-parallel-migrations"`
 	// PartitionCount is the number of partitions; every member of a
 	// cluster must use the same.
 	PartitionCount int `yaml:"partition-count"`
@@ -175,6 +178,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MinClusterSize < 0 {
 		errs = append(errs, "min-cluster-size is negative")
+	}
+	if c.MaxParallelMigrations < 0 {
+		errs = append(errs, "max-parallel-migrations is negative")
 	}
 	if c.PartitionCount < 1 || c.PartitionCount > 1<<16 {
 		errs = append(errs, fmt.Sprintf("partition-count %d is not in 1..65536", c.PartitionCount))

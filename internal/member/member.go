@@ -110,7 +110,7 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 	node, err = cluster.New(cluster.Config{
 		ClusterName: cfg.ClusterName, Self: m.self, PartitionCount: cfg.PartitionCount, Replicas: cfg.replicas(),
 		Join: cfg.Join, MinClusterSize: cfg.MinClusterSize, Store: replicas, Metadata: metadataStore{ser},
-		Table: m.table, Logger: log, MaxMessageSize: cfg.Limits.MaxMessageSize,
+		Table: m.table, Logger: log, MaxMessageSize: cfg.Limits.MaxMessageSize, MaxConcurrentMigrations: cfg.MaxParallelMigrations,
 		Gossip: cluster.GossipConfig{
 			ProbeInterval: time.Duration(cfg.Gossip.ProbeInterval), ProbeTimeout: time.Duration(cfg.Gossip.ProbeTimeout),
 			GossipInterval: time.Duration(cfg.Gossip.GossipInterval), SuspicionMult: cfg.Gossip.SuspicionMult,

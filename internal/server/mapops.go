@@ -535,5 +535,9 @@ func (s *Server) configureMap(ctx context.Context, r *pb.MapConfig) (*pb.Empty, 
 		}
 		cfg.AsyncBackupCount = int(*r.AsyncBackupCount)
 	}
+	if n, max := cfg.BackupCount+cfg.AsyncBackupCount, s.cfg.Cluster.Replicas(); n > max {
+		return nil, invalid("backup count %d + async backup count %d exceeds the %d backups the cluster keeps of each partition (the largest backup-count + async-backup-count of the members' map configuration)",
+			cfg.BackupCount, cfg.AsyncBackupCount, max)
+	}
 	return &pb.Empty{}, s.cfg.Maps.Configure(r.Map, cfg)
 }

@@ -37,6 +37,9 @@ type Cluster interface {
 	BroadcastMetadata(ctx context.Context, list *pb.MetadataList) error
 	// State describes members, coordinator and migrations.
 	State() *pb.ClusterState
+	// Replicas is the number of backups the cluster keeps of each
+	// partition: a map may ask for at most that many.
+	Replicas() int
 }
 
 // Config holds the server's dependencies and limits.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -300,6 +301,13 @@ func testEviction(t *testing.T, cl *client.Client) {
 	// A map in use cannot be reconfigured.
 	if err := m.Configure(ctx, client.MapConfig{MaxEntries: &limit}); err == nil {
 		t.Fatal("Configure of a map in use succeeded")
+	}
+	// The members keep one backup of each partition (the default): a map
+	// cannot ask for more.
+	three := int32(3)
+	err = client.GetMap[int32, string](cl, "three-backups").Configure(ctx, client.MapConfig{BackupCount: &three})
+	if !errors.Is(err, client.ErrInvalidArgument) || !strings.Contains(err.Error(), "exceeds the 1 backups") {
+		t.Fatalf("Configure with 3 backups: %v", err)
 	}
 }
 

@@ -52,6 +52,10 @@ func equalValue(a, b any) bool {
 		return ok && (x == nil) == (y == nil) && (x == nil || equalValue(*x, *y))
 	}
 	av, bv := reflect.ValueOf(a), reflect.ValueOf(b)
+	if av.Kind() == reflect.Pointer && bv.Kind() == reflect.Pointer && av.Type() == bv.Type() {
+		// Nullable values: compare what they point to (NaN bits included).
+		return av.IsNil() == bv.IsNil() && (av.IsNil() || equalValue(av.Elem().Interface(), bv.Elem().Interface()))
+	}
 	if av.Kind() == reflect.Slice && bv.Kind() == reflect.Slice && av.Type() == bv.Type() {
 		if av.Len() != bv.Len() {
 			return false
