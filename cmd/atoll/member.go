@@ -80,7 +80,7 @@ and --admin ports (members gossip over their --bind address).`,
 	var adminAddr string
 	memory := &cobra.Command{
 		Use:   "memory --admin ADDR",
-		Short: "Print a member's Go heap after a garbage collection",
+		Short: "Print a member's Go heap after a garbage collection, and its goroutines",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
@@ -99,7 +99,7 @@ and --admin ports (members gossip over their --bind address).`,
 				return fmt.Errorf("admin %s: %w", adminAddr, err)
 			}
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "heap-alloc-bytes %d\nheap-inuse-bytes %d\nsys-bytes %d\n", h.HeapAllocBytes, h.HeapInuseBytes, h.SysBytes)
+			fmt.Fprintf(out, "heap-alloc-bytes %d\nheap-inuse-bytes %d\nsys-bytes %d\ngoroutines %d\n", h.HeapAllocBytes, h.HeapInuseBytes, h.SysBytes, h.Goroutines)
 			return nil
 		},
 	}

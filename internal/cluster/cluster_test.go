@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -175,6 +176,27 @@ func startWriter(m *client.Map[int32, string], from int32) *writer {
 	return w
 }
 
+// waitAcked waits until the writer has n more writes acknowledged.
+func (w *writer) waitAcked(t *testing.T, n int) {
+	t.Helper()
+	w.mu.Lock()
+	target := len(w.w.acked) + n
+	w.mu.Unlock()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		w.mu.Lock()
+		got := len(w.w.acked)
+		w.mu.Unlock()
+		if got >= target {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the writer has %d writes acknowledged, waiting for %d", got, target)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // finish stops the writer; at least one write must have been acknowledged.
 func (w *writer) finish(t *testing.T) written {
 	t.Helper()
@@ -271,6 +293,44 @@ func TestProcessCluster(t *testing.T) {
 		c.WaitStable(1, 2*time.Minute)
 		verify(t, c, m, base().add(w.finish(t)))
 	})
+	t.Run("PausedMember", func(t *testing.T) {
+		// A member that stops answering (SIGSTOP) is declared dead and its
+		// partitions move while writes go on; the others' goroutines and
+		// heap stay bounded although its connections hang; when it resumes
+		// it finds itself removed and merges back in.
+		c := testcluster.Start(t, testcluster.Process, 3, testcluster.Options{})
+		c.WaitStable(1, time.Minute)
+		cl := connect(t, c)
+		m := client.GetMap[int32, string](cl, "data")
+		fill(t, c, m)
+		w := startWriter(m, 1_000_000)
+		victim, others := c.Members()[2], c.Members()[:2]
+		victim.Pause()
+		waitMembers(t, others[0].Addr, 2)
+		w.waitAcked(t, 500)
+		heap := func() (goroutines int, heap uint64) {
+			for _, o := range others {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				h, err := o.Heap(ctx)
+				cancel()
+				if err != nil {
+					t.Fatal(err)
+				}
+				goroutines, heap = goroutines+h.Goroutines, heap+h.HeapAllocBytes
+			}
+			return goroutines, heap
+		}
+		g0, h0 := heap()
+		w.waitAcked(t, 3000)
+		g1, h1 := heap()
+		t.Logf("with a paused member: goroutines %d -> %d, heap %d -> %d bytes", g0, g1, h0, h1)
+		if g1 > g0+50 || h1 > h0+64<<20 {
+			t.Fatalf("resources grew while a member was paused: goroutines %d -> %d, heap %d -> %d bytes", g0, g1, h0, h1)
+		}
+		victim.Resume()
+		c.WaitStable(1, 2*time.Minute)
+		verify(t, c, m, base().add(w.finish(t)))
+	})
 	t.Run("JoinKillCycles", func(t *testing.T) {
 		c := testcluster.Start(t, testcluster.Process, 3, testcluster.Options{})
 		c.WaitStable(1, time.Minute)
@@ -287,4 +347,28 @@ func TestProcessCluster(t *testing.T) {
 		}
 		verify(t, c, m, base().add(w.finish(t)))
 	})
+}
+
+// TestOtherClusterIsRefused starts a member of another cluster name that
+// tries to join: it must exit with an error naming both clusters.
+func TestOtherClusterIsRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts member processes")
+	}
+	c := testcluster.Start(t, testcluster.Process, 1, testcluster.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, testcluster.Binary(t), "member", "start", "--bind", "127.0.0.1:0", "--admin", "",
+		"--cluster-name", "other", "--join", c.Addrs()[0]).CombinedOutput()
+	if err == nil || ctx.Err() != nil {
+		t.Fatalf("a member of cluster \"other\" joining cluster \"test\": %v\n%s", err, out)
+	}
+	for _, want := range []string{`belongs to cluster "test"`, `configured for cluster "other"`} {
+		if !strings.Contains(string(out), want) {
+			t.Fatalf("the error does not say %s:\n%s", want, out)
+		}
+	}
+	if st, err := testcluster.State(ctx, c.Addrs()[0]); err != nil || len(st.Members) != 1 {
+		t.Fatalf("the cluster changed: %v, %v", st, err)
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -134,7 +135,7 @@ type Node struct {
 	aliveAll    map[partition.UUID]aliveMember // every live member gossip knows
 	leaving     map[partition.UUID]bool        // asked to leave (graceful shutdown)
 	left        map[partition.UUID]bool        // left the gossip gracefully
-	known       map[string]bool                // addresses ever seen, re-joined after splits
+	known       map[string]time.Time           // member addresses and when they were last alive
 	selfLeaving atomic.Bool
 	merging     atomic.Bool // merging into another cluster: writes wait
 
@@ -168,7 +169,7 @@ func New(cfg Config) (*Node, error) {
 		aliveAll: map[partition.UUID]aliveMember{cfg.Self.UUID: {Member: cfg.Self, lineage: cfg.Self.UUID}},
 		leaving:  map[partition.UUID]bool{},
 		left:     map[partition.UUID]bool{},
-		known:    map[string]bool{},
+		known:    map[string]time.Time{},
 		stop:     make(chan struct{}),
 	}
 	n.gt = newGossipTransport(cfg.Self.Address, n.peers)
@@ -229,7 +230,7 @@ func (n *Node) Start(ctx context.Context) error {
 	go n.repl.run()
 	if len(n.cfg.Join) > 0 {
 		if err := n.join(ctx, n.cfg.Join); err != nil {
-			if strings.Contains(err.Error(), ErrClusterMismatch.Error()) {
+			if errors.Is(err, ErrClusterMismatch) {
 				n.Stop()
 				return err
 			}
@@ -239,35 +240,38 @@ func (n *Node) Start(ctx context.Context) error {
 	return nil
 }
 
-// join checks each seed with Hello, then joins them through memberlist.
+// join checks the seeds with Hello (concurrently), then joins the ones of
+// this cluster through memberlist.
 func (n *Node) join(ctx context.Context, seeds []string) error {
-	var reachable []string
-	var errs []error
+	type result struct {
+		addr string
+		err  error
+	}
+	results := make(chan result, len(seeds))
+	asked := 0
 	for _, addr := range seeds {
 		if addr == n.self.Address {
 			continue
 		}
-		c, err := n.peers.client(addr)
-		if err != nil {
-			errs = append(errs, err)
-			continue
+		asked++
+		go func() { results <- result{addr, n.hello(ctx, addr)} }()
+	}
+	var reachable []string
+	var errs []error
+	for range asked {
+		r := <-results
+		switch {
+		case errors.Is(r.err, ErrClusterMismatch):
+			return r.err
+		case r.err != nil:
+			errs = append(errs, fmt.Errorf("%s: %w", r.addr, r.err))
+		default:
+			reachable = append(reachable, r.addr)
+			n.remember(r.addr)
 		}
-		hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		resp, err := c.Hello(hctx, &memberv1.HelloRequest{ClusterName: n.cfg.ClusterName, PartitionCount: int32(n.cfg.PartitionCount), Uuid: n.self.UUID[:], Address: n.self.Address})
-		cancel()
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", addr, err))
-			continue
-		}
-		if resp.ClusterName != n.cfg.ClusterName || int(resp.PartitionCount) != n.cfg.PartitionCount {
-			return fmt.Errorf("%w: the member at %s belongs to cluster %q with %d partitions; this member is configured for cluster %q with %d partitions",
-				ErrClusterMismatch, addr, resp.ClusterName, resp.PartitionCount, n.cfg.ClusterName, n.cfg.PartitionCount)
-		}
-		reachable = append(reachable, addr)
-		n.remember(addr)
 	}
 	if len(reachable) == 0 {
-		return fmt.Errorf("no seed reachable: %v", errs)
+		return fmt.Errorf("no seed reachable: %w", errors.Join(errs...))
 	}
 	if _, err := n.ml.Join(reachable); err != nil {
 		return err
@@ -276,17 +280,40 @@ func (n *Node) join(ctx context.Context, seeds []string) error {
 	return nil
 }
 
+// hello checks that the member at addr belongs to this cluster.
+func (n *Node) hello(ctx context.Context, addr string) error {
+	c, err := n.peers.client(addr)
+	if err != nil {
+		return err
+	}
+	hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	resp, err := c.Hello(hctx, &memberv1.HelloRequest{ClusterName: n.cfg.ClusterName, PartitionCount: int32(n.cfg.PartitionCount), Uuid: n.self.UUID[:], Address: n.self.Address})
+	if err != nil {
+		return err
+	}
+	if resp.ClusterName != n.cfg.ClusterName || int(resp.PartitionCount) != n.cfg.PartitionCount {
+		return fmt.Errorf("%w: the member at %s belongs to cluster %q with %d partitions; this member is configured for cluster %q with %d partitions",
+			ErrClusterMismatch, addr, resp.ClusterName, resp.PartitionCount, n.cfg.ClusterName, n.cfg.PartitionCount)
+	}
+	return nil
+}
+
 func (n *Node) remember(addr string) {
 	if addr == "" || addr == n.self.Address {
 		return
 	}
 	n.mu.Lock()
-	n.known[addr] = true
+	n.known[addr] = time.Now()
 	n.mu.Unlock()
 }
 
-// rejoin periodically joins known members that are not alive, so that the
-// two sides of a healed network partition find each other again.
+// forgetAfter is how long a member that is not alive is still looked for.
+const forgetAfter = 30 * time.Minute
+
+// rejoin periodically joins members seen alive in the last forgetAfter
+// that are not alive now, and the configured seeds, so that the two sides
+// of a healed network partition find each other again.
 func (n *Node) rejoin() {
 	defer n.wg.Done()
 	t := time.NewTicker(n.cfg.Gossip.RejoinInterval)
@@ -301,10 +328,14 @@ func (n *Node) rejoin() {
 		alive := map[string]bool{}
 		for _, m := range n.aliveAll {
 			alive[m.Address] = true
+			n.known[m.Address] = time.Now()
 		}
 		var missing []string
-		for addr := range n.known {
-			if !alive[addr] {
+		for addr, seen := range n.known {
+			switch {
+			case time.Since(seen) > forgetAfter:
+				delete(n.known, addr)
+			case !alive[addr]:
 				missing = append(missing, addr)
 			}
 		}
@@ -684,7 +715,7 @@ func (e events) update(node *memberlist.Node, joined bool) {
 	member := partition.Member{UUID: m.UUID, Address: m.Address, AdminAddress: m.Admin, JoinOrder: m.JoinOrder}
 	e.n.mu.Lock()
 	e.n.aliveAll[m.UUID] = aliveMember{Member: member, lineage: m.Lineage, leaving: m.Leaving}
-	e.n.known[m.Address] = true
+	e.n.known[m.Address] = time.Now()
 	e.n.mu.Unlock()
 	if joined {
 		e.n.log.Info("member joined", "member", m.Address, "uuid", m.UUID.String())

@@ -86,13 +86,30 @@ func (t *gossipTransport) queue(addr string) chan []byte {
 	return q
 }
 
+// idleSender is how long a peer's packet sender waits for a packet before
+// it ends (it starts again with the next packet): members that are gone
+// leave no goroutine behind.
+const idleSender = time.Minute
+
 func (t *gossipTransport) send(addr string, q chan []byte) {
 	defer t.wg.Done()
+	idle := time.NewTimer(idleSender)
+	defer idle.Stop()
 	for {
 		select {
 		case <-t.stop:
 			return
+		case <-idle.C:
+			t.mu.Lock()
+			if len(q) == 0 {
+				delete(t.queues, addr)
+				t.mu.Unlock()
+				return
+			}
+			t.mu.Unlock()
+			idle.Reset(idleSender)
 		case b := <-q:
+			idle.Reset(idleSender)
 			c, err := t.peers.client(addr)
 			if err != nil {
 				continue
@@ -208,6 +225,7 @@ type streamConn struct {
 	buf     []byte
 	mu      sync.Mutex
 	rdl     time.Time
+	wdl     time.Time
 	closed  chan struct{}
 	closeMu sync.Once
 }
@@ -280,6 +298,19 @@ func (c *streamConn) Write(p []byte) (int, error) {
 		return 0, net.ErrClosed
 	default:
 	}
+	c.mu.Lock()
+	dl := c.wdl
+	c.mu.Unlock()
+	if !dl.IsZero() {
+		d := time.Until(dl)
+		if d <= 0 {
+			return 0, os.ErrDeadlineExceeded
+		}
+		// A send blocked past the deadline (the peer stopped reading)
+		// ends by closing the stream.
+		timer := time.AfterFunc(d, func() { _ = c.Close() })
+		defer timer.Stop()
+	}
 	written := 0
 	for len(p) > 0 {
 		n := min(len(p), maxChunk)
@@ -304,7 +335,10 @@ func (c *streamConn) LocalAddr() net.Addr  { return c.local }
 func (c *streamConn) RemoteAddr() net.Addr { return c.remote }
 
 func (c *streamConn) SetDeadline(t time.Time) error {
-	return c.SetReadDeadline(t)
+	c.mu.Lock()
+	c.rdl, c.wdl = t, t
+	c.mu.Unlock()
+	return nil
 }
 
 func (c *streamConn) SetReadDeadline(t time.Time) error {
@@ -314,8 +348,12 @@ func (c *streamConn) SetReadDeadline(t time.Time) error {
 	return nil
 }
 
-// SetWriteDeadline is accepted; writes are bounded by gRPC flow control.
-func (c *streamConn) SetWriteDeadline(time.Time) error { return nil }
+func (c *streamConn) SetWriteDeadline(t time.Time) error {
+	c.mu.Lock()
+	c.wdl = t
+	c.mu.Unlock()
+	return nil
+}
 
 // hostPort splits an address, for messages.
 func hostPort(addr string) (string, int) {

@@ -293,12 +293,13 @@ func (m *Member) Shutdown(ctx context.Context) error {
 	return m.shutErr
 }
 
-// Heap reports the Go heap of the member's process.
+// Heap reports the Go heap of the member's process, and its goroutines.
 type Heap struct {
 	HeapAllocBytes uint64 `json:"heapAllocBytes"` // live objects after a GC
 	HeapInuseBytes uint64 `json:"heapInuseBytes"`
 	SysBytes       uint64 `json:"sysBytes"`
 	NumGC          uint32 `json:"numGC"`
+	Goroutines     int    `json:"goroutines"`
 }
 
 // HeapAfterGC runs garbage collections and reads the heap statistics: the
@@ -310,7 +311,7 @@ func HeapAfterGC() Heap {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return Heap{HeapAllocBytes: ms.HeapAlloc, HeapInuseBytes: ms.HeapInuse, SysBytes: ms.Sys, NumGC: ms.NumGC}
+	return Heap{HeapAllocBytes: ms.HeapAlloc, HeapInuseBytes: ms.HeapInuse, SysBytes: ms.Sys, NumGC: ms.NumGC, Goroutines: runtime.NumGoroutine()}
 }
 
 func newLogger(c LogConfig) *slog.Logger {

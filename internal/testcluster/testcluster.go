@@ -7,9 +7,11 @@ package testcluster
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -302,6 +304,36 @@ func (c *Cluster) MustCLI(args ...string) string {
 // atoll binary to use instead of building one (a test that re-runs itself
 // in another process passes its binary on).
 const BinaryEnv = "ATOLL_TEST_BINARY"
+
+// Pause stops a process member with SIGSTOP: it neither answers nor
+// notices anything until Resume, like a member in a long GC pause or on a
+// host that stalls. Only process members can be paused.
+func (n *Node) Pause() {
+	if n.cmd == nil || n.cmd.Process == nil {
+		panic("testcluster: only process members can be paused")
+	}
+	_ = n.cmd.Process.Signal(syscall.SIGSTOP)
+}
+
+// Resume continues a paused member (SIGCONT).
+func (n *Node) Resume() {
+	_ = n.cmd.Process.Signal(syscall.SIGCONT)
+}
+
+// Heap reads a member's heap and goroutine count from its admin address.
+func (n *Node) Heap(ctx context.Context) (member.Heap, error) {
+	var h member.Heap
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+n.AdminAddr+"/debug/memory", nil)
+	if err != nil {
+		return h, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return h, err
+	}
+	defer resp.Body.Close()
+	return h, json.NewDecoder(resp.Body).Decode(&h)
+}
 
 var (
 	buildOnce sync.Once
