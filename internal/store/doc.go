@@ -49,7 +49,10 @@
 //
 // Times are whole seconds since 2000-01-01 (uint32, to 2136), the way
 // Hazelcast keeps them (from its own 2018 base): TTL and max-idle have a
-// one-second granularity. The per-entry TTL and max-idle fields exist only
+// one-second granularity. Writes and accesses record the second rounded up
+// and expiry checks use the current second rounded down, so an entry never
+// expires before its TTL or max-idle has elapsed, and at most a second
+// after. The per-entry TTL and max-idle fields exist only
 // when set. flags holds "dead" and the two presence bits, so a key of up to
 // 15 bytes shares one byte with them.
 //

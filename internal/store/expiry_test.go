@@ -44,6 +44,44 @@ func TestTTL(t *testing.T) {
 	}
 }
 
+// TestExpiryNeverEarly writes and reads at every tenth of a second: times
+// are stored in whole seconds, and an entry must still never expire before
+// its TTL or max-idle has elapsed, and at most a second after.
+func TestExpiryNeverEarly(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		exp  Expiry
+		read bool // read once, 100 ms after the write (max-idle counts from it)
+	}{
+		{"ttl", Expiry{TTL: time.Second}, false},
+		{"max-idle", Expiry{MaxIdle: time.Second}, true},
+	} {
+		for offset := time.Duration(0); offset < time.Second; offset += 100 * time.Millisecond {
+			clk := newManualClock()
+			clk.Advance(offset)
+			m := newTestMap(t, MapConfig{PartitionCount: 1, Clock: clk})
+			if err := m.Set(0, []byte("k"), []byte("v"), tc.exp); err != nil {
+				t.Fatal(err)
+			}
+			since := time.Duration(0)
+			if tc.read {
+				clk.Advance(100 * time.Millisecond)
+				mustGet(t, m, 0, "k")
+			}
+			for ; since < time.Second; since += 100 * time.Millisecond {
+				if _, ok, _ := m.GetEntryView(0, []byte("k")); !ok {
+					t.Fatalf("%s, written at +%v: expired %v after the last access", tc.name, offset, since)
+				}
+				clk.Advance(100 * time.Millisecond)
+			}
+			clk.Advance(time.Second)
+			if _, ok, _ := m.GetEntryView(0, []byte("k")); ok {
+				t.Fatalf("%s, written at +%v: still present 2s after the last access", tc.name, offset)
+			}
+		}
+	}
+}
+
 func TestTTLCountsFromLastWrite(t *testing.T) {
 	clk := newManualClock()
 	m := newTestMap(t, MapConfig{PartitionCount: 1, TTL: 10 * time.Second, Clock: clk})

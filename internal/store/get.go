@@ -30,7 +30,7 @@ func (m *Map) getAppend(op string, dst []byte, pid int32, key []byte) ([]byte, b
 		return dst, false, nil
 	}
 	b, r := p.recOf(uint32(p.slots[pos]))
-	r.touch(b, now.sec)
+	r.touch(b, now.stamp)
 	p.hits++
 	p.lastAccess = now.ms
 	dst = append(dst, r.value(b)...)
@@ -54,7 +54,7 @@ func (m *Map) ContainsKey(pid int32, key []byte) (bool, error) {
 	pos := p.lookup(m.obs(), h, key, now)
 	if pos >= 0 {
 		b, r := p.recOf(uint32(p.slots[pos]))
-		r.touch(b, now.sec)
+		r.touch(b, now.stamp)
 		p.hits++
 		p.lastAccess = now.ms
 	}
@@ -113,7 +113,7 @@ func (m *Map) GetAll(pid int32, keys [][]byte, fn func(i int, value []byte)) err
 			continue
 		}
 		b, r := p.recOf(uint32(p.slots[pos]))
-		r.touch(b, now.sec)
+		r.touch(b, now.stamp)
 		p.hits++
 		p.lastAccess = now.ms
 		fn(i, r.value(b))

@@ -154,7 +154,7 @@ func (m *Map) SetTTL(pid int32, key []byte, ttl time.Duration) (bool, error) {
 		if secs != 0 {
 			// The TTL counts from the last write; shift it so the entry
 			// expires secs from now.
-			t := uint64(now.sec) - uint64(min(mt.updated, now.sec)) + uint64(secs)
+			t := uint64(now.stamp) - uint64(min(mt.updated, now.stamp)) + uint64(secs)
 			mt.ttl = uint32(min(t, 1<<32-2))
 		}
 	}
@@ -235,11 +235,11 @@ func (m *Map) writeLocked(p *partition, a *writeArgs, nm meta, h uint32, obs Obs
 		nm.version = nextVersion(cur.version)
 		nm.created = cur.created
 		nm.hits = cur.hits
-		nm.updated, nm.accessed = now.sec, now.sec
+		nm.updated, nm.accessed = now.stamp, now.stamp
 		err = p.update(obs, pos, a.value, &nm, EventUpdated)
 	} else {
 		nm.version = 1
-		nm.created, nm.updated, nm.accessed = now.sec, now.sec, now.sec
+		nm.created, nm.updated, nm.accessed = now.stamp, now.stamp, now.stamp
 		err = p.insert(obs, h, a.key, a.value, &nm)
 	}
 	if err != nil {

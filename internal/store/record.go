@@ -49,12 +49,20 @@ const epochUnix = 946684800
 // instant is "now" for one operation, read from the Clock once.
 type instant struct {
 	ms  int64  // Unix milliseconds, for map statistics
-	sec uint32 // stored form
+	sec uint32 // stored form, rounded down: what expiry checks compare
+	// stamp is the stored form rounded up, recorded as the time of a write
+	// or access: TTL and max-idle count from it, so that an entry never
+	// expires before its TTL has elapsed (at most a second after).
+	stamp uint32
 }
 
 func instantOf(t time.Time) instant {
 	ms := t.UnixMilli()
-	return instant{ms: ms, sec: secOf(ms)}
+	in := instant{ms: ms, sec: secOf(ms), stamp: secOf(ms)}
+	if ms%1000 != 0 && in.stamp < math.MaxUint32 {
+		in.stamp++
+	}
+	return in
 }
 
 // secOf converts Unix milliseconds to stored seconds, truncating, clamped to
