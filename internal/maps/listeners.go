@@ -2,6 +2,7 @@ package maps
 
 import (
 	"bytes"
+	"sync"
 	"sync/atomic"
 
 	"github.com/atolldb/atoll/internal/store"
@@ -16,7 +17,8 @@ type ListenerOptions struct {
 	// Types limits events to these types; all user-visible types when empty.
 	Types []store.EventType
 	// Buffer is how many events may wait for delivery before further
-	// events are dropped (and counted); default 4096.
+	// events are dropped (and counted); default 100 000. Memory grows only
+	// as events actually wait.
 	Buffer int
 }
 
@@ -29,22 +31,26 @@ type Event struct {
 	OldValue  []byte // old value, when IncludeValues
 }
 
-// Listener receives a map's entry events through a bounded channel. When
-// the channel is full, events are dropped and counted instead of blocking
-// the writer; the consumer learns the count from Dropped and treats state it
-// derives from events (a near cache) as stale.
+// Listener receives a map's entry events through a bounded queue. When the
+// queue is full, events are dropped and counted instead of blocking the
+// writer; the consumer learns the count from TakeDropped and treats state
+// it derives from events (a near cache) as stale.
 type Listener struct {
 	map_    *Map
 	opts    ListenerOptions
 	mask    uint16
-	events  chan Event
+	queue   eventQueue
 	dropped atomic.Int64
 	closed  atomic.Bool
 	done    chan struct{}
 }
 
-// Events is the channel of events; it is never closed (see Done).
-func (l *Listener) Events() <-chan Event { return l.events }
+// Ready receives a value when events may be waiting; it is never closed
+// (see Done).
+func (l *Listener) Ready() <-chan struct{} { return l.queue.ready }
+
+// Drain appends up to max waiting events to dst, oldest first.
+func (l *Listener) Drain(dst []Event, max int) []Event { return l.queue.drain(dst, max) }
 
 // Done is closed when the listener is removed (or its map destroyed).
 func (l *Listener) Done() <-chan struct{} { return l.done }
@@ -71,13 +77,13 @@ var userEvents = []store.EventType{store.EventAdded, store.EventUpdated, store.E
 // AddListener registers a listener for the map's events.
 func (m *Map) AddListener(opts ListenerOptions) *Listener {
 	if opts.Buffer <= 0 {
-		opts.Buffer = 4096
+		opts.Buffer = 100_000
 	}
 	types := opts.Types
 	if len(types) == 0 {
 		types = userEvents
 	}
-	l := &Listener{map_: m, opts: opts, events: make(chan Event, opts.Buffer), done: make(chan struct{})}
+	l := &Listener{map_: m, opts: opts, queue: eventQueue{max: opts.Buffer, ready: make(chan struct{}, 1)}, done: make(chan struct{})}
 	for _, t := range types {
 		l.mask |= 1 << t
 	}
@@ -137,10 +143,66 @@ func (m *Map) OnEvent(e store.Event) {
 		if l.opts.IncludeValues {
 			ev.Value, ev.OldValue = bytes.Clone(e.NewValue), bytes.Clone(e.OldValue)
 		}
-		select {
-		case l.events <- ev:
-		default:
+		if !l.queue.push(ev) {
 			l.dropped.Add(1)
 		}
 	}
+}
+
+// eventQueue is a ring of events that grows as events wait, up to max.
+type eventQueue struct {
+	mu      sync.Mutex
+	buf     []Event
+	head, n int
+	max     int
+	ready   chan struct{} // capacity 1: signalled after a push
+}
+
+// push adds an event unless the queue is full.
+func (q *eventQueue) push(ev Event) bool {
+	q.mu.Lock()
+	if q.n == q.max {
+		q.mu.Unlock()
+		return false
+	}
+	if q.n == len(q.buf) {
+		grown := make([]Event, min(max(2*len(q.buf), 64), q.max))
+		for i := 0; i < q.n; i++ {
+			grown[i] = q.buf[(q.head+i)%len(q.buf)]
+		}
+		q.buf, q.head = grown, 0
+	}
+	q.buf[(q.head+q.n)%len(q.buf)] = ev
+	q.n++
+	q.mu.Unlock()
+	select {
+	case q.ready <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// shrinkAbove is the ring size above which an emptied queue lets its
+// memory go, so that a burst does not keep its buffer for good.
+const shrinkAbove = 4096
+
+func (q *eventQueue) drain(dst []Event, max int) []Event {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for ; q.n > 0 && max > 0; max-- {
+		dst = append(dst, q.buf[q.head])
+		q.buf[q.head] = Event{}
+		q.head = (q.head + 1) % len(q.buf)
+		q.n--
+	}
+	if q.n == 0 && len(q.buf) > shrinkAbove {
+		q.buf, q.head = nil, 0
+	}
+	if q.n > 0 { // more than max waited: the consumer comes back at once
+		select {
+		case q.ready <- struct{}{}:
+		default:
+		}
+	}
+	return dst
 }

@@ -66,24 +66,67 @@ func TestListenersFilterAndCountDrops(t *testing.T) {
 	if _, err := m.Store.Delete(0, []byte("a")); err != nil {
 		t.Fatal(err)
 	}
-	e := <-all.Events()
-	if e.Type != store.EventAdded || string(e.Key) != "a" || string(e.Value) != "v-a" {
-		t.Fatalf("first event %+v", e)
+	<-all.Ready()
+	got := all.Drain(nil, 10)
+	if len(got) != 2 || got[0].Type != store.EventAdded || string(got[0].Key) != "a" || string(got[0].Value) != "v-a" || string(got[1].Key) != "b" {
+		t.Fatalf("events %+v", got)
 	}
-	<-all.Events()
 	if d := all.TakeDropped(); d != 2 {
 		t.Fatalf("dropped %d, want 2 (c's ADDED and a's REMOVED)", d)
 	}
-	if e := <-onlyA.Events(); e.Type != store.EventRemoved || e.Value != nil {
-		t.Fatalf("filtered event %+v", e)
+	<-onlyA.Ready()
+	if got := onlyA.Drain(nil, 10); len(got) != 1 || got[0].Type != store.EventRemoved || got[0].Value != nil {
+		t.Fatalf("filtered events %+v", got)
 	}
 	select {
-	case e := <-onlyA.Events():
-		t.Fatalf("unexpected event %+v", e)
+	case <-onlyA.Ready():
+		t.Fatalf("unexpected events %+v", onlyA.Drain(nil, 10))
 	default:
 	}
 	all.Close()
 	<-all.Done()
 	r.Destroy("m")
 	<-onlyA.Done()
+}
+
+// TestEventQueueKeepsOrderAcrossGrowth pushes and drains in uneven steps so
+// that the ring wraps around while it grows; every event comes out once, in
+// order, and pushes past the bound fail.
+func TestEventQueueKeepsOrderAcrossGrowth(t *testing.T) {
+	q := eventQueue{max: 10_000, ready: make(chan struct{}, 1)}
+	next, want := 0, 0
+	var out []Event
+	for round := 0; round < 50; round++ {
+		for i := 0; i < 97*(round%7+1) && next-want < q.max; i++ {
+			if !q.push(Event{Partition: int32(next)}) {
+				t.Fatalf("push %d refused below the bound", next)
+			}
+			next++
+		}
+		out = q.drain(out[:0], 37*(round%5+1))
+		for _, e := range out {
+			if int(e.Partition) != want {
+				t.Fatalf("got event %d, want %d", e.Partition, want)
+			}
+			want++
+		}
+	}
+	for q.n < q.max {
+		q.push(Event{Partition: int32(next)})
+		next++
+	}
+	if q.push(Event{}) {
+		t.Fatal("push beyond the bound accepted")
+	}
+	for out = q.drain(out[:0], q.max); len(out) > 0; out = q.drain(out[:0], 1000) {
+		for _, e := range out {
+			if int(e.Partition) != want {
+				t.Fatalf("got event %d, want %d", e.Partition, want)
+			}
+			want++
+		}
+	}
+	if want != next || len(q.buf) != 0 {
+		t.Fatalf("drained %d of %d; ring of %d left", want, next, len(q.buf))
+	}
 }

@@ -139,6 +139,7 @@ func (s *Server) listen(r *pb.ListenRequest, stream pb.MapService_ListenServer) 
 	}
 	ctx := stream.Context()
 	member := s.cfg.Self.UUID[:]
+	var events []maps.Event
 	for {
 		select {
 		case <-ctx.Done():
@@ -147,27 +148,21 @@ func (s *Server) listen(r *pb.ListenRequest, stream pb.MapService_ListenServer) 
 			return ErrShuttingDown
 		case <-l.Done():
 			return invalid("map %q was destroyed", r.Map)
-		case ev := <-l.Events():
-			batch := &pb.EntryEventBatch{}
-			for {
-				batch.Events = append(batch.Events, &pb.EntryEvent{
-					Type: eventTypeToProto(ev.Type), Key: ev.Key, Value: ev.Value, OldValue: ev.OldValue,
-					PartitionId: ev.Partition, MemberUuid: member,
-				})
-				if len(batch.Events) == maxEventsPerBatch {
-					break
-				}
-				select {
-				case ev = <-l.Events():
-					continue
-				default:
-				}
-				break
-			}
-			batch.Dropped = l.TakeDropped()
-			if err := stream.Send(batch); err != nil {
-				return err
-			}
+		case <-l.Ready():
+		}
+		events = l.Drain(events[:0], maxEventsPerBatch)
+		batch := &pb.EntryEventBatch{Dropped: l.TakeDropped()}
+		if len(events) == 0 && batch.Dropped == 0 {
+			continue
+		}
+		for _, ev := range events {
+			batch.Events = append(batch.Events, &pb.EntryEvent{
+				Type: eventTypeToProto(ev.Type), Key: ev.Key, Value: ev.Value, OldValue: ev.OldValue,
+				PartitionId: ev.Partition, MemberUuid: member,
+			})
+		}
+		if err := stream.Send(batch); err != nil {
+			return err
 		}
 	}
 }

@@ -155,11 +155,12 @@ type subscription struct {
 	onBatch func(member string, b *pb.EntryEventBatch)
 	onGap   func(member string) // events from member may have been missed
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	mu     sync.Mutex
-	active map[string]bool // members with a stream
-	wg     sync.WaitGroup
+	ctx       context.Context
+	cancel    context.CancelFunc
+	mu        sync.Mutex
+	active    map[string]bool // members with a stream, confirmed or being opened
+	confirmed map[string]bool // members whose stream the member confirmed
+	wg        sync.WaitGroup
 }
 
 func (c *Client) subscribe(ctx context.Context, req *pb.ListenRequest, onBatch func(string, *pb.EntryEventBatch), onGap func(string)) (*subscription, error) {
@@ -167,7 +168,7 @@ func (c *Client) subscribe(ctx context.Context, req *pb.ListenRequest, onBatch f
 		return nil, ErrClosed
 	}
 	sctx, cancel := context.WithCancel(context.Background())
-	s := &subscription{c: c, req: req, onBatch: onBatch, onGap: onGap, ctx: sctx, cancel: cancel, active: map[string]bool{}}
+	s := &subscription{c: c, req: req, onBatch: onBatch, onGap: onGap, ctx: sctx, cancel: cancel, active: map[string]bool{}, confirmed: map[string]bool{}}
 	members := c.memberAddresses(ctx)
 	var errs []error
 	for _, addr := range members {
@@ -222,9 +223,33 @@ func (s *subscription) start(ctx context.Context, addr string) error {
 		s.mu.Unlock()
 		return err
 	}
+	s.setConfirmed(addr, true)
 	s.wg.Add(1)
 	go s.read(addr, stream)
 	return nil
+}
+
+func (s *subscription) setConfirmed(addr string, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ok {
+		s.confirmed[addr] = true
+	} else {
+		delete(s.confirmed, addr)
+	}
+}
+
+// covers reports whether every member in members has a confirmed stream:
+// no event of theirs can be missed.
+func (s *subscription) covers(members []string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range members {
+		if !s.confirmed[m] {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *subscription) open(ctx context.Context, addr string) (pb.MapService_ListenClient, error) {
@@ -260,6 +285,7 @@ func (s *subscription) read(addr string, stream pb.MapService_ListenClient) {
 	defer func() {
 		s.mu.Lock()
 		delete(s.active, addr)
+		delete(s.confirmed, addr)
 		s.mu.Unlock()
 	}()
 	backoff := s.c.cfg.Retry.InitialBackoff
@@ -275,6 +301,7 @@ func (s *subscription) read(addr string, stream pb.MapService_ListenClient) {
 		if s.ctx.Err() != nil {
 			return
 		}
+		s.setConfirmed(addr, false)
 		s.onGap(addr)
 		for {
 			if !s.c.isMember(addr) {
@@ -288,6 +315,8 @@ func (s *subscription) read(addr string, stream pb.MapService_ListenClient) {
 			backoff = min(time.Duration(float64(backoff)*s.c.cfg.Retry.Multiplier), s.c.cfg.Retry.MaxBackoff)
 			var err error
 			if stream, err = s.open(s.ctx, addr); err == nil {
+				s.setConfirmed(addr, true)
+				s.onGap(addr) // events between the break and the confirmation
 				break
 			}
 		}

@@ -125,9 +125,15 @@ type nearCache struct {
 	seed    maphash.Seed
 	stripes [nearStripes]atomic.Uint64
 	epoch   atomic.Uint64
-	// ready is set once the invalidation listener is confirmed by every
-	// member: before that, nothing is cached.
-	ready atomic.Bool
+	// sub is the invalidation listener, once every member confirmed it;
+	// coveredTable is the partition table version for which every member
+	// of the table has a confirmed stream (-1: not known to). Entries are
+	// cached and served only while that holds, so that no invalidation can
+	// be missed: not while a member's stream is broken, nor while a member
+	// that just joined has none yet.
+	sub          atomic.Pointer[subscription]
+	coveredTable atomic.Int64
+	coverMu      sync.Mutex // orders updates of coveredTable
 
 	hits, misses, invalidations atomic.Int64
 	stop                        context.CancelFunc
@@ -161,6 +167,7 @@ func newNearCache(c *Client, name string, cfg NearCacheConfig) (*nearCache, erro
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	nc := &nearCache{c: c, cfg: cfg, cache: cache, seed: maphash.MakeSeed(), stop: cancel, done: make(chan struct{})}
+	nc.coveredTable.Store(-1)
 	go nc.listen(ctx, name)
 	return nc, nil
 }
@@ -181,9 +188,14 @@ func (nc *nearCache) listen(ctx context.Context, name string) {
 					nc.invalidate(e.Key)
 				}
 			}
-		}, func(string) { nc.clear() })
+		}, func(string) {
+			nc.coverMu.Lock()
+			nc.coveredTable.Store(-1)
+			nc.coverMu.Unlock()
+			nc.clear()
+		})
 		if err == nil {
-			nc.ready.Store(true)
+			nc.sub.Store(sub)
 			<-ctx.Done()
 			sub.close()
 			return
@@ -200,10 +212,30 @@ func (nc *nearCache) stripe(key []byte) *atomic.Uint64 {
 	return &nc.stripes[maphash.Bytes(nc.seed, key)%nearStripes]
 }
 
+// covered reports whether every member of the current partition table has
+// a confirmed invalidation stream.
+func (nc *nearCache) covered() bool {
+	rt := nc.c.routing.Load()
+	if rt == nil {
+		return false
+	}
+	if nc.coveredTable.Load() == rt.version {
+		return true
+	}
+	nc.coverMu.Lock()
+	defer nc.coverMu.Unlock()
+	sub := nc.sub.Load()
+	if sub == nil || !sub.covers(rt.members) {
+		return false
+	}
+	nc.coveredTable.Store(rt.version)
+	return true
+}
+
 // get returns a cached entry that is still valid.
 func (nc *nearCache) get(key []byte) (nearEntry, bool) {
 	e, ok := nc.cache.Get(key)
-	if !ok || e.epoch != nc.epoch.Load() || e.seq != nc.stripe(key).Load() ||
+	if !ok || !nc.covered() || e.epoch != nc.epoch.Load() || e.seq != nc.stripe(key).Load() ||
 		(nc.cfg.TTL > 0 && time.Since(e.stored) > nc.cfg.TTL) {
 		nc.misses.Add(1)
 		return nearEntry{}, false
@@ -220,7 +252,7 @@ func (nc *nearCache) reserve(key []byte) reservation {
 // put caches a value read remotely under reservation r, unless the key was
 // invalidated since.
 func (nc *nearCache) put(key, data []byte, obj any, r reservation) {
-	if !nc.ready.Load() || r.seq != nc.stripe(key).Load() || r.epoch != nc.epoch.Load() {
+	if !nc.covered() || r.seq != nc.stripe(key).Load() || r.epoch != nc.epoch.Load() {
 		return
 	}
 	e := nearEntry{data: data, seq: r.seq, epoch: r.epoch, stored: time.Now()}
