@@ -63,6 +63,11 @@ func optimize(n Node, cat Catalog) Node {
 			ns.Names = x.Names
 			return &ns
 		}
+		if a, ok := in.(*Aggregate); ok && identity(exprs, len(a.Output())) {
+			na := *a
+			na.Names = x.Names
+			return &na
+		}
 		return &Project{Input: in, Exprs: exprs, Names: x.Names}
 	case *Aggregate:
 		a := *x
@@ -276,4 +281,17 @@ func rangeOf(c *expr.Call) (col, lo, hi expr.Expr, loInc, hiInc, ok bool) {
 		}
 	}
 	return
+}
+
+// identity reports whether exprs are the columns 0..n-1 in order.
+func identity(exprs []expr.Expr, n int) bool {
+	if len(exprs) != n {
+		return false
+	}
+	for i, e := range exprs {
+		if c, ok := e.(*expr.Col); !ok || c.Index != i {
+			return false
+		}
+	}
+	return true
 }
