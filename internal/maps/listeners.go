@@ -122,6 +122,9 @@ func (m *Map) closeListeners() {
 // OnEvent implements store.Observer: it copies the event for each listener
 // that wants it, without blocking. It runs under the partition lock.
 func (m *Map) OnEvent(e store.Event) {
+	if o := m.indexObserver.Load(); o != nil {
+		o.o.OnEvent(e) // indexes follow owned and backup partitions alike
+	}
 	p := m.listeners.Load()
 	if p == nil || len(*p) == 0 || e.Backup {
 		return // listeners hear owners only: every event once per cluster

@@ -325,3 +325,7 @@ func substitute(e expr.Expr, by []expr.Expr) expr.Expr {
 		return x
 	})
 }
+
+// ScanFragment returns the fragment that runs a scan (UPDATE and DELETE
+// find their entries with it).
+func ScanFragment(s *Scan) *Fragment { return scanFragment(s) }
