@@ -39,6 +39,7 @@ type Member struct {
 	maps   *maps.Registry
 	table  *partition.Holder
 	server *server.Server
+	query  *queryParts
 
 	grpc     *grpc.Server
 	listener net.Listener
@@ -93,9 +94,16 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		m.self.AdminAddress = m.adminLn.Addr().String()
 	}
 	m.table.Store(partition.Single(m.self, cfg.PartitionCount))
+	if m.query, err = newQuery(m.maps, ser, m.table, m.self.UUID, nil, log); err != nil {
+		_ = ln.Close()
+		if m.adminLn != nil {
+			_ = m.adminLn.Close()
+		}
+		return nil, err
+	}
 	m.server = server.New(server.Config{
 		ClusterName: cfg.ClusterName, Version: Version, Self: m.self,
-		Maps: m.maps, Serialization: ser, Table: m.table, Logger: log,
+		Maps: m.maps, Serialization: ser, Table: m.table, Logger: log, Query: m.query.config,
 	})
 	m.grpc = grpc.NewServer(
 		grpc.MaxRecvMsgSize(cfg.Limits.MaxMessageSize),
@@ -209,6 +217,7 @@ func (m *Member) Shutdown(ctx context.Context) error {
 			}
 		}
 		m.bg.Wait()
+		m.query.close()
 		m.log.Info("member stopped", "address", m.self.Address)
 	})
 	return m.shutErr
