@@ -60,7 +60,9 @@ func LoadA(ctx context.Context, c *client.Client, n int) error {
 	if err := idx.AddIndex(ctx, client.IndexConfig{Type: client.IndexSorted, Attributes: []string{"value"}}); err != nil {
 		return err
 	}
-	doc := func(k int32) *model.IdentifiedADoc { return &model.IdentifiedADoc{Value: int64(k), Payload: model.APayload(k)} }
+	doc := func(k int32) *model.IdentifiedADoc {
+		return &model.IdentifiedADoc{Value: int64(k), Payload: model.APayload(k)}
+	}
 	if err := putAll(ctx, ids, n, doc); err != nil {
 		return err
 	}
@@ -224,7 +226,9 @@ func aggregate(v any, err error) (int64, error) {
 func ACases(n int) []Case {
 	s := int64(n) * int64(n-1) / 2
 	sql := func(stmt string) func(context.Context, *client.Client, *jrand.Random) (int64, error) {
-		return func(ctx context.Context, c *client.Client, _ *jrand.Random) (int64, error) { return single(c.SQL(ctx, stmt)) }
+		return func(ctx context.Context, c *client.Client, _ *jrand.Random) (int64, error) {
+			return single(c.SQL(ctx, stmt))
+		}
 	}
 	longSum := func(m string) func(context.Context, *client.Client, *jrand.Random) (int64, error) {
 		return func(ctx context.Context, c *client.Client, _ *jrand.Random) (int64, error) {

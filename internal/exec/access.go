@@ -37,7 +37,10 @@ type accessor struct {
 	js    []jstep // JSON path (nil when it has a wildcard)
 	jpath *serialization.JSONPath
 	flat  bool // json-flat mapping or a JSON path column
-	ser   *serialization.Service
+	// single: one plain field of a Compact, Portable or IDS value (the
+	// in-place fast path).
+	single bool
+	ser    *serialization.Service
 
 	// Compact cache.
 	cID    int64
@@ -138,6 +141,7 @@ func newAccessor(col plan.ScanCol, ser *serialization.Service) (*accessor, error
 		return nil, err
 	}
 	a.steps = steps
+	a.single = !a.flat && len(steps) == 1 && steps[0].index < 0 && !steps[0].any
 	any := false
 	for _, s := range steps {
 		any = any || s.any
@@ -194,8 +198,51 @@ func compileJSONSteps(p string) []jstep {
 	return out
 }
 
-// read returns the column's value for an entry. Values may alias key and
-// value (valid while the entry is).
+// readInto stores the column's value for an entry in dst. Values may
+// alias key and value (valid while the entry is). The common case (one
+// field of a Compact, Portable or IDS value, or a whole Data) writes dst
+// directly without copying values around.
+func (a *accessor) readInto(key, value []byte, dst *expr.Value) error {
+	d := value
+	if a.key {
+		d = key
+	}
+	if len(d) < serialization.HeaderSize {
+		*dst = expr.Value{T: expr.Null}
+		return nil
+	}
+	typ := int32(binary.BigEndian.Uint32(d[4:8]))
+	if a.single {
+		ok := false
+		switch typ {
+		case serialization.TypeIdentified:
+			ok = a.identifiedInto(d, dst)
+		case serialization.TypeCompact:
+			ok = a.compactInto(d, dst)
+		case serialization.TypePortable:
+			ok = a.portableInto(d, dst)
+		}
+		if ok {
+			if t := a.col.Type; t == expr.Unknown || t == dst.T || dst.T == expr.Null {
+				return nil
+			}
+			v, err := a.convert(*dst, nil)
+			*dst = v
+			return err
+		}
+	} else if a.whole && a.col.Type == expr.Object {
+		*dst = expr.Value{T: expr.Object, B: d}
+		return nil
+	}
+	if a.js != nil && (typ == serialization.TypeJSON || (a.flat && typ == serialization.TypeString)) && a.jsonInto(d, dst) {
+		return nil
+	}
+	v, err := a.read(key, value)
+	*dst = v
+	return err
+}
+
+// read returns the column's value for an entry (the general path).
 func (a *accessor) read(key, value []byte) (expr.Value, error) {
 	d := value
 	if a.key {
@@ -212,19 +259,18 @@ func (a *accessor) read(key, value []byte) (expr.Value, error) {
 		return a.readJSON(d, typ)
 	}
 	if len(a.steps) == 1 && a.steps[0].index < 0 && !a.steps[0].any {
+		var v expr.Value
+		ok := false
 		switch typ {
 		case serialization.TypeCompact:
-			if v, ok, err := a.compactField(d); ok || err != nil {
-				return v, err
-			}
+			ok = a.compactInto(d, &v)
 		case serialization.TypePortable:
-			if v, ok, err := a.portableField(d); ok || err != nil {
-				return v, err
-			}
+			ok = a.portableInto(d, &v)
 		case serialization.TypeIdentified:
-			if v, ok, err := a.identifiedField(d); ok || err != nil {
-				return v, err
-			}
+			ok = a.identifiedInto(d, &v)
+		}
+		if ok {
+			return a.convert(v, nil)
 		}
 	}
 	return a.generic(d, typ)
@@ -359,7 +405,61 @@ func (a *accessor) readJSON(d []byte, typ int32) (expr.Value, error) {
 	if firstErr != nil {
 		return expr.NullValue, firstErr
 	}
-	return expr.Value{T: expr.List, L: list}, nil
+	return expr.Value{T: expr.List, L: &expr.Values{Items: list}}, nil
+}
+
+// jsonInto is the fast path of an integer or string read from a JSON
+// document; it reports false to leave other cases to readJSON.
+func (a *accessor) jsonInto(d []byte, dst *expr.Value) bool {
+	p := d[serialization.HeaderSize:]
+	if len(p) < 4 {
+		return false
+	}
+	n := int(int32(binary.BigEndian.Uint32(p)))
+	if n < 0 || n > len(p)-4 {
+		return false
+	}
+	kind, raw, ok := jsonLookup(p[4:4+n], a.js)
+	if !ok {
+		return false
+	}
+	t := a.col.Type
+	switch kind {
+	case serialization.JSONMissing, serialization.JSONNull:
+		*dst = expr.Value{T: expr.Null}
+		return true
+	case serialization.JSONNumber:
+		if t != expr.Unknown && t != expr.BigInt {
+			return false
+		}
+		neg := raw[0] == '-'
+		digits := raw
+		if neg {
+			digits = raw[1:]
+		}
+		if len(digits) == 0 || len(digits) > 18 {
+			return false
+		}
+		var x int64
+		for _, c := range digits {
+			if c < '0' || c > '9' {
+				return false
+			}
+			x = x*10 + int64(c-'0')
+		}
+		if neg {
+			x = -x
+		}
+		*dst = expr.Value{T: expr.BigInt, I: x}
+		return true
+	case serialization.JSONString:
+		if (t != expr.Unknown && t != expr.Varchar) || bytesHasByte(raw, '\\') {
+			return false
+		}
+		*dst = expr.Value{T: expr.Varchar, B: raw[1 : len(raw)-1]}
+		return true
+	}
+	return false
 }
 
 func (a *accessor) convertJSON(v serialization.JSONValue) (expr.Value, error) {
@@ -407,15 +507,15 @@ func bytesHasByte(b []byte, c byte) bool {
 
 // ---- Compact ---------------------------------------------------------------
 
-func (a *accessor) compactField(d []byte) (expr.Value, bool, error) {
+func (a *accessor) compactInto(d []byte, dst *expr.Value) bool {
 	if len(d) < 16 {
-		return expr.NullValue, false, nil
+		return false
 	}
 	id := int64(binary.BigEndian.Uint64(d[8:16]))
 	if !a.cOK || id != a.cID {
 		s, ok := a.ser.Schemas().Get(id)
 		if !ok {
-			return expr.NullValue, false, nil // the generic path reports it
+			return false // the generic path reports it
 		}
 		a.cID, a.cOK, a.cVar = id, true, s.VarCount > 0
 		a.cField = nil
@@ -425,18 +525,19 @@ func (a *accessor) compactField(d []byte) (expr.Value, bool, error) {
 	}
 	f := a.cField
 	if f == nil {
-		return expr.NullValue, true, nil // schema evolution: absent field
+		*dst = expr.Value{T: expr.Null}
+		return true // schema evolution: absent field
 	}
 	base := 16
 	dataLen := -1
 	if a.cVar {
 		if len(d) < 20 {
-			return expr.NullValue, false, nil
+			return false
 		}
 		dataLen = int(int32(binary.BigEndian.Uint32(d[16:20])))
 		base = 20
 		if dataLen < 0 || base+dataLen > len(d) {
-			return expr.NullValue, false, nil
+			return false
 		}
 	}
 	be := binary.BigEndian
@@ -446,47 +547,47 @@ func (a *accessor) compactField(d []byte) (expr.Value, bool, error) {
 		switch f.Kind {
 		case serialization.KindInt32:
 			if off+4 > len(d) {
-				return expr.NullValue, false, nil
+				return false
 			}
 			v = expr.IntValue(expr.Integer, int64(int32(be.Uint32(d[off:]))))
 		case serialization.KindInt64:
 			if off+8 > len(d) {
-				return expr.NullValue, false, nil
+				return false
 			}
 			v = expr.BigIntValue(int64(be.Uint64(d[off:])))
 		case serialization.KindFloat64:
 			if off+8 > len(d) {
-				return expr.NullValue, false, nil
+				return false
 			}
 			v = expr.DoubleValue(math.Float64frombits(be.Uint64(d[off:])))
 		case serialization.KindFloat32:
 			if off+4 > len(d) {
-				return expr.NullValue, false, nil
+				return false
 			}
 			v = expr.TypedFloat(expr.Real, float64(math.Float32frombits(be.Uint32(d[off:]))))
 		case serialization.KindInt16:
 			if off+2 > len(d) {
-				return expr.NullValue, false, nil
+				return false
 			}
 			v = expr.IntValue(expr.SmallInt, int64(int16(be.Uint16(d[off:]))))
 		case serialization.KindInt8:
 			if off+1 > len(d) {
-				return expr.NullValue, false, nil
+				return false
 			}
 			v = expr.IntValue(expr.TinyInt, int64(int8(d[off])))
 		case serialization.KindBoolean:
 			if off+1 > len(d) {
-				return expr.NullValue, false, nil
+				return false
 			}
 			v = expr.BoolValue(d[off]&(1<<f.BitOffset) != 0)
 		default:
-			return expr.NullValue, false, nil
+			return false
 		}
-		r, err := a.convert(v, nil)
-		return r, true, err
+		*dst = v
+		return true
 	}
 	if f.Kind != serialization.KindString || dataLen < 0 {
-		return expr.NullValue, false, nil
+		return false
 	}
 	width := 4
 	switch {
@@ -497,53 +598,56 @@ func (a *accessor) compactField(d []byte) (expr.Value, bool, error) {
 	}
 	at := base + dataLen + int(f.Index)*width
 	if at+width > len(d) {
-		return expr.NullValue, false, nil
+		return false
 	}
 	var off int
 	switch width {
 	case 1:
 		if d[at] == 0xff {
-			return expr.NullValue, true, nil
+			*dst = expr.Value{T: expr.Null}
+			return true
 		}
 		off = int(d[at])
 	case 2:
 		x := int(be.Uint16(d[at:]))
 		if x == 0xffff {
-			return expr.NullValue, true, nil
+			*dst = expr.Value{T: expr.Null}
+			return true
 		}
 		off = x
 	default:
 		x := int32(be.Uint32(d[at:]))
 		if x == -1 {
-			return expr.NullValue, true, nil
+			*dst = expr.Value{T: expr.Null}
+			return true
 		}
 		off = int(x)
 	}
 	p := base + off
 	if off < 0 || off >= dataLen || p+4 > base+dataLen {
-		return expr.NullValue, false, nil
+		return false
 	}
 	n := int(int32(be.Uint32(d[p:])))
 	if n < 0 || p+4+n > base+dataLen {
-		return expr.NullValue, false, nil
+		return false
 	}
-	r, err := a.convert(expr.BytesString(d[p+4:p+4+n]), nil)
-	return r, true, err
+	*dst = expr.Value{T: expr.Varchar, B: d[p+4 : p+4+n]}
+	return true
 }
 
 // ---- Portable --------------------------------------------------------------
 
-func (a *accessor) portableField(d []byte) (expr.Value, bool, error) {
+func (a *accessor) portableInto(d []byte, dst *expr.Value) bool {
 	be := binary.BigEndian
 	if len(d) < 28 {
-		return expr.NullValue, false, nil
+		return false
 	}
 	fid, cid, ver := int32(be.Uint32(d[8:])), int32(be.Uint32(d[12:])), int32(be.Uint32(d[16:]))
 	body := 20
 	end := int(int32(be.Uint32(d[body:])))
 	count := int(int32(be.Uint32(d[body+4:])))
 	if end > len(d) || count < 0 || body+8+4*count > end {
-		return expr.NullValue, false, nil
+		return false
 	}
 	name := a.steps[0].name
 	entryAt := func(i int) (kind serialization.FieldKind, pos int, ok bool) {
@@ -572,77 +676,79 @@ func (a *accessor) portableField(d []byte) (expr.Value, bool, error) {
 			}
 		}
 		if !ok {
-			return expr.NullValue, true, nil // no such field
+			*dst = expr.Value{T: expr.Null}
+			return true // no such field
 		}
 	}
 	var v expr.Value
 	switch kind {
 	case serialization.KindInt64:
 		if pos+8 > end {
-			return expr.NullValue, false, nil
+			return false
 		}
 		v = expr.BigIntValue(int64(be.Uint64(d[pos:])))
 	case serialization.KindInt32:
 		if pos+4 > end {
-			return expr.NullValue, false, nil
+			return false
 		}
 		v = expr.IntValue(expr.Integer, int64(int32(be.Uint32(d[pos:]))))
 	case serialization.KindFloat64:
 		if pos+8 > end {
-			return expr.NullValue, false, nil
+			return false
 		}
 		v = expr.DoubleValue(math.Float64frombits(be.Uint64(d[pos:])))
 	case serialization.KindFloat32:
 		if pos+4 > end {
-			return expr.NullValue, false, nil
+			return false
 		}
 		v = expr.TypedFloat(expr.Real, float64(math.Float32frombits(be.Uint32(d[pos:]))))
 	case serialization.KindInt16:
 		if pos+2 > end {
-			return expr.NullValue, false, nil
+			return false
 		}
 		v = expr.IntValue(expr.SmallInt, int64(int16(be.Uint16(d[pos:]))))
 	case serialization.KindInt8:
 		if pos+1 > end {
-			return expr.NullValue, false, nil
+			return false
 		}
 		v = expr.IntValue(expr.TinyInt, int64(int8(d[pos])))
 	case serialization.KindBoolean:
 		if pos+1 > end {
-			return expr.NullValue, false, nil
+			return false
 		}
 		v = expr.BoolValue(d[pos] != 0)
 	case serialization.KindString:
 		if pos+4 > end {
-			return expr.NullValue, false, nil
+			return false
 		}
 		n := int(int32(be.Uint32(d[pos:])))
 		if n < 0 {
-			return expr.NullValue, true, nil
+			*dst = expr.Value{T: expr.Null}
+			return true
 		}
 		if pos+4+n > end {
-			return expr.NullValue, false, nil
+			return false
 		}
 		v = expr.BytesString(d[pos+4 : pos+4+n])
 	default:
-		return expr.NullValue, false, nil
+		return false
 	}
-	r, err := a.convert(v, nil)
-	return r, true, err
+	*dst = v
+	return true
 }
 
 // ---- IdentifiedDataSerializable ----------------------------------------------
 
-func (a *accessor) identifiedField(d []byte) (expr.Value, bool, error) {
+func (a *accessor) identifiedInto(d []byte, dst *expr.Value) bool {
 	be := binary.BigEndian
 	if len(d) < 17 || d[8]&1 == 0 || d[8]&2 != 0 {
-		return expr.NullValue, false, nil
+		return false
 	}
 	fid, cid := int32(be.Uint32(d[9:])), int32(be.Uint32(d[13:]))
 	if !a.iOK || fid != a.iFid || cid != a.iCid {
 		l, ok := a.ser.LayoutRegistry().Get(fid, cid)
 		if !ok {
-			return expr.NullValue, false, nil
+			return false
 		}
 		a.iFid, a.iCid, a.iLayout, a.iOK = fid, cid, l, true
 		a.iIdx, a.iOff = -1, -1
@@ -652,67 +758,69 @@ func (a *accessor) identifiedField(d []byte) (expr.Value, bool, error) {
 		}
 	}
 	if a.iIdx < 0 {
-		return expr.NullValue, true, nil
+		*dst = expr.Value{T: expr.Null}
+		return true
 	}
 	f := a.iLayout.Fields[a.iIdx]
 	if a.iOff < 0 {
-		return expr.NullValue, false, nil
+		return false
 	}
 	p := 17 + a.iOff
 	var v expr.Value
 	switch f.Op {
 	case serialization.OpLong:
 		if p+8 > len(d) {
-			return expr.NullValue, false, nil
+			return false
 		}
 		v = expr.BigIntValue(int64(be.Uint64(d[p:])))
 	case serialization.OpInt:
 		if p+4 > len(d) {
-			return expr.NullValue, false, nil
+			return false
 		}
 		v = expr.IntValue(expr.Integer, int64(int32(be.Uint32(d[p:]))))
 	case serialization.OpDouble:
 		if p+8 > len(d) {
-			return expr.NullValue, false, nil
+			return false
 		}
 		v = expr.DoubleValue(math.Float64frombits(be.Uint64(d[p:])))
 	case serialization.OpFloat:
 		if p+4 > len(d) {
-			return expr.NullValue, false, nil
+			return false
 		}
 		v = expr.TypedFloat(expr.Real, float64(math.Float32frombits(be.Uint32(d[p:]))))
 	case serialization.OpShort:
 		if p+2 > len(d) {
-			return expr.NullValue, false, nil
+			return false
 		}
 		v = expr.IntValue(expr.SmallInt, int64(int16(be.Uint16(d[p:]))))
 	case serialization.OpByte:
 		if p+1 > len(d) {
-			return expr.NullValue, false, nil
+			return false
 		}
 		v = expr.IntValue(expr.TinyInt, int64(int8(d[p])))
 	case serialization.OpBoolean:
 		if p+1 > len(d) {
-			return expr.NullValue, false, nil
+			return false
 		}
 		v = expr.BoolValue(d[p] != 0)
 	case serialization.OpString:
 		if p+4 > len(d) {
-			return expr.NullValue, false, nil
+			return false
 		}
 		n := int(int32(be.Uint32(d[p:])))
 		if n < 0 {
-			return expr.NullValue, true, nil
+			*dst = expr.Value{T: expr.Null}
+			return true
 		}
 		if p+4+n > len(d) {
-			return expr.NullValue, false, nil
+			return false
 		}
 		v = expr.BytesString(d[p+4 : p+4+n])
 	default:
-		return expr.NullValue, false, nil
+		return false
 	}
-	r, err := a.convert(v, nil)
-	return r, true, err
+	*dst = v
+	return true
 }
 
 var opSize = map[serialization.LayoutOp]int{
@@ -802,7 +910,7 @@ func (a *accessor) generic(d []byte, typ int32) (expr.Value, error) {
 		}
 		list = append(list, x)
 	}
-	return expr.Value{T: expr.List, L: list}, nil
+	return expr.Value{T: expr.List, L: &expr.Values{Items: list}}, nil
 }
 
 type getter interface {

@@ -13,6 +13,7 @@ import (
 // results, as in Hazelcast).
 type aggState struct {
 	fn     string
+	kind   aggKind
 	t      expr.Type
 	count  int64
 	isum   int64
@@ -24,38 +25,67 @@ type aggState struct {
 	failed error
 }
 
+// aggKind is the aggregate function, for a switch without string compares.
+type aggKind uint8
+
+const (
+	aggCount aggKind = iota
+	aggSum
+	aggAvg
+	aggMin
+	aggMax
+	aggMinBy
+	aggMaxBy
+)
+
+var aggKinds = map[string]aggKind{"count": aggCount, "sum": aggSum, "avg": aggAvg, "min": aggMin, "max": aggMax, "min_by": aggMinBy, "max_by": aggMaxBy}
+
+func newAggState(a plan.AggCall) aggState {
+	return aggState{fn: a.Func, kind: aggKinds[a.Func], t: a.T}
+}
+
 func newAggStates(aggs []plan.AggCall) []aggState {
 	s := make([]aggState, len(aggs))
 	for i, a := range aggs {
-		s[i] = aggState{fn: a.Func, t: a.T}
+		s[i] = newAggState(a)
 	}
 	return s
 }
 
 // add accumulates a raw value (by is min_by/max_by's compared value).
-func (s *aggState) add(v, by expr.Value) {
-	switch s.fn {
-	case "count":
+func (s *aggState) add(v, by *expr.Value) {
+	switch s.kind {
+	case aggCount:
 		if !v.IsNull() {
 			s.count++
 		}
-	case "sum", "avg":
+	case aggSum, aggAvg:
+		if v.T == expr.Null || v.T == expr.Unknown {
+			return
+		}
+		if v.T.IsInteger() && !s.float {
+			r := s.isum + v.I
+			if (s.isum >= 0) == (v.I >= 0) && (r >= 0) != (s.isum >= 0) {
+				s.addNumber(*v, 1)
+				return
+			}
+			s.isum = r
+			s.count++
+			return
+		}
+		s.addNumber(*v, 1)
+	case aggMin, aggMax:
 		if v.IsNull() {
 			return
 		}
-		s.addNumber(v, 1)
-	case "min", "max":
-		if v.IsNull() {
-			return
-		}
-		if !s.has || s.better(v, s.val) {
+		if !s.has || s.better(*v, s.val) {
 			s.val, s.has = v.Clone(), true
 		}
-	case "min_by", "max_by":
-		if by.IsNull() {
+	case aggMinBy, aggMaxBy:
+		if by == nil || by.IsNull() {
 			return
 		}
-		if !s.has || s.better(by, s.val) {
+		if !s.has || s.better(*by, s.val) {
 			s.val, s.res, s.has = by.Clone(), v.Clone(), true
 		}
 	}
@@ -69,7 +99,7 @@ func (s *aggState) better(v, cur expr.Value) bool {
 	if !ok {
 		return false
 	}
-	if s.fn == "min" || s.fn == "min_by" {
+	if s.kind == aggMin || s.kind == aggMinBy {
 		return c < 0
 	}
 	return c > 0

@@ -294,7 +294,8 @@ func aggregateRows(in rowIter, groups int, groupFns []expr.Fn, aggs []plan.AggCa
 			if byFns[i] != nil {
 				by = byFns[i](&row)
 			}
-			g.states[i].add(argFns[i](&row), by)
+			arg := argFns[i](&row)
+			g.states[i].add(&arg, &by)
 		}
 		if env.Err != nil {
 			return nil, env.Err
@@ -352,7 +353,7 @@ func distinctAggregates(in rowIter, groupFns []expr.Fn, aggs []plan.AggCall, arg
 		}
 		states := make([]aggState, len(res))
 		for i := range states {
-			states[i] = aggState{fn: a.Func, t: a.T}
+			states[i] = newAggState(a)
 		}
 		seen := map[string]bool{}
 		keys := make([]expr.Value, len(groupFns))
@@ -373,7 +374,7 @@ func distinctAggregates(in rowIter, groupFns []expr.Fn, aggs []plan.AggCall, arg
 				continue
 			}
 			seen[k] = true
-			states[gi].add(v, expr.NullValue)
+			states[gi].add(&v, nil)
 		}
 		for i := range res {
 			v, err := states[i].final()

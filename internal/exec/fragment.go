@@ -162,16 +162,22 @@ type worker struct {
 	grpFn []expr.Fn
 	argFn []expr.Fn
 	byFn  []expr.Fn
+	// Column shortcuts: argCol[i] is the column an aggregate reads
+	// directly (-1: evaluate argFn, -2: COUNT(*)); projCol likewise.
+	argCol  []int
+	projCol []int
 
 	groups map[string]*group
 	single *group
 	keyBuf []byte
 	out    []expr.Value
 
-	// Lookup values of an index scan, evaluated once.
-	eq         []expr.Value
-	lo, hi     *expr.Value
-	lookupDone bool
+	// Index keys of an index scan, computed once; visit marks the
+	// partitions an equality lookup can find entries in.
+	lookup  *lookupKeys
+	visit   []bool
+	keysBuf []string
+	bkBuf   [][]byte
 
 	topN      [][]expr.Value
 	remaining *atomic.Int64
@@ -233,6 +239,11 @@ func (e *Engine) newWorker(f *plan.Fragment, st *store.Map, ix *index) (*worker,
 			return nil, err
 		}
 		w.proj = append(w.proj, fn)
+		if c, ok := p.(*expr.Col); ok {
+			w.projCol = append(w.projCol, c.Index)
+		} else {
+			w.projCol = append(w.projCol, -1)
+		}
 	}
 	for _, g := range f.GroupBy {
 		fn, err := compile(g)
@@ -252,6 +263,14 @@ func (e *Engine) newWorker(f *plan.Fragment, st *store.Map, ix *index) (*worker,
 		}
 		w.argFn = append(w.argFn, fn)
 		w.byFn = append(w.byFn, by)
+		switch c, ok := a.Arg.(*expr.Col); {
+		case a.Arg == nil:
+			w.argCol = append(w.argCol, -2)
+		case ok && a.By == nil:
+			w.argCol = append(w.argCol, c.Index)
+		default:
+			w.argCol = append(w.argCol, -1)
+		}
 	}
 	for c := range f.Cols {
 		if needed[c] && !inPre[c] {
@@ -289,20 +308,23 @@ func (w *worker) partition(pid int32) error {
 	fn := w.entry
 	var err error
 	if w.ix != nil {
-		if !w.lookupDone {
+		if w.lookup == nil {
 			if err := w.evalLookup(); err != nil {
 				return err
 			}
 		}
-		keys := w.ix.keys(pid, w.eq, w.lo, w.hi, f.Index.LowInclusive, f.Index.HighInclusive)
-		if len(keys) == 0 {
+		if w.visit != nil && (int(pid) >= len(w.visit) || !w.visit[pid]) {
 			return nil
 		}
-		bk := make([][]byte, len(keys))
-		for i, k := range keys {
-			bk[i] = []byte(k)
+		w.keysBuf = w.ix.keys(pid, w.lookup, w.keysBuf[:0])
+		if len(w.keysBuf) == 0 {
+			return nil
 		}
-		err = w.st.PeekAll(pid, bk, func(k, v []byte) { fn(k, v) })
+		w.bkBuf = w.bkBuf[:0]
+		for _, k := range w.keysBuf {
+			w.bkBuf = append(w.bkBuf, []byte(k))
+		}
+		err = w.st.PeekAll(pid, w.bkBuf, func(k, v []byte) { fn(k, v) })
 	} else {
 		err = w.st.ScanKV(pid, fn)
 	}
@@ -316,7 +338,6 @@ func (w *worker) partition(pid int32) error {
 }
 
 func (w *worker) evalLookup() error {
-	w.lookupDone = true
 	ev := func(e expr.Expr) (*expr.Value, error) {
 		if e == nil {
 			return nil, nil
@@ -328,23 +349,31 @@ func (w *worker) evalLookup() error {
 		}
 		return &v, nil
 	}
-	if ix := w.f.Index; ix.Equals != nil {
-		w.eq = []expr.Value{}
+	ix := w.f.Index
+	if ix.Equals != nil {
+		eq := []expr.Value{}
 		for _, e := range ix.Equals {
 			v, err := ev(e)
 			if err != nil {
 				return err
 			}
-			w.eq = append(w.eq, *v)
+			eq = append(eq, *v)
 		}
+		w.lookup = w.ix.prepare(eq, nil, nil, false, false)
+		w.visit = make([]bool, len(w.ix.parts))
+		w.ix.eqPartitions(w.lookup, w.visit)
 		return nil
 	}
-	var err error
-	if w.lo, err = ev(w.f.Index.Low); err != nil {
+	lo, err := ev(ix.Low)
+	if err != nil {
 		return err
 	}
-	w.hi, err = ev(w.f.Index.High)
-	return err
+	hi, err := ev(ix.High)
+	if err != nil {
+		return err
+	}
+	w.lookup = w.ix.prepare(nil, lo, hi, ix.LowInclusive, ix.HighInclusive)
+	return nil
 }
 
 // entry processes one entry (called under the store's partition lock: it
@@ -352,12 +381,10 @@ func (w *worker) evalLookup() error {
 func (w *worker) entry(k, v []byte) bool {
 	cols := w.row.Cols
 	for _, c := range w.pre {
-		val, err := w.accs[c].read(k, v)
-		if err != nil {
+		if err := w.accs[c].readInto(k, v, &cols[c]); err != nil {
 			w.err = err
 			return false
 		}
-		cols[c] = val
 	}
 	if w.cond != nil {
 		if !expr.Truth(w.cond(&w.row)) {
@@ -365,12 +392,10 @@ func (w *worker) entry(k, v []byte) bool {
 		}
 	}
 	for _, c := range w.post {
-		val, err := w.accs[c].read(k, v)
-		if err != nil {
+		if err := w.accs[c].readInto(k, v, &cols[c]); err != nil {
 			w.err = err
 			return false
 		}
-		cols[c] = val
 	}
 	switch {
 	case w.single != nil:
@@ -408,8 +433,12 @@ func (w *worker) entry(k, v []byte) bool {
 			w.done = true
 			return false
 		}
-		for _, p := range w.proj {
-			w.buf = appendValue(w.buf, p(&w.row))
+		for i, p := range w.proj {
+			if c := w.projCol[i]; c >= 0 {
+				w.buf = appendValue(w.buf, cols[c])
+			} else {
+				w.buf = appendValue(w.buf, p(&w.row))
+			}
 		}
 		w.count++
 	}
@@ -419,15 +448,20 @@ func (w *worker) entry(k, v []byte) bool {
 func (w *worker) accumulate(g *group) {
 	for i := range g.states {
 		s := &g.states[i]
-		if w.argFn[i] == nil {
-			s.countStar()
+		switch c := w.argCol[i]; {
+		case c >= 0:
+			s.add(&w.row.Cols[c], nil)
+			continue
+		case c == -2:
+			s.count++
 			continue
 		}
 		var by expr.Value
 		if w.byFn[i] != nil {
 			by = w.byFn[i](&w.row)
 		}
-		s.add(w.argFn[i](&w.row), by)
+		arg := w.argFn[i](&w.row)
+		s.add(&arg, &by)
 	}
 }
 

@@ -56,9 +56,51 @@ type index struct {
 	col   plan.ScanCol
 	ser   *serialization.Service
 	parts []*partIndex
+
+	// where counts, per index key, the entries of each partition that
+	// hold it: an equality lookup visits only those partitions.
+	wmu   sync.Mutex
+	where map[string]map[int32]int32
+}
+
+func (n *index) count(ik string, pid int32, d int32) {
+	n.wmu.Lock()
+	m := n.where[ik]
+	if m == nil {
+		if d < 0 {
+			n.wmu.Unlock()
+			return
+		}
+		m = map[int32]int32{}
+		n.where[ik] = m
+	}
+	if c := m[pid] + d; c > 0 {
+		m[pid] = c
+	} else {
+		delete(m, pid)
+		if len(m) == 0 {
+			delete(n.where, ik)
+		}
+	}
+	n.wmu.Unlock()
+}
+
+// eqPartitions marks the partitions holding any of the equality keys.
+func (n *index) eqPartitions(lk *lookupKeys, mark []bool) {
+	n.wmu.Lock()
+	defer n.wmu.Unlock()
+	for _, k := range lk.eq {
+		for pid := range n.where[k] {
+			if int(pid) < len(mark) {
+				mark[pid] = true
+			}
+		}
+	}
 }
 
 type partIndex struct {
+	ix     *index
+	pid    int32
 	mu     sync.RWMutex
 	acc    *accessor
 	keyVal map[string]string
@@ -97,9 +139,9 @@ func (ix *Indexes) Ensure(st *store.Map, info plan.IndexInfo, attach func(store.
 			return nil
 		}
 	}
-	n := &index{info: info, col: col, ser: ix.ser, parts: make([]*partIndex, st.PartitionCount())}
+	n := &index{info: info, col: col, ser: ix.ser, parts: make([]*partIndex, st.PartitionCount()), where: map[string]map[int32]int32{}}
 	for i := range n.parts {
-		n.parts[i] = n.newPart()
+		n.parts[i] = n.newPart(int32(i))
 	}
 	// Publish first, then scan: events and the scan both run under the
 	// partition lock and inserts are idempotent, so every entry is indexed
@@ -110,7 +152,7 @@ func (ix *Indexes) Ensure(st *store.Map, info plan.IndexInfo, attach func(store.
 	for pid := 0; pid < st.PartitionCount(); pid++ {
 		part := n.parts[pid]
 		if err := st.ScanKV(int32(pid), func(k, v []byte) bool {
-			part.upsert(k, v, n.info.Type)
+			part.upsert(k, v)
 			return true
 		}); err != nil {
 			return err
@@ -140,9 +182,9 @@ func (ix *Indexes) Has(mapName, name string, st *store.Map) bool {
 	return ix.lookup(mapName, name, st) != nil
 }
 
-func (n *index) newPart() *partIndex {
+func (n *index) newPart(pid int32) *partIndex {
 	acc, _ := newAccessor(n.col, n.ser)
-	p := &partIndex{acc: acc, keyVal: map[string]string{}}
+	p := &partIndex{acc: acc, keyVal: map[string]string{}, ix: n, pid: pid}
 	if n.info.Type == plan.IndexHash {
 		p.hash = map[string]map[string]struct{}{}
 	} else {
@@ -158,14 +200,17 @@ func (n *index) apply(e store.Event) {
 	p := n.parts[e.Partition]
 	switch e.Type {
 	case store.EventAdded, store.EventUpdated:
-		p.upsert(e.Key, e.NewValue, n.info.Type)
+		p.upsert(e.Key, e.NewValue)
 	case store.EventRemoved, store.EventEvicted, store.EventExpired:
 		p.mu.Lock()
 		p.remove(string(e.Key))
 		p.mu.Unlock()
 	case store.EventCleared, store.EventDropped:
-		np := n.newPart()
+		np := n.newPart(e.Partition)
 		p.mu.Lock()
+		for _, ik := range p.keyVal {
+			n.count(ik, e.Partition, -1)
+		}
 		p.keyVal, p.hash, p.sorted = np.keyVal, np.hash, np.sorted
 		p.mu.Unlock()
 	}
@@ -188,8 +233,8 @@ func (p *partIndex) ikey(k, v []byte, t plan.IndexType) string {
 	return string(sortKey(nil, val))
 }
 
-func (p *partIndex) upsert(k, v []byte, t plan.IndexType) {
-	ik := p.ikey(k, v, t)
+func (p *partIndex) upsert(k, v []byte) {
+	ik := p.ikey(k, v, p.ix.info.Type)
 	key := string(k)
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -200,6 +245,7 @@ func (p *partIndex) upsert(k, v []byte, t plan.IndexType) {
 		p.remove(key)
 	}
 	p.keyVal[key] = ik
+	p.ix.count(ik, p.pid, 1)
 	if p.hash != nil {
 		set := p.hash[ik]
 		if set == nil {
@@ -219,6 +265,7 @@ func (p *partIndex) remove(key string) {
 		return
 	}
 	delete(p.keyVal, key)
+	p.ix.count(old, p.pid, -1)
 	if p.hash != nil {
 		if set := p.hash[old]; set != nil {
 			delete(set, key)
@@ -321,71 +368,95 @@ func lookupValues(v expr.Value) []expr.Value {
 	return out
 }
 
-// keys returns the keys of partition pid whose indexed value the lookup
-// selects (nil values of bounds mean open).
-func (n *index) keys(pid int32, eq []expr.Value, lo, hi *expr.Value, loInc, hiInc bool) []string {
-	if int(pid) >= len(n.parts) || pid < 0 {
-		return nil
-	}
-	p := n.parts[pid]
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	var out []string
+// lookupKeys are a lookup's index keys, computed once per fragment.
+type lookupKeys struct {
+	eq           []string // equality: the index keys of every value
+	lo, hi       string
+	hasLo, hasHi bool
+	loInc, hiInc bool
+}
+
+// prepare computes the index keys of a lookup.
+func (n *index) prepare(eq []expr.Value, lo, hi *expr.Value, loInc, hiInc bool) *lookupKeys {
+	lk := &lookupKeys{loInc: loInc, hiInc: hiInc}
 	if eq != nil {
+		lk.eq = []string{}
 		seen := map[string]bool{}
 		for _, v0 := range eq {
 			for _, v := range lookupValues(v0) {
 				if v.IsNull() {
 					continue
 				}
-				if p.hash != nil {
+				var k string
+				if n.info.Type == plan.IndexHash {
 					hk, ok := expr.HashKey(v)
-					if !ok || seen[hk] {
+					if !ok {
 						continue
 					}
-					seen[hk] = true
-					for k := range p.hash[hk] {
-						out = append(out, k)
-					}
-					continue
+					k = hk
+				} else {
+					k = string(sortKey(nil, v))
 				}
-				sk := string(sortKey(nil, v))
-				if seen[sk] {
-					continue
+				if !seen[k] {
+					seen[k] = true
+					lk.eq = append(lk.eq, k)
 				}
-				seen[sk] = true
-				p.sorted.scan(sk, true, func(e string) bool {
-					if !strings.HasPrefix(e, sk) {
-						return false
-					}
-					out = append(out, entryKey(e))
-					return true
-				})
 			}
+		}
+		return lk
+	}
+	if lo != nil {
+		lk.lo, lk.hasLo = string(sortKey(nil, *lo)), true
+	}
+	if hi != nil {
+		lk.hi, lk.hasHi = string(sortKey(nil, *hi)), true
+	}
+	return lk
+}
+
+// keys appends to out the keys of partition pid that the lookup selects.
+func (n *index) keys(pid int32, lk *lookupKeys, out []string) []string {
+	if int(pid) >= len(n.parts) || pid < 0 {
+		return out
+	}
+	p := n.parts[pid]
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if lk.eq != nil {
+		for _, k := range lk.eq {
+			if p.hash != nil {
+				for key := range p.hash[k] {
+					out = append(out, key)
+				}
+				continue
+			}
+			p.sorted.scan(k, true, func(e string) bool {
+				if !strings.HasPrefix(e, k) {
+					return false
+				}
+				out = append(out, entryKey(e))
+				return true
+			})
 		}
 		return out
 	}
 	if p.sorted == nil {
-		return nil
+		return out
 	}
-	from, fromInc := "\x01", true // after NULL
-	if lo != nil {
-		from, fromInc = string(sortKey(nil, *lo)), loInc
-	}
-	var to string
-	if hi != nil {
-		to = string(sortKey(nil, *hi))
+	from := "\x01" // after NULL
+	if lk.hasLo {
+		from = lk.lo
 	}
 	p.sorted.scan(from, true, func(e string) bool {
-		if lo != nil && !fromInc && strings.HasPrefix(e, from) {
+		if lk.hasLo && !lk.loInc && strings.HasPrefix(e, from) {
 			return true
 		}
-		if hi != nil {
-			if strings.HasPrefix(e, to) {
-				if !hiInc {
+		if lk.hasHi {
+			if strings.HasPrefix(e, lk.hi) {
+				if !lk.hiInc {
 					return false
 				}
-			} else if e > to {
+			} else if e > lk.hi {
 				return false
 			}
 		}

@@ -287,4 +287,6 @@ func (p *PagingPredicate) SetPage(n int) *PagingPredicate { p.Page = n; return p
 
 // Partition restricts inner to the partition that owns key (Hazelcast's
 // PartitionPredicate): only that partition is scanned.
-func Partition(key any, inner Predicate) Predicate { return &PartitionPredicate{Key: key, Inner: inner} }
+func Partition(key any, inner Predicate) Predicate {
+	return &PartitionPredicate{Key: key, Inner: inner}
+}

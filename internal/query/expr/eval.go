@@ -331,14 +331,14 @@ func coerce(r *Row, v Value, t Type) Value {
 func CompareOp(op string, x, y Value) Value {
 	if x.T == List {
 		null := false
-		for _, e := range x.L {
+		for _, e := range x.L.Items {
 			v := CompareOp(op, e, y)
 			if Truth(v) {
 				return v
 			}
 			null = null || v.IsNull()
 		}
-		if null && len(x.L) == 0 {
+		if null && len(x.L.Items) == 0 {
 			return NullValue
 		}
 		return BoolValue(false)
@@ -393,7 +393,7 @@ func compileIn(c *Call, a []Fn) Fn {
 			return NullValue
 		}
 		if v.T == List {
-			for _, e := range v.L {
+			for _, e := range v.L.Items {
 				if inList(r, e, list, set) {
 					return BoolValue(true)
 				}

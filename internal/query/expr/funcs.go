@@ -621,7 +621,7 @@ func matchValue(r *Row, v Value, m func([]byte) bool) Value {
 	case v.IsNull():
 		return NullValue
 	case v.T == List:
-		for _, e := range v.L {
+		for _, e := range v.L.Items {
 			if Truth(matchValue(r, e, m)) {
 				return BoolValue(true)
 			}

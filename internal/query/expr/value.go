@@ -138,8 +138,11 @@ type Value struct {
 	I int64
 	F float64
 	B []byte
-	L []Value
+	L *Values
 }
+
+// Values holds the values of a multi-valued attribute.
+type Values struct{ Items []Value }
 
 // Constructors.
 var NullValue = Value{T: Null}
@@ -178,11 +181,11 @@ func (v Value) Clone() Value {
 		v.B = bytes.Clone(v.B)
 	}
 	if v.L != nil {
-		l := make([]Value, len(v.L))
-		for i, e := range v.L {
+		l := make([]Value, len(v.L.Items))
+		for i, e := range v.L.Items {
 			l[i] = e.Clone()
 		}
-		v.L = l
+		v.L = &Values{Items: l}
 	}
 	return v
 }
@@ -345,7 +348,7 @@ func (v Value) String() string {
 	case List:
 		var b bytes.Buffer
 		b.WriteByte('[')
-		for i, e := range v.L {
+		for i, e := range v.L.Items {
 			if i > 0 {
 				b.WriteString(", ")
 			}
