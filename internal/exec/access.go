@@ -586,7 +586,7 @@ func (a *accessor) compactInto(d []byte, dst *expr.Value) bool {
 		*dst = v
 		return true
 	}
-	if f.Kind != serialization.KindString || dataLen < 0 {
+	if dataLen < 0 {
 		return false
 	}
 	width := 4
@@ -624,14 +624,58 @@ func (a *accessor) compactInto(d []byte, dst *expr.Value) bool {
 		off = int(x)
 	}
 	p := base + off
-	if off < 0 || off >= dataLen || p+4 > base+dataLen {
+	end := base + dataLen
+	if off < 0 || off >= dataLen {
 		return false
 	}
-	n := int(int32(be.Uint32(d[p:])))
-	if n < 0 || p+4+n > base+dataLen {
+	switch f.Kind {
+	case serialization.KindString:
+		if p+4 > end {
+			return false
+		}
+		n := int(int32(be.Uint32(d[p:])))
+		if n < 0 || p+4+n > end {
+			return false
+		}
+		*dst = expr.Value{T: expr.Varchar, B: d[p+4 : p+4+n]}
+	case serialization.KindNullableInt32:
+		if p+4 > end {
+			return false
+		}
+		*dst = expr.Value{T: expr.Integer, I: int64(int32(be.Uint32(d[p:])))}
+	case serialization.KindNullableInt64:
+		if p+8 > end {
+			return false
+		}
+		*dst = expr.Value{T: expr.BigInt, I: int64(be.Uint64(d[p:]))}
+	case serialization.KindNullableFloat64:
+		if p+8 > end {
+			return false
+		}
+		*dst = expr.Value{T: expr.Double, F: math.Float64frombits(be.Uint64(d[p:]))}
+	case serialization.KindNullableFloat32:
+		if p+4 > end {
+			return false
+		}
+		*dst = expr.Value{T: expr.Real, F: float64(math.Float32frombits(be.Uint32(d[p:])))}
+	case serialization.KindNullableInt16:
+		if p+2 > end {
+			return false
+		}
+		*dst = expr.Value{T: expr.SmallInt, I: int64(int16(be.Uint16(d[p:])))}
+	case serialization.KindNullableInt8:
+		if p+1 > end {
+			return false
+		}
+		*dst = expr.Value{T: expr.TinyInt, I: int64(int8(d[p]))}
+	case serialization.KindNullableBoolean:
+		if p+1 > end {
+			return false
+		}
+		*dst = expr.BoolValue(d[p] != 0)
+	default:
 		return false
 	}
-	*dst = expr.Value{T: expr.Varchar, B: d[p+4 : p+4+n]}
 	return true
 }
 

@@ -369,12 +369,12 @@ func (e *Engine) compactValue(m *plan.Mapping, fields map[string]expr.Value, col
 			if !ok {
 				return nil, plan.Errorf("column %s: %s cannot be written to a Compact value", c.Name, c.Type)
 			}
-			v := fields[c.Path]
-			if v.IsNull() {
-				if nk, ok := nullableKinds[kind]; ok {
-					kind = nk
-				}
+			// SQL columns are nullable: primitives use the nullable
+			// kinds, so every row shares one schema.
+			if nk, ok := nullableKinds[kind]; ok {
+				kind = nk
 			}
+			v := fields[c.Path]
 			gv, err := compactGo(v, kind)
 			if err != nil {
 				return nil, plan.Errorf("%s: %v", c.Name, err)

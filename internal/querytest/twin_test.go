@@ -35,7 +35,9 @@ func entries(p predicate.Predicate) func(context.Context, *client.Map[int32, *mo
 }
 
 func explainEntries(p predicate.Predicate) func(context.Context, *client.Map[int32, *model.Small]) (string, error) {
-	return func(ctx context.Context, m *client.Map[int32, *model.Small]) (string, error) { return m.Explain(ctx, p) }
+	return func(ctx context.Context, m *client.Map[int32, *model.Small]) (string, error) {
+		return m.Explain(ctx, p)
+	}
 }
 
 func agg(a predicate.Aggregator, p ...predicate.Predicate) func(context.Context, *client.Map[int32, *model.Small]) ([]string, error) {
