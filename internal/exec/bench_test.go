@@ -19,10 +19,11 @@ import (
 
 // testMaps is an in-memory Maps for engine tests.
 type testMaps struct {
-	mu   sync.Mutex
-	ms   map[string]*store.Map
-	obs  map[string]store.Observer
-	part int
+	mu    sync.Mutex
+	ms    map[string]*store.Map
+	obs   map[string]store.Observer
+	part  int
+	clock store.Clock
 }
 
 func newTestMaps() *testMaps {
@@ -42,7 +43,7 @@ func (t *testMaps) Get(name string) (*store.Map, error) {
 	if m, ok := t.ms[name]; ok {
 		return m, nil
 	}
-	m, err := store.NewMap(store.MapConfig{Name: name, PartitionCount: t.part})
+	m, err := store.NewMap(store.MapConfig{Name: name, PartitionCount: t.part, Clock: t.clock})
 	if err != nil {
 		return nil, err
 	}

@@ -625,18 +625,31 @@ func (q *query) produce(root plan.Node, pageSize int) {
 			if b == nil {
 				break
 			}
-			if cur.count > 0 && (cur.count+b.Count > pageSize || len(cur.rows)+len(b.Rows) > pageBytes) {
-				if !send(cur) {
-					return
+			rows, count := b.Rows, b.Count
+			for count > 0 {
+				if cur.count >= pageSize || (cur.count > 0 && len(cur.rows)+len(rows) > pageBytes) {
+					if !send(cur) {
+						return
+					}
+					cur = page{}
 				}
-				cur = page{}
+				take := min(count, pageSize-cur.count)
+				head, tail := rows, []byte(nil)
+				if take < count {
+					var err error
+					if head, tail, err = splitRows(rows, take, it.width); err != nil {
+						fail(err)
+						return
+					}
+				}
+				if cur.rows == nil {
+					cur.rows = head
+				} else {
+					cur.rows = append(cur.rows, head...)
+				}
+				cur.count += take
+				rows, count = tail, count-take
 			}
-			if cur.rows == nil {
-				cur.rows = b.Rows
-			} else {
-				cur.rows = append(cur.rows, b.Rows...)
-			}
-			cur.count += b.Count
 		}
 		cur.last = true
 		send(cur)

@@ -140,3 +140,15 @@ func EncodeRow(dst []byte, row []expr.Value) []byte {
 	}
 	return dst
 }
+
+// splitRows splits encoded rows after the first n rows of width columns.
+func splitRows(b []byte, n, width int) (head, tail []byte, err error) {
+	rest := b
+	for i := 0; i < n*width; i++ {
+		if _, rest, err = decodeValue(rest); err != nil {
+			return nil, nil, err
+		}
+	}
+	cut := len(b) - len(rest)
+	return b[:cut:cut], rest, nil
+}

@@ -83,3 +83,7 @@ func (q *queryParts) close() {
 	q.engine.Close()
 	q.cache.Close()
 }
+
+// QueryCursors returns the number of open query cursors on this member
+// (results that clients have not read to the end or closed).
+func (m *Member) QueryCursors() int { return m.query.engine.Cursors() }

@@ -325,6 +325,11 @@ func (c *converter) expr(e sqlparser.Expr, sc scope, ag *aggregation) (expr.Expr
 			}
 		}
 		return c.call("json_value", []sqlparser.Expr{x.JSONDoc, x.Path}, sub, t)
+	case *sqlparser.RegexpLikeExpr:
+		if x.MatchType != nil {
+			return nil, unsupported("REGEXP_LIKE with a match type")
+		}
+		return c.call("regex", []sqlparser.Expr{x.Expr, x.Pattern}, sub, expr.Boolean)
 	case *sqlparser.IntroducerExpr:
 		return sub(x.Expr)
 	case *sqlparser.CollateExpr:

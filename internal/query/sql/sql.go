@@ -85,7 +85,11 @@ func (p *Planner) Plan(stmt string, paramTypes []expr.Type) (*plan.Physical, err
 	if ph, ok := p.Cache.Get(key, version); ok {
 		return ph, nil
 	}
-	node, params, kind, err := p.parse(text)
+	// Parse the statement as written (less a final semicolon), so that
+	// error positions refer to the user's text; the cache key is normalized.
+	src := strings.TrimRight(stmt, " \t\r\n")
+	src = strings.TrimRight(strings.TrimSuffix(src, ";"), " \t\r\n")
+	node, params, kind, err := p.parse(src)
 	if err != nil {
 		return nil, err
 	}
