@@ -31,7 +31,7 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newMemberCmd(), newMapCmd(), newVectorsCmd())
+	root.AddCommand(newMemberCmd(), newMapCmd(), newSQLCmd(), newVectorsCmd())
 	return root
 }
 
