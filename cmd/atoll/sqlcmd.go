@@ -120,10 +120,20 @@ func (f *sqlFlags) run(ctx context.Context, c *client.Client, stmt string, out i
 		return &exitError{code: 1, message: "atoll: " + errMessage(err)}
 	}
 	defer rows.Close()
+	if len(rows.Columns()) == 0 && f.format == "table" && isDDL(stmt) {
+		_, err := fmt.Fprintln(out, "OK")
+		return err
+	}
 	if err := printRows(rows, f.format, out); err != nil {
 		return &exitError{code: 1, message: "atoll: " + errMessage(err)}
 	}
 	return nil
+}
+
+// isDDL reports statements that change metadata, not rows.
+func isDDL(stmt string) bool {
+	w := strings.ToUpper(strings.Fields(stmt + " x")[0])
+	return w == "CREATE" || w == "DROP"
 }
 
 func errMessage(err error) string {
