@@ -157,7 +157,7 @@ type worker struct {
 	row   expr.Row
 	pre   []int // columns the filter reads
 	post  []int // columns read after the filter
-	cond  expr.Fn
+	cond  expr.Cond
 	proj  []expr.Fn
 	grpFn []expr.Fn
 	argFn []expr.Fn
@@ -206,7 +206,7 @@ func (e *Engine) newWorker(f *plan.Fragment, st *store.Map, ix *index) (*worker,
 	}
 	inPre := make([]bool, len(f.Cols))
 	if f.Filter != nil {
-		fn, err := expr.Compile(f.Filter)
+		fn, err := expr.CompileCond(f.Filter)
 		if err != nil {
 			return nil, plan.Errorf("%v", err)
 		}
@@ -386,10 +386,8 @@ func (w *worker) entry(k, v []byte) bool {
 			return false
 		}
 	}
-	if w.cond != nil {
-		if !expr.Truth(w.cond(&w.row)) {
-			return w.env.Err == nil
-		}
+	if w.cond != nil && !w.cond(&w.row) {
+		return w.env.Err == nil
 	}
 	for _, c := range w.post {
 		if err := w.accs[c].readInto(k, v, &cols[c]); err != nil {
