@@ -604,7 +604,11 @@ func (q *query) produce(root plan.Node, pageSize int) {
 		if q.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 			err = q.ctx.Err()
 		}
-		send(page{err: err, last: true})
+		select {
+		case q.pages <- page{err: err, last: true}: // delivered even after the deadline
+		default:
+			send(page{err: err, last: true})
+		}
 	}
 	const pageBytes = 1 << 20
 	// Fast path: rows straight from a fragment pass through undecoded.

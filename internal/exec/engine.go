@@ -410,8 +410,12 @@ func (e *Engine) Execute(ctx context.Context, ph *plan.Physical, params []expr.V
 		return nil, ctx.Err()
 	}
 	if !ok {
+		err := qctx.Err()
 		cancel()
-		return nil, context.Canceled
+		if err == nil {
+			err = context.Canceled
+		}
+		return nil, err
 	}
 	if p.err != nil {
 		cancel()
