@@ -56,6 +56,7 @@ type accessor struct {
 	iLayout    *serialization.Layout
 	iIdx       int
 	iOff       int // constant offset from the first field, or -1
+	iOp        serialization.LayoutOp
 	iOK        bool
 }
 
@@ -796,8 +797,8 @@ func (a *accessor) identifiedInto(d []byte, dst *expr.Value) bool {
 		}
 		a.iFid, a.iCid, a.iLayout, a.iOK = fid, cid, l, true
 		a.iIdx, a.iOff = -1, -1
-		if _, i, ok := l.Field(a.steps[0].name); ok {
-			a.iIdx = i
+		if f, i, ok := l.Field(a.steps[0].name); ok {
+			a.iIdx, a.iOp = i, f.Op
 			a.iOff = constOffset(l, i)
 		}
 	}
@@ -805,18 +806,19 @@ func (a *accessor) identifiedInto(d []byte, dst *expr.Value) bool {
 		*dst = expr.Value{T: expr.Null}
 		return true
 	}
-	f := a.iLayout.Fields[a.iIdx]
 	if a.iOff < 0 {
 		return false
 	}
 	p := 17 + a.iOff
-	var v expr.Value
-	switch f.Op {
-	case serialization.OpLong:
+	if a.iOp == serialization.OpLong {
 		if p+8 > len(d) {
 			return false
 		}
-		v = expr.BigIntValue(int64(be.Uint64(d[p:])))
+		*dst = expr.Value{T: expr.BigInt, I: int64(be.Uint64(d[p:]))}
+		return true
+	}
+	var v expr.Value
+	switch a.iOp {
 	case serialization.OpInt:
 		if p+4 > len(d) {
 			return false

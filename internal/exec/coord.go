@@ -646,9 +646,15 @@ func (q *query) produce(root plan.Node, pageSize int) {
 						return
 					}
 				}
-				if cur.rows == nil {
+				switch {
+				case cur.rows == nil:
 					cur.rows = head
-				} else {
+				case cap(cur.rows)-len(cur.rows) < len(head):
+					// Room for the rest of the page at once, not by doubling.
+					grown := make([]byte, len(cur.rows), max(pageBytes, len(cur.rows)+len(head)))
+					copy(grown, cur.rows)
+					cur.rows = append(grown, head...)
+				default:
 					cur.rows = append(cur.rows, head...)
 				}
 				cur.count += take

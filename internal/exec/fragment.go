@@ -488,10 +488,16 @@ func (w *worker) trimTopN() {
 	}
 }
 
-// take returns the buffered rows as a batch and starts a new buffer.
+// take returns the buffered rows as a batch and starts a new buffer, sized
+// for a full batch when this one was full (a large result) and empty
+// otherwise (small results allocate little).
 func (w *worker) take() *Batch {
 	b := &Batch{Rows: w.buf, Count: w.count}
+	full := len(w.buf) >= flushBytes
 	w.buf, w.count = nil, 0
+	if full {
+		w.buf = make([]byte, 0, flushBytes+flushBytes/4)
+	}
 	return b
 }
 

@@ -227,9 +227,11 @@ func assign(dest, v any) error {
 	return nil
 }
 
+var errCorruptPage = fmt.Errorf("%w: corrupt result page", ErrInternal)
+
 // decodeValue reads one value of a page (see RowBatch in the API).
 func decodeValue(b []byte) (rawValue, []byte, error) {
-	bad := fmt.Errorf("%w: corrupt result page", ErrInternal)
+	bad := errCorruptPage
 	if len(b) == 0 {
 		return rawValue{}, nil, bad
 	}
