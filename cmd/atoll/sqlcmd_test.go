@@ -35,6 +35,15 @@ func TestSQLCommand(t *testing.T) {
 	if !strings.Contains(out, "MergeAggregate[COUNT(*)]") || !strings.Contains(out, "EntryCount[people]") {
 		t.Fatalf("explain:\n%s", out)
 	}
+	// A predicate and its SQL twin explain alike from the command line.
+	predPlan := mustCLI(t, c, "map", "query", "people", "name = 'Ada'", "--explain", "--key-type", "int")
+	sqlPlan := mustCLI(t, c, "sql", "--explain", `SELECT __key, this FROM people WHERE name = ?`, "--param", "string:Ada")
+	if predPlan != sqlPlan {
+		t.Fatalf("predicate plan:\n%s\nSQL plan:\n%s", predPlan, sqlPlan)
+	}
+	if out := mustCLI(t, c, "map", "query", "people", "name LIKE 'A%'", "--keys", "--key-type", "int"); out != "1\n2\n" && out != "2\n1\n" {
+		t.Fatalf("map query --keys printed %q", out)
+	}
 	stdout, stderr, code := cli(t, c, "sql", `SELECT nope FROM people`)
 	if code != 1 || stdout != "" || !strings.Contains(stderr, "line 1, column 8: column nope does not exist") {
 		t.Fatalf("bad statement: exit %d, stdout %q, stderr %q", code, stdout, stderr)
