@@ -267,3 +267,31 @@ func TestIndexUnderConcurrentWrites(t *testing.T) {
 		t.Fatalf("index holds %d entries, the map %d", got, want)
 	}
 }
+
+// TestSumAllocatesPerPartitionNotPerEntry: a SUM over 20 000 IDS values
+// allocates a bounded number of objects per query (per worker and batch),
+// never per entry.
+func TestSumAllocatesPerPartitionNotPerEntry(t *testing.T) {
+	ser, err := serialization.NewService(model.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, maps := testEngine(t, ser, nil)
+	st, _ := maps.Get("ids")
+	const n = 20_000
+	for k := int32(0); k < n; k++ {
+		put(t, ser, st, k, &model.IdentifiedADoc{Value: int64(k), Payload: model.APayload(k)})
+	}
+	f := &plan.Fragment{Map: "ids", Cols: []plan.ScanCol{{Path: "value", Type: expr.BigInt}}, Limit: -1,
+		Aggs: []plan.AggCall{{Func: "sum", Arg: &expr.Col{Index: 0, T: expr.BigInt}, T: expr.BigInt}},
+		Out:  []plan.Column{{Type: expr.BigInt}, {Type: expr.BigInt}}}
+	parts := allParts(271)
+	allocs := testing.AllocsPerRun(5, func() {
+		if err := e.runFragment(context.Background(), f, parts, func(*Batch) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 271 {
+		t.Fatalf("%.0f allocations for %d entries", allocs, n)
+	}
+}

@@ -313,3 +313,30 @@ func TestQueryTimeout(t *testing.T) {
 		t.Fatalf("got %v, want a timeout", err)
 	}
 }
+
+// OrderKey is a Compact key with fields.
+type OrderKey struct {
+	Customer string
+	Number   int32
+}
+
+func (OrderKey) CompactTypeName() string { return "order_key" }
+
+func TestKeyFields(t *testing.T) {
+	c, ctx := start(t)
+	m := client.GetMap[OrderKey, string](c, "orders")
+	for i := int32(0); i < 30; i++ {
+		if err := m.Set(ctx, OrderKey{Customer: []string{"ada", "alan", "grace"}[i%3], Number: i}, "item"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ks, err := m.KeySetWithPredicate(ctx, predicate.And(predicate.Equal("__key.customer", "alan"), predicate.LessThan("__key.number", int32(10))))
+	if err != nil || len(ks) != 3 {
+		t.Fatalf("keys %v %v", ks, err)
+	}
+	mustExec(t, ctx, c, `CREATE MAPPING orders (customer VARCHAR EXTERNAL NAME "__key.customer", num INT EXTERNAL NAME "__key.number", this VARCHAR)
+		TYPE IMap OPTIONS ('keyFormat'='compact', 'keyCompactTypeName'='order_key', 'valueFormat'='varchar')`)
+	if got := queryRows(t, ctx, c, `SELECT customer, COUNT(*), SUM(num) FROM orders GROUP BY customer ORDER BY customer`); !slices.Equal(got, []string{"ada|10|135", "alan|10|145", "grace|10|155"}) {
+		t.Fatalf("group by key field: %v", got)
+	}
+}

@@ -256,6 +256,17 @@ func (p *ddlParser) createMapping(orReplace bool) (plan.Node, error) {
 		if m.Options["valueJavaClass"] == "" {
 			return nil, plan.Errorf("mapping %s: 'valueFormat'='java' needs 'valueJavaClass'", name)
 		}
+	case "identified":
+		// IdentifiedDataSerializable values, read through the layout of the
+		// factory and class id each value carries; the ids are checked
+		// when given.
+		for _, k := range []string{"valueIdentifiedFactoryId", "valueIdentifiedClassId"} {
+			if _, ok := m.Options[k]; ok {
+				if _, err := intOption(m, k); err != nil {
+					return nil, err
+				}
+			}
+		}
 	}
 	objectValue := valueType == expr.Object || m.ValueFormat == "json-flat"
 	if len(cols) == 0 && objectValue && m.ValueFormat != "json" {
