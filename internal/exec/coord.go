@@ -39,7 +39,11 @@ func (q *query) startGather(f *plan.Fragment) (*gather, error) {
 	g := &gather{ch: make(chan *Batch, 16), errc: make(chan error, 64), width: len(f.Out), cancel: cancel}
 	frag := *f
 	frag.Params = q.params
-	parts := q.e.placement()
+	parts, err := q.e.placement()
+	if err != nil {
+		cancel()
+		return nil, err
+	}
 	g.wait = len(parts)
 	for _, p := range parts {
 		q.e.goRun(func() {

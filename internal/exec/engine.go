@@ -31,6 +31,10 @@ var (
 	ErrCursorNotFound = errors.New("exec: cursor not found")
 	// ErrClosed: the engine is shutting down.
 	ErrClosed = errors.New("exec: engine closed")
+	// ErrUnavailable: a partition has no owner, or a fragment reached a
+	// member that does not own its partitions (a migration moved them);
+	// retrying the query re-plans the placement.
+	ErrUnavailable = errors.New("exec: partitions unavailable")
 )
 
 // Maps gives the engine the member's maps.
@@ -112,6 +116,15 @@ type Engine struct {
 	stop    chan struct{}
 
 	synced atomic.Uint64 // catalog version whose indexes are built
+
+	placed atomic.Pointer[placementCache]
+}
+
+// placementCache is the placement of the latest partition table.
+type placementCache struct {
+	table *partition.Table
+	parts []placementPart
+	err   error
 }
 
 // New returns an engine; call Close to stop it.
@@ -195,16 +208,24 @@ type placementPart struct {
 	partitions []int32
 }
 
-// placement groups the partitions by owner, from the current table.
-func (e *Engine) placement() []placementPart {
+// placement groups the partitions by owner, from the current table (the
+// grouping is computed once per table version).
+func (e *Engine) placement() ([]placementPart, error) {
 	t := e.cfg.Table.Load()
 	if t == nil {
-		return nil
+		return nil, fmt.Errorf("%w: no partition table", ErrUnavailable)
+	}
+	if c := e.placed.Load(); c != nil && c.table == t {
+		return c.parts, c.err
 	}
 	byOwner := map[int32]*placementPart{}
 	var order []int32
+	var missing error
 	for pid, o := range t.Owners {
 		if o < 0 || int(o) >= len(t.Members) {
+			if missing == nil {
+				missing = fmt.Errorf("%w: partition %d has no owner (table version %d)", ErrUnavailable, pid, t.Version)
+			}
 			continue
 		}
 		pp := byOwner[o]
@@ -220,7 +241,8 @@ func (e *Engine) placement() []placementPart {
 	for _, o := range order {
 		out = append(out, *byOwner[o])
 	}
-	return out
+	e.placed.Store(&placementCache{table: t, parts: out, err: missing})
+	return out, missing
 }
 
 // runRemote runs a fragment on another member and forwards its batches.
@@ -258,19 +280,16 @@ func (e *Engine) RunFragment(ctx context.Context, fragment []byte, partitions []
 	if err != nil {
 		return err
 	}
+	t := e.cfg.Table.Load()
 	for _, p := range partitions {
-		if p < 0 || int(p) >= e.partitionCount() {
+		if p < 0 || t == nil || int(p) >= t.PartitionCount() {
 			return plan.Errorf("partition %d is out of range", p)
+		}
+		if o, ok := t.Owner(p); !ok || o.UUID != e.cfg.Self {
+			return fmt.Errorf("%w: this member does not own partition %d (table version %d)", ErrUnavailable, p, t.Version)
 		}
 	}
 	return e.runFragment(ctx, f, partitions, send)
-}
-
-func (e *Engine) partitionCount() int {
-	if t := e.cfg.Table.Load(); t != nil {
-		return t.PartitionCount()
-	}
-	return 0
 }
 
 func (e *Engine) indexInfo(mapName, name string) (plan.IndexInfo, bool) {

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"io"
 	"slices"
 	"sort"
@@ -85,10 +86,12 @@ func TestFragmentsOverTheWire(t *testing.T) {
 	}
 	h := &partition.Holder{}
 	h.Store(table)
-	remote := &loopRemote{}
+	// The other member: an engine over the same maps that is that member.
+	peer := New(Config{Maps: maps, Catalog: cat, Serialization: ser, Table: h, Self: other.UUID})
+	t.Cleanup(peer.Close)
+	remote := &loopRemote{e: peer}
 	dual := New(Config{Maps: maps, Catalog: cat, Serialization: ser, Table: h, Self: self.UUID, Remote: remote})
 	t.Cleanup(dual.Close)
-	remote.e = dual
 
 	mapping := &plan.Mapping{Name: "s", MapName: "s", KeyFormat: "int", ValueFormat: "compact", Options: map[string]string{"valueCompactTypeName": "small"},
 		Columns: []plan.MappingColumn{{Name: "__key", Type: expr.Integer, Path: "__key"}, {Name: "intField", Type: expr.Integer, Path: "intField"},
@@ -141,5 +144,18 @@ func TestFragmentsOverTheWire(t *testing.T) {
 	}
 	if remote.calls == 0 {
 		t.Fatal("no fragment went through Remote")
+	}
+	// A member refuses to run a fragment over partitions it does not own
+	// (a migration moved them): the error is retryable.
+	b, err := plan.MarshalFragment(&plan.Fragment{Map: "s", Limit: -1, CountOnly: true,
+		Aggs: []plan.AggCall{{Func: "count", T: expr.BigInt}}, Out: []plan.Column{{Type: expr.BigInt}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dual.RunFragment(context.Background(), b, []int32{1}, func(*Batch) error { return nil }); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("fragment on a partition owned elsewhere: %v", err)
+	}
+	if err := dual.RunFragment(context.Background(), []byte{0xff, 0x01}, []int32{0}, func(*Batch) error { return nil }); !errors.Is(err, plan.ErrBadFragment) {
+		t.Fatalf("garbage fragment: %v", err)
 	}
 }

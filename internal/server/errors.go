@@ -74,6 +74,7 @@ var errorTable = []errorClass{
 	{is(exec.ErrCursorNotFound), codes.NotFound, pb.ErrorCode_ERROR_CODE_NOT_FOUND, false},
 	{is(exec.ErrCorruptRows), codes.Internal, pb.ErrorCode_ERROR_CODE_INTERNAL, false},
 	{is(exec.ErrClosed), codes.Unavailable, pb.ErrorCode_ERROR_CODE_SHUTTING_DOWN, true},
+	{is(exec.ErrUnavailable), codes.Unavailable, pb.ErrorCode_ERROR_CODE_UNAVAILABLE, true},
 }
 
 // describe maps err to its gRPC code and ErrorDetail.

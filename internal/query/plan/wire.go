@@ -261,9 +261,6 @@ func FragmentFromProto(p *pb.Fragment, indexes func(mapName, index string) (Inde
 		if indexes != nil {
 			info, ok = indexes(p.Map, p.Index.Index)
 		}
-		if !ok {
-			return nil, fmt.Errorf("%w: map %q has no index %q", ErrBadFragment, p.Map, p.Index.Index)
-		}
 		ix.Index = info
 		for _, e := range p.Index.Equals {
 			if e == nil {
@@ -272,7 +269,11 @@ func FragmentFromProto(p *pb.Fragment, indexes func(mapName, index string) (Inde
 			ix.Equals = append(ix.Equals, conv(e))
 		}
 		ix.Low, ix.High = conv(p.Index.Low), conv(p.Index.High)
-		f.Index = ix
+		// A member that does not know the index (yet) scans instead: the
+		// filter holds the lookup's condition.
+		if ok {
+			f.Index = ix
+		}
 	}
 	if err != nil {
 		return nil, err
