@@ -6,6 +6,9 @@ package server
 
 import (
 	"context"
+	"fmt"
+	"runtime/debug"
+	"sync"
 	"time"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
@@ -135,4 +138,103 @@ func (q *queryService) RunFragment(r *pb.RunFragmentRequest, stream pb.QueryServ
 	return qc.Engine.RunFragment(ctx, r.Fragment, r.Partitions, func(b *exec.Batch) error {
 		return stream.Send(&pb.RowBatch{Rows: b.Rows, Count: int32(b.Count)})
 	})
+}
+
+// Pipeline runs the Execute, Fetch and Close calls of one client stream:
+// a receiver reads calls, each runs on its own goroutine (at most
+// PipelineInFlight at a time), and replies are sent in completion order.
+// The stream ends when the client closes its side or the member drains;
+// the calls in flight finish first.
+func (q *queryService) Pipeline(stream pb.QueryService_PipelineServer) error {
+	s := q.s
+	ctx := stream.Context()
+	var sendMu sync.Mutex
+	var sendErr error
+	send := func(r *pb.QueryReply) {
+		sendMu.Lock()
+		defer sendMu.Unlock()
+		if sendErr == nil {
+			sendErr = stream.Send(r)
+		}
+	}
+	in := make(chan *pb.QueryCall)
+	recvDone := make(chan struct{})
+	go func() {
+		defer close(recvDone)
+		for {
+			call, err := stream.Recv()
+			if err != nil {
+				return
+			}
+			select {
+			case in <- call:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	sem := make(chan struct{}, s.cfg.PipelineInFlight)
+	var calls sync.WaitGroup
+loop:
+	for {
+		select {
+		case <-recvDone:
+			break loop
+		case <-s.done:
+			break loop
+		case call := <-in:
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				break loop
+			}
+			calls.Add(1)
+			go func() {
+				defer calls.Done()
+				defer func() { <-sem }()
+				send(q.runCall(ctx, call))
+			}()
+		}
+	}
+	calls.Wait()
+	sendMu.Lock()
+	err := sendErr
+	sendMu.Unlock()
+	if err != nil {
+		return err
+	}
+	if s.closing.Load() {
+		return ErrShuttingDown
+	}
+	return ctx.Err()
+}
+
+// runCall runs one pipelined call, turning a panic into an internal error.
+func (q *queryService) runCall(ctx context.Context, call *pb.QueryCall) (reply *pb.QueryReply) {
+	reply = &pb.QueryReply{CallId: call.CallId}
+	defer func() {
+		if p := recover(); p != nil {
+			q.s.log.Error("query call panicked", "call", call.CallId, "panic", p, "stack", string(debug.Stack()))
+			reply.Result, reply.Error = nil, toPipelineError(fmt.Errorf("internal error: %v", p))
+		}
+	}()
+	var res *pb.ExecuteResponse
+	var err error
+	switch op := call.Op.(type) {
+	case *pb.QueryCall_Execute:
+		res, err = q.Execute(ctx, op.Execute)
+	case *pb.QueryCall_Fetch:
+		res, err = q.Fetch(ctx, op.Fetch)
+	case *pb.QueryCall_Close:
+		_, err = q.Close(ctx, op.Close)
+		res = &pb.ExecuteResponse{}
+	default:
+		err = invalid("query call %d carries no operation", call.CallId)
+	}
+	if err != nil {
+		reply.Error = toPipelineError(err)
+		return reply
+	}
+	reply.Result = res
+	return reply
 }

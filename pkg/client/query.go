@@ -52,7 +52,7 @@ type Rows struct {
 	ctx     context.Context
 	c       *Client
 	cn      *conn
-	qs      pb.QueryServiceClient
+	qs      *queryStream
 	columns []Column
 	types   []pb.SqlType
 	updates int64
@@ -89,9 +89,9 @@ func (r *Rows) Next() bool {
 			r.closed = true
 			return false
 		}
-		resp, err := r.qs.Fetch(r.ctx, &pb.FetchRequest{CursorId: r.cursor})
+		resp, err := r.qs.call(r.ctx, &pb.QueryCall{Op: &pb.QueryCall_Fetch{Fetch: &pb.FetchRequest{CursorId: r.cursor}}})
 		if err != nil {
-			r.err = errorFromStatus(err, r.cn.addr)
+			r.err = err
 			r.cursor = 0
 			return false
 		}
@@ -126,11 +126,11 @@ func (r *Rows) Err() error { return r.err }
 func (r *Rows) Close() error {
 	if r.cursor != 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_, err := r.qs.Close(ctx, &pb.CloseRequest{CursorId: r.cursor})
+		_, err := r.qs.call(ctx, &pb.QueryCall{Op: &pb.QueryCall_Close{Close: &pb.CloseRequest{CursorId: r.cursor}}})
 		cancel()
 		r.cursor = 0
 		if err != nil && r.err == nil {
-			return errorFromStatus(err, r.cn.addr)
+			return err
 		}
 	}
 	r.closed = true
@@ -379,16 +379,27 @@ func (c *Client) execute(ctx context.Context, req *pb.ExecuteRequest) (*Rows, er
 		ctx, cancel = context.WithTimeout(ctx, c.cfg.InvocationTimeout)
 		defer cancel()
 	}
+	if dl, ok := ctx.Deadline(); ok && req.TimeoutMs == 0 {
+		// The member stops the query when the caller gives up waiting.
+		req.TimeoutMs = max(1, time.Until(dl).Milliseconds())
+	}
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
 		cn, err := c.anyConn(ctx)
 		if err != nil {
 			return nil, err
 		}
-		qs := pb.NewQueryServiceClient(cn.cc)
-		resp, err := qs.Execute(ctx, req)
+		qs, err := c.queryStreamFor(cn)
 		if err != nil {
-			lastErr = errorFromStatus(err, cn.addr)
+			return nil, err
+		}
+		resp, err := qs.call(ctx, &pb.QueryCall{Op: &pb.QueryCall_Execute{Execute: req}})
+		if err != nil {
+			lastErr = err
+			var ce *connError
+			if errors.As(err, &ce) && !ce.sent && ctx.Err() == nil {
+				continue // never reached the member: a new stream on the next attempt
+			}
 			var e *Error
 			if errors.As(lastErr, &e) && errors.Is(e, ErrUnknownSchema) {
 				if perr := c.meta.publishSchema(ctx, e.SchemaID); perr == nil {
@@ -396,6 +407,10 @@ func (c *Client) execute(ctx context.Context, req *pb.ExecuteRequest) (*Rows, er
 				}
 			}
 			if errors.As(lastErr, &e) && e.Retryable && ctx.Err() == nil {
+				select {
+				case <-ctx.Done():
+				case <-time.After(c.jitter(c.cfg.Retry.InitialBackoff << attempt)):
+				}
 				continue
 			}
 			return nil, lastErr

@@ -422,6 +422,174 @@ func (IndexType) EnumDescriptor() ([]byte, []int) {
 	return file_atoll_v1_query_proto_rawDescGZIP(), []int{5}
 }
 
+type QueryCall struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Chosen by the client, unique among its calls in flight on the stream.
+	CallId uint64 `protobuf:"varint,1,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
+	// Types that are valid to be assigned to Op:
+	//
+	//	*QueryCall_Execute
+	//	*QueryCall_Fetch
+	//	*QueryCall_Close
+	Op            isQueryCall_Op `protobuf_oneof:"op"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *QueryCall) Reset() {
+	*x = QueryCall{}
+	mi := &file_atoll_v1_query_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *QueryCall) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*QueryCall) ProtoMessage() {}
+
+func (x *QueryCall) ProtoReflect() protoreflect.Message {
+	mi := &file_atoll_v1_query_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use QueryCall.ProtoReflect.Descriptor instead.
+func (*QueryCall) Descriptor() ([]byte, []int) {
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *QueryCall) GetCallId() uint64 {
+	if x != nil {
+		return x.CallId
+	}
+	return 0
+}
+
+func (x *QueryCall) GetOp() isQueryCall_Op {
+	if x != nil {
+		return x.Op
+	}
+	return nil
+}
+
+func (x *QueryCall) GetExecute() *ExecuteRequest {
+	if x != nil {
+		if x, ok := x.Op.(*QueryCall_Execute); ok {
+			return x.Execute
+		}
+	}
+	return nil
+}
+
+func (x *QueryCall) GetFetch() *FetchRequest {
+	if x != nil {
+		if x, ok := x.Op.(*QueryCall_Fetch); ok {
+			return x.Fetch
+		}
+	}
+	return nil
+}
+
+func (x *QueryCall) GetClose() *CloseRequest {
+	if x != nil {
+		if x, ok := x.Op.(*QueryCall_Close); ok {
+			return x.Close
+		}
+	}
+	return nil
+}
+
+type isQueryCall_Op interface {
+	isQueryCall_Op()
+}
+
+type QueryCall_Execute struct {
+	Execute *ExecuteRequest `protobuf:"bytes,2,opt,name=execute,proto3,oneof"`
+}
+
+type QueryCall_Fetch struct {
+	Fetch *FetchRequest `protobuf:"bytes,3,opt,name=fetch,proto3,oneof"`
+}
+
+type QueryCall_Close struct {
+	Close *CloseRequest `protobuf:"bytes,4,opt,name=close,proto3,oneof"`
+}
+
+func (*QueryCall_Execute) isQueryCall_Op() {}
+
+func (*QueryCall_Fetch) isQueryCall_Op() {}
+
+func (*QueryCall_Close) isQueryCall_Op() {}
+
+type QueryReply struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	CallId uint64                 `protobuf:"varint,1,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
+	// Set when the call failed; result is then unset.
+	Error         *Error           `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	Result        *ExecuteResponse `protobuf:"bytes,3,opt,name=result,proto3" json:"result,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *QueryReply) Reset() {
+	*x = QueryReply{}
+	mi := &file_atoll_v1_query_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *QueryReply) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*QueryReply) ProtoMessage() {}
+
+func (x *QueryReply) ProtoReflect() protoreflect.Message {
+	mi := &file_atoll_v1_query_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use QueryReply.ProtoReflect.Descriptor instead.
+func (*QueryReply) Descriptor() ([]byte, []int) {
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *QueryReply) GetCallId() uint64 {
+	if x != nil {
+		return x.CallId
+	}
+	return 0
+}
+
+func (x *QueryReply) GetError() *Error {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
+func (x *QueryReply) GetResult() *ExecuteResponse {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
 // QueryValue is one parameter, literal or predicate operand. Exactly one of
 // the value fields is meaningful, chosen by type: BOOLEAN and the integer
 // types use i (booleans as 0/1), REAL/DOUBLE f, VARCHAR/DECIMAL/JSON s,
@@ -442,7 +610,7 @@ type QueryValue struct {
 
 func (x *QueryValue) Reset() {
 	*x = QueryValue{}
-	mi := &file_atoll_v1_query_proto_msgTypes[0]
+	mi := &file_atoll_v1_query_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -454,7 +622,7 @@ func (x *QueryValue) String() string {
 func (*QueryValue) ProtoMessage() {}
 
 func (x *QueryValue) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[0]
+	mi := &file_atoll_v1_query_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -467,7 +635,7 @@ func (x *QueryValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryValue.ProtoReflect.Descriptor instead.
 func (*QueryValue) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{0}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *QueryValue) GetType() SqlType {
@@ -536,7 +704,7 @@ type Predicate struct {
 
 func (x *Predicate) Reset() {
 	*x = Predicate{}
-	mi := &file_atoll_v1_query_proto_msgTypes[1]
+	mi := &file_atoll_v1_query_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -548,7 +716,7 @@ func (x *Predicate) String() string {
 func (*Predicate) ProtoMessage() {}
 
 func (x *Predicate) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[1]
+	mi := &file_atoll_v1_query_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -561,7 +729,7 @@ func (x *Predicate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Predicate.ProtoReflect.Descriptor instead.
 func (*Predicate) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{1}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Predicate) GetKind() isPredicate_Kind {
@@ -753,7 +921,7 @@ type Comparison struct {
 
 func (x *Comparison) Reset() {
 	*x = Comparison{}
-	mi := &file_atoll_v1_query_proto_msgTypes[2]
+	mi := &file_atoll_v1_query_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -765,7 +933,7 @@ func (x *Comparison) String() string {
 func (*Comparison) ProtoMessage() {}
 
 func (x *Comparison) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[2]
+	mi := &file_atoll_v1_query_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -778,7 +946,7 @@ func (x *Comparison) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Comparison.ProtoReflect.Descriptor instead.
 func (*Comparison) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{2}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Comparison) GetAttribute() string {
@@ -813,7 +981,7 @@ type Between struct {
 
 func (x *Between) Reset() {
 	*x = Between{}
-	mi := &file_atoll_v1_query_proto_msgTypes[3]
+	mi := &file_atoll_v1_query_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -825,7 +993,7 @@ func (x *Between) String() string {
 func (*Between) ProtoMessage() {}
 
 func (x *Between) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[3]
+	mi := &file_atoll_v1_query_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -838,7 +1006,7 @@ func (x *Between) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Between.ProtoReflect.Descriptor instead.
 func (*Between) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{3}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Between) GetAttribute() string {
@@ -872,7 +1040,7 @@ type InList struct {
 
 func (x *InList) Reset() {
 	*x = InList{}
-	mi := &file_atoll_v1_query_proto_msgTypes[4]
+	mi := &file_atoll_v1_query_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -884,7 +1052,7 @@ func (x *InList) String() string {
 func (*InList) ProtoMessage() {}
 
 func (x *InList) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[4]
+	mi := &file_atoll_v1_query_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -897,7 +1065,7 @@ func (x *InList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InList.ProtoReflect.Descriptor instead.
 func (*InList) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{4}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *InList) GetAttribute() string {
@@ -925,7 +1093,7 @@ type Match struct {
 
 func (x *Match) Reset() {
 	*x = Match{}
-	mi := &file_atoll_v1_query_proto_msgTypes[5]
+	mi := &file_atoll_v1_query_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -937,7 +1105,7 @@ func (x *Match) String() string {
 func (*Match) ProtoMessage() {}
 
 func (x *Match) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[5]
+	mi := &file_atoll_v1_query_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -950,7 +1118,7 @@ func (x *Match) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Match.ProtoReflect.Descriptor instead.
 func (*Match) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{5}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Match) GetAttribute() string {
@@ -983,7 +1151,7 @@ type Operands struct {
 
 func (x *Operands) Reset() {
 	*x = Operands{}
-	mi := &file_atoll_v1_query_proto_msgTypes[6]
+	mi := &file_atoll_v1_query_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -995,7 +1163,7 @@ func (x *Operands) String() string {
 func (*Operands) ProtoMessage() {}
 
 func (x *Operands) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[6]
+	mi := &file_atoll_v1_query_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1008,7 +1176,7 @@ func (x *Operands) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Operands.ProtoReflect.Descriptor instead.
 func (*Operands) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{6}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Operands) GetOperands() []*Predicate {
@@ -1032,7 +1200,7 @@ type PagingPredicate struct {
 
 func (x *PagingPredicate) Reset() {
 	*x = PagingPredicate{}
-	mi := &file_atoll_v1_query_proto_msgTypes[7]
+	mi := &file_atoll_v1_query_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1044,7 +1212,7 @@ func (x *PagingPredicate) String() string {
 func (*PagingPredicate) ProtoMessage() {}
 
 func (x *PagingPredicate) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[7]
+	mi := &file_atoll_v1_query_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1057,7 +1225,7 @@ func (x *PagingPredicate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PagingPredicate.ProtoReflect.Descriptor instead.
 func (*PagingPredicate) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{7}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *PagingPredicate) GetInner() *Predicate {
@@ -1098,7 +1266,7 @@ type SortKey struct {
 
 func (x *SortKey) Reset() {
 	*x = SortKey{}
-	mi := &file_atoll_v1_query_proto_msgTypes[8]
+	mi := &file_atoll_v1_query_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1110,7 +1278,7 @@ func (x *SortKey) String() string {
 func (*SortKey) ProtoMessage() {}
 
 func (x *SortKey) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[8]
+	mi := &file_atoll_v1_query_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1123,7 +1291,7 @@ func (x *SortKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SortKey.ProtoReflect.Descriptor instead.
 func (*SortKey) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{8}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SortKey) GetAttribute() string {
@@ -1152,7 +1320,7 @@ type PartitionPredicate struct {
 
 func (x *PartitionPredicate) Reset() {
 	*x = PartitionPredicate{}
-	mi := &file_atoll_v1_query_proto_msgTypes[9]
+	mi := &file_atoll_v1_query_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1164,7 +1332,7 @@ func (x *PartitionPredicate) String() string {
 func (*PartitionPredicate) ProtoMessage() {}
 
 func (x *PartitionPredicate) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[9]
+	mi := &file_atoll_v1_query_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1177,7 +1345,7 @@ func (x *PartitionPredicate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartitionPredicate.ProtoReflect.Descriptor instead.
 func (*PartitionPredicate) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{9}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PartitionPredicate) GetPartitionKey() []byte {
@@ -1206,7 +1374,7 @@ type Aggregator struct {
 
 func (x *Aggregator) Reset() {
 	*x = Aggregator{}
-	mi := &file_atoll_v1_query_proto_msgTypes[10]
+	mi := &file_atoll_v1_query_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1218,7 +1386,7 @@ func (x *Aggregator) String() string {
 func (*Aggregator) ProtoMessage() {}
 
 func (x *Aggregator) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[10]
+	mi := &file_atoll_v1_query_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1231,7 +1399,7 @@ func (x *Aggregator) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Aggregator.ProtoReflect.Descriptor instead.
 func (*Aggregator) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{10}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Aggregator) GetKind() AggregatorKind {
@@ -1265,7 +1433,7 @@ type PredicateQuery struct {
 
 func (x *PredicateQuery) Reset() {
 	*x = PredicateQuery{}
-	mi := &file_atoll_v1_query_proto_msgTypes[11]
+	mi := &file_atoll_v1_query_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1277,7 +1445,7 @@ func (x *PredicateQuery) String() string {
 func (*PredicateQuery) ProtoMessage() {}
 
 func (x *PredicateQuery) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[11]
+	mi := &file_atoll_v1_query_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1290,7 +1458,7 @@ func (x *PredicateQuery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PredicateQuery.ProtoReflect.Descriptor instead.
 func (*PredicateQuery) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{11}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *PredicateQuery) GetMap() string {
@@ -1349,7 +1517,7 @@ type ExecuteRequest struct {
 
 func (x *ExecuteRequest) Reset() {
 	*x = ExecuteRequest{}
-	mi := &file_atoll_v1_query_proto_msgTypes[12]
+	mi := &file_atoll_v1_query_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1361,7 +1529,7 @@ func (x *ExecuteRequest) String() string {
 func (*ExecuteRequest) ProtoMessage() {}
 
 func (x *ExecuteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[12]
+	mi := &file_atoll_v1_query_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1374,7 +1542,7 @@ func (x *ExecuteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecuteRequest.ProtoReflect.Descriptor instead.
 func (*ExecuteRequest) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{12}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ExecuteRequest) GetQuery() isExecuteRequest_Query {
@@ -1457,7 +1625,7 @@ type Column struct {
 
 func (x *Column) Reset() {
 	*x = Column{}
-	mi := &file_atoll_v1_query_proto_msgTypes[13]
+	mi := &file_atoll_v1_query_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1469,7 +1637,7 @@ func (x *Column) String() string {
 func (*Column) ProtoMessage() {}
 
 func (x *Column) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[13]
+	mi := &file_atoll_v1_query_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1482,7 +1650,7 @@ func (x *Column) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Column.ProtoReflect.Descriptor instead.
 func (*Column) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{13}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Column) GetName() string {
@@ -1522,7 +1690,7 @@ type RowBatch struct {
 
 func (x *RowBatch) Reset() {
 	*x = RowBatch{}
-	mi := &file_atoll_v1_query_proto_msgTypes[14]
+	mi := &file_atoll_v1_query_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1534,7 +1702,7 @@ func (x *RowBatch) String() string {
 func (*RowBatch) ProtoMessage() {}
 
 func (x *RowBatch) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[14]
+	mi := &file_atoll_v1_query_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1547,7 +1715,7 @@ func (x *RowBatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RowBatch.ProtoReflect.Descriptor instead.
 func (*RowBatch) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{14}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *RowBatch) GetRows() []byte {
@@ -1579,7 +1747,7 @@ type ExecuteResponse struct {
 
 func (x *ExecuteResponse) Reset() {
 	*x = ExecuteResponse{}
-	mi := &file_atoll_v1_query_proto_msgTypes[15]
+	mi := &file_atoll_v1_query_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1591,7 +1759,7 @@ func (x *ExecuteResponse) String() string {
 func (*ExecuteResponse) ProtoMessage() {}
 
 func (x *ExecuteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[15]
+	mi := &file_atoll_v1_query_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1604,7 +1772,7 @@ func (x *ExecuteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecuteResponse.ProtoReflect.Descriptor instead.
 func (*ExecuteResponse) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{15}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ExecuteResponse) GetColumns() []*Column {
@@ -1644,7 +1812,7 @@ type FetchRequest struct {
 
 func (x *FetchRequest) Reset() {
 	*x = FetchRequest{}
-	mi := &file_atoll_v1_query_proto_msgTypes[16]
+	mi := &file_atoll_v1_query_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1656,7 +1824,7 @@ func (x *FetchRequest) String() string {
 func (*FetchRequest) ProtoMessage() {}
 
 func (x *FetchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[16]
+	mi := &file_atoll_v1_query_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1669,7 +1837,7 @@ func (x *FetchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FetchRequest.ProtoReflect.Descriptor instead.
 func (*FetchRequest) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{16}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *FetchRequest) GetCursorId() uint64 {
@@ -1688,7 +1856,7 @@ type CloseRequest struct {
 
 func (x *CloseRequest) Reset() {
 	*x = CloseRequest{}
-	mi := &file_atoll_v1_query_proto_msgTypes[17]
+	mi := &file_atoll_v1_query_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1700,7 +1868,7 @@ func (x *CloseRequest) String() string {
 func (*CloseRequest) ProtoMessage() {}
 
 func (x *CloseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[17]
+	mi := &file_atoll_v1_query_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1713,7 +1881,7 @@ func (x *CloseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseRequest.ProtoReflect.Descriptor instead.
 func (*CloseRequest) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{17}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CloseRequest) GetCursorId() uint64 {
@@ -1736,7 +1904,7 @@ type AddIndexRequest struct {
 
 func (x *AddIndexRequest) Reset() {
 	*x = AddIndexRequest{}
-	mi := &file_atoll_v1_query_proto_msgTypes[18]
+	mi := &file_atoll_v1_query_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1748,7 +1916,7 @@ func (x *AddIndexRequest) String() string {
 func (*AddIndexRequest) ProtoMessage() {}
 
 func (x *AddIndexRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[18]
+	mi := &file_atoll_v1_query_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1761,7 +1929,7 @@ func (x *AddIndexRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddIndexRequest.ProtoReflect.Descriptor instead.
 func (*AddIndexRequest) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{18}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *AddIndexRequest) GetMap() string {
@@ -1811,7 +1979,7 @@ type Expr struct {
 
 func (x *Expr) Reset() {
 	*x = Expr{}
-	mi := &file_atoll_v1_query_proto_msgTypes[19]
+	mi := &file_atoll_v1_query_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1823,7 +1991,7 @@ func (x *Expr) String() string {
 func (*Expr) ProtoMessage() {}
 
 func (x *Expr) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[19]
+	mi := &file_atoll_v1_query_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1836,7 +2004,7 @@ func (x *Expr) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Expr.ProtoReflect.Descriptor instead.
 func (*Expr) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{19}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Expr) GetOp() string {
@@ -1898,7 +2066,7 @@ type ScanColumn struct {
 
 func (x *ScanColumn) Reset() {
 	*x = ScanColumn{}
-	mi := &file_atoll_v1_query_proto_msgTypes[20]
+	mi := &file_atoll_v1_query_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1910,7 +2078,7 @@ func (x *ScanColumn) String() string {
 func (*ScanColumn) ProtoMessage() {}
 
 func (x *ScanColumn) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[20]
+	mi := &file_atoll_v1_query_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1923,7 +2091,7 @@ func (x *ScanColumn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanColumn.ProtoReflect.Descriptor instead.
 func (*ScanColumn) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{20}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ScanColumn) GetPath() string {
@@ -1968,7 +2136,7 @@ type AggCall struct {
 
 func (x *AggCall) Reset() {
 	*x = AggCall{}
-	mi := &file_atoll_v1_query_proto_msgTypes[21]
+	mi := &file_atoll_v1_query_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1980,7 +2148,7 @@ func (x *AggCall) String() string {
 func (*AggCall) ProtoMessage() {}
 
 func (x *AggCall) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[21]
+	mi := &file_atoll_v1_query_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1993,7 +2161,7 @@ func (x *AggCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AggCall.ProtoReflect.Descriptor instead.
 func (*AggCall) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{21}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *AggCall) GetFunc() string {
@@ -2047,7 +2215,7 @@ type IndexLookup struct {
 
 func (x *IndexLookup) Reset() {
 	*x = IndexLookup{}
-	mi := &file_atoll_v1_query_proto_msgTypes[22]
+	mi := &file_atoll_v1_query_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2059,7 +2227,7 @@ func (x *IndexLookup) String() string {
 func (*IndexLookup) ProtoMessage() {}
 
 func (x *IndexLookup) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[22]
+	mi := &file_atoll_v1_query_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2072,7 +2240,7 @@ func (x *IndexLookup) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IndexLookup.ProtoReflect.Descriptor instead.
 func (*IndexLookup) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{22}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *IndexLookup) GetIndex() string {
@@ -2146,7 +2314,7 @@ type Fragment struct {
 
 func (x *Fragment) Reset() {
 	*x = Fragment{}
-	mi := &file_atoll_v1_query_proto_msgTypes[23]
+	mi := &file_atoll_v1_query_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2158,7 +2326,7 @@ func (x *Fragment) String() string {
 func (*Fragment) ProtoMessage() {}
 
 func (x *Fragment) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[23]
+	mi := &file_atoll_v1_query_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2171,7 +2339,7 @@ func (x *Fragment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Fragment.ProtoReflect.Descriptor instead.
 func (*Fragment) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{23}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Fragment) GetMap() string {
@@ -2277,7 +2445,7 @@ type RunFragmentRequest struct {
 
 func (x *RunFragmentRequest) Reset() {
 	*x = RunFragmentRequest{}
-	mi := &file_atoll_v1_query_proto_msgTypes[24]
+	mi := &file_atoll_v1_query_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2289,7 +2457,7 @@ func (x *RunFragmentRequest) String() string {
 func (*RunFragmentRequest) ProtoMessage() {}
 
 func (x *RunFragmentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[24]
+	mi := &file_atoll_v1_query_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2302,7 +2470,7 @@ func (x *RunFragmentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunFragmentRequest.ProtoReflect.Descriptor instead.
 func (*RunFragmentRequest) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{24}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *RunFragmentRequest) GetFragment() []byte {
@@ -2330,7 +2498,18 @@ var File_atoll_v1_query_proto protoreflect.FileDescriptor
 
 const file_atoll_v1_query_proto_rawDesc = "" +
 	"\n" +
-	"\x14atoll/v1/query.proto\x12\batoll.v1\x1a\x12atoll/v1/map.proto\"\x85\x01\n" +
+	"\x14atoll/v1/query.proto\x12\batoll.v1\x1a\x15atoll/v1/errors.proto\x1a\x12atoll/v1/map.proto\"\xc0\x01\n" +
+	"\tQueryCall\x12\x17\n" +
+	"\acall_id\x18\x01 \x01(\x04R\x06callId\x124\n" +
+	"\aexecute\x18\x02 \x01(\v2\x18.atoll.v1.ExecuteRequestH\x00R\aexecute\x12.\n" +
+	"\x05fetch\x18\x03 \x01(\v2\x16.atoll.v1.FetchRequestH\x00R\x05fetch\x12.\n" +
+	"\x05close\x18\x04 \x01(\v2\x16.atoll.v1.CloseRequestH\x00R\x05closeB\x04\n" +
+	"\x02op\"\x7f\n" +
+	"\n" +
+	"QueryReply\x12\x17\n" +
+	"\acall_id\x18\x01 \x01(\x04R\x06callId\x12%\n" +
+	"\x05error\x18\x02 \x01(\v2\x0f.atoll.v1.ErrorR\x05error\x121\n" +
+	"\x06result\x18\x03 \x01(\v2\x19.atoll.v1.ExecuteResponseR\x06result\"\x85\x01\n" +
 	"\n" +
 	"QueryValue\x12%\n" +
 	"\x04type\x18\x01 \x01(\x0e2\x11.atoll.v1.SqlTypeR\x04type\x12\x12\n" +
@@ -2539,13 +2718,14 @@ const file_atoll_v1_query_proto_rawDesc = "" +
 	"\tIndexType\x12\x1a\n" +
 	"\x16INDEX_TYPE_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11INDEX_TYPE_SORTED\x10\x01\x12\x13\n" +
-	"\x0fINDEX_TYPE_HASH\x10\x022\xb7\x02\n" +
+	"\x0fINDEX_TYPE_HASH\x10\x022\xf2\x02\n" +
 	"\fQueryService\x12>\n" +
 	"\aExecute\x12\x18.atoll.v1.ExecuteRequest\x1a\x19.atoll.v1.ExecuteResponse\x12:\n" +
 	"\x05Fetch\x12\x16.atoll.v1.FetchRequest\x1a\x19.atoll.v1.ExecuteResponse\x120\n" +
 	"\x05Close\x12\x16.atoll.v1.CloseRequest\x1a\x0f.atoll.v1.Empty\x126\n" +
 	"\bAddIndex\x12\x19.atoll.v1.AddIndexRequest\x1a\x0f.atoll.v1.Empty\x12A\n" +
-	"\vRunFragment\x12\x1c.atoll.v1.RunFragmentRequest\x1a\x12.atoll.v1.RowBatch0\x01BN\n" +
+	"\vRunFragment\x12\x1c.atoll.v1.RunFragmentRequest\x1a\x12.atoll.v1.RowBatch0\x01\x129\n" +
+	"\bPipeline\x12\x13.atoll.v1.QueryCall\x1a\x14.atoll.v1.QueryReply(\x010\x01BN\n" +
 	"\x15io.atoll.client.protoP\x01Z3github.com/atolldb/atoll/api/proto/atoll/v1;atollv1b\x06proto3"
 
 var (
@@ -2561,7 +2741,7 @@ func file_atoll_v1_query_proto_rawDescGZIP() []byte {
 }
 
 var file_atoll_v1_query_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_atoll_v1_query_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_atoll_v1_query_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_atoll_v1_query_proto_goTypes = []any{
 	(SqlType)(0),               // 0: atoll.v1.SqlType
 	(CompareOp)(0),             // 1: atoll.v1.CompareOp
@@ -2569,97 +2749,107 @@ var file_atoll_v1_query_proto_goTypes = []any{
 	(AggregatorKind)(0),        // 3: atoll.v1.AggregatorKind
 	(PredicateResult)(0),       // 4: atoll.v1.PredicateResult
 	(IndexType)(0),             // 5: atoll.v1.IndexType
-	(*QueryValue)(nil),         // 6: atoll.v1.QueryValue
-	(*Predicate)(nil),          // 7: atoll.v1.Predicate
-	(*Comparison)(nil),         // 8: atoll.v1.Comparison
-	(*Between)(nil),            // 9: atoll.v1.Between
-	(*InList)(nil),             // 10: atoll.v1.InList
-	(*Match)(nil),              // 11: atoll.v1.Match
-	(*Operands)(nil),           // 12: atoll.v1.Operands
-	(*PagingPredicate)(nil),    // 13: atoll.v1.PagingPredicate
-	(*SortKey)(nil),            // 14: atoll.v1.SortKey
-	(*PartitionPredicate)(nil), // 15: atoll.v1.PartitionPredicate
-	(*Aggregator)(nil),         // 16: atoll.v1.Aggregator
-	(*PredicateQuery)(nil),     // 17: atoll.v1.PredicateQuery
-	(*ExecuteRequest)(nil),     // 18: atoll.v1.ExecuteRequest
-	(*Column)(nil),             // 19: atoll.v1.Column
-	(*RowBatch)(nil),           // 20: atoll.v1.RowBatch
-	(*ExecuteResponse)(nil),    // 21: atoll.v1.ExecuteResponse
-	(*FetchRequest)(nil),       // 22: atoll.v1.FetchRequest
-	(*CloseRequest)(nil),       // 23: atoll.v1.CloseRequest
-	(*AddIndexRequest)(nil),    // 24: atoll.v1.AddIndexRequest
-	(*Expr)(nil),               // 25: atoll.v1.Expr
-	(*ScanColumn)(nil),         // 26: atoll.v1.ScanColumn
-	(*AggCall)(nil),            // 27: atoll.v1.AggCall
-	(*IndexLookup)(nil),        // 28: atoll.v1.IndexLookup
-	(*Fragment)(nil),           // 29: atoll.v1.Fragment
-	(*RunFragmentRequest)(nil), // 30: atoll.v1.RunFragmentRequest
-	(*Empty)(nil),              // 31: atoll.v1.Empty
+	(*QueryCall)(nil),          // 6: atoll.v1.QueryCall
+	(*QueryReply)(nil),         // 7: atoll.v1.QueryReply
+	(*QueryValue)(nil),         // 8: atoll.v1.QueryValue
+	(*Predicate)(nil),          // 9: atoll.v1.Predicate
+	(*Comparison)(nil),         // 10: atoll.v1.Comparison
+	(*Between)(nil),            // 11: atoll.v1.Between
+	(*InList)(nil),             // 12: atoll.v1.InList
+	(*Match)(nil),              // 13: atoll.v1.Match
+	(*Operands)(nil),           // 14: atoll.v1.Operands
+	(*PagingPredicate)(nil),    // 15: atoll.v1.PagingPredicate
+	(*SortKey)(nil),            // 16: atoll.v1.SortKey
+	(*PartitionPredicate)(nil), // 17: atoll.v1.PartitionPredicate
+	(*Aggregator)(nil),         // 18: atoll.v1.Aggregator
+	(*PredicateQuery)(nil),     // 19: atoll.v1.PredicateQuery
+	(*ExecuteRequest)(nil),     // 20: atoll.v1.ExecuteRequest
+	(*Column)(nil),             // 21: atoll.v1.Column
+	(*RowBatch)(nil),           // 22: atoll.v1.RowBatch
+	(*ExecuteResponse)(nil),    // 23: atoll.v1.ExecuteResponse
+	(*FetchRequest)(nil),       // 24: atoll.v1.FetchRequest
+	(*CloseRequest)(nil),       // 25: atoll.v1.CloseRequest
+	(*AddIndexRequest)(nil),    // 26: atoll.v1.AddIndexRequest
+	(*Expr)(nil),               // 27: atoll.v1.Expr
+	(*ScanColumn)(nil),         // 28: atoll.v1.ScanColumn
+	(*AggCall)(nil),            // 29: atoll.v1.AggCall
+	(*IndexLookup)(nil),        // 30: atoll.v1.IndexLookup
+	(*Fragment)(nil),           // 31: atoll.v1.Fragment
+	(*RunFragmentRequest)(nil), // 32: atoll.v1.RunFragmentRequest
+	(*Error)(nil),              // 33: atoll.v1.Error
+	(*Empty)(nil),              // 34: atoll.v1.Empty
 }
 var file_atoll_v1_query_proto_depIdxs = []int32{
-	0,  // 0: atoll.v1.QueryValue.type:type_name -> atoll.v1.SqlType
-	8,  // 1: atoll.v1.Predicate.compare:type_name -> atoll.v1.Comparison
-	9,  // 2: atoll.v1.Predicate.between:type_name -> atoll.v1.Between
-	10, // 3: atoll.v1.Predicate.in:type_name -> atoll.v1.InList
-	11, // 4: atoll.v1.Predicate.match:type_name -> atoll.v1.Match
-	12, // 5: atoll.v1.Predicate.and:type_name -> atoll.v1.Operands
-	12, // 6: atoll.v1.Predicate.or:type_name -> atoll.v1.Operands
-	7,  // 7: atoll.v1.Predicate.not:type_name -> atoll.v1.Predicate
-	13, // 8: atoll.v1.Predicate.paging:type_name -> atoll.v1.PagingPredicate
-	15, // 9: atoll.v1.Predicate.partition:type_name -> atoll.v1.PartitionPredicate
-	1,  // 10: atoll.v1.Comparison.op:type_name -> atoll.v1.CompareOp
-	6,  // 11: atoll.v1.Comparison.value:type_name -> atoll.v1.QueryValue
-	6,  // 12: atoll.v1.Between.from:type_name -> atoll.v1.QueryValue
-	6,  // 13: atoll.v1.Between.to:type_name -> atoll.v1.QueryValue
-	6,  // 14: atoll.v1.InList.values:type_name -> atoll.v1.QueryValue
-	2,  // 15: atoll.v1.Match.kind:type_name -> atoll.v1.MatchKind
-	7,  // 16: atoll.v1.Operands.operands:type_name -> atoll.v1.Predicate
-	7,  // 17: atoll.v1.PagingPredicate.inner:type_name -> atoll.v1.Predicate
-	14, // 18: atoll.v1.PagingPredicate.sort:type_name -> atoll.v1.SortKey
-	7,  // 19: atoll.v1.PartitionPredicate.inner:type_name -> atoll.v1.Predicate
-	3,  // 20: atoll.v1.Aggregator.kind:type_name -> atoll.v1.AggregatorKind
-	4,  // 21: atoll.v1.PredicateQuery.result:type_name -> atoll.v1.PredicateResult
-	7,  // 22: atoll.v1.PredicateQuery.predicate:type_name -> atoll.v1.Predicate
-	16, // 23: atoll.v1.PredicateQuery.aggregator:type_name -> atoll.v1.Aggregator
-	17, // 24: atoll.v1.ExecuteRequest.predicate:type_name -> atoll.v1.PredicateQuery
-	6,  // 25: atoll.v1.ExecuteRequest.params:type_name -> atoll.v1.QueryValue
-	0,  // 26: atoll.v1.Column.type:type_name -> atoll.v1.SqlType
-	19, // 27: atoll.v1.ExecuteResponse.columns:type_name -> atoll.v1.Column
-	20, // 28: atoll.v1.ExecuteResponse.page:type_name -> atoll.v1.RowBatch
-	5,  // 29: atoll.v1.AddIndexRequest.type:type_name -> atoll.v1.IndexType
-	25, // 30: atoll.v1.Expr.args:type_name -> atoll.v1.Expr
-	6,  // 31: atoll.v1.Expr.value:type_name -> atoll.v1.QueryValue
-	0,  // 32: atoll.v1.Expr.type:type_name -> atoll.v1.SqlType
-	0,  // 33: atoll.v1.ScanColumn.type:type_name -> atoll.v1.SqlType
-	25, // 34: atoll.v1.AggCall.arg:type_name -> atoll.v1.Expr
-	0,  // 35: atoll.v1.AggCall.type:type_name -> atoll.v1.SqlType
-	25, // 36: atoll.v1.AggCall.by:type_name -> atoll.v1.Expr
-	25, // 37: atoll.v1.IndexLookup.equals:type_name -> atoll.v1.Expr
-	25, // 38: atoll.v1.IndexLookup.low:type_name -> atoll.v1.Expr
-	25, // 39: atoll.v1.IndexLookup.high:type_name -> atoll.v1.Expr
-	26, // 40: atoll.v1.Fragment.columns:type_name -> atoll.v1.ScanColumn
-	25, // 41: atoll.v1.Fragment.filter:type_name -> atoll.v1.Expr
-	25, // 42: atoll.v1.Fragment.project:type_name -> atoll.v1.Expr
-	25, // 43: atoll.v1.Fragment.group_by:type_name -> atoll.v1.Expr
-	27, // 44: atoll.v1.Fragment.aggs:type_name -> atoll.v1.AggCall
-	28, // 45: atoll.v1.Fragment.index:type_name -> atoll.v1.IndexLookup
-	6,  // 46: atoll.v1.Fragment.params:type_name -> atoll.v1.QueryValue
-	0,  // 47: atoll.v1.Fragment.output_types:type_name -> atoll.v1.SqlType
-	18, // 48: atoll.v1.QueryService.Execute:input_type -> atoll.v1.ExecuteRequest
-	22, // 49: atoll.v1.QueryService.Fetch:input_type -> atoll.v1.FetchRequest
-	23, // 50: atoll.v1.QueryService.Close:input_type -> atoll.v1.CloseRequest
-	24, // 51: atoll.v1.QueryService.AddIndex:input_type -> atoll.v1.AddIndexRequest
-	30, // 52: atoll.v1.QueryService.RunFragment:input_type -> atoll.v1.RunFragmentRequest
-	21, // 53: atoll.v1.QueryService.Execute:output_type -> atoll.v1.ExecuteResponse
-	21, // 54: atoll.v1.QueryService.Fetch:output_type -> atoll.v1.ExecuteResponse
-	31, // 55: atoll.v1.QueryService.Close:output_type -> atoll.v1.Empty
-	31, // 56: atoll.v1.QueryService.AddIndex:output_type -> atoll.v1.Empty
-	20, // 57: atoll.v1.QueryService.RunFragment:output_type -> atoll.v1.RowBatch
-	53, // [53:58] is the sub-list for method output_type
-	48, // [48:53] is the sub-list for method input_type
-	48, // [48:48] is the sub-list for extension type_name
-	48, // [48:48] is the sub-list for extension extendee
-	0,  // [0:48] is the sub-list for field type_name
+	20, // 0: atoll.v1.QueryCall.execute:type_name -> atoll.v1.ExecuteRequest
+	24, // 1: atoll.v1.QueryCall.fetch:type_name -> atoll.v1.FetchRequest
+	25, // 2: atoll.v1.QueryCall.close:type_name -> atoll.v1.CloseRequest
+	33, // 3: atoll.v1.QueryReply.error:type_name -> atoll.v1.Error
+	23, // 4: atoll.v1.QueryReply.result:type_name -> atoll.v1.ExecuteResponse
+	0,  // 5: atoll.v1.QueryValue.type:type_name -> atoll.v1.SqlType
+	10, // 6: atoll.v1.Predicate.compare:type_name -> atoll.v1.Comparison
+	11, // 7: atoll.v1.Predicate.between:type_name -> atoll.v1.Between
+	12, // 8: atoll.v1.Predicate.in:type_name -> atoll.v1.InList
+	13, // 9: atoll.v1.Predicate.match:type_name -> atoll.v1.Match
+	14, // 10: atoll.v1.Predicate.and:type_name -> atoll.v1.Operands
+	14, // 11: atoll.v1.Predicate.or:type_name -> atoll.v1.Operands
+	9,  // 12: atoll.v1.Predicate.not:type_name -> atoll.v1.Predicate
+	15, // 13: atoll.v1.Predicate.paging:type_name -> atoll.v1.PagingPredicate
+	17, // 14: atoll.v1.Predicate.partition:type_name -> atoll.v1.PartitionPredicate
+	1,  // 15: atoll.v1.Comparison.op:type_name -> atoll.v1.CompareOp
+	8,  // 16: atoll.v1.Comparison.value:type_name -> atoll.v1.QueryValue
+	8,  // 17: atoll.v1.Between.from:type_name -> atoll.v1.QueryValue
+	8,  // 18: atoll.v1.Between.to:type_name -> atoll.v1.QueryValue
+	8,  // 19: atoll.v1.InList.values:type_name -> atoll.v1.QueryValue
+	2,  // 20: atoll.v1.Match.kind:type_name -> atoll.v1.MatchKind
+	9,  // 21: atoll.v1.Operands.operands:type_name -> atoll.v1.Predicate
+	9,  // 22: atoll.v1.PagingPredicate.inner:type_name -> atoll.v1.Predicate
+	16, // 23: atoll.v1.PagingPredicate.sort:type_name -> atoll.v1.SortKey
+	9,  // 24: atoll.v1.PartitionPredicate.inner:type_name -> atoll.v1.Predicate
+	3,  // 25: atoll.v1.Aggregator.kind:type_name -> atoll.v1.AggregatorKind
+	4,  // 26: atoll.v1.PredicateQuery.result:type_name -> atoll.v1.PredicateResult
+	9,  // 27: atoll.v1.PredicateQuery.predicate:type_name -> atoll.v1.Predicate
+	18, // 28: atoll.v1.PredicateQuery.aggregator:type_name -> atoll.v1.Aggregator
+	19, // 29: atoll.v1.ExecuteRequest.predicate:type_name -> atoll.v1.PredicateQuery
+	8,  // 30: atoll.v1.ExecuteRequest.params:type_name -> atoll.v1.QueryValue
+	0,  // 31: atoll.v1.Column.type:type_name -> atoll.v1.SqlType
+	21, // 32: atoll.v1.ExecuteResponse.columns:type_name -> atoll.v1.Column
+	22, // 33: atoll.v1.ExecuteResponse.page:type_name -> atoll.v1.RowBatch
+	5,  // 34: atoll.v1.AddIndexRequest.type:type_name -> atoll.v1.IndexType
+	27, // 35: atoll.v1.Expr.args:type_name -> atoll.v1.Expr
+	8,  // 36: atoll.v1.Expr.value:type_name -> atoll.v1.QueryValue
+	0,  // 37: atoll.v1.Expr.type:type_name -> atoll.v1.SqlType
+	0,  // 38: atoll.v1.ScanColumn.type:type_name -> atoll.v1.SqlType
+	27, // 39: atoll.v1.AggCall.arg:type_name -> atoll.v1.Expr
+	0,  // 40: atoll.v1.AggCall.type:type_name -> atoll.v1.SqlType
+	27, // 41: atoll.v1.AggCall.by:type_name -> atoll.v1.Expr
+	27, // 42: atoll.v1.IndexLookup.equals:type_name -> atoll.v1.Expr
+	27, // 43: atoll.v1.IndexLookup.low:type_name -> atoll.v1.Expr
+	27, // 44: atoll.v1.IndexLookup.high:type_name -> atoll.v1.Expr
+	28, // 45: atoll.v1.Fragment.columns:type_name -> atoll.v1.ScanColumn
+	27, // 46: atoll.v1.Fragment.filter:type_name -> atoll.v1.Expr
+	27, // 47: atoll.v1.Fragment.project:type_name -> atoll.v1.Expr
+	27, // 48: atoll.v1.Fragment.group_by:type_name -> atoll.v1.Expr
+	29, // 49: atoll.v1.Fragment.aggs:type_name -> atoll.v1.AggCall
+	30, // 50: atoll.v1.Fragment.index:type_name -> atoll.v1.IndexLookup
+	8,  // 51: atoll.v1.Fragment.params:type_name -> atoll.v1.QueryValue
+	0,  // 52: atoll.v1.Fragment.output_types:type_name -> atoll.v1.SqlType
+	20, // 53: atoll.v1.QueryService.Execute:input_type -> atoll.v1.ExecuteRequest
+	24, // 54: atoll.v1.QueryService.Fetch:input_type -> atoll.v1.FetchRequest
+	25, // 55: atoll.v1.QueryService.Close:input_type -> atoll.v1.CloseRequest
+	26, // 56: atoll.v1.QueryService.AddIndex:input_type -> atoll.v1.AddIndexRequest
+	32, // 57: atoll.v1.QueryService.RunFragment:input_type -> atoll.v1.RunFragmentRequest
+	6,  // 58: atoll.v1.QueryService.Pipeline:input_type -> atoll.v1.QueryCall
+	23, // 59: atoll.v1.QueryService.Execute:output_type -> atoll.v1.ExecuteResponse
+	23, // 60: atoll.v1.QueryService.Fetch:output_type -> atoll.v1.ExecuteResponse
+	34, // 61: atoll.v1.QueryService.Close:output_type -> atoll.v1.Empty
+	34, // 62: atoll.v1.QueryService.AddIndex:output_type -> atoll.v1.Empty
+	22, // 63: atoll.v1.QueryService.RunFragment:output_type -> atoll.v1.RowBatch
+	7,  // 64: atoll.v1.QueryService.Pipeline:output_type -> atoll.v1.QueryReply
+	59, // [59:65] is the sub-list for method output_type
+	53, // [53:59] is the sub-list for method input_type
+	53, // [53:53] is the sub-list for extension type_name
+	53, // [53:53] is the sub-list for extension extendee
+	0,  // [0:53] is the sub-list for field type_name
 }
 
 func init() { file_atoll_v1_query_proto_init() }
@@ -2667,8 +2857,14 @@ func file_atoll_v1_query_proto_init() {
 	if File_atoll_v1_query_proto != nil {
 		return
 	}
+	file_atoll_v1_errors_proto_init()
 	file_atoll_v1_map_proto_init()
-	file_atoll_v1_query_proto_msgTypes[1].OneofWrappers = []any{
+	file_atoll_v1_query_proto_msgTypes[0].OneofWrappers = []any{
+		(*QueryCall_Execute)(nil),
+		(*QueryCall_Fetch)(nil),
+		(*QueryCall_Close)(nil),
+	}
+	file_atoll_v1_query_proto_msgTypes[3].OneofWrappers = []any{
 		(*Predicate_Compare)(nil),
 		(*Predicate_Between)(nil),
 		(*Predicate_In)(nil),
@@ -2681,7 +2877,7 @@ func file_atoll_v1_query_proto_init() {
 		(*Predicate_Paging)(nil),
 		(*Predicate_Partition)(nil),
 	}
-	file_atoll_v1_query_proto_msgTypes[12].OneofWrappers = []any{
+	file_atoll_v1_query_proto_msgTypes[14].OneofWrappers = []any{
 		(*ExecuteRequest_Sql)(nil),
 		(*ExecuteRequest_Predicate)(nil),
 	}
@@ -2691,7 +2887,7 @@ func file_atoll_v1_query_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atoll_v1_query_proto_rawDesc), len(file_atoll_v1_query_proto_rawDesc)),
 			NumEnums:      6,
-			NumMessages:   25,
+			NumMessages:   27,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

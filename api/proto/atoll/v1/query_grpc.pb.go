@@ -24,6 +24,7 @@ const (
 	QueryService_Close_FullMethodName       = "/atoll.v1.QueryService/Close"
 	QueryService_AddIndex_FullMethodName    = "/atoll.v1.QueryService/AddIndex"
 	QueryService_RunFragment_FullMethodName = "/atoll.v1.QueryService/RunFragment"
+	QueryService_Pipeline_FullMethodName    = "/atoll.v1.QueryService/Pipeline"
 )
 
 // QueryServiceClient is the client API for QueryService service.
@@ -48,6 +49,10 @@ type QueryServiceClient interface {
 	// RunFragment runs a plan fragment over the given partitions of the
 	// receiving member and streams its rows. Member to member only.
 	RunFragment(ctx context.Context, in *RunFragmentRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[RowBatch], error)
+	// Pipeline multiplexes Execute, Fetch and Close calls over one stream,
+	// matched by call id, with the unary methods' semantics and errors at a
+	// fraction of their per-call cost. Responses come in completion order.
+	Pipeline(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[QueryCall, QueryReply], error)
 }
 
 type queryServiceClient struct {
@@ -117,6 +122,19 @@ func (c *queryServiceClient) RunFragment(ctx context.Context, in *RunFragmentReq
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type QueryService_RunFragmentClient = grpc.ServerStreamingClient[RowBatch]
 
+func (c *queryServiceClient) Pipeline(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[QueryCall, QueryReply], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &QueryService_ServiceDesc.Streams[1], QueryService_Pipeline_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[QueryCall, QueryReply]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type QueryService_PipelineClient = grpc.BidiStreamingClient[QueryCall, QueryReply]
+
 // QueryServiceServer is the server API for QueryService service.
 // All implementations must embed UnimplementedQueryServiceServer
 // for forward compatibility.
@@ -139,6 +157,10 @@ type QueryServiceServer interface {
 	// RunFragment runs a plan fragment over the given partitions of the
 	// receiving member and streams its rows. Member to member only.
 	RunFragment(*RunFragmentRequest, grpc.ServerStreamingServer[RowBatch]) error
+	// Pipeline multiplexes Execute, Fetch and Close calls over one stream,
+	// matched by call id, with the unary methods' semantics and errors at a
+	// fraction of their per-call cost. Responses come in completion order.
+	Pipeline(grpc.BidiStreamingServer[QueryCall, QueryReply]) error
 	mustEmbedUnimplementedQueryServiceServer()
 }
 
@@ -163,6 +185,9 @@ func (UnimplementedQueryServiceServer) AddIndex(context.Context, *AddIndexReques
 }
 func (UnimplementedQueryServiceServer) RunFragment(*RunFragmentRequest, grpc.ServerStreamingServer[RowBatch]) error {
 	return status.Error(codes.Unimplemented, "method RunFragment not implemented")
+}
+func (UnimplementedQueryServiceServer) Pipeline(grpc.BidiStreamingServer[QueryCall, QueryReply]) error {
+	return status.Error(codes.Unimplemented, "method Pipeline not implemented")
 }
 func (UnimplementedQueryServiceServer) mustEmbedUnimplementedQueryServiceServer() {}
 func (UnimplementedQueryServiceServer) testEmbeddedByValue()                      {}
@@ -268,6 +293,13 @@ func _QueryService_RunFragment_Handler(srv interface{}, stream grpc.ServerStream
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type QueryService_RunFragmentServer = grpc.ServerStreamingServer[RowBatch]
 
+func _QueryService_Pipeline_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(QueryServiceServer).Pipeline(&grpc.GenericServerStream[QueryCall, QueryReply]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type QueryService_PipelineServer = grpc.BidiStreamingServer[QueryCall, QueryReply]
+
 // QueryService_ServiceDesc is the grpc.ServiceDesc for QueryService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -297,6 +329,12 @@ var QueryService_ServiceDesc = grpc.ServiceDesc{
 			StreamName:    "RunFragment",
 			Handler:       _QueryService_RunFragment_Handler,
 			ServerStreams: true,
+		},
+		{
+			StreamName:    "Pipeline",
+			Handler:       _QueryService_Pipeline_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
 		},
 	},
 	Metadata: "atoll/v1/query.proto",
