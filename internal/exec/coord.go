@@ -36,7 +36,6 @@ type gather struct {
 // over its batches (raw) and decoded rows.
 func (q *query) startGather(f *plan.Fragment) (*gather, error) {
 	ctx, cancel := context.WithCancel(q.ctx)
-	g := &gather{ch: make(chan *Batch, 16), errc: make(chan error, 64), width: len(f.Out), cancel: cancel}
 	frag := *f
 	frag.Params = q.params
 	parts, err := q.e.placement()
@@ -44,6 +43,7 @@ func (q *query) startGather(f *plan.Fragment) (*gather, error) {
 		cancel()
 		return nil, err
 	}
+	g := &gather{ch: make(chan *Batch, 16), errc: make(chan error, len(parts)), width: len(f.Out), cancel: cancel}
 	g.wait = len(parts)
 	for _, p := range parts {
 		q.e.goRun(func() {

@@ -61,6 +61,20 @@ func (e *Engine) AddIndex(info plan.IndexInfo) error {
 	return err
 }
 
+// owned checks that this member owns a partition DML writes to: writes
+// to other members' partitions need forwarding, which the cluster layer
+// provides (until then they are refused rather than written here).
+func (e *Engine) owned(pid int32) error {
+	t := e.cfg.Table.Load()
+	if t == nil {
+		return fmt.Errorf("%w: no partition table", ErrUnavailable)
+	}
+	if o, ok := t.Owner(pid); !ok || o.UUID != e.cfg.Self {
+		return fmt.Errorf("%w: partition %d belongs to another member; run DML on a single member for now", ErrUnavailable, pid)
+	}
+	return nil
+}
+
 // collect runs a plan node to completion and returns its rows (cloned).
 func (e *Engine) collect(ctx context.Context, n plan.Node, params []expr.Value, opts Options) ([][]expr.Value, error) {
 	qctx, cancel := context.WithCancel(ctx)
@@ -114,6 +128,9 @@ func (e *Engine) dml(ctx context.Context, n plan.Node, params []expr.Value, opts
 				return count, err
 			}
 			pid := serialization.Data(key).PartitionID(int32(st.PartitionCount()))
+			if err := e.owned(pid); err != nil {
+				return count, err
+			}
 			if x.Overwrite {
 				err = st.Set(pid, key, value, store.Expiry{})
 			} else {
@@ -147,6 +164,9 @@ func (e *Engine) dml(ctx context.Context, n plan.Node, params []expr.Value, opts
 				return count, err
 			}
 			pid := serialization.Data(key).PartitionID(int32(st.PartitionCount()))
+			if err := e.owned(pid); err != nil {
+				return count, err
+			}
 			if _, ok, err := st.Replace(pid, key, value); err != nil {
 				return count, err
 			} else if ok {
@@ -168,6 +188,9 @@ func (e *Engine) dml(ctx context.Context, n plan.Node, params []expr.Value, opts
 		for _, r := range rows {
 			key := r[0].B
 			pid := serialization.Data(key).PartitionID(int32(st.PartitionCount()))
+			if err := e.owned(pid); err != nil {
+				return count, err
+			}
 			if ok, err := st.Delete(pid, key); err != nil {
 				return count, err
 			} else if ok {

@@ -114,6 +114,9 @@ type Engine struct {
 	closed  bool
 	bg      sync.WaitGroup
 	stop    chan struct{}
+	// root is the parent of every query's context; Close cancels it.
+	root       context.Context
+	rootCancel context.CancelFunc
 
 	synced atomic.Uint64 // catalog version whose indexes are built
 
@@ -142,6 +145,7 @@ func New(cfg Config) *Engine {
 		cfg.Clock = time.Now
 	}
 	e := &Engine{cfg: cfg, indexes: NewIndexes(cfg.Serialization), cursors: map[uint64]*query{}, stop: make(chan struct{})}
+	e.root, e.rootCancel = context.WithCancel(context.Background())
 	e.goRun(e.reap)
 	return e
 }
@@ -173,6 +177,7 @@ func (e *Engine) Close() {
 	for _, q := range qs {
 		q.cancel()
 	}
+	e.rootCancel() // queries still waiting for their first page
 	e.bg.Wait()
 }
 
@@ -406,9 +411,9 @@ func (e *Engine) Execute(ctx context.Context, ph *plan.Physical, params []expr.V
 	if pageSize <= 0 {
 		pageSize = e.cfg.PageSize
 	}
-	qctx, cancel := context.WithCancel(context.Background())
+	qctx, cancel := context.WithCancel(e.root)
 	if opts.Timeout > 0 {
-		qctx, cancel = context.WithTimeout(context.Background(), opts.Timeout)
+		qctx, cancel = context.WithTimeout(e.root, opts.Timeout)
 	}
 	q := &query{e: e, ctx: qctx, cancel: cancel, params: bound, now: e.cfg.Clock(), cols: ph.Columns,
 		pages: make(chan page, 1), lastUsed: time.Now()}
