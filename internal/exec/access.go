@@ -430,7 +430,7 @@ func (a *accessor) jsonInto(d []byte, dst *expr.Value) bool {
 		*dst = expr.Value{T: expr.Null}
 		return true
 	case serialization.JSONNumber:
-		if t != expr.Unknown && t != expr.BigInt {
+		if t != expr.Unknown && !t.IsInteger() {
 			return false
 		}
 		neg := raw[0] == '-'
@@ -451,7 +451,15 @@ func (a *accessor) jsonInto(d []byte, dst *expr.Value) bool {
 		if neg {
 			x = -x
 		}
-		*dst = expr.Value{T: expr.BigInt, I: x}
+		switch t {
+		case expr.Unknown, expr.BigInt:
+			*dst = expr.Value{T: expr.BigInt, I: x}
+		default:
+			if !fitsInt(t, x) {
+				return false // the slow path reports the overflow
+			}
+			*dst = expr.Value{T: t, I: x}
+		}
 		return true
 	case serialization.JSONString:
 		if (t != expr.Unknown && t != expr.Varchar) || bytesHasByte(raw, '\\') {
@@ -866,6 +874,19 @@ func (a *accessor) identifiedInto(d []byte, dst *expr.Value) bool {
 		return false
 	}
 	*dst = v
+	return true
+}
+
+// fitsInt reports whether x is in the range of integer type t.
+func fitsInt(t expr.Type, x int64) bool {
+	switch t {
+	case expr.TinyInt:
+		return x >= math.MinInt8 && x <= math.MaxInt8
+	case expr.SmallInt:
+		return x >= math.MinInt16 && x <= math.MaxInt16
+	case expr.Integer:
+		return x >= math.MinInt32 && x <= math.MaxInt32
+	}
 	return true
 }
 

@@ -113,23 +113,34 @@ func compareCond(op string, left, right Expr) Cond {
 		}
 		return constCompare(op, code, i, func(*Row) *Value { return &lit })
 	case *Param:
-		fn, err := Compile(k)
-		if err != nil {
-			return nil
+		idx, t := k.Index, k.T
+		return func(r *Row) bool {
+			if idx >= len(r.Env.Params) {
+				r.Env.Fail(evalErr("parameter %d has no value", idx+1))
+				return false
+			}
+			p := &r.Env.Params[idx] // read in place: no copy per row
+			if t != Unknown && p.T != t && !p.IsNull() {
+				c, err := Cast(*p, t)
+				if err != nil {
+					r.Env.Fail(err)
+					return false
+				}
+				return compareValues(op, code, &r.Cols[i], &c)
+			}
+			return compareValues(op, code, &r.Cols[i], p)
 		}
-		// The parameter is the same for every row: evaluate it once per
-		// row batch would need state; a parameter read is cheap enough.
-		return constCompare(op, code, i, func(r *Row) *Value {
-			v := fn(r)
-			return &v
-		})
 	}
 	return nil
 }
 
 func constCompare(op string, code cmpCode, i int, konst func(*Row) *Value) Cond {
-	return func(r *Row) bool {
-		v, k := &r.Cols[i], konst(r)
+	return func(r *Row) bool { return compareValues(op, code, &r.Cols[i], konst(r)) }
+}
+
+// compareValues applies a comparison to two values in place.
+func compareValues(op string, code cmpCode, v, k *Value) bool {
+	{
 		switch {
 		case v.T == Null || v.T == Unknown || k.T == Null:
 			return false
