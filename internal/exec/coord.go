@@ -654,8 +654,11 @@ func (q *query) produce(root plan.Node, pageSize int) {
 				case cur.rows == nil:
 					cur.rows = head
 				case cap(cur.rows)-len(cur.rows) < len(head):
-					// Room for the rest of the page at once, not by doubling.
-					grown := make([]byte, len(cur.rows), max(pageBytes, len(cur.rows)+len(head)))
+					// Room for the rest of the page at once, not by
+					// doubling: the page's rows at the size seen so far.
+					est := len(cur.rows) / max(cur.count, 1) * (pageSize + 1)
+					est = min(max(est, len(cur.rows)+len(head)), pageBytes+len(head))
+					grown := make([]byte, len(cur.rows), est)
 					copy(grown, cur.rows)
 					cur.rows = append(grown, head...)
 				default:
