@@ -117,8 +117,8 @@ type Client struct {
 	routing  atomic.Pointer[routingTable]
 	qstreams queryStreams
 	meta     metadataSync
-	near    nearCaches
-	stats   counters
+	near     nearCaches
+	stats    counters
 
 	closed    atomic.Bool
 	closeOnce sync.Once
