@@ -186,10 +186,39 @@ func castType(toks []token, i int) (int, expr.Type, bool) {
 	return n, t, true
 }
 
+// Limits on statements: they bound the work (and the recursion) one
+// statement can cause.
+const (
+	maxTokens = 100_000
+	maxDepth  = 200
+)
+
+// checkLimits rejects statements with too many tokens or too deep nesting.
+func checkLimits(s string, toks []token) error {
+	if len(toks) > maxTokens {
+		return plan.Errorf("statement has more than %d tokens", maxTokens)
+	}
+	depth := 0
+	for _, t := range toks {
+		switch t.text {
+		case "(":
+			if depth++; depth > maxDepth {
+				return plan.ErrorAt(s, t.pos, "parentheses nest deeper than %d", maxDepth)
+			}
+		case ")":
+			depth--
+		}
+	}
+	return nil
+}
+
 // prepare rewrites a statement for vitess.
 func prepare(s string) (*prepared, error) {
 	toks, err := lex(s)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkLimits(s, toks); err != nil {
 		return nil, err
 	}
 	p := &prepared{}

@@ -70,6 +70,8 @@ func TestErrors(t *testing.T) {
 		{"SELECT * FROM a_ids a JOIN a_ids b ON a.__key = b.__key", "JOIN is not supported"},
 		{"SELECT * FROM a_ids WHERE", "syntax error at the end"},
 		{"SELECT frob(1) FROM a_ids", "unknown function FROB"},
+		{"SELECT " + strings.Repeat("(", 300) + "1" + strings.Repeat(")", 300), "nest deeper than 200"},
+		{"SELECT 1 FROM a_ids WHERE " + strings.Repeat("__key = 1 AND ", 30000) + "TRUE", "more than 100000 tokens"},
 	} {
 		_, err := p.Plan(c.sql, nil)
 		if err == nil || !strings.Contains(err.Error(), c.msg) || !errors.Is(err, plan.ErrQuery) {
