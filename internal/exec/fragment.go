@@ -181,6 +181,7 @@ type worker struct {
 
 	topN      [][]expr.Value
 	remaining *atomic.Int64
+	aggOnly   bool // no filter, one group, aggregates of plain columns
 	done      bool
 
 	buf   []byte
@@ -280,11 +281,36 @@ func (e *Engine) newWorker(f *plan.Fragment, st *store.Map, ix *index) (*worker,
 	if f.Aggregating() {
 		if len(f.GroupBy) == 0 {
 			w.single = &group{states: newAggStates(f.Aggs)}
+			w.aggOnly = f.Filter == nil
+			for _, c := range w.argCol {
+				w.aggOnly = w.aggOnly && c != -1
+			}
 		} else {
 			w.groups = map[string]*group{}
 		}
 	}
 	return w, nil
+}
+
+// entryAgg is entry for the commonest aggregation: no filter, no groups,
+// aggregates of plain columns (SUM(x), COUNT(*), MIN(x), ...).
+func (w *worker) entryAgg(k, v []byte) bool {
+	cols := w.row.Cols
+	for _, c := range w.post {
+		if err := w.accs[c].readInto(k, v, &cols[c]); err != nil {
+			w.err = err
+			return false
+		}
+	}
+	states := w.single.states
+	for i := range states {
+		if c := w.argCol[i]; c >= 0 {
+			states[i].add(&cols[c], nil)
+		} else {
+			states[i].count++
+		}
+	}
+	return true
 }
 
 // partition processes one partition.
@@ -306,6 +332,9 @@ func (w *worker) partition(pid int32) error {
 		return err
 	}
 	fn := w.entry
+	if w.aggOnly {
+		fn = w.entryAgg
+	}
 	var err error
 	if w.ix != nil {
 		if w.lookup == nil {
