@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -89,7 +90,7 @@ func (e *Engine) runFragment(ctx context.Context, f *plan.Fragment, parts []int3
 	}
 	for _, w := range workers {
 		wg.Add(1)
-		go func() {
+		go pprof.Do(ctx, pprof.Labels("query", "fragment", "map", f.Map), func(ctx context.Context) {
 			defer wg.Done()
 			for {
 				select {
@@ -121,7 +122,7 @@ func (e *Engine) runFragment(ctx context.Context, f *plan.Fragment, parts []int3
 					fail(err)
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	return firstErr
