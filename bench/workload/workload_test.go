@@ -53,14 +53,18 @@ func runCases(t *testing.T, ctx context.Context, c *client.Client, cases []Case)
 	}
 }
 
+// TestWorkloadA runs workload A's cases (smoke size) against members in
+// this process and against real member processes.
 func TestWorkloadA(t *testing.T) {
-	for _, mode := range []testcluster.Mode{testcluster.InProcess} {
-		c, ctx := start(t, mode)
-		const n = 2000
-		if err := LoadA(ctx, c, n); err != nil {
-			t.Fatal(err)
-		}
-		runCases(t, ctx, c, ACases(n))
+	for _, mode := range testcluster.Modes {
+		t.Run(string(mode), func(t *testing.T) {
+			c, ctx := start(t, mode)
+			const n = 2000
+			if err := LoadA(ctx, c, n); err != nil {
+				t.Fatal(err)
+			}
+			runCases(t, ctx, c, ACases(n))
+		})
 	}
 }
 
