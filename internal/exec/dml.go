@@ -336,7 +336,11 @@ func (e *Engine) encodeRow(m *plan.Mapping, cols []plan.MappingColumn, row []exp
 		if thisVal != nil && thisVal.T == expr.Object && len(fields) == 0 {
 			return key, thisVal.B, nil
 		}
-		return nil, nil, plan.Errorf("mapping %s: writing %s values from SQL is not supported; write them with a client", m.Name, m.ValueFormat)
+		if m.ValueFormat == "portable" {
+			value, err = e.portableValue(m, fields, old)
+		} else {
+			value, err = e.identifiedValue(m, fields, old)
+		}
 	default:
 		if thisVal == nil || thisVal.IsNull() {
 			return nil, nil, plan.Errorf("writing to %s needs a non-NULL this", m.Name)
@@ -412,6 +416,161 @@ func (e *Engine) compactValue(m *plan.Mapping, fields map[string]expr.Value, col
 	return ser.ToData(rec)
 }
 
+// portableValue writes a Portable value of the mapping's class (from the
+// class definitions the member knows); on UPDATE the old value's fields
+// are kept.
+func (e *Engine) portableValue(m *plan.Mapping, fields map[string]expr.Value, old []byte) ([]byte, error) {
+	ser := e.cfg.Serialization
+	var cd *serialization.ClassDefinition
+	var rec serialization.PortableRecord
+	if old != nil {
+		var err error
+		if rec, err = serialization.ReadPortableRecord(old, ser.ClassRegistry()); err != nil {
+			return nil, err
+		}
+		if cd, err = rec.ClassDefinition(); err != nil {
+			return nil, err
+		}
+	} else {
+		fid, err1 := intOption(m, "valuePortableFactoryId")
+		cid, err2 := intOption(m, "valuePortableClassId")
+		if err1 != nil || err2 != nil {
+			return nil, plan.Errorf("mapping %s needs valuePortableFactoryId and valuePortableClassId", m.Name)
+		}
+		ver := int32(0)
+		if v, ok := m.Options["valuePortableClassVersion"]; ok {
+			n, err := strconv.ParseInt(v, 10, 32)
+			if err != nil {
+				return nil, plan.Errorf("mapping %s: valuePortableClassVersion must be an integer", m.Name)
+			}
+			ver = int32(n)
+		}
+		var ok bool
+		if cd, ok = ser.ClassRegistry().Get(fid, cid, ver); !ok {
+			return nil, plan.Errorf("mapping %s: the class definition of portable %d/%d version %d is not known to the cluster; write one value with a client first", m.Name, fid, cid, ver)
+		}
+	}
+	b := serialization.NewPortableRecordBuilder(cd)
+	for _, f := range cd.Fields {
+		if nv, ok := fields[f.Name]; ok {
+			gv, err := compactGo(nv, f.Kind)
+			if err != nil {
+				return nil, plan.Errorf("%s: %v", f.Name, err)
+			}
+			b.Set(f.Name, gv)
+			delete(fields, f.Name)
+		} else if old != nil {
+			v, err := rec.Get(f.Name)
+			if err != nil {
+				return nil, err
+			}
+			b.Set(f.Name, v)
+		} else {
+			b.Set(f.Name, zeroOf(f.Kind))
+		}
+	}
+	for name := range fields {
+		return nil, plan.Errorf("column %s is not a field of portable %d/%d", name, cd.FactoryID, cd.ClassID)
+	}
+	out, err := b.Build()
+	if err != nil {
+		return nil, err
+	}
+	return ser.ToData(out)
+}
+
+// identifiedValue writes an IdentifiedDataSerializable value through the
+// layout of the mapping's class (INSERT: 'valueFormat'='identified' with
+// valueIdentifiedFactoryId and valueIdentifiedClassId) or of the old value
+// (UPDATE).
+func (e *Engine) identifiedValue(m *plan.Mapping, fields map[string]expr.Value, old []byte) ([]byte, error) {
+	ser := e.cfg.Serialization
+	var layout *serialization.Layout
+	var rec serialization.IdentifiedRecord
+	if old != nil {
+		var err error
+		if rec, err = serialization.ReadIdentifiedRecord(old, ser); err != nil {
+			return nil, err
+		}
+		layout = rec.Layout()
+	} else {
+		fid, err1 := intOption(m, "valueIdentifiedFactoryId")
+		cid, err2 := intOption(m, "valueIdentifiedClassId")
+		if err1 != nil || err2 != nil {
+			return nil, plan.Errorf("mapping %s: INSERT of IdentifiedDataSerializable values needs 'valueFormat'='identified' with valueIdentifiedFactoryId and valueIdentifiedClassId", m.Name)
+		}
+		var ok bool
+		if layout, ok = ser.LayoutRegistry().Get(fid, cid); !ok {
+			return nil, plan.Errorf("mapping %s: no layout is registered for %d/%d (Client.RegisterLayouts)", m.Name, fid, cid)
+		}
+	}
+	b := serialization.NewIdentifiedRecordBuilder(layout, ser.LayoutRegistry())
+	for _, f := range layout.Fields {
+		if nv, ok := fields[f.Name]; ok {
+			k := f.Op.Kind()
+			if k == serialization.KindNotAvailable {
+				return nil, plan.Errorf("%s: nested objects cannot be written from SQL", f.Name)
+			}
+			gv, err := compactGo(nv, k)
+			if err != nil {
+				return nil, plan.Errorf("%s: %v", f.Name, err)
+			}
+			b.Set(f.Name, gv)
+			delete(fields, f.Name)
+		} else if old != nil {
+			v, err := rec.Get(f.Name)
+			if err != nil {
+				return nil, err
+			}
+			b.Set(f.Name, v)
+		} else {
+			b.Set(f.Name, zeroOf(f.Op.Kind()))
+		}
+	}
+	for name := range fields {
+		return nil, plan.Errorf("column %s is not a field of %d/%d", name, layout.FactoryID, layout.ClassID)
+	}
+	out, err := b.Build()
+	if err != nil {
+		return nil, err
+	}
+	return ser.ToData(out)
+}
+
+// zeroOf is the value of a field an INSERT does not set: zero for
+// primitives (which cannot be null in Portable and IDS), null otherwise.
+func zeroOf(k serialization.FieldKind) any {
+	switch k {
+	case serialization.KindBoolean:
+		return false
+	case serialization.KindInt8:
+		return int8(0)
+	case serialization.KindChar:
+		return serialization.Char(0)
+	case serialization.KindInt16:
+		return int16(0)
+	case serialization.KindInt32:
+		return int32(0)
+	case serialization.KindInt64:
+		return int64(0)
+	case serialization.KindFloat32:
+		return float32(0)
+	case serialization.KindFloat64:
+		return float64(0)
+	}
+	return nil
+}
+
+// intOption reads an integer mapping option.
+func intOption(m *plan.Mapping, key string) (int32, error) {
+	v, ok := m.Options[key]
+	if !ok {
+		return 0, fmt.Errorf("missing %s", key)
+	}
+	n, err := strconv.ParseInt(v, 10, 32)
+	return int32(n), err
+}
+
 func compactGo(v expr.Value, k serialization.FieldKind) (any, error) {
 	if v.IsNull() {
 		switch k {
@@ -439,4 +598,3 @@ func compactGo(v expr.Value, k serialization.FieldKind) (any, error) {
 }
 
 var _ = math.MaxInt64
-var _ = strconv.Itoa

@@ -340,3 +340,58 @@ func TestKeyFields(t *testing.T) {
 		t.Fatalf("group by key field: %v", got)
 	}
 }
+
+// TestUpdatePortableAndIdentified writes Portable and IDS values through
+// SQL: UPDATE keeps the other fields, INSERT builds new values from the
+// class definition or layout.
+func TestUpdatePortableAndIdentified(t *testing.T) {
+	c, ctx := start(t)
+	if err := c.RegisterLayouts(ctx, model.Layouts()...); err != nil {
+		t.Fatal(err)
+	}
+	pm := client.GetMap[int32, *model.PortableSmall](c, "ps")
+	im := client.GetMap[int32, *model.IdentifiedSmall](c, "is")
+	for k := int32(0); k < 10; k++ {
+		ps := model.PortableSmall(model.SmallForKey(k))
+		is := model.IdentifiedSmall(model.SmallForKey(k))
+		if err := pm.Set(ctx, k, &ps); err != nil {
+			t.Fatal(err)
+		}
+		if err := im.Set(ctx, k, &is); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustExec(t, ctx, c,
+		`CREATE MAPPING ps (__key INT, intField INT, stringField VARCHAR) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='portable', 'valuePortableFactoryId'='2', 'valuePortableClassId'='1')`,
+		`CREATE MAPPING "is" (__key INT, intField INT, stringField VARCHAR) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='identified', 'valueIdentifiedFactoryId'='1', 'valueIdentifiedClassId'='1')`,
+		`UPDATE ps SET stringField = 'changed' WHERE __key < 3`,
+		`UPDATE "is" SET intField = -1 WHERE __key >= 8`,
+		`INSERT INTO ps (__key, intField, stringField) VALUES (100, 7, 'new')`,
+		`INSERT INTO "is" (__key, intField, stringField) VALUES (100, 8, 'new')`,
+	)
+	v, _, err := pm.Get(ctx, 1)
+	want := model.SmallForKey(1)
+	if err != nil || v.StringField != "changed" || v.LongField != want.LongField {
+		t.Fatalf("portable after update: %+v %v", v, err)
+	}
+	w, _, err := im.Get(ctx, 9)
+	want = model.SmallForKey(9)
+	if err != nil || w.IntField != -1 || w.StringField != want.StringField {
+		t.Fatalf("identified after update: %+v %v", w, err)
+	}
+	if got := queryRows(t, ctx, c, `SELECT intField, stringField FROM ps WHERE __key = 100`); !slices.Equal(got, []string{"7|new"}) {
+		t.Fatalf("portable insert: %v", got)
+	}
+	if got := queryRows(t, ctx, c, `SELECT intField, stringField FROM "is" WHERE __key = 100`); !slices.Equal(got, []string{"8|new"}) {
+		t.Fatalf("identified insert: %v", got)
+	}
+	// DML filters on the key column.
+	rows, err := c.SQL(ctx, `DELETE FROM ps WHERE __key = 100 OR __key = 101`)
+	if err != nil || rows.UpdateCount() != 1 {
+		t.Fatalf("delete by key: %v", err)
+	}
+	rows, err = c.SQL(ctx, `UPDATE "is" SET stringField = 'x' WHERE __key BETWEEN 2 AND 4`)
+	if err != nil || rows.UpdateCount() != 3 {
+		t.Fatalf("update by key: %v", err)
+	}
+}

@@ -692,17 +692,10 @@ func (c *converter) update(u *sqlparser.Update) (plan.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	keyIdx, thisIdx := -1, -1
-	for i, col := range m.Columns {
-		if col.Path == "__key" {
-			keyIdx = i
-		}
-		if col.Path == "this" {
-			thisIdx = i
-		}
-	}
-	// The scan reads the key and value as Data, then the new values.
-	s.Cols[keyIdx].Type, s.Cols[thisIdx].Type = expr.Object, expr.Object
+	// The key and value as Data, in scan columns of their own (the
+	// mapping's __key and this columns keep their types for the filter).
+	keyIdx, thisIdx := len(s.Cols), len(s.Cols)+1
+	s.Cols = append(s.Cols, plan.ScanCol{Path: "__key", Type: expr.Object}, plan.ScanCol{Path: "this", Type: expr.Object})
 	project := []expr.Expr{&expr.Col{Index: keyIdx, Name: "__key", T: expr.Object}, &expr.Col{Index: thisIdx, Name: "this", T: expr.Object}}
 	names := []string{"__key", "this"}
 	var set []plan.MappingColumn
@@ -737,11 +730,8 @@ func (c *converter) delete(d *sqlparser.Delete) (plan.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i, col := range m.Columns {
-		if col.Path == "__key" {
-			s.Cols[i].Type = expr.Object
-			s.Project, s.Names = []expr.Expr{&expr.Col{Index: i, Name: "__key", T: expr.Object}}, []string{"__key"}
-		}
-	}
+	k := len(s.Cols)
+	s.Cols = append(s.Cols, plan.ScanCol{Path: "__key", Type: expr.Object})
+	s.Project, s.Names = []expr.Expr{&expr.Col{Index: k, Name: "__key", T: expr.Object}}, []string{"__key"}
 	return &plan.Delete{Mapping: m, Scan: s}, nil
 }
