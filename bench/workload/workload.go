@@ -8,7 +8,6 @@ package workload
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/atolldb/atoll/bench/jrand"
 	"github.com/atolldb/atoll/bench/model"
@@ -303,5 +302,3 @@ func upper(s string) string {
 	}
 	return string(b)
 }
-
-var _ = strconv.Itoa

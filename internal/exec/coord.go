@@ -3,7 +3,6 @@ package exec
 import (
 	"context"
 	"errors"
-	"io"
 	"sort"
 	"sync"
 	"time"
@@ -699,5 +698,3 @@ func (q *query) produce(root plan.Node, pageSize int) {
 	cur.last = true
 	send(cur)
 }
-
-var _ = io.EOF

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -596,5 +595,3 @@ func compactGo(v expr.Value, k serialization.FieldKind) (any, error) {
 	}
 	return goValue(v, t)
 }
-
-var _ = math.MaxInt64

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"sync"
 	"time"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
@@ -673,5 +672,3 @@ func (m *Map[K, V]) AddIndex(ctx context.Context, cfg IndexConfig) error {
 	_, err = pb.NewQueryServiceClient(cn.cc).AddIndex(ctx, &pb.AddIndexRequest{Map: m.name, Name: cfg.Name, Type: pb.IndexType(cfg.Type), Attributes: cfg.Attributes})
 	return errorFromStatus(err, cn.addr)
 }
-
-var _ = sync.Mutex{}

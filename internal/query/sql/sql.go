@@ -8,7 +8,6 @@
 package sql
 
 import (
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -186,5 +185,3 @@ func (c *converter) errAt(name string, format string, args ...any) error {
 }
 
 func unsupported(what string) error { return plan.Errorf("%s is not supported", what) }
-
-var _ = fmt.Sprintf
