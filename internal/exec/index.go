@@ -60,29 +60,43 @@ type index struct {
 	// where counts, per index key, the entries of each partition that
 	// hold it: an equality lookup visits only those partitions.
 	wmu   sync.Mutex
-	where map[string]map[int32]int32
+	where map[string]*whereEntry
+}
+
+// whereEntry counts the entries holding one index key: inline for one
+// partition (unique values, the common case), in a map for several.
+type whereEntry struct {
+	pid  int32
+	n    int32
+	more map[int32]int32
 }
 
 func (n *index) count(ik string, pid int32, d int32) {
 	n.wmu.Lock()
-	m := n.where[ik]
-	if m == nil {
-		if d < 0 {
-			n.wmu.Unlock()
-			return
+	defer n.wmu.Unlock()
+	w := n.where[ik]
+	switch {
+	case w == nil:
+		if d > 0 {
+			n.where[ik] = &whereEntry{pid: pid, n: d}
 		}
-		m = map[int32]int32{}
-		n.where[ik] = m
-	}
-	if c := m[pid] + d; c > 0 {
-		m[pid] = c
-	} else {
-		delete(m, pid)
-		if len(m) == 0 {
+	case w.more == nil && w.pid == pid:
+		if w.n += d; w.n <= 0 {
 			delete(n.where, ik)
 		}
+	default:
+		if w.more == nil {
+			w.more = map[int32]int32{w.pid: w.n}
+		}
+		if c := w.more[pid] + d; c > 0 {
+			w.more[pid] = c
+		} else {
+			delete(w.more, pid)
+			if len(w.more) == 0 {
+				delete(n.where, ik)
+			}
+		}
 	}
-	n.wmu.Unlock()
 }
 
 // eqPartitions marks the partitions holding any of the equality keys.
@@ -90,9 +104,18 @@ func (n *index) eqPartitions(lk *lookupKeys, mark []bool) {
 	n.wmu.Lock()
 	defer n.wmu.Unlock()
 	for _, k := range lk.eq {
-		for pid := range n.where[k] {
-			if int(pid) < len(mark) {
-				mark[pid] = true
+		w := n.where[k]
+		switch {
+		case w == nil:
+		case w.more == nil:
+			if int(w.pid) < len(mark) {
+				mark[w.pid] = true
+			}
+		default:
+			for pid := range w.more {
+				if int(pid) < len(mark) {
+					mark[pid] = true
+				}
 			}
 		}
 	}
@@ -139,7 +162,7 @@ func (ix *Indexes) Ensure(st *store.Map, info plan.IndexInfo, attach func(store.
 			return nil
 		}
 	}
-	n := &index{info: info, col: col, ser: ix.ser, parts: make([]*partIndex, st.PartitionCount()), where: map[string]map[int32]int32{}}
+	n := &index{info: info, col: col, ser: ix.ser, parts: make([]*partIndex, st.PartitionCount()), where: map[string]*whereEntry{}}
 	for i := range n.parts {
 		n.parts[i] = n.newPart(int32(i))
 	}
