@@ -22,7 +22,7 @@ func (c *converter) condition(e sqlparser.Expr, sc scope, ag *aggregation) (expr
 		return &expr.Param{Index: p.Index, T: expr.Boolean}, nil
 	}
 	if t := x.Type(); t != expr.Boolean && t != expr.Unknown && t != expr.Null {
-		return nil, plan.Errorf("condition must be BOOLEAN, not %s: %s", t, sqlparser.String(e))
+		return nil, c.errNear(x, "condition must be BOOLEAN, not %s: %s", t, sqlparser.String(e))
 	}
 	return x, nil
 }
@@ -73,7 +73,23 @@ func (c *converter) compatible(op string, l, r expr.Expr, ast sqlparser.Expr) (e
 	if x, ok := castLit(l, rt); ok {
 		return x, r, nil
 	}
-	return nil, nil, plan.Errorf("cannot apply '%s' to %s and %s: %s", op, lt, rt, sqlparser.String(ast))
+	return nil, nil, c.errNear(l, "cannot apply '%s' to %s and %s: %s", op, lt, rt, sqlparser.String(ast))
+}
+
+// errNear returns an error positioned at the first column e reads (the
+// statement's text has no positions in the AST), or without a position.
+func (c *converter) errNear(e expr.Expr, format string, args ...any) error {
+	var name string
+	expr.Walk(e, func(x expr.Expr) bool {
+		if col, ok := x.(*expr.Col); ok && name == "" {
+			name = col.Name
+		}
+		return name == ""
+	})
+	if name != "" {
+		return c.errAt(name, format, args...)
+	}
+	return plan.Errorf(format, args...)
 }
 
 var castNames = map[string]expr.Type{
@@ -234,7 +250,7 @@ func (c *converter) expr(e sqlparser.Expr, sc scope, ag *aggregation) (expr.Expr
 		lt, rt := l.Type(), r.Type()
 		for _, t := range []expr.Type{lt, rt} {
 			if t != expr.Unknown && t != expr.Null && !t.IsNumeric() {
-				return nil, plan.Errorf("cannot apply '%s' to %s and %s: %s", op, lt, rt, sqlparser.String(e))
+				return nil, c.errNear(expr.NewCall(op, expr.Unknown, l, r), "cannot apply '%s' to %s and %s: %s", op, lt, rt, sqlparser.String(e))
 			}
 		}
 		t := expr.BigInt
@@ -399,7 +415,7 @@ func (c *converter) boolArg(sub func(sqlparser.Expr) (expr.Expr, error), e sqlpa
 	}
 	x = c.typed(x, expr.Boolean)
 	if t := x.Type(); t != expr.Boolean && t != expr.Unknown && t != expr.Null {
-		return nil, plan.Errorf("BOOLEAN operand expected, not %s: %s", t, sqlparser.String(e))
+		return nil, c.errNear(x, "BOOLEAN operand expected, not %s: %s", t, sqlparser.String(e))
 	}
 	return x, nil
 }
@@ -463,7 +479,7 @@ func (c *converter) comparison(x *sqlparser.ComparisonExpr, sub func(sqlparser.E
 			return nil, plan.Errorf("pattern must be VARCHAR, not %s", t)
 		}
 		if t := l.Type(); t != expr.Varchar && t != expr.Unknown && t != expr.Null && t != expr.JSON {
-			return nil, plan.Errorf("cannot apply LIKE to %s: %s", t, sqlparser.String(x))
+			return nil, c.errNear(l, "cannot apply LIKE to %s: %s", t, sqlparser.String(x))
 		}
 		op := "like"
 		if x.Operator == sqlparser.RegexpOp || x.Operator == sqlparser.NotRegexpOp {
@@ -510,7 +526,7 @@ func (c *converter) cast(e sqlparser.Expr, ct *sqlparser.ConvertType, sub func(s
 		return nil, err
 	}
 	if !expr.CanCast(v.Type(), t) {
-		return nil, plan.Errorf("cannot cast %s to %s", v.Type(), t)
+		return nil, c.errNear(v, "cannot cast %s to %s", v.Type(), t)
 	}
 	return expr.NewCall("cast", t, v), nil
 }
