@@ -45,8 +45,8 @@ func TestGRPCRemote(t *testing.T) {
 	defer cc.Close()
 	remote := &exec.GRPCRemote{Conn: func(context.Context, partition.Member) (grpc.ClientConnInterface, error) { return cc, nil }}
 	f := &plan.Fragment{Map: "nums", Cols: []plan.ScanCol{{Path: "this"}}, Limit: -1,
-		Aggs: []plan.AggCall{{Func: "sum", Arg: &expr.Col{Index: 0}, T: expr.BigInt}, {Func: "count", T: expr.BigInt}},
-		Out:  []plan.Column{{Type: expr.Unknown}, {Type: expr.BigInt}, {Type: expr.BigInt}},
+		Aggs:   []plan.AggCall{{Func: "sum", Arg: &expr.Col{Index: 0}, T: expr.BigInt}, {Func: "count", T: expr.BigInt}},
+		Out:    []plan.Column{{Type: expr.Unknown}, {Type: expr.BigInt}, {Type: expr.BigInt}},
 		Filter: expr.NewCall(">=", expr.Boolean, &expr.Col{Index: 0}, &expr.Param{Index: 0, T: expr.BigInt}),
 		Params: []expr.Value{expr.BigIntValue(500)}}
 	b, err := plan.MarshalFragment(f)
