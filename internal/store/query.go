@@ -26,10 +26,37 @@ func (m *Map) ScanKV(pid int32, fn func(key, value []byte) bool) error {
 	}
 	for i := range p.chunks {
 		c := &p.chunks[i]
-		data, shift := c.data, c.shift
+		data := c.data
+		u := 1<<c.shift - 1
 		for off := 0; off < len(data); {
+			// The common record inline (key under 16 bytes, value under
+			// 16 KiB, no TTL fields, nothing that can expire):
+			// decodeRec is not inlined, and this loop runs once per
+			// entry of every scan.
+			h := off + fixedHeader
+			if !checkExpiry && h+2 < len(data) {
+				kf, v0 := data[h], data[h+1]
+				if kf < 0x80 && kf&(flagsExpiry|flagDead) == 0 {
+					kOff, vLen := h+2, int(v0)
+					if v0 >= 0x80 {
+						if v1 := data[h+2]; v1 < 0x80 {
+							kOff, vLen = h+3, int(v0&0x7f)|int(v1)<<7
+						} else {
+							goto slow
+						}
+					}
+					vOff := kOff + int(kf>>flagBits)
+					end := vOff + vLen
+					off = (end + u) &^ u
+					if !fn(data[kOff:vOff:vOff], data[vOff:end:end]) {
+						return nil
+					}
+					continue
+				}
+			}
+		slow:
 			r := decodeRec(data, off)
-			off = alignUp(r.end(), shift)
+			off = alignUp(r.end(), c.shift)
 			if r.flags&flagDead != 0 || (checkExpiry && m.expired(data, &r, now)) {
 				continue
 			}
