@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -420,33 +421,38 @@ func (a *accessor) jsonInto(d []byte, dst *expr.Value) bool {
 	if n < 0 || n > len(p)-4 {
 		return false
 	}
-	kind, raw, ok := jsonLookup(p[4:4+n], a.js)
+	doc := p[4 : 4+n]
+	at, found, ok := jsonFind(doc, a.js)
 	if !ok {
 		return false
 	}
-	t := a.col.Type
-	switch kind {
-	case serialization.JSONMissing, serialization.JSONNull:
+	if !found || doc[at] == 'n' {
+		if found && !bytes.HasPrefix(doc[at:], []byte("null")) {
+			return false
+		}
 		*dst = expr.Value{T: expr.Null}
 		return true
-	case serialization.JSONNumber:
+	}
+	t := a.col.Type
+	switch c := doc[at]; {
+	case c == '-' || (c >= '0' && c <= '9'):
 		if t != expr.Unknown && !t.IsInteger() {
 			return false
 		}
-		neg := raw[0] == '-'
-		digits := raw
+		j := at
+		neg := c == '-'
 		if neg {
-			digits = raw[1:]
+			j++
 		}
-		if len(digits) == 0 || len(digits) > 18 {
-			return false
-		}
+		start := j
 		var x int64
-		for _, c := range digits {
-			if c < '0' || c > '9' {
-				return false
-			}
-			x = x*10 + int64(c-'0')
+		for j < len(doc) && doc[j] >= '0' && doc[j] <= '9' {
+			x = x*10 + int64(doc[j]-'0')
+			j++
+		}
+		digits := j - start
+		if digits == 0 || digits > 18 || (j < len(doc) && (doc[j] == '.' || doc[j] == 'e' || doc[j] == 'E')) {
+			return false // fractions, exponents and long numbers take the slow path
 		}
 		if neg {
 			x = -x
@@ -461,11 +467,15 @@ func (a *accessor) jsonInto(d []byte, dst *expr.Value) bool {
 			*dst = expr.Value{T: t, I: x}
 		}
 		return true
-	case serialization.JSONString:
-		if (t != expr.Unknown && t != expr.Varchar) || bytesHasByte(raw, '\\') {
+	case c == '"':
+		if t != expr.Unknown && t != expr.Varchar {
 			return false
 		}
-		*dst = expr.Value{T: expr.Varchar, B: raw[1 : len(raw)-1]}
+		_, end, esc, ok := scanString(doc, at)
+		if !ok || esc {
+			return false
+		}
+		*dst = expr.Value{T: expr.Varchar, B: doc[at+1 : end]}
 		return true
 	}
 	return false

@@ -16,73 +16,9 @@ type jstep struct {
 // the document once, skipping the members and elements it does not need.
 // Malformed input on the way reports ok=false; nothing panics.
 func jsonLookup(doc []byte, steps []jstep) (kind serialization.JSONKind, raw []byte, ok bool) {
-	i := skipWS(doc, 0)
-	for _, st := range steps {
-		if i >= len(doc) {
-			return 0, nil, false
-		}
-		if st.index < 0 {
-			if doc[i] != '{' {
-				return serialization.JSONMissing, nil, true
-			}
-			i = skipWS(doc, i+1)
-			found := false
-			for i < len(doc) && doc[i] != '}' {
-				if doc[i] != '"' {
-					return 0, nil, false
-				}
-				ks, ke, esc, ok := scanString(doc, i)
-				if !ok {
-					return 0, nil, false
-				}
-				i = skipWS(doc, ke+1)
-				if i >= len(doc) || doc[i] != ':' {
-					return 0, nil, false
-				}
-				i = skipWS(doc, i+1)
-				if keyMatch(doc[ks:ke], esc, st.name) {
-					found = true
-					break
-				}
-				if i, ok = skipValue(doc, i, 0); !ok {
-					return 0, nil, false
-				}
-				i = skipWS(doc, i)
-				if i < len(doc) && doc[i] == ',' {
-					i = skipWS(doc, i+1)
-				}
-			}
-			if !found {
-				return serialization.JSONMissing, nil, true
-			}
-			continue
-		}
-		if doc[i] != '[' {
-			return serialization.JSONMissing, nil, true
-		}
-		i = skipWS(doc, i+1)
-		for n := 0; ; n++ {
-			if i >= len(doc) {
-				return 0, nil, false
-			}
-			if doc[i] == ']' {
-				return serialization.JSONMissing, nil, true
-			}
-			if n == st.index {
-				break
-			}
-			var ok bool
-			if i, ok = skipValue(doc, i, 0); !ok {
-				return 0, nil, false
-			}
-			i = skipWS(doc, i)
-			if i < len(doc) && doc[i] == ',' {
-				i = skipWS(doc, i+1)
-			}
-		}
-	}
-	if i >= len(doc) {
-		return 0, nil, false
+	i, found, ok := jsonFind(doc, steps)
+	if !ok || !found {
+		return serialization.JSONMissing, nil, ok
 	}
 	end, ok := skipValue(doc, i, 0)
 	if !ok {
@@ -103,6 +39,81 @@ func jsonLookup(doc []byte, steps []jstep) (kind serialization.JSONKind, raw []b
 		kind = serialization.JSONNumber
 	}
 	return kind, doc[i:end], true
+}
+
+// jsonFind returns the index where the value at steps starts; found is
+// false when the path selects nothing, ok false for malformed input on
+// the way.
+func jsonFind(doc []byte, steps []jstep) (at int, found, ok bool) {
+	i := skipWS(doc, 0)
+	for _, st := range steps {
+		if i >= len(doc) {
+			return 0, false, false
+		}
+		if st.index < 0 {
+			if doc[i] != '{' {
+				return 0, false, true
+			}
+			i = skipWS(doc, i+1)
+			found := false
+			for i < len(doc) && doc[i] != '}' {
+				if doc[i] != '"' {
+					return 0, false, false
+				}
+				ks, ke, esc, ok := scanString(doc, i)
+				if !ok {
+					return 0, false, false
+				}
+				i = skipWS(doc, ke+1)
+				if i >= len(doc) || doc[i] != ':' {
+					return 0, false, false
+				}
+				i = skipWS(doc, i+1)
+				if keyMatch(doc[ks:ke], esc, st.name) {
+					found = true
+					break
+				}
+				if i, ok = skipValue(doc, i, 0); !ok {
+					return 0, false, false
+				}
+				i = skipWS(doc, i)
+				if i < len(doc) && doc[i] == ',' {
+					i = skipWS(doc, i+1)
+				}
+			}
+			if !found {
+				return 0, false, true
+			}
+			continue
+		}
+		if doc[i] != '[' {
+			return 0, false, true
+		}
+		i = skipWS(doc, i+1)
+		for n := 0; ; n++ {
+			if i >= len(doc) {
+				return 0, false, false
+			}
+			if doc[i] == ']' {
+				return 0, false, true
+			}
+			if n == st.index {
+				break
+			}
+			var ok bool
+			if i, ok = skipValue(doc, i, 0); !ok {
+				return 0, false, false
+			}
+			i = skipWS(doc, i)
+			if i < len(doc) && doc[i] == ',' {
+				i = skipWS(doc, i+1)
+			}
+		}
+	}
+	if i >= len(doc) {
+		return 0, false, false
+	}
+	return i, true, true
 }
 
 func skipWS(b []byte, i int) int {
