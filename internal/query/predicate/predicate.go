@@ -92,7 +92,13 @@ func (c *conv) param(q *pb.QueryValue) (expr.Expr, error) {
 
 func (c *conv) run() error {
 	q := c.q
-	fmt.Fprintf(&c.key, "%s|%d|%d:", q.Map, q.Result, len(q.Projection))
+	c.key.Grow(64)
+	c.key.WriteString(q.Map)
+	c.key.WriteByte('|')
+	c.key.WriteString(strconv.Itoa(int(q.Result)))
+	c.key.WriteByte('|')
+	c.key.WriteString(strconv.Itoa(len(q.Projection)))
+	c.key.WriteByte(':')
 	if c.build {
 		c.scan = &plan.Scan{Table: q.Map, Map: q.Map}
 		c.cols = map[string]int{}
@@ -160,7 +166,7 @@ func (c *conv) run() error {
 	} else {
 		c.key.WriteString(strings.Join(q.Projection, ","))
 		if a := q.Aggregator; a != nil {
-			fmt.Fprintf(&c.key, "agg%d(%s)", a.Kind, a.Attribute)
+			c.key.WriteString("agg" + strconv.Itoa(int(a.Kind)) + "(" + a.Attribute + ")")
 		}
 	}
 	c.key.WriteString("|")
@@ -480,7 +486,7 @@ func (c *conv) predicate(q *pb.Predicate, depth int) (expr.Expr, error) {
 		c.key.WriteString(")")
 		return call("not", call("is_true", e)), nil
 	case *pb.Predicate_Constant:
-		fmt.Fprintf(&c.key, "%v", k.Constant)
+		c.key.WriteString(strconv.FormatBool(k.Constant))
 		if !c.build {
 			return nil, nil
 		}
