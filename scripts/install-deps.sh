@@ -18,3 +18,11 @@ if ! need mvn || ! need javac; then
 		exit 1
 	fi
 fi
+
+# The query engine's differential test compares results with DuckDB
+# (PyPI duckdb, pinned), run by python3.
+need python3 || { echo "install-deps: python3 is required for the DuckDB reference engine" >&2; exit 1; }
+if ! python3 -c 'import duckdb' 2>/dev/null; then
+	python3 -m pip install --user --quiet 'duckdb==2.0.0' 2>/dev/null ||
+		python3 -m pip install --quiet 'duckdb==2.0.0'
+fi

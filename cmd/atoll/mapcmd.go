@@ -15,6 +15,7 @@ import (
 
 	"github.com/atolldb/atoll/bench/model"
 	"github.com/atolldb/atoll/pkg/client"
+	"github.com/atolldb/atoll/pkg/predicate"
 	"github.com/atolldb/atoll/pkg/serialization"
 )
 
@@ -389,7 +390,58 @@ func newMapCmd() *cobra.Command {
 		c.Flags().IntVar(&batch, "batch", 500, "keys per call")
 		_ = c.MarkFlagRequired("count")
 	}
-	cmd.AddCommand(put, get, remove, size, entries, clear, stats, fill, verify)
+	var explain, keysOnly bool
+	query := &cobra.Command{
+		Use:   "query MAP [PREDICATE]",
+		Short: "Print the entries a predicate (Hazelcast's predicate SQL) selects, or its plan",
+		Long: `Prints KEY<TAB>VALUE for each entry the predicate selects (all entries
+without one), e.g. atoll map query people "age > 40 AND name LIKE 'A%'".
+--keys prints keys only; --explain prints the plan, the same as EXPLAIN of
+the equivalent SQL.`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: withMap(func(ctx context.Context, m *client.Map[any, any], args []string, out io.Writer) error {
+			var p predicate.Predicate
+			if len(args) == 1 {
+				if _, err := predicate.ParseSQL(args[0]); err != nil {
+					return &exitError{code: 1, message: "atoll: " + err.Error()}
+				}
+				p = predicate.SQL(args[0])
+			}
+			if explain {
+				var opts []client.ExplainOption
+				if keysOnly {
+					opts = append(opts, client.ExplainKeys())
+				}
+				text, err := m.Explain(ctx, p, opts...)
+				if err != nil {
+					return &exitError{code: 1, message: "atoll: " + errMessage(err)}
+				}
+				_, err = fmt.Fprintln(out, text)
+				return err
+			}
+			if keysOnly {
+				keys, err := m.KeySetWithPredicate(ctx, p)
+				if err != nil {
+					return &exitError{code: 1, message: "atoll: " + errMessage(err)}
+				}
+				for _, k := range keys {
+					fmt.Fprintln(out, format(k))
+				}
+				return nil
+			}
+			es, err := m.EntrySetWithPredicate(ctx, p)
+			if err != nil {
+				return &exitError{code: 1, message: "atoll: " + errMessage(err)}
+			}
+			for _, e := range es {
+				fmt.Fprintf(out, "%s\t%s\n", format(e.Key), format(e.Value))
+			}
+			return nil
+		}),
+	}
+	query.Flags().BoolVar(&explain, "explain", false, "print the plan instead of the entries")
+	query.Flags().BoolVar(&keysOnly, "keys", false, "print keys only")
+	cmd.AddCommand(put, get, remove, size, entries, clear, stats, fill, verify, query)
 	return cmd
 }
 

@@ -131,6 +131,9 @@ func (m *Map) OnEvent(e store.Event) {
 	if m.onEvent != nil {
 		m.onEvent(m.name, e)
 	}
+	if o := m.indexObserver.Load(); o != nil {
+		o.o.OnEvent(e) // indexes follow owned and backup partitions alike
+	}
 	p := m.listeners.Load()
 	if p == nil || len(*p) == 0 || e.Backup {
 		return // listeners hear owners only: every event once per cluster

@@ -257,6 +257,21 @@ type Map struct {
 
 	listenersMu sync.Mutex
 	listeners   atomic.Pointer[[]*Listener] // copy-on-write
+
+	indexObserver atomic.Pointer[observerBox]
+}
+
+type observerBox struct{ o store.Observer }
+
+// SetIndexObserver installs the observer that maintains the map's query
+// indexes (nil removes it). It sees every store event, backups included,
+// synchronously under the partition lock, before listeners do.
+func (m *Map) SetIndexObserver(o store.Observer) {
+	if o == nil {
+		m.indexObserver.Store(nil)
+		return
+	}
+	m.indexObserver.Store(&observerBox{o})
 }
 
 // Name returns the map's name.

@@ -43,6 +43,7 @@ type Member struct {
 	table  *partition.Holder
 	server *server.Server
 	node   *cluster.Node
+	query  *queryParts
 
 	grpc     *grpc.Server
 	listener net.Listener
@@ -122,9 +123,16 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		return nil, err
 	}
 	m.node = node
+	if m.query, err = newQuery(m.maps, ser, m.table, m.self.UUID, nil, log); err != nil {
+		_ = ln.Close()
+		if m.adminLn != nil {
+			_ = m.adminLn.Close()
+		}
+		return nil, err
+	}
 	m.server = server.New(server.Config{
 		ClusterName: cfg.ClusterName, Version: Version, Self: m.self,
-		Maps: m.maps, Serialization: ser, Table: m.table, Cluster: node, Logger: log,
+		Maps: m.maps, Serialization: ser, Table: m.table, Cluster: node, Logger: log, Query: m.query.config,
 	})
 	m.grpc = grpc.NewServer(
 		grpc.MaxRecvMsgSize(cfg.Limits.MaxMessageSize),
@@ -155,6 +163,7 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		}
 		close(m.stop)
 		m.bg.Wait()
+		m.query.close()
 		return nil, err
 	}
 	log.Info("member started", "cluster", cfg.ClusterName, "address", m.self.Address, "admin", m.self.AdminAddress,
@@ -288,6 +297,7 @@ func (m *Member) Shutdown(ctx context.Context) error {
 		}
 		m.bg.Wait()
 		m.node.Stop()
+		m.query.close()
 		m.log.Info("member stopped", "address", m.self.Address)
 	})
 	return m.shutErr
@@ -336,6 +346,7 @@ func (m *Member) Close() error {
 		}
 		m.bg.Wait()
 		m.node.Stop()
+		m.query.close()
 	})
 	return nil
 }

@@ -10,7 +10,10 @@ import (
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/cluster"
+	"github.com/atolldb/atoll/internal/exec"
 	"github.com/atolldb/atoll/internal/maps"
+	"github.com/atolldb/atoll/internal/query/expr"
+	"github.com/atolldb/atoll/internal/query/plan"
 	"github.com/atolldb/atoll/internal/store"
 	"github.com/atolldb/atoll/pkg/serialization"
 )
@@ -71,6 +74,13 @@ var errorTable = []errorClass{
 	{is(maps.ErrInvalidName), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, false},
 	{is(maps.ErrMapExists), codes.FailedPrecondition, pb.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, false},
 	{is(ErrInvalidArgument), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, false},
+	{is(plan.ErrQuery), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_QUERY, false},
+	{is(expr.ErrEval), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_QUERY, false},
+	{is(plan.ErrBadFragment), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, false},
+	{is(exec.ErrCursorNotFound), codes.NotFound, pb.ErrorCode_ERROR_CODE_NOT_FOUND, false},
+	{is(exec.ErrCorruptRows), codes.Internal, pb.ErrorCode_ERROR_CODE_INTERNAL, false},
+	{is(exec.ErrClosed), codes.Unavailable, pb.ErrorCode_ERROR_CODE_SHUTTING_DOWN, true},
+	{is(exec.ErrUnavailable), codes.Unavailable, pb.ErrorCode_ERROR_CODE_UNAVAILABLE, true},
 }
 
 // describe maps err to its gRPC code and ErrorDetail.
@@ -98,6 +108,10 @@ func describe(err error) (codes.Code, *pb.ErrorDetail) {
 			var noClass *serialization.ClassNotFoundError
 			if errors.As(err, &noClass) {
 				d.FactoryId, d.ClassId, d.ClassVersion = noClass.FactoryID, noClass.ClassID, noClass.Version
+			}
+			var qe *plan.Error
+			if errors.As(err, &qe) {
+				d.Line, d.Column = int32(qe.Line), int32(qe.Column)
 			}
 			return c.grpc, d
 		}

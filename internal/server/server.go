@@ -59,6 +59,8 @@ type Config struct {
 	IteratePageSize int
 	// DefaultTimeout bounds pipeline calls that carry no timeout; 0 = none.
 	DefaultTimeout time.Duration
+	// Query runs SQL and predicate queries; nil disables the query service.
+	Query *QueryConfig
 }
 
 // Server serves the member's API. It is safe for concurrent use.
@@ -92,6 +94,7 @@ func (s *Server) Register(g *grpc.Server) {
 	pb.RegisterMetadataServiceServer(g, &metadataService{s: s})
 	pb.RegisterClusterServiceServer(g, &clusterService{s: s})
 	pb.RegisterPipelineServiceServer(g, &pipelineService{s: s})
+	pb.RegisterQueryServiceServer(g, &queryService{s: s})
 }
 
 // Drain makes the server refuse new calls with a retryable "shutting down"

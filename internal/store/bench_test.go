@@ -187,6 +187,33 @@ func BenchmarkScan(b *testing.B) {
 	}
 }
 
+// BenchmarkScanKV is BenchmarkScan through ScanKV, the query engine's scan:
+// key and value views only, no metadata, no expiry check for partitions
+// whose entries cannot expire.
+func BenchmarkScanKV(b *testing.B) {
+	for _, vs := range []int{smallValue, largeValue} {
+		bm := loadBench(b, memEntries, vs)
+		b.Run(fmt.Sprintf("value=%d", vs), func(b *testing.B) {
+			b.ReportAllocs()
+			var entries, sum int
+			pid := int32(0)
+			for b.Loop() {
+				_ = bm.m.ScanKV(pid, func(_, v []byte) bool {
+					sum += int(v[len(v)-1])
+					entries++
+					return true
+				})
+				if pid++; int(pid) == bm.m.PartitionCount() {
+					pid = 0
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(entries), "ns/entry")
+			b.ReportMetric(float64(entries)/float64(b.N), "entries/op")
+			_ = sum
+		})
+	}
+}
+
 // BenchmarkMemory loads 100 000 entries and reports the owned entry memory
 // cost and the Go heap growth per entry, and both above key+value. Run with
 // -benchtime=1x.

@@ -114,10 +114,11 @@ type Client struct {
 	conns  map[string]*conn // by member address
 	dialMu sync.Map         // address → *sync.Mutex, one dial at a time per member
 
-	routing atomic.Pointer[routingTable]
-	meta    metadataSync
-	near    nearCaches
-	stats   counters
+	routing  atomic.Pointer[routingTable]
+	qstreams queryStreams
+	meta     metadataSync
+	near     nearCaches
+	stats    counters
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -179,6 +180,13 @@ func (c *Client) Close() error {
 		conns := c.conns
 		c.conns = map[string]*conn{}
 		c.mu.Unlock()
+		c.qstreams.mu.Lock()
+		streams := c.qstreams.m
+		c.qstreams.m = nil
+		c.qstreams.mu.Unlock()
+		for _, qs := range streams {
+			qs.close()
+		}
 		for _, cn := range conns {
 			cn.close()
 		}

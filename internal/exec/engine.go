@@ -1,0 +1,529 @@
+// Package exec executes the physical plans of internal/query/plan on a
+// member: it runs fragments over the member's partitions in parallel,
+// reading fields in place from the stored bytes, fans fragments out to the
+// other members through Remote, merges their rows on the coordinator,
+// applies the coordinator's operators and pages the result to the client
+// through cursors. It also keeps the member's indexes and runs DML and
+// DDL statements.
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/atolldb/atoll/internal/partition"
+	"github.com/atolldb/atoll/internal/query/expr"
+	"github.com/atolldb/atoll/internal/query/plan"
+	"github.com/atolldb/atoll/internal/store"
+	"github.com/atolldb/atoll/pkg/serialization"
+)
+
+// Errors of the engine.
+var (
+	// ErrCursorNotFound: the cursor does not exist (finished, closed or
+	// expired after CursorIdleTimeout).
+	ErrCursorNotFound = errors.New("exec: cursor not found")
+	// ErrClosed: the engine is shutting down.
+	ErrClosed = errors.New("exec: engine closed")
+	// ErrUnavailable: a partition has no owner, or a fragment reached a
+	// member that does not own its partitions (a migration moved them);
+	// retrying the query re-plans the placement.
+	ErrUnavailable = errors.New("exec: partitions unavailable")
+)
+
+// Maps gives the engine the member's maps.
+type Maps interface {
+	// Lookup returns the store of a map that exists on this member.
+	Lookup(name string) (*store.Map, bool)
+	// Get returns the store of a map, creating the map.
+	Get(name string) (*store.Map, error)
+	// SetIndexObserver installs the observer that maintains the map's
+	// indexes (the map must exist).
+	SetIndexObserver(name string, o store.Observer) error
+}
+
+// Catalog is the cluster-wide metadata the engine reads and changes:
+// mappings and index definitions. The member's implementation keeps them
+// locally (single member) or replicates them (cluster layer).
+type Catalog interface {
+	plan.Catalog
+	// PutMapping adds a mapping, or replaces it with orReplace; with
+	// ifNotExists an existing mapping is kept silently.
+	PutMapping(m *plan.Mapping, orReplace, ifNotExists bool) error
+	// DropMapping removes a mapping.
+	DropMapping(name string, ifExists bool) error
+	// AddIndex records an index definition; it reports whether it is new.
+	AddIndex(ix plan.IndexInfo, ifNotExists bool) (bool, error)
+	// AllIndexes lists every index definition.
+	AllIndexes() []plan.IndexInfo
+}
+
+// Remote runs fragments on other members. The cluster layer implements it
+// over member-to-member gRPC (QueryService.RunFragment); single members
+// need none.
+//
+// Contract: RunFragment starts the marshalled fragment (plan.MarshalFragment)
+// on member over the listed partitions and returns its row stream.
+// Next blocks until a batch arrives and returns io.EOF after the last one;
+// an error ends the stream. Cancelling ctx or calling Close stops the
+// fragment on the member. A member that no longer owns a partition fails
+// the stream with a retryable error; the coordinator then fails the query
+// (its fragments are partition-scoped, so a retry re-plans placement).
+// Implementations are safe for concurrent use.
+type Remote interface {
+	RunFragment(ctx context.Context, member partition.Member, fragment []byte, partitions []int32) (RowStream, error)
+}
+
+// RowStream is the row batches of a fragment running on a member.
+type RowStream interface {
+	Next() (*Batch, error)
+	Close()
+}
+
+// Config holds the engine's dependencies.
+type Config struct {
+	Maps          Maps
+	Catalog       Catalog
+	Serialization *serialization.Service
+	Table         *partition.Holder
+	Self          partition.UUID
+	Remote        Remote
+	Logger        *slog.Logger
+	// PageSize is the default rows per page; 4096 when 0.
+	PageSize int
+	// CursorIdleTimeout closes cursors that nobody fetches; 2 minutes when 0.
+	CursorIdleTimeout time.Duration
+	// Clock is used for CURRENT_TIMESTAMP (time.Now when nil).
+	Clock func() time.Time
+}
+
+// Engine executes plans on a member. Safe for concurrent use.
+type Engine struct {
+	cfg     Config
+	indexes *Indexes
+	nextID  atomic.Uint64
+
+	mu      sync.Mutex
+	cursors map[uint64]*query
+	closed  bool
+	bg      sync.WaitGroup
+	stop    chan struct{}
+	// root is the parent of every query's context; Close cancels it.
+	root       context.Context
+	rootCancel context.CancelFunc
+
+	synced atomic.Uint64 // catalog version whose indexes are built
+
+	placed atomic.Pointer[placementCache]
+}
+
+// placementCache is the placement of the latest partition table.
+type placementCache struct {
+	table *partition.Table
+	parts []placementPart
+	err   error
+}
+
+// New returns an engine; call Close to stop it.
+func New(cfg Config) *Engine {
+	if cfg.PageSize <= 0 {
+		cfg.PageSize = 4096
+	}
+	if cfg.CursorIdleTimeout <= 0 {
+		cfg.CursorIdleTimeout = 2 * time.Minute
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	e := &Engine{cfg: cfg, indexes: NewIndexes(cfg.Serialization), cursors: map[uint64]*query{}, stop: make(chan struct{})}
+	e.root, e.rootCancel = context.WithCancel(context.Background())
+	e.goRun(e.reap)
+	return e
+}
+
+// goRun runs fn on a tracked goroutine.
+func (e *Engine) goRun(fn func()) {
+	e.bg.Add(1)
+	go func() {
+		defer e.bg.Done()
+		fn()
+	}()
+}
+
+// Close cancels every running query and waits for the engine's goroutines.
+func (e *Engine) Close() {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return
+	}
+	e.closed = true
+	close(e.stop)
+	qs := make([]*query, 0, len(e.cursors))
+	for _, q := range e.cursors {
+		qs = append(qs, q)
+	}
+	e.cursors = map[uint64]*query{}
+	e.mu.Unlock()
+	for _, q := range qs {
+		q.cancel()
+	}
+	e.rootCancel() // queries still waiting for their first page
+	e.bg.Wait()
+}
+
+// reap closes idle cursors.
+func (e *Engine) reap() {
+	t := time.NewTicker(max(e.cfg.CursorIdleTimeout/4, 10*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-e.stop:
+			return
+		case <-t.C:
+		}
+		now := time.Now()
+		e.mu.Lock()
+		for id, q := range e.cursors {
+			q.mu.Lock()
+			idle := now.Sub(q.lastUsed) > e.cfg.CursorIdleTimeout
+			q.mu.Unlock()
+			if idle {
+				delete(e.cursors, id)
+				q.cancel()
+			}
+		}
+		e.mu.Unlock()
+	}
+}
+
+// placementPart is the partitions one member runs.
+type placementPart struct {
+	member     partition.Member
+	local      bool
+	partitions []int32
+}
+
+// placement groups the partitions by owner, from the current table (the
+// grouping is computed once per table version).
+func (e *Engine) placement() ([]placementPart, error) {
+	t := e.cfg.Table.Load()
+	if t == nil {
+		return nil, fmt.Errorf("%w: no partition table", ErrUnavailable)
+	}
+	if c := e.placed.Load(); c != nil && c.table == t {
+		return c.parts, c.err
+	}
+	byOwner := map[int32]*placementPart{}
+	var order []int32
+	var missing error
+	for pid, o := range t.Owners {
+		if o < 0 || int(o) >= len(t.Members) {
+			if missing == nil {
+				missing = fmt.Errorf("%w: partition %d has no owner (table version %d)", ErrUnavailable, pid, t.Version)
+			}
+			continue
+		}
+		pp := byOwner[o]
+		if pp == nil {
+			m := t.Members[o]
+			pp = &placementPart{member: m, local: m.UUID == e.cfg.Self || e.cfg.Remote == nil}
+			byOwner[o] = pp
+			order = append(order, o)
+		}
+		pp.partitions = append(pp.partitions, int32(pid))
+	}
+	out := make([]placementPart, 0, len(order))
+	for _, o := range order {
+		out = append(out, *byOwner[o])
+	}
+	e.placed.Store(&placementCache{table: t, parts: out, err: missing})
+	return out, missing
+}
+
+// runRemote runs a fragment on another member and forwards its batches.
+func (e *Engine) runRemote(ctx context.Context, p placementPart, f *plan.Fragment, out chan<- *Batch) error {
+	b, err := plan.MarshalFragment(f)
+	if err != nil {
+		return err
+	}
+	rs, err := e.cfg.Remote.RunFragment(ctx, p.member, b, p.partitions)
+	if err != nil {
+		return err
+	}
+	defer rs.Close()
+	for {
+		batch, err := rs.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		select {
+		case out <- batch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// RunFragment runs a marshalled fragment from another member over the
+// given partitions (which must be this member's) and passes its batches to
+// send. The server's QueryService.RunFragment calls it.
+func (e *Engine) RunFragment(ctx context.Context, fragment []byte, partitions []int32, send func(*Batch) error) error {
+	f, err := plan.UnmarshalFragment(fragment, e.indexInfo)
+	if err != nil {
+		return err
+	}
+	t := e.cfg.Table.Load()
+	for _, p := range partitions {
+		if p < 0 || t == nil || int(p) >= t.PartitionCount() {
+			return plan.Errorf("partition %d is out of range", p)
+		}
+		if o, ok := t.Owner(p); !ok || o.UUID != e.cfg.Self {
+			return fmt.Errorf("%w: this member does not own partition %d (table version %d)", ErrUnavailable, p, t.Version)
+		}
+	}
+	return e.runFragment(ctx, f, partitions, send)
+}
+
+func (e *Engine) indexInfo(mapName, name string) (plan.IndexInfo, bool) {
+	if e.cfg.Catalog == nil {
+		return plan.IndexInfo{}, false
+	}
+	for _, ix := range e.cfg.Catalog.Indexes(mapName) {
+		if ix.Name == name {
+			return ix, true
+		}
+	}
+	return plan.IndexInfo{}, false
+}
+
+// syncIndexes builds the catalog's indexes of a map that this member does
+// not have yet (new definitions, or a map whose store was recreated).
+func (e *Engine) syncIndexes(mapName string, st *store.Map) {
+	if e.cfg.Catalog == nil {
+		return
+	}
+	for _, ix := range e.cfg.Catalog.Indexes(mapName) {
+		if !e.indexes.Has(mapName, ix.Name, st) {
+			if err := e.ensureIndex(ix); err != nil {
+				e.cfg.Logger.Warn("building index failed", "index", ix.Name, "map", mapName, "err", err)
+			}
+		}
+	}
+}
+
+// SyncIndexes builds every index of the catalog that is missing here. The
+// member calls it when the catalog changes.
+func (e *Engine) SyncIndexes() {
+	if e.cfg.Catalog == nil {
+		return
+	}
+	v := e.cfg.Catalog.Version()
+	for _, ix := range e.cfg.Catalog.AllIndexes() {
+		if err := e.ensureIndex(ix); err != nil {
+			e.cfg.Logger.Warn("building index failed", "index", ix.Name, "map", ix.Map, "err", err)
+		}
+	}
+	e.synced.Store(v)
+}
+
+func (e *Engine) ensureIndex(ix plan.IndexInfo) error {
+	st, err := e.cfg.Maps.Get(ix.Map)
+	if err != nil {
+		return err
+	}
+	return e.indexes.Ensure(st, ix, func(o store.Observer) {
+		if err := e.cfg.Maps.SetIndexObserver(ix.Map, o); err != nil {
+			e.cfg.Logger.Warn("attaching index failed", "map", ix.Map, "err", err)
+		}
+	})
+}
+
+// Result is the first page of a statement's result.
+type Result struct {
+	Columns     []plan.Column
+	Rows        []byte
+	Count       int
+	Cursor      uint64 // 0 when complete
+	UpdateCount int64  // -1 for row results
+}
+
+// Options tune one execution.
+type Options struct {
+	PageSize int
+	Timeout  time.Duration
+}
+
+// Execute runs a physical plan with its parameter values and returns the
+// first page; later pages come from Fetch. The query runs beyond ctx (it
+// stops on Close, on its timeout, or when its cursor idles); ctx bounds
+// the wait for the first page and cancels the query if it ends first.
+func (e *Engine) Execute(ctx context.Context, ph *plan.Physical, params []expr.Value, opts Options) (*Result, error) {
+	if len(params) < len(ph.ParamTypes) {
+		return nil, plan.Errorf("the statement has %d parameters but %d values were given", len(ph.ParamTypes), len(params))
+	}
+	bound := make([]expr.Value, len(params))
+	for i, v := range params {
+		if i < len(ph.ParamTypes) && ph.ParamTypes[i] != expr.Unknown && !v.IsNull() && v.T != ph.ParamTypes[i] {
+			c, err := expr.Cast(v, ph.ParamTypes[i])
+			if err != nil {
+				return nil, plan.Errorf("parameter %d: %v", i+1, err)
+			}
+			v = c
+		}
+		bound[i] = v
+	}
+	switch ph.Kind {
+	case "ddl":
+		return e.ddl(ph.Root)
+	case "dml":
+		n, err := e.dml(ctx, ph.Root, bound, opts)
+		if err != nil {
+			return nil, err
+		}
+		return &Result{UpdateCount: n}, nil
+	case "explain":
+		text := plan.ExplainText(&plan.Physical{Root: ph.Root.(*plan.Explain).Input})
+		var rows []byte
+		n := 0
+		for _, line := range splitLines(text) {
+			rows = appendValue(rows, expr.StringValue(line))
+			n++
+		}
+		return &Result{Columns: []plan.Column{{Name: "plan", Type: expr.Varchar}}, Rows: rows, Count: n, UpdateCount: -1}, nil
+	}
+	if e.cfg.Catalog != nil && e.synced.Load() != e.cfg.Catalog.Version() {
+		e.SyncIndexes()
+	}
+	pageSize := opts.PageSize
+	if pageSize <= 0 {
+		pageSize = e.cfg.PageSize
+	}
+	qctx, cancel := context.WithCancel(e.root)
+	if opts.Timeout > 0 {
+		qctx, cancel = context.WithTimeout(e.root, opts.Timeout)
+	}
+	q := &query{e: e, ctx: qctx, cancel: cancel, params: bound, now: e.cfg.Clock(), cols: ph.Columns,
+		pages: make(chan page, 1), lastUsed: time.Now()}
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		cancel()
+		return nil, ErrClosed
+	}
+	e.mu.Unlock()
+	e.goRun(func() { q.produce(ph.Root, pageSize) })
+	var p page
+	var ok bool
+	select {
+	case p, ok = <-q.pages:
+	case <-ctx.Done():
+		cancel()
+		return nil, ctx.Err()
+	}
+	if !ok {
+		err := qctx.Err()
+		cancel()
+		if err == nil {
+			err = context.Canceled
+		}
+		return nil, err
+	}
+	if p.err != nil {
+		cancel()
+		return nil, p.err
+	}
+	res := &Result{Columns: ph.Columns, Rows: p.rows, Count: p.count, UpdateCount: -1}
+	if p.last {
+		cancel()
+		return res, nil
+	}
+	q.id = e.nextID.Add(1)
+	e.mu.Lock()
+	e.cursors[q.id] = q
+	e.mu.Unlock()
+	res.Cursor = q.id
+	return res, nil
+}
+
+// Fetch returns the next page of a cursor.
+func (e *Engine) Fetch(ctx context.Context, id uint64) (*Result, error) {
+	e.mu.Lock()
+	q := e.cursors[id]
+	e.mu.Unlock()
+	if q == nil {
+		return nil, fmt.Errorf("%w: %d", ErrCursorNotFound, id)
+	}
+	q.mu.Lock()
+	q.lastUsed = time.Now()
+	q.mu.Unlock()
+	var p page
+	var ok bool
+	select {
+	case p, ok = <-q.pages:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if !ok || p.err != nil || p.last {
+		e.CloseCursor(id)
+	}
+	if !ok {
+		if err := q.ctx.Err(); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %d", ErrCursorNotFound, id)
+	}
+	if p.err != nil {
+		return nil, p.err
+	}
+	res := &Result{Rows: p.rows, Count: p.count, UpdateCount: -1}
+	if !p.last {
+		res.Cursor = id
+	}
+	return res, nil
+}
+
+// CloseCursor cancels a cursor's query on every member; it reports whether
+// the cursor existed.
+func (e *Engine) CloseCursor(id uint64) bool {
+	e.mu.Lock()
+	q := e.cursors[id]
+	delete(e.cursors, id)
+	e.mu.Unlock()
+	if q == nil {
+		return false
+	}
+	q.cancel()
+	return true
+}
+
+// Cursors returns the number of open cursors.
+func (e *Engine) Cursors() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.cursors)
+}
+
+func splitLines(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}

@@ -1,0 +1,564 @@
+package exec
+
+import (
+	"context"
+	"runtime"
+	"runtime/pprof"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/atolldb/atoll/internal/query/expr"
+	"github.com/atolldb/atoll/internal/query/plan"
+	"github.com/atolldb/atoll/internal/store"
+	"github.com/atolldb/atoll/pkg/serialization"
+)
+
+// flushBytes is the batch size a worker sends at a partition boundary.
+const flushBytes = 64 << 10
+
+// runFragment runs a fragment over the given partitions of this member,
+// in parallel, and passes its rows to emit (called from one goroutine at a
+// time). It returns when every partition is done, ctx ends or emit fails.
+func (e *Engine) runFragment(ctx context.Context, f *plan.Fragment, parts []int32, emit func(*Batch) error) error {
+	st, ok := e.cfg.Maps.Lookup(f.Map)
+	if !ok {
+		if f.CountOnly || f.Aggregating() {
+			return e.emitEmptyAggregate(f, emit)
+		}
+		return nil // a map that was never written has no entries
+	}
+	if f.PartitionKey != nil {
+		pid := serialization.Data(f.PartitionKey).PartitionID(int32(st.PartitionCount()))
+		keep := parts[:0:0]
+		for _, p := range parts {
+			if p == pid {
+				keep = append(keep, p)
+			}
+		}
+		parts = keep
+	}
+	var ix *index
+	if f.Index != nil {
+		e.syncIndexes(f.Map, st)
+		if ix = e.indexes.lookup(f.Map, f.Index.Index.Name, st); ix == nil {
+			// The index is not built here (yet): scan instead; the filter
+			// holds the lookup's condition.
+			f = withoutIndex(f)
+		}
+	}
+	nw := min(runtime.GOMAXPROCS(0), len(parts))
+	if ix != nil || f.CountOnly || f.PartitionKey != nil {
+		nw = 1
+	}
+	if nw < 1 {
+		nw = 1
+	}
+	var (
+		next      atomic.Int64
+		remaining atomic.Int64
+		emitMu    sync.Mutex
+		wg        sync.WaitGroup
+		firstErr  error
+		errMu     sync.Mutex
+	)
+	remaining.Store(f.Limit)
+	stop := make(chan struct{})
+	var stopOnce sync.Once
+	fail := func(err error) {
+		errMu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		errMu.Unlock()
+		stopOnce.Do(func() { close(stop) })
+	}
+	send := func(b *Batch) error {
+		emitMu.Lock()
+		defer emitMu.Unlock()
+		return emit(b)
+	}
+	workers := make([]*worker, nw)
+	for i := range workers {
+		w, err := e.newWorker(f, st, ix)
+		if err != nil {
+			return err
+		}
+		w.remaining = &remaining
+		workers[i] = w
+	}
+	for _, w := range workers {
+		wg.Add(1)
+		go pprof.Do(ctx, pprof.Labels("query", "fragment", "map", f.Map), func(ctx context.Context) {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if err := ctx.Err(); err != nil {
+					fail(err)
+					return
+				}
+				i := int(next.Add(1) - 1)
+				if i >= len(parts) || w.done {
+					break
+				}
+				if err := w.partition(parts[i]); err != nil {
+					fail(err)
+					return
+				}
+				if len(w.buf) >= flushBytes {
+					if err := send(w.take()); err != nil {
+						fail(err)
+						return
+					}
+				}
+			}
+			if b := w.finish(); b != nil && b.Count > 0 {
+				if err := send(b); err != nil {
+					fail(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return firstErr
+}
+
+func withoutIndex(f *plan.Fragment) *plan.Fragment {
+	c := *f
+	c.Index = nil
+	return &c
+}
+
+// emitEmptyAggregate emits the partial row of an aggregate over no rows.
+func (e *Engine) emitEmptyAggregate(f *plan.Fragment, emit func(*Batch) error) error {
+	if len(f.GroupBy) > 0 {
+		return nil
+	}
+	states := newAggStates(f.Aggs)
+	var row []expr.Value
+	for i := range states {
+		row = states[i].partial(row)
+	}
+	return emit(&Batch{Rows: EncodeRow(nil, row), Count: 1})
+}
+
+// worker runs a fragment over the partitions it takes, with its own
+// accessors, row and buffers.
+type worker struct {
+	f     *plan.Fragment
+	st    *store.Map
+	ix    *index
+	accs  []*accessor
+	env   expr.Env
+	row   expr.Row
+	pre   []int // columns the filter reads
+	post  []int // columns read after the filter
+	cond  expr.Cond
+	proj  []expr.Fn
+	grpFn []expr.Fn
+	argFn []expr.Fn
+	byFn  []expr.Fn
+	// Column shortcuts: argCol[i] is the column an aggregate reads
+	// directly (-1: evaluate argFn, -2: COUNT(*)); projCol likewise.
+	argCol  []int
+	projCol []int
+
+	groups map[string]*group
+	single *group
+	keyBuf []byte
+	out    []expr.Value
+
+	// Index keys of an index scan, computed once; visit marks the
+	// partitions an equality lookup can find entries in.
+	lookup  *lookupKeys
+	visit   []bool
+	keysBuf []string
+	bkBuf   [][]byte
+
+	topN      [][]expr.Value
+	remaining *atomic.Int64
+	aggOnly   bool // no filter, one group, aggregates of plain columns
+	done      bool
+
+	buf   []byte
+	count int
+	err   error
+}
+
+type group struct {
+	keys   []expr.Value
+	states []aggState
+}
+
+func (e *Engine) newWorker(f *plan.Fragment, st *store.Map, ix *index) (*worker, error) {
+	w := &worker{f: f, st: st, ix: ix}
+	w.env = expr.Env{Params: f.Params, Now: time.Now()}
+	w.row = expr.Row{Cols: make([]expr.Value, len(f.Cols)), Env: &w.env}
+	for _, c := range f.Cols {
+		a, err := newAccessor(c, e.cfg.Serialization)
+		if err != nil {
+			return nil, plan.Errorf("%v", err)
+		}
+		w.accs = append(w.accs, a)
+	}
+	inPre := make([]bool, len(f.Cols))
+	if f.Filter != nil {
+		fn, err := expr.CompileCond(f.Filter)
+		if err != nil {
+			return nil, plan.Errorf("%v", err)
+		}
+		w.cond = fn
+		for _, c := range expr.Columns(f.Filter) {
+			inPre[c] = true
+			w.pre = append(w.pre, c)
+		}
+	}
+	needed := make([]bool, len(f.Cols))
+	mark := func(e expr.Expr) {
+		for _, c := range expr.Columns(e) {
+			needed[c] = true
+		}
+	}
+	compile := func(e expr.Expr) (expr.Fn, error) {
+		if e == nil {
+			return nil, nil
+		}
+		mark(e)
+		fn, err := expr.Compile(e)
+		if err != nil {
+			return nil, plan.Errorf("%v", err)
+		}
+		return fn, nil
+	}
+	for _, p := range f.Project {
+		fn, err := compile(p)
+		if err != nil {
+			return nil, err
+		}
+		w.proj = append(w.proj, fn)
+		if c, ok := p.(*expr.Col); ok {
+			w.projCol = append(w.projCol, c.Index)
+		} else {
+			w.projCol = append(w.projCol, -1)
+		}
+	}
+	for _, g := range f.GroupBy {
+		fn, err := compile(g)
+		if err != nil {
+			return nil, err
+		}
+		w.grpFn = append(w.grpFn, fn)
+	}
+	for _, a := range f.Aggs {
+		fn, err := compile(a.Arg)
+		if err != nil {
+			return nil, err
+		}
+		by, err := compile(a.By)
+		if err != nil {
+			return nil, err
+		}
+		w.argFn = append(w.argFn, fn)
+		w.byFn = append(w.byFn, by)
+		switch c, ok := a.Arg.(*expr.Col); {
+		case a.Arg == nil:
+			w.argCol = append(w.argCol, -2)
+		case ok && a.By == nil:
+			w.argCol = append(w.argCol, c.Index)
+		default:
+			w.argCol = append(w.argCol, -1)
+		}
+	}
+	for c := range f.Cols {
+		if needed[c] && !inPre[c] {
+			w.post = append(w.post, c)
+		}
+	}
+	if f.Aggregating() {
+		if len(f.GroupBy) == 0 {
+			w.single = &group{states: newAggStates(f.Aggs)}
+			w.aggOnly = f.Filter == nil
+			for _, c := range w.argCol {
+				w.aggOnly = w.aggOnly && c != -1
+			}
+		} else {
+			w.groups = map[string]*group{}
+		}
+	}
+	return w, nil
+}
+
+// entryAgg is entry for the commonest aggregation: no filter, no groups,
+// aggregates of plain columns (SUM(x), COUNT(*), MIN(x), ...).
+func (w *worker) entryAgg(k, v []byte) bool {
+	cols := w.row.Cols
+	for _, c := range w.post {
+		if err := w.accs[c].readInto(k, v, &cols[c]); err != nil {
+			w.err = err
+			return false
+		}
+	}
+	states := w.single.states
+	for i := range states {
+		if c := w.argCol[i]; c >= 0 {
+			states[i].add(&cols[c], nil)
+		} else {
+			states[i].count++
+		}
+	}
+	return true
+}
+
+// partition processes one partition.
+func (w *worker) partition(pid int32) error {
+	f := w.f
+	if f.CountOnly {
+		n, exact, err := w.st.CountExact(pid)
+		if err != nil {
+			return err
+		}
+		if exact {
+			w.single.states[0].count += int64(n)
+			return nil
+		}
+		err = w.st.ScanKV(pid, func(_, _ []byte) bool {
+			w.single.states[0].count++
+			return true
+		})
+		return err
+	}
+	fn := w.entry
+	if w.aggOnly {
+		fn = w.entryAgg
+	}
+	var err error
+	if w.ix != nil {
+		if w.lookup == nil {
+			if err := w.evalLookup(); err != nil {
+				return err
+			}
+		}
+		if w.visit != nil && (int(pid) >= len(w.visit) || !w.visit[pid]) {
+			return nil
+		}
+		w.keysBuf = w.ix.keys(pid, w.lookup, w.keysBuf[:0])
+		if len(w.keysBuf) == 0 {
+			return nil
+		}
+		w.bkBuf = w.bkBuf[:0]
+		for _, k := range w.keysBuf {
+			w.bkBuf = append(w.bkBuf, []byte(k))
+		}
+		err = w.st.PeekAll(pid, w.bkBuf, func(k, v []byte) { fn(k, v) })
+	} else {
+		err = w.st.ScanKV(pid, fn)
+	}
+	if err != nil {
+		return err
+	}
+	if w.err != nil {
+		return w.err
+	}
+	return w.env.Err
+}
+
+func (w *worker) evalLookup() error {
+	ev := func(e expr.Expr) (*expr.Value, error) {
+		if e == nil {
+			return nil, nil
+		}
+		env := expr.Env{Params: w.f.Params, Now: w.env.Now}
+		v, err := expr.Eval(e, &env)
+		if err != nil {
+			return nil, err
+		}
+		return &v, nil
+	}
+	ix := w.f.Index
+	if ix.Equals != nil {
+		eq := []expr.Value{}
+		for _, e := range ix.Equals {
+			v, err := ev(e)
+			if err != nil {
+				return err
+			}
+			eq = append(eq, *v)
+		}
+		w.lookup = w.ix.prepare(eq, nil, nil, false, false)
+		w.visit = make([]bool, len(w.ix.parts))
+		w.ix.eqPartitions(w.lookup, w.visit)
+		return nil
+	}
+	lo, err := ev(ix.Low)
+	if err != nil {
+		return err
+	}
+	hi, err := ev(ix.High)
+	if err != nil {
+		return err
+	}
+	w.lookup = w.ix.prepare(nil, lo, hi, ix.LowInclusive, ix.HighInclusive)
+	return nil
+}
+
+// entry processes one entry (called under the store's partition lock: it
+// must not block).
+func (w *worker) entry(k, v []byte) bool {
+	cols := w.row.Cols
+	for _, c := range w.pre {
+		if err := w.accs[c].readInto(k, v, &cols[c]); err != nil {
+			w.err = err
+			return false
+		}
+	}
+	if w.cond != nil && !w.cond(&w.row) {
+		return w.env.Err == nil
+	}
+	for _, c := range w.post {
+		if err := w.accs[c].readInto(k, v, &cols[c]); err != nil {
+			w.err = err
+			return false
+		}
+	}
+	switch {
+	case w.single != nil:
+		w.accumulate(w.single)
+	case w.groups != nil:
+		w.keyBuf = w.keyBuf[:0]
+		w.out = w.out[:0]
+		for _, g := range w.grpFn {
+			gv := g(&w.row)
+			w.out = append(w.out, gv)
+			hk, _ := expr.HashKey(gv)
+			w.keyBuf = append(w.keyBuf, byte(len(hk)>>8), byte(len(hk)))
+			w.keyBuf = append(w.keyBuf, hk...)
+		}
+		gr := w.groups[string(w.keyBuf)]
+		if gr == nil {
+			gr = &group{states: newAggStates(w.f.Aggs)}
+			for _, gv := range w.out {
+				gr.keys = append(gr.keys, gv.Clone())
+			}
+			w.groups[string(w.keyBuf)] = gr
+		}
+		w.accumulate(gr)
+	case len(w.f.Sort) > 0:
+		row := make([]expr.Value, len(w.proj))
+		for i, p := range w.proj {
+			row[i] = p(&w.row).Clone()
+		}
+		w.topN = append(w.topN, row)
+		if int64(len(w.topN)) >= 2*w.f.Limit+1024 {
+			w.trimTopN()
+		}
+	default:
+		if w.f.Limit >= 0 && w.remaining.Add(-1) < 0 {
+			w.done = true
+			return false
+		}
+		for i, p := range w.proj {
+			if c := w.projCol[i]; c >= 0 {
+				w.buf = appendValue(w.buf, cols[c])
+			} else {
+				w.buf = appendValue(w.buf, p(&w.row))
+			}
+		}
+		w.count++
+	}
+	return w.env.Err == nil
+}
+
+func (w *worker) accumulate(g *group) {
+	for i := range g.states {
+		s := &g.states[i]
+		switch c := w.argCol[i]; {
+		case c >= 0:
+			s.add(&w.row.Cols[c], nil)
+			continue
+		case c == -2:
+			s.count++
+			continue
+		}
+		var by expr.Value
+		if w.byFn[i] != nil {
+			by = w.byFn[i](&w.row)
+		}
+		arg := w.argFn[i](&w.row)
+		s.add(&arg, &by)
+	}
+}
+
+// less orders rows by the fragment's sort keys.
+func sortLess(keys []plan.SortKey) func(a, b []expr.Value) bool {
+	return func(a, b []expr.Value) bool {
+		for _, k := range keys {
+			c := expr.OrderCompare(a[k.Col], b[k.Col])
+			if c == 0 {
+				continue
+			}
+			if k.Desc {
+				return c > 0
+			}
+			return c < 0
+		}
+		return false
+	}
+}
+
+func (w *worker) trimTopN() {
+	less := sortLess(w.f.Sort)
+	sort.SliceStable(w.topN, func(i, j int) bool { return less(w.topN[i], w.topN[j]) })
+	if int64(len(w.topN)) > w.f.Limit {
+		w.topN = w.topN[:w.f.Limit]
+	}
+}
+
+// take returns the buffered rows as a batch and starts a new buffer, sized
+// for a full batch when this one was full (a large result) and empty
+// otherwise (small results allocate little).
+func (w *worker) take() *Batch {
+	b := &Batch{Rows: w.buf, Count: w.count}
+	full := len(w.buf) >= flushBytes
+	w.buf, w.count = nil, 0
+	if full {
+		w.buf = make([]byte, 0, flushBytes+flushBytes/4)
+	}
+	return b
+}
+
+// finish emits what the worker holds at the end: buffered rows, the top N,
+// or the partial aggregates.
+func (w *worker) finish() *Batch {
+	switch {
+	case w.single != nil:
+		var row []expr.Value
+		for i := range w.single.states {
+			row = w.single.states[i].partial(row)
+		}
+		w.buf = EncodeRow(w.buf, row)
+		w.count++
+	case w.groups != nil:
+		var row []expr.Value
+		for _, g := range w.groups {
+			row = append(row[:0], g.keys...)
+			for i := range g.states {
+				row = g.states[i].partial(row)
+			}
+			w.buf = EncodeRow(w.buf, row)
+			w.count++
+		}
+	case len(w.f.Sort) > 0:
+		w.trimTopN()
+		for _, r := range w.topN {
+			w.buf = EncodeRow(w.buf, r)
+			w.count++
+		}
+		w.topN = nil
+	}
+	return w.take()
+}

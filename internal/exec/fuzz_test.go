@@ -1,0 +1,55 @@
+package exec
+
+import (
+	"testing"
+
+	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/query/expr"
+	"github.com/atolldb/atoll/internal/query/plan"
+	"github.com/atolldb/atoll/pkg/serialization"
+)
+
+// FuzzAccessor reads attributes out of arbitrary Data: whatever the bytes,
+// the in-place readers return a value or an error and never panic.
+func FuzzAccessor(f *testing.F) {
+	ser, err := serialization.NewService(model.Config())
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, v := range []any{
+		&model.IdentifiedADoc{Value: 7, Payload: model.APayload(7)}, &model.PortableADoc{Value: 7, Payload: []int32{1}},
+		func() *model.Small { s := model.SmallForKey(3); return &s }(), serialization.JSON(model.AJSON(5)),
+		model.NewIdentifiedLarge(model.LargeForKey(2)), int32(5), "text",
+	} {
+		d, err := ser.ToData(v)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add([]byte(d), "value")
+		f.Add([]byte(d), "stringField")
+	}
+	f.Fuzz(func(t *testing.T, d []byte, path string) {
+		for _, typ := range []expr.Type{expr.Unknown, expr.BigInt, expr.Varchar} {
+			for _, col := range []plan.ScanCol{{Path: path, Type: typ}, {Path: path, Type: typ, Format: "json-flat"}, {Path: "$." + path, Type: typ, JSON: true}, {Path: "this", Type: typ}} {
+				a, err := newAccessor(col, ser)
+				if err != nil {
+					continue
+				}
+				var v expr.Value
+				_ = a.readInto(d, d, &v)
+				_, _ = a.read(d, d)
+			}
+		}
+	})
+}
+
+// FuzzDecodeRows feeds arbitrary bytes to the row decoder.
+func FuzzDecodeRows(f *testing.F) {
+	f.Add(EncodeRow(nil, []expr.Value{expr.BigIntValue(-3), expr.StringValue("x"), expr.NullValue, expr.DoubleValue(1.5), expr.ObjectValue([]byte{1, 2})}), 1, 5)
+	f.Fuzz(func(t *testing.T, b []byte, count, width int) {
+		if count < 0 || width < 0 || count > 64 || width > 64 {
+			return
+		}
+		_, _ = DecodeRows(b, count, width)
+	})
+}

@@ -1,0 +1,161 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"io"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/partition"
+	"github.com/atolldb/atoll/internal/query/expr"
+	"github.com/atolldb/atoll/internal/query/plan"
+	qsql "github.com/atolldb/atoll/internal/query/sql"
+	"github.com/atolldb/atoll/pkg/serialization"
+)
+
+// loopRemote runs "remote" fragments on an engine of this process through
+// their wire form, the way the cluster layer runs them over gRPC.
+type loopRemote struct {
+	e     *Engine
+	calls int
+}
+
+type chanStream struct {
+	ch     chan *Batch
+	errc   chan error
+	cancel context.CancelFunc
+}
+
+func (s *chanStream) Next() (*Batch, error) {
+	if b, ok := <-s.ch; ok {
+		return b, nil
+	}
+	if err := <-s.errc; err != nil {
+		return nil, err
+	}
+	return nil, io.EOF
+}
+
+func (s *chanStream) Close() { s.cancel() }
+
+func (r *loopRemote) RunFragment(ctx context.Context, _ partition.Member, fragment []byte, parts []int32) (RowStream, error) {
+	r.calls++
+	ctx, cancel := context.WithCancel(ctx)
+	s := &chanStream{ch: make(chan *Batch, 4), errc: make(chan error, 1), cancel: cancel}
+	go func() {
+		err := r.e.RunFragment(ctx, fragment, parts, func(b *Batch) error {
+			select {
+			case s.ch <- b:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+		close(s.ch)
+		s.errc <- err
+	}()
+	return s, nil
+}
+
+// TestFragmentsOverTheWire runs queries on a two-member table whose second
+// member is reached through Remote (marshalled fragments) and compares
+// every result with the single-member run.
+func TestFragmentsOverTheWire(t *testing.T) {
+	ser, err := serialization.NewService(model.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := &memCatalog{}
+	single, maps := testEngine(t, ser, cat)
+	st, _ := maps.Get("s")
+	for k := int32(0); k < 3000; k++ {
+		v := model.SmallForKey(k)
+		v.IntField = k % 17
+		put(t, ser, st, k, &v)
+	}
+	// The same maps behind a two-member table: odd partitions belong to
+	// the other member.
+	self := partition.Member{UUID: partition.NewUUID(), Address: "self"}
+	other := partition.Member{UUID: partition.NewUUID(), Address: "other"}
+	table := &partition.Table{Version: 2, Members: []partition.Member{self, other}, Owners: make([]int32, 271), Backups: make([][]int32, 271)}
+	for p := range table.Owners {
+		table.Owners[p] = int32(p % 2)
+	}
+	h := &partition.Holder{}
+	h.Store(table)
+	// The other member: an engine over the same maps that is that member.
+	peer := New(Config{Maps: maps, Catalog: cat, Serialization: ser, Table: h, Self: other.UUID})
+	t.Cleanup(peer.Close)
+	remote := &loopRemote{e: peer}
+	dual := New(Config{Maps: maps, Catalog: cat, Serialization: ser, Table: h, Self: self.UUID, Remote: remote})
+	t.Cleanup(dual.Close)
+
+	mapping := &plan.Mapping{Name: "s", MapName: "s", KeyFormat: "int", ValueFormat: "compact", Options: map[string]string{"valueCompactTypeName": "small"},
+		Columns: []plan.MappingColumn{{Name: "__key", Type: expr.Integer, Path: "__key"}, {Name: "intField", Type: expr.Integer, Path: "intField"},
+			{Name: "longField", Type: expr.BigInt, Path: "longField"}, {Name: "stringField", Type: expr.Varchar, Path: "stringField"},
+			{Name: "this", Type: expr.Object, Path: "this", Hidden: true}}}
+	_ = cat.PutMapping(mapping, true, false)
+	p := qsql.NewPlanner(cat, nil)
+	for _, q := range []struct {
+		sql     string
+		ordered bool
+	}{
+		{"SELECT COUNT(*) FROM s", false},
+		{"SELECT intField, COUNT(*), SUM(__key), MIN(stringField), MAX(longField) FROM s GROUP BY intField", false},
+		{"SELECT __key, stringField FROM s WHERE intField = 3", false},
+		{"SELECT __key FROM s ORDER BY longField DESC LIMIT 7", true},
+		{"SELECT __key FROM s WHERE intField < 5 ORDER BY __key LIMIT 5 OFFSET 40", true},
+		{"SELECT COUNT(DISTINCT intField), AVG(intField) FROM s", false},
+		{"SELECT DISTINCT intField FROM s WHERE __key > 100", false},
+	} {
+		ph, err := p.Plan(q.sql, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", q.sql, err)
+		}
+		run := func(e *Engine) []string {
+			res, err := e.Execute(context.Background(), ph, nil, Options{PageSize: 1 << 20})
+			if err != nil {
+				t.Fatalf("%s: %v", q.sql, err)
+			}
+			rows, err := DecodeRows(res.Rows, res.Count, len(ph.Columns))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []string
+			for _, r := range rows {
+				s := ""
+				for _, v := range r {
+					s += v.String() + "|"
+				}
+				out = append(out, s)
+			}
+			if !q.ordered {
+				sort.Strings(out)
+			}
+			return out
+		}
+		want, got := run(single), run(dual)
+		if !slices.Equal(want, got) || len(want) == 0 {
+			t.Fatalf("%s\none member: %v\ntwo members: %v", q.sql, want, got)
+		}
+	}
+	if remote.calls == 0 {
+		t.Fatal("no fragment went through Remote")
+	}
+	// A member refuses to run a fragment over partitions it does not own
+	// (a migration moved them): the error is retryable.
+	b, err := plan.MarshalFragment(&plan.Fragment{Map: "s", Limit: -1, CountOnly: true,
+		Aggs: []plan.AggCall{{Func: "count", T: expr.BigInt}}, Out: []plan.Column{{Type: expr.BigInt}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dual.RunFragment(context.Background(), b, []int32{1}, func(*Batch) error { return nil }); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("fragment on a partition owned elsewhere: %v", err)
+	}
+	if err := dual.RunFragment(context.Background(), []byte{0xff, 0x01}, []int32{0}, func(*Batch) error { return nil }); !errors.Is(err, plan.ErrBadFragment) {
+		t.Fatalf("garbage fragment: %v", err)
+	}
+}

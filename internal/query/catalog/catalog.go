@@ -1,0 +1,197 @@
+// Package catalog keeps a member's SQL metadata: mappings and index
+// definitions. Local holds them in memory; every change is reported to
+// OnChange subscribers as a Change, and Apply replays a Change, which is
+// all a cluster layer needs to replicate the catalog to other members
+// (broadcast the Changes of one member, Apply them on the others, and use
+// Snapshot to bring a joining member up to date).
+package catalog
+
+import (
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/atolldb/atoll/internal/query/plan"
+)
+
+// ChangeKind says what a Change does.
+type ChangeKind string
+
+// Change kinds.
+const (
+	PutMapping  ChangeKind = "put-mapping"
+	DropMapping ChangeKind = "drop-mapping"
+	AddIndex    ChangeKind = "add-index"
+)
+
+// Change is one change to the catalog.
+type Change struct {
+	Kind    ChangeKind
+	Mapping *plan.Mapping  // PutMapping
+	Name    string         // DropMapping
+	Index   plan.IndexInfo // AddIndex
+}
+
+// Local is an in-memory catalog. It is safe for concurrent use; readers
+// never block writers for long (copy-on-write snapshots).
+type Local struct {
+	mu      sync.Mutex
+	state   atomic.Pointer[state]
+	version atomic.Uint64
+	subs    []func(Change)
+}
+
+type state struct {
+	mappings map[string]*plan.Mapping
+	indexes  map[string][]plan.IndexInfo // by map name
+}
+
+// New returns an empty catalog.
+func New() *Local {
+	c := &Local{}
+	c.state.Store(&state{mappings: map[string]*plan.Mapping{}, indexes: map[string][]plan.IndexInfo{}})
+	c.version.Store(1)
+	return c
+}
+
+// OnChange subscribes fn to every change (called after the change, outside
+// the catalog's lock, in change order per catalog).
+func (c *Local) OnChange(fn func(Change)) {
+	c.mu.Lock()
+	c.subs = append(c.subs, fn)
+	c.mu.Unlock()
+}
+
+func (c *Local) Mapping(name string) (*plan.Mapping, bool) {
+	m, ok := c.state.Load().mappings[name]
+	return m, ok
+}
+
+func (c *Local) Mappings() []*plan.Mapping {
+	s := c.state.Load()
+	out := make([]*plan.Mapping, 0, len(s.mappings))
+	for _, m := range s.mappings {
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func (c *Local) Indexes(mapName string) []plan.IndexInfo { return c.state.Load().indexes[mapName] }
+
+func (c *Local) AllIndexes() []plan.IndexInfo {
+	var out []plan.IndexInfo
+	for _, l := range c.state.Load().indexes {
+		out = append(out, l...)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func (c *Local) Version() uint64 { return c.version.Load() }
+
+func (c *Local) clone() *state {
+	s := c.state.Load()
+	n := &state{mappings: make(map[string]*plan.Mapping, len(s.mappings)), indexes: make(map[string][]plan.IndexInfo, len(s.indexes))}
+	for k, v := range s.mappings {
+		n.mappings[k] = v
+	}
+	for k, v := range s.indexes {
+		n.indexes[k] = v
+	}
+	return n
+}
+
+// commit publishes a new state and tells the subscribers; c.mu is held
+// and released here.
+func (c *Local) commit(n *state, ch Change) {
+	c.state.Store(n)
+	c.version.Add(1)
+	subs := c.subs
+	c.mu.Unlock()
+	for _, fn := range subs {
+		fn(ch)
+	}
+}
+
+// PutMapping adds or replaces a mapping.
+func (c *Local) PutMapping(m *plan.Mapping, orReplace, ifNotExists bool) error {
+	c.mu.Lock()
+	if _, ok := c.state.Load().mappings[m.Name]; ok && !orReplace {
+		c.mu.Unlock()
+		if ifNotExists {
+			return nil
+		}
+		return plan.Errorf("mapping %s already exists (use CREATE OR REPLACE MAPPING)", m.Name)
+	}
+	n := c.clone()
+	n.mappings[m.Name] = m
+	c.commit(n, Change{Kind: PutMapping, Mapping: m})
+	return nil
+}
+
+// DropMapping removes a mapping.
+func (c *Local) DropMapping(name string, ifExists bool) error {
+	c.mu.Lock()
+	if _, ok := c.state.Load().mappings[name]; !ok {
+		c.mu.Unlock()
+		if ifExists {
+			return nil
+		}
+		return plan.Errorf("mapping %s does not exist", name)
+	}
+	n := c.clone()
+	delete(n.mappings, name)
+	c.commit(n, Change{Kind: DropMapping, Name: name})
+	return nil
+}
+
+// AddIndex records an index definition. An index of the same name on the
+// same map and attribute is not an error; another definition under the
+// name is (unless ifNotExists).
+func (c *Local) AddIndex(ix plan.IndexInfo, ifNotExists bool) (bool, error) {
+	c.mu.Lock()
+	for _, have := range c.state.Load().indexes[ix.Map] {
+		if have.Name == ix.Name {
+			c.mu.Unlock()
+			if have == ix || ifNotExists {
+				return false, nil
+			}
+			return false, plan.Errorf("index %s already exists on %s", ix.Name, ix.Map)
+		}
+		if have.Attribute == ix.Attribute && have.Type == ix.Type {
+			c.mu.Unlock()
+			return false, nil // the same index under another name
+		}
+	}
+	n := c.clone()
+	n.indexes[ix.Map] = append(append([]plan.IndexInfo(nil), n.indexes[ix.Map]...), ix)
+	c.commit(n, Change{Kind: AddIndex, Index: ix})
+	return true, nil
+}
+
+// Apply replays a change made on another member.
+func (c *Local) Apply(ch Change) error {
+	switch ch.Kind {
+	case PutMapping:
+		return c.PutMapping(ch.Mapping, true, false)
+	case DropMapping:
+		return c.DropMapping(ch.Name, true)
+	case AddIndex:
+		_, err := c.AddIndex(ch.Index, true)
+		return err
+	}
+	return plan.Errorf("unknown catalog change %q", ch.Kind)
+}
+
+// Snapshot returns the catalog as changes that rebuild it.
+func (c *Local) Snapshot() []Change {
+	var out []Change
+	for _, m := range c.Mappings() {
+		out = append(out, Change{Kind: PutMapping, Mapping: m})
+	}
+	for _, ix := range c.AllIndexes() {
+		out = append(out, Change{Kind: AddIndex, Index: ix})
+	}
+	return out
+}

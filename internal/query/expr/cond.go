@@ -1,0 +1,162 @@
+package expr
+
+import "bytes"
+
+// Cond is a compiled condition: true when the condition is TRUE (false
+// for FALSE and NULL), which is all a filter needs.
+type Cond func(r *Row) bool
+
+type cmpCode uint8
+
+const (
+	cmpEQ cmpCode = iota
+	cmpNE
+	cmpLT
+	cmpLE
+	cmpGT
+	cmpGE
+)
+
+var cmpCodes = map[string]cmpCode{"=": cmpEQ, "<>": cmpNE, "<": cmpLT, "<=": cmpLE, ">": cmpGT, ">=": cmpGE}
+
+// flipped is the operator with its operands swapped.
+var flipped = map[string]string{"=": "=", "<>": "<>", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+func (c cmpCode) test(x int) bool {
+	switch c {
+	case cmpEQ:
+		return x == 0
+	case cmpNE:
+		return x != 0
+	case cmpLT:
+		return x < 0
+	case cmpLE:
+		return x <= 0
+	case cmpGT:
+		return x > 0
+	}
+	return x >= 0
+}
+
+// CompileCond compiles a condition for filtering. AND, OR and comparisons
+// of a column with a constant or parameter get direct code; anything else
+// evaluates the expression and tests it for TRUE.
+func CompileCond(e Expr) (Cond, error) {
+	if c, ok := e.(*Call); ok {
+		switch c.Op {
+		case "and", "or":
+			parts := make([]Cond, len(c.Args))
+			for i, a := range c.Args {
+				p, err := CompileCond(a)
+				if err != nil {
+					return nil, err
+				}
+				parts[i] = p
+			}
+			if c.Op == "and" {
+				if len(parts) == 2 {
+					a, b := parts[0], parts[1]
+					return func(r *Row) bool { return a(r) && b(r) }, nil
+				}
+				return func(r *Row) bool {
+					for _, p := range parts {
+						if !p(r) {
+							return false
+						}
+					}
+					return true
+				}, nil
+			}
+			return func(r *Row) bool {
+				for _, p := range parts {
+					if p(r) {
+						return true
+					}
+				}
+				return false
+			}, nil
+		case "=", "<>", "<", "<=", ">", ">=":
+			if len(c.Args) == 2 {
+				if f := compareCond(c.Op, c.Args[0], c.Args[1]); f != nil {
+					return f, nil
+				}
+				if f := compareCond(flipped[c.Op], c.Args[1], c.Args[0]); f != nil {
+					return f, nil
+				}
+			}
+		case "is_null", "is_not_null":
+			if col, ok := c.Args[0].(*Col); ok && len(c.Args) == 1 {
+				i, want := col.Index, c.Op == "is_null"
+				return func(r *Row) bool { return r.Cols[i].IsNull() == want }, nil
+			}
+		}
+	}
+	f, err := Compile(e)
+	if err != nil {
+		return nil, err
+	}
+	return func(r *Row) bool { return Truth(f(r)) }, nil
+}
+
+// compareCond compiles column OP constant (literal or parameter), or nil.
+func compareCond(op string, left, right Expr) Cond {
+	col, ok := left.(*Col)
+	if !ok {
+		return nil
+	}
+	i, code := col.Index, cmpCodes[op]
+	switch k := right.(type) {
+	case *Lit:
+		lit := k.V
+		if lit.IsNull() {
+			return func(*Row) bool { return false }
+		}
+		return constCompare(op, code, i, func(*Row) *Value { return &lit })
+	case *Param:
+		idx, t := k.Index, k.T
+		return func(r *Row) bool {
+			if idx >= len(r.Env.Params) {
+				r.Env.Fail(evalErr("parameter %d has no value", idx+1))
+				return false
+			}
+			p := &r.Env.Params[idx] // read in place: no copy per row
+			if t != Unknown && p.T != t && !p.IsNull() {
+				c, err := Cast(*p, t)
+				if err != nil {
+					r.Env.Fail(err)
+					return false
+				}
+				return compareValues(op, code, &r.Cols[i], &c)
+			}
+			return compareValues(op, code, &r.Cols[i], p)
+		}
+	}
+	return nil
+}
+
+func constCompare(op string, code cmpCode, i int, konst func(*Row) *Value) Cond {
+	return func(r *Row) bool { return compareValues(op, code, &r.Cols[i], konst(r)) }
+}
+
+// compareValues applies a comparison to two values in place.
+func compareValues(op string, code cmpCode, v, k *Value) bool {
+	{
+		switch {
+		case v.T == Null || v.T == Unknown || k.T == Null:
+			return false
+		case (v.T == Varchar || v.T == JSON) && k.T == Varchar:
+			if code == cmpEQ {
+				return bytes.Equal(v.B, k.B)
+			}
+			if code == cmpNE {
+				return !bytes.Equal(v.B, k.B)
+			}
+			return code.test(bytes.Compare(v.B, k.B))
+		case v.T.IsInteger() && k.T.IsInteger():
+			return code.test(cmpInt(v.I, k.I))
+		case v.T.IsNumeric() && k.T.IsNumeric():
+			return code.test(cmpFloat(v.Float(), k.Float()))
+		}
+		return Truth(CompareOp(op, *v, *k))
+	}
+}

@@ -1,0 +1,83 @@
+package sql
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/atolldb/atoll/internal/query/expr"
+	"github.com/atolldb/atoll/internal/query/plan"
+)
+
+// testCatalog holds the workload mappings.
+func testCatalog(t testing.TB) *plan.MemCatalog {
+	t.Helper()
+	cat := &plan.MemCatalog{M: map[string]*plan.Mapping{}, I: map[string][]plan.IndexInfo{}}
+	p := NewPlanner(cat, nil)
+	for _, ddl := range []string{
+		`CREATE OR REPLACE MAPPING a_ids (__key INT, "value" BIGINT) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='java', 'valueJavaClass'='hzb.model.Ids$ADoc')`,
+		`CREATE OR REPLACE MAPPING a_ids_idx (__key INT, "value" BIGINT) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='java', 'valueJavaClass'='hzb.model.Ids$ADoc')`,
+		`CREATE OR REPLACE MAPPING a_portable (__key INT, "value" BIGINT) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='portable', 'valuePortableFactoryId'='2', 'valuePortableClassId'='3')`,
+		`CREATE OR REPLACE MAPPING a_json TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='json')`,
+		`CREATE OR REPLACE MAPPING a_json_flat EXTERNAL NAME a_json (__key INT, "value" BIGINT) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='json-flat')`,
+		`CREATE OR REPLACE MAPPING b_compact_small (__key INT, intField INT, longField BIGINT, doubleField DOUBLE, stringField VARCHAR) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='compact', 'valueCompactTypeName'='small')`,
+	} {
+		ph, err := p.Plan(ddl, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", ddl, err)
+		}
+		m := ph.Root.(*plan.CreateMapping).Mapping
+		cat.M[m.Name] = m
+	}
+	cat.I["a_ids_idx"] = []plan.IndexInfo{{Name: "a_ids_idx_value", Map: "a_ids_idx", Type: plan.IndexSorted, Attribute: "value"}}
+	return cat
+}
+
+func TestPlans(t *testing.T) {
+	p := NewPlanner(testCatalog(t), nil)
+	for _, c := range []struct{ sql, plan string }{
+		{`SELECT __key, this FROM a_ids`, "Exchange[all members]\n  Project[__key, this]\n    Scan[a_ids]"},
+		{`SELECT COUNT(*) FROM a_ids`, "MergeAggregate[COUNT(*)]\n  Exchange[all members]\n    EntryCount[a_ids]"},
+		{`SELECT SUM("value") FROM a_ids`, "MergeAggregate[SUM(value)]\n  Exchange[all members]\n    PartialAggregate[SUM(value)]\n      Scan[a_ids]"},
+		{`SELECT SUM(JSON_VALUE(this, '$.value' RETURNING INTEGER)) FROM a_json`, "MergeAggregate[SUM(JSON_VALUE(this, '$.value' RETURNING INTEGER))]\n  Exchange[all members]\n    PartialAggregate[SUM(JSON_VALUE(this, '$.value' RETURNING INTEGER))]\n      Scan[a_json]"},
+		{`SELECT __key, this FROM a_ids WHERE "value" = ?`, "Exchange[all members]\n  Project[__key, this]\n    Filter[value = ?1]\n      Scan[a_ids]"},
+		{`SELECT __key, this FROM a_ids_idx WHERE "value" = ?`, "Exchange[all members]\n  Project[__key, this]\n    Filter[value = ?1]\n      IndexScan[a_ids_idx, index=a_ids_idx_value SORTED, lookup=value = ?1]"},
+		{`SELECT * FROM b_compact_small WHERE stringField = 'metin'`, "Exchange[all members]\n  Project[__key, intField, longField, doubleField, stringField]\n    Filter[stringField = 'metin']\n      Scan[b_compact_small]"},
+		{`select intField % 10 as g, count(*), max(doubleField) from b_compact_small where longField > 5 group by 1 having count(*) > 1 order by g limit 3`, ""},
+		{`select stringField from b_compact_small order by longField desc limit 5`, ""},
+	} {
+		ph, err := p.Plan(c.sql, nil)
+		if err != nil {
+			t.Errorf("%s: %v", c.sql, err)
+			continue
+		}
+		got := plan.ExplainText(ph)
+		if c.plan != "" && got != c.plan {
+			t.Errorf("%s:\n got:\n%s\nwant:\n%s", c.sql, got, c.plan)
+		} else if c.plan == "" {
+			t.Logf("%s:\n%s", c.sql, got)
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	p := NewPlanner(testCatalog(t), nil)
+	for _, c := range []struct{ sql, msg string }{
+		{"SELEC 1", "line 1, column 1: syntax error near 'SELEC'"},
+		{"SELECT * FROM nothing", "line 1, column 15: mapping nothing does not exist"},
+		{"SELECT nope FROM a_ids", "line 1, column 8: column nope does not exist"},
+		{"SELECT *\nFROM a_ids WHERE \"value\" = 'x'", "cannot apply '=' to BIGINT and VARCHAR"},
+		{"SELECT * FROM a_ids a JOIN a_ids b ON a.__key = b.__key", "JOIN is not supported"},
+		{"SELECT * FROM a_ids WHERE", "syntax error at the end"},
+		{"SELECT frob(1) FROM a_ids", "unknown function FROB"},
+		{"SELECT " + strings.Repeat("(", 300) + "1" + strings.Repeat(")", 300), "nest deeper than 200"},
+		{"SELECT 1 FROM a_ids WHERE " + strings.Repeat("__key = 1 AND ", 30000) + "TRUE", "more than 100000 tokens"},
+	} {
+		_, err := p.Plan(c.sql, nil)
+		if err == nil || !strings.Contains(err.Error(), c.msg) || !errors.Is(err, plan.ErrQuery) {
+			t.Errorf("%s: got %v, want %q", c.sql, err, c.msg)
+		}
+	}
+}
+
+var _ = expr.Unknown

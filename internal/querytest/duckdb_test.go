@@ -1,0 +1,293 @@
+package querytest
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/atolldb/atoll/pkg/client"
+)
+
+// diffRow is one generated row of table t.
+type diffRow struct {
+	key  int32
+	a    *int32
+	b    int64
+	c    *float64
+	s    *string
+	g    int32
+	null [3]bool
+}
+
+var words = []string{"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"}
+
+func genRows(r *rand.Rand, n int) []diffRow {
+	rows := make([]diffRow, n)
+	for i := range rows {
+		row := diffRow{key: int32(i), b: r.Int64N(2_000_000) - 1_000_000, g: int32(r.IntN(10))}
+		if r.IntN(10) > 0 {
+			a := int32(r.IntN(100) - 20)
+			row.a = &a
+		}
+		if r.IntN(8) > 0 {
+			c := float64(r.IntN(4000)-1000) / 8 // exact in binary: sums agree
+			row.c = &c
+		}
+		if r.IntN(9) > 0 {
+			s := words[r.IntN(len(words))] + strconv.Itoa(r.IntN(30))
+			row.s = &s
+		}
+		rows[i] = row
+	}
+	return rows
+}
+
+// genCond returns a random condition over t.
+func genCond(r *rand.Rand, depth int) string {
+	if depth > 0 && r.IntN(3) == 0 {
+		op := " AND "
+		if r.IntN(2) == 0 {
+			op = " OR "
+		}
+		return "(" + genCond(r, depth-1) + op + genCond(r, depth-1) + ")"
+	}
+	if depth > 0 && r.IntN(8) == 0 {
+		return "NOT (" + genCond(r, depth-1) + ")"
+	}
+	cmp := []string{"=", "<>", "<", "<=", ">", ">="}[r.IntN(6)]
+	switch r.IntN(11) {
+	case 0:
+		return fmt.Sprintf("a %s %d", cmp, r.IntN(100)-20)
+	case 1:
+		return fmt.Sprintf("b %s %d", cmp, r.Int64N(2_000_000)-1_000_000)
+	case 2:
+		return fmt.Sprintf("c %s %g", cmp, float64(r.IntN(4000)-1000)/8)
+	case 3:
+		return fmt.Sprintf("s %s '%s'", cmp, words[r.IntN(len(words))]+strconv.Itoa(r.IntN(30)))
+	case 4:
+		return fmt.Sprintf("s LIKE '%s%%'", words[r.IntN(len(words))][:2])
+	case 5:
+		return []string{"a IS NULL", "a IS NOT NULL", "s IS NULL", "c IS NOT NULL"}[r.IntN(4)]
+	case 6:
+		lo := r.Int64N(2_000_000) - 1_000_000
+		return fmt.Sprintf("b BETWEEN %d AND %d", lo, lo+r.Int64N(800_000))
+	case 7:
+		return fmt.Sprintf("g IN (%d, %d, %d)", r.IntN(10), r.IntN(10), r.IntN(10))
+	case 8:
+		return fmt.Sprintf("a + g %s %d", cmp, r.IntN(100))
+	case 9:
+		return fmt.Sprintf("g %s %d", cmp, r.IntN(10))
+	}
+	return fmt.Sprintf("__key %s %d", cmp, r.IntN(1000))
+}
+
+type diffQuery struct {
+	sql     string
+	ordered bool
+}
+
+func genQueries(r *rand.Rand, n int) []diffQuery {
+	var out []diffQuery
+	for len(out) < n {
+		w := genCond(r, 2)
+		var q diffQuery
+		switch r.IntN(11) {
+		case 0:
+			q.sql = "SELECT __key, a, b FROM t WHERE " + w
+		case 1:
+			q.sql = "SELECT COUNT(*), COUNT(a), SUM(b), MIN(c), MAX(s), SUM(a) FROM t WHERE " + w
+		case 2:
+			q.sql = "SELECT g, COUNT(*), SUM(a), AVG(c), MAX(b), MIN(s) FROM t WHERE " + w + " GROUP BY g"
+		case 3:
+			q.sql = fmt.Sprintf("SELECT g, COUNT(*) FROM t WHERE %s GROUP BY g HAVING COUNT(*) > %d", w, r.IntN(60))
+		case 4:
+			q.sql, q.ordered = fmt.Sprintf("SELECT __key, b FROM t WHERE %s ORDER BY b DESC, __key LIMIT %d", w, 1+r.IntN(20)), true
+		case 5:
+			q.sql, q.ordered = fmt.Sprintf("SELECT __key, s FROM t WHERE %s ORDER BY __key LIMIT %d OFFSET %d", w, 1+r.IntN(20), r.IntN(30)), true
+		case 6:
+			q.sql = "SELECT DISTINCT g FROM t WHERE " + w
+		case 7:
+			q.sql = "SELECT COUNT(DISTINCT a), COUNT(DISTINCT s) FROM t WHERE " + w
+		case 8:
+			q.sql = "SELECT __key, CASE WHEN a > 40 THEN 'high' WHEN a > 10 THEN 'mid' ELSE 'low' END, COALESCE(s, 'none'), b + 1, ABS(b) FROM t WHERE " + w
+		case 9:
+			q.sql = "SELECT UPPER(s), LENGTH(s), a * 2 - g FROM t WHERE s IS NOT NULL AND " + w
+		default:
+			q.sql = "SELECT g, a IS NULL, COUNT(*) FROM t WHERE " + w + " GROUP BY g, a IS NULL"
+		}
+		out = append(out, q)
+	}
+	return out
+}
+
+// norm prints a value the same way for both engines.
+func norm(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case bool:
+		return strconv.FormatBool(x)
+	case string:
+		if _, err := strconv.ParseInt(x, 10, 64); err == nil && x != "" {
+			return x // integers from the reference arrive as strings
+		}
+		return "'" + x + "'"
+	case int8:
+		return strconv.FormatInt(int64(x), 10)
+	case int16:
+		return strconv.FormatInt(int64(x), 10)
+	case int32:
+		return strconv.FormatInt(int64(x), 10)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float32:
+		return normFloat(float64(x))
+	case float64:
+		return normFloat(x)
+	}
+	return fmt.Sprint(v)
+}
+
+func normFloat(f float64) string {
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return strconv.FormatFloat(f, 'g', 9, 64)
+}
+
+func TestDifferentialDuckDB(t *testing.T) {
+	if os.Getenv("ATOLL_SKIP_DUCKDB") != "" {
+		t.Skip("ATOLL_SKIP_DUCKDB is set")
+	}
+	if err := exec.Command("python3", "-c", "import duckdb").Run(); err != nil {
+		t.Fatalf("the reference engine needs python3 with duckdb (scripts/install-deps.sh installs it): %v", err)
+	}
+	c, ctx := start(t)
+	r := rand.New(rand.NewPCG(20261121, 5))
+	rows := genRows(r, 1000)
+	mustExec(t, ctx, c, `CREATE MAPPING t (__key INT, a INT, b BIGINT, c DOUBLE, s VARCHAR, g INT)
+		TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='compact', 'valueCompactTypeName'='diff_row')`)
+	// Load through INSERT (which writes Compact values following the
+	// mapping), in batches.
+	dir := t.TempDir()
+	var csvBuf bytes.Buffer
+	cw := csv.NewWriter(&csvBuf)
+	_ = cw.Write([]string{"__key", "a", "b", "c", "s", "g"})
+	for start := 0; start < len(rows); start += 200 {
+		var vals []string
+		for _, row := range rows[start:min(start+200, len(rows))] {
+			a, c2, s := "NULL", "NULL", "NULL"
+			ca, cc, cs := `\N`, `\N`, `\N`
+			if row.a != nil {
+				a, ca = strconv.Itoa(int(*row.a)), strconv.Itoa(int(*row.a))
+			}
+			if row.c != nil {
+				c2, cc = strconv.FormatFloat(*row.c, 'g', -1, 64), strconv.FormatFloat(*row.c, 'g', -1, 64)
+			}
+			if row.s != nil {
+				s, cs = "'"+*row.s+"'", *row.s
+			}
+			vals = append(vals, fmt.Sprintf("(%d, %s, %d, %s, %s, %d)", row.key, a, row.b, c2, s, row.g))
+			_ = cw.Write([]string{strconv.Itoa(int(row.key)), ca, strconv.FormatInt(row.b, 10), cc, cs, strconv.Itoa(int(row.g))})
+		}
+		mustExec(t, ctx, c, "INSERT INTO t VALUES "+strings.Join(vals, ", "))
+	}
+	cw.Flush()
+	dataPath := filepath.Join(dir, "t.csv")
+	if err := os.WriteFile(dataPath, csvBuf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := queryRows(t, ctx, c, "SELECT COUNT(*) FROM t"); got[0] != "1000" {
+		t.Fatalf("loaded %v rows", got)
+	}
+	queries := genQueries(r, 300)
+	texts := make([]string, len(queries))
+	for i, q := range queries {
+		texts[i] = q.sql
+	}
+	qb, _ := json.Marshal(texts)
+	qPath := filepath.Join(dir, "queries.json")
+	if err := os.WriteFile(qPath, qb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("python3", filepath.Join("testdata", "duckdb_ref.py"), dataPath, qPath).Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("duckdb reference: %v\n%s", err, stderr)
+	}
+	var ref []struct {
+		Rows  [][]any `json:"rows"`
+		Error string  `json:"error"`
+	}
+	if err := json.Unmarshal(out, &ref); err != nil {
+		t.Fatal(err)
+	}
+	nonEmpty := 0
+	for i, q := range queries {
+		if ref[i].Error != "" {
+			t.Errorf("query %d rejected by the reference: %s\n%s", i, ref[i].Error, q.sql)
+			continue
+		}
+		want := make([]string, len(ref[i].Rows))
+		for j, row := range ref[i].Rows {
+			parts := make([]string, len(row))
+			for k, v := range row {
+				parts[k] = norm(v)
+			}
+			want[j] = strings.Join(parts, "|")
+		}
+		got, err := atollRows(ctx, c, q.sql)
+		if err != nil {
+			t.Errorf("query %d: %v\n%s", i, err, q.sql)
+			continue
+		}
+		if !q.ordered {
+			want, got = sorted(want), sorted(got)
+		}
+		if !slices.Equal(want, got) {
+			t.Errorf("query %d differs\n%s\nduckdb (%d): %v\natoll  (%d): %v", i, q.sql, len(want), head(want), len(got), head(got))
+		}
+		if len(want) > 0 {
+			nonEmpty++
+		}
+		if testing.Verbose() && i < 4 {
+			t.Logf("%s\n  duckdb %v\n  atoll  %v", q.sql, head(want), head(got))
+		}
+	}
+	t.Logf("%d queries compared with DuckDB, %d with rows", len(queries), nonEmpty)
+}
+
+func atollRows(ctx context.Context, c *client.Client, stmt string) ([]string, error) {
+	rows, err := c.SQL(ctx, stmt)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			return nil, err
+		}
+		parts := make([]string, len(vals))
+		for k, v := range vals {
+			parts[k] = norm(v)
+		}
+		out = append(out, strings.Join(parts, "|"))
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,103 @@
+// Package querytest holds the query engine's end-to-end tests: SQL and the
+// Predicate API through a real member and the Go client, compared with each
+// other and with a reference engine.
+package querytest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/testcluster"
+	"github.com/atolldb/atoll/pkg/client"
+)
+
+// members is the member count (ATOLL_TEST_MEMBERS, default 1).
+func members(t testing.TB) int {
+	if s := os.Getenv("ATOLL_TEST_MEMBERS"); s != "" {
+		if n, err := strconv.Atoi(s); err == nil && n > 0 {
+			return n
+		}
+	}
+	return 1
+}
+
+func start(t testing.TB) (*client.Client, context.Context) {
+	t.Helper()
+	cl := testcluster.Start(t, testcluster.InProcess, members(t), testcluster.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	c, err := client.New(ctx, client.Config{Addresses: cl.Addrs(), ClusterName: "test", Serialization: model.Config()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c, ctx
+}
+
+func mustExec(t testing.TB, ctx context.Context, c *client.Client, stmts ...string) {
+	t.Helper()
+	for _, s := range stmts {
+		rows, err := c.SQL(ctx, s)
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		rows.Close()
+	}
+}
+
+// queryRows runs a statement and returns its rows as printed strings.
+func queryRows(t testing.TB, ctx context.Context, c *client.Client, stmt string, params ...any) []string {
+	t.Helper()
+	rows, err := c.SQL(ctx, stmt, params...)
+	if err != nil {
+		t.Fatalf("%s: %v", stmt, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, show(vals...))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("%s: %v", stmt, err)
+	}
+	return out
+}
+
+// show prints values the same way whatever side they came from.
+func show(vals ...any) string {
+	s := ""
+	for i, v := range vals {
+		if i > 0 {
+			s += "|"
+		}
+		switch x := v.(type) {
+		case *model.Small:
+			s += fmt.Sprintf("%d,%d,%g,%s", x.IntField, x.LongField, x.DoubleField, x.StringField)
+		case int8, int16, int32, int64, int:
+			s += fmt.Sprintf("%d", x)
+		case float32:
+			s += strconv.FormatFloat(float64(x), 'g', 10, 64)
+		case float64:
+			s += strconv.FormatFloat(x, 'g', 10, 64)
+		default:
+			s += fmt.Sprint(x)
+		}
+	}
+	return s
+}
+
+func sorted(s []string) []string {
+	c := append([]string(nil), s...)
+	sort.Strings(c)
+	return c
+}

@@ -1,0 +1,240 @@
+package server
+
+// The query service: SQL statements and Predicate API queries, planned by
+// the shared planner and run by the execution engine, and the fragments
+// that coordinators on other members send here.
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/exec"
+	"github.com/atolldb/atoll/internal/query/expr"
+	"github.com/atolldb/atoll/internal/query/plan"
+	qpred "github.com/atolldb/atoll/internal/query/predicate"
+	qsql "github.com/atolldb/atoll/internal/query/sql"
+)
+
+// QueryConfig wires the query service: the planners of both front ends
+// (sharing one plan cache and catalog) and the engine.
+type QueryConfig struct {
+	Engine     *exec.Engine
+	SQL        *qsql.Planner
+	Predicates *qpred.Planner
+}
+
+type queryService struct {
+	pb.UnimplementedQueryServiceServer
+	s *Server
+}
+
+func (q *queryService) cfg() (*QueryConfig, error) {
+	if q.s.cfg.Query == nil {
+		return nil, invalid("this member runs no query engine")
+	}
+	return q.s.cfg.Query, nil
+}
+
+func (q *queryService) Execute(ctx context.Context, r *pb.ExecuteRequest) (*pb.ExecuteResponse, error) {
+	qc, err := q.cfg()
+	if err != nil {
+		return nil, err
+	}
+	params := make([]expr.Value, len(r.Params))
+	types := make([]expr.Type, len(r.Params))
+	for i, p := range r.Params {
+		if params[i], err = plan.ValueFromProto(p); err != nil {
+			return nil, plan.Errorf("parameter %d: %v", i+1, err)
+		}
+		types[i] = params[i].T
+	}
+	var ph *plan.Physical
+	switch x := r.Query.(type) {
+	case *pb.ExecuteRequest_Sql:
+		if ph, err = qc.SQL.Plan(x.Sql, types); err != nil {
+			return nil, err
+		}
+	case *pb.ExecuteRequest_Predicate:
+		if ph, params, err = qc.Predicates.Plan(x.Predicate); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, invalid("execute request carries no statement")
+	}
+	if r.Explain && ph.Kind != "explain" {
+		ph = &plan.Physical{Root: &plan.Explain{Input: ph.Root}, Kind: "explain", ParamTypes: ph.ParamTypes}
+	}
+	opts := exec.Options{PageSize: int(r.PageSize), Timeout: time.Duration(r.TimeoutMs) * time.Millisecond}
+	res, err := qc.Engine.Execute(ctx, ph, params, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := resultResponse(res)
+	for _, c := range res.Columns {
+		out.Columns = append(out.Columns, &pb.Column{Name: c.Name, Type: pb.SqlType(c.Type), Nullable: true})
+	}
+	return out, nil
+}
+
+func resultResponse(res *exec.Result) *pb.ExecuteResponse {
+	return &pb.ExecuteResponse{
+		Page:        &pb.RowBatch{Rows: res.Rows, Count: int32(res.Count)},
+		CursorId:    res.Cursor,
+		UpdateCount: res.UpdateCount,
+	}
+}
+
+func (q *queryService) Fetch(ctx context.Context, r *pb.FetchRequest) (*pb.ExecuteResponse, error) {
+	qc, err := q.cfg()
+	if err != nil {
+		return nil, err
+	}
+	res, err := qc.Engine.Fetch(ctx, r.CursorId)
+	if err != nil {
+		return nil, err
+	}
+	return resultResponse(res), nil
+}
+
+func (q *queryService) Close(_ context.Context, r *pb.CloseRequest) (*pb.Empty, error) {
+	qc, err := q.cfg()
+	if err != nil {
+		return nil, err
+	}
+	qc.Engine.CloseCursor(r.CursorId)
+	return &pb.Empty{}, nil
+}
+
+func (q *queryService) AddIndex(_ context.Context, r *pb.AddIndexRequest) (*pb.Empty, error) {
+	qc, err := q.cfg()
+	if err != nil {
+		return nil, err
+	}
+	if r.Map == "" || len(r.Attributes) != 1 || r.Attributes[0] == "" {
+		return nil, invalid("an index needs a map and exactly one attribute")
+	}
+	t := plan.IndexSorted
+	if r.Type == pb.IndexType_INDEX_TYPE_HASH {
+		t = plan.IndexHash
+	}
+	return &pb.Empty{}, qc.Engine.AddIndex(plan.IndexInfo{Name: r.Name, Map: r.Map, Type: t, Attribute: plan.NormalizePath(r.Attributes[0])})
+}
+
+func (q *queryService) RunFragment(r *pb.RunFragmentRequest, stream pb.QueryService_RunFragmentServer) error {
+	qc, err := q.cfg()
+	if err != nil {
+		return err
+	}
+	ctx := stream.Context()
+	if r.TimeoutMs > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(r.TimeoutMs)*time.Millisecond)
+		defer cancel()
+	}
+	return qc.Engine.RunFragment(ctx, r.Fragment, r.Partitions, func(b *exec.Batch) error {
+		return stream.Send(&pb.RowBatch{Rows: b.Rows, Count: int32(b.Count)})
+	})
+}
+
+// Pipeline runs the Execute, Fetch and Close calls of one client stream:
+// a receiver reads calls, each runs on its own goroutine (at most
+// PipelineInFlight at a time), and replies are sent in completion order.
+// The stream ends when the client closes its side or the member drains;
+// the calls in flight finish first.
+func (q *queryService) Pipeline(stream pb.QueryService_PipelineServer) error {
+	s := q.s
+	ctx := stream.Context()
+	var sendMu sync.Mutex
+	var sendErr error
+	send := func(r *pb.QueryReply) {
+		sendMu.Lock()
+		defer sendMu.Unlock()
+		if sendErr == nil {
+			sendErr = stream.Send(r)
+		}
+	}
+	in := make(chan *pb.QueryCall)
+	recvDone := make(chan struct{})
+	go func() {
+		defer close(recvDone)
+		for {
+			call, err := stream.Recv()
+			if err != nil {
+				return
+			}
+			select {
+			case in <- call:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	sem := make(chan struct{}, s.cfg.PipelineInFlight)
+	var calls sync.WaitGroup
+loop:
+	for {
+		select {
+		case <-recvDone:
+			break loop
+		case <-s.done:
+			break loop
+		case call := <-in:
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				break loop
+			}
+			calls.Add(1)
+			go func() {
+				defer calls.Done()
+				defer func() { <-sem }()
+				send(q.runCall(ctx, call))
+			}()
+		}
+	}
+	calls.Wait()
+	sendMu.Lock()
+	err := sendErr
+	sendMu.Unlock()
+	if err != nil {
+		return err
+	}
+	if s.closing.Load() {
+		return ErrShuttingDown
+	}
+	return ctx.Err()
+}
+
+// runCall runs one pipelined call, turning a panic into an internal error.
+func (q *queryService) runCall(ctx context.Context, call *pb.QueryCall) (reply *pb.QueryReply) {
+	reply = &pb.QueryReply{CallId: call.CallId}
+	defer func() {
+		if p := recover(); p != nil {
+			q.s.log.Error("query call panicked", "call", call.CallId, "panic", p, "stack", string(debug.Stack()))
+			reply.Result, reply.Error = nil, toPipelineError(fmt.Errorf("internal error: %v", p))
+		}
+	}()
+	var res *pb.ExecuteResponse
+	var err error
+	switch op := call.Op.(type) {
+	case *pb.QueryCall_Execute:
+		res, err = q.Execute(ctx, op.Execute)
+	case *pb.QueryCall_Fetch:
+		res, err = q.Fetch(ctx, op.Fetch)
+	case *pb.QueryCall_Close:
+		_, err = q.Close(ctx, op.Close)
+		res = &pb.ExecuteResponse{}
+	default:
+		err = invalid("query call %d carries no operation", call.CallId)
+	}
+	if err != nil {
+		reply.Error = toPipelineError(err)
+		return reply
+	}
+	reply.Result = res
+	return reply
+}

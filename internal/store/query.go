@@ -1,0 +1,124 @@
+package store
+
+// Reads for the query engine: a lean scan without metadata, lookups that
+// do not count as accesses, and exact partition counts.
+
+// ScanKV calls fn with views of the key and value of every live entry of a
+// partition, in memory order, until fn returns false. It is Scan without
+// the metadata: no EntryView is built, and expiry is checked only when the
+// partition holds entries that can expire. The views are valid only during
+// the call; fn runs with the partition locked and must not call into the
+// Map. Expired entries are skipped; scanning does not count as access.
+func (m *Map) ScanKV(pid int32, fn func(key, value []byte) bool) error {
+	if err := m.checkPartition("scan", pid); err != nil {
+		return err
+	}
+	p := m.partition(pid)
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	checkExpiry := p.expirable > 0
+	now := uint32(0)
+	if checkExpiry {
+		now = m.now().sec
+	}
+	for i := range p.chunks {
+		c := &p.chunks[i]
+		data := c.data
+		u := 1<<c.shift - 1
+		for off := 0; off < len(data); {
+			// The common record inline (key under 16 bytes, value under
+			// 16 KiB, no TTL fields, nothing that can expire):
+			// decodeRec is not inlined, and this loop runs once per
+			// entry of every scan.
+			h := off + fixedHeader
+			if !checkExpiry && h+2 < len(data) {
+				kf, v0 := data[h], data[h+1]
+				if kf < 0x80 && kf&(flagsExpiry|flagDead) == 0 {
+					kOff, vLen := h+2, int(v0)
+					if v0 >= 0x80 {
+						if v1 := data[h+2]; v1 < 0x80 {
+							kOff, vLen = h+3, int(v0&0x7f)|int(v1)<<7
+						} else {
+							goto slow
+						}
+					}
+					vOff := kOff + int(kf>>flagBits)
+					end := vOff + vLen
+					off = (end + u) &^ u
+					if !fn(data[kOff:vOff:vOff], data[vOff:end:end]) {
+						return nil
+					}
+					continue
+				}
+			}
+		slow:
+			r := decodeRec(data, off)
+			off = alignUp(r.end(), c.shift)
+			if r.flags&flagDead != 0 || (checkExpiry && m.expired(data, &r, now)) {
+				continue
+			}
+			v := r.vOff()
+			if !fn(data[r.kOff:v:v], data[v:r.end():r.end()]) {
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+// PeekAll looks up keys of one partition under a single lock acquisition
+// and calls fn for each present, unexpired key with views of the key and
+// value (valid only during the call; fn runs with the partition locked).
+// Unlike GetAll it neither counts as an access nor removes expired entries.
+// Invalid keys are skipped.
+func (m *Map) PeekAll(pid int32, keys [][]byte, fn func(key, value []byte)) error {
+	if err := m.checkPartition("peek", pid); err != nil {
+		return err
+	}
+	p := m.partition(pid)
+	if p == nil || len(keys) == 0 {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	checkExpiry := p.expirable > 0
+	now := uint32(0)
+	if checkExpiry {
+		now = m.now().sec
+	}
+	for _, k := range keys {
+		if len(k) == 0 || len(k) > m.cfg.MaxKeySize {
+			continue
+		}
+		pos := p.find(m.hash(k), k)
+		if pos < 0 {
+			continue
+		}
+		b, r := p.recOf(uint32(p.slots[pos]))
+		if checkExpiry && m.expired(b, &r, now) {
+			continue
+		}
+		fn(r.key(b), r.value(b))
+	}
+	return nil
+}
+
+// CountExact returns the number of live entries of a partition. exact is
+// false when the partition holds entries that can expire, whose expiry is
+// only known by reading them (the count then includes expired ones).
+func (m *Map) CountExact(pid int32) (n int, exact bool, err error) {
+	if err := m.checkPartition("count", pid); err != nil {
+		return 0, false, err
+	}
+	p := m.partition(pid)
+	if p == nil {
+		return 0, true, nil
+	}
+	p.mu.Lock()
+	n, exact = p.count, p.expirable == 0
+	p.mu.Unlock()
+	return n, exact, nil
+}

@@ -1,0 +1,674 @@
+package client
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"time"
+
+	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/pkg/predicate"
+	"github.com/atolldb/atoll/pkg/serialization"
+)
+
+// Column describes a result column.
+type Column struct {
+	Name string
+	// Type is Hazelcast's SQL type name: BOOLEAN, INTEGER, BIGINT, DOUBLE,
+	// VARCHAR, OBJECT, ... (UNKNOWN when only the values know).
+	Type string
+}
+
+var sqlTypeNames = map[pb.SqlType]string{
+	pb.SqlType_SQL_TYPE_UNSPECIFIED: "UNKNOWN", pb.SqlType_SQL_TYPE_NULL: "NULL", pb.SqlType_SQL_TYPE_BOOLEAN: "BOOLEAN",
+	pb.SqlType_SQL_TYPE_TINYINT: "TINYINT", pb.SqlType_SQL_TYPE_SMALLINT: "SMALLINT", pb.SqlType_SQL_TYPE_INTEGER: "INTEGER",
+	pb.SqlType_SQL_TYPE_BIGINT: "BIGINT", pb.SqlType_SQL_TYPE_DECIMAL: "DECIMAL", pb.SqlType_SQL_TYPE_REAL: "REAL",
+	pb.SqlType_SQL_TYPE_DOUBLE: "DOUBLE", pb.SqlType_SQL_TYPE_VARCHAR: "VARCHAR", pb.SqlType_SQL_TYPE_DATE: "DATE",
+	pb.SqlType_SQL_TYPE_TIME: "TIME", pb.SqlType_SQL_TYPE_TIMESTAMP: "TIMESTAMP",
+	pb.SqlType_SQL_TYPE_TIMESTAMP_WITH_TIME_ZONE: "TIMESTAMP WITH TIME ZONE", pb.SqlType_SQL_TYPE_OBJECT: "OBJECT",
+	pb.SqlType_SQL_TYPE_JSON: "JSON",
+}
+
+// Rows is the result of a statement, read lazily page by page:
+//
+//	rows, err := c.SQL(ctx, `SELECT __key, name FROM people WHERE age > ?`, 30)
+//	if err != nil { ... }
+//	defer rows.Close()
+//	for rows.Next() {
+//		var id int32
+//		var name string
+//		if err := rows.Scan(&id, &name); err != nil { ... }
+//	}
+//	if err := rows.Err(); err != nil { ... }
+//
+// Close (or reading to the end) releases the query on the cluster; an
+// abandoned Rows is closed by the member after an idle timeout. Rows is not
+// safe for concurrent use.
+type Rows struct {
+	ctx     context.Context
+	c       *Client
+	cn      *conn
+	qs      *queryStream
+	columns []Column
+	types   []pb.SqlType
+	updates int64
+
+	page   []byte
+	left   int // rows left in page
+	cursor uint64
+	cur    []rawValue
+	err    error
+	closed bool
+}
+
+// rawValue is one decoded value before objects are deserialized.
+type rawValue struct {
+	v    any
+	data []byte // OBJECT: serialized Data, deserialized on demand
+}
+
+// Columns returns the result's columns (none for DML and DDL).
+func (r *Rows) Columns() []Column { return r.columns }
+
+// UpdateCount returns the rows a DML statement changed, 0 for DDL, and -1
+// for statements that return rows.
+func (r *Rows) UpdateCount() int64 { return r.updates }
+
+// Next advances to the next row, fetching the next page when needed. It
+// returns false at the end or on an error (see Err).
+func (r *Rows) Next() bool {
+	if r.err != nil || r.closed {
+		return false
+	}
+	for r.left == 0 {
+		if r.cursor == 0 {
+			r.closed = true
+			return false
+		}
+		resp, err := r.qs.call(r.ctx, &pb.QueryCall{Op: &pb.QueryCall_Fetch{Fetch: &pb.FetchRequest{CursorId: r.cursor}}})
+		if err != nil {
+			r.err = err
+			r.cursor = 0
+			return false
+		}
+		r.setPage(resp)
+	}
+	if cap(r.cur) < len(r.columns) {
+		r.cur = make([]rawValue, len(r.columns))
+	}
+	r.cur = r.cur[:len(r.columns)]
+	for i := range r.cur {
+		v, rest, err := decodeValue(r.page)
+		if err != nil {
+			r.err = err
+			return false
+		}
+		r.cur[i], r.page = v, rest
+	}
+	r.left--
+	return true
+}
+
+func (r *Rows) setPage(resp *pb.ExecuteResponse) {
+	r.page = resp.GetPage().GetRows()
+	r.left = int(resp.GetPage().GetCount())
+	r.cursor = resp.CursorId
+}
+
+// Err returns the error that ended the iteration, if any.
+func (r *Rows) Err() error { return r.err }
+
+// Close releases the query on the cluster. It is safe to call twice.
+func (r *Rows) Close() error {
+	if r.cursor != 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, err := r.qs.call(ctx, &pb.QueryCall{Op: &pb.QueryCall_Close{Close: &pb.CloseRequest{CursorId: r.cursor}}})
+		cancel()
+		r.cursor = 0
+		if err != nil && r.err == nil {
+			return err
+		}
+	}
+	r.closed = true
+	return nil
+}
+
+// Values returns the current row's values: nil, bool, int8, int16, int32,
+// int64, float32, float64, string, serialization.JSON, time.Time (DATE,
+// TIMESTAMP), time.Duration (TIME), or the deserialized object of an
+// OBJECT column (__key, this).
+func (r *Rows) Values() ([]any, error) {
+	out := make([]any, len(r.cur))
+	for i := range r.cur {
+		v, err := r.value(i)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func (r *Rows) value(i int) (any, error) {
+	rv := r.cur[i]
+	if rv.data != nil {
+		return r.c.toObject(r.ctx, rv.data)
+	}
+	return rv.v, nil
+}
+
+// Data returns column i's serialized Data when it is an OBJECT (nil
+// otherwise), without deserializing it.
+func (r *Rows) Data(i int) []byte {
+	if i < 0 || i >= len(r.cur) {
+		return nil
+	}
+	return r.cur[i].data
+}
+
+// Scan copies the current row's values into dest (pointers; a *any takes
+// any value). Integer and float values convert to wider types.
+func (r *Rows) Scan(dest ...any) error {
+	if len(dest) != len(r.cur) {
+		return fmt.Errorf("%w: Scan needs %d destinations, got %d", ErrInvalidArgument, len(r.cur), len(dest))
+	}
+	for i, d := range dest {
+		v, err := r.value(i)
+		if err != nil {
+			return err
+		}
+		if err := assign(d, v); err != nil {
+			return fmt.Errorf("column %s: %w", r.columns[i].Name, err)
+		}
+	}
+	return nil
+}
+
+func assign(dest, v any) error {
+	if p, ok := dest.(*any); ok {
+		*p = v
+		return nil
+	}
+	dv := reflect.ValueOf(dest)
+	if dv.Kind() != reflect.Pointer || dv.IsNil() {
+		return fmt.Errorf("%w: Scan destination must be a non-nil pointer", ErrInvalidArgument)
+	}
+	e := dv.Elem()
+	if v == nil {
+		e.Set(reflect.Zero(e.Type()))
+		return nil
+	}
+	sv := reflect.ValueOf(v)
+	switch {
+	case sv.Type().AssignableTo(e.Type()):
+		e.Set(sv)
+	case sv.Kind() == reflect.Pointer && sv.Elem().Type().AssignableTo(e.Type()):
+		e.Set(sv.Elem())
+	case sv.CanInt() && e.CanInt():
+		if e.OverflowInt(sv.Int()) {
+			return fmt.Errorf("%w: %v overflows %s", ErrInvalidArgument, v, e.Type())
+		}
+		e.SetInt(sv.Int())
+	case (sv.CanFloat() || sv.CanInt()) && e.CanFloat():
+		if sv.CanInt() {
+			e.SetFloat(float64(sv.Int()))
+		} else {
+			e.SetFloat(sv.Float())
+		}
+	case sv.Kind() == reflect.String && e.Kind() == reflect.String:
+		e.SetString(sv.String())
+	default:
+		return fmt.Errorf("%w: cannot store %T in %s", ErrInvalidArgument, v, e.Type())
+	}
+	return nil
+}
+
+var errCorruptPage = fmt.Errorf("%w: corrupt result page", ErrInternal)
+
+// decodeValue reads one value of a page (see RowBatch in the API).
+func decodeValue(b []byte) (rawValue, []byte, error) {
+	bad := errCorruptPage
+	if len(b) == 0 {
+		return rawValue{}, nil, bad
+	}
+	tag, b := b[0], b[1:]
+	switch tag {
+	case 0:
+		return rawValue{}, b, nil
+	case 1, 2:
+		return rawValue{v: tag == 2}, b, nil
+	case 3:
+		if len(b) < 1 {
+			return rawValue{}, nil, bad
+		}
+		t := pb.SqlType(b[0])
+		i, n := binary.Varint(b[1:])
+		if n <= 0 {
+			return rawValue{}, nil, bad
+		}
+		b = b[1+n:]
+		switch t {
+		case pb.SqlType_SQL_TYPE_TINYINT:
+			return rawValue{v: int8(i)}, b, nil
+		case pb.SqlType_SQL_TYPE_SMALLINT:
+			return rawValue{v: int16(i)}, b, nil
+		case pb.SqlType_SQL_TYPE_INTEGER:
+			return rawValue{v: int32(i)}, b, nil
+		case pb.SqlType_SQL_TYPE_DATE:
+			return rawValue{v: time.Unix(i*86400, 0).UTC()}, b, nil
+		case pb.SqlType_SQL_TYPE_TIME:
+			return rawValue{v: time.Duration(i)}, b, nil
+		case pb.SqlType_SQL_TYPE_TIMESTAMP, pb.SqlType_SQL_TYPE_TIMESTAMP_WITH_TIME_ZONE:
+			return rawValue{v: time.UnixMicro(i).UTC()}, b, nil
+		case pb.SqlType_SQL_TYPE_BOOLEAN:
+			return rawValue{v: i != 0}, b, nil
+		}
+		return rawValue{v: i}, b, nil
+	case 4:
+		if len(b) < 9 {
+			return rawValue{}, nil, bad
+		}
+		f := math.Float64frombits(binary.LittleEndian.Uint64(b[1:]))
+		if pb.SqlType(b[0]) == pb.SqlType_SQL_TYPE_REAL {
+			return rawValue{v: float32(f)}, b[9:], nil
+		}
+		return rawValue{v: f}, b[9:], nil
+	case 5:
+		if len(b) < 1 {
+			return rawValue{}, nil, bad
+		}
+		t := pb.SqlType(b[0])
+		l, n := binary.Uvarint(b[1:])
+		if n <= 0 || l > uint64(len(b)-1-n) {
+			return rawValue{}, nil, bad
+		}
+		s := string(b[1+n : 1+n+int(l)])
+		b = b[1+n+int(l):]
+		if t == pb.SqlType_SQL_TYPE_JSON {
+			return rawValue{v: serialization.JSON(s)}, b, nil
+		}
+		return rawValue{v: s}, b, nil
+	case 6:
+		l, n := binary.Uvarint(b)
+		if n <= 0 || l > uint64(len(b)-n) {
+			return rawValue{}, nil, bad
+		}
+		return rawValue{data: b[n : n+int(l) : n+int(l)]}, b[n+int(l):], nil
+	}
+	return rawValue{}, nil, bad
+}
+
+// QueryOption tunes a query.
+type QueryOption func(*pb.ExecuteRequest)
+
+// WithPageSize sets how many rows each page carries.
+func WithPageSize(n int) QueryOption {
+	return func(r *pb.ExecuteRequest) { r.PageSize = int32(n) }
+}
+
+// WithQueryTimeout bounds how long the query may run on the cluster.
+func WithQueryTimeout(d time.Duration) QueryOption {
+	return func(r *pb.ExecuteRequest) { r.TimeoutMs = max(1, d.Milliseconds()) }
+}
+
+func (c *Client) encoder() predicate.Encoder {
+	return func(v any) ([]byte, error) {
+		d, err := c.ser.ToData(v)
+		return d, err
+	}
+}
+
+// SQL runs a statement (Hazelcast's SQL dialect) with ? parameters and
+// returns its rows. DML and DDL return Rows with no columns and an update
+// count. Errors in the statement are *Error matching ErrQuery, with Line and
+// Column set. Options (WithPageSize, WithQueryTimeout) may be passed among
+// the parameters; they are not parameters.
+func (c *Client) SQL(ctx context.Context, stmt string, params ...any) (*Rows, error) {
+	req := &pb.ExecuteRequest{Query: &pb.ExecuteRequest_Sql{Sql: stmt}}
+	for _, p := range params {
+		if o, ok := p.(QueryOption); ok {
+			o(req)
+			continue
+		}
+		q, err := predicate.ValueToProto(p, c.encoder())
+		if err != nil {
+			return nil, fmt.Errorf("%w: parameter %d: %w", ErrInvalidArgument, len(req.Params)+1, err)
+		}
+		req.Params = append(req.Params, q)
+	}
+	if err := c.meta.flush(ctx); err != nil {
+		return nil, err
+	}
+	return c.execute(ctx, req)
+}
+
+// ExplainSQL returns the plan of a statement.
+func (c *Client) ExplainSQL(ctx context.Context, stmt string, params ...any) (string, error) {
+	rows, err := c.SQL(ctx, stmt, append(params, QueryOption(func(r *pb.ExecuteRequest) { r.Explain = true }))...)
+	if err != nil {
+		return "", err
+	}
+	return planText(rows)
+}
+
+func planText(rows *Rows) (string, error) {
+	defer rows.Close()
+	var out string
+	for rows.Next() {
+		v, _ := rows.cur[0].v.(string)
+		if out != "" {
+			out += "\n"
+		}
+		out += v
+	}
+	return out, rows.Err()
+}
+
+// execute sends a request to a member (the query's coordinator) and
+// returns its first page.
+func (c *Client) execute(ctx context.Context, req *pb.ExecuteRequest) (*Rows, error) {
+	if c.closed.Load() {
+		return nil, ErrClosed
+	}
+	if _, ok := ctx.Deadline(); !ok && req.TimeoutMs == 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.cfg.InvocationTimeout)
+		defer cancel()
+	}
+	if dl, ok := ctx.Deadline(); ok && req.TimeoutMs == 0 {
+		// The member stops the query when the caller gives up waiting.
+		req.TimeoutMs = max(1, time.Until(dl).Milliseconds())
+	}
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		cn, err := c.anyConn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		qs, err := c.queryStreamFor(cn)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := qs.call(ctx, &pb.QueryCall{Op: &pb.QueryCall_Execute{Execute: req}})
+		if err != nil {
+			lastErr = err
+			var ce *connError
+			if errors.As(err, &ce) && !ce.sent && ctx.Err() == nil {
+				continue // never reached the member: a new stream on the next attempt
+			}
+			var e *Error
+			if errors.As(lastErr, &e) && errors.Is(e, ErrUnknownSchema) {
+				if perr := c.meta.publishSchema(ctx, e.SchemaID); perr == nil {
+					continue
+				}
+			}
+			if errors.As(lastErr, &e) && e.Retryable && ctx.Err() == nil {
+				select {
+				case <-ctx.Done():
+				case <-time.After(c.jitter(c.cfg.Retry.InitialBackoff << attempt)):
+				}
+				continue
+			}
+			return nil, lastErr
+		}
+		r := &Rows{ctx: context.WithoutCancel(ctx), c: c, cn: cn, qs: qs, updates: resp.UpdateCount}
+		for _, col := range resp.Columns {
+			r.columns = append(r.columns, Column{Name: col.Name, Type: sqlTypeNames[col.Type]})
+			r.types = append(r.types, col.Type)
+		}
+		r.setPage(resp)
+		return r, nil
+	}
+	return nil, lastErr
+}
+
+// ---- Predicate API on maps ---------------------------------------------------
+
+func (m *Map[K, V]) predicateQuery(ctx context.Context, result pb.PredicateResult, p predicate.Predicate, build func(*pb.PredicateQuery)) (*Rows, error) {
+	q := &pb.PredicateQuery{Map: m.name, Result: result}
+	if p != nil {
+		pp, err := predicate.ToProto(p, m.c.encoder())
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidArgument, err)
+		}
+		q.Predicate = pp
+	}
+	if build != nil {
+		build(q)
+	}
+	return m.c.execute(ctx, &pb.ExecuteRequest{Query: &pb.ExecuteRequest_Predicate{Predicate: q}})
+}
+
+func firstPredicate(ps []predicate.Predicate) predicate.Predicate {
+	if len(ps) == 0 {
+		return nil
+	}
+	if len(ps) == 1 {
+		return ps[0]
+	}
+	return predicate.And(ps...)
+}
+
+// EntrySetWithPredicate returns the entries p matches (IMap.entrySet(p)).
+// A PagingPredicate returns one page, in its order.
+func (m *Map[K, V]) EntrySetWithPredicate(ctx context.Context, p predicate.Predicate) ([]Entry[K, V], error) {
+	rows, err := m.predicateQuery(ctx, pb.PredicateResult_PREDICATE_RESULT_ENTRIES, p, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Entry[K, V]
+	for rows.Next() {
+		k, err := m.decodeKey(ctx, rows.cur[0].data)
+		if err != nil {
+			return nil, err
+		}
+		v, err := m.decode(ctx, rows.cur[1].data)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Entry[K, V]{k, v})
+	}
+	return out, rows.Err()
+}
+
+// KeySetWithPredicate returns the keys of the entries p matches.
+func (m *Map[K, V]) KeySetWithPredicate(ctx context.Context, p predicate.Predicate) ([]K, error) {
+	rows, err := m.predicateQuery(ctx, pb.PredicateResult_PREDICATE_RESULT_KEYS, p, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []K
+	for rows.Next() {
+		k, err := m.decodeKey(ctx, rows.cur[0].data)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// ValuesWithPredicate returns the values of the entries p matches.
+func (m *Map[K, V]) ValuesWithPredicate(ctx context.Context, p predicate.Predicate) ([]V, error) {
+	rows, err := m.predicateQuery(ctx, pb.PredicateResult_PREDICATE_RESULT_VALUES, p, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []V
+	for rows.Next() {
+		v, err := m.decode(ctx, rows.cur[0].data)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// Aggregate runs an aggregator over the entries the predicates match (all
+// entries without one), like IMap.aggregate. Results: count, sums of
+// integers and fixed-point sums are int64 (0 for no entries); double sums
+// float64; averages float64 (nil for no entries); min and max the
+// attribute's value; distinct a []any; minBy and maxBy an Entry[K, V]
+// (zero Entry for no entries).
+func (m *Map[K, V]) Aggregate(ctx context.Context, agg predicate.Aggregator, p ...predicate.Predicate) (any, error) {
+	rows, err := m.predicateQuery(ctx, pb.PredicateResult_PREDICATE_RESULT_AGGREGATE, firstPredicate(p), func(q *pb.PredicateQuery) {
+		q.Aggregator = agg.ToProto()
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	switch agg.Kind {
+	case pb.AggregatorKind_AGGREGATOR_KIND_DISTINCT:
+		var out []any
+		for rows.Next() {
+			v, err := rows.value(0)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, rows.Err()
+	case pb.AggregatorKind_AGGREGATOR_KIND_MIN_BY, pb.AggregatorKind_AGGREGATOR_KIND_MAX_BY:
+		var e Entry[K, V]
+		if rows.Next() && rows.cur[0].data != nil {
+			if e.Key, err = m.decodeKey(ctx, rows.cur[0].data); err != nil {
+				return nil, err
+			}
+			if e.Value, err = m.decode(ctx, rows.cur[1].data); err != nil {
+				return nil, err
+			}
+		}
+		return e, rows.Err()
+	}
+	if !rows.Next() {
+		return nil, rows.Err()
+	}
+	v, err := rows.value(0)
+	if err != nil {
+		return nil, err
+	}
+	if v == nil {
+		switch agg.Kind {
+		case pb.AggregatorKind_AGGREGATOR_KIND_COUNT, pb.AggregatorKind_AGGREGATOR_KIND_LONG_SUM,
+			pb.AggregatorKind_AGGREGATOR_KIND_INTEGER_SUM, pb.AggregatorKind_AGGREGATOR_KIND_FIXED_POINT_SUM:
+			return int64(0), nil
+		case pb.AggregatorKind_AGGREGATOR_KIND_DOUBLE_SUM, pb.AggregatorKind_AGGREGATOR_KIND_FLOATING_POINT_SUM:
+			return float64(0), nil
+		}
+	}
+	return v, nil
+}
+
+// Project returns the projected attributes of the entries the predicates
+// match: one value per entry for a single attribute, a []any for several.
+func (m *Map[K, V]) Project(ctx context.Context, proj predicate.Projection, p ...predicate.Predicate) ([]any, error) {
+	rows, err := m.predicateQuery(ctx, pb.PredicateResult_PREDICATE_RESULT_PROJECT, firstPredicate(p), func(q *pb.PredicateQuery) {
+		q.Projection = proj.Attributes
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []any
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			return nil, err
+		}
+		if len(vals) == 1 {
+			out = append(out, vals[0])
+		} else {
+			out = append(out, vals)
+		}
+	}
+	return out, rows.Err()
+}
+
+// ExplainOption chooses which predicate query Explain plans.
+type ExplainOption func(*pb.PredicateQuery)
+
+// ExplainAggregate explains Aggregate(agg, p) instead of EntrySetWithPredicate(p).
+func ExplainAggregate(agg predicate.Aggregator) ExplainOption {
+	return func(q *pb.PredicateQuery) {
+		q.Result, q.Aggregator = pb.PredicateResult_PREDICATE_RESULT_AGGREGATE, agg.ToProto()
+	}
+}
+
+// ExplainProject explains Project(proj, p).
+func ExplainProject(proj predicate.Projection) ExplainOption {
+	return func(q *pb.PredicateQuery) {
+		q.Result, q.Projection = pb.PredicateResult_PREDICATE_RESULT_PROJECT, proj.Attributes
+	}
+}
+
+// ExplainKeys explains KeySetWithPredicate(p); ExplainValues ValuesWithPredicate(p).
+func ExplainKeys() ExplainOption {
+	return func(q *pb.PredicateQuery) { q.Result = pb.PredicateResult_PREDICATE_RESULT_KEYS }
+}
+
+// ExplainValues explains ValuesWithPredicate(p).
+func ExplainValues() ExplainOption {
+	return func(q *pb.PredicateQuery) { q.Result = pb.PredicateResult_PREDICATE_RESULT_VALUES }
+}
+
+// Explain returns the plan of EntrySetWithPredicate(p) (or of the query an
+// option names): the same text EXPLAIN prints for the equivalent SQL.
+func (m *Map[K, V]) Explain(ctx context.Context, p predicate.Predicate, opts ...ExplainOption) (string, error) {
+	q := &pb.PredicateQuery{Map: m.name, Result: pb.PredicateResult_PREDICATE_RESULT_ENTRIES}
+	if p != nil {
+		pp, err := predicate.ToProto(p, m.c.encoder())
+		if err != nil {
+			return "", fmt.Errorf("%w: %w", ErrInvalidArgument, err)
+		}
+		q.Predicate = pp
+	}
+	for _, o := range opts {
+		o(q)
+	}
+	rows, err := m.c.execute(ctx, &pb.ExecuteRequest{Query: &pb.ExecuteRequest_Predicate{Predicate: q}, Explain: true})
+	if err != nil {
+		return "", err
+	}
+	return planText(rows)
+}
+
+// IndexType is the kind of an index.
+type IndexType int32
+
+// Index types: sorted indexes answer ranges and equality, hash indexes
+// equality and IN.
+const (
+	IndexSorted IndexType = IndexType(pb.IndexType_INDEX_TYPE_SORTED)
+	IndexHash   IndexType = IndexType(pb.IndexType_INDEX_TYPE_HASH)
+)
+
+// IndexConfig describes an index (IMap.addIndex).
+type IndexConfig struct {
+	// Name defaults to map_attribute.
+	Name string
+	Type IndexType
+	// Attributes holds the one attribute path to index.
+	Attributes []string
+}
+
+// AddIndex creates an index on every member; queries use it from then on.
+// Adding an index that exists is not an error.
+func (m *Map[K, V]) AddIndex(ctx context.Context, cfg IndexConfig) error {
+	if cfg.Type == 0 {
+		cfg.Type = IndexSorted
+	}
+	cn, err := m.c.anyConn(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = pb.NewQueryServiceClient(cn.cc).AddIndex(ctx, &pb.AddIndexRequest{Map: m.name, Name: cfg.Name, Type: pb.IndexType(cfg.Type), Attributes: cfg.Attributes})
+	return errorFromStatus(err, cn.addr)
+}
