@@ -2,11 +2,14 @@
 // definitions. Local holds them in memory; every change is reported to
 // OnChange subscribers as a Change, and Apply replays a Change, which is
 // all a cluster layer needs to replicate the catalog to other members
-// (broadcast the Changes of one member, Apply them on the others, and use
-// Snapshot to bring a joining member up to date).
+// (broadcast the Changes made on one member, Apply them on the others, and
+// use Snapshot to bring a joining member up to date). Marshal and
+// UnmarshalChange carry a Change between members.
 package catalog
 
 import (
+	"encoding/json"
+	"fmt"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -30,6 +33,43 @@ type Change struct {
 	Mapping *plan.Mapping  // PutMapping
 	Name    string         // DropMapping
 	Index   plan.IndexInfo // AddIndex
+	// Replayed is set on the Changes that Apply made (they happened on
+	// another member first): a replicator does not send them on.
+	Replayed bool `json:"-"`
+}
+
+// Marshal encodes a change for another member.
+func (ch Change) Marshal() ([]byte, error) { return json.Marshal(ch) }
+
+// maxChange bounds an encoded change (a mapping's DDL and columns).
+const maxChange = 1 << 20
+
+// UnmarshalChange decodes a change sent by another member and checks it.
+func UnmarshalChange(b []byte) (Change, error) {
+	var ch Change
+	if len(b) > maxChange {
+		return ch, fmt.Errorf("catalog: a change of %d bytes (at most %d)", len(b), maxChange)
+	}
+	if err := json.Unmarshal(b, &ch); err != nil {
+		return ch, fmt.Errorf("catalog: unreadable change: %w", err)
+	}
+	switch ch.Kind {
+	case PutMapping:
+		if ch.Mapping == nil || ch.Mapping.Name == "" || ch.Mapping.MapName == "" {
+			return ch, fmt.Errorf("catalog: a mapping change without a mapping name")
+		}
+	case DropMapping:
+		if ch.Name == "" {
+			return ch, fmt.Errorf("catalog: a drop without a mapping name")
+		}
+	case AddIndex:
+		if ch.Index.Name == "" || ch.Index.Map == "" || ch.Index.Attribute == "" {
+			return ch, fmt.Errorf("catalog: an index change without name, map or attribute")
+		}
+	default:
+		return ch, fmt.Errorf("catalog: unknown change kind %q", ch.Kind)
+	}
+	return ch, nil
 }
 
 // Local is an in-memory catalog. It is safe for concurrent use; readers
@@ -116,6 +156,10 @@ func (c *Local) commit(n *state, ch Change) {
 
 // PutMapping adds or replaces a mapping.
 func (c *Local) PutMapping(m *plan.Mapping, orReplace, ifNotExists bool) error {
+	return c.putMapping(m, orReplace, ifNotExists, false)
+}
+
+func (c *Local) putMapping(m *plan.Mapping, orReplace, ifNotExists, replayed bool) error {
 	c.mu.Lock()
 	if _, ok := c.state.Load().mappings[m.Name]; ok && !orReplace {
 		c.mu.Unlock()
@@ -126,12 +170,16 @@ func (c *Local) PutMapping(m *plan.Mapping, orReplace, ifNotExists bool) error {
 	}
 	n := c.clone()
 	n.mappings[m.Name] = m
-	c.commit(n, Change{Kind: PutMapping, Mapping: m})
+	c.commit(n, Change{Kind: PutMapping, Mapping: m, Replayed: replayed})
 	return nil
 }
 
 // DropMapping removes a mapping.
 func (c *Local) DropMapping(name string, ifExists bool) error {
+	return c.dropMapping(name, ifExists, false)
+}
+
+func (c *Local) dropMapping(name string, ifExists, replayed bool) error {
 	c.mu.Lock()
 	if _, ok := c.state.Load().mappings[name]; !ok {
 		c.mu.Unlock()
@@ -142,7 +190,7 @@ func (c *Local) DropMapping(name string, ifExists bool) error {
 	}
 	n := c.clone()
 	delete(n.mappings, name)
-	c.commit(n, Change{Kind: DropMapping, Name: name})
+	c.commit(n, Change{Kind: DropMapping, Name: name, Replayed: replayed})
 	return nil
 }
 
@@ -150,6 +198,10 @@ func (c *Local) DropMapping(name string, ifExists bool) error {
 // same map and attribute is not an error; another definition under the
 // name is (unless ifNotExists).
 func (c *Local) AddIndex(ix plan.IndexInfo, ifNotExists bool) (bool, error) {
+	return c.addIndex(ix, ifNotExists, false)
+}
+
+func (c *Local) addIndex(ix plan.IndexInfo, ifNotExists, replayed bool) (bool, error) {
 	c.mu.Lock()
 	for _, have := range c.state.Load().indexes[ix.Map] {
 		if have.Name == ix.Name {
@@ -166,19 +218,20 @@ func (c *Local) AddIndex(ix plan.IndexInfo, ifNotExists bool) (bool, error) {
 	}
 	n := c.clone()
 	n.indexes[ix.Map] = append(append([]plan.IndexInfo(nil), n.indexes[ix.Map]...), ix)
-	c.commit(n, Change{Kind: AddIndex, Index: ix})
+	c.commit(n, Change{Kind: AddIndex, Index: ix, Replayed: replayed})
 	return true, nil
 }
 
-// Apply replays a change made on another member.
+// Apply replays a change made on another member; the Change its
+// subscribers see is marked Replayed.
 func (c *Local) Apply(ch Change) error {
 	switch ch.Kind {
 	case PutMapping:
-		return c.PutMapping(ch.Mapping, true, false)
+		return c.putMapping(ch.Mapping, true, false, true)
 	case DropMapping:
-		return c.DropMapping(ch.Name, true)
+		return c.dropMapping(ch.Name, true, true)
 	case AddIndex:
-		_, err := c.AddIndex(ch.Index, true)
+		_, err := c.addIndex(ch.Index, true, true)
 		return err
 	}
 	return plan.Errorf("unknown catalog change %q", ch.Kind)
