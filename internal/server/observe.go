@@ -47,13 +47,35 @@ var opNames = [numOps]string{
 	"destroy", "stats", "configure",
 }
 
-// instruments are one map's recorders, looked up once and kept: the
-// operation path then costs two clock reads, two atomic adds and two
-// label switches.
+// instruments are one map's recorders, by operation kind, created on the
+// kind's first use and kept: the operation path then costs two clock
+// reads, two atomic adds and two label switches.
 type instruments struct {
-	latency [numOps]prometheus.Observer
-	errors  [numOps]prometheus.Counter
-	labels  [numOps]context.Context
+	name string
+	ops  [numOps]atomic.Pointer[opInstruments]
+}
+
+type opInstruments struct {
+	latency prometheus.Observer // nil when metrics are off
+	errors  prometheus.Counter
+	labels  context.Context // nil when labels are off
+}
+
+func (in *instruments) op(s *Server, k op) *opInstruments {
+	if oi := in.ops[k].Load(); oi != nil {
+		return oi
+	}
+	oi := &opInstruments{}
+	if m := s.cfg.Metrics; m != nil {
+		oi.latency, oi.errors = m.Latency(in.name, opNames[k]), m.Errors(in.name, opNames[k])
+	}
+	if s.cfg.ProfileLabels {
+		oi.labels = profiling.OpLabels(in.name, opNames[k])
+	}
+	if in.ops[k].CompareAndSwap(nil, oi) {
+		return oi
+	}
+	return in.ops[k].Load()
 }
 
 // observer keeps the instruments of every map, copy-on-write like the
@@ -80,16 +102,7 @@ func (o *observer) of(name string) *instruments {
 	if in, ok := cur[name]; ok {
 		return in
 	}
-	in := &instruments{}
-	for k := range numOps {
-		if m := o.s.cfg.Metrics; m != nil {
-			in.latency[k] = m.Latency(name, opNames[k])
-			in.errors[k] = m.Errors(name, opNames[k])
-		}
-		if o.s.cfg.ProfileLabels {
-			in.labels[k] = profiling.OpLabels(name, opNames[k])
-		}
-	}
+	in := &instruments{name: name}
 	next := make(map[string]*instruments, len(cur)+1)
 	for k, v := range cur {
 		next[k] = v
@@ -131,10 +144,13 @@ func observe[Req mapRequest, Resp any](s *Server, ctx context.Context, k op, r R
 		return h(ctx, r)
 	}
 	name := r.GetMap()
-	in := s.obs.of(name)
-	if in != nil && in.labels[k] != nil {
-		pprof.SetGoroutineLabels(in.labels[k])
-		defer pprof.SetGoroutineLabels(ctx)
+	var oi *opInstruments
+	if in := s.obs.of(name); in != nil {
+		oi = in.op(s, k)
+		if oi.labels != nil {
+			pprof.SetGoroutineLabels(oi.labels)
+			defer pprof.SetGoroutineLabels(ctx)
+		}
 	}
 	start := time.Now()
 	resp, err := h(ctx, r)
@@ -142,13 +158,15 @@ func observe[Req mapRequest, Resp any](s *Server, ctx context.Context, k op, r R
 		s.obs.forget(name)
 		return resp, err
 	}
-	if in == nil {
-		in = s.obs.of(name) // the operation created the map
+	if oi == nil {
+		if in := s.obs.of(name); in != nil { // the operation created the map
+			oi = in.op(s, k)
+		}
 	}
-	if in != nil && in.latency[k] != nil {
-		in.latency[k].Observe(time.Since(start).Seconds())
+	if oi != nil && oi.latency != nil {
+		oi.latency.Observe(time.Since(start).Seconds())
 		if err != nil {
-			in.errors[k].Inc()
+			oi.errors.Inc()
 		}
 	}
 	return resp, err
