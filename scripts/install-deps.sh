@@ -18,3 +18,12 @@ if ! need mvn || ! need javac; then
 		exit 1
 	fi
 fi
+
+# The dashboards test runs a real Prometheus server; Debian packages it.
+if ! need prometheus; then
+	# Not fatal: without it the dashboards test skips and says why.
+	if ! { need apt-get && [ "$(id -u)" = 0 ] && apt-get update -qq &&
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus >/dev/null; }; then
+		echo "install-deps: could not install Prometheus (Debian: apt-get install prometheus); the dashboards test will skip" >&2
+	fi
+fi

@@ -153,13 +153,18 @@ const baseLabel = "pprof::base"
 // or smaller share rather than a longer or busier capture. It fails when
 // the two profiles are of different types.
 func Diff(cur, base *profile.Profile) (*profile.Profile, error) {
-	base = base.Copy()
+	cur, base = cur.Copy(), base.Copy()
+	for _, p := range []*profile.Profile{cur, base} {
+		if p.PeriodType == nil { // pprof's comparison expects one
+			p.PeriodType = &profile.ValueType{}
+		}
+	}
 	if err := base.Normalize(cur); err != nil {
 		return nil, fmt.Errorf("--diff-base: %w", err)
 	}
 	base.Scale(-1)
 	base.SetLabel(baseLabel, []string{"true"})
-	d, err := profile.Merge([]*profile.Profile{cur.Copy(), base})
+	d, err := profile.Merge([]*profile.Profile{cur, base})
 	if err != nil {
 		return nil, fmt.Errorf("--diff-base: the profiles cannot be compared: %w", err)
 	}

@@ -212,6 +212,9 @@ func (g *FlameGraph) color(f *frame) string {
 			return "rgb(220,220,220)"
 		}
 		d := float64(f.cur-f.base) / float64(sum) // -1 .. 1
+		if math.Abs(d) < 0.005 {
+			return "rgb(220,220,220)"
+		}
 		v := int(220 - 160*math.Abs(d))
 		if d > 0 {
 			return fmt.Sprintf("rgb(255,%d,%d)", v, v)
@@ -227,7 +230,14 @@ func (g *FlameGraph) color(f *frame) string {
 func (g *FlameGraph) format(v int64) string {
 	switch g.unit {
 	case "nanoseconds":
-		return time.Duration(v).Round(time.Microsecond).String()
+		d := time.Duration(v)
+		switch {
+		case d >= time.Second || d <= -time.Second:
+			return d.Round(time.Millisecond).String()
+		case d >= time.Millisecond || d <= -time.Millisecond:
+			return d.Round(time.Microsecond).String()
+		}
+		return d.String()
 	case "bytes":
 		return fmt.Sprintf("%.2f MiB", float64(v)/(1<<20))
 	}
