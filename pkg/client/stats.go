@@ -55,6 +55,7 @@ func (c *Client) reportStatistics() {
 	t := time.NewTicker(c.cfg.StatisticsInterval)
 	defer t.Stop()
 	last := reported{near: map[string]nearCounters{}}
+	var to string // the member that took the last report: reports stay there while it is connected
 	for {
 		select {
 		case <-c.stop:
@@ -63,7 +64,13 @@ func (c *Client) reportStatistics() {
 		}
 		req, cur := c.statistics(last)
 		ctx, cancel := context.WithTimeout(context.Background(), c.cfg.StatisticsInterval)
-		cn, err := c.anyConn(ctx)
+		c.mu.Lock()
+		cn := c.conns[to]
+		c.mu.Unlock()
+		var err error
+		if cn == nil || !cn.usable() {
+			cn, err = c.anyConn(ctx)
+		}
 		if err == nil {
 			_, err = cn.cluster.PushClientStatistics(ctx, req)
 		}
@@ -72,7 +79,7 @@ func (c *Client) reportStatistics() {
 			c.log.Debug("reporting statistics failed", "err", err)
 			continue
 		}
-		last = cur
+		last, to = cur, cn.addr
 	}
 }
 

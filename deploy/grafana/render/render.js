@@ -22,7 +22,7 @@
     const si = (x, suffixes, base) => {
       let i = 0;
       while (Math.abs(x) >= base && i < suffixes.length - 1) { x /= base; i++; }
-      return (Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2)) + suffixes[i];
+      return (Math.abs(x) >= 1000 ? x.toFixed(0) : String(Number(x.toPrecision(4)))) + suffixes[i];
     };
     switch (unit) {
       case "s": return v === 0 ? "0" : v < 1e-3 ? (v * 1e6).toFixed(0) + " µs" : v < 1 ? (v * 1e3).toFixed(1) + " ms" : v.toFixed(2) + " s";
@@ -84,7 +84,7 @@
       cursor: { show: false },
       axes: [
         { stroke: "#8e8e8e", grid: { stroke: "#2c3235" }, ticks: { stroke: "#2c3235" } },
-        { stroke: "#8e8e8e", grid: { stroke: "#2c3235" }, ticks: { stroke: "#2c3235" }, size: 70, values: (u, vals) => vals.map((v) => fmt(unit, v)) },
+        { stroke: "#8e8e8e", grid: { stroke: "#2c3235" }, ticks: { stroke: "#2c3235" }, size: 90, values: (u, vals) => vals.map((v) => fmt(unit, v)) },
       ],
       series: [{}].concat(results.map((r, i) => ({ label: r.name, stroke: palette[i % palette.length], width: 1.5, value: (u, v) => fmt(unit, v) }))),
     };
