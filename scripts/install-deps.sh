@@ -26,3 +26,12 @@ if ! python3 -c 'import duckdb' 2>/dev/null; then
 	python3 -m pip install --user --quiet 'duckdb==2.0.0' 2>/dev/null ||
 		python3 -m pip install --quiet 'duckdb==2.0.0'
 fi
+
+# The dashboards test runs a real Prometheus server; Debian packages it.
+if ! need prometheus; then
+	# Not fatal: without it the dashboards test skips and says why.
+	if ! { need apt-get && [ "$(id -u)" = 0 ] && apt-get update -qq &&
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus >/dev/null; }; then
+		echo "install-deps: could not install Prometheus (Debian: apt-get install prometheus); the dashboards test will skip" >&2
+	fi
+fi

@@ -31,7 +31,7 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newMemberCmd(), newMapCmd(), newClusterCmd(), newSQLCmd(), newVectorsCmd())
+	root.AddCommand(newMemberCmd(), newMapCmd(), newClusterCmd(), newSQLCmd(), newVectorsCmd(), newProfileCmd())
 	return root
 }
 

@@ -91,6 +91,9 @@ type Config struct {
 	// MaxConcurrentMigrations bounds the partitions moving at once
 	// (default 10).
 	MaxConcurrentMigrations int
+	// DialOptions are added to the connections to other members (the
+	// member counts their traffic through interceptors).
+	DialOptions []grpc.DialOption
 }
 
 // GossipConfig tunes memberlist.
@@ -165,7 +168,7 @@ func New(cfg Config) (*Node, error) {
 	}
 	n := &Node{
 		cfg: cfg, log: cfg.Logger.With("component", "cluster"), self: cfg.Self,
-		peers: newPeers(cfg.MaxMessageSize), table: cfg.Table,
+		peers: newPeers(cfg.MaxMessageSize, cfg.DialOptions), table: cfg.Table,
 		aliveAll: map[partition.UUID]aliveMember{cfg.Self.UUID: {Member: cfg.Self, lineage: cfg.Self.UUID}},
 		leaving:  map[partition.UUID]bool{},
 		left:     map[partition.UUID]bool{},

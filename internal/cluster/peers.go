@@ -14,13 +14,14 @@ import (
 // themselves; a member that left is dropped with forget.
 type peers struct {
 	maxMsg int
+	opts   []grpc.DialOption
 	mu     sync.Mutex
 	conns  map[string]*grpc.ClientConn
 	closed bool
 }
 
-func newPeers(maxMsg int) *peers {
-	return &peers{maxMsg: maxMsg, conns: map[string]*grpc.ClientConn{}}
+func newPeers(maxMsg int, opts []grpc.DialOption) *peers {
+	return &peers{maxMsg: maxMsg, opts: opts, conns: map[string]*grpc.ClientConn{}}
 }
 
 // client returns a MemberService client for the member at addr.
@@ -42,10 +43,11 @@ func (p *peers) conn(addr string) (*grpc.ClientConn, error) {
 	cc, ok := p.conns[addr]
 	if !ok {
 		var err error
-		cc, err = grpc.NewClient(addr,
+		opts := append([]grpc.DialOption{
 			grpc.WithTransportCredentials(insecure.NewCredentials()),
 			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(p.maxMsg), grpc.MaxCallSendMsgSize(p.maxMsg)),
-		)
+		}, p.opts...)
+		cc, err = grpc.NewClient(addr, opts...)
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"gopkg.in/yaml.v3"
 
 	"github.com/atolldb/atoll/internal/maps"
@@ -53,11 +54,34 @@ type Config struct {
 	SweepInterval Duration `yaml:"sweep-interval"`
 	// Log configures logging.
 	Log LogConfig `yaml:"log"`
+	// Metrics configures what /metrics records.
+	Metrics MetricsConfig `yaml:"metrics"`
+	// Profiling configures the profiling hooks.
+	Profiling ProfilingConfig `yaml:"profiling"`
 
 	// Logger overrides Log (embedding); Clock drives TTL and statistics
-	// (tests). Neither comes from YAML.
-	Logger *slog.Logger `yaml:"-"`
-	Clock  store.Clock  `yaml:"-"`
+	// (tests); Registry receives the member's metrics (default: a registry
+	// of its own; never the global one, so that members in one process do
+	// not collide). None comes from YAML.
+	Logger   *slog.Logger         `yaml:"-"`
+	Clock    store.Clock          `yaml:"-"`
+	Registry *prometheus.Registry `yaml:"-"`
+}
+
+// MetricsConfig configures the member's metrics.
+type MetricsConfig struct {
+	// Operations records the latency and failures of every map operation
+	// by map and kind (default true). Everything else on /metrics is read
+	// at scrape time and costs the operations nothing.
+	Operations bool `yaml:"operations"`
+}
+
+// ProfilingConfig configures the profiling hooks.
+type ProfilingConfig struct {
+	// Labels runs map operations under the pprof labels map and op
+	// (default true), so that `atoll profile --label op=set` can cut a CPU
+	// profile to one kind of operation.
+	Labels bool `yaml:"labels"`
 }
 
 // GossipConfig tunes failure detection; zero values keep the defaults.
@@ -133,6 +157,8 @@ func DefaultConfig() Config {
 		},
 		SweepInterval: Duration(time.Second),
 		Log:           LogConfig{Level: "info", Format: "text"},
+		Metrics:       MetricsConfig{Operations: true},
+		Profiling:     ProfilingConfig{Labels: true},
 	}
 }
 

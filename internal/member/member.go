@@ -19,11 +19,15 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc"
 
 	"github.com/atolldb/atoll/internal/cluster"
 	"github.com/atolldb/atoll/internal/maps"
+	"github.com/atolldb/atoll/internal/metrics"
 	"github.com/atolldb/atoll/internal/partition"
+	"github.com/atolldb/atoll/internal/profiling"
 	"github.com/atolldb/atoll/internal/server"
 	"github.com/atolldb/atoll/internal/store"
 	"github.com/atolldb/atoll/pkg/serialization"
@@ -49,6 +53,11 @@ type Member struct {
 	listener net.Listener
 	admin    *http.Server
 	adminLn  net.Listener
+
+	registry *prometheus.Registry
+	metrics  *metrics.Metrics
+	started  atomic.Bool // the cluster node started
+	stable   stability
 
 	stop     chan struct{}
 	bg       sync.WaitGroup
@@ -95,6 +104,13 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		}
 		m.self.AdminAddress = m.adminLn.Addr().String()
 	}
+	m.registry = cfg.Registry
+	if m.registry == nil {
+		m.registry = prometheus.NewRegistry()
+	}
+	m.metrics = metrics.New(m.registry, metrics.Sources{Maps: m.mapStats, Cluster: m.clusterStats, Ready: m.ready},
+		metrics.Options{Version: Version, MapOperations: cfg.Metrics.Operations})
+	transport := &transportMetrics{m: m.metrics.Transport, self: advertise, known: m.isMember}
 	replicas := &replicaStore{backup: make([]atomic.Bool, cfg.PartitionCount), clock: cfg.Clock}
 	var node *cluster.Node
 	m.maps = maps.NewRegistry(maps.Options{
@@ -112,6 +128,7 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		ClusterName: cfg.ClusterName, Self: m.self, PartitionCount: cfg.PartitionCount, Replicas: cfg.replicas(),
 		Join: cfg.Join, MinClusterSize: cfg.MinClusterSize, Store: replicas, Metadata: metadataStore{ser},
 		Table: m.table, Logger: log, MaxMessageSize: cfg.Limits.MaxMessageSize, MaxConcurrentMigrations: cfg.MaxParallelMigrations,
+		DialOptions: transport.dialOptions(),
 		Gossip: cluster.GossipConfig{
 			ProbeInterval: time.Duration(cfg.Gossip.ProbeInterval), ProbeTimeout: time.Duration(cfg.Gossip.ProbeTimeout),
 			GossipInterval: time.Duration(cfg.Gossip.GossipInterval), SuspicionMult: cfg.Gossip.SuspicionMult,
@@ -133,12 +150,13 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 	m.server = server.New(server.Config{
 		ClusterName: cfg.ClusterName, Version: Version, Self: m.self,
 		Maps: m.maps, Serialization: ser, Table: m.table, Cluster: node, Logger: log, Query: m.query.config,
+		Metrics: m.metrics.MapOps, ProfileLabels: cfg.Profiling.Labels, Clients: m.metrics.Clients,
 	})
 	m.grpc = grpc.NewServer(
 		grpc.MaxRecvMsgSize(cfg.Limits.MaxMessageSize),
 		grpc.MaxSendMsgSize(cfg.Limits.MaxMessageSize),
-		grpc.UnaryInterceptor(m.server.UnaryInterceptor),
-		grpc.StreamInterceptor(m.server.StreamInterceptor),
+		grpc.ChainUnaryInterceptor(m.server.UnaryInterceptor, transport.serverUnary),
+		grpc.ChainStreamInterceptor(m.server.StreamInterceptor, transport.serverStream),
 	)
 	node.Register(m.grpc)
 	m.server.Register(m.grpc)
@@ -156,6 +174,8 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		})
 	}
 	m.goRun(m.sweep)
+	m.stable.changed()
+	m.goRun(m.watchTable)
 	if err := node.Start(ctx); err != nil {
 		m.grpc.Stop()
 		if m.admin != nil {
@@ -166,6 +186,7 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		m.query.close()
 		return nil, err
 	}
+	m.started.Store(true)
 	log.Info("member started", "cluster", cfg.ClusterName, "address", m.self.Address, "admin", m.self.AdminAddress,
 		"uuid", m.self.UUID.String(), "partitions", cfg.PartitionCount, "version", Version)
 	return m, nil
@@ -253,13 +274,14 @@ func (m *Member) adminMux() *http.ServeMux {
 		_ = json.NewEncoder(w).Encode(HeapAfterGC())
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
-		select {
-		case <-m.stop:
-			http.Error(w, "shutting down", http.StatusServiceUnavailable)
-		default:
-			_, _ = w.Write([]byte("ready\n"))
+		if why := m.unready(); why != "" {
+			http.Error(w, why, http.StatusServiceUnavailable)
+			return
 		}
+		_, _ = w.Write([]byte("ready\n"))
 	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(m.log.Handler(), slog.LevelWarn)}))
+	profiling.Register(mux)
 	return mux
 }
 

@@ -3,8 +3,10 @@ package server
 import (
 	"context"
 	"strconv"
+	"time"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/metrics"
 )
 
 func (s *Server) connect(_ context.Context, r *pb.ConnectRequest) (*pb.ConnectResponse, error) {
@@ -59,4 +61,36 @@ func (s *Server) watchPartitionTable(_ *pb.GetPartitionTableRequest, stream pb.C
 
 func (s *Server) clusterState(context.Context, *pb.GetClusterStateRequest) (*pb.ClusterState, error) {
 	return s.cfg.Cluster.State(), nil
+}
+
+// maxNearCachesPerReport bounds the near caches one client report may
+// name.
+const maxNearCachesPerReport = 1024
+
+// pushClientStatistics passes a client's report on to the metrics. Near
+// caches of maps this member does not have are left out, so that clients
+// cannot grow the map label set.
+func (s *Server) pushClientStatistics(_ context.Context, r *pb.ClientStatistics) (*pb.Empty, error) {
+	if len(r.ClientUuid) != 16 {
+		return nil, invalid("client uuid has %d bytes, want 16", len(r.ClientUuid))
+	}
+	if len(r.NearCaches) > maxNearCachesPerReport {
+		return nil, invalid("%d near caches in one report; at most %d", len(r.NearCaches), maxNearCachesPerReport)
+	}
+	if s.cfg.Clients == nil {
+		return &pb.Empty{}, nil
+	}
+	rep := metrics.ClientReport{
+		ID: string(r.ClientUuid), Type: r.ClientType, Interval: time.Duration(r.IntervalMs) * time.Millisecond,
+		Calls: r.Calls, Retries: r.Retries, Failures: r.Failures, Connections: int64(r.Connections),
+	}
+	for _, nc := range r.NearCaches {
+		if _, ok := s.cfg.Maps.Lookup(nc.Map); ok {
+			rep.NearCaches = append(rep.NearCaches, metrics.NearCacheReport{
+				Map: nc.Map, Hits: nc.Hits, Misses: nc.Misses, Invalidations: nc.Invalidations, Entries: nc.Entries,
+			})
+		}
+	}
+	s.cfg.Clients.Record(rep)
+	return &pb.Empty{}, nil
 }

@@ -18,6 +18,7 @@ import (
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/maps"
+	"github.com/atolldb/atoll/internal/metrics"
 	"github.com/atolldb/atoll/internal/partition"
 	"github.com/atolldb/atoll/pkg/serialization"
 )
@@ -61,6 +62,13 @@ type Config struct {
 	DefaultTimeout time.Duration
 	// Query runs SQL and predicate queries; nil disables the query service.
 	Query *QueryConfig
+	// Metrics records the latency and failures of map operations by map
+	// and kind; nil records nothing.
+	Metrics *metrics.MapOps
+	// ProfileLabels runs map operations under the pprof labels map and op.
+	ProfileLabels bool
+	// Clients receives the statistics clients push; nil drops them.
+	Clients *metrics.Clients
 }
 
 // Server serves the member's API. It is safe for concurrent use.
@@ -72,6 +80,8 @@ type Server struct {
 	// listeners) so that shutdown can wait for them.
 	active atomic.Int64
 	done   chan struct{}
+	// obs instruments map operations; nil when metrics and labels are off.
+	obs *observer
 }
 
 // New returns a Server.
@@ -85,7 +95,12 @@ func New(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Server{cfg: cfg, log: cfg.Logger, done: make(chan struct{})}
+	s := &Server{cfg: cfg, log: cfg.Logger, done: make(chan struct{})}
+	if cfg.Metrics != nil || cfg.ProfileLabels {
+		s.obs = &observer{s: s}
+		s.obs.byName.Store(&map[string]*instruments{})
+	}
+	return s
 }
 
 // Register registers the services on g.

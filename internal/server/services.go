@@ -25,87 +25,87 @@ type clusterService struct {
 }
 
 func (m *mapService) Put(ctx context.Context, r *pb.PutRequest) (*pb.ValueResponse, error) {
-	return m.s.put(ctx, r)
+	return observe(m.s, ctx, opPut, r, m.s.put)
 }
 
 func (m *mapService) Set(ctx context.Context, r *pb.SetRequest) (*pb.Empty, error) {
-	return m.s.set(ctx, r)
+	return observe(m.s, ctx, opSet, r, m.s.set)
 }
 
 func (m *mapService) PutIfAbsent(ctx context.Context, r *pb.PutRequest) (*pb.ValueResponse, error) {
-	return m.s.putIfAbsent(ctx, r)
+	return observe(m.s, ctx, opPutIfAbsent, r, m.s.putIfAbsent)
 }
 
 func (m *mapService) Get(ctx context.Context, r *pb.KeyRequest) (*pb.ValueResponse, error) {
-	return m.s.get(ctx, r)
+	return observe(m.s, ctx, opGet, r, m.s.get)
 }
 
 func (m *mapService) Remove(ctx context.Context, r *pb.KeyRequest) (*pb.ValueResponse, error) {
-	return m.s.remove(ctx, r)
+	return observe(m.s, ctx, opRemove, r, m.s.remove)
 }
 
 func (m *mapService) Delete(ctx context.Context, r *pb.KeyRequest) (*pb.BoolResponse, error) {
-	return m.s.delete(ctx, r)
+	return observe(m.s, ctx, opDelete, r, m.s.delete)
 }
 
 func (m *mapService) RemoveIfSame(ctx context.Context, r *pb.ReplaceIfSameRequest) (*pb.BoolResponse, error) {
-	return m.s.removeIfSame(ctx, r)
+	return observe(m.s, ctx, opRemoveIfSame, r, m.s.removeIfSame)
 }
 
 func (m *mapService) Replace(ctx context.Context, r *pb.PutRequest) (*pb.ValueResponse, error) {
-	return m.s.replace(ctx, r)
+	return observe(m.s, ctx, opReplace, r, m.s.replace)
 }
 
 func (m *mapService) ReplaceIfSame(ctx context.Context, r *pb.ReplaceIfSameRequest) (*pb.BoolResponse, error) {
-	return m.s.replaceIfSame(ctx, r)
+	return observe(m.s, ctx, opReplaceIfSame, r, m.s.replaceIfSame)
 }
 
 func (m *mapService) ContainsKey(ctx context.Context, r *pb.KeyRequest) (*pb.BoolResponse, error) {
-	return m.s.containsKey(ctx, r)
+	return observe(m.s, ctx, opContainsKey, r, m.s.containsKey)
 }
 
 func (m *mapService) Evict(ctx context.Context, r *pb.KeyRequest) (*pb.BoolResponse, error) {
-	return m.s.evict(ctx, r)
+	return observe(m.s, ctx, opEvict, r, m.s.evict)
 }
 
 func (m *mapService) SetTtl(ctx context.Context, r *pb.SetTtlRequest) (*pb.BoolResponse, error) {
-	return m.s.setTTL(ctx, r)
+	return observe(m.s, ctx, opSetTTL, r, m.s.setTTL)
 }
 
 func (m *mapService) GetEntryView(ctx context.Context, r *pb.KeyRequest) (*pb.EntryViewResponse, error) {
-	return m.s.getEntryView(ctx, r)
+	return observe(m.s, ctx, opGetEntryView, r, m.s.getEntryView)
 }
 
 func (m *mapService) PutAll(ctx context.Context, r *pb.PutAllRequest) (*pb.Empty, error) {
-	return m.s.putAll(ctx, r)
+	return observe(m.s, ctx, opPutAll, r, m.s.putAll)
 }
 
 func (m *mapService) GetAll(ctx context.Context, r *pb.GetAllRequest) (*pb.EntriesResponse, error) {
-	return m.s.getAll(ctx, r)
+	return observe(m.s, ctx, opGetAll, r, m.s.getAll)
 }
 
 func (m *mapService) Size(ctx context.Context, r *pb.MapRequest) (*pb.SizeResponse, error) {
-	return m.s.size(ctx, r)
+	return observe(m.s, ctx, opSize, r, m.s.size)
 }
 
 func (m *mapService) Clear(ctx context.Context, r *pb.MapRequest) (*pb.Empty, error) {
-	return m.s.clear(ctx, r)
+	return observe(m.s, ctx, opClear, r, m.s.clear)
 }
 
 func (m *mapService) EvictAll(ctx context.Context, r *pb.MapRequest) (*pb.Empty, error) {
-	return m.s.evictAll(ctx, r)
+	return observe(m.s, ctx, opEvictAll, r, m.s.evictAll)
 }
 
 func (m *mapService) Destroy(ctx context.Context, r *pb.MapRequest) (*pb.Empty, error) {
-	return m.s.destroy(ctx, r)
+	return observe(m.s, ctx, opDestroy, r, m.s.destroy)
 }
 
 func (m *mapService) GetMapStats(ctx context.Context, r *pb.MapRequest) (*pb.MapStats, error) {
-	return m.s.mapStats(ctx, r)
+	return observe(m.s, ctx, opStats, r, m.s.mapStats)
 }
 
 func (m *mapService) ConfigureMap(ctx context.Context, r *pb.MapConfig) (*pb.Empty, error) {
-	return m.s.configureMap(ctx, r)
+	return observe(m.s, ctx, opConfigure, r, m.s.configureMap)
 }
 
 func (m *metadataService) PutSchemas(ctx context.Context, r *pb.PutSchemasRequest) (*pb.Empty, error) {
@@ -156,6 +156,10 @@ func (c *clusterService) GetClusterState(ctx context.Context, r *pb.GetClusterSt
 	return c.s.clusterState(ctx, r)
 }
 
+func (c *clusterService) PushClientStatistics(ctx context.Context, r *pb.ClientStatistics) (*pb.Empty, error) {
+	return c.s.pushClientStatistics(ctx, r)
+}
+
 func (c *clusterService) WatchPartitionTable(r *pb.GetPartitionTableRequest, stream pb.ClusterService_WatchPartitionTableServer) error {
 	return c.s.watchPartitionTable(r, stream)
 }
@@ -167,107 +171,107 @@ func (s *Server) dispatch(ctx context.Context, req *pb.PipelineRequest) *pb.Pipe
 	switch op := req.Op.(type) {
 	case *pb.PipelineRequest_Put:
 		var r *pb.ValueResponse
-		if r, err = s.put(ctx, op.Put); err == nil {
+		if r, err = observe(s, ctx, opPut, op.Put, s.put); err == nil {
 			resp.Result = &pb.PipelineResponse_Value{Value: r}
 		}
 	case *pb.PipelineRequest_Set:
 		var r *pb.Empty
-		if r, err = s.set(ctx, op.Set); err == nil {
+		if r, err = observe(s, ctx, opSet, op.Set, s.set); err == nil {
 			resp.Result = &pb.PipelineResponse_Empty{Empty: r}
 		}
 	case *pb.PipelineRequest_PutIfAbsent:
 		var r *pb.ValueResponse
-		if r, err = s.putIfAbsent(ctx, op.PutIfAbsent); err == nil {
+		if r, err = observe(s, ctx, opPutIfAbsent, op.PutIfAbsent, s.putIfAbsent); err == nil {
 			resp.Result = &pb.PipelineResponse_Value{Value: r}
 		}
 	case *pb.PipelineRequest_Get:
 		var r *pb.ValueResponse
-		if r, err = s.get(ctx, op.Get); err == nil {
+		if r, err = observe(s, ctx, opGet, op.Get, s.get); err == nil {
 			resp.Result = &pb.PipelineResponse_Value{Value: r}
 		}
 	case *pb.PipelineRequest_Remove:
 		var r *pb.ValueResponse
-		if r, err = s.remove(ctx, op.Remove); err == nil {
+		if r, err = observe(s, ctx, opRemove, op.Remove, s.remove); err == nil {
 			resp.Result = &pb.PipelineResponse_Value{Value: r}
 		}
 	case *pb.PipelineRequest_Delete:
 		var r *pb.BoolResponse
-		if r, err = s.delete(ctx, op.Delete); err == nil {
+		if r, err = observe(s, ctx, opDelete, op.Delete, s.delete); err == nil {
 			resp.Result = &pb.PipelineResponse_Bool{Bool: r}
 		}
 	case *pb.PipelineRequest_RemoveIfSame:
 		var r *pb.BoolResponse
-		if r, err = s.removeIfSame(ctx, op.RemoveIfSame); err == nil {
+		if r, err = observe(s, ctx, opRemoveIfSame, op.RemoveIfSame, s.removeIfSame); err == nil {
 			resp.Result = &pb.PipelineResponse_Bool{Bool: r}
 		}
 	case *pb.PipelineRequest_Replace:
 		var r *pb.ValueResponse
-		if r, err = s.replace(ctx, op.Replace); err == nil {
+		if r, err = observe(s, ctx, opReplace, op.Replace, s.replace); err == nil {
 			resp.Result = &pb.PipelineResponse_Value{Value: r}
 		}
 	case *pb.PipelineRequest_ReplaceIfSame:
 		var r *pb.BoolResponse
-		if r, err = s.replaceIfSame(ctx, op.ReplaceIfSame); err == nil {
+		if r, err = observe(s, ctx, opReplaceIfSame, op.ReplaceIfSame, s.replaceIfSame); err == nil {
 			resp.Result = &pb.PipelineResponse_Bool{Bool: r}
 		}
 	case *pb.PipelineRequest_ContainsKey:
 		var r *pb.BoolResponse
-		if r, err = s.containsKey(ctx, op.ContainsKey); err == nil {
+		if r, err = observe(s, ctx, opContainsKey, op.ContainsKey, s.containsKey); err == nil {
 			resp.Result = &pb.PipelineResponse_Bool{Bool: r}
 		}
 	case *pb.PipelineRequest_Evict:
 		var r *pb.BoolResponse
-		if r, err = s.evict(ctx, op.Evict); err == nil {
+		if r, err = observe(s, ctx, opEvict, op.Evict, s.evict); err == nil {
 			resp.Result = &pb.PipelineResponse_Bool{Bool: r}
 		}
 	case *pb.PipelineRequest_SetTtl:
 		var r *pb.BoolResponse
-		if r, err = s.setTTL(ctx, op.SetTtl); err == nil {
+		if r, err = observe(s, ctx, opSetTTL, op.SetTtl, s.setTTL); err == nil {
 			resp.Result = &pb.PipelineResponse_Bool{Bool: r}
 		}
 	case *pb.PipelineRequest_GetEntryView:
 		var r *pb.EntryViewResponse
-		if r, err = s.getEntryView(ctx, op.GetEntryView); err == nil {
+		if r, err = observe(s, ctx, opGetEntryView, op.GetEntryView, s.getEntryView); err == nil {
 			resp.Result = &pb.PipelineResponse_EntryView{EntryView: r}
 		}
 	case *pb.PipelineRequest_PutAll:
 		var r *pb.Empty
-		if r, err = s.putAll(ctx, op.PutAll); err == nil {
+		if r, err = observe(s, ctx, opPutAll, op.PutAll, s.putAll); err == nil {
 			resp.Result = &pb.PipelineResponse_Empty{Empty: r}
 		}
 	case *pb.PipelineRequest_GetAll:
 		var r *pb.EntriesResponse
-		if r, err = s.getAll(ctx, op.GetAll); err == nil {
+		if r, err = observe(s, ctx, opGetAll, op.GetAll, s.getAll); err == nil {
 			resp.Result = &pb.PipelineResponse_Entries{Entries: r}
 		}
 	case *pb.PipelineRequest_Size:
 		var r *pb.SizeResponse
-		if r, err = s.size(ctx, op.Size); err == nil {
+		if r, err = observe(s, ctx, opSize, op.Size, s.size); err == nil {
 			resp.Result = &pb.PipelineResponse_Size{Size: r}
 		}
 	case *pb.PipelineRequest_Clear:
 		var r *pb.Empty
-		if r, err = s.clear(ctx, op.Clear); err == nil {
+		if r, err = observe(s, ctx, opClear, op.Clear, s.clear); err == nil {
 			resp.Result = &pb.PipelineResponse_Empty{Empty: r}
 		}
 	case *pb.PipelineRequest_EvictAll:
 		var r *pb.Empty
-		if r, err = s.evictAll(ctx, op.EvictAll); err == nil {
+		if r, err = observe(s, ctx, opEvictAll, op.EvictAll, s.evictAll); err == nil {
 			resp.Result = &pb.PipelineResponse_Empty{Empty: r}
 		}
 	case *pb.PipelineRequest_Destroy:
 		var r *pb.Empty
-		if r, err = s.destroy(ctx, op.Destroy); err == nil {
+		if r, err = observe(s, ctx, opDestroy, op.Destroy, s.destroy); err == nil {
 			resp.Result = &pb.PipelineResponse_Empty{Empty: r}
 		}
 	case *pb.PipelineRequest_GetMapStats:
 		var r *pb.MapStats
-		if r, err = s.mapStats(ctx, op.GetMapStats); err == nil {
+		if r, err = observe(s, ctx, opStats, op.GetMapStats, s.mapStats); err == nil {
 			resp.Result = &pb.PipelineResponse_MapStats{MapStats: r}
 		}
 	case *pb.PipelineRequest_ConfigureMap:
 		var r *pb.Empty
-		if r, err = s.configureMap(ctx, op.ConfigureMap); err == nil {
+		if r, err = observe(s, ctx, opConfigure, op.ConfigureMap, s.configureMap); err == nil {
 			resp.Result = &pb.PipelineResponse_Empty{Empty: r}
 		}
 	case *pb.PipelineRequest_PutSchemas:

@@ -23,6 +23,10 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
 	"github.com/atolldb/atoll/internal/member"
 )
 
@@ -274,7 +278,14 @@ func (c *Cluster) CLI(args ...string) (stdout, stderr string, code int) {
 // CLIAt runs the atoll command like CLI, against the members at addrs.
 func (c *Cluster) CLIAt(addrs []string, args ...string) (stdout, stderr string, code int) {
 	c.t.Helper()
-	args = append(args, "--addr", strings.Join(addrs, ","), "--cluster-name", c.opts.ClusterName)
+	return c.Run(append(args, "--addr", strings.Join(addrs, ","), "--cluster-name", c.opts.ClusterName)...)
+}
+
+// Run runs the atoll command with exactly args (commands that talk to a
+// member's admin address take no --addr) and returns its stdout, stderr
+// and exit status.
+func (c *Cluster) Run(args ...string) (stdout, stderr string, code int) {
+	c.t.Helper()
 	cmd := exec.Command(Binary(c.t), args...)
 	var out, errOut strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -457,4 +468,23 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// Metrics scrapes a member's /metrics and returns the metric families by
+// name.
+func (n *Node) Metrics(ctx context.Context) (map[string]*dto.MetricFamily, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+n.AdminAddr+"/metrics", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET /metrics: %s", resp.Status)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	return parser.TextToMetricFamilies(resp.Body)
 }

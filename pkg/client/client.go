@@ -47,6 +47,11 @@ type Config struct {
 	MaxMessageSize int
 	// Logger receives connection events; default slog.Default().
 	Logger *slog.Logger
+	// StatisticsInterval is how often the client reports its statistics
+	// (calls, retries, failures, connections, near caches) to a member,
+	// which exports them as metrics. Default 5s; negative turns reporting
+	// off.
+	StatisticsInterval time.Duration
 }
 
 // RetryConfig is the retry policy: exponential backoff with jitter.
@@ -98,6 +103,9 @@ func (c *Config) withDefaults() Config {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.StatisticsInterval == 0 {
+		cfg.StatisticsInterval = 5 * time.Second
 	}
 	return cfg
 }
@@ -161,6 +169,10 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 		c.setTable(hello.PartitionCount, hello.PartitionTable, true)
 		c.bg.Add(1)
 		go c.watchTable()
+		if cfg.StatisticsInterval > 0 {
+			c.bg.Add(1)
+			go c.reportStatistics()
+		}
 		return c, nil
 	}
 	return nil, fmt.Errorf("%w: %w", ErrNoMember, errors.Join(errs...))

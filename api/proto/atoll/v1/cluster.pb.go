@@ -609,11 +609,202 @@ func (x *Migration) GetBackupUuids() [][]byte {
 	return nil
 }
 
+// ClientStatistics is one report of a client. Counters are increments
+// since the client's previous report that a member accepted, so that
+// members add them up wherever the earlier reports went; connections and
+// near-cache entries are current values.
+type ClientStatistics struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	ClientUuid []byte                 `protobuf:"bytes,1,opt,name=client_uuid,json=clientUuid,proto3" json:"client_uuid,omitempty"`
+	// SDK language: "go" or "java".
+	ClientType    string `protobuf:"bytes,2,opt,name=client_type,json=clientType,proto3" json:"client_type,omitempty"`
+	ClientVersion string `protobuf:"bytes,3,opt,name=client_version,json=clientVersion,proto3" json:"client_version,omitempty"`
+	// How often the client reports; a member forgets a client after three
+	// intervals without a report.
+	IntervalMs    int64                  `protobuf:"varint,4,opt,name=interval_ms,json=intervalMs,proto3" json:"interval_ms,omitempty"`
+	Calls         int64                  `protobuf:"varint,5,opt,name=calls,proto3" json:"calls,omitempty"`
+	Retries       int64                  `protobuf:"varint,6,opt,name=retries,proto3" json:"retries,omitempty"`
+	Failures      int64                  `protobuf:"varint,7,opt,name=failures,proto3" json:"failures,omitempty"`
+	Connections   int32                  `protobuf:"varint,8,opt,name=connections,proto3" json:"connections,omitempty"`
+	NearCaches    []*NearCacheStatistics `protobuf:"bytes,9,rep,name=near_caches,json=nearCaches,proto3" json:"near_caches,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClientStatistics) Reset() {
+	*x = ClientStatistics{}
+	mi := &file_atoll_v1_cluster_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClientStatistics) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClientStatistics) ProtoMessage() {}
+
+func (x *ClientStatistics) ProtoReflect() protoreflect.Message {
+	mi := &file_atoll_v1_cluster_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClientStatistics.ProtoReflect.Descriptor instead.
+func (*ClientStatistics) Descriptor() ([]byte, []int) {
+	return file_atoll_v1_cluster_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ClientStatistics) GetClientUuid() []byte {
+	if x != nil {
+		return x.ClientUuid
+	}
+	return nil
+}
+
+func (x *ClientStatistics) GetClientType() string {
+	if x != nil {
+		return x.ClientType
+	}
+	return ""
+}
+
+func (x *ClientStatistics) GetClientVersion() string {
+	if x != nil {
+		return x.ClientVersion
+	}
+	return ""
+}
+
+func (x *ClientStatistics) GetIntervalMs() int64 {
+	if x != nil {
+		return x.IntervalMs
+	}
+	return 0
+}
+
+func (x *ClientStatistics) GetCalls() int64 {
+	if x != nil {
+		return x.Calls
+	}
+	return 0
+}
+
+func (x *ClientStatistics) GetRetries() int64 {
+	if x != nil {
+		return x.Retries
+	}
+	return 0
+}
+
+func (x *ClientStatistics) GetFailures() int64 {
+	if x != nil {
+		return x.Failures
+	}
+	return 0
+}
+
+func (x *ClientStatistics) GetConnections() int32 {
+	if x != nil {
+		return x.Connections
+	}
+	return 0
+}
+
+func (x *ClientStatistics) GetNearCaches() []*NearCacheStatistics {
+	if x != nil {
+		return x.NearCaches
+	}
+	return nil
+}
+
+type NearCacheStatistics struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Map           string                 `protobuf:"bytes,1,opt,name=map,proto3" json:"map,omitempty"`
+	Hits          int64                  `protobuf:"varint,2,opt,name=hits,proto3" json:"hits,omitempty"`
+	Misses        int64                  `protobuf:"varint,3,opt,name=misses,proto3" json:"misses,omitempty"`
+	Invalidations int64                  `protobuf:"varint,4,opt,name=invalidations,proto3" json:"invalidations,omitempty"`
+	Entries       int64                  `protobuf:"varint,5,opt,name=entries,proto3" json:"entries,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NearCacheStatistics) Reset() {
+	*x = NearCacheStatistics{}
+	mi := &file_atoll_v1_cluster_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NearCacheStatistics) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NearCacheStatistics) ProtoMessage() {}
+
+func (x *NearCacheStatistics) ProtoReflect() protoreflect.Message {
+	mi := &file_atoll_v1_cluster_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NearCacheStatistics.ProtoReflect.Descriptor instead.
+func (*NearCacheStatistics) Descriptor() ([]byte, []int) {
+	return file_atoll_v1_cluster_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *NearCacheStatistics) GetMap() string {
+	if x != nil {
+		return x.Map
+	}
+	return ""
+}
+
+func (x *NearCacheStatistics) GetHits() int64 {
+	if x != nil {
+		return x.Hits
+	}
+	return 0
+}
+
+func (x *NearCacheStatistics) GetMisses() int64 {
+	if x != nil {
+		return x.Misses
+	}
+	return 0
+}
+
+func (x *NearCacheStatistics) GetInvalidations() int64 {
+	if x != nil {
+		return x.Invalidations
+	}
+	return 0
+}
+
+func (x *NearCacheStatistics) GetEntries() int64 {
+	if x != nil {
+		return x.Entries
+	}
+	return 0
+}
+
 var File_atoll_v1_cluster_proto protoreflect.FileDescriptor
 
 const file_atoll_v1_cluster_proto_rawDesc = "" +
 	"\n" +
-	"\x16atoll/v1/cluster.proto\x12\batoll.v1\"\x9c\x01\n" +
+	"\x16atoll/v1/cluster.proto\x12\batoll.v1\x1a\x12atoll/v1/map.proto\"\x9c\x01\n" +
 	"\x0eConnectRequest\x12!\n" +
 	"\fcluster_name\x18\x01 \x01(\tR\vclusterName\x12\x1f\n" +
 	"\vclient_name\x18\x02 \x01(\tR\n" +
@@ -658,12 +849,33 @@ const file_atoll_v1_cluster_proto_rawDesc = "" +
 	"\tfrom_uuid\x18\x02 \x01(\fR\bfromUuid\x12\x17\n" +
 	"\ato_uuid\x18\x03 \x01(\fR\x06toUuid\x12\x14\n" +
 	"\x05state\x18\x04 \x01(\tR\x05state\x12!\n" +
-	"\fbackup_uuids\x18\x05 \x03(\fR\vbackupUuids2\xc7\x02\n" +
+	"\fbackup_uuids\x18\x05 \x03(\fR\vbackupUuids\"\xca\x02\n" +
+	"\x10ClientStatistics\x12\x1f\n" +
+	"\vclient_uuid\x18\x01 \x01(\fR\n" +
+	"clientUuid\x12\x1f\n" +
+	"\vclient_type\x18\x02 \x01(\tR\n" +
+	"clientType\x12%\n" +
+	"\x0eclient_version\x18\x03 \x01(\tR\rclientVersion\x12\x1f\n" +
+	"\vinterval_ms\x18\x04 \x01(\x03R\n" +
+	"intervalMs\x12\x14\n" +
+	"\x05calls\x18\x05 \x01(\x03R\x05calls\x12\x18\n" +
+	"\aretries\x18\x06 \x01(\x03R\aretries\x12\x1a\n" +
+	"\bfailures\x18\a \x01(\x03R\bfailures\x12 \n" +
+	"\vconnections\x18\b \x01(\x05R\vconnections\x12>\n" +
+	"\vnear_caches\x18\t \x03(\v2\x1d.atoll.v1.NearCacheStatisticsR\n" +
+	"nearCaches\"\x93\x01\n" +
+	"\x13NearCacheStatistics\x12\x10\n" +
+	"\x03map\x18\x01 \x01(\tR\x03map\x12\x12\n" +
+	"\x04hits\x18\x02 \x01(\x03R\x04hits\x12\x16\n" +
+	"\x06misses\x18\x03 \x01(\x03R\x06misses\x12$\n" +
+	"\rinvalidations\x18\x04 \x01(\x03R\rinvalidations\x12\x18\n" +
+	"\aentries\x18\x05 \x01(\x03R\aentries2\x8c\x03\n" +
 	"\x0eClusterService\x12>\n" +
 	"\aConnect\x12\x18.atoll.v1.ConnectRequest\x1a\x19.atoll.v1.ConnectResponse\x12Q\n" +
 	"\x11GetPartitionTable\x12\".atoll.v1.GetPartitionTableRequest\x1a\x18.atoll.v1.PartitionTable\x12U\n" +
 	"\x13WatchPartitionTable\x12\".atoll.v1.GetPartitionTableRequest\x1a\x18.atoll.v1.PartitionTable0\x01\x12K\n" +
-	"\x0fGetClusterState\x12 .atoll.v1.GetClusterStateRequest\x1a\x16.atoll.v1.ClusterStateBN\n" +
+	"\x0fGetClusterState\x12 .atoll.v1.GetClusterStateRequest\x1a\x16.atoll.v1.ClusterState\x12C\n" +
+	"\x14PushClientStatistics\x12\x1a.atoll.v1.ClientStatistics\x1a\x0f.atoll.v1.EmptyBN\n" +
 	"\x15io.atoll.client.protoP\x01Z3github.com/atolldb/atoll/api/proto/atoll/v1;atollv1b\x06proto3"
 
 var (
@@ -678,7 +890,7 @@ func file_atoll_v1_cluster_proto_rawDescGZIP() []byte {
 	return file_atoll_v1_cluster_proto_rawDescData
 }
 
-var file_atoll_v1_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_atoll_v1_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_atoll_v1_cluster_proto_goTypes = []any{
 	(*ConnectRequest)(nil),           // 0: atoll.v1.ConnectRequest
 	(*ConnectResponse)(nil),          // 1: atoll.v1.ConnectResponse
@@ -689,6 +901,9 @@ var file_atoll_v1_cluster_proto_goTypes = []any{
 	(*GetClusterStateRequest)(nil),   // 6: atoll.v1.GetClusterStateRequest
 	(*ClusterState)(nil),             // 7: atoll.v1.ClusterState
 	(*Migration)(nil),                // 8: atoll.v1.Migration
+	(*ClientStatistics)(nil),         // 9: atoll.v1.ClientStatistics
+	(*NearCacheStatistics)(nil),      // 10: atoll.v1.NearCacheStatistics
+	(*Empty)(nil),                    // 11: atoll.v1.Empty
 }
 var file_atoll_v1_cluster_proto_depIdxs = []int32{
 	4,  // 0: atoll.v1.ConnectResponse.partition_table:type_name -> atoll.v1.PartitionTable
@@ -697,19 +912,22 @@ var file_atoll_v1_cluster_proto_depIdxs = []int32{
 	4,  // 3: atoll.v1.ClusterState.partition_table:type_name -> atoll.v1.PartitionTable
 	3,  // 4: atoll.v1.ClusterState.members:type_name -> atoll.v1.Member
 	8,  // 5: atoll.v1.ClusterState.migrations:type_name -> atoll.v1.Migration
-	0,  // 6: atoll.v1.ClusterService.Connect:input_type -> atoll.v1.ConnectRequest
-	2,  // 7: atoll.v1.ClusterService.GetPartitionTable:input_type -> atoll.v1.GetPartitionTableRequest
-	2,  // 8: atoll.v1.ClusterService.WatchPartitionTable:input_type -> atoll.v1.GetPartitionTableRequest
-	6,  // 9: atoll.v1.ClusterService.GetClusterState:input_type -> atoll.v1.GetClusterStateRequest
-	1,  // 10: atoll.v1.ClusterService.Connect:output_type -> atoll.v1.ConnectResponse
-	4,  // 11: atoll.v1.ClusterService.GetPartitionTable:output_type -> atoll.v1.PartitionTable
-	4,  // 12: atoll.v1.ClusterService.WatchPartitionTable:output_type -> atoll.v1.PartitionTable
-	7,  // 13: atoll.v1.ClusterService.GetClusterState:output_type -> atoll.v1.ClusterState
-	10, // [10:14] is the sub-list for method output_type
-	6,  // [6:10] is the sub-list for method input_type
-	6,  // [6:6] is the sub-list for extension type_name
-	6,  // [6:6] is the sub-list for extension extendee
-	0,  // [0:6] is the sub-list for field type_name
+	10, // 6: atoll.v1.ClientStatistics.near_caches:type_name -> atoll.v1.NearCacheStatistics
+	0,  // 7: atoll.v1.ClusterService.Connect:input_type -> atoll.v1.ConnectRequest
+	2,  // 8: atoll.v1.ClusterService.GetPartitionTable:input_type -> atoll.v1.GetPartitionTableRequest
+	2,  // 9: atoll.v1.ClusterService.WatchPartitionTable:input_type -> atoll.v1.GetPartitionTableRequest
+	6,  // 10: atoll.v1.ClusterService.GetClusterState:input_type -> atoll.v1.GetClusterStateRequest
+	9,  // 11: atoll.v1.ClusterService.PushClientStatistics:input_type -> atoll.v1.ClientStatistics
+	1,  // 12: atoll.v1.ClusterService.Connect:output_type -> atoll.v1.ConnectResponse
+	4,  // 13: atoll.v1.ClusterService.GetPartitionTable:output_type -> atoll.v1.PartitionTable
+	4,  // 14: atoll.v1.ClusterService.WatchPartitionTable:output_type -> atoll.v1.PartitionTable
+	7,  // 15: atoll.v1.ClusterService.GetClusterState:output_type -> atoll.v1.ClusterState
+	11, // 16: atoll.v1.ClusterService.PushClientStatistics:output_type -> atoll.v1.Empty
+	12, // [12:17] is the sub-list for method output_type
+	7,  // [7:12] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_atoll_v1_cluster_proto_init() }
@@ -717,13 +935,14 @@ func file_atoll_v1_cluster_proto_init() {
 	if File_atoll_v1_cluster_proto != nil {
 		return
 	}
+	file_atoll_v1_map_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atoll_v1_cluster_proto_rawDesc), len(file_atoll_v1_cluster_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   9,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,10 +19,11 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	ClusterService_Connect_FullMethodName             = "/atoll.v1.ClusterService/Connect"
-	ClusterService_GetPartitionTable_FullMethodName   = "/atoll.v1.ClusterService/GetPartitionTable"
-	ClusterService_WatchPartitionTable_FullMethodName = "/atoll.v1.ClusterService/WatchPartitionTable"
-	ClusterService_GetClusterState_FullMethodName     = "/atoll.v1.ClusterService/GetClusterState"
+	ClusterService_Connect_FullMethodName              = "/atoll.v1.ClusterService/Connect"
+	ClusterService_GetPartitionTable_FullMethodName    = "/atoll.v1.ClusterService/GetPartitionTable"
+	ClusterService_WatchPartitionTable_FullMethodName  = "/atoll.v1.ClusterService/WatchPartitionTable"
+	ClusterService_GetClusterState_FullMethodName      = "/atoll.v1.ClusterService/GetClusterState"
+	ClusterService_PushClientStatistics_FullMethodName = "/atoll.v1.ClusterService/PushClientStatistics"
 )
 
 // ClusterServiceClient is the client API for ClusterService service.
@@ -42,6 +43,10 @@ type ClusterServiceClient interface {
 	// GetClusterState describes the members, the coordinator and the
 	// migrations in flight, as the answering member knows them.
 	GetClusterState(ctx context.Context, in *GetClusterStateRequest, opts ...grpc.CallOption) (*ClusterState, error)
+	// PushClientStatistics reports a client's statistics; members export
+	// them as metrics (summed by SDK type, near caches by map). Clients push
+	// periodically to one member at a time.
+	PushClientStatistics(ctx context.Context, in *ClientStatistics, opts ...grpc.CallOption) (*Empty, error)
 }
 
 type clusterServiceClient struct {
@@ -101,6 +106,16 @@ func (c *clusterServiceClient) GetClusterState(ctx context.Context, in *GetClust
 	return out, nil
 }
 
+func (c *clusterServiceClient) PushClientStatistics(ctx context.Context, in *ClientStatistics, opts ...grpc.CallOption) (*Empty, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Empty)
+	err := c.cc.Invoke(ctx, ClusterService_PushClientStatistics_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ClusterServiceServer is the server API for ClusterService service.
 // All implementations must embed UnimplementedClusterServiceServer
 // for forward compatibility.
@@ -118,6 +133,10 @@ type ClusterServiceServer interface {
 	// GetClusterState describes the members, the coordinator and the
 	// migrations in flight, as the answering member knows them.
 	GetClusterState(context.Context, *GetClusterStateRequest) (*ClusterState, error)
+	// PushClientStatistics reports a client's statistics; members export
+	// them as metrics (summed by SDK type, near caches by map). Clients push
+	// periodically to one member at a time.
+	PushClientStatistics(context.Context, *ClientStatistics) (*Empty, error)
 	mustEmbedUnimplementedClusterServiceServer()
 }
 
@@ -139,6 +158,9 @@ func (UnimplementedClusterServiceServer) WatchPartitionTable(*GetPartitionTableR
 }
 func (UnimplementedClusterServiceServer) GetClusterState(context.Context, *GetClusterStateRequest) (*ClusterState, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetClusterState not implemented")
+}
+func (UnimplementedClusterServiceServer) PushClientStatistics(context.Context, *ClientStatistics) (*Empty, error) {
+	return nil, status.Error(codes.Unimplemented, "method PushClientStatistics not implemented")
 }
 func (UnimplementedClusterServiceServer) mustEmbedUnimplementedClusterServiceServer() {}
 func (UnimplementedClusterServiceServer) testEmbeddedByValue()                        {}
@@ -226,6 +248,24 @@ func _ClusterService_GetClusterState_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ClusterService_PushClientStatistics_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ClientStatistics)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClusterServiceServer).PushClientStatistics(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClusterService_PushClientStatistics_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClusterServiceServer).PushClientStatistics(ctx, req.(*ClientStatistics))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ClusterService_ServiceDesc is the grpc.ServiceDesc for ClusterService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -244,6 +284,10 @@ var ClusterService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetClusterState",
 			Handler:    _ClusterService_GetClusterState_Handler,
+		},
+		{
+			MethodName: "PushClientStatistics",
+			Handler:    _ClusterService_PushClientStatistics_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -1,0 +1,361 @@
+package deploy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/atolldb/atoll/internal/testcluster"
+	"github.com/atolldb/atoll/pkg/client"
+)
+
+// expectedEmptyUntilQueriesRun lists the dashboards whose expressions
+// return no data while members have no query engine: the test checks that
+// they are empty and does not look for their metrics in /metrics (query
+// metrics appear with the first query). Once queries run, delete this
+// list and add a query workload to runLoad: every expression of every
+// dashboard is then required to return data.
+var expectedEmptyUntilQueriesRun = []string{"queries.json"}
+
+// screenshotsEnv names a directory: when set, the test also renders every
+// dashboard from the Prometheus it started and saves a PNG per dashboard
+// there (see README, Dashboards).
+const screenshotsEnv = "ATOLL_DASHBOARD_SCREENSHOTS"
+
+// rateInterval replaces Grafana's $__rate_interval.
+const rateInterval = "30s"
+
+type dashboardFile struct {
+	Title  string `json:"title"`
+	Panels []struct {
+		Title   string `json:"title"`
+		Targets []struct {
+			Expr string `json:"expr"`
+		} `json:"targets"`
+	} `json:"panels"`
+}
+
+// expr is one PromQL expression of a dashboard panel.
+type expr struct {
+	file, panel, promql string
+}
+
+func dashboardExprs(t *testing.T) []expr {
+	t.Helper()
+	files, err := filepath.Glob("grafana/dashboards/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no dashboards: %v", err)
+	}
+	var out []expr
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d dashboardFile
+		if err := json.Unmarshal(b, &d); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, p := range d.Panels {
+			for _, tg := range p.Targets {
+				out = append(out, expr{filepath.Base(f), p.Title, expand(tg.Expr)})
+			}
+		}
+	}
+	return out
+}
+
+var grafanaVar = regexp.MustCompile(`\$\{?\w+\}?`)
+
+// expand replaces Grafana's variables as the dashboards' "All" does.
+func expand(e string) string {
+	e = strings.ReplaceAll(e, "$__rate_interval", rateInterval)
+	return grafanaVar.ReplaceAllString(e, ".*")
+}
+
+var metricName = regexp.MustCompile(`\b(?:atoll|go|process)_[a-zA-Z0-9_]+`)
+
+// exposed lists the series names a member's metric families expose.
+func exposed(fams map[string]*dto.MetricFamily, into map[string]bool) {
+	for name, f := range fams {
+		into[name] = true
+		switch f.GetType() {
+		case dto.MetricType_HISTOGRAM:
+			into[name+"_bucket"], into[name+"_count"], into[name+"_sum"] = true, true, true
+		case dto.MetricType_SUMMARY:
+			into[name+"_count"], into[name+"_sum"] = true, true
+		}
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	return addr
+}
+
+// startPrometheus runs the Debian prometheus package's server scraping
+// targets every second, and returns its address.
+func startPrometheus(t *testing.T, targets []string) string {
+	t.Helper()
+	bin, err := exec.LookPath("prometheus")
+	if err != nil {
+		msg := "prometheus is not installed (scripts/install-deps.sh installs the Debian package prometheus)"
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	dir := t.TempDir()
+	quoted, _ := json.Marshal(targets)
+	cfg := fmt.Sprintf("global: {scrape_interval: 1s, evaluation_interval: 1s}\nscrape_configs:\n  - job_name: atoll\n    static_configs: [{targets: %s}]\n", quoted)
+	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	cmd := exec.Command(bin, "--config.file="+filepath.Join(dir, "prometheus.yml"), "--storage.tsdb.path="+filepath.Join(dir, "data"),
+		"--web.listen-address="+addr, "--log.level=warn")
+	var logs strings.Builder
+	var mu sync.Mutex
+	cmd.Stdout, cmd.Stderr = io.Discard, writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return logs.Write(p) })
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			mu.Lock()
+			t.Logf("prometheus logs:\n%s", logs.String())
+			mu.Unlock()
+		}
+	})
+	waitFor(t, "prometheus to scrape every member", 60*time.Second, func() error {
+		var r struct {
+			Data struct {
+				ActiveTargets []struct{ Health string } `json:"activeTargets"`
+			} `json:"data"`
+		}
+		if err := getJSON("http://"+addr+"/api/v1/targets", &r); err != nil {
+			return err
+		}
+		up := 0
+		for _, tg := range r.Data.ActiveTargets {
+			if tg.Health == "up" {
+				up++
+			}
+		}
+		if up != len(targets) {
+			return fmt.Errorf("%d of %d targets up", up, len(targets))
+		}
+		return nil
+	})
+	return addr
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+func getJSON(u string, v any) error {
+	resp, err := http.Get(u)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		return fmt.Errorf("GET %s: %s: %s", u, resp.Status, b)
+	}
+	return json.NewDecoder(resp.Body).Decode(v)
+}
+
+// instantQuery returns how many series expression e has now, or the
+// error Prometheus reports for it.
+func instantQuery(prom, e string) (int, error) {
+	var r struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+		Data   struct {
+			Result []json.RawMessage `json:"result"`
+		} `json:"data"`
+	}
+	if err := getJSON("http://"+prom+"/api/v1/query?"+url.Values{"query": {e}}.Encode(), &r); err != nil {
+		return 0, err
+	}
+	if r.Status != "success" {
+		return 0, fmt.Errorf("%s", r.Error)
+	}
+	return len(r.Data.Result), nil
+}
+
+func waitFor(t *testing.T, what string, timeout time.Duration, cond func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := cond()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v: %v", what, timeout, err)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// runLoad drives the members until ctx ends: writes, reads, removes and
+// near-cache hits on two maps, with a client that reports its statistics.
+func runLoad(ctx context.Context, t *testing.T, addrs []string) {
+	cl, err := client.New(ctx, client.Config{Addresses: addrs, ClusterName: "test",
+		NearCaches: map[string]client.NearCacheConfig{"sessions": {}}, StatisticsInterval: 500 * time.Millisecond})
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer cl.Close()
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			maps := []*client.Map[int32, string]{client.GetMap[int32, string](cl, "sessions"), client.GetMap[int32, string](cl, "orders")}
+			for i := 0; ctx.Err() == nil; i++ {
+				m := maps[i%2]
+				k := rand.Int32N(2000)
+				var err error
+				switch r := rand.IntN(10); {
+				case r < 5:
+					_, _, err = m.Get(ctx, k)
+				case r < 8:
+					err = m.Set(ctx, k, fmt.Sprintf("value %d of worker %d", i, w))
+				case r < 9:
+					_, _, err = m.Put(ctx, k, "put")
+				default:
+					_, _, err = m.Remove(ctx, k)
+				}
+				if err != nil && ctx.Err() == nil {
+					t.Error(err)
+					return
+				}
+				if i%50 == 0 {
+					time.Sleep(time.Millisecond) // leave the machine some air
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestDashboards lets a real Prometheus scrape two member processes under
+// load and checks every expression of every dashboard through its HTTP
+// API, and that every metric a dashboard names exists in /metrics.
+func TestDashboards(t *testing.T) {
+	c := testcluster.Start(t, testcluster.Process, 2, testcluster.Options{})
+	c.WaitStable(1, 60*time.Second)
+	var admins []string
+	for _, n := range c.Members() {
+		admins = append(admins, n.AdminAddr)
+	}
+	prom := startPrometheus(t, admins)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	loadDone := make(chan struct{})
+	go func() {
+		defer close(loadDone)
+		runLoad(ctx, t, c.Addrs())
+	}()
+	defer func() {
+		cancel()
+		<-loadDone
+	}()
+
+	exprs := dashboardExprs(t)
+	expectEmpty := func(e expr) bool { return slices.Contains(expectedEmptyUntilQueriesRun, e.file) }
+
+	// Every metric the dashboards name exists on the members.
+	waitFor(t, "every metric the dashboards name in /metrics", 60*time.Second, func() error {
+		have := map[string]bool{}
+		for _, n := range c.Members() {
+			fams, err := n.Metrics(ctx)
+			if err != nil {
+				return err
+			}
+			exposed(fams, have)
+		}
+		var missing []string
+		for _, e := range exprs {
+			if expectEmpty(e) {
+				continue
+			}
+			for _, name := range metricName.FindAllString(e.promql, -1) {
+				if !have[name] && !slices.Contains(missing, name) {
+					missing = append(missing, name)
+				}
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("not in /metrics: %s", strings.Join(missing, ", "))
+		}
+		return nil
+	})
+
+	// Every expression returns data through Prometheus.
+	waitFor(t, "every dashboard expression to return data", 2*time.Minute, func() error {
+		var empty []string
+		for _, e := range exprs {
+			if expectEmpty(e) {
+				continue
+			}
+			n, err := instantQuery(prom, e.promql)
+			if err != nil {
+				t.Fatalf("%s, %q: Prometheus refused %s: %v", e.file, e.panel, e.promql, err)
+			}
+			if n == 0 {
+				empty = append(empty, fmt.Sprintf("%s %q: %s", e.file, e.panel, e.promql))
+			}
+		}
+		if len(empty) > 0 {
+			return fmt.Errorf("%d expressions return nothing:\n%s", len(empty), strings.Join(empty, "\n"))
+		}
+		return nil
+	})
+	checked := 0
+	for _, e := range exprs {
+		if !expectEmpty(e) {
+			checked++
+			continue
+		}
+		n, err := instantQuery(prom, e.promql)
+		if err != nil {
+			t.Errorf("%s, %q: Prometheus refused %s: %v", e.file, e.panel, e.promql, err)
+		} else if n != 0 {
+			t.Errorf("%s, %q returns data now: delete expectedEmptyUntilQueriesRun and run queries in runLoad", e.file, e.panel)
+		}
+	}
+	t.Logf("%d expressions return data; %d expected empty until queries run", checked, len(exprs)-checked)
+	if dir := os.Getenv(screenshotsEnv); dir != "" {
+		screenshots(t, prom, dir)
+	}
+}

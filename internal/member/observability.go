@@ -1,0 +1,133 @@
+package member
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/atolldb/atoll/internal/metrics"
+)
+
+// Registry returns the registry the member's metrics are on (what
+// /metrics serves).
+func (m *Member) Registry() *prometheus.Registry { return m.registry }
+
+// mapStats reads every map's statistics for /metrics.
+func (m *Member) mapStats() []metrics.MapStats {
+	all := m.maps.All()
+	out := make([]metrics.MapStats, 0, len(all))
+	for _, mp := range all {
+		st := mp.Store.Stats()
+		out = append(out, metrics.MapStats{
+			Name: mp.Name(), OwnedEntries: st.OwnedEntryCount, OwnedEntryBytes: st.OwnedEntryMemoryCost,
+			BackupEntries: st.BackupEntryCount, BackupEntryBytes: st.BackupEntryMemoryCost,
+			Hits: st.Hits, Evictions: st.Evictions, Expirations: st.Expirations,
+		})
+	}
+	return out
+}
+
+// clusterStats reads the member's view of the cluster for /metrics.
+func (m *Member) clusterStats() metrics.ClusterStats {
+	t := m.table.Load()
+	s := metrics.ClusterStats{Members: len(m.node.Members()), Coordinator: m.node.IsCoordinator()}
+	if t != nil {
+		s.TableVersion = t.Version
+		self := t.IndexOf(m.self.UUID)
+		for p, owner := range t.Owners {
+			if owner == self {
+				s.OwnedPartitions++
+			}
+			for _, b := range t.Backups[p] {
+				if b == self {
+					s.BackupPartitions++
+				}
+			}
+		}
+	}
+	inFlight, completed, failed := m.node.Migrations()
+	s.MigrationsInFlight, s.MigrationsCompleted, s.MigrationsFailed = len(inFlight), completed, failed
+	return s
+}
+
+// isMember reports whether addr is the address of a live member.
+func (m *Member) isMember(addr string) bool {
+	for _, mb := range m.node.Members() {
+		if mb.Address == addr {
+			return true
+		}
+	}
+	return false
+}
+
+// stableFor is how long the partition table must stay the same before the
+// member calls itself ready: a member that just joined adopts the
+// cluster's table within about a second.
+const stableFor = 2 * time.Second
+
+// stability remembers when the partition table last changed.
+type stability struct {
+	mu    sync.Mutex
+	since time.Time
+}
+
+func (s *stability) changed() {
+	s.mu.Lock()
+	s.since = time.Now()
+	s.mu.Unlock()
+}
+
+func (s *stability) unchangedFor() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return time.Since(s.since)
+}
+
+// watchTable notes every change of the partition table, for readiness.
+func (m *Member) watchTable() {
+	tables, cancel := m.table.Subscribe()
+	defer cancel()
+	for {
+		select {
+		case <-m.stop:
+			return
+		case <-tables:
+			m.stable.changed()
+		}
+	}
+}
+
+func (m *Member) ready() bool { return m.unready() == "" }
+
+// unready says why the member is not ready, or "" when it is: ready means
+// it is running, has joined (the partition table it applies names it and
+// owns every partition), no migration it coordinates is in flight, and
+// that table has not changed for stableFor.
+func (m *Member) unready() string {
+	select {
+	case <-m.stop:
+		return "shutting down"
+	default:
+	}
+	if !m.started.Load() {
+		return "starting"
+	}
+	t := m.table.Load()
+	if t == nil || t.IndexOf(m.self.UUID) < 0 {
+		return "not in the partition table yet"
+	}
+	for p, owner := range t.Owners {
+		if owner < 0 {
+			return fmt.Sprintf("partition %d has no owner", p)
+		}
+	}
+	if inFlight, _, _ := m.node.Migrations(); len(inFlight) > 0 {
+		return fmt.Sprintf("%d partition migrations in flight", len(inFlight))
+	}
+	if d := m.stable.unchangedFor(); d < stableFor {
+		return "partition table changed " + d.Round(time.Millisecond).String() + " ago"
+	}
+	return ""
+}

@@ -1,0 +1,163 @@
+package metrics
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+func TestQueries(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m := New(reg, Sources{}, Options{Version: "test"})
+	if _, err := m.Queries.Start("graphql"); err == nil {
+		t.Fatal("an unknown query kind was accepted")
+	}
+	run, err := m.Queries.Start(QuerySQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := testutil.ToFloat64(m.Queries.active.WithLabelValues(QuerySQL)); got != 1 {
+		t.Fatalf("active sql queries = %v, want 1", got)
+	}
+	run.End(1000, 10, nil)
+	run, _ = m.Queries.Start(QueryPredicate)
+	run.End(50, 0, errors.New("boom"))
+	want := `
+# HELP atoll_queries_active Queries running now, by kind.
+# TYPE atoll_queries_active gauge
+atoll_queries_active{kind="predicate"} 0
+atoll_queries_active{kind="sql"} 0
+# HELP atoll_queries_total Queries run, by kind (sql or predicate).
+# TYPE atoll_queries_total counter
+atoll_queries_total{kind="predicate"} 1
+atoll_queries_total{kind="sql"} 1
+# HELP atoll_query_errors_total Queries that failed, by kind.
+# TYPE atoll_query_errors_total counter
+atoll_query_errors_total{kind="predicate"} 1
+# HELP atoll_query_rows_returned_total Rows queries returned, by kind.
+# TYPE atoll_query_rows_returned_total counter
+atoll_query_rows_returned_total{kind="predicate"} 0
+atoll_query_rows_returned_total{kind="sql"} 10
+# HELP atoll_query_rows_scanned_total Entries queries read, by kind.
+# TYPE atoll_query_rows_scanned_total counter
+atoll_query_rows_scanned_total{kind="predicate"} 50
+atoll_query_rows_scanned_total{kind="sql"} 1000
+`
+	names := []string{"atoll_queries_active", "atoll_queries_total", "atoll_query_errors_total", "atoll_query_rows_returned_total", "atoll_query_rows_scanned_total"}
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), names...); err != nil {
+		t.Fatal(err)
+	}
+	if n := testutil.CollectAndCount(m.Queries.latency, "atoll_query_duration_seconds"); n != 2 {
+		t.Fatalf("query latency series = %d, want 2", n)
+	}
+}
+
+func TestState(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	New(reg, Sources{
+		Maps: func() []MapStats {
+			return []MapStats{{Name: "m", OwnedEntries: 3, OwnedEntryBytes: 300, BackupEntries: 2, BackupEntryBytes: 200, Hits: 7, Evictions: 1, Expirations: 4}}
+		},
+		Cluster: func() ClusterStats {
+			return ClusterStats{Members: 3, Coordinator: true, TableVersion: 12, OwnedPartitions: 90, BackupPartitions: 91, MigrationsInFlight: 2, MigrationsCompleted: 40, MigrationsFailed: 1}
+		},
+		Ready: func() bool { return true },
+	}, Options{Version: "test"})
+	want := `
+# HELP atoll_map_entries Entries of the map on this member, by role: owner (partitions it owns) or backup (backup copies it holds).
+# TYPE atoll_map_entries gauge
+atoll_map_entries{map="m",role="backup"} 2
+atoll_map_entries{map="m",role="owner"} 3
+# HELP atoll_map_expirations_total Entries of the map that expired on this member (time to live or max idle).
+# TYPE atoll_map_expirations_total counter
+atoll_map_expirations_total{map="m"} 4
+# HELP atoll_partitions Partitions this member holds, by role: owner or backup.
+# TYPE atoll_partitions gauge
+atoll_partitions{role="backup"} 91
+atoll_partitions{role="owner"} 90
+# HELP atoll_cluster_coordinator 1 when this member coordinates the partition table, else 0.
+# TYPE atoll_cluster_coordinator gauge
+atoll_cluster_coordinator 1
+# HELP atoll_member_ready 1 when the member is ready (joined, partition table stable), else 0.
+# TYPE atoll_member_ready gauge
+atoll_member_ready 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "atoll_map_entries", "atoll_map_expirations_total", "atoll_partitions", "atoll_cluster_coordinator", "atoll_member_ready"); err != nil {
+		t.Fatal(err)
+	}
+	// The Go runtime and process collectors are there too.
+	if n, err := testutil.GatherAndCount(reg, "go_goroutines", "process_cpu_seconds_total"); err != nil || n != 2 {
+		t.Fatalf("runtime and process metrics: %d, %v", n, err)
+	}
+}
+
+func TestClients(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m := New(reg, Sources{}, Options{})
+	now := time.Unix(1000, 0)
+	m.Clients.now = func() time.Time { return now }
+	m.Clients.Record(ClientReport{ID: "a", Type: "go", Interval: time.Second, Calls: 10, Retries: 1, Connections: 2,
+		NearCaches: []NearCacheReport{{Map: "m", Hits: 5, Misses: 2, Entries: 7}}})
+	m.Clients.Record(ClientReport{ID: "a", Type: "go", Interval: time.Second, Calls: 5, Connections: 3,
+		NearCaches: []NearCacheReport{{Map: "m", Hits: 1, Entries: 8}}})
+	m.Clients.Record(ClientReport{ID: "b", Type: "cobol", Interval: time.Minute, Calls: 1, Connections: 1})
+	want := `
+# HELP atoll_client_calls_total Calls clients made, as they report them, by SDK type.
+# TYPE atoll_client_calls_total counter
+atoll_client_calls_total{client_type="go"} 15
+atoll_client_calls_total{client_type="other"} 1
+# HELP atoll_clients Clients that report their statistics to this member, by SDK type.
+# TYPE atoll_clients gauge
+atoll_clients{client_type="go"} 1
+atoll_clients{client_type="other"} 1
+# HELP atoll_near_cache_entries Entries in the near caches of those clients, by map.
+# TYPE atoll_near_cache_entries gauge
+atoll_near_cache_entries{map="m"} 8
+# HELP atoll_near_cache_hits_total Reads clients answered from their near cache, by map.
+# TYPE atoll_near_cache_hits_total counter
+atoll_near_cache_hits_total{map="m"} 6
+`
+	names := []string{"atoll_client_calls_total", "atoll_clients", "atoll_near_cache_entries", "atoll_near_cache_hits_total"}
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), names...); err != nil {
+		t.Fatal(err)
+	}
+	// A client that stops reporting is forgotten; its counters stay.
+	now = now.Add(time.Minute)
+	want = `
+# HELP atoll_clients Clients that report their statistics to this member, by SDK type.
+# TYPE atoll_clients gauge
+atoll_clients{client_type="other"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "atoll_clients", "atoll_near_cache_entries"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMapOpsAndTransport(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m := New(reg, Sources{}, Options{MapOperations: true})
+	m.MapOps.Latency("m", "get").Observe(0.001)
+	m.MapOps.Errors("m", "set").Inc()
+	m.MapOps.Latency("other", "get").Observe(0.001)
+	p := m.Transport.Peer("10.0.0.1:5701")
+	if m.Transport.Peer("10.0.0.1:5701") != p {
+		t.Fatal("the recorders of a peer are not reused")
+	}
+	p.SentMessages.Inc()
+	p.SentBytes.Add(100)
+	p.SendQueue.Observe(1e-5)
+	if n, err := testutil.GatherAndCount(reg, "atoll_map_operation_duration_seconds", "atoll_map_operation_errors_total", "atoll_transport_bytes_total"); err != nil || n != 3+2 {
+		t.Fatalf("series: %d, %v", n, err)
+	}
+	m.MapOps.Forget("m")
+	if n, err := testutil.GatherAndCount(reg, "atoll_map_operation_duration_seconds", "atoll_map_operation_errors_total"); err != nil || n != 1 {
+		t.Fatalf("series after Forget: %d, %v", n, err)
+	}
+	if New(prometheus.NewRegistry(), Sources{}, Options{}).MapOps != nil {
+		t.Fatal("operation metrics are on although Options say off")
+	}
+}

@@ -1,0 +1,91 @@
+package profiling
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/pprof"
+	"runtime"
+	"strconv"
+	"sync"
+
+	"github.com/felixge/fgprof"
+)
+
+// Register adds the profiling endpoints to mux:
+//
+//	/debug/pprof/                   index (net/http/pprof)
+//	/debug/pprof/profile?seconds=N  CPU profile
+//	/debug/pprof/wall?seconds=N     wall-clock profile (fgprof): on-CPU and off-CPU time alike
+//	/debug/pprof/trace?seconds=N    execution trace
+//	/debug/pprof/{heap,allocs,goroutine,mutex,block,threadcreate}[?seconds=N]
+//	/debug/pprof/rates              GET: mutex and block sampling rates; POST mutex=N&block=N sets them
+//
+// The rates belong to the Go runtime, so they are shared by every member
+// in the process. Both are off by default (Go's defaults): mutex=N
+// samples one contention event in N, block=N one blocking event per N
+// nanoseconds blocked (1 records all).
+func Register(mux *http.ServeMux) {
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.Handle("/debug/pprof/wall", fgprof.Handler())
+	mux.HandleFunc("GET /debug/pprof/rates", getRates)
+	mux.HandleFunc("POST /debug/pprof/rates", setRates)
+}
+
+// blockRate remembers the block profile rate: the runtime has no getter.
+var blockRate struct {
+	sync.Mutex
+	rate int
+}
+
+func getRates(w http.ResponseWriter, _ *http.Request) {
+	blockRate.Lock()
+	block := blockRate.rate
+	blockRate.Unlock()
+	fmt.Fprintf(w, "mutex %d\nblock %d\n", runtime.SetMutexProfileFraction(-1), block)
+}
+
+func setRates(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	parse := func(name string) (int, bool, error) {
+		s := r.Form.Get(name)
+		if s == "" {
+			return 0, false, nil
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return 0, false, fmt.Errorf("%s=%q: want a whole number >= 0 (0 turns sampling off)", name, s)
+		}
+		return n, true, nil
+	}
+	mutex, setMutex, err := parse("mutex")
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	block, setBlock, err := parse("block")
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if !setMutex && !setBlock {
+		http.Error(w, "give mutex=N and/or block=N", http.StatusBadRequest)
+		return
+	}
+	if setMutex {
+		runtime.SetMutexProfileFraction(mutex)
+	}
+	if setBlock {
+		blockRate.Lock()
+		runtime.SetBlockProfileRate(block)
+		blockRate.rate = block
+		blockRate.Unlock()
+	}
+	getRates(w, r)
+}
