@@ -71,6 +71,7 @@ public final class AtollClient implements AutoCloseable {
     private final Set<Subscription> subscriptions = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile StreamObserver<?> tableWatch;
+    private final ClientSqlService sql = new ClientSqlService(this);
 
     /** Per-client call counters. */
     static final class ClientStatsCounters {
@@ -153,6 +154,15 @@ public final class AtollClient implements AutoCloseable {
         }
         checkOpen();
         return (AtollMap<K, V>) maps.computeIfAbsent(name, n -> new ClientMap<>(this, n, nearCacheFor(n)));
+    }
+
+    /**
+     * The SQL service: statements in Hazelcast's dialect over the cluster's maps
+     * ({@code client.sql().execute("SELECT ...", params...)}).
+     */
+    public io.atoll.client.sql.SqlService sql() {
+        checkOpen();
+        return sql;
     }
 
     /** The client's serialization service (the one its maps use). */
@@ -461,6 +471,27 @@ public final class AtollClient implements AutoCloseable {
             promise.complete(fresh);
         });
         return promise;
+    }
+
+    /**
+     * A connection to coordinate a query: a random member among those the client is connected
+     * to (spreading coordination over the cluster), or any reachable one.
+     */
+    CompletableFuture<Connection> queryConnection() {
+        RoutingTable t = routing.get();
+        if (t != null && t.members.size() > 1) {
+            List<Connection> usable = new ArrayList<>(t.members.size());
+            for (String m : t.members) {
+                Connection c = connections.get(m);
+                if (c != null && c.usable()) {
+                    usable.add(c);
+                }
+            }
+            if (!usable.isEmpty()) {
+                return usable.get(ThreadLocalRandom.current().nextInt(usable.size())).self;
+            }
+        }
+        return anyConnection();
     }
 
     /** Some usable connection: an open one, or a new one to a known member or a seed. */

@@ -41,12 +41,13 @@ final class Connection {
     private final String clientCluster;
     private final Object sendLock = new Object();
     private ClientCallStreamObserver<PipelineRequest> requests; // guarded by sendLock once set
-    private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
+    private final Map<Long, Pending<PipelineResponse>> pending = new ConcurrentHashMap<>();
     private final AtomicLong nextId = new AtomicLong();
     private volatile MemberConnectionException broken;
+    private QueryStream queryStream; // guarded by this
 
     /** A call waiting for its response; the deadline lets the sweeper fail it. */
-    static final class Pending extends CompletableFuture<PipelineResponse> {
+    static final class Pending<T> extends CompletableFuture<T> {
         final long deadlineNanos;
 
         Pending(long deadlineNanos) {
@@ -150,7 +151,7 @@ final class Connection {
 
             @Override
             public void onNext(PipelineResponse resp) {
-                Pending p = pending.remove(resp.getCallId());
+                Pending<PipelineResponse> p = pending.remove(resp.getCallId());
                 if (p != null) {
                     p.complete(resp);
                 }
@@ -172,6 +173,22 @@ final class Connection {
         });
     }
 
+    /**
+     * The connection's query stream, opened on first use and replaced when it broke.
+     *
+     * @throws MemberConnectionException (not sent) when the connection is broken
+     */
+    synchronized QueryStream queryStream() {
+        MemberConnectionException b = broken;
+        if (b != null) {
+            throw new MemberConnectionException("connection to " + address + " is broken: " + b.getCause().getMessage(), address, false, b.getCause());
+        }
+        if (queryStream == null || !queryStream.usable()) {
+            queryStream = new QueryStream(channel, address, clientCluster);
+        }
+        return queryStream;
+    }
+
     /** Whether new calls may use the connection. */
     boolean usable() {
         return broken == null;
@@ -189,8 +206,8 @@ final class Connection {
             }
             broken = e = new MemberConnectionException("connection to " + address + " failed: " + cause.getMessage(), address, sent, cause);
         }
-        for (Iterator<Map.Entry<Long, Pending>> it = pending.entrySet().iterator(); it.hasNext(); ) {
-            Map.Entry<Long, Pending> en = it.next();
+        for (Iterator<Map.Entry<Long, Pending<PipelineResponse>>> it = pending.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<Long, Pending<PipelineResponse>> en = it.next();
             it.remove();
             en.getValue().completeExceptionally(e);
         }
@@ -208,7 +225,7 @@ final class Connection {
             return CompletableFuture.failedFuture(notSent(b));
         }
         long id = nextId.incrementAndGet();
-        Pending p = new Pending(deadlineNanos);
+        Pending<PipelineResponse> p = new Pending<>(deadlineNanos);
         pending.put(id, p);
         // Registered after a failure's sweep? Then nobody will answer: give up.
         b = broken;
@@ -236,11 +253,18 @@ final class Connection {
 
     /** Fails the calls whose deadline has passed; run periodically by the client. */
     void sweep(long nowNanos) {
+        QueryStream qs;
+        synchronized (this) {
+            qs = queryStream;
+        }
+        if (qs != null) {
+            qs.sweep(nowNanos);
+        }
         if (pending.isEmpty()) {
             return;
         }
-        for (Map.Entry<Long, Pending> en : pending.entrySet()) {
-            Pending p = en.getValue();
+        for (Map.Entry<Long, Pending<PipelineResponse>> en : pending.entrySet()) {
+            Pending<PipelineResponse> p = en.getValue();
             if (nowNanos - p.deadlineNanos >= 0 && pending.remove(en.getKey(), p)) {
                 p.completeExceptionally(new OperationTimeoutException("no response from the member within the deadline",
                         address, -1, false, null));
@@ -258,6 +282,13 @@ final class Connection {
                     // already closed
                 }
             }
+        }
+        QueryStream qs;
+        synchronized (this) {
+            qs = queryStream;
+        }
+        if (qs != null) {
+            qs.close();
         }
         fail(new ClientNotActiveException(), false);
         channel.shutdownNow();

@@ -1,0 +1,152 @@
+package io.atoll.client;
+
+import io.atoll.client.proto.ExecuteResponse;
+import io.atoll.client.proto.QueryCall;
+import io.atoll.client.proto.QueryReply;
+import io.atoll.client.proto.QueryServiceGrpc;
+import io.grpc.ManagedChannel;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
+
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The query calls (Execute, Fetch, Close) to one member, multiplexed by call id over one
+ * {@code QueryService.Pipeline} stream, as the map calls share the connection's pipeline
+ * (the Go client's queryStream). Opened on first use by {@link Connection#queryStream()};
+ * a broken stream fails its calls in flight and is replaced on the next call. Thread-safe.
+ */
+final class QueryStream {
+    private final String address;
+    private final String clientCluster;
+    private final Object sendLock = new Object();
+    private ClientCallStreamObserver<QueryCall> requests; // guarded by sendLock
+    private final Map<Long, Connection.Pending<ExecuteResponse>> pending = new ConcurrentHashMap<>();
+    private final AtomicLong nextId = new AtomicLong();
+    private volatile MemberConnectionException broken;
+
+    QueryStream(ManagedChannel channel, String address, String clientCluster) {
+        this.address = address;
+        this.clientCluster = clientCluster;
+        // Replies complete futures on the transport's thread; nothing on this path blocks.
+        QueryServiceGrpc.newStub(channel).withExecutor(Runnable::run).pipeline(new ClientResponseObserver<QueryCall, QueryReply>() {
+            @Override
+            public void beforeStart(ClientCallStreamObserver<QueryCall> requestStream) {
+                synchronized (sendLock) {
+                    requests = requestStream;
+                }
+            }
+
+            @Override
+            public void onNext(QueryReply r) {
+                Connection.Pending<ExecuteResponse> p = pending.remove(r.getCallId());
+                if (p == null) {
+                    return;
+                }
+                if (r.hasError()) {
+                    p.completeExceptionally(Errors.fromPipeline(r.getError(), address, clientCluster));
+                } else {
+                    p.complete(r.getResult());
+                }
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                fail(Errors.fromStatus(t, address, clientCluster));
+            }
+
+            @Override
+            public void onCompleted() {
+                fail(new IllegalStateException("the member closed the query stream"));
+            }
+        });
+    }
+
+    /** Whether new calls may use the stream. */
+    boolean usable() {
+        return broken == null;
+    }
+
+    /** Ends the stream and fails the calls in flight (their outcome is unknown). */
+    void fail(Throwable cause) {
+        MemberConnectionException e;
+        synchronized (this) {
+            if (broken != null) {
+                return;
+            }
+            broken = e = new MemberConnectionException("query stream to " + address + " failed: " + cause.getMessage(), address, true, cause);
+        }
+        for (Iterator<Map.Entry<Long, Connection.Pending<ExecuteResponse>>> it = pending.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<Long, Connection.Pending<ExecuteResponse>> en = it.next();
+            it.remove();
+            en.getValue().completeExceptionally(e);
+        }
+    }
+
+    /**
+     * Sends a call and returns its result. Fails with the call's {@link AtollException}, with
+     * {@link MemberConnectionException} when the stream is or becomes broken, and with
+     * {@link OperationTimeoutException} when the deadline passes (see {@link #sweep}).
+     */
+    CompletableFuture<ExecuteResponse> call(QueryCall.Builder call, long deadlineNanos) {
+        MemberConnectionException b = broken;
+        if (b != null) {
+            return CompletableFuture.failedFuture(notSent(b));
+        }
+        long id = nextId.incrementAndGet();
+        Connection.Pending<ExecuteResponse> p = new Connection.Pending<>(deadlineNanos);
+        pending.put(id, p);
+        b = broken;
+        if (b != null) {
+            if (pending.remove(id) != null) {
+                p.completeExceptionally(notSent(b));
+            }
+            return p;
+        }
+        QueryCall req = call.setCallId(id).build();
+        try {
+            synchronized (sendLock) {
+                requests.onNext(req);
+            }
+        } catch (RuntimeException e) {
+            fail(e);
+        }
+        return p;
+    }
+
+    private MemberConnectionException notSent(MemberConnectionException b) {
+        return new MemberConnectionException("query stream to " + address + " is broken: " + b.getCause().getMessage(), address, false, b.getCause());
+    }
+
+    /** Fails the calls whose deadline has passed. */
+    void sweep(long nowNanos) {
+        if (pending.isEmpty()) {
+            return;
+        }
+        for (Map.Entry<Long, Connection.Pending<ExecuteResponse>> en : pending.entrySet()) {
+            Connection.Pending<ExecuteResponse> p = en.getValue();
+            if (nowNanos - p.deadlineNanos >= 0 && pending.remove(en.getKey(), p)) {
+                p.completeExceptionally(new OperationTimeoutException("no reply to the query call from the member within the deadline",
+                        address, -1, false, null));
+            }
+        }
+    }
+
+    /** Ends the stream; calls in flight fail. */
+    void close() {
+        synchronized (sendLock) {
+            if (requests != null) {
+                try {
+                    requests.onCompleted();
+                } catch (RuntimeException ignored) {
+                    // already ended
+                }
+            }
+        }
+        fail(new ClientNotActiveException());
+    }
+}
