@@ -1,5 +1,13 @@
 package io.atoll.client;
 
+import io.atoll.client.query.Aggregator;
+import io.atoll.client.query.Aggregators;
+import io.atoll.client.query.PagingPredicate;
+import io.atoll.client.query.Predicate;
+import io.atoll.client.query.Predicates;
+import io.atoll.client.query.Projection;
+import io.atoll.client.query.Projections;
+
 import java.util.Collection;
 import java.util.Map;
 import java.util.Set;
@@ -22,6 +30,14 @@ import java.util.concurrent.TimeUnit;
  * <p>TTL and max-idle: without them a write uses the map's defaults; 0 means forever, a
  * positive duration is rounded up to whole milliseconds and counted from the write (TTL) or
  * from the last read or write (max idle).
+ *
+ * <p>Queries: {@link #entrySet(Predicate)}, {@link #keySet(Predicate)},
+ * {@link #values(Predicate)}, {@link #aggregate} and {@link #project} run on the members (see
+ * {@link Predicates}, {@link Aggregators}, {@link Projections}); a member coordinates the
+ * query and pages the result to the client, which reads every page before it returns.
+ * Invalid predicates (a malformed attribute path, predicate SQL or pattern) fail with
+ * {@link QueryException}. Indexes ({@link #addIndex}) make equality and range predicates on
+ * the indexed attribute lookups instead of scans.
  */
 public interface AtollMap<K, V> {
 
@@ -199,4 +215,66 @@ public interface AtollMap<K, V> {
 
     CompletableFuture<ListenerRegistration> addEntryListenerAsync(EntryListener<K, V> listener, K key, boolean includeValue,
                                                                   Set<EntryEventType> types);
+
+    // ---- queries ----
+
+    /**
+     * The keys of the entries the predicate matches. A {@link PagingPredicate} returns its
+     * current page, in its order.
+     */
+    Set<K> keySet(Predicate predicate);
+
+    CompletableFuture<Set<K>> keySetAsync(Predicate predicate);
+
+    /** The values of the entries the predicate matches (a paging predicate's page, in its order). */
+    Collection<V> values(Predicate predicate);
+
+    CompletableFuture<Collection<V>> valuesAsync(Predicate predicate);
+
+    /** The entries the predicate matches (a paging predicate's page, in its order). */
+    Set<Map.Entry<K, V>> entrySet(Predicate predicate);
+
+    CompletableFuture<Set<Map.Entry<K, V>>> entrySetAsync(Predicate predicate);
+
+    /** Runs an aggregator over every entry: {@code map.aggregate(Aggregators.longSum("amount"))}. */
+    <R> R aggregate(Aggregator<R> aggregator);
+
+    /** Runs an aggregator over the entries the predicate matches (not a paging predicate). */
+    <R> R aggregate(Aggregator<R> aggregator, Predicate predicate);
+
+    <R> CompletableFuture<R> aggregateAsync(Aggregator<R> aggregator);
+
+    <R> CompletableFuture<R> aggregateAsync(Aggregator<R> aggregator, Predicate predicate);
+
+    /** Projects every entry: one result per entry. */
+    <R> Collection<R> project(Projection<R> projection);
+
+    /** Projects the entries the predicate matches (a paging predicate's page, in its order). */
+    <R> Collection<R> project(Projection<R> projection, Predicate predicate);
+
+    <R> CompletableFuture<Collection<R>> projectAsync(Projection<R> projection);
+
+    <R> CompletableFuture<Collection<R>> projectAsync(Projection<R> projection, Predicate predicate);
+
+    /**
+     * The plan of {@link #entrySet(Predicate)} (null: every entry), one line per operator: the
+     * same plan EXPLAIN prints for the equivalent SQL statement.
+     */
+    String explain(Predicate predicate);
+
+    /** The plan of {@link #aggregate(Aggregator, Predicate)} (null predicate: every entry). */
+    String explain(Aggregator<?> aggregator, Predicate predicate);
+
+    /** The plan of {@link #project(Projection, Predicate)} (null predicate: every entry). */
+    String explain(Projection<?> projection, Predicate predicate);
+
+    /**
+     * Creates an index on the attribute on every member; queries use it from then on. Adding
+     * an index that exists is not an error.
+     */
+    void addIndex(IndexType type, String... attributes);
+
+    void addIndex(IndexConfig config);
+
+    CompletableFuture<Void> addIndexAsync(IndexConfig config);
 }

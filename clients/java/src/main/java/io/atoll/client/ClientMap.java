@@ -19,12 +19,23 @@ import io.atoll.client.proto.ReplaceIfSameRequest;
 import io.atoll.client.proto.SetRequest;
 import io.atoll.client.proto.SetTtlRequest;
 import io.atoll.client.proto.ValueResponse;
+import io.atoll.client.proto.AddIndexRequest;
+import io.atoll.client.proto.Empty;
+import io.atoll.client.proto.ExecuteRequest;
+import io.atoll.client.proto.PredicateQuery;
+import io.atoll.client.proto.PredicateResult;
+import io.atoll.client.proto.QueryServiceGrpc;
+import io.atoll.client.query.Aggregator;
+import io.atoll.client.query.Predicate;
+import io.atoll.client.query.Projection;
 import io.atoll.client.serialization.Data;
 import io.grpc.stub.StreamObserver;
 
 import java.util.AbstractMap;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -947,5 +958,300 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
             default:
                 return null;
         }
+    }
+
+    // ---- queries ----
+
+    /** Runs a predicate query and reads every row (objects still serialized). */
+    private CompletableFuture<List<Object[]>> query(PredicateResult result, Predicate p, Consumer<PredicateQuery.Builder> build) {
+        return start(result, p, build, false).thenCompose(QueryCursor::readAll);
+    }
+
+    private CompletableFuture<QueryCursor> start(PredicateResult result, Predicate p, Consumer<PredicateQuery.Builder> build, boolean explain) {
+        client.checkOpen();
+        PredicateQuery.Builder q = PredicateQuery.newBuilder().setMap(name).setResult(result);
+        if (p != null) {
+            q.setPredicate(QueryCodec.predicate(p, client.serialization));
+        }
+        if (build != null) {
+            build.accept(q);
+        }
+        return Queries.execute(client, ExecuteRequest.newBuilder().setPredicate(q).setExplain(explain));
+    }
+
+    /** Deserializes the objects among values (others pass through), in order. */
+    private CompletableFuture<List<Object>> decodeValues(List<Object> values) {
+        List<Data> objects = new ArrayList<>();
+        for (Object v : values) {
+            if (v instanceof Data) {
+                objects.add((Data) v);
+            }
+        }
+        if (objects.isEmpty()) {
+            return CompletableFuture.completedFuture(values);
+        }
+        return decodeAll(objects).thenApply(decoded -> {
+            List<Object> out = new ArrayList<>(values.size());
+            int j = 0;
+            for (Object v : values) {
+                out.add(v instanceof Data ? decoded.get(j++) : v);
+            }
+            return out;
+        });
+    }
+
+    private static List<Object> column(List<Object[]> rows, int col) {
+        List<Object> out = new ArrayList<>(rows.size());
+        for (Object[] r : rows) {
+            out.add(r[col]);
+        }
+        return out;
+    }
+
+    @SuppressWarnings("unchecked")
+    private CompletableFuture<Set<K>> keysOf(List<Object[]> rows) {
+        return decodeValues(column(rows, 0)).thenApply(objs -> {
+            Set<K> out = new LinkedHashSet<>();
+            for (Object o : objs) {
+                out.add((K) o);
+            }
+            return out;
+        });
+    }
+
+    @SuppressWarnings("unchecked")
+    private CompletableFuture<Collection<V>> valuesOf(List<Object[]> rows) {
+        return decodeValues(column(rows, 0)).thenApply(objs -> (Collection<V>) (Collection<?>) objs);
+    }
+
+    @SuppressWarnings("unchecked")
+    private CompletableFuture<Set<Map.Entry<K, V>>> entriesOf(List<Object[]> rows) {
+        List<Object> flat = new ArrayList<>(rows.size() * 2);
+        for (Object[] r : rows) {
+            flat.add(r[0]);
+            flat.add(r[1]);
+        }
+        return decodeValues(flat).thenApply(objs -> {
+            Set<Map.Entry<K, V>> out = new LinkedHashSet<>();
+            for (int i = 0; i < objs.size(); i += 2) {
+                out.add(new AbstractMap.SimpleImmutableEntry<>((K) objs.get(i), (V) objs.get(i + 1)));
+            }
+            return out;
+        });
+    }
+
+    @Override
+    public Set<K> keySet(Predicate predicate) {
+        Objects.requireNonNull(predicate, "predicate");
+        return await(keysOf(await(query(PredicateResult.PREDICATE_RESULT_KEYS, predicate, null))));
+    }
+
+    @Override
+    public CompletableFuture<Set<K>> keySetAsync(Predicate predicate) {
+        Objects.requireNonNull(predicate, "predicate");
+        return query(PredicateResult.PREDICATE_RESULT_KEYS, predicate, null).thenCompose(this::keysOf);
+    }
+
+    @Override
+    public Collection<V> values(Predicate predicate) {
+        Objects.requireNonNull(predicate, "predicate");
+        return await(valuesOf(await(query(PredicateResult.PREDICATE_RESULT_VALUES, predicate, null))));
+    }
+
+    @Override
+    public CompletableFuture<Collection<V>> valuesAsync(Predicate predicate) {
+        Objects.requireNonNull(predicate, "predicate");
+        return query(PredicateResult.PREDICATE_RESULT_VALUES, predicate, null).thenCompose(this::valuesOf);
+    }
+
+    @Override
+    public Set<Map.Entry<K, V>> entrySet(Predicate predicate) {
+        Objects.requireNonNull(predicate, "predicate");
+        return await(entriesOf(await(query(PredicateResult.PREDICATE_RESULT_ENTRIES, predicate, null))));
+    }
+
+    @Override
+    public CompletableFuture<Set<Map.Entry<K, V>>> entrySetAsync(Predicate predicate) {
+        Objects.requireNonNull(predicate, "predicate");
+        return query(PredicateResult.PREDICATE_RESULT_ENTRIES, predicate, null).thenCompose(this::entriesOf);
+    }
+
+    private CompletableFuture<List<Object[]>> aggregateRows(Aggregator<?> aggregator, Predicate predicate) {
+        Objects.requireNonNull(aggregator, "aggregator");
+        return query(PredicateResult.PREDICATE_RESULT_AGGREGATE, predicate, q -> q.setAggregator(QueryCodec.aggregator(aggregator)));
+    }
+
+    /** The aggregator's result from its rows, as the Go client's Map.Aggregate reads them. */
+    @SuppressWarnings("unchecked")
+    private <R> CompletableFuture<R> aggregateResult(Aggregator<R> a, List<Object[]> rows) {
+        switch (a.getKind()) {
+            case DISTINCT:
+                return decodeValues(column(rows, 0)).thenApply(objs -> (R) new LinkedHashSet<>(objs));
+            case MIN_BY:
+            case MAX_BY:
+                if (rows.isEmpty() || rows.get(0)[0] == null) {
+                    return CompletableFuture.completedFuture(null);
+                }
+                return decodeValues(Arrays.asList(rows.get(0)[0], rows.get(0)[1]))
+                        .thenApply(kv -> (R) new AbstractMap.SimpleImmutableEntry<>((K) kv.get(0), (V) kv.get(1)));
+            default:
+                break;
+        }
+        Object v = rows.isEmpty() ? null : rows.get(0)[0];
+        return decodeValues(Collections.singletonList(v)).thenApply(list -> {
+            Object x = list.get(0);
+            switch (a.getKind()) {
+                case COUNT:
+                case INTEGER_SUM:
+                case LONG_SUM:
+                case FIXED_POINT_SUM:
+                    return (R) (x == null ? Long.valueOf(0) : Long.valueOf(((Number) x).longValue()));
+                case DOUBLE_SUM:
+                case FLOATING_POINT_SUM:
+                    return (R) (x == null ? Double.valueOf(0) : Double.valueOf(((Number) x).doubleValue()));
+                case INTEGER_AVG:
+                case LONG_AVG:
+                case DOUBLE_AVG:
+                case NUMBER_AVG:
+                    return (R) (x == null ? null : Double.valueOf(((Number) x).doubleValue()));
+                default:
+                    return (R) x;
+            }
+        });
+    }
+
+    @Override
+    public <R> R aggregate(Aggregator<R> aggregator) {
+        return await(aggregateResult(aggregator, await(aggregateRows(aggregator, null))));
+    }
+
+    @Override
+    public <R> R aggregate(Aggregator<R> aggregator, Predicate predicate) {
+        Objects.requireNonNull(predicate, "predicate");
+        return await(aggregateResult(aggregator, await(aggregateRows(aggregator, predicate))));
+    }
+
+    @Override
+    public <R> CompletableFuture<R> aggregateAsync(Aggregator<R> aggregator) {
+        return aggregateRows(aggregator, null).thenCompose(rows -> aggregateResult(aggregator, rows));
+    }
+
+    @Override
+    public <R> CompletableFuture<R> aggregateAsync(Aggregator<R> aggregator, Predicate predicate) {
+        Objects.requireNonNull(predicate, "predicate");
+        return aggregateRows(aggregator, predicate).thenCompose(rows -> aggregateResult(aggregator, rows));
+    }
+
+    private CompletableFuture<List<Object[]>> projectRows(Projection<?> projection, Predicate predicate) {
+        Objects.requireNonNull(projection, "projection");
+        return query(PredicateResult.PREDICATE_RESULT_PROJECT, predicate, q -> q.addAllProjection(projection.getAttributes()));
+    }
+
+    @SuppressWarnings("unchecked")
+    private <R> CompletableFuture<Collection<R>> projected(Projection<R> projection, List<Object[]> rows) {
+        int width = projection.getAttributes().size();
+        List<Object> flat = new ArrayList<>(rows.size() * width);
+        for (Object[] r : rows) {
+            if (r.length != width) {
+                return CompletableFuture.failedFuture(new InternalException("projection of " + width + " attributes returned "
+                        + r.length + " columns", null, -1, false, null));
+            }
+            flat.addAll(Arrays.asList(r));
+        }
+        return decodeValues(flat).thenApply(objs -> {
+            List<R> out = new ArrayList<>(rows.size());
+            for (int i = 0; i < objs.size(); i += width) {
+                out.add(projection.isMultiAttribute() ? (R) objs.subList(i, i + width).toArray() : (R) objs.get(i));
+            }
+            return out;
+        });
+    }
+
+    @Override
+    public <R> Collection<R> project(Projection<R> projection) {
+        return await(projected(projection, await(projectRows(projection, null))));
+    }
+
+    @Override
+    public <R> Collection<R> project(Projection<R> projection, Predicate predicate) {
+        Objects.requireNonNull(predicate, "predicate");
+        return await(projected(projection, await(projectRows(projection, predicate))));
+    }
+
+    @Override
+    public <R> CompletableFuture<Collection<R>> projectAsync(Projection<R> projection) {
+        return projectRows(projection, null).thenCompose(rows -> projected(projection, rows));
+    }
+
+    @Override
+    public <R> CompletableFuture<Collection<R>> projectAsync(Projection<R> projection, Predicate predicate) {
+        Objects.requireNonNull(predicate, "predicate");
+        return projectRows(projection, predicate).thenCompose(rows -> projected(projection, rows));
+    }
+
+    @Override
+    public String explain(Predicate predicate) {
+        return ClientSqlService.planText(await(start(PredicateResult.PREDICATE_RESULT_ENTRIES, predicate, null, true)));
+    }
+
+    @Override
+    public String explain(Aggregator<?> aggregator, Predicate predicate) {
+        Objects.requireNonNull(aggregator, "aggregator");
+        return ClientSqlService.planText(await(start(PredicateResult.PREDICATE_RESULT_AGGREGATE, predicate,
+                q -> q.setAggregator(QueryCodec.aggregator(aggregator)), true)));
+    }
+
+    @Override
+    public String explain(Projection<?> projection, Predicate predicate) {
+        Objects.requireNonNull(projection, "projection");
+        return ClientSqlService.planText(await(start(PredicateResult.PREDICATE_RESULT_PROJECT, predicate,
+                q -> q.addAllProjection(projection.getAttributes()), true)));
+    }
+
+    // ---- indexes ----
+
+    @Override
+    public void addIndex(IndexType type, String... attributes) {
+        await(addIndexAsync(new IndexConfig(type, attributes)));
+    }
+
+    @Override
+    public void addIndex(IndexConfig config) {
+        await(addIndexAsync(config));
+    }
+
+    @Override
+    public CompletableFuture<Void> addIndexAsync(IndexConfig config) {
+        Objects.requireNonNull(config, "config");
+        client.checkOpen();
+        if (config.getAttributes().size() != 1) {
+            throw new IllegalArgumentException("an index covers exactly one attribute, got " + config.getAttributes());
+        }
+        AddIndexRequest.Builder req = AddIndexRequest.newBuilder().setMap(name).addAllAttributes(config.getAttributes())
+                .setType(config.getType() == IndexType.HASH ? io.atoll.client.proto.IndexType.INDEX_TYPE_HASH
+                        : io.atoll.client.proto.IndexType.INDEX_TYPE_SORTED);
+        if (config.getName() != null) {
+            req.setName(config.getName());
+        }
+        return client.anyConnection().thenCompose(c -> {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            QueryServiceGrpc.newStub(c.channel).withDeadlineAfter(client.config.getInvocationTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                    .addIndex(req.build(), new StreamObserver<Empty>() {
+                        @Override
+                        public void onNext(Empty value) {
+                        }
+
+                        @Override
+                        public void onError(Throwable t) {
+                            done.completeExceptionally(Errors.fromStatus(t, c.address, client.config.getClusterName()));
+                        }
+
+                        @Override
+                        public void onCompleted() {
+                            done.complete(null);
+                        }
+                    });
+            return done;
+        });
     }
 }
