@@ -67,14 +67,8 @@ class InteropTest {
                 new Random(Gen.VALUE_SEED_BASE + k).nextBytes(b);
                 return b;
             }
-            case "json": {
-                StringBuilder sb = new StringBuilder("{\"value\":").append(k).append(",\"payload\":[");
-                int[] p = Gen.aPayload(k);
-                for (int i = 0; i < p.length; i++) {
-                    sb.append(i > 0 ? "," : "").append(p[i]);
-                }
-                return new JsonValue(sb.append("]}").toString());
-            }
+            case "json":
+                return new JsonValue(Gen.aJson(k));
             case "compact-small":
                 return Gen.smallForKey(k);
             case "compact-large":

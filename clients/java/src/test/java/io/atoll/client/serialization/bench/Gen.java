@@ -105,4 +105,18 @@ public final class Gen {
         }
         return p;
     }
+
+    /** The workload A JSON document of key k: {"value":k,"payload":[p0,...,p19]}, no spaces. */
+    public static String aJson(int k) {
+        StringBuilder sb = new StringBuilder(200);
+        sb.append("{\"value\":").append(k).append(",\"payload\":[");
+        int[] p = aPayload(k);
+        for (int i = 0; i < p.length; i++) {
+            if (i > 0) {
+                sb.append(',');
+            }
+            sb.append(p[i]);
+        }
+        return sb.append("]}").toString();
+    }
 }
