@@ -962,9 +962,12 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
 
     // ---- queries ----
 
-    /** Runs a predicate query and reads every row (objects still serialized). */
-    private CompletableFuture<List<Object[]>> query(PredicateResult result, Predicate p, Consumer<PredicateQuery.Builder> build) {
-        return start(result, p, build, false).thenCompose(QueryCursor::readAll);
+    /**
+     * Runs a predicate query and fetches every page; {@link QueryCursor#rows()} then decodes the
+     * rows (objects still serialized) on the thread that calls it.
+     */
+    private CompletableFuture<QueryCursor> query(PredicateResult result, Predicate p, Consumer<PredicateQuery.Builder> build) {
+        return start(result, p, build, false).thenCompose(QueryCursor::fetchAll);
     }
 
     private CompletableFuture<QueryCursor> start(PredicateResult result, Predicate p, Consumer<PredicateQuery.Builder> build, boolean explain) {
@@ -1043,40 +1046,40 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
     @Override
     public Set<K> keySet(Predicate predicate) {
         Objects.requireNonNull(predicate, "predicate");
-        return await(keysOf(await(query(PredicateResult.PREDICATE_RESULT_KEYS, predicate, null))));
+        return await(keysOf(await(query(PredicateResult.PREDICATE_RESULT_KEYS, predicate, null)).rows()));
     }
 
     @Override
     public CompletableFuture<Set<K>> keySetAsync(Predicate predicate) {
         Objects.requireNonNull(predicate, "predicate");
-        return query(PredicateResult.PREDICATE_RESULT_KEYS, predicate, null).thenCompose(this::keysOf);
+        return query(PredicateResult.PREDICATE_RESULT_KEYS, predicate, null).thenCompose(c -> keysOf(c.rows()));
     }
 
     @Override
     public Collection<V> values(Predicate predicate) {
         Objects.requireNonNull(predicate, "predicate");
-        return await(valuesOf(await(query(PredicateResult.PREDICATE_RESULT_VALUES, predicate, null))));
+        return await(valuesOf(await(query(PredicateResult.PREDICATE_RESULT_VALUES, predicate, null)).rows()));
     }
 
     @Override
     public CompletableFuture<Collection<V>> valuesAsync(Predicate predicate) {
         Objects.requireNonNull(predicate, "predicate");
-        return query(PredicateResult.PREDICATE_RESULT_VALUES, predicate, null).thenCompose(this::valuesOf);
+        return query(PredicateResult.PREDICATE_RESULT_VALUES, predicate, null).thenCompose(c -> valuesOf(c.rows()));
     }
 
     @Override
     public Set<Map.Entry<K, V>> entrySet(Predicate predicate) {
         Objects.requireNonNull(predicate, "predicate");
-        return await(entriesOf(await(query(PredicateResult.PREDICATE_RESULT_ENTRIES, predicate, null))));
+        return await(entriesOf(await(query(PredicateResult.PREDICATE_RESULT_ENTRIES, predicate, null)).rows()));
     }
 
     @Override
     public CompletableFuture<Set<Map.Entry<K, V>>> entrySetAsync(Predicate predicate) {
         Objects.requireNonNull(predicate, "predicate");
-        return query(PredicateResult.PREDICATE_RESULT_ENTRIES, predicate, null).thenCompose(this::entriesOf);
+        return query(PredicateResult.PREDICATE_RESULT_ENTRIES, predicate, null).thenCompose(c -> entriesOf(c.rows()));
     }
 
-    private CompletableFuture<List<Object[]>> aggregateRows(Aggregator<?> aggregator, Predicate predicate) {
+    private CompletableFuture<QueryCursor> aggregateRows(Aggregator<?> aggregator, Predicate predicate) {
         Objects.requireNonNull(aggregator, "aggregator");
         return query(PredicateResult.PREDICATE_RESULT_AGGREGATE, predicate, q -> q.setAggregator(QueryCodec.aggregator(aggregator)));
     }
@@ -1122,27 +1125,27 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
 
     @Override
     public <R> R aggregate(Aggregator<R> aggregator) {
-        return await(aggregateResult(aggregator, await(aggregateRows(aggregator, null))));
+        return await(aggregateResult(aggregator, await(aggregateRows(aggregator, null)).rows()));
     }
 
     @Override
     public <R> R aggregate(Aggregator<R> aggregator, Predicate predicate) {
         Objects.requireNonNull(predicate, "predicate");
-        return await(aggregateResult(aggregator, await(aggregateRows(aggregator, predicate))));
+        return await(aggregateResult(aggregator, await(aggregateRows(aggregator, predicate)).rows()));
     }
 
     @Override
     public <R> CompletableFuture<R> aggregateAsync(Aggregator<R> aggregator) {
-        return aggregateRows(aggregator, null).thenCompose(rows -> aggregateResult(aggregator, rows));
+        return aggregateRows(aggregator, null).thenCompose(c -> aggregateResult(aggregator, c.rows()));
     }
 
     @Override
     public <R> CompletableFuture<R> aggregateAsync(Aggregator<R> aggregator, Predicate predicate) {
         Objects.requireNonNull(predicate, "predicate");
-        return aggregateRows(aggregator, predicate).thenCompose(rows -> aggregateResult(aggregator, rows));
+        return aggregateRows(aggregator, predicate).thenCompose(c -> aggregateResult(aggregator, c.rows()));
     }
 
-    private CompletableFuture<List<Object[]>> projectRows(Projection<?> projection, Predicate predicate) {
+    private CompletableFuture<QueryCursor> projectRows(Projection<?> projection, Predicate predicate) {
         Objects.requireNonNull(projection, "projection");
         return query(PredicateResult.PREDICATE_RESULT_PROJECT, predicate, q -> q.addAllProjection(projection.getAttributes()));
     }
@@ -1169,24 +1172,24 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
 
     @Override
     public <R> Collection<R> project(Projection<R> projection) {
-        return await(projected(projection, await(projectRows(projection, null))));
+        return await(projected(projection, await(projectRows(projection, null)).rows()));
     }
 
     @Override
     public <R> Collection<R> project(Projection<R> projection, Predicate predicate) {
         Objects.requireNonNull(predicate, "predicate");
-        return await(projected(projection, await(projectRows(projection, predicate))));
+        return await(projected(projection, await(projectRows(projection, predicate)).rows()));
     }
 
     @Override
     public <R> CompletableFuture<Collection<R>> projectAsync(Projection<R> projection) {
-        return projectRows(projection, null).thenCompose(rows -> projected(projection, rows));
+        return projectRows(projection, null).thenCompose(c -> projected(projection, c.rows()));
     }
 
     @Override
     public <R> CompletableFuture<Collection<R>> projectAsync(Projection<R> projection, Predicate predicate) {
         Objects.requireNonNull(predicate, "predicate");
-        return projectRows(projection, predicate).thenCompose(rows -> projected(projection, rows));
+        return projectRows(projection, predicate).thenCompose(c -> projected(projection, c.rows()));
     }
 
     @Override

@@ -34,6 +34,7 @@ final class QueryCursor {
     private RowDecoder page;
     private int left;     // rows left in page
     private long cursorId; // 0: no more pages on the member
+    private final java.util.ArrayDeque<ExecuteResponse> queued = new java.util.ArrayDeque<>();
 
     QueryCursor(AtollClient client, String member, QueryStream stream, ExecuteResponse first) {
         this.client = client;
@@ -151,26 +152,42 @@ final class QueryCursor {
         return nextBufferedRow();
     }
 
-    /** Every remaining row, fetching pages without blocking a thread. */
-    CompletableFuture<List<Object[]>> readAll() {
-        List<Object[]> rows = new ArrayList<>();
-        return readFrom(rows);
+    /**
+     * Fetches every remaining page without blocking a thread and without decoding them (that is
+     * left to {@link #rows()}, on the thread that wants the rows). Completes with this cursor.
+     */
+    CompletableFuture<QueryCursor> fetchAll() {
+        if (cursorId == 0) {
+            return CompletableFuture.completedFuture(this);
+        }
+        long id = cursorId;
+        long deadline = System.nanoTime() + client.config.getInvocationTimeout().toNanos();
+        return stream.call(QueryCall.newBuilder().setFetch(FetchRequest.newBuilder().setCursorId(id)), deadline).handle((resp, err) -> {
+            if (err != null) {
+                cursorId = 0; // the member closes a cursor whose page failed
+                throw new java.util.concurrent.CompletionException(Errors.unwrap(err));
+            }
+            queued.add(resp);
+            cursorId = resp.getCursorId();
+            return this;
+        }).thenCompose(QueryCursor::fetchAll);
     }
 
-    private CompletableFuture<List<Object[]>> readFrom(List<Object[]> rows) {
-        try {
+    /** Decodes every row fetched so far: the page in hand and those {@link #fetchAll} queued. */
+    List<Object[]> rows() {
+        List<Object[]> rows = new ArrayList<>();
+        while (true) {
             while (left > 0) {
                 rows.add(nextBufferedRow());
             }
-        } catch (RuntimeException e) {
-            return closeAsync().handle((v, err) -> {
-                throw new java.util.concurrent.CompletionException(e);
-            });
+            ExecuteResponse next = queued.poll();
+            if (next == null) {
+                return rows;
+            }
+            long id = cursorId;
+            setPage(next);
+            cursorId = id;
         }
-        if (cursorId == 0) {
-            return CompletableFuture.completedFuture(rows);
-        }
-        return fetch().thenCompose(v -> readFrom(rows));
     }
 
     /** Closes the cursor on the member if pages remain; failures are logged, not thrown. */

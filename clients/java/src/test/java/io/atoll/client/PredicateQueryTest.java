@@ -231,6 +231,25 @@ class PredicateQueryTest {
         assertThrows(IllegalArgumentException.class, Projections::multiAttribute);
     }
 
+    /** Results of more rows than a page (4096 by default) are read page by page, sync and async. */
+    @Test
+    void resultsLongerThanAPage() throws Exception {
+        AtollMap<Integer, String> m = client.getMap("many");
+        Map<Integer, String> batch = new HashMap<>();
+        int n = 10_000;
+        for (int k = 0; k < n; k++) {
+            batch.put(k, "v" + k);
+        }
+        m.putAll(batch);
+        Set<Integer> keys = m.keySet(Predicates.alwaysTrue());
+        assertEquals(batch.keySet(), keys);
+        assertEquals(new HashSet<>(batch.values()), new HashSet<>(m.valuesAsync(Predicates.like("this", "v%")).get(60, TimeUnit.SECONDS)));
+        assertEquals(n - 10, m.entrySetAsync(Predicates.greaterEqual("__key", 10)).get(60, TimeUnit.SECONDS).size());
+        Set<String> distinct = m.aggregate(Aggregators.distinct("this"));
+        assertEquals(n, distinct.size());
+        assertEquals(n, m.project(Projections.singleAttribute("__key")).size());
+    }
+
     /** Pages of a paging predicate come in its order, and moving between pages works both ways. */
     @Test
     void pagingPredicates() throws Exception {
