@@ -34,7 +34,10 @@ import java.util.concurrent.TimeUnit;
  * <p>Queries: {@link #entrySet(Predicate)}, {@link #keySet(Predicate)},
  * {@link #values(Predicate)}, {@link #aggregate} and {@link #project} run on the members (see
  * {@link Predicates}, {@link Aggregators}, {@link Projections}); a member coordinates the
- * query and pages the result to the client, which reads every page before it returns.
+ * query and pages the result to the client, which reads every page before it returns. The
+ * collections returned are read-only snapshots that keep the entries serialized and
+ * deserialize them as they are iterated (as Hazelcast's lazy query results): iterate them on
+ * your own threads, not in stages running on the client's I/O threads.
  * Invalid predicates (a malformed attribute path, predicate SQL or pattern) fail with
  * {@link QueryException}. Indexes ({@link #addIndex}) make equality and range predicates on
  * the indexed attribute lookups instead of scans.

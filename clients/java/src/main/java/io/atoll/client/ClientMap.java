@@ -963,8 +963,8 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
     // ---- queries ----
 
     /**
-     * Runs a predicate query and fetches every page; {@link QueryCursor#rows()} then decodes the
-     * rows (objects still serialized) on the thread that calls it.
+     * Runs a predicate query and fetches every page without decoding it: {@link QueryCursor#pages()}
+     * (lazy results) or {@link QueryCursor#rows()} decode on the thread that reads them.
      */
     private CompletableFuture<QueryCursor> query(PredicateResult result, Predicate p, Consumer<PredicateQuery.Builder> build) {
         return start(result, p, build, false).thenCompose(QueryCursor::fetchAll);
@@ -980,6 +980,11 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
             build.accept(q);
         }
         return Queries.execute(client, ExecuteRequest.newBuilder().setPredicate(q).setExplain(explain));
+    }
+
+    /** A value of a row, deserialized on this thread when it is an object. */
+    private Object object(Object v) {
+        return v instanceof Data ? await(decode((Data) v)) : v;
     }
 
     /** Deserializes the objects among values (others pass through), in order. */
@@ -1012,76 +1017,63 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
     }
 
     @SuppressWarnings("unchecked")
-    private CompletableFuture<Set<K>> keysOf(List<Object[]> rows) {
-        return decodeValues(column(rows, 0)).thenApply(objs -> {
-            Set<K> out = new LinkedHashSet<>();
-            for (Object o : objs) {
-                out.add((K) o);
-            }
-            return out;
-        });
+    private Set<K> keysOf(QueryCursor c) {
+        return c.pages().asSet(r -> (K) object(r[0]));
     }
 
     @SuppressWarnings("unchecked")
-    private CompletableFuture<Collection<V>> valuesOf(List<Object[]> rows) {
-        return decodeValues(column(rows, 0)).thenApply(objs -> (Collection<V>) (Collection<?>) objs);
+    private Collection<V> valuesOf(QueryCursor c) {
+        return c.pages().asCollection(r -> (V) object(r[0]));
     }
 
     @SuppressWarnings("unchecked")
-    private CompletableFuture<Set<Map.Entry<K, V>>> entriesOf(List<Object[]> rows) {
-        List<Object> flat = new ArrayList<>(rows.size() * 2);
-        for (Object[] r : rows) {
-            flat.add(r[0]);
-            flat.add(r[1]);
-        }
-        return decodeValues(flat).thenApply(objs -> {
-            Set<Map.Entry<K, V>> out = new LinkedHashSet<>();
-            for (int i = 0; i < objs.size(); i += 2) {
-                out.add(new AbstractMap.SimpleImmutableEntry<>((K) objs.get(i), (V) objs.get(i + 1)));
-            }
-            return out;
-        });
+    private Set<Map.Entry<K, V>> entriesOf(QueryCursor c) {
+        return c.pages().asSet(r -> new AbstractMap.SimpleImmutableEntry<>((K) object(r[0]), (V) object(r[1])));
     }
 
     @Override
     public Set<K> keySet(Predicate predicate) {
         Objects.requireNonNull(predicate, "predicate");
-        return await(keysOf(await(query(PredicateResult.PREDICATE_RESULT_KEYS, predicate, null)).rows()));
+        return keysOf(await(query(PredicateResult.PREDICATE_RESULT_KEYS, predicate, null)));
     }
 
     @Override
     public CompletableFuture<Set<K>> keySetAsync(Predicate predicate) {
         Objects.requireNonNull(predicate, "predicate");
-        return query(PredicateResult.PREDICATE_RESULT_KEYS, predicate, null).thenCompose(c -> keysOf(c.rows()));
+        return query(PredicateResult.PREDICATE_RESULT_KEYS, predicate, null).thenApply(this::keysOf);
     }
 
     @Override
     public Collection<V> values(Predicate predicate) {
         Objects.requireNonNull(predicate, "predicate");
-        return await(valuesOf(await(query(PredicateResult.PREDICATE_RESULT_VALUES, predicate, null)).rows()));
+        return valuesOf(await(query(PredicateResult.PREDICATE_RESULT_VALUES, predicate, null)));
     }
 
     @Override
     public CompletableFuture<Collection<V>> valuesAsync(Predicate predicate) {
         Objects.requireNonNull(predicate, "predicate");
-        return query(PredicateResult.PREDICATE_RESULT_VALUES, predicate, null).thenCompose(c -> valuesOf(c.rows()));
+        return query(PredicateResult.PREDICATE_RESULT_VALUES, predicate, null).thenApply(this::valuesOf);
     }
 
     @Override
     public Set<Map.Entry<K, V>> entrySet(Predicate predicate) {
         Objects.requireNonNull(predicate, "predicate");
-        return await(entriesOf(await(query(PredicateResult.PREDICATE_RESULT_ENTRIES, predicate, null)).rows()));
+        return entriesOf(await(query(PredicateResult.PREDICATE_RESULT_ENTRIES, predicate, null)));
     }
 
     @Override
     public CompletableFuture<Set<Map.Entry<K, V>>> entrySetAsync(Predicate predicate) {
         Objects.requireNonNull(predicate, "predicate");
-        return query(PredicateResult.PREDICATE_RESULT_ENTRIES, predicate, null).thenCompose(c -> entriesOf(c.rows()));
+        return query(PredicateResult.PREDICATE_RESULT_ENTRIES, predicate, null).thenApply(this::entriesOf);
     }
 
     private CompletableFuture<QueryCursor> aggregateRows(Aggregator<?> aggregator, Predicate predicate) {
+        return aggregateStart(aggregator, predicate).thenCompose(QueryCursor::fetchAll);
+    }
+
+    private CompletableFuture<QueryCursor> aggregateStart(Aggregator<?> aggregator, Predicate predicate) {
         Objects.requireNonNull(aggregator, "aggregator");
-        return query(PredicateResult.PREDICATE_RESULT_AGGREGATE, predicate, q -> q.setAggregator(QueryCodec.aggregator(aggregator)));
+        return start(PredicateResult.PREDICATE_RESULT_AGGREGATE, predicate, q -> q.setAggregator(QueryCodec.aggregator(aggregator)), false);
     }
 
     /** The aggregator's result from its rows, as the Go client's Map.Aggregate reads them. */
@@ -1146,50 +1138,52 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
     }
 
     private CompletableFuture<QueryCursor> projectRows(Projection<?> projection, Predicate predicate) {
+        return projectStart(projection, predicate).thenCompose(QueryCursor::fetchAll);
+    }
+
+    private CompletableFuture<QueryCursor> projectStart(Projection<?> projection, Predicate predicate) {
         Objects.requireNonNull(projection, "projection");
-        return query(PredicateResult.PREDICATE_RESULT_PROJECT, predicate, q -> q.addAllProjection(projection.getAttributes()));
+        return start(PredicateResult.PREDICATE_RESULT_PROJECT, predicate, q -> q.addAllProjection(projection.getAttributes()), false);
     }
 
     @SuppressWarnings("unchecked")
-    private <R> CompletableFuture<Collection<R>> projected(Projection<R> projection, List<Object[]> rows) {
+    private <R> Collection<R> projected(Projection<R> projection, QueryCursor c) {
         int width = projection.getAttributes().size();
-        List<Object> flat = new ArrayList<>(rows.size() * width);
-        for (Object[] r : rows) {
-            if (r.length != width) {
-                return CompletableFuture.failedFuture(new InternalException("projection of " + width + " attributes returned "
-                        + r.length + " columns", null, -1, false, null));
-            }
-            flat.addAll(Arrays.asList(r));
+        if (c.width() != width) {
+            throw new InternalException("projection of " + width + " attributes returned " + c.width() + " columns", c.member, -1, false, null);
         }
-        return decodeValues(flat).thenApply(objs -> {
-            List<R> out = new ArrayList<>(rows.size());
-            for (int i = 0; i < objs.size(); i += width) {
-                out.add(projection.isMultiAttribute() ? (R) objs.subList(i, i + width).toArray() : (R) objs.get(i));
+        return c.pages().asCollection(r -> {
+            if (!projection.isMultiAttribute()) {
+                return (R) object(r[0]);
             }
-            return out;
+            Object[] out = new Object[width];
+            for (int i = 0; i < width; i++) {
+                out[i] = object(r[i]);
+            }
+            return (R) out;
         });
     }
 
     @Override
     public <R> Collection<R> project(Projection<R> projection) {
-        return await(projected(projection, await(projectRows(projection, null)).rows()));
+        return projected(projection, await(projectRows(projection, null)));
     }
 
     @Override
     public <R> Collection<R> project(Projection<R> projection, Predicate predicate) {
         Objects.requireNonNull(predicate, "predicate");
-        return await(projected(projection, await(projectRows(projection, predicate)).rows()));
+        return projected(projection, await(projectRows(projection, predicate)));
     }
 
     @Override
     public <R> CompletableFuture<Collection<R>> projectAsync(Projection<R> projection) {
-        return projectRows(projection, null).thenCompose(c -> projected(projection, c.rows()));
+        return projectRows(projection, null).thenApply(c -> projected(projection, c));
     }
 
     @Override
     public <R> CompletableFuture<Collection<R>> projectAsync(Projection<R> projection, Predicate predicate) {
         Objects.requireNonNull(predicate, "predicate");
-        return projectRows(projection, predicate).thenCompose(c -> projected(projection, c.rows()));
+        return projectRows(projection, predicate).thenApply(c -> projected(projection, c));
     }
 
     @Override

@@ -35,6 +35,8 @@ final class QueryCursor {
     private int left;     // rows left in page
     private long cursorId; // 0: no more pages on the member
     private final java.util.ArrayDeque<ExecuteResponse> queued = new java.util.ArrayDeque<>();
+    private CompletableFuture<ExecuteResponse> prefetch; // the next page, requested by next()
+    private final ExecuteResponse first;
 
     QueryCursor(AtollClient client, String member, QueryStream stream, ExecuteResponse first) {
         this.client = client;
@@ -47,6 +49,7 @@ final class QueryCursor {
         }
         this.metadata = new SqlRowMetadata(cols);
         this.width = cols.size();
+        this.first = first;
         setPage(first);
     }
 
@@ -126,28 +129,38 @@ final class QueryCursor {
         return row;
     }
 
-    /** Fetches the next page into the buffer; the cursor is forgotten if the fetch fails. */
-    CompletableFuture<Void> fetch() {
-        long id = cursorId;
+    /** Asks the member for the cursor's next page. */
+    private CompletableFuture<ExecuteResponse> fetchPage() {
         long deadline = System.nanoTime() + client.config.getInvocationTimeout().toNanos();
-        CompletableFuture<ExecuteResponse> f = stream.call(QueryCall.newBuilder().setFetch(FetchRequest.newBuilder().setCursorId(id)), deadline);
-        return f.handle((resp, err) -> {
-            if (err != null) {
-                cursorId = 0; // the member closes a cursor whose page failed
-                throw new java.util.concurrent.CompletionException(Errors.unwrap(err));
-            }
-            setPage(resp);
-            return null;
-        });
+        return stream.call(QueryCall.newBuilder().setFetch(FetchRequest.newBuilder().setCursorId(cursorId)), deadline);
     }
 
-    /** The next row, fetching pages as needed (blocking), or null at the end. */
+    /**
+     * The next row, or null at the end. While the rows of a page are read, the next page is
+     * already on its way (one page ahead, never more); when the page is used up, this waits for
+     * it. A failed fetch ends the cursor (the member closes a cursor whose page failed).
+     */
     Object[] next() {
         while (left == 0) {
-            if (cursorId == 0) {
-                return null;
+            if (prefetch == null) {
+                if (cursorId == 0) {
+                    return null;
+                }
+                prefetch = fetchPage();
             }
-            AtollClient.await(fetch());
+            CompletableFuture<ExecuteResponse> f = prefetch;
+            prefetch = null;
+            ExecuteResponse resp;
+            try {
+                resp = AtollClient.await(f);
+            } catch (RuntimeException e) {
+                cursorId = 0;
+                throw e;
+            }
+            setPage(resp);
+        }
+        if (prefetch == null && cursorId != 0) {
+            prefetch = fetchPage();
         }
         return nextBufferedRow();
     }
@@ -155,6 +168,7 @@ final class QueryCursor {
     /**
      * Fetches every remaining page without blocking a thread and without decoding them (that is
      * left to {@link #rows()}, on the thread that wants the rows). Completes with this cursor.
+     * Only for a cursor nobody has read from with {@link #next()}.
      */
     CompletableFuture<QueryCursor> fetchAll() {
         if (cursorId == 0) {
@@ -171,6 +185,19 @@ final class QueryCursor {
             cursorId = resp.getCursorId();
             return this;
         }).thenCompose(QueryCursor::fetchAll);
+    }
+
+    /**
+     * Every page of the result, undecoded: the first and those {@link #fetchAll} queued. Only
+     * for a cursor nobody has read from, after {@code fetchAll}.
+     */
+    LazyRows pages() {
+        List<ExecuteResponse> all = new ArrayList<>(queued.size() + 1);
+        all.add(first);
+        all.addAll(queued);
+        queued.clear();
+        left = 0;
+        return new LazyRows(all, width, member);
     }
 
     /** Decodes every row fetched so far: the page in hand and those {@link #fetchAll} queued. */
@@ -194,6 +221,7 @@ final class QueryCursor {
     CompletableFuture<Void> closeAsync() {
         long id = cursorId;
         left = 0;
+        prefetch = null; // its page, or its failure, no longer matters
         if (id == 0) {
             return CompletableFuture.completedFuture(null);
         }

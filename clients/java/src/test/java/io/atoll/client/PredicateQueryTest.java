@@ -151,6 +151,16 @@ class PredicateQueryTest {
         assertEquals(keys, large.keySetAsync(p).get(60, TimeUnit.SECONDS));
         assertEquals(20, large.valuesAsync(p).get(60, TimeUnit.SECONDS).size());
         assertEquals(sorted(keys), sorted(large.entrySetAsync(p).get(60, TimeUnit.SECONDS).stream().map(Map.Entry::getKey).toList()));
+        // Results are read-only snapshots that can be iterated again and searched.
+        assertTrue(keys.contains(105));
+        assertFalse(keys.contains(5));
+        assertThrows(UnsupportedOperationException.class, () -> keys.add(1));
+        assertThrows(UnsupportedOperationException.class, () -> values.clear());
+        assertThrows(UnsupportedOperationException.class, () -> entries.iterator().remove());
+        assertEquals(new ArrayList<>(keys), new ArrayList<>(keys));
+        assertEquals(20, values.stream().filter(l -> l.intField >= 100).count());
+        // Each iteration deserializes anew: values of a class without equals are new objects each time.
+        assertTrue(values.iterator().next() != values.iterator().next());
         // The predicate-less forms read every entry.
         assertEquals(VALUES.keySet(), large.keySet(Predicates.alwaysTrue()));
     }

@@ -398,7 +398,8 @@ class SqlTest {
             }
             long started = System.nanoTime();
             Await.until("the query's timeout to pass", () -> System.nanoTime() - started > TimeUnit.SECONDS.toNanos(1));
-            // A page the member had ready before the deadline may still come; the query stops after it.
+            // Pages made before the deadline may still come — the one the client fetches ahead
+            // while a page is read, and the one the member produces ahead — and then the query stops.
             int[] read = {10};
             AtollException e = assertThrows(AtollException.class, () -> {
                 while (it.hasNext()) {
@@ -407,7 +408,7 @@ class SqlTest {
                 }
             });
             assertTrue(e instanceof OperationTimeoutException, e.toString());
-            assertTrue(read[0] <= 20, read[0] + " rows read after the timeout");
+            assertTrue(read[0] <= 30, read[0] + " rows read, though the query timed out after the first page");
             assertFalse(it.hasNext());
         }
     }
