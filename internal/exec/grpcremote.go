@@ -13,6 +13,7 @@ import (
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/partition"
+	"github.com/atolldb/atoll/internal/profiling"
 )
 
 // GRPCRemote is a Remote over the members' QueryService.RunFragment: the
@@ -36,7 +37,7 @@ func (r *GRPCRemote) RunFragment(ctx context.Context, member partition.Member, f
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	req := &pb.RunFragmentRequest{Fragment: fragment, Partitions: partitions}
-	req.Kind, _ = pprof.Label(ctx, "kind")
+	req.Kind, _ = pprof.Label(ctx, profiling.LabelKind)
 	if dl, ok := ctx.Deadline(); ok {
 		req.TimeoutMs = max(1, time.Until(dl).Milliseconds())
 	}
