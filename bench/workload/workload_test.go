@@ -13,22 +13,22 @@ import (
 	"github.com/atolldb/atoll/pkg/client"
 )
 
-// members is the member count the workload tests run against
-// (ATOLL_TEST_MEMBERS; 1 until the cluster layer assigns partitions).
-func members(t testing.TB) int {
+// memberCounts are the cluster sizes the workload tests run against:
+// ATOLL_TEST_MEMBERS when set, else a single member and three.
+func memberCounts(t testing.TB) []int {
 	if s := os.Getenv("ATOLL_TEST_MEMBERS"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
 			t.Fatalf("ATOLL_TEST_MEMBERS=%q", s)
 		}
-		return n
+		return []int{n}
 	}
-	return 1
+	return []int{1, 3}
 }
 
-func start(t testing.TB, mode testcluster.Mode) (*client.Client, context.Context) {
+func start(t testing.TB, mode testcluster.Mode, members int) (*client.Client, context.Context) {
 	t.Helper()
-	cl := testcluster.Start(t, mode, members(t), testcluster.Options{})
+	cl := testcluster.Start(t, mode, members, testcluster.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
 	c, err := client.New(ctx, ClientConfig(cl.Addrs(), "test"))
@@ -57,26 +57,32 @@ func runCases(t *testing.T, ctx context.Context, c *client.Client, cases []Case)
 // this process and against real member processes.
 func TestWorkloadA(t *testing.T) {
 	for _, mode := range testcluster.Modes {
-		t.Run(string(mode), func(t *testing.T) {
-			c, ctx := start(t, mode)
-			const n = 2000
-			if err := LoadA(ctx, c, n); err != nil {
-				t.Fatal(err)
-			}
-			runCases(t, ctx, c, ACases(n))
-		})
+		for _, members := range memberCounts(t) {
+			t.Run(fmt.Sprintf("%s/%d-members", mode, members), func(t *testing.T) {
+				c, ctx := start(t, mode, members)
+				const n = 2000
+				if err := LoadA(ctx, c, n); err != nil {
+					t.Fatal(err)
+				}
+				runCases(t, ctx, c, ACases(n))
+			})
+		}
 	}
 }
 
 func TestWorkloadB(t *testing.T) {
-	c, ctx := start(t, testcluster.InProcess)
-	const n = 2000
-	for _, kind := range BKinds {
-		for _, size := range BSizes {
-			if err := LoadB(ctx, c, kind, size, n); err != nil {
-				t.Fatal(err)
+	for _, members := range memberCounts(t) {
+		t.Run(fmt.Sprintf("%d-members", members), func(t *testing.T) {
+			c, ctx := start(t, testcluster.InProcess, members)
+			const n = 2000
+			for _, kind := range BKinds {
+				for _, size := range BSizes {
+					if err := LoadB(ctx, c, kind, size, n); err != nil {
+						t.Fatal(err)
+					}
+					runCases(t, ctx, c, BCases(kind, size, n))
+				}
 			}
-			runCases(t, ctx, c, BCases(kind, size, n))
-		}
+		})
 	}
 }
