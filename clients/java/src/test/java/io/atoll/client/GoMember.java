@@ -32,6 +32,7 @@ final class GoMember implements AutoCloseable {
     private final String configYaml;
     private Process process;
     private volatile String address;
+    private String join;
     private final StringBuffer logs = new StringBuffer();
 
     private GoMember(String clusterName, String configYaml) {
@@ -96,6 +97,14 @@ final class GoMember implements AutoCloseable {
         return m;
     }
 
+    /** Starts a member that joins the cluster of {@code seed}. */
+    static GoMember join(GoMember seed) {
+        GoMember m = new GoMember(seed.clusterName, seed.configYaml);
+        m.join = seed.address();
+        m.launch("127.0.0.1:0");
+        return m;
+    }
+
     String address() {
         return address;
     }
@@ -107,6 +116,10 @@ final class GoMember implements AutoCloseable {
     private void launch(String bind) {
         List<String> cmd = new ArrayList<>(List.of(binary().toString(), "member", "start",
                 "--bind", bind, "--admin", "127.0.0.1:0", "--cluster-name", clusterName));
+        if (join != null) {
+            cmd.add("--join");
+            cmd.add(join);
+        }
         try {
             if (!configYaml.isEmpty()) {
                 File f = File.createTempFile("atoll-member-", ".yaml");

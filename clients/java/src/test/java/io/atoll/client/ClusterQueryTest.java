@@ -1,0 +1,65 @@
+package io.atoll.client;
+
+import io.atoll.client.query.Aggregators;
+import io.atoll.client.query.Predicates;
+import io.atoll.client.serialization.bench.Gen;
+import io.atoll.client.serialization.bench.Small;
+import io.atoll.client.sql.SqlResult;
+import io.atoll.client.sql.SqlRow;
+import io.atoll.client.sql.SqlStatement;
+import org.junit.jupiter.api.Test;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Queries on a cluster of two member processes: any member coordinates (the client picks one
+ * at random), the rows of both come back, and a cursor's pages come from the member that holds
+ * it, over that member's query stream.
+ */
+class ClusterQueryTest {
+    @Test
+    void queriesCoverEveryMemberAndPageFromTheirCoordinator() {
+        int n = 3000;
+        try (GoMember first = GoMember.start("cluster-query");
+             GoMember second = GoMember.join(first);
+             AtollClient client = AtollClient.newClient(first.clientConfig().setSerializationConfig(TestModel.serialization()))) {
+            Await.until("the client to see two members owning partitions", () -> client.getMembers().size() == 2
+                    && client.routing().partitionsByOwner().keySet().containsAll(Set.of(first.address(), second.address())));
+            AtollMap<Integer, Small> m = client.getMap("spread");
+            Map<Integer, Small> batch = new HashMap<>();
+            long sum = 0;
+            for (int k = 0; k < n; k++) {
+                Small s = Gen.smallForKey(k);
+                s.intField = k;
+                batch.put(k, s);
+                sum += k;
+            }
+            m.putAll(batch); // connects to both owners
+            client.sql().execute("CREATE MAPPING spread (__key INT, intField INT, stringField VARCHAR) TYPE IMap "
+                    + "OPTIONS ('keyFormat'='int', 'valueFormat'='compact', 'valueCompactTypeName'='small')").close();
+
+            Set<String> coordinators = new HashSet<>();
+            for (int i = 0; i < 40 && coordinators.size() < 2 || i < 6; i++) {
+                try (SqlResult r = client.sql().execute(new SqlStatement("SELECT __key, intField FROM spread").setCursorBufferSize(500))) {
+                    coordinators.add(((ClientSqlResult) r).cursor().member);
+                    Set<Integer> keys = new HashSet<>();
+                    for (SqlRow row : r) {
+                        assertEquals(row.getInt(0), row.getInt(1));
+                        keys.add(row.getInt(0));
+                    }
+                    assertEquals(n, keys.size(), "every row, from both members, over several pages");
+                }
+                assertEquals(batch.keySet(), m.keySet(Predicates.greaterEqual("intField", 0)));
+                assertEquals(sum, m.aggregate(Aggregators.integerSum("intField")));
+                assertEquals((long) (n / Gen.METIN_EVERY), m.aggregate(Aggregators.count(), Predicates.equal("stringField", Gen.METIN)));
+            }
+            assertEquals(Set.of(first.address(), second.address()), coordinators, "both members coordinated queries");
+        }
+    }
+}
