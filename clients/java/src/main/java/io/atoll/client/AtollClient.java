@@ -314,23 +314,30 @@ public final class AtollClient implements AutoCloseable {
     }
 
     void setTable(int partitionCount, PartitionTable t) {
-        setTable(partitionCount, t, null);
+        setTable(partitionCount, t, null, false);
+    }
+
+    void setTable(int partitionCount, PartitionTable t, String from) {
+        setTable(partitionCount, t, from, false);
     }
 
     /**
      * Installs a table if it is newer than the current one, or if it comes from a member
      * ({@code from}) that the current table does not list: single members restart with
-     * version 1, so versions only order the tables of one cluster lifetime.
+     * version 1, so versions only order the tables of one cluster lifetime. Likewise versions
+     * only order the tables of one lineage: after a network partition healed, the members of
+     * the smaller side adopt the larger side's history, whose versions may be lower, so a table
+     * of another lineage is installed when it comes from the member whose table stream the
+     * client follows ({@code follow}), whatever its version (as the Go client's setTable).
      */
-    void setTable(int partitionCount, PartitionTable t, String from) {
+    void setTable(int partitionCount, PartitionTable t, String from, boolean follow) {
         if (t == null) {
             return;
         }
         RoutingTable next = RoutingTable.from(partitionCount, t);
         while (true) {
             RoutingTable cur = routing.get();
-            boolean stale = cur != null && from != null && !cur.members.contains(from);
-            if (cur != null && cur.version >= next.version && !stale) {
+            if (!next.replaces(cur, from, follow)) {
                 return;
             }
             if (cur != null && partitionCount <= 0) {
@@ -369,7 +376,7 @@ public final class AtollClient implements AutoCloseable {
                 @Override
                 public void onNext(PartitionTable t) {
                     received = true;
-                    setTable(0, t);
+                    setTable(0, t, null, true);
                 }
 
                 @Override

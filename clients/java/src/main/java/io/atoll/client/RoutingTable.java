@@ -12,13 +12,16 @@ import java.util.Map;
 /** An immutable partition table: the owner address of each partition, and the members. */
 final class RoutingTable {
     final long version;
+    /** The table's history; versions order the tables of one lineage only. */
+    final com.google.protobuf.ByteString lineage;
     final int partitionCount;
     /** Owner address by partition; null when unassigned. */
     final String[] owners;
     final List<String> members;
 
-    private RoutingTable(long version, int partitionCount, String[] owners, List<String> members) {
+    private RoutingTable(long version, com.google.protobuf.ByteString lineage, int partitionCount, String[] owners, List<String> members) {
         this.version = version;
+        this.lineage = lineage;
         this.partitionCount = partitionCount;
         this.owners = owners;
         this.members = members;
@@ -35,7 +38,22 @@ final class RoutingTable {
             owners[p] = o >= 0 && o < members.size() ? members.get(o) : null;
         }
         int count = partitionCount > 0 ? partitionCount : owners.length;
-        return new RoutingTable(t.getVersion(), count, owners, Collections.unmodifiableList(members));
+        return new RoutingTable(t.getVersion(), t.getLineage(), count, owners, Collections.unmodifiableList(members));
+    }
+
+    /**
+     * Whether this table should replace {@code cur} (see {@link AtollClient#setTable}): it is
+     * the first, or newer, or comes from a member ({@code from}, null if unknown) that
+     * {@code cur} does not list, or comes from the followed table stream ({@code follow}) with
+     * another lineage.
+     */
+    boolean replaces(RoutingTable cur, String from, boolean follow) {
+        if (cur == null || version > cur.version) {
+            return true;
+        }
+        boolean stale = from != null && !cur.members.contains(from);
+        boolean otherLineage = follow && !cur.lineage.equals(lineage);
+        return stale || otherLineage;
     }
 
     /** The owner of a partition, or null. */
