@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"regexp"
 	"strings"
 )
 
@@ -216,6 +217,31 @@ func (r *Run) WriteHTML(w io.Writer, cmp *Comparison) error {
 		ChartsJSON: template.JS(js), ChartJS: template.JS(lib),
 	}
 	return pageTemplate.Execute(w, p)
+}
+
+// bannerComment matches the license banners of the embedded library (the
+// only place a page names a web address).
+var bannerComment = regexp.MustCompile(`(?s)/\*!.*?\*/`)
+
+// ExternalReferences returns the places where an HTML page refers to
+// anything outside itself: web addresses (outside the embedded library's
+// license banners), script sources, links, imports and style URLs, source
+// maps. A page written by WriteHTML has none.
+func ExternalReferences(page string) []string {
+	stripped := bannerComment.ReplaceAllString(page, "")
+	var out []string
+	for _, bad := range []string{"http://", "https://", "<script src", "<link", "@import", "url(", "sourceMappingURL", "//cdn"} {
+		for rest, off := stripped, 0; ; {
+			i := strings.Index(rest, bad)
+			if i < 0 {
+				break
+			}
+			at := off + i
+			out = append(out, stripped[max(0, at-40):min(len(stripped), at+60)])
+			rest, off = rest[i+len(bad):], at+len(bad)
+		}
+	}
+	return out
 }
 
 func environment(r *Run) [][2]string {

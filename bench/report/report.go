@@ -133,7 +133,11 @@ func (f Float) MarshalJSON() ([]byte, error) {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return []byte("null"), nil
 	}
-	return strconv.AppendFloat(nil, v, 'g', -1, 64), nil
+	format := byte('f')
+	if a := math.Abs(v); a != 0 && (a < 1e-6 || a >= 1e21) {
+		format = 'e' // as encoding/json writes float64s
+	}
+	return strconv.AppendFloat(nil, v, format, -1, 64), nil
 }
 
 // UnmarshalJSON reads a number, or null as NaN.
