@@ -34,11 +34,7 @@ func (r *Run) WriteTable(w io.Writer) error {
 			mem = fmtF(float64(b.MemoryCostPerEntry), 1)
 		}
 		if !c.OK() {
-			msg := c.Error
-			if msg == "" {
-				msg = "no figures"
-			}
-			fmt.Fprintf(tw, "%-*s\t%s\tERROR: %s\t\t\t\t\t\t%s\t\t\n", width, c.Title(), c.API, oneLine(msg, 80), mem)
+			fmt.Fprintf(tw, "%-*s\t%s\tERROR\t\t\t\t\t\t%s\t\t\n", width, c.Title(), c.API, mem)
 			continue
 		}
 		ratio := ""
@@ -51,6 +47,21 @@ func (r *Run) WriteTable(w io.Writer) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	first := true
+	for _, c := range r.Cases {
+		if c.OK() {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w)
+			first = false
+		}
+		msg := c.Error
+		if msg == "" {
+			msg = "no figures"
+		}
+		fmt.Fprintf(w, "ERROR %s: %s\n", c.ID, oneLine(strings.TrimPrefix(msg, c.ID+": "), 300))
 	}
 	if keys := r.BKeys(); len(keys) > 0 {
 		fmt.Fprintln(w)
