@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -31,6 +32,9 @@ type memberProfiler struct {
 
 // profileKinds are the profiles taken per case and member.
 var profileKinds = []string{"cpu", "allocs"}
+
+// profilerFrames match the functions of the profilers themselves.
+var profilerFrames = regexp.MustCompile(`^(runtime/pprof\.|net/http/pprof\.|internal/profile\.|github\.com/felixge/fgprof\.)`)
 
 // topN is the number of functions kept in a profile's flat top list.
 const topN = 8
@@ -78,6 +82,10 @@ func (p *memberProfiler) capture(ctx context.Context, c workload.Case, member in
 	if err := os.WriteFile(stem+".pb.gz", raw, 0o644); err != nil {
 		return report.Profile{}, err
 	}
+	// The flame graph and the top list leave out the profilers' own work
+	// (the CPU profile's buffers and encoding show in the allocation
+	// profile taken at the same time); the raw profile keeps everything.
+	prof.FilterSamplesByName(nil, profilerFrames, nil, nil)
 	g, err := profiling.NewFlameGraph(prof, fmt.Sprintf("%s profile of %s during %s (%ds)", kind, admin, c.ID(), seconds))
 	if err != nil {
 		return report.Profile{}, err
@@ -115,7 +123,7 @@ func flatTop(p *profile.Profile, n int) []report.TopEntry {
 		if idx >= len(s.Value) || len(s.Location) == 0 {
 			continue
 		}
-		v := s.Value[idx]
+		v := max(s.Value[idx], 0) // a delta profile may hold small negative values
 		total += v
 		name := "?"
 		if lines := s.Location[0].Line; len(lines) > 0 && lines[0].Function != nil {
