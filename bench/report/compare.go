@@ -265,3 +265,50 @@ func ratioString(v float64) string {
 	}
 	return fmt.Sprintf("%.2fx", v)
 }
+
+// WriteMarkdown writes the comparison as Markdown tables: per case both
+// throughputs, the ratio, both median latencies, and the goal with its
+// verdict (when the other run is Hazelcast's); then the memory per entry.
+func (cmp *Comparison) WriteMarkdown(w io.Writer) error {
+	a, b := cmp.This.Name(), cmp.Other.Name()
+	goalsOf := map[string][]Goal{}
+	for _, g := range cmp.Goals {
+		goalsOf[g.ID] = append(goalsOf[g.ID], g)
+	}
+	for _, n := range cmp.Notes {
+		fmt.Fprintf(w, "Note: %s.\n\n", n)
+	}
+	fmt.Fprintf(w, "| case | api | %s ops/s | %s ops/s | ratio | %s p50 ms | %s p50 ms | goal | met |\n", a, b, a, b)
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---|---|")
+	for _, r := range cmp.Rows {
+		var what, met []string
+		for _, g := range goalsOf[r.This.ID] {
+			what = append(what, g.What)
+			met = append(met, map[bool]string{true: "yes", false: fmt.Sprintf("**no** (%s)", ratioString(g.Ratio))}[g.Met])
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.This.Title(), r.This.API,
+			caseFig(r.This, float64(r.This.OpsPerSecMedian), 1), caseFig(r.Other, float64(r.Other.OpsPerSecMedian), 1), ratioString(r.OpsRatio),
+			caseFig(r.This, float64(r.This.P50ms), 3), caseFig(r.Other, float64(r.Other.P50ms), 3),
+			strings.Join(what, "; "), strings.Join(met, "; "))
+	}
+	if len(cmp.Memory) > 0 {
+		fmt.Fprintf(w, "\n| B kind size | %s B/entry | %s B/entry | ratio | goal | met |\n|---|---:|---:|---:|---|---|\n", a, b)
+		for _, m := range cmp.Memory {
+			what, met := "", ""
+			for _, g := range goalsOf["B "+m.Key+"/memory"] {
+				what, met = g.What, map[bool]string{true: "yes", false: "**no**"}[g.Met]
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", m.Key, fmtF(m.This, 1), fmtF(m.Other, 1), ratioString(m.Ratio), what, met)
+		}
+	}
+	if len(cmp.Goals) > 0 {
+		met := 0
+		for _, g := range cmp.Goals {
+			if g.Met {
+				met++
+			}
+		}
+		fmt.Fprintf(w, "\n%d of %d goals met.\n", met, len(cmp.Goals))
+	}
+	return nil
+}

@@ -239,3 +239,30 @@ func TestExternalReferences(t *testing.T) {
 		}
 	}
 }
+
+func TestMarkdown(t *testing.T) {
+	hz, err := ReadFile(hazelcastFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	this := run(2, map[string]float64{"A3/sum IDS/SQL": 400, "A3/sum IDS/PRED": 500}, map[string]float64{"COMPACT SMALL": 100})
+	this.AEntries, this.BEntries = 100000, 100000
+	var b bytes.Buffer
+	if err := Compare(this, hz).WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| A3 sum IDS | SQL | 400.0 | 23.0 | 17.4x |",
+		"≥10× Hazelcast's faster API (PRED, 44.0 ops/s) | **no** (9.10x) |",
+		"| A3 sum IDS | PRED | 500.0 | 44.0 | 11.4x |",
+		"| COMPACT SMALL | 100.0 | 167.0 | 0.60x | ≤0.7× Hazelcast (167.0 B/entry) | yes |",
+		"2 of 3 goals met.",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "Note: workload A entries") {
+		t.Errorf("a note on entries that agree:\n%s", b.String())
+	}
+}

@@ -306,16 +306,20 @@ func writeFile(path string, write func(io.Writer) error) error {
 }
 
 func newCompareCmd() *cobra.Command {
-	var htmlOut string
+	var htmlOut, format string
 	cmd := &cobra.Command{
 		Use:   "compare THIS.json OTHER.json",
 		Short: "Compare two runs (atoll-bench's or the Hazelcast harness's results files)",
 		Long: `compare prints the ratio THIS ÷ OTHER of every case's throughput and median
 latency and of the memory per entry of every workload B map; when OTHER is
 the Hazelcast harness's results file it also judges Atoll's goals against
-it. --html writes THIS run's page with the comparison charted.`,
+it. --html writes THIS run's page with the comparison charted; --format
+markdown writes the tables as Markdown.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "text" && format != "markdown" {
+				return &UsageError{fmt.Sprintf("--format %q: want text or markdown", format)}
+			}
 			this, err := report.ReadFile(args[0])
 			if err != nil {
 				return err
@@ -325,13 +329,19 @@ it. --html writes THIS run's page with the comparison charted.`,
 				return err
 			}
 			cmp := report.Compare(this, other)
-			if err := cmp.WriteTable(cmd.OutOrStdout()); err != nil {
+			if format == "markdown" {
+				err = cmp.WriteMarkdown(cmd.OutOrStdout())
+			} else {
+				err = cmp.WriteTable(cmd.OutOrStdout())
+			}
+			if err != nil {
 				return err
 			}
 			return writeOutputs(this, cmp, "", htmlOut, cmd.ErrOrStderr())
 		},
 	}
 	cmd.Flags().StringVar(&htmlOut, "html", "", "write THIS run's HTML page with the comparison to this file")
+	cmd.Flags().StringVar(&format, "format", "text", "text or markdown (tables for RESULTS.md)")
 	return cmd
 }
 

@@ -141,6 +141,7 @@ func TestBadInput(t *testing.T) {
 		{"compare file missing", []string{"all", "--compare", filepath.Join(dir, "none.json")}, isFile(fs.ErrNotExist), "none.json"},
 		{"compare file not a run", []string{"all", "--compare", notRun}, isFile(report.ErrNotARun), "other.json"},
 		{"compare command, missing file", []string{"compare", notRun, filepath.Join(dir, "none.json")}, isFile(report.ErrNotARun), "other.json"},
+		{"compare command, bad format", []string{"compare", notRun, notRun, "--format", "xml"}, isUsage, `--format "xml"`},
 		{"unknown flag", []string{"all", "--thread", "3"}, func(err error) bool { return err != nil }, "unknown flag: --thread"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
