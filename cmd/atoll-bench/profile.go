@@ -33,8 +33,11 @@ type memberProfiler struct {
 // profileKinds are the profiles taken per case and member.
 var profileKinds = []string{"cpu", "allocs"}
 
-// profilerFrames match the functions of the profilers themselves.
-var profilerFrames = regexp.MustCompile(`^(runtime/pprof\.|net/http/pprof\.|internal/profile\.|github\.com/felixge/fgprof\.)`)
+// profilerFrames match the functions of the profilers themselves: the
+// admin handlers (which start the CPU profile and compute deltas) and the
+// CPU profile's writer. runtime/pprof.Do and the label functions are not
+// among them: the member runs its work under them.
+var profilerFrames = regexp.MustCompile(`^(net/http/pprof\.|internal/profile\.|github\.com/felixge/fgprof\.|runtime/pprof\.profileWriter|runtime/pprof\.\(\*profileBuilder\))`)
 
 // topN is the number of functions kept in a profile's flat top list.
 const topN = 8

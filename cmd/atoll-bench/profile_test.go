@@ -34,19 +34,20 @@ func stacks(samples map[string]int64, paths map[string][]string) *profile.Profil
 
 func TestFlatTop(t *testing.T) {
 	paths := map[string][]string{
-		"scan":  {"main", "exec.run", "store.ScanKV"},
+		"scan":  {"main", "runtime/pprof.Do", "exec.run", "store.ScanKV"},
 		"read":  {"main", "exec.run", "exec.readInto"},
 		"read2": {"main", "other", "exec.readInto"},
 		"pprof": {"main", "runtime/pprof.profileWriter", "compress/flate.deflate"},
+		"start": {"main", "net/http/pprof.(*handler).ServeHTTP", "runtime/pprof.StartCPUProfile"},
 		"neg":   {"main", "delta.noise"},
 	}
-	p := stacks(map[string]int64{"scan": 50, "read": 30, "read2": 10, "pprof": 10, "neg": -5}, paths)
+	p := stacks(map[string]int64{"scan": 50, "read": 30, "read2": 10, "pprof": 5, "start": 5, "neg": -5}, paths)
 	for _, tc := range []struct {
 		name   string
 		filter bool
 		want   []string // function: percent
 	}{
-		{"everything", false, []string{"store.ScanKV: 50.0", "exec.readInto: 40.0", "compress/flate.deflate: 10.0", "delta.noise: 0.0"}},
+		{"everything", false, []string{"store.ScanKV: 50.0", "exec.readInto: 40.0", "compress/flate.deflate: 5.0", "runtime/pprof.StartCPUProfile: 5.0", "delta.noise: 0.0"}},
 		{"without the profiler", true, []string{"store.ScanKV: 55.6", "exec.readInto: 44.4", "delta.noise: 0.0"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
