@@ -15,7 +15,7 @@ import (
 )
 
 // members is the member count the workload tests run against
-// (ATOLL_TEST_MEMBERS; 1 until the cluster layer assigns partitions).
+// (ATOLL_TEST_MEMBERS, default 2 like the benchmark's embedded cluster).
 func members(t testing.TB) int {
 	if s := os.Getenv("ATOLL_TEST_MEMBERS"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -24,7 +24,7 @@ func members(t testing.TB) int {
 		}
 		return n
 	}
-	return 1
+	return 2
 }
 
 func start(t testing.TB, mode testcluster.Mode) (*client.Client, context.Context) {

@@ -67,6 +67,15 @@ type MetadataStore interface {
 	Put(*pb.MetadataList) error
 }
 
+// CatalogStore is the SQL catalog (mappings and index definitions), which
+// every member keeps whole. Changes are opaque to the cluster layer.
+type CatalogStore interface {
+	// Changes returns the catalog as encoded changes that rebuild it.
+	Changes() [][]byte
+	// Apply applies encoded changes made on another member, in order.
+	Apply(changes [][]byte) error
+}
+
 // Config configures a Node.
 type Config struct {
 	ClusterName    string
@@ -82,6 +91,9 @@ type Config struct {
 	MinClusterSize int
 	Store          ReplicaStore
 	Metadata       MetadataStore
+	// Catalog is replicated like Metadata; nil when the member runs no
+	// query engine.
+	Catalog        CatalogStore
 	Table          *partition.Holder
 	Logger         *slog.Logger
 	MaxMessageSize int
@@ -280,6 +292,7 @@ func (n *Node) join(ctx context.Context, seeds []string) error {
 		return err
 	}
 	n.pullMetadata(ctx, reachable[0])
+	n.pullCatalog(ctx, reachable[0])
 	return nil
 }
 
@@ -722,6 +735,7 @@ func (e events) update(node *memberlist.Node, joined bool) {
 	e.n.mu.Unlock()
 	if joined {
 		e.n.log.Info("member joined", "member", m.Address, "uuid", m.UUID.String())
+		e.n.greet(m.Address)
 	}
 	e.n.kick()
 }
@@ -761,32 +775,116 @@ var _ io.Writer = slogWriter{}
 // BroadcastMetadata sends type metadata to every other member of the
 // cluster, so that any member can validate and read data that needs it.
 func (n *Node) BroadcastMetadata(ctx context.Context, list *pb.MetadataList) error {
+	return n.toEveryPeer(ctx, "metadata", func(ctx context.Context, c memberv1.MemberServiceClient) error {
+		_, err := c.PutMetadata(ctx, list)
+		return err
+	})
+}
+
+// BroadcastCatalog sends SQL catalog changes made on this member to every
+// other member.
+func (n *Node) BroadcastCatalog(ctx context.Context, changes [][]byte) error {
+	return n.toEveryPeer(ctx, "the SQL catalog", func(ctx context.Context, c memberv1.MemberServiceClient) error {
+		_, err := c.PutCatalog(ctx, &memberv1.CatalogChanges{Changes: changes})
+		return err
+	})
+}
+
+// toEveryPeer calls fn for every other live member, concurrently, and joins
+// their errors.
+func (n *Node) toEveryPeer(ctx context.Context, what string, fn func(context.Context, memberv1.MemberServiceClient) error) error {
 	var errs []error
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	for _, m := range n.Members() {
-		if m.UUID == n.self.UUID {
-			continue
+	// Every live member, of this cluster's lineage or not yet: a member
+	// that just joined (or is merging in) may not be counted as one of
+	// ours yet, and metadata it misses now it would miss for good.
+	n.mu.Lock()
+	var addrs []string
+	for u, a := range n.aliveAll {
+		if u != n.self.UUID {
+			addrs = append(addrs, a.Address)
 		}
+	}
+	n.mu.Unlock()
+	for _, addr := range addrs {
 		wg.Add(1)
 		go func(addr string) {
 			defer wg.Done()
 			c, err := n.peers.client(addr)
 			if err == nil {
-				_, err = c.PutMetadata(ctx, list)
+				err = fn(ctx, c)
 			}
 			if err != nil {
 				mu.Lock()
 				errs = append(errs, fmt.Errorf("%s: %w", addr, err))
 				mu.Unlock()
 			}
-		}(m.Address)
+		}(addr)
 	}
 	wg.Wait()
 	if len(errs) > 0 {
-		return fmt.Errorf("cluster: replicating metadata: %v", errs)
+		return fmt.Errorf("cluster: replicating %s: %v", what, errs)
 	}
 	return nil
+}
+
+// greet brings a member that just joined (or a cluster this one merged
+// with) up to date with this member's type metadata and SQL catalog. The
+// joiner pulls both from its seed, but a change made elsewhere while gossip
+// spread the news of the join would miss it; pushing from every member
+// closes that gap. It retries for a while in the background.
+func (n *Node) greet(addr string) {
+	select {
+	case <-n.stop:
+		return
+	default:
+	}
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		go func() {
+			select {
+			case <-n.stop:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		backoff := 100 * time.Millisecond
+		for {
+			err := n.push(ctx, addr)
+			if err == nil {
+				return
+			}
+			select {
+			case <-ctx.Done():
+				n.log.Warn("bringing a new member up to date failed", "member", addr, "err", err)
+				return
+			case <-time.After(backoff):
+				backoff = min(2*backoff, 2*time.Second)
+			}
+		}
+	}()
+}
+
+// push sends this member's type metadata and SQL catalog to addr.
+func (n *Node) push(ctx context.Context, addr string) error {
+	c, err := n.peers.client(addr)
+	if err != nil {
+		return err
+	}
+	if n.cfg.Metadata != nil {
+		if _, err := c.PutMetadata(ctx, n.cfg.Metadata.List()); err != nil {
+			return err
+		}
+	}
+	if n.cfg.Catalog == nil {
+		return nil
+	}
+	_, err = c.PutCatalog(ctx, &memberv1.CatalogChanges{Changes: n.cfg.Catalog.Changes()})
+	return err
 }
 
 // pullMetadata copies the type metadata of the member at addr.
@@ -801,6 +899,29 @@ func (n *Node) pullMetadata(ctx context.Context, addr string) {
 	}
 	if err != nil {
 		n.log.Warn("copying type metadata from the cluster failed", "member", addr, "err", err)
+	}
+}
+
+// Conn returns this member's channel to the member at addr. A member's
+// port serves the client API too: queries run their fragments and DML
+// sends its writes over these channels.
+func (n *Node) Conn(addr string) (grpc.ClientConnInterface, error) { return n.peers.conn(addr) }
+
+// pullCatalog copies the SQL catalog of the member at addr.
+func (n *Node) pullCatalog(ctx context.Context, addr string) {
+	if n.cfg.Catalog == nil {
+		return
+	}
+	c, err := n.peers.client(addr)
+	if err != nil {
+		return
+	}
+	cat, err := c.GetCatalog(ctx, &memberv1.Ack{})
+	if err == nil {
+		err = n.cfg.Catalog.Apply(cat.Changes)
+	}
+	if err != nil {
+		n.log.Warn("copying the SQL catalog from the cluster failed", "member", addr, "err", err)
 	}
 }
 

@@ -123,6 +123,20 @@ func (s *service) GetMetadata(context.Context, *memberv1.Ack) (*pb.MetadataList,
 	return s.n.cfg.Metadata.List(), nil
 }
 
+func (s *service) PutCatalog(_ context.Context, r *memberv1.CatalogChanges) (*memberv1.Ack, error) {
+	if s.n.cfg.Catalog == nil {
+		return &memberv1.Ack{}, nil // no query engine here: nothing to keep
+	}
+	return &memberv1.Ack{}, s.n.cfg.Catalog.Apply(r.Changes)
+}
+
+func (s *service) GetCatalog(context.Context, *memberv1.Ack) (*memberv1.CatalogChanges, error) {
+	if s.n.cfg.Catalog == nil {
+		return &memberv1.CatalogChanges{}, nil
+	}
+	return &memberv1.CatalogChanges{Changes: s.n.cfg.Catalog.Changes()}, nil
+}
+
 func (s *service) Merge(stream memberv1.MemberService_MergeServer) error {
 	return s.n.receiveMerge(stream)
 }

@@ -3,10 +3,14 @@ package exec
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
@@ -60,22 +64,144 @@ func (e *Engine) AddIndex(info plan.IndexInfo) error {
 	return err
 }
 
-// owned checks that this member owns a partition DML writes to: writes
-// to other members' partitions need forwarding, which the cluster layer
-// provides (until then they are refused rather than written here).
-func (e *Engine) owned(pid int32) error {
-	t := e.cfg.Table.Load()
-	if t == nil {
-		return fmt.Errorf("%w: no partition table", ErrUnavailable)
-	}
-	if o, ok := t.Owner(pid); !ok || o.UUID != e.cfg.Self {
-		return fmt.Errorf("%w: partition %d belongs to another member; run DML on a single member for now", ErrUnavailable, pid)
-	}
-	return nil
+// WriteKind is what a DML statement does to one entry.
+type WriteKind uint8
+
+// Write kinds.
+const (
+	// WriteSet stores the value whatever was there (SINK INTO).
+	WriteSet WriteKind = iota + 1
+	// WriteInsert stores the value only if the key is absent (INSERT).
+	WriteInsert
+	// WriteReplace stores the value only if the key is present (UPDATE).
+	WriteReplace
+	// WriteDelete removes the entry (DELETE).
+	WriteDelete
+)
+
+// Write is one entry a DML statement changes.
+type Write struct {
+	Kind       WriteKind
+	Map        string
+	Key, Value []byte
 }
 
-// collect runs a plan node to completion and returns its rows (cloned).
+// Writer carries out DML writes. A member implements it with its
+// ordinary map write path, which sends each key to the partition's owner
+// (this member or another) and waits for the backups, so that DML is as
+// durable as a put; changed reports whether the entry was stored,
+// replaced or deleted. It is safe for concurrent use.
+type Writer interface {
+	Write(ctx context.Context, w Write) (changed bool, err error)
+}
+
+// localWriter writes to this member's stores directly: the Writer of an
+// engine that runs without a cluster (one member, no backups).
+type localWriter struct{ e *Engine }
+
+func (l localWriter) Write(_ context.Context, w Write) (bool, error) {
+	st, err := l.e.cfg.Maps.Get(w.Map)
+	if err != nil {
+		return false, err
+	}
+	pid := serialization.Data(w.Key).PartitionID(int32(st.PartitionCount()))
+	t := l.e.cfg.Table.Load()
+	if t == nil {
+		return false, fmt.Errorf("%w: no partition table", ErrUnavailable)
+	}
+	if o, ok := t.Owner(pid); !ok || o.UUID != l.e.cfg.Self {
+		return false, fmt.Errorf("%w: partition %d belongs to another member", ErrUnavailable, pid)
+	}
+	switch w.Kind {
+	case WriteSet:
+		return true, st.Set(pid, w.Key, w.Value, store.Expiry{})
+	case WriteInsert:
+		_, stored, err := st.PutIfAbsent(pid, w.Key, w.Value, store.Expiry{})
+		return stored, err
+	case WriteReplace:
+		_, replaced, err := st.Replace(pid, w.Key, w.Value)
+		return replaced, err
+	case WriteDelete:
+		return st.Delete(pid, w.Key)
+	}
+	return false, fmt.Errorf("exec: unknown write kind %d", w.Kind)
+}
+
+// dmlParallelism bounds the writes of one statement in flight: enough to
+// hide the round trips to other members, few enough not to flood them.
+const dmlParallelism = 32
+
+// writeAll carries out writes concurrently and returns how many changed an
+// entry. The first error stops it (writes already made stay made, as with
+// a client's puts). A WriteInsert that finds its key present is an error.
+func (e *Engine) writeAll(ctx context.Context, mapping string, writes []Write) (int64, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		changed atomic.Int64
+		mu      sync.Mutex
+		first   error
+		wg      sync.WaitGroup
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if first == nil {
+			first = err
+			cancel()
+		}
+		mu.Unlock()
+	}
+	next := make(chan Write)
+	for range min(dmlParallelism, len(writes)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for w := range next {
+				ok, err := e.writer.Write(ctx, w)
+				switch {
+				case err != nil:
+					fail(err)
+				case ok:
+					changed.Add(1)
+				case w.Kind == WriteInsert:
+					fail(plan.Errorf("duplicate key in INSERT into %s (use SINK INTO to overwrite)", mapping))
+				}
+			}
+		}()
+	}
+feed:
+	for _, w := range writes {
+		select {
+		case next <- w:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if first == nil && ctx.Err() != nil {
+		first = ctx.Err()
+	}
+	return changed.Load(), first
+}
+
+// collect runs a plan node to completion and returns its rows (cloned),
+// starting again when its partitions moved (as Execute does).
 func (e *Engine) collect(ctx context.Context, n plan.Node, params []expr.Value, opts Options) ([][]expr.Value, error) {
+	for attempt := 0; ; attempt++ {
+		rows, err := e.collectOnce(ctx, n, params, opts)
+		if err == nil || !errors.Is(err, ErrUnavailable) || attempt == placementRetries {
+			return rows, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Duration(10<<attempt) * time.Millisecond):
+		}
+	}
+}
+
+func (e *Engine) collectOnce(ctx context.Context, n plan.Node, params []expr.Value, opts Options) ([][]expr.Value, error) {
 	qctx, cancel := context.WithCancel(ctx)
 	if opts.Timeout > 0 {
 		qctx, cancel = context.WithTimeout(ctx, opts.Timeout)
@@ -116,87 +242,43 @@ func (e *Engine) dml(ctx context.Context, n plan.Node, params []expr.Value, opts
 		if err != nil {
 			return 0, err
 		}
-		st, err := e.cfg.Maps.Get(x.Mapping.MapName)
-		if err != nil {
-			return 0, err
+		kind := WriteInsert
+		if x.Overwrite {
+			kind = WriteSet
 		}
-		var count int64
+		writes := make([]Write, 0, len(rows))
 		for _, r := range rows {
 			key, value, err := e.encodeRow(x.Mapping, x.Columns, r, nil)
 			if err != nil {
-				return count, err
+				return 0, err
 			}
-			pid := serialization.Data(key).PartitionID(int32(st.PartitionCount()))
-			if err := e.owned(pid); err != nil {
-				return count, err
-			}
-			if x.Overwrite {
-				err = st.Set(pid, key, value, store.Expiry{})
-			} else {
-				var stored bool
-				_, stored, err = st.PutIfAbsent(pid, key, value, store.Expiry{})
-				if err == nil && !stored {
-					return count, plan.Errorf("duplicate key in INSERT into %s (use SINK INTO to overwrite)", x.Mapping.Name)
-				}
-			}
-			if err != nil {
-				return count, err
-			}
-			count++
+			writes = append(writes, Write{Kind: kind, Map: x.Mapping.MapName, Key: key, Value: value})
 		}
-		return count, nil
+		return e.writeAll(ctx, x.Mapping.Name, writes)
 	case *plan.Update:
-		f := plan.ScanFragment(x.Scan)
-		rows, err := e.collect(ctx, &plan.Gather{Frag: f}, params, opts)
+		rows, err := e.collect(ctx, &plan.Gather{Frag: plan.ScanFragment(x.Scan)}, params, opts)
 		if err != nil {
 			return 0, err
 		}
-		st, err := e.cfg.Maps.Get(x.Mapping.MapName)
-		if err != nil {
-			return 0, err
-		}
-		var count int64
+		writes := make([]Write, 0, len(rows))
 		for _, r := range rows {
-			key := r[0].B
 			_, value, err := e.encodeRow(x.Mapping, x.Set, r[2:], r[1].B)
 			if err != nil {
-				return count, err
+				return 0, err
 			}
-			pid := serialization.Data(key).PartitionID(int32(st.PartitionCount()))
-			if err := e.owned(pid); err != nil {
-				return count, err
-			}
-			if _, ok, err := st.Replace(pid, key, value); err != nil {
-				return count, err
-			} else if ok {
-				count++
-			}
+			writes = append(writes, Write{Kind: WriteReplace, Map: x.Mapping.MapName, Key: r[0].B, Value: value})
 		}
-		return count, nil
+		return e.writeAll(ctx, x.Mapping.Name, writes)
 	case *plan.Delete:
-		f := plan.ScanFragment(x.Scan)
-		rows, err := e.collect(ctx, &plan.Gather{Frag: f}, params, opts)
+		rows, err := e.collect(ctx, &plan.Gather{Frag: plan.ScanFragment(x.Scan)}, params, opts)
 		if err != nil {
 			return 0, err
 		}
-		st, ok := e.cfg.Maps.Lookup(x.Mapping.MapName)
-		if !ok {
-			return 0, nil
-		}
-		var count int64
+		writes := make([]Write, 0, len(rows))
 		for _, r := range rows {
-			key := r[0].B
-			pid := serialization.Data(key).PartitionID(int32(st.PartitionCount()))
-			if err := e.owned(pid); err != nil {
-				return count, err
-			}
-			if ok, err := st.Delete(pid, key); err != nil {
-				return count, err
-			} else if ok {
-				count++
-			}
+			writes = append(writes, Write{Kind: WriteDelete, Map: x.Mapping.MapName, Key: r[0].B})
 		}
-		return count, nil
+		return e.writeAll(ctx, x.Mapping.Name, writes)
 	}
 	return 0, plan.Errorf("unsupported statement %T", n)
 }

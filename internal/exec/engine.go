@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -94,7 +95,18 @@ type Config struct {
 	Table         *partition.Holder
 	Self          partition.UUID
 	Remote        Remote
-	Logger        *slog.Logger
+	// Owned reports whether this member holds a partition as its owner
+	// with all its data (the cluster layer knows; the table may name an
+	// owner whose copy is still arriving). Nil trusts the table.
+	Owned func(pid int32) bool
+	// OnScanned is told how many entries each fragment run on this member
+	// read, with the context the fragment ran under (which carries the
+	// query's pprof labels, such as its kind); nil records nothing.
+	OnScanned func(ctx context.Context, entries int64)
+	// Writer carries out DML writes; nil writes to this member's stores
+	// directly (an engine without a cluster).
+	Writer Writer
+	Logger *slog.Logger
 	// PageSize is the default rows per page; 4096 when 0.
 	PageSize int
 	// CursorIdleTimeout closes cursors that nobody fetches; 2 minutes when 0.
@@ -106,6 +118,7 @@ type Config struct {
 // Engine executes plans on a member. Safe for concurrent use.
 type Engine struct {
 	cfg     Config
+	writer  Writer
 	indexes *Indexes
 	nextID  atomic.Uint64
 
@@ -145,6 +158,10 @@ func New(cfg Config) *Engine {
 		cfg.Clock = time.Now
 	}
 	e := &Engine{cfg: cfg, indexes: NewIndexes(cfg.Serialization), cursors: map[uint64]*query{}, stop: make(chan struct{})}
+	e.writer = cfg.Writer
+	if e.writer == nil {
+		e.writer = localWriter{e}
+	}
 	e.root, e.rootCancel = context.WithCancel(context.Background())
 	e.goRun(e.reap)
 	return e
@@ -290,11 +307,31 @@ func (e *Engine) RunFragment(ctx context.Context, fragment []byte, partitions []
 		if p < 0 || t == nil || int(p) >= t.PartitionCount() {
 			return plan.Errorf("partition %d is out of range", p)
 		}
-		if o, ok := t.Owner(p); !ok || o.UUID != e.cfg.Self {
-			return fmt.Errorf("%w: this member does not own partition %d (table version %d)", ErrUnavailable, p, t.Version)
+		if err := e.owns(p); err != nil {
+			return err
 		}
 	}
 	return e.runFragment(ctx, f, partitions, send)
+}
+
+// owns fails with ErrUnavailable unless this member holds partition p as
+// its owner: by the cluster's account when Config.Owned is set (the
+// partition's data has fully arrived), else by the partition table.
+func (e *Engine) owns(p int32) error {
+	t := e.cfg.Table.Load()
+	if t == nil {
+		return fmt.Errorf("%w: no partition table", ErrUnavailable)
+	}
+	owned := false
+	if e.cfg.Owned != nil {
+		owned = e.cfg.Owned(p)
+	} else if o, ok := t.Owner(p); ok {
+		owned = o.UUID == e.cfg.Self
+	}
+	if !owned {
+		return fmt.Errorf("%w: this member does not own partition %d (table version %d)", ErrUnavailable, p, t.Version)
+	}
+	return nil
 }
 
 func (e *Engine) indexInfo(mapName, name string) (plan.IndexInfo, bool) {
@@ -358,6 +395,9 @@ type Result struct {
 	Count       int
 	Cursor      uint64 // 0 when complete
 	UpdateCount int64  // -1 for row results
+	// Kind is the pprof label "kind" the query was started under (set by
+	// Fetch, for a server that counts rows by kind).
+	Kind string
 }
 
 // Options tune one execution.
@@ -411,35 +451,26 @@ func (e *Engine) Execute(ctx context.Context, ph *plan.Physical, params []expr.V
 	if pageSize <= 0 {
 		pageSize = e.cfg.PageSize
 	}
-	qctx, cancel := context.WithCancel(e.root)
-	if opts.Timeout > 0 {
-		qctx, cancel = context.WithTimeout(e.root, opts.Timeout)
-	}
-	q := &query{e: e, ctx: qctx, cancel: cancel, params: bound, now: e.cfg.Clock(), cols: ph.Columns,
-		pages: make(chan page, 1), lastUsed: time.Now()}
-	e.mu.Lock()
-	if e.closed {
-		e.mu.Unlock()
-		cancel()
-		return nil, ErrClosed
-	}
-	e.mu.Unlock()
-	e.goRun(func() { q.produce(ph.Root, pageSize) })
+	// A partition that moves between placement and scan fails the query
+	// before it returns rows: it is started again on the new placement.
+	var q *query
 	var p page
-	var ok bool
-	select {
-	case p, ok = <-q.pages:
-	case <-ctx.Done():
-		cancel()
-		return nil, ctx.Err()
-	}
-	if !ok {
-		err := qctx.Err()
-		cancel()
-		if err == nil {
-			err = context.Canceled
+	var cancel context.CancelFunc
+	for attempt := 0; ; attempt++ {
+		var err error
+		q, p, cancel, err = e.start(ctx, ph, bound, opts, pageSize)
+		if err != nil {
+			return nil, err
 		}
-		return nil, err
+		if p.err == nil || !errors.Is(p.err, ErrUnavailable) || attempt == placementRetries {
+			break
+		}
+		cancel()
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Duration(10<<attempt) * time.Millisecond):
+		}
 	}
 	if p.err != nil {
 		cancel()
@@ -456,6 +487,62 @@ func (e *Engine) Execute(ctx context.Context, ph *plan.Physical, params []expr.V
 	e.mu.Unlock()
 	res.Cursor = q.id
 	return res, nil
+}
+
+// placementRetries bounds the restarts of a query whose partitions moved
+// (10 ms doubling: about 10 s in all, the time a migration takes).
+const placementRetries = 10
+
+// start runs a query until its first page, which it returns with the
+// query and its cancel function.
+func (e *Engine) start(ctx context.Context, ph *plan.Physical, bound []expr.Value, opts Options, pageSize int) (*query, page, context.CancelFunc, error) {
+	qctx, cancel := context.WithCancel(e.root)
+	if opts.Timeout > 0 {
+		qctx, cancel = context.WithTimeout(e.root, opts.Timeout)
+	}
+	// The query outlives the call but keeps its pprof labels (its kind),
+	// for profiles and for the fragments it starts on other members.
+	qctx = pprof.WithLabels(qctx, labelsOf(ctx))
+	q := &query{e: e, ctx: qctx, cancel: cancel, params: bound, now: e.cfg.Clock(), cols: ph.Columns,
+		pages: make(chan page, 1), lastUsed: time.Now()}
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		cancel()
+		return nil, page{}, nil, ErrClosed
+	}
+	e.mu.Unlock()
+	e.goRun(func() {
+		pprof.SetGoroutineLabels(qctx)
+		q.produce(ph.Root, pageSize)
+	})
+	var p page
+	var ok bool
+	select {
+	case p, ok = <-q.pages:
+	case <-ctx.Done():
+		cancel()
+		return nil, page{}, nil, ctx.Err()
+	}
+	if !ok {
+		err := qctx.Err()
+		cancel()
+		if err == nil {
+			err = context.Canceled
+		}
+		return nil, page{}, nil, err
+	}
+	return q, p, cancel, nil
+}
+
+// labelsOf returns the pprof labels ctx carries.
+func labelsOf(ctx context.Context) pprof.LabelSet {
+	var kv []string
+	pprof.ForLabels(ctx, func(k, v string) bool {
+		kv = append(kv, k, v)
+		return true
+	})
+	return pprof.Labels(kv...)
 }
 
 // Fetch returns the next page of a cursor.
@@ -489,6 +576,7 @@ func (e *Engine) Fetch(ctx context.Context, id uint64) (*Result, error) {
 		return nil, p.err
 	}
 	res := &Result{Rows: p.rows, Count: p.count, UpdateCount: -1}
+	res.Kind, _ = pprof.Label(q.ctx, "kind")
 	if !p.last {
 		res.Cursor = id
 	}

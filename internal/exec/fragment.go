@@ -106,7 +106,18 @@ func (e *Engine) runFragment(ctx context.Context, f *plan.Fragment, parts []int3
 				if i >= len(parts) || w.done {
 					break
 				}
+				// The partition must be this member's for the whole scan:
+				// one that moved away (or has not fully arrived) fails the
+				// fragment, and the coordinator starts it again.
+				if err := e.owns(parts[i]); err != nil {
+					fail(err)
+					return
+				}
 				if err := w.partition(parts[i]); err != nil {
+					fail(err)
+					return
+				}
+				if err := e.owns(parts[i]); err != nil {
 					fail(err)
 					return
 				}
@@ -125,6 +136,13 @@ func (e *Engine) runFragment(ctx context.Context, f *plan.Fragment, parts []int3
 		})
 	}
 	wg.Wait()
+	if e.cfg.OnScanned != nil {
+		var scanned int64
+		for _, w := range workers {
+			scanned += w.scanned
+		}
+		e.cfg.OnScanned(ctx, scanned)
+	}
 	return firstErr
 }
 
@@ -185,9 +203,10 @@ type worker struct {
 	aggOnly   bool // no filter, one group, aggregates of plain columns
 	done      bool
 
-	buf   []byte
-	count int
-	err   error
+	buf     []byte
+	count   int
+	err     error
+	scanned int64 // entries read
 }
 
 type group struct {
@@ -324,10 +343,12 @@ func (w *worker) partition(pid int32) error {
 		}
 		if exact {
 			w.single.states[0].count += int64(n)
+			w.scanned += int64(n)
 			return nil
 		}
 		err = w.st.ScanKV(pid, func(_, _ []byte) bool {
 			w.single.states[0].count++
+			w.scanned++
 			return true
 		})
 		return err
@@ -354,8 +375,12 @@ func (w *worker) partition(pid int32) error {
 		for _, k := range w.keysBuf {
 			w.bkBuf = append(w.bkBuf, []byte(k))
 		}
+		w.scanned += int64(len(w.bkBuf))
 		err = w.st.PeekAll(pid, w.bkBuf, func(k, v []byte) { fn(k, v) })
 	} else {
+		if n, _, cerr := w.st.CountExact(pid); cerr == nil {
+			w.scanned += int64(n)
+		}
 		err = w.st.ScanKV(pid, fn)
 	}
 	if err != nil {

@@ -2,10 +2,14 @@ package exec
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"runtime/pprof"
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/partition"
@@ -32,18 +36,30 @@ func (r *GRPCRemote) RunFragment(ctx context.Context, member partition.Member, f
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	req := &pb.RunFragmentRequest{Fragment: fragment, Partitions: partitions}
+	req.Kind, _ = pprof.Label(ctx, "kind")
 	if dl, ok := ctx.Deadline(); ok {
 		req.TimeoutMs = max(1, time.Until(dl).Milliseconds())
 	}
 	stream, err := pb.NewQueryServiceClient(cc).RunFragment(ctx, req)
 	if err != nil {
 		cancel()
-		return nil, err
+		return nil, remoteError(member, err)
 	}
-	return &grpcRowStream{stream: stream, cancel: cancel}, nil
+	return &grpcRowStream{member: member, stream: stream, cancel: cancel}, nil
+}
+
+// remoteError keeps a remote member's error as it is (its status carries
+// the detail the client sees), except that an unavailable member or
+// partition becomes ErrUnavailable, which the coordinator retries on.
+func remoteError(member partition.Member, err error) error {
+	if status.Code(err) == codes.Unavailable {
+		return fmt.Errorf("%w: member %s: %s", ErrUnavailable, member.Address, status.Convert(err).Message())
+	}
+	return err
 }
 
 type grpcRowStream struct {
+	member partition.Member
 	stream pb.QueryService_RunFragmentClient
 	cancel context.CancelFunc
 }
@@ -54,7 +70,7 @@ func (s *grpcRowStream) Next() (*Batch, error) {
 		return nil, io.EOF
 	}
 	if err != nil {
-		return nil, err
+		return nil, remoteError(s.member, err)
 	}
 	return &Batch{Rows: m.Rows, Count: int(m.Count)}, nil
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/atolldb/atoll/internal/metrics"
 	"github.com/atolldb/atoll/internal/partition"
 	"github.com/atolldb/atoll/internal/profiling"
+	"github.com/atolldb/atoll/internal/query/catalog"
 	"github.com/atolldb/atoll/internal/server"
 	"github.com/atolldb/atoll/internal/store"
 	"github.com/atolldb/atoll/pkg/serialization"
@@ -124,9 +125,10 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		},
 	})
 	replicas.maps = m.maps
+	cat := catalog.New()
 	node, err = cluster.New(cluster.Config{
 		ClusterName: cfg.ClusterName, Self: m.self, PartitionCount: cfg.PartitionCount, Replicas: cfg.replicas(),
-		Join: cfg.Join, MinClusterSize: cfg.MinClusterSize, Store: replicas, Metadata: metadataStore{ser},
+		Join: cfg.Join, MinClusterSize: cfg.MinClusterSize, Store: replicas, Metadata: metadataStore{ser}, Catalog: catalogStore{cat},
 		Table: m.table, Logger: log, MaxMessageSize: cfg.Limits.MaxMessageSize, MaxConcurrentMigrations: cfg.MaxParallelMigrations,
 		DialOptions: transport.dialOptions(),
 		Gossip: cluster.GossipConfig{
@@ -140,7 +142,8 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		return nil, err
 	}
 	m.node = node
-	if m.query, err = newQuery(m.maps, ser, m.table, m.self.UUID, nil, log); err != nil {
+	writer := &dmlWriter{}
+	if m.query, err = newQuery(cat, m.maps, ser, m.table, m.self.UUID, node, writer, m.metrics.Queries, log); err != nil {
 		_ = ln.Close()
 		if m.adminLn != nil {
 			_ = m.adminLn.Close()
@@ -152,6 +155,7 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		Maps: m.maps, Serialization: ser, Table: m.table, Cluster: node, Logger: log, Query: m.query.config,
 		Metrics: m.metrics.MapOps, ProfileLabels: cfg.Profiling.Labels, Clients: m.metrics.Clients,
 	})
+	writer.w = m.server.DMLWriter(node.Conn)
 	m.grpc = grpc.NewServer(
 		grpc.MaxRecvMsgSize(cfg.Limits.MaxMessageSize),
 		grpc.MaxSendMsgSize(cfg.Limits.MaxMessageSize),

@@ -1,11 +1,17 @@
 package member
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
+	"runtime/pprof"
+	"time"
+
+	"google.golang.org/grpc"
 
 	"github.com/atolldb/atoll/internal/exec"
 	"github.com/atolldb/atoll/internal/maps"
+	"github.com/atolldb/atoll/internal/metrics"
 	"github.com/atolldb/atoll/internal/partition"
 	"github.com/atolldb/atoll/internal/query/catalog"
 	"github.com/atolldb/atoll/internal/query/plan"
@@ -52,21 +58,92 @@ type queryParts struct {
 	config  *server.QueryConfig
 }
 
-// newQuery builds the catalog (local to this member until the cluster
-// layer replicates its changes), the plan cache shared by both front ends,
-// and the engine. remote is nil for a single member.
-func newQuery(reg *maps.Registry, ser *serialization.Service, table *partition.Holder, self partition.UUID, remote exec.Remote, log *slog.Logger) (*queryParts, error) {
-	cat := catalog.New()
+// catalogStore replicates the catalog through the cluster layer
+// (cluster.CatalogStore).
+type catalogStore struct{ cat *catalog.Local }
+
+func (c catalogStore) Changes() [][]byte {
+	var out [][]byte
+	for _, ch := range c.cat.Snapshot() {
+		b, err := ch.Marshal()
+		if err != nil {
+			continue // a mapping is plain data; it always marshals
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+func (c catalogStore) Apply(changes [][]byte) error {
+	for _, b := range changes {
+		ch, err := catalog.UnmarshalChange(b)
+		if err != nil {
+			return err
+		}
+		if err := c.cat.Apply(ch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dmlWriter hands the engine's DML writes to the server's writer, which
+// is set once the server exists (the server needs the engine first), and
+// before the member serves any query.
+type dmlWriter struct{ w *server.DMLWriter }
+
+func (d *dmlWriter) Write(ctx context.Context, op exec.Write) (bool, error) {
+	return d.w.Write(ctx, op)
+}
+
+// queryPeers is what the engine needs of the cluster: which partitions
+// this member owns, channels to the other members (for fragments and
+// forwarded DML writes) and the broadcast of catalog changes.
+type queryPeers interface {
+	Owned(pid int32) bool
+	Conn(addr string) (grpc.ClientConnInterface, error)
+	BroadcastCatalog(ctx context.Context, changes [][]byte) error
+}
+
+// newQuery builds the catalog (replicated to every member through peers),
+// the plan cache shared by both front ends, and the engine, which runs
+// fragments on other members through peers and carries out DML through
+// writer.
+func newQuery(cat *catalog.Local, reg *maps.Registry, ser *serialization.Service, table *partition.Holder, self partition.UUID,
+	peers queryPeers, writer exec.Writer, qm *metrics.Queries, log *slog.Logger) (*queryParts, error) {
 	cache, err := plan.NewCache(10000)
 	if err != nil {
 		return nil, err
 	}
+	remote := &exec.GRPCRemote{Conn: func(_ context.Context, m partition.Member) (grpc.ClientConnInterface, error) {
+		return peers.Conn(m.Address)
+	}}
 	eng := exec.New(exec.Config{
-		Maps: queryMaps{reg}, Catalog: cat, Serialization: ser, Table: table, Self: self, Remote: remote, Logger: log,
+		Maps: queryMaps{reg}, Catalog: cat, Serialization: ser, Table: table, Self: self,
+		Remote: remote, Owned: peers.Owned, Writer: writer, Logger: log,
+		OnScanned: func(ctx context.Context, n int64) {
+			kind, _ := pprof.Label(ctx, "kind")
+			qm.Scanned(kind, n)
+		},
 	})
 	cat.OnChange(func(ch catalog.Change) {
 		if ch.Kind == catalog.AddIndex {
 			eng.SyncIndexes()
+		}
+		if ch.Replayed {
+			return
+		}
+		// Made here: every other member applies it too. A member that
+		// misses it (unreachable now) gets the whole catalog when it
+		// rejoins, from every member.
+		b, err := ch.Marshal()
+		if err == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			err = peers.BroadcastCatalog(ctx, [][]byte{b})
+			cancel()
+		}
+		if err != nil {
+			log.Warn("replicating a SQL catalog change", "change", ch.Kind, "err", err)
 		}
 	})
 	return &queryParts{
@@ -75,6 +152,7 @@ func newQuery(reg *maps.Registry, ser *serialization.Service, table *partition.H
 			Engine:     eng,
 			SQL:        qsql.NewPlanner(cat, cache),
 			Predicates: &qpred.Planner{Catalog: cat, Cache: cache},
+			Metrics:    qm,
 		},
 	}, nil
 }

@@ -23,9 +23,13 @@ func TestQueries(t *testing.T) {
 	if got := testutil.ToFloat64(m.Queries.active.WithLabelValues(QuerySQL)); got != 1 {
 		t.Fatalf("active sql queries = %v, want 1", got)
 	}
-	run.End(1000, 10, nil)
+	m.Queries.Scanned(QuerySQL, 1000)
+	m.Queries.Returned(QuerySQL, 10)
+	run.End(nil)
 	run, _ = m.Queries.Start(QueryPredicate)
-	run.End(50, 0, errors.New("boom"))
+	m.Queries.Scanned(QueryPredicate, 50)
+	m.Queries.Scanned("graphql", 7)
+	run.End(errors.New("boom"))
 	want := `
 # HELP atoll_queries_active Queries running now, by kind.
 # TYPE atoll_queries_active gauge
@@ -38,6 +42,7 @@ atoll_queries_total{kind="sql"} 1
 # HELP atoll_query_errors_total Queries that failed, by kind.
 # TYPE atoll_query_errors_total counter
 atoll_query_errors_total{kind="predicate"} 1
+atoll_query_errors_total{kind="sql"} 0
 # HELP atoll_query_rows_returned_total Rows queries returned, by kind.
 # TYPE atoll_query_rows_returned_total counter
 atoll_query_rows_returned_total{kind="predicate"} 0

@@ -53,26 +53,48 @@ type QueryRun struct {
 // called once when it finishes. Kinds other than QuerySQL and
 // QueryPredicate are refused, so that no caller can grow the label set.
 func (q *Queries) Start(kind string) (*QueryRun, error) {
-	if kind != QuerySQL && kind != QueryPredicate {
+	if !knownKind(kind) {
 		return nil, fmt.Errorf("metrics: query kind %q: want %q or %q", kind, QuerySQL, QueryPredicate)
 	}
 	q.active.WithLabelValues(kind).Inc()
+	// These series exist from the first query on, so that rates of them
+	// read 0 rather than nothing.
+	q.errors.WithLabelValues(kind)
+	q.scanned.WithLabelValues(kind)
+	q.returned.WithLabelValues(kind)
 	return &QueryRun{q: q, kind: kind, start: time.Now()}, nil
 }
 
-// End records the query's duration, the entries it scanned and the rows
-// it returned, and whether it failed.
-func (r *QueryRun) End(scanned, returned int64, err error) {
+// End records the query's duration (to its first page of rows, which
+// for most queries is all of them) and whether it failed.
+func (r *QueryRun) End(err error) {
 	q := r.q
 	q.active.WithLabelValues(r.kind).Dec()
 	q.count.WithLabelValues(r.kind).Inc()
 	q.latency.WithLabelValues(r.kind).Observe(time.Since(r.start).Seconds())
-	q.scanned.WithLabelValues(r.kind).Add(float64(max(scanned, 0)))
-	q.returned.WithLabelValues(r.kind).Add(float64(max(returned, 0)))
 	if err != nil {
 		q.errors.WithLabelValues(r.kind).Inc()
 	}
 }
+
+// Scanned adds entries that queries of kind read on this member (their
+// fragments, whichever member coordinated them). Unknown kinds are
+// dropped.
+func (q *Queries) Scanned(kind string, n int64) {
+	if knownKind(kind) && n > 0 {
+		q.scanned.WithLabelValues(kind).Add(float64(n))
+	}
+}
+
+// Returned adds rows that queries of kind this member coordinated sent
+// to their clients. Unknown kinds are dropped.
+func (q *Queries) Returned(kind string, n int64) {
+	if knownKind(kind) && n > 0 {
+		q.returned.WithLabelValues(kind).Add(float64(n))
+	}
+}
+
+func knownKind(kind string) bool { return kind == QuerySQL || kind == QueryPredicate }
 
 func (q *Queries) collectors() []prometheus.Collector {
 	return []prometheus.Collector{q.count, q.errors, q.latency, q.scanned, q.returned, q.active}

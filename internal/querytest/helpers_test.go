@@ -17,14 +17,15 @@ import (
 	"github.com/atolldb/atoll/pkg/client"
 )
 
-// members is the member count (ATOLL_TEST_MEMBERS, default 1).
+// members is the member count (ATOLL_TEST_MEMBERS, default 2: every
+// query then runs fragments on this member and on another).
 func members(t testing.TB) int {
 	if s := os.Getenv("ATOLL_TEST_MEMBERS"); s != "" {
 		if n, err := strconv.Atoi(s); err == nil && n > 0 {
 			return n
 		}
 	}
-	return 1
+	return 2
 }
 
 func start(t testing.TB) (*client.Client, context.Context) {

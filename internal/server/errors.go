@@ -92,7 +92,7 @@ func describe(err error) (codes.Code, *pb.ErrorDetail) {
 				return s.Code(), detail
 			}
 		}
-		return s.Code(), &pb.ErrorDetail{Code: pb.ErrorCode_ERROR_CODE_INTERNAL}
+		return s.Code(), detailOfCode(s.Code())
 	}
 	for _, c := range errorTable {
 		if c.match(err) {
@@ -117,6 +117,23 @@ func describe(err error) (codes.Code, *pb.ErrorDetail) {
 		}
 	}
 	return codes.Internal, &pb.ErrorDetail{Code: pb.ErrorCode_ERROR_CODE_INTERNAL}
+}
+
+// detailOfCode describes a status that carries no ErrorDetail (raised by
+// gRPC itself on a call to another member: its deadline, a lost
+// connection) by its code.
+func detailOfCode(c codes.Code) *pb.ErrorDetail {
+	switch c {
+	case codes.DeadlineExceeded:
+		return &pb.ErrorDetail{Code: pb.ErrorCode_ERROR_CODE_TIMEOUT}
+	case codes.Canceled:
+		return &pb.ErrorDetail{Code: pb.ErrorCode_ERROR_CODE_CANCELLED}
+	case codes.Unavailable:
+		return &pb.ErrorDetail{Code: pb.ErrorCode_ERROR_CODE_UNAVAILABLE, Retryable: true}
+	case codes.ResourceExhausted:
+		return &pb.ErrorDetail{Code: pb.ErrorCode_ERROR_CODE_OVERLOADED, Retryable: true}
+	}
+	return &pb.ErrorDetail{Code: pb.ErrorCode_ERROR_CODE_INTERNAL}
 }
 
 // toStatus converts err for a unary or streaming call's return value.

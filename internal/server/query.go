@@ -8,11 +8,13 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"runtime/pprof"
 	"sync"
 	"time"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/exec"
+	"github.com/atolldb/atoll/internal/metrics"
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
 	qpred "github.com/atolldb/atoll/internal/query/predicate"
@@ -25,6 +27,9 @@ type QueryConfig struct {
 	Engine     *exec.Engine
 	SQL        *qsql.Planner
 	Predicates *qpred.Planner
+	// Metrics records the queries this member coordinates; nil records
+	// nothing.
+	Metrics *metrics.Queries
 }
 
 type queryService struct {
@@ -39,10 +44,29 @@ func (q *queryService) cfg() (*QueryConfig, error) {
 	return q.s.cfg.Query, nil
 }
 
-func (q *queryService) Execute(ctx context.Context, r *pb.ExecuteRequest) (*pb.ExecuteResponse, error) {
+// Execute plans and starts a query and returns its first page. The query
+// runs under the pprof label kind=sql or kind=predicate (here, in its
+// fragments on every member, and in profiles), and is timed by kind.
+func (q *queryService) Execute(ctx context.Context, r *pb.ExecuteRequest) (resp *pb.ExecuteResponse, err error) {
 	qc, err := q.cfg()
 	if err != nil {
 		return nil, err
+	}
+	kind := metrics.QuerySQL
+	if _, ok := r.Query.(*pb.ExecuteRequest_Predicate); ok {
+		kind = metrics.QueryPredicate
+	}
+	ctx = pprof.WithLabels(ctx, pprof.Labels("kind", kind))
+	pprof.SetGoroutineLabels(ctx)
+	defer pprof.SetGoroutineLabels(context.Background())
+	if qc.Metrics != nil {
+		run, _ := qc.Metrics.Start(kind)
+		defer func() {
+			run.End(err)
+			if err == nil && resp.UpdateCount < 0 {
+				qc.Metrics.Returned(kind, int64(resp.Page.Count))
+			}
+		}()
 	}
 	params := make([]expr.Value, len(r.Params))
 	types := make([]expr.Type, len(r.Params))
@@ -97,6 +121,9 @@ func (q *queryService) Fetch(ctx context.Context, r *pb.FetchRequest) (*pb.Execu
 	if err != nil {
 		return nil, err
 	}
+	if qc.Metrics != nil {
+		qc.Metrics.Returned(res.Kind, int64(res.Count))
+	}
 	return resultResponse(res), nil
 }
 
@@ -134,6 +161,9 @@ func (q *queryService) RunFragment(r *pb.RunFragmentRequest, stream pb.QueryServ
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(r.TimeoutMs)*time.Millisecond)
 		defer cancel()
+	}
+	if r.Kind == metrics.QuerySQL || r.Kind == metrics.QueryPredicate {
+		ctx = pprof.WithLabels(ctx, pprof.Labels("kind", r.Kind))
 	}
 	return qc.Engine.RunFragment(ctx, r.Fragment, r.Partitions, func(b *exec.Batch) error {
 		return stream.Send(&pb.RowBatch{Rows: b.Rows, Count: int32(b.Count)})

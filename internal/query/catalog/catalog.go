@@ -10,6 +10,7 @@ package catalog
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -227,6 +228,9 @@ func (c *Local) addIndex(ix plan.IndexInfo, ifNotExists, replayed bool) (bool, e
 func (c *Local) Apply(ch Change) error {
 	switch ch.Kind {
 	case PutMapping:
+		if have, ok := c.Mapping(ch.Mapping.Name); ok && reflect.DeepEqual(have, ch.Mapping) {
+			return nil // already here: keep the version (and cached plans)
+		}
 		return c.putMapping(ch.Mapping, true, false, true)
 	case DropMapping:
 		return c.dropMapping(ch.Name, true, true)

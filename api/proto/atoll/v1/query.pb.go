@@ -2436,9 +2436,12 @@ func (x *Fragment) GetPartitionKey() []byte {
 type RunFragmentRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// A marshalled Fragment.
-	Fragment      []byte  `protobuf:"bytes,1,opt,name=fragment,proto3" json:"fragment,omitempty"`
-	Partitions    []int32 `protobuf:"varint,2,rep,packed,name=partitions,proto3" json:"partitions,omitempty"`
-	TimeoutMs     int64   `protobuf:"varint,3,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
+	Fragment   []byte  `protobuf:"bytes,1,opt,name=fragment,proto3" json:"fragment,omitempty"`
+	Partitions []int32 `protobuf:"varint,2,rep,packed,name=partitions,proto3" json:"partitions,omitempty"`
+	TimeoutMs  int64   `protobuf:"varint,3,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
+	// The query's kind ("sql" or "predicate"), for the member's metrics and
+	// profile labels; empty when unknown.
+	Kind          string `protobuf:"bytes,4,opt,name=kind,proto3" json:"kind,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2492,6 +2495,13 @@ func (x *RunFragmentRequest) GetTimeoutMs() int64 {
 		return x.TimeoutMs
 	}
 	return 0
+}
+
+func (x *RunFragmentRequest) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
 }
 
 var File_atoll_v1_query_proto protoreflect.FileDescriptor
@@ -2650,14 +2660,15 @@ const file_atoll_v1_query_proto_rawDesc = "" +
 	" \x03(\v2\x14.atoll.v1.QueryValueR\x06params\x124\n" +
 	"\foutput_types\x18\v \x03(\x0e2\x11.atoll.v1.SqlTypeR\voutputTypes\x12\x12\n" +
 	"\x04sort\x18\f \x03(\x05R\x04sort\x12#\n" +
-	"\rpartition_key\x18\r \x01(\fR\fpartitionKey\"o\n" +
+	"\rpartition_key\x18\r \x01(\fR\fpartitionKey\"\x83\x01\n" +
 	"\x12RunFragmentRequest\x12\x1a\n" +
 	"\bfragment\x18\x01 \x01(\fR\bfragment\x12\x1e\n" +
 	"\n" +
 	"partitions\x18\x02 \x03(\x05R\n" +
 	"partitions\x12\x1d\n" +
 	"\n" +
-	"timeout_ms\x18\x03 \x01(\x03R\ttimeoutMs*\x85\x03\n" +
+	"timeout_ms\x18\x03 \x01(\x03R\ttimeoutMs\x12\x12\n" +
+	"\x04kind\x18\x04 \x01(\tR\x04kind*\x85\x03\n" +
 	"\aSqlType\x12\x18\n" +
 	"\x14SQL_TYPE_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rSQL_TYPE_NULL\x10\x01\x12\x14\n" +

@@ -1287,6 +1287,52 @@ func (x *MergeResponse) GetSkipped() int64 {
 	return 0
 }
 
+// CatalogChanges carries SQL catalog changes, each encoded by the query
+// catalog (a JSON document per change), applied in order.
+type CatalogChanges struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Changes       [][]byte               `protobuf:"bytes,1,rep,name=changes,proto3" json:"changes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CatalogChanges) Reset() {
+	*x = CatalogChanges{}
+	mi := &file_atoll_member_v1_member_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CatalogChanges) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CatalogChanges) ProtoMessage() {}
+
+func (x *CatalogChanges) ProtoReflect() protoreflect.Message {
+	mi := &file_atoll_member_v1_member_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CatalogChanges.ProtoReflect.Descriptor instead.
+func (*CatalogChanges) Descriptor() ([]byte, []int) {
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *CatalogChanges) GetChanges() [][]byte {
+	if x != nil {
+		return x.Changes
+	}
+	return nil
+}
+
 var File_atoll_member_v1_member_proto protoreflect.FileDescriptor
 
 const file_atoll_member_v1_member_proto_rawDesc = "" +
@@ -1375,7 +1421,9 @@ const file_atoll_member_v1_member_proto_rawDesc = "" +
 	"\tpartition\x18\x05 \x01(\x05R\tpartition\"A\n" +
 	"\rMergeResponse\x12\x16\n" +
 	"\x06merged\x18\x01 \x01(\x03R\x06merged\x12\x18\n" +
-	"\askipped\x18\x02 \x01(\x03R\askipped2\xf2\x06\n" +
+	"\askipped\x18\x02 \x01(\x03R\askipped\"*\n" +
+	"\x0eCatalogChanges\x12\x18\n" +
+	"\achanges\x18\x01 \x03(\fR\achanges2\xfc\a\n" +
 	"\rMemberService\x12F\n" +
 	"\x05Hello\x12\x1d.atoll.member.v1.HelloRequest\x1a\x1e.atoll.member.v1.HelloResponse\x12J\n" +
 	"\fGossipPacket\x12$.atoll.member.v1.GossipPacketRequest\x1a\x14.atoll.member.v1.Ack\x12N\n" +
@@ -1388,7 +1436,11 @@ const file_atoll_member_v1_member_proto_rawDesc = "" +
 	"\x05Leave\x12\x1d.atoll.member.v1.LeaveRequest\x1a\x1e.atoll.member.v1.LeaveResponse\x12;\n" +
 	"\vPutMetadata\x12\x16.atoll.v1.MetadataList\x1a\x14.atoll.member.v1.Ack\x12;\n" +
 	"\vGetMetadata\x12\x14.atoll.member.v1.Ack\x1a\x16.atoll.v1.MetadataList\x12F\n" +
-	"\x05Merge\x12\x1b.atoll.member.v1.MergeBatch\x1a\x1e.atoll.member.v1.MergeResponse(\x01B=Z;github.com/atolldb/atoll/api/proto/atoll/member/v1;memberv1b\x06proto3"
+	"\x05Merge\x12\x1b.atoll.member.v1.MergeBatch\x1a\x1e.atoll.member.v1.MergeResponse(\x01\x12C\n" +
+	"\n" +
+	"PutCatalog\x12\x1f.atoll.member.v1.CatalogChanges\x1a\x14.atoll.member.v1.Ack\x12C\n" +
+	"\n" +
+	"GetCatalog\x12\x14.atoll.member.v1.Ack\x1a\x1f.atoll.member.v1.CatalogChangesB=Z;github.com/atolldb/atoll/api/proto/atoll/member/v1;memberv1b\x06proto3"
 
 var (
 	file_atoll_member_v1_member_proto_rawDescOnce sync.Once
@@ -1402,7 +1454,7 @@ func file_atoll_member_v1_member_proto_rawDescGZIP() []byte {
 	return file_atoll_member_v1_member_proto_rawDescData
 }
 
-var file_atoll_member_v1_member_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_atoll_member_v1_member_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_atoll_member_v1_member_proto_goTypes = []any{
 	(*Ack)(nil),                 // 0: atoll.member.v1.Ack
 	(*HelloRequest)(nil),        // 1: atoll.member.v1.HelloRequest
@@ -1425,11 +1477,12 @@ var file_atoll_member_v1_member_proto_goTypes = []any{
 	(*MergeBatch)(nil),          // 18: atoll.member.v1.MergeBatch
 	(*MergeEntry)(nil),          // 19: atoll.member.v1.MergeEntry
 	(*MergeResponse)(nil),       // 20: atoll.member.v1.MergeResponse
-	(*v1.PartitionTable)(nil),   // 21: atoll.v1.PartitionTable
-	(*v1.MetadataList)(nil),     // 22: atoll.v1.MetadataList
+	(*CatalogChanges)(nil),      // 21: atoll.member.v1.CatalogChanges
+	(*v1.PartitionTable)(nil),   // 22: atoll.v1.PartitionTable
+	(*v1.MetadataList)(nil),     // 23: atoll.v1.MetadataList
 }
 var file_atoll_member_v1_member_proto_depIdxs = []int32{
-	21, // 0: atoll.member.v1.TableMessage.table:type_name -> atoll.v1.PartitionTable
+	22, // 0: atoll.member.v1.TableMessage.table:type_name -> atoll.v1.PartitionTable
 	7,  // 1: atoll.member.v1.ReplicationBatch.events:type_name -> atoll.member.v1.ReplicationEvent
 	8,  // 2: atoll.member.v1.ReplicationEvent.record:type_name -> atoll.member.v1.Record
 	9,  // 3: atoll.member.v1.ReplicationEvent.snapshot:type_name -> atoll.member.v1.Snapshot
@@ -1445,23 +1498,27 @@ var file_atoll_member_v1_member_proto_depIdxs = []int32{
 	13, // 13: atoll.member.v1.MemberService.Handoff:input_type -> atoll.member.v1.HandoffRequest
 	15, // 14: atoll.member.v1.MemberService.CatchUp:input_type -> atoll.member.v1.CatchUpRequest
 	16, // 15: atoll.member.v1.MemberService.Leave:input_type -> atoll.member.v1.LeaveRequest
-	22, // 16: atoll.member.v1.MemberService.PutMetadata:input_type -> atoll.v1.MetadataList
+	23, // 16: atoll.member.v1.MemberService.PutMetadata:input_type -> atoll.v1.MetadataList
 	0,  // 17: atoll.member.v1.MemberService.GetMetadata:input_type -> atoll.member.v1.Ack
 	18, // 18: atoll.member.v1.MemberService.Merge:input_type -> atoll.member.v1.MergeBatch
-	2,  // 19: atoll.member.v1.MemberService.Hello:output_type -> atoll.member.v1.HelloResponse
-	0,  // 20: atoll.member.v1.MemberService.GossipPacket:output_type -> atoll.member.v1.Ack
-	4,  // 21: atoll.member.v1.MemberService.GossipStream:output_type -> atoll.member.v1.GossipChunk
-	0,  // 22: atoll.member.v1.MemberService.PublishTable:output_type -> atoll.member.v1.Ack
-	5,  // 23: atoll.member.v1.MemberService.SyncTable:output_type -> atoll.member.v1.TableMessage
-	11, // 24: atoll.member.v1.MemberService.Replicate:output_type -> atoll.member.v1.ReplicationAck
-	14, // 25: atoll.member.v1.MemberService.Handoff:output_type -> atoll.member.v1.HandoffResponse
-	0,  // 26: atoll.member.v1.MemberService.CatchUp:output_type -> atoll.member.v1.Ack
-	17, // 27: atoll.member.v1.MemberService.Leave:output_type -> atoll.member.v1.LeaveResponse
-	0,  // 28: atoll.member.v1.MemberService.PutMetadata:output_type -> atoll.member.v1.Ack
-	22, // 29: atoll.member.v1.MemberService.GetMetadata:output_type -> atoll.v1.MetadataList
-	20, // 30: atoll.member.v1.MemberService.Merge:output_type -> atoll.member.v1.MergeResponse
-	19, // [19:31] is the sub-list for method output_type
-	7,  // [7:19] is the sub-list for method input_type
+	21, // 19: atoll.member.v1.MemberService.PutCatalog:input_type -> atoll.member.v1.CatalogChanges
+	0,  // 20: atoll.member.v1.MemberService.GetCatalog:input_type -> atoll.member.v1.Ack
+	2,  // 21: atoll.member.v1.MemberService.Hello:output_type -> atoll.member.v1.HelloResponse
+	0,  // 22: atoll.member.v1.MemberService.GossipPacket:output_type -> atoll.member.v1.Ack
+	4,  // 23: atoll.member.v1.MemberService.GossipStream:output_type -> atoll.member.v1.GossipChunk
+	0,  // 24: atoll.member.v1.MemberService.PublishTable:output_type -> atoll.member.v1.Ack
+	5,  // 25: atoll.member.v1.MemberService.SyncTable:output_type -> atoll.member.v1.TableMessage
+	11, // 26: atoll.member.v1.MemberService.Replicate:output_type -> atoll.member.v1.ReplicationAck
+	14, // 27: atoll.member.v1.MemberService.Handoff:output_type -> atoll.member.v1.HandoffResponse
+	0,  // 28: atoll.member.v1.MemberService.CatchUp:output_type -> atoll.member.v1.Ack
+	17, // 29: atoll.member.v1.MemberService.Leave:output_type -> atoll.member.v1.LeaveResponse
+	0,  // 30: atoll.member.v1.MemberService.PutMetadata:output_type -> atoll.member.v1.Ack
+	23, // 31: atoll.member.v1.MemberService.GetMetadata:output_type -> atoll.v1.MetadataList
+	20, // 32: atoll.member.v1.MemberService.Merge:output_type -> atoll.member.v1.MergeResponse
+	0,  // 33: atoll.member.v1.MemberService.PutCatalog:output_type -> atoll.member.v1.Ack
+	21, // 34: atoll.member.v1.MemberService.GetCatalog:output_type -> atoll.member.v1.CatalogChanges
+	21, // [21:35] is the sub-list for method output_type
+	7,  // [7:21] is the sub-list for method input_type
 	7,  // [7:7] is the sub-list for extension type_name
 	7,  // [7:7] is the sub-list for extension extendee
 	0,  // [0:7] is the sub-list for field type_name
@@ -1484,7 +1541,7 @@ func file_atoll_member_v1_member_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atoll_member_v1_member_proto_rawDesc), len(file_atoll_member_v1_member_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   21,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -32,6 +32,8 @@ const (
 	MemberService_PutMetadata_FullMethodName  = "/atoll.member.v1.MemberService/PutMetadata"
 	MemberService_GetMetadata_FullMethodName  = "/atoll.member.v1.MemberService/GetMetadata"
 	MemberService_Merge_FullMethodName        = "/atoll.member.v1.MemberService/Merge"
+	MemberService_PutCatalog_FullMethodName   = "/atoll.member.v1.MemberService/PutCatalog"
+	MemberService_GetCatalog_FullMethodName   = "/atoll.member.v1.MemberService/GetCatalog"
 )
 
 // MemberServiceClient is the client API for MemberService service.
@@ -78,6 +80,12 @@ type MemberServiceClient interface {
 	// Merge brings the entries of a smaller cluster into this one after a
 	// network partition healed (merge policy: put if absent).
 	Merge(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[MergeBatch, MergeResponse], error)
+	// PutCatalog applies changes to the SQL catalog (mappings and index
+	// definitions) made on another member.
+	PutCatalog(ctx context.Context, in *CatalogChanges, opts ...grpc.CallOption) (*Ack, error)
+	// GetCatalog returns the whole SQL catalog as changes that rebuild it
+	// (for members that join).
+	GetCatalog(ctx context.Context, in *Ack, opts ...grpc.CallOption) (*CatalogChanges, error)
 }
 
 type memberServiceClient struct {
@@ -217,6 +225,26 @@ func (c *memberServiceClient) Merge(ctx context.Context, opts ...grpc.CallOption
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type MemberService_MergeClient = grpc.ClientStreamingClient[MergeBatch, MergeResponse]
 
+func (c *memberServiceClient) PutCatalog(ctx context.Context, in *CatalogChanges, opts ...grpc.CallOption) (*Ack, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Ack)
+	err := c.cc.Invoke(ctx, MemberService_PutCatalog_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *memberServiceClient) GetCatalog(ctx context.Context, in *Ack, opts ...grpc.CallOption) (*CatalogChanges, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CatalogChanges)
+	err := c.cc.Invoke(ctx, MemberService_GetCatalog_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // MemberServiceServer is the server API for MemberService service.
 // All implementations must embed UnimplementedMemberServiceServer
 // for forward compatibility.
@@ -261,6 +289,12 @@ type MemberServiceServer interface {
 	// Merge brings the entries of a smaller cluster into this one after a
 	// network partition healed (merge policy: put if absent).
 	Merge(grpc.ClientStreamingServer[MergeBatch, MergeResponse]) error
+	// PutCatalog applies changes to the SQL catalog (mappings and index
+	// definitions) made on another member.
+	PutCatalog(context.Context, *CatalogChanges) (*Ack, error)
+	// GetCatalog returns the whole SQL catalog as changes that rebuild it
+	// (for members that join).
+	GetCatalog(context.Context, *Ack) (*CatalogChanges, error)
 	mustEmbedUnimplementedMemberServiceServer()
 }
 
@@ -306,6 +340,12 @@ func (UnimplementedMemberServiceServer) GetMetadata(context.Context, *Ack) (*v1.
 }
 func (UnimplementedMemberServiceServer) Merge(grpc.ClientStreamingServer[MergeBatch, MergeResponse]) error {
 	return status.Error(codes.Unimplemented, "method Merge not implemented")
+}
+func (UnimplementedMemberServiceServer) PutCatalog(context.Context, *CatalogChanges) (*Ack, error) {
+	return nil, status.Error(codes.Unimplemented, "method PutCatalog not implemented")
+}
+func (UnimplementedMemberServiceServer) GetCatalog(context.Context, *Ack) (*CatalogChanges, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetCatalog not implemented")
 }
 func (UnimplementedMemberServiceServer) mustEmbedUnimplementedMemberServiceServer() {}
 func (UnimplementedMemberServiceServer) testEmbeddedByValue()                       {}
@@ -511,6 +551,42 @@ func _MemberService_Merge_Handler(srv interface{}, stream grpc.ServerStream) err
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type MemberService_MergeServer = grpc.ClientStreamingServer[MergeBatch, MergeResponse]
 
+func _MemberService_PutCatalog_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CatalogChanges)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MemberServiceServer).PutCatalog(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MemberService_PutCatalog_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MemberServiceServer).PutCatalog(ctx, req.(*CatalogChanges))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MemberService_GetCatalog_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(Ack)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MemberServiceServer).GetCatalog(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MemberService_GetCatalog_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MemberServiceServer).GetCatalog(ctx, req.(*Ack))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // MemberService_ServiceDesc is the grpc.ServiceDesc for MemberService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -553,6 +629,14 @@ var MemberService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetMetadata",
 			Handler:    _MemberService_GetMetadata_Handler,
+		},
+		{
+			MethodName: "PutCatalog",
+			Handler:    _MemberService_PutCatalog_Handler,
+		},
+		{
+			MethodName: "GetCatalog",
+			Handler:    _MemberService_GetCatalog_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

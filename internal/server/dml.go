@@ -1,0 +1,146 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+
+	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/exec"
+	"github.com/atolldb/atoll/internal/serialization/metaproto"
+	"github.com/atolldb/atoll/pkg/serialization"
+)
+
+// DMLWriter carries out the writes of SQL DML statements (exec.Writer)
+// as map operations: a key of a partition this member owns goes through
+// the same handler as a client's call (owner check, synchronous backups,
+// metrics), any other key is sent to its owner's MapService. A retryable
+// failure (the partition moved, its owner is gone) is retried against the
+// current partition table for up to RetryFor.
+type DMLWriter struct {
+	s         *Server
+	published sync.Map // Compact schema ids this writer made known to every member
+	// Conn returns a connection to another member's client port.
+	Conn func(addr string) (grpc.ClientConnInterface, error)
+	// RetryFor bounds the retries of one write; 30 s when 0.
+	RetryFor time.Duration
+}
+
+var _ exec.Writer = (*DMLWriter)(nil)
+
+// DMLWriter returns the writer of this member's DML statements.
+func (s *Server) DMLWriter(conn func(addr string) (grpc.ClientConnInterface, error)) *DMLWriter {
+	return &DMLWriter{s: s, Conn: conn}
+}
+
+// Write implements exec.Writer.
+func (w *DMLWriter) Write(ctx context.Context, op exec.Write) (bool, error) {
+	retryFor := w.RetryFor
+	if retryFor <= 0 {
+		retryFor = 30 * time.Second
+	}
+	if err := w.publish(ctx, op.Value); err != nil {
+		return false, err
+	}
+	deadline := time.Now().Add(retryFor)
+	backoff := 5 * time.Millisecond
+	for {
+		changed, err := w.once(ctx, op)
+		if err == nil {
+			return changed, nil
+		}
+		if _, d := describe(err); !d.Retryable || ctx.Err() != nil || time.Now().After(deadline) {
+			return false, err
+		}
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-time.After(backoff):
+			backoff = min(2*backoff, 500*time.Millisecond)
+		}
+	}
+}
+
+// publish makes the schema of a Compact value that DML built (from the
+// mapping's columns, so possibly a schema no client ever sent) known to
+// every member before any member has to store or read the value.
+func (w *DMLWriter) publish(ctx context.Context, value []byte) error {
+	if len(value) == 0 || serialization.Data(value).Type() != serialization.TypeCompact {
+		return nil
+	}
+	rec, err := serialization.ReadCompactRecord(value, w.s.cfg.Serialization.Schemas())
+	if err != nil {
+		return err
+	}
+	sc := rec.Schema()
+	if _, ok := w.published.Load(sc.ID); ok {
+		return nil
+	}
+	list := &pb.MetadataList{Schemas: []*pb.Schema{metaproto.SchemaToProto(sc)}}
+	if err := w.s.cfg.Cluster.BroadcastMetadata(ctx, list); err != nil {
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	w.published.Store(sc.ID, struct{}{})
+	return nil
+}
+
+// once makes one attempt at the owner the current table names.
+func (w *DMLWriter) once(ctx context.Context, op exec.Write) (bool, error) {
+	pid := w.s.partitionOf(op.Key)
+	t := w.s.cfg.Table.Load()
+	if t == nil {
+		return false, fmt.Errorf("%w: no partition table yet", ErrUnavailable)
+	}
+	owner, ok := t.Owner(pid)
+	if !ok {
+		return false, fmt.Errorf("%w: partition %d has no owner (table version %d)", ErrUnavailable, pid, t.Version)
+	}
+	if owner.UUID == w.s.cfg.Self.UUID {
+		return w.local(ctx, op)
+	}
+	cc, err := w.Conn(owner.Address)
+	if err != nil {
+		return false, fmt.Errorf("%w: member %s: %v", ErrUnavailable, owner.Address, err)
+	}
+	return remoteWrite(ctx, pb.NewMapServiceClient(cc), op)
+}
+
+func (w *DMLWriter) local(ctx context.Context, op exec.Write) (bool, error) {
+	s := w.s
+	switch op.Kind {
+	case exec.WriteSet:
+		_, err := observe(s, ctx, opSet, &pb.SetRequest{Map: op.Map, Key: op.Key, Value: op.Value}, s.set)
+		return err == nil, err
+	case exec.WriteInsert:
+		r, err := observe(s, ctx, opPutIfAbsent, &pb.PutRequest{Map: op.Map, Key: op.Key, Value: op.Value}, s.putIfAbsent)
+		return err == nil && !r.Found, err
+	case exec.WriteReplace:
+		r, err := observe(s, ctx, opReplace, &pb.PutRequest{Map: op.Map, Key: op.Key, Value: op.Value}, s.replace)
+		return err == nil && r.Found, err
+	case exec.WriteDelete:
+		r, err := observe(s, ctx, opDelete, &pb.KeyRequest{Map: op.Map, Key: op.Key}, s.delete)
+		return err == nil && r.Value, err
+	}
+	return false, fmt.Errorf("%w: unknown write kind %d", ErrInvalidArgument, op.Kind)
+}
+
+func remoteWrite(ctx context.Context, c pb.MapServiceClient, op exec.Write) (bool, error) {
+	switch op.Kind {
+	case exec.WriteSet:
+		_, err := c.Set(ctx, &pb.SetRequest{Map: op.Map, Key: op.Key, Value: op.Value})
+		return err == nil, err
+	case exec.WriteInsert:
+		r, err := c.PutIfAbsent(ctx, &pb.PutRequest{Map: op.Map, Key: op.Key, Value: op.Value})
+		return err == nil && !r.Found, err
+	case exec.WriteReplace:
+		r, err := c.Replace(ctx, &pb.PutRequest{Map: op.Map, Key: op.Key, Value: op.Value})
+		return err == nil && r.Found, err
+	case exec.WriteDelete:
+		r, err := c.Delete(ctx, &pb.KeyRequest{Map: op.Map, Key: op.Key})
+		return err == nil && r.Value, err
+	}
+	return false, fmt.Errorf("%w: unknown write kind %d", ErrInvalidArgument, op.Kind)
+}
