@@ -17,8 +17,9 @@ import (
 	"github.com/atolldb/atoll/bench/workload"
 )
 
-// benchMembers is the embedded cluster's size in the end-to-end test.
-const benchMembers = "1"
+// benchMembers is the embedded cluster's size in the end-to-end tests:
+// two, as the default, so that queries span members.
+const benchMembers = "2"
 
 func execute(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
@@ -63,7 +64,7 @@ func TestPredicateVsSQLEndToEnd(t *testing.T) {
 			t.Errorf("the table has no row for %s:\n%s", c.ID(), table)
 		}
 	}
-	for _, want := range []string{"SQL÷PRED", "Atoll (1 member) ÷ Hazelcast 5.7.0", "note: workload A entries differ: 300 here, 100000", "goals met"} {
+	for _, want := range []string{"SQL÷PRED", "Atoll (2 members) ÷ Hazelcast 5.7.0", "note: workload A entries differ: 300 here, 100000", "goals met"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
@@ -73,7 +74,7 @@ func TestPredicateVsSQLEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Tool != "atoll-bench" || r.Members != 1 || r.ClientThreads != 2 || r.AEntries != 300 || r.Rounds != 2 ||
+	if r.Tool != "atoll-bench" || r.Members != 2 || r.ClientThreads != 2 || r.AEntries != 300 || r.Rounds != 2 ||
 		r.GoVersion == "" || r.CPUs < 1 || r.Mode != "full+custom" || r.LoadAvg == nil {
 		t.Errorf("environment: %+v", r)
 	}
