@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/atolldb/atoll/bench/jrand"
@@ -249,12 +250,19 @@ func (r *runner) runCase(ctx context.Context, cs workload.Case, p Protocol) {
 	t0 := time.Now()
 	want := cs.Want
 	rc := report.Case{ID: cs.ID(), Group: cs.Group, Name: cs.Name, API: cs.API, Map: cs.Map, Text: cs.Text, Expected: &want,
-		OpsPerSecMedian: report.NaN(), P50ms: report.NaN(), P90ms: report.NaN(), P99ms: report.NaN(), Maxms: report.NaN()}
+		OpsPerSecMedian: report.NaN(), P50ms: report.NaN(), P90ms: report.NaN(), P99ms: report.NaN(), Maxms: report.NaN(), ProcessCPU: report.NaN()}
 	hooks := Hooks{Phase: func(ph Phase) { r.obs.Phase(cs, ph) }}
-	if r.prof != nil {
-		hooks.Rounds = func() func() {
-			stop := r.prof.Start(ctx, cs, time.Duration(p.Rounds)*p.Duration)
-			return func() { rc.Profiles = stop() }
+	hooks.Rounds = func() func() {
+		cpu0, t0 := processCPU(), time.Now()
+		var stop func() []report.Profile
+		if r.prof != nil {
+			stop = r.prof.Start(ctx, cs, time.Duration(p.Rounds)*p.Duration)
+		}
+		return func() {
+			rc.ProcessCPU = report.Float((processCPU() - cpu0).Seconds() / time.Since(t0).Seconds())
+			if stop != nil {
+				rc.Profiles = stop()
+			}
 		}
 	}
 	newOp := func(t int) Op {
@@ -278,6 +286,15 @@ func (r *runner) runCase(ctx context.Context, cs workload.Case, p Protocol) {
 	rc.Seconds = report.Float(time.Since(t0).Seconds())
 	r.out.Cases = append(r.out.Cases, rc)
 	r.obs.CaseDone(rc)
+}
+
+// processCPU is the CPU time this process has used (user and system).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func ms(d time.Duration) report.Float { return report.Float(float64(d) / 1e6) }

@@ -79,9 +79,14 @@ type Case struct {
 	P99ms           Float     `json:"p99ms"`
 	Maxms           Float     `json:"maxms"`
 	Load1           Float     `json:"load1"`
-	Seconds         Float     `json:"seconds,omitempty"`
-	Error           string    `json:"error,omitempty"`
-	Profiles        []Profile `json:"profiles,omitempty"`
+	// ProcessCPU is the CPU the benchmark process used during the rounds,
+	// in cores (CPU seconds per second): with an embedded cluster the
+	// members' and the client's, with --addr the client's alone. Far below
+	// the machine's cores, other work had the processor.
+	ProcessCPU Float     `json:"processCpuCores,omitempty"`
+	Seconds    Float     `json:"seconds,omitempty"`
+	Error      string    `json:"error,omitempty"`
+	Profiles   []Profile `json:"profiles,omitempty"`
 }
 
 // Title is the case's name in tables, e.g. "A3 sum IDS".

@@ -10,8 +10,8 @@ import (
 
 // WriteTable writes the run's figures as the workloads' tables do: one
 // row per case and API (ops/s, latency percentiles, memory per entry of
-// the map for workload B, SQL÷PRED), then the sizes and memory cost of the
-// workload B maps.
+// the map for workload B, SQL÷PRED, the CPU the process used), then the
+// sizes and memory cost of the workload B maps.
 func (r *Run) WriteTable(w io.Writer) error {
 	var entries []string
 	if r.AEntries > 0 {
@@ -27,23 +27,27 @@ func (r *Run) WriteTable(w io.Writer) error {
 		width = max(width, len(c.Title()))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%-*s\tapi\tcheck\tops/s\tp50 ms\tp90 ms\tp99 ms\tmax ms\tB/entry\tSQL÷PRED\t\n", width, "case")
+	fmt.Fprintf(tw, "%-*s\tapi\tcheck\tops/s\tp50 ms\tp90 ms\tp99 ms\tmax ms\tB/entry\tSQL÷PRED\tCPU cores\t\n", width, "case")
 	for _, c := range r.Cases {
 		mem := ""
 		if b, ok := r.WorkloadB[strings.TrimPrefix(c.Group, "B ")]; ok && strings.HasPrefix(c.Group, "B ") && c.Name == "read" {
 			mem = fmtF(float64(b.MemoryCostPerEntry), 1)
 		}
 		if !c.OK() {
-			fmt.Fprintf(tw, "%-*s\t%s\tERROR\t\t\t\t\t\t%s\t\t\n", width, c.Title(), c.API, mem)
+			fmt.Fprintf(tw, "%-*s\t%s\tERROR\t\t\t\t\t\t%s\t\t\t\n", width, c.Title(), c.API, mem)
 			continue
 		}
 		ratio := ""
 		if v, ok := r.SQLToPred(c); ok {
 			ratio = fmt.Sprintf("%.2f", v)
 		}
-		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", width, c.Title(), c.API, checkString(c.Check),
+		cores := "-"
+		if c.ProcessCPU > 0 {
+			cores = fmtF(float64(c.ProcessCPU), 2)
+		}
+		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", width, c.Title(), c.API, checkString(c.Check),
 			fmtF(float64(c.OpsPerSecMedian), 1), fmtF(float64(c.P50ms), 3), fmtF(float64(c.P90ms), 3),
-			fmtF(float64(c.P99ms), 3), fmtF(float64(c.Maxms), 3), mem, ratio)
+			fmtF(float64(c.P99ms), 3), fmtF(float64(c.Maxms), 3), mem, ratio, cores)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

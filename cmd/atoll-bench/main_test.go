@@ -86,6 +86,9 @@ func TestPredicateVsSQLEndToEnd(t *testing.T) {
 		if c.ID != want.ID() || !c.OK() || c.Check == nil || *c.Check != want.Want || len(c.RoundOpsPerSec) != 2 || c.Ops < 1 {
 			t.Errorf("case %d: %+v, want %s with check %d over 2 rounds", i, c, want.ID(), want.Want)
 		}
+		if !(c.ProcessCPU > 0) {
+			t.Errorf("%s: process CPU %v cores", c.ID, c.ProcessCPU)
+		}
 		if !(c.P50ms > 0 && c.P50ms <= c.P90ms && c.P90ms <= c.P99ms && c.P99ms <= c.Maxms) {
 			t.Errorf("%s: latencies p50 %v p90 %v p99 %v max %v", c.ID, c.P50ms, c.P90ms, c.P99ms, c.Maxms)
 		}

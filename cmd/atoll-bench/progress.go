@@ -23,8 +23,8 @@ func caseLine(c report.Case) string {
 	if c.Check != nil {
 		check = fmt.Sprint(*c.Check)
 	}
-	return fmt.Sprintf("  %-34s %-4s check=%-11s ops=%-8d ops/s=%-10.1f p50=%.3fms p99=%.3fms (%.1fs)",
-		c.Title(), c.API, check, c.Ops, float64(c.OpsPerSecMedian), float64(c.P50ms), float64(c.P99ms), float64(c.Seconds))
+	return fmt.Sprintf("  %-34s %-4s check=%-11s ops=%-8d ops/s=%-10.1f p50=%.3fms p99=%.3fms cpu=%.2f (%.1fs)",
+		c.Title(), c.API, check, c.Ops, float64(c.OpsPerSecMedian), float64(c.P50ms), float64(c.P99ms), float64(c.ProcessCPU), float64(c.Seconds))
 }
 
 // plainObserver writes one line per step: for logs and pipes.
