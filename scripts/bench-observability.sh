@@ -12,18 +12,19 @@ out=$(mktemp)
 for i in $(seq "$ROUNDS"); do
 	go test -run '^$' -bench HotPath -benchtime 3s -count 1 ./internal/member/ | grep '^BenchmarkHotPath' >>"$out"
 done
-awk '{ split($1, n, "/"); key = n[2] "/" n[3]; sub(/-[0-9]+$/, "", key); v[key] = v[key] " " $3 }
-END {
-	for (k in v) {
-		c = split(substr(v[k], 2), a, " "); asort(a)
-		med[k] = (c % 2) ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2
-		printf "%-12s median %8.0f ns/op  (%s )\n", k, med[k], v[k]
-	}
-	for (op in ops) {}
-	split("get set", o, " ")
-	for (i = 1; i <= 2; i++) {
-		off = med[o[i] "/off"]; on = med[o[i] "/on"]
-		if (off > 0) printf "%s: on vs off %+.1f%%\n", o[i], 100 * (on - off) / off
-	}
-}' "$out" | sort
+python3 - "$out" <<'PY'
+import re, statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    name = re.sub(r"-[0-9]+$", "", f[0]).split("/")  # BenchmarkHotPath/get/off
+    runs.setdefault((name[1], name[2]), []).append(float(f[2]))
+med = {k: statistics.median(v) for k, v in runs.items()}
+for (op, mode), m in sorted(med.items()):
+    print(f"{op}/{mode:<8} median {m:8.0f} ns/op  ({' '.join(f'{x:.0f}' for x in runs[(op, mode)])})")
+for op in ("get", "set"):
+    off, on = med.get((op, "off")), med.get((op, "on"))
+    if off and on:
+        print(f"{op}: on vs off {100 * (on - off) / off:+.1f}%")
+PY
 rm -f "$out"

@@ -37,7 +37,7 @@ var (
 func benchCluster(b *testing.B) (*client.Client, int) {
 	benchOnce.Do(func() {
 		benchN = benchEntries(b)
-		cl := testcluster.Start(&keepAlive{b}, testcluster.InProcess, members(b), testcluster.Options{})
+		cl := testcluster.Start(&keepAlive{b}, testcluster.InProcess, memberCounts(b)[0], testcluster.Options{})
 		ctx := context.Background()
 		benchClient, benchErr = client.New(ctx, ClientConfig(cl.Addrs(), "test"))
 		if benchErr != nil {

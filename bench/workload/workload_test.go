@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"testing"
@@ -14,22 +15,22 @@ import (
 	"github.com/atolldb/atoll/pkg/client"
 )
 
-// members is the member count the workload tests run against
-// (ATOLL_TEST_MEMBERS, default 2 like the benchmark's embedded cluster).
-func members(t testing.TB) int {
+// memberCounts are the cluster sizes the workload tests run against:
+// ATOLL_TEST_MEMBERS when set, else a single member and three.
+func memberCounts(t testing.TB) []int {
 	if s := os.Getenv("ATOLL_TEST_MEMBERS"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
 			t.Fatalf("ATOLL_TEST_MEMBERS=%q", s)
 		}
-		return n
+		return []int{n}
 	}
-	return 2
+	return []int{1, 3}
 }
 
-func start(t testing.TB, mode testcluster.Mode) (*client.Client, context.Context) {
+func start(t testing.TB, mode testcluster.Mode, members int) (*client.Client, context.Context) {
 	t.Helper()
-	cl := testcluster.Start(t, mode, members(t), testcluster.Options{})
+	cl := testcluster.Start(t, mode, members, testcluster.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
 	c, err := client.New(ctx, ClientConfig(cl.Addrs(), "test"))
@@ -58,64 +59,76 @@ func runCases(t *testing.T, ctx context.Context, c *client.Client, cases []Case)
 // this process and against real member processes.
 func TestWorkloadA(t *testing.T) {
 	for _, mode := range testcluster.Modes {
-		t.Run(string(mode), func(t *testing.T) {
-			c, ctx := start(t, mode)
+		for _, members := range memberCounts(t) {
+			t.Run(fmt.Sprintf("%s/%d-members", mode, members), func(t *testing.T) {
+				c, ctx := start(t, mode, members)
+				const n = 2000
+				if err := LoadA(ctx, c, n, 8); err != nil {
+					t.Fatal(err)
+				}
+				runCases(t, ctx, c, ACases(n))
+			})
+		}
+	}
+}
+
+// TestWorkloadB loads every workload B map, checks its description
+// (owned entries, value sizes) and runs its read, query and write cases.
+func TestWorkloadB(t *testing.T) {
+	for _, members := range memberCounts(t) {
+		t.Run(fmt.Sprintf("%d-members", members), func(t *testing.T) {
+			c, ctx := start(t, testcluster.InProcess, members)
 			const n = 2000
-			if err := LoadA(ctx, c, n, 8); err != nil {
-				t.Fatal(err)
+			for _, size := range BSizes {
+				for _, kind := range BKinds {
+					testBMap(t, ctx, c, kind, size, n)
+				}
 			}
-			runCases(t, ctx, c, ACases(n))
 		})
 	}
 }
 
-func TestWorkloadB(t *testing.T) {
-	c, ctx := start(t, testcluster.InProcess)
-	const n = 2000
-	for _, size := range BSizes {
-		for _, kind := range BKinds {
-			if err := LoadB(ctx, c, kind, size, n, 8); err != nil {
-				t.Fatal(err)
-			}
-			info, err := DescribeB(ctx, c, kind, size, n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if info.OwnedEntryCount != n || info.MemoryCostPerEntry() <= float64(info.ValueDataSize) {
-				t.Errorf("%s: %d owned entries, %.1f B per entry for %d-byte values", info.Map, info.OwnedEntryCount, info.MemoryCostPerEntry(), info.ValueDataSize)
-			}
-			wantLen := model.SmallBytesLen
-			if size == "large" {
-				wantLen = model.LargeBytesLen
-			}
-			if info.ByteArrayLength != wantLen {
-				t.Errorf("%s: byte array length %d, want %d (the IDENTIFIED form's payload)", info.Map, info.ByteArrayLength, wantLen)
-			}
-			read, err := BReadCase(kind, size, n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cases := []Case{read}
-			if Queryable(kind) {
-				if err := Exec(ctx, c, BMapping(kind, size)); err != nil {
-					t.Fatal(err)
-				}
-				cases = append(cases, BQueryCases(kind, size, n)...)
-			}
-			write, err := BWriteCase(kind, size, n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			runCases(t, ctx, c, append(cases, write))
-			if Queryable(kind) {
-				if err := Exec(ctx, c, BDropMapping(kind, size)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := DestroyB(ctx, c, kind, size); err != nil {
-				t.Fatal(err)
-			}
+func testBMap(t *testing.T, ctx context.Context, c *client.Client, kind, size string, n int) {
+	if err := LoadB(ctx, c, kind, size, n, 8); err != nil {
+		t.Fatal(err)
+	}
+	info, err := DescribeB(ctx, c, kind, size, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.OwnedEntryCount != int64(n) || info.MemoryCostPerEntry() <= float64(info.ValueDataSize) {
+		t.Errorf("%s: %d owned entries, %.1f B per entry for %d-byte values", info.Map, info.OwnedEntryCount, info.MemoryCostPerEntry(), info.ValueDataSize)
+	}
+	wantLen := model.SmallBytesLen
+	if size == "large" {
+		wantLen = model.LargeBytesLen
+	}
+	if info.ByteArrayLength != wantLen {
+		t.Errorf("%s: byte array length %d, want %d (the IDENTIFIED form's payload)", info.Map, info.ByteArrayLength, wantLen)
+	}
+	read, err := BReadCase(kind, size, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []Case{read}
+	if Queryable(kind) {
+		if err := Exec(ctx, c, BMapping(kind, size)); err != nil {
+			t.Fatal(err)
 		}
+		cases = append(cases, BQueryCases(kind, size, n)...)
+	}
+	write, err := BWriteCase(kind, size, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCases(t, ctx, c, append(cases, write))
+	if Queryable(kind) {
+		if err := Exec(ctx, c, BDropMapping(kind, size)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := DestroyB(ctx, c, kind, size); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -4,28 +4,34 @@ import (
 	"context"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	pprofile "github.com/google/pprof/profile"
+
+	"github.com/atolldb/atoll/internal/profiling"
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
+	"github.com/atolldb/atoll/pkg/predicate"
 )
 
-// Frames of the server's map-operation handlers, as they appear in
-// profiles.
+// Frames of query execution, as they appear in profiles: the scan of a
+// partition by a fragment's worker, and the query service's Execute.
 const (
-	setFrame = "github.com/atolldb/atoll/internal/server.(*Server).set"
-	getFrame = "github.com/atolldb/atoll/internal/server.(*Server).get"
+	scanFrame    = "github.com/atolldb/atoll/internal/exec.(*worker).partition"
+	executeFrame = "github.com/atolldb/atoll/internal/server.(*queryService).Execute"
 )
 
-// load runs sets and gets (one set in every setShare operations) on a
-// member until ctx ends.
-func load(ctx context.Context, t *testing.T, addr string, setShare int) {
+// queryLoad runs queries over the map "profiled" until ctx ends: sqlShare
+// of every 10 are SQL, the others Predicate API aggregations.
+func queryLoad(ctx context.Context, t *testing.T, addr string, sqlShare int) {
 	cl, err := client.New(ctx, client.Config{Addresses: []string{addr}, ClusterName: "test", StatisticsInterval: -1})
 	if err != nil {
 		t.Error(err)
@@ -34,16 +40,19 @@ func load(ctx context.Context, t *testing.T, addr string, setShare int) {
 	defer cl.Close()
 	m := client.GetMap[int32, string](cl, "profiled")
 	var wg sync.WaitGroup
-	for w := range 8 {
+	for w := range 4 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := int32(w); ctx.Err() == nil; i += 8 {
+			for i := w; ctx.Err() == nil; i++ {
 				var err error
-				if int(i)%setShare == 0 {
-					err = m.Set(ctx, i%5000, "a value of a few dozen bytes, for the profile")
+				if i%10 < sqlShare {
+					var rows *client.Rows
+					if rows, err = cl.SQL(ctx, "SELECT COUNT(*) FROM profiled WHERE this LIKE '%7%'"); err == nil {
+						rows.Close()
+					}
 				} else {
-					_, _, err = m.Get(ctx, i%5000)
+					_, err = m.Aggregate(ctx, predicate.Count(), predicate.Like("this", "%7%"))
 				}
 				if err != nil && ctx.Err() == nil {
 					t.Error(err)
@@ -84,22 +93,40 @@ func svgText(t *testing.T, path string) string {
 }
 
 // TestProfile captures CPU and allocation profiles of a member process
-// under load with `atoll profile`, cuts one to the set operations with
-// --label, and diffs two captures with --diff-base.
+// running SQL and Predicate API queries with `atoll profile`, cuts one to
+// the SQL queries with --label kind=sql, and diffs two captures with
+// --diff-base.
 func TestProfile(t *testing.T) {
 	c := testcluster.Start(t, testcluster.Process, 1, testcluster.Options{})
 	admin := c.Members()[0].AdminAddr
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	fill, err := client.New(ctx, client.Config{Addresses: c.Addrs(), ClusterName: "test", StatisticsInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var batch []client.Entry[int32, string]
+	for k := range int32(20000) {
+		batch = append(batch, client.Entry[int32, string]{Key: k, Value: fmt.Sprintf("value %d of the profiled map", k)})
+	}
+	if err := client.GetMap[int32, string](fill, "profiled").PutAll(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := fill.SQL(ctx, `CREATE MAPPING profiled TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='varchar')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	fill.Close()
 
-	profile := func(setShare int, args ...string) string {
+	profile := func(sqlShare int, args ...string) string {
 		t.Helper()
 		lctx, stop := context.WithCancel(ctx)
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			load(lctx, t, c.Addrs()[0], setShare)
+			queryLoad(lctx, t, c.Addrs()[0], sqlShare)
 		}()
 		out, errOut, code := c.Run(append([]string{"profile", "--member", admin, "--seconds", "2"}, args...)...)
 		stop()
@@ -111,39 +138,76 @@ func TestProfile(t *testing.T) {
 	}
 
 	cpu := filepath.Join(dir, "cpu")
-	profile(2, "cpu", "--out", cpu)
+	profile(5, "cpu", "--out", cpu)
 	if fi, err := os.Stat(cpu + ".pb.gz"); err != nil || fi.Size() == 0 {
 		t.Fatalf("raw profile: %v", err)
 	}
 	text := svgText(t, cpu+".svg")
-	for _, frame := range []string{setFrame, getFrame} {
+	for _, frame := range []string{scanFrame, executeFrame} {
 		if !strings.Contains(text, frame) {
 			t.Errorf("the CPU flame graph has no frame %s", frame)
 		}
 	}
+	// Both kinds of query ran under their label.
+	raw := readProfile(t, cpu+".pb.gz")
+	kinds := map[string]int{}
+	for _, s := range raw.Sample {
+		for _, k := range s.Label[profiling.LabelKind] {
+			kinds[k]++
+		}
+	}
+	if kinds["sql"] == 0 || kinds["predicate"] == 0 {
+		t.Fatalf("samples by kind label: %v; want sql and predicate", kinds)
+	}
 
 	allocs := filepath.Join(dir, "allocs")
-	profile(2, "allocs", "--out", allocs+".svg")
-	if text := svgText(t, allocs+".svg"); !strings.Contains(text, setFrame) {
-		t.Errorf("the allocation flame graph has no frame %s", setFrame)
+	profile(5, "allocs", "--out", allocs+".svg")
+	if text := svgText(t, allocs+".svg"); !strings.Contains(text, executeFrame) {
+		t.Errorf("the allocation flame graph has no frame %s", executeFrame)
 	}
 
-	sets := filepath.Join(dir, "sets")
-	if out := profile(2, "cpu", "--label", "op=set", "--out", sets); !strings.Contains(out, "flame graph of") {
-		t.Errorf("unexpected output %q", out)
+	// --label kind=sql keeps exactly the samples labelled sql.
+	sqlOnly := filepath.Join(dir, "sql")
+	out := profile(5, "cpu", "--label", "kind=sql", "--out", sqlOnly)
+	raw = readProfile(t, sqlOnly+".pb.gz")
+	want := 0
+	for _, s := range raw.Sample {
+		if slices.Contains(s.Label[profiling.LabelKind], "sql") {
+			want++
+		}
 	}
-	text = svgText(t, sets+".svg")
-	if !strings.Contains(text, setFrame) || strings.Contains(text, getFrame) {
-		t.Errorf("--label op=set: set frame %v, get frame %v; want only set", strings.Contains(text, setFrame), strings.Contains(text, getFrame))
+	if want == 0 || want == len(raw.Sample) {
+		t.Fatalf("%d of %d samples are SQL; want some but not all", want, len(raw.Sample))
+	}
+	if !strings.Contains(out, fmt.Sprintf("flame graph of %d samples", want)) {
+		t.Errorf("--label kind=sql: %q, want a flame graph of the %d SQL samples", out, want)
+	}
+	if text := svgText(t, sqlOnly+".svg"); !strings.Contains(text, scanFrame) || !strings.Contains(text, "kind=sql") {
+		t.Errorf("the SQL flame graph has no scan frame or does not name its label")
 	}
 
-	// Mostly sets against the first, balanced capture: sets got hotter.
+	// Nearly all SQL against the balanced first capture.
 	diff := filepath.Join(dir, "diff")
-	profile(20, "cpu", "--diff-base", cpu+".pb.gz", "--out", diff)
+	profile(9, "cpu", "--diff-base", cpu+".pb.gz", "--out", diff)
 	text = svgText(t, diff+".svg")
-	if !strings.Contains(text, "hotter") || !strings.Contains(text, setFrame) || !strings.Contains(text, "base ") {
-		t.Error("the diff flame graph does not show the set handler against the base")
+	if !strings.Contains(text, "base ") || !strings.Contains(text, scanFrame) || !(strings.Contains(text, "hotter") || strings.Contains(text, "colder")) {
+		t.Error("the diff flame graph does not show query execution against the base")
 	}
+}
+
+// readProfile parses a raw profile `atoll profile` wrote.
+func readProfile(t *testing.T, path string) *pprofile.Profile {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := pprofile.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // TestProfileBadInput checks that bad input gets a clear error.

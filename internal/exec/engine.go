@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/atolldb/atoll/internal/partition"
+	"github.com/atolldb/atoll/internal/profiling"
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
 	"github.com/atolldb/atoll/internal/store"
@@ -576,7 +577,7 @@ func (e *Engine) Fetch(ctx context.Context, id uint64) (*Result, error) {
 		return nil, p.err
 	}
 	res := &Result{Rows: p.rows, Count: p.count, UpdateCount: -1}
-	res.Kind, _ = pprof.Label(q.ctx, "kind")
+	res.Kind, _ = pprof.Label(q.ctx, profiling.LabelKind)
 	if !p.last {
 		res.Cursor = id
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/atolldb/atoll/internal/maps"
 	"github.com/atolldb/atoll/internal/metrics"
 	"github.com/atolldb/atoll/internal/partition"
+	"github.com/atolldb/atoll/internal/profiling"
 	"github.com/atolldb/atoll/internal/query/catalog"
 	"github.com/atolldb/atoll/internal/query/plan"
 	qpred "github.com/atolldb/atoll/internal/query/predicate"
@@ -122,7 +123,7 @@ func newQuery(cat *catalog.Local, reg *maps.Registry, ser *serialization.Service
 		Maps: queryMaps{reg}, Catalog: cat, Serialization: ser, Table: table, Self: self,
 		Remote: remote, Owned: peers.Owned, Writer: writer, Logger: log,
 		OnScanned: func(ctx context.Context, n int64) {
-			kind, _ := pprof.Label(ctx, "kind")
+			kind, _ := pprof.Label(ctx, profiling.LabelKind)
 			qm.Scanned(kind, n)
 		},
 	})

@@ -63,6 +63,12 @@ func Fetch(ctx context.Context, admin, kind string, seconds int) ([]byte, *profi
 	if err != nil {
 		return nil, nil, fmt.Errorf("member admin %s sent a %s profile that does not parse: %w", admin, kind, err)
 	}
+	if kind == "allocs" {
+		// A delta of the heap profile loses its default, and its in-use
+		// columns go negative as memory is freed: an allocation profile
+		// shows the bytes allocated.
+		p.DefaultSampleType = "alloc_space"
+	}
 	return body, p, nil
 }
 

@@ -10,6 +10,7 @@ package profiling
 import (
 	"context"
 	"runtime/pprof"
+	"strconv"
 )
 
 // Label keys. Map operations carry LabelMap and LabelOp; queries carry
@@ -33,16 +34,11 @@ func OpLabels(mapName, op string) context.Context {
 	return pprof.WithLabels(context.Background(), pprof.Labels(LabelMap, mapName, LabelOp, op))
 }
 
-// Query identifies a query execution for profiles.
-type Query struct {
-	ID   string // unique per execution
-	Kind string // "sql" or "predicate"
-	Map  string // the map it reads first
-}
-
-// RunQuery runs fn under the labels of q: every CPU sample taken while fn
-// (or a goroutine it starts) runs carries them, so that a profile can be
-// cut to one query, one kind or one map.
-func RunQuery(ctx context.Context, q Query, fn func(context.Context)) {
-	pprof.Do(ctx, pprof.Labels(LabelQueryID, q.ID, LabelKind, q.Kind, LabelMap, q.Map), fn)
+// QueryLabels returns ctx with the labels of a query execution: its id
+// (unique per member) and kind ("sql" or "predicate"). The engine keeps
+// them for the query's goroutines on this member and sends the kind with
+// the fragments it starts on others, so that a profile can be cut to one
+// query or one kind; fragments add the label map.
+func QueryLabels(ctx context.Context, id uint64, kind string) context.Context {
+	return pprof.WithLabels(ctx, pprof.Labels(LabelQueryID, strconv.FormatUint(id, 10), LabelKind, kind))
 }

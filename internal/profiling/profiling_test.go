@@ -13,20 +13,14 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-func TestRunQueryLabels(t *testing.T) {
-	ran := false
-	RunQuery(context.Background(), Query{ID: "q1", Kind: "sql", Map: "orders"}, func(ctx context.Context) {
-		ran = true
-		for k, want := range map[string]string{LabelQueryID: "q1", LabelKind: "sql", LabelMap: "orders"} {
-			if got, _ := pprof.Label(ctx, k); got != want {
-				t.Errorf("label %s = %q, want %q", k, got, want)
-			}
+func TestLabels(t *testing.T) {
+	ctx := QueryLabels(context.Background(), 7, "sql")
+	for k, want := range map[string]string{LabelQueryID: "7", LabelKind: "sql"} {
+		if got, _ := pprof.Label(ctx, k); got != want {
+			t.Errorf("label %s = %q, want %q", k, got, want)
 		}
-	})
-	if !ran {
-		t.Fatal("fn did not run")
 	}
-	ctx := OpLabels("m", "set")
+	ctx = OpLabels("m", "set")
 	if got, _ := pprof.Label(ctx, LabelOp); got != "set" {
 		t.Errorf("op label %q", got)
 	}

@@ -10,11 +10,13 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/exec"
 	"github.com/atolldb/atoll/internal/metrics"
+	"github.com/atolldb/atoll/internal/profiling"
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
 	qpred "github.com/atolldb/atoll/internal/query/predicate"
@@ -34,7 +36,8 @@ type QueryConfig struct {
 
 type queryService struct {
 	pb.UnimplementedQueryServiceServer
-	s *Server
+	s   *Server
+	ids atomic.Uint64 // query ids for profile labels
 }
 
 func (q *queryService) cfg() (*QueryConfig, error) {
@@ -56,7 +59,7 @@ func (q *queryService) Execute(ctx context.Context, r *pb.ExecuteRequest) (resp 
 	if _, ok := r.Query.(*pb.ExecuteRequest_Predicate); ok {
 		kind = metrics.QueryPredicate
 	}
-	ctx = pprof.WithLabels(ctx, pprof.Labels("kind", kind))
+	ctx = profiling.QueryLabels(ctx, q.ids.Add(1), kind)
 	pprof.SetGoroutineLabels(ctx)
 	defer pprof.SetGoroutineLabels(context.Background())
 	if qc.Metrics != nil {
@@ -163,7 +166,7 @@ func (q *queryService) RunFragment(r *pb.RunFragmentRequest, stream pb.QueryServ
 		defer cancel()
 	}
 	if r.Kind == metrics.QuerySQL || r.Kind == metrics.QueryPredicate {
-		ctx = pprof.WithLabels(ctx, pprof.Labels("kind", r.Kind))
+		ctx = pprof.WithLabels(ctx, pprof.Labels(profiling.LabelKind, r.Kind))
 	}
 	return qc.Engine.RunFragment(ctx, r.Fragment, r.Partitions, func(b *exec.Batch) error {
 		return stream.Send(&pb.RowBatch{Rows: b.Rows, Count: int32(b.Count)})
