@@ -43,11 +43,17 @@ func benchCluster(b *testing.B) (*client.Client, int) {
 		if benchErr != nil {
 			return
 		}
-		if benchErr = LoadA(ctx, benchClient, benchN); benchErr != nil {
+		if benchErr = LoadA(ctx, benchClient, benchN, 8); benchErr != nil {
 			return
 		}
 		for _, k := range BKinds {
-			if benchErr = LoadB(ctx, benchClient, k, "small", benchN); benchErr != nil {
+			if !Queryable(k) {
+				continue
+			}
+			if benchErr = LoadB(ctx, benchClient, k, "small", benchN, 8); benchErr != nil {
+				return
+			}
+			if benchErr = Exec(ctx, benchClient, BMapping(k, "small")); benchErr != nil {
 				return
 			}
 		}
@@ -76,7 +82,7 @@ func runBench(b *testing.B, cs Case, rowsPerOp int64) {
 			b.Fatal(err)
 		}
 		if got != cs.Want {
-			b.Fatalf("%s %s: check %d, want %d", cs.ID, cs.API, got, cs.Want)
+			b.Fatalf("%s: check %d, want %d", cs.ID(), got, cs.Want)
 		}
 	}
 	b.StopTimer()
@@ -93,10 +99,10 @@ func BenchmarkWorkloadA(b *testing.B) {
 	_, n := benchCluster(b)
 	for _, cs := range ACases(n) {
 		rows := int64(n)
-		if cs.ID == "A5 eq sorted-index IDS" {
+		if cs.Name == "eq sorted-index IDS" {
 			rows = 1
 		}
-		b.Run(cs.ID+"/"+cs.API, func(b *testing.B) { runBench(b, cs, rows) })
+		b.Run(cs.Title()+"/"+cs.API, func(b *testing.B) { runBench(b, cs, rows) })
 	}
 }
 
@@ -104,8 +110,11 @@ func BenchmarkWorkloadA(b *testing.B) {
 func BenchmarkWorkloadB(b *testing.B) {
 	_, n := benchCluster(b)
 	for _, k := range BKinds {
-		for _, cs := range BCases(k, "small", n) {
-			b.Run(cs.ID+"/"+cs.API, func(b *testing.B) { runBench(b, cs, int64(n)) })
+		if !Queryable(k) {
+			continue
+		}
+		for _, cs := range BQueryCases(k, "small", n) {
+			b.Run(cs.Title()+"/"+cs.API, func(b *testing.B) { runBench(b, cs, int64(n)) })
 		}
 	}
 }

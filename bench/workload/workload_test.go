@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/atolldb/atoll/bench/jrand"
+	"github.com/atolldb/atoll/bench/model"
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
 )
@@ -41,7 +43,7 @@ func start(t testing.TB, mode testcluster.Mode, members int) (*client.Client, co
 
 func runCases(t *testing.T, ctx context.Context, c *client.Client, cases []Case) {
 	for _, cs := range cases {
-		t.Run(fmt.Sprintf("%s/%s", cs.ID, cs.API), func(t *testing.T) {
+		t.Run(cs.ID(), func(t *testing.T) {
 			got, err := cs.Run(ctx, c, jrand.New(cs.Seed+1000+8))
 			if err != nil {
 				t.Fatal(err)
@@ -61,7 +63,7 @@ func TestWorkloadA(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d-members", mode, members), func(t *testing.T) {
 				c, ctx := start(t, mode, members)
 				const n = 2000
-				if err := LoadA(ctx, c, n); err != nil {
+				if err := LoadA(ctx, c, n, 8); err != nil {
 					t.Fatal(err)
 				}
 				runCases(t, ctx, c, ACases(n))
@@ -70,19 +72,74 @@ func TestWorkloadA(t *testing.T) {
 	}
 }
 
+// TestWorkloadB loads every workload B map, checks its description
+// (owned entries, value sizes) and runs its read, query and write cases.
 func TestWorkloadB(t *testing.T) {
 	for _, members := range memberCounts(t) {
 		t.Run(fmt.Sprintf("%d-members", members), func(t *testing.T) {
 			c, ctx := start(t, testcluster.InProcess, members)
 			const n = 2000
-			for _, kind := range BKinds {
-				for _, size := range BSizes {
-					if err := LoadB(ctx, c, kind, size, n); err != nil {
-						t.Fatal(err)
-					}
-					runCases(t, ctx, c, BCases(kind, size, n))
+			for _, size := range BSizes {
+				for _, kind := range BKinds {
+					testBMap(t, ctx, c, kind, size, n)
 				}
 			}
 		})
+	}
+}
+
+func testBMap(t *testing.T, ctx context.Context, c *client.Client, kind, size string, n int) {
+	if err := LoadB(ctx, c, kind, size, n, 8); err != nil {
+		t.Fatal(err)
+	}
+	info, err := DescribeB(ctx, c, kind, size, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.OwnedEntryCount != int64(n) || info.MemoryCostPerEntry() <= float64(info.ValueDataSize) {
+		t.Errorf("%s: %d owned entries, %.1f B per entry for %d-byte values", info.Map, info.OwnedEntryCount, info.MemoryCostPerEntry(), info.ValueDataSize)
+	}
+	wantLen := model.SmallBytesLen
+	if size == "large" {
+		wantLen = model.LargeBytesLen
+	}
+	if info.ByteArrayLength != wantLen {
+		t.Errorf("%s: byte array length %d, want %d (the IDENTIFIED form's payload)", info.Map, info.ByteArrayLength, wantLen)
+	}
+	read, err := BReadCase(kind, size, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []Case{read}
+	if Queryable(kind) {
+		if err := Exec(ctx, c, BMapping(kind, size)); err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, BQueryCases(kind, size, n)...)
+	}
+	write, err := BWriteCase(kind, size, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCases(t, ctx, c, append(cases, write))
+	if Queryable(kind) {
+		if err := Exec(ctx, c, BDropMapping(kind, size)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := DestroyB(ctx, c, kind, size); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestUnknownBMap checks that a kind or size outside the workload is a
+// typed error naming it.
+func TestUnknownBMap(t *testing.T) {
+	for _, tc := range []struct{ kind, size string }{{"json", "small"}, {"compact", "medium"}, {"", ""}} {
+		_, err := BReadCase(tc.kind, tc.size, 10)
+		var ue *UnknownBMapError
+		if !errors.As(err, &ue) || ue.Kind != tc.kind || ue.Size != tc.size {
+			t.Errorf("BReadCase(%q, %q): %v, want an UnknownBMapError naming them", tc.kind, tc.size, err)
+		}
 	}
 }

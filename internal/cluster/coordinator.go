@@ -29,6 +29,15 @@ import (
 //     owner confirms the new backups have every change. Completed
 //     operations are published together by the next step.
 //
+// A backup is only trusted once a catch-up or handoff confirmed it has
+// every change under its current owner (synced): a backup that repair
+// added, or one left after its owner died (an asynchronous backup may lag
+// the one promoted), gets a catch-up even when the list already matches
+// the target, so that the operations in flight show it, and when an owner
+// dies a confirmed backup is promoted first. A new coordinator trusts
+// nothing it did not confirm itself, which costs a catch-up per partition
+// that finds the backups already there.
+//
 // Removing a member that did not leave gracefully starts a new lineage:
 // the member may still be alive on the other side of a network split.
 type coordinator struct {
@@ -41,6 +50,31 @@ type coordinator struct {
 	completed   int64
 	failed      int64
 	coordinated bool // this member coordinated in the previous step
+
+	synced map[int32]syncedCopies // confirmed backups, by partition
+}
+
+// syncedCopies are the backups of a partition confirmed to have every
+// change made under owner.
+type syncedCopies struct {
+	owner   partition.UUID
+	backups []partition.UUID
+}
+
+// trusted reports whether every one of backups is confirmed under owner.
+func (c *coordinator) trusted(pid int32, owner partition.UUID, backups []partition.Member) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.synced[pid]
+	if !ok || s.owner != owner {
+		return len(backups) == 0
+	}
+	for _, b := range backups {
+		if !slices.Contains(s.backups, b.UUID) {
+			return false
+		}
+	}
+	return true
 }
 
 // migration is one operation on a partition.
@@ -55,7 +89,7 @@ type migration struct {
 }
 
 func newCoordinator(n *Node) *coordinator {
-	return &coordinator{n: n, wake: make(chan struct{}, 1), ops: map[int32]migration{}}
+	return &coordinator{n: n, wake: make(chan struct{}, 1), ops: map[int32]migration{}, synced: map[int32]syncedCopies{}}
 }
 
 func (c *coordinator) kick() {
@@ -84,6 +118,9 @@ func (c *coordinator) run() {
 				// member has: the previous one may have published a table
 				// that did not reach this member.
 				c.collect()
+				c.mu.Lock()
+				c.synced = map[int32]syncedCopies{}
+				c.mu.Unlock()
 				c.coordinated = true
 			}
 			c.step()
@@ -229,6 +266,19 @@ func (c *coordinator) applyDone(cur *partition.Table, target assignment) (next *
 			}
 			next.Owners[p] = ti
 			next.Backups[p] = append(backups, next.IndexOf(op.from))
+			// The old owner has every change; the backups that were
+			// confirmed under it got the same changes in the same order.
+			c.mu.Lock()
+			confirmed := []partition.UUID{op.from}
+			if s, ok := c.synced[p]; ok && s.owner == op.from {
+				for _, b := range s.backups {
+					if b != op.to {
+						confirmed = append(confirmed, b)
+					}
+				}
+			}
+			c.synced[p] = syncedCopies{owner: op.to, backups: confirmed}
+			c.mu.Unlock()
 		case "syncing":
 			if !slices.Equal(target.backups[p], op.want) || target.owners[p] != op.from {
 				continue // the target changed meanwhile
@@ -243,6 +293,9 @@ func (c *coordinator) applyDone(cur *partition.Table, target assignment) (next *
 				continue
 			}
 			next.Backups[p] = backups
+			c.mu.Lock()
+			c.synced[p] = syncedCopies{owner: op.from, backups: slices.Clone(op.want)}
+			c.mu.Unlock()
 		}
 	}
 	return next, force
@@ -270,7 +323,21 @@ func (c *coordinator) repair(cur *partition.Table, alive []partition.Member, tar
 		if o, ok := cur.Owner(pid); ok && isAlive[o.UUID] {
 			owner = o.UUID
 		} else if len(backups) > 0 {
-			owner, backups = backups[0], backups[1:]
+			// The first confirmed backup (the synchronous ones come
+			// first), else the first: it may have every change.
+			first := 0
+			c.mu.Lock()
+			if sc, known := c.synced[pid]; known && ok && sc.owner == o.UUID {
+				for i, b := range backups {
+					if slices.Contains(sc.backups, b) {
+						first = i
+						break
+					}
+				}
+			}
+			c.mu.Unlock()
+			owner = backups[first]
+			backups = append(slices.Clone(backups[:first]), backups[first+1:]...)
 		} else {
 			owner = target.owners[p]
 			if ok {
@@ -308,6 +375,8 @@ func (c *coordinator) startOps(cur *partition.Table, target assignment) {
 			}
 			op = migration{pid: pid, kind: "handing-off", from: owner.UUID, to: target.owners[p], table: cur.Version}
 		case !sameMembers(cur.BackupsOf(pid), target.backups[p]):
+			op = migration{pid: pid, kind: "syncing", from: owner.UUID, want: target.backups[p], table: cur.Version}
+		case !c.trusted(pid, owner.UUID, cur.BackupsOf(pid)):
 			op = migration{pid: pid, kind: "syncing", from: owner.UUID, want: target.backups[p], table: cur.Version}
 		default:
 			continue

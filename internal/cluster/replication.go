@@ -41,14 +41,17 @@ type partState struct {
 	// snapshot or to freeze the partition for a handoff.
 	rw sync.RWMutex
 
-	mu     sync.Mutex
-	owned  bool
-	frozen bool
-	epoch  uint64 // this owner's history of the partition
-	seq    uint64
-	base   uint64 // seq of the change before log[0]
-	log    []*memberv1.ReplicationEvent
-	acked  map[partition.UUID]uint64
+	mu    sync.Mutex
+	owned bool
+	// ownedNow mirrors owned for readers that take no lock (every read
+	// and every partition a query scans asks).
+	ownedNow atomic.Bool
+	frozen   bool
+	epoch    uint64 // this owner's history of the partition
+	seq      uint64
+	base     uint64 // seq of the change before log[0]
+	log      []*memberv1.ReplicationEvent
+	acked    map[partition.UUID]uint64
 	// extra backups every write waits for, besides the synchronous ones:
 	// backups that caught up and that the coordinator is about to make
 	// the synchronous ones.
@@ -194,18 +197,16 @@ func (n *Node) CheckRead(pid int32) error {
 	if pid < 0 || int(pid) >= len(r.parts) {
 		return &WrongOwnerError{Partition: pid, Reason: "no such partition"}
 	}
-	ps := r.parts[pid]
-	ps.mu.Lock()
-	owned := ps.owned
-	ps.mu.Unlock()
-	if !owned {
+	if !r.parts[pid].ownedNow.Load() {
 		return &WrongOwnerError{Partition: pid, TableVersion: n.table.Load().Version, Reason: "this member does not own the partition"}
 	}
 	return nil
 }
 
 // Owned reports whether this member owns pid.
-func (n *Node) Owned(pid int32) bool { return n.CheckRead(pid) == nil }
+func (n *Node) Owned(pid int32) bool {
+	return pid >= 0 && int(pid) < len(n.repl.parts) && n.repl.parts[pid].ownedNow.Load()
+}
 
 // await waits until the first count backups of pid acknowledged seq.
 func (r *replicator) await(ctx context.Context, pid int32, seq uint64, count int) error {
@@ -302,6 +303,7 @@ func (r *replicator) onTable(prev, t *partition.Table) {
 		ps.mu.Lock()
 		wasOwned := ps.owned
 		ps.owned = owned
+		ps.ownedNow.Store(owned)
 		ps.frozen = false
 		if !owned || sameMembers(t.BackupsOf(pid)[:min(len(ps.extra), len(t.Backups[p]))], ps.extra) {
 			ps.extra = nil

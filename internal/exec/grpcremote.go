@@ -44,22 +44,26 @@ func (r *GRPCRemote) RunFragment(ctx context.Context, member partition.Member, f
 	stream, err := pb.NewQueryServiceClient(cc).RunFragment(ctx, req)
 	if err != nil {
 		cancel()
-		return nil, remoteError(member, err)
+		return nil, remoteError(ctx, member, err)
 	}
-	return &grpcRowStream{member: member, stream: stream, cancel: cancel}, nil
+	return &grpcRowStream{ctx: ctx, member: member, stream: stream, cancel: cancel}, nil
 }
 
 // remoteError keeps a remote member's error as it is (its status carries
 // the detail the client sees), except that an unavailable member or
-// partition becomes ErrUnavailable, which the coordinator retries on.
-func remoteError(member partition.Member, err error) error {
-	if status.Code(err) == codes.Unavailable {
+// partition, or a channel that closed, becomes ErrUnavailable, which the
+// coordinator retries on.
+func remoteError(ctx context.Context, member partition.Member, err error) error {
+	// Canceled while the query goes on: the channel closed under the call
+	// (the member was declared gone).
+	if c := status.Code(err); c == codes.Unavailable || c == codes.Canceled && ctx.Err() == nil {
 		return fmt.Errorf("%w: member %s: %s", ErrUnavailable, member.Address, status.Convert(err).Message())
 	}
 	return err
 }
 
 type grpcRowStream struct {
+	ctx    context.Context
 	member partition.Member
 	stream pb.QueryService_RunFragmentClient
 	cancel context.CancelFunc
@@ -71,7 +75,7 @@ func (s *grpcRowStream) Next() (*Batch, error) {
 		return nil, io.EOF
 	}
 	if err != nil {
-		return nil, remoteError(s.member, err)
+		return nil, remoteError(s.ctx, s.member, err)
 	}
 	return &Batch{Rows: m.Rows, Count: int(m.Count)}, nil
 }

@@ -84,7 +84,7 @@ func (c *coordinatorAt) count(ctx context.Context, from string) string {
 // key at its owner, with backups, so that no row is lost when a member
 // dies; every query sees every partition.
 func TestClusterSQL(t *testing.T) {
-	cl := testcluster.Start(t, testcluster.InProcess, 3, testcluster.Options{})
+	cl := testcluster.Start(t, testcluster.InProcess, 3, testcluster.Options{SlowFailureDetection: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var at []*coordinatorAt

@@ -30,7 +30,9 @@ func members(t testing.TB) int {
 
 func start(t testing.TB) (*client.Client, context.Context) {
 	t.Helper()
-	cl := testcluster.Start(t, testcluster.InProcess, members(t), testcluster.Options{})
+	// memberlist's own timings: a loaded machine (or the race detector)
+	// does not get members declared dead under a query.
+	cl := testcluster.Start(t, testcluster.InProcess, members(t), testcluster.Options{SlowFailureDetection: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
 	c, err := client.New(ctx, client.Config{Addresses: cl.Addrs(), ClusterName: "test", Serialization: model.Config()})

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/exec"
@@ -105,7 +107,13 @@ func (w *DMLWriter) once(ctx context.Context, op exec.Write) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("%w: member %s: %v", ErrUnavailable, owner.Address, err)
 	}
-	return remoteWrite(ctx, pb.NewMapServiceClient(cc), op)
+	changed, err := remoteWrite(ctx, pb.NewMapServiceClient(cc), op)
+	if err != nil && ctx.Err() == nil && status.Code(err) == codes.Canceled {
+		// The channel closed under the call (the member was declared
+		// gone): the next attempt takes a new one, to the new owner.
+		return false, fmt.Errorf("%w: member %s: %v", ErrUnavailable, owner.Address, err)
+	}
+	return changed, err
 }
 
 func (w *DMLWriter) local(ctx context.Context, op exec.Write) (bool, error) {

@@ -1,0 +1,251 @@
+// Package harness runs the workloads of ../shared/workloads against an
+// Atoll cluster by their measurement protocol: per case a validation run,
+// a warm-up and timed rounds on C threads, reported as the median of the
+// rounds' throughputs and nearest-rank latency percentiles over every
+// operation of every round.
+package harness
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Protocol is how long and how wide one case runs.
+type Protocol struct {
+	Threads  int
+	Warmup   time.Duration
+	Duration time.Duration // of one round
+	Rounds   int
+}
+
+// Validate checks the protocol's figures.
+func (p Protocol) Validate() error {
+	switch {
+	case p.Threads < 1:
+		return &ConfigError{Flag: "threads", Value: fmt.Sprint(p.Threads), Why: "want at least 1"}
+	case p.Rounds < 1:
+		return &ConfigError{Flag: "rounds", Value: fmt.Sprint(p.Rounds), Why: "want at least 1"}
+	case p.Duration <= 0:
+		return &ConfigError{Flag: "duration", Value: p.Duration.String(), Why: "want a positive duration"}
+	case p.Warmup < 0:
+		return &ConfigError{Flag: "warmup", Value: p.Warmup.String(), Why: "want zero or more"}
+	}
+	return nil
+}
+
+// Expected is how long the case's warm-up and rounds take.
+func (p Protocol) Expected() time.Duration { return p.Warmup + time.Duration(p.Rounds)*p.Duration }
+
+// ConfigError reports a setting that cannot be run.
+type ConfigError struct {
+	Flag, Value, Why string
+}
+
+func (e *ConfigError) Error() string { return fmt.Sprintf("--%s %s: %s", e.Flag, e.Value, e.Why) }
+
+// ValidationError reports a case whose validation run returned another
+// check than the workload defines.
+type ValidationError struct {
+	Case      string
+	Got, Want int64
+}
+
+func (e *ValidationError) Error() string {
+	return fmt.Sprintf("%s: validation check %d, want %d", e.Case, e.Got, e.Want)
+}
+
+// Op is one operation of one thread; it returns the operation's check.
+type Op func(ctx context.Context) (int64, error)
+
+// Phase names a step of a case, for observers.
+type Phase string
+
+// The phases of a case, in order; rounds are "round 1/3" and so on.
+const (
+	PhaseValidate Phase = "validate"
+	PhaseWarmup   Phase = "warm-up"
+)
+
+// Measurement is what the protocol measured of one case.
+type Measurement struct {
+	// Check is what the validation run returned; Checked says it returned.
+	Check          int64
+	Checked        bool
+	Ops            int64
+	RoundOpsPerSec []float64
+	OpsPerSec      float64 // median of RoundOpsPerSec
+	P50, P90, P99  time.Duration
+	Max            time.Duration
+}
+
+// Hooks let a caller follow a case: Phase is called as each phase starts
+// (PhaseValidate, PhaseWarmup, then "round i/R"); Rounds is called as the
+// first measured round starts and the function it returns when the last
+// one ended (profiles are taken in between). Both may be nil.
+type Hooks struct {
+	Phase  func(Phase)
+	Rounds func() (end func())
+}
+
+// Measure runs one case by the protocol: newOp(t) makes thread t's
+// operation (t = 0..Threads-1, and Threads+1000 for the validation run,
+// whose check must be want), reused across the warm-up and every round.
+// done, when not nil, counts the operations completed so far (progress).
+// The first error of any operation ends the case with that error.
+func Measure(ctx context.Context, p Protocol, name string, want int64, newOp func(thread int) Op, done *atomic.Int64, h Hooks) (Measurement, error) {
+	var m Measurement
+	if err := p.Validate(); err != nil {
+		return m, err
+	}
+	phase := func(ph Phase) {
+		if h.Phase != nil {
+			h.Phase(ph)
+		}
+	}
+	if done == nil {
+		done = new(atomic.Int64)
+	}
+	ops := make([]Op, p.Threads)
+	for t := range ops {
+		ops[t] = newOp(t)
+	}
+	phase(PhaseValidate)
+	check, err := newOp(p.Threads + 1000)(ctx)
+	if err != nil {
+		return m, fmt.Errorf("%s: validation run: %w", name, err)
+	}
+	m.Check, m.Checked = check, true
+	if check != want {
+		return m, &ValidationError{Case: name, Got: check, Want: want}
+	}
+	phase(PhaseWarmup)
+	if _, _, err := runPhase(ctx, ops, p.Warmup, nil, done); err != nil {
+		return m, fmt.Errorf("%s: warm-up: %w", name, err)
+	}
+	lat := make([][]time.Duration, p.Threads)
+	var end func()
+	if h.Rounds != nil {
+		end = h.Rounds()
+	}
+	for round := 1; round <= p.Rounds; round++ {
+		phase(Phase(fmt.Sprintf("round %d/%d", round, p.Rounds)))
+		elapsed, n, err := runPhase(ctx, ops, p.Duration, lat, done)
+		if err != nil {
+			if end != nil {
+				end()
+			}
+			return m, fmt.Errorf("%s: round %d: %w", name, round, err)
+		}
+		m.Ops += n
+		m.RoundOpsPerSec = append(m.RoundOpsPerSec, float64(n)/elapsed.Seconds())
+	}
+	if end != nil {
+		end()
+	}
+	var all []time.Duration
+	for _, l := range lat {
+		all = append(all, l...)
+	}
+	slices.Sort(all)
+	m.OpsPerSec = Median(m.RoundOpsPerSec)
+	m.P50, m.P90, m.P99 = Percentile(all, 0.50), Percentile(all, 0.90), Percentile(all, 0.99)
+	if len(all) > 0 {
+		m.Max = all[len(all)-1]
+	}
+	return m, nil
+}
+
+// runPhase runs every thread's operation in a loop until the phase's
+// deadline: each thread reads the clock, stops once it is past the
+// deadline, runs one operation and records its latency in lat[t] (when
+// lat is not nil). An operation in flight at the deadline completes and
+// counts. It returns the time from the start to the end of the last
+// thread and the operations completed.
+func runPhase(ctx context.Context, ops []Op, d time.Duration, lat [][]time.Duration, done *atomic.Int64) (time.Duration, int64, error) {
+	var (
+		wg       sync.WaitGroup
+		failed   atomic.Bool
+		errMu    sync.Mutex
+		firstErr error
+		count    atomic.Int64
+		ends     = make([]time.Time, len(ops))
+		start    = make(chan struct{})
+		t0       time.Time
+	)
+	for t, op := range ops {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			deadline := t0.Add(d)
+			var n int64
+			for !failed.Load() {
+				s := time.Now()
+				if !s.Before(deadline) {
+					break
+				}
+				if _, err := op(ctx); err != nil {
+					errMu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					errMu.Unlock()
+					failed.Store(true)
+					break
+				}
+				if lat != nil {
+					lat[t] = append(lat[t], time.Since(s))
+				}
+				n++
+				done.Add(1)
+			}
+			ends[t] = time.Now()
+			count.Add(n)
+		}()
+	}
+	t0 = time.Now()
+	close(start)
+	wg.Wait()
+	if firstErr == nil && ctx.Err() != nil {
+		firstErr = ctx.Err()
+	}
+	if firstErr != nil {
+		return 0, 0, firstErr
+	}
+	last := t0
+	for _, e := range ends {
+		if e.After(last) {
+			last = e
+		}
+	}
+	return last.Sub(t0), count.Load(), nil
+}
+
+// Percentile is the nearest-rank percentile q (0 < q ≤ 1) of sorted:
+// sorted[ceil(q·n)-1]; 0 for no values.
+func Percentile(sorted []time.Duration, q float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
+}
+
+// Median is the median of v (the mean of the two middle values for an
+// even count); NaN for none.
+func Median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}

@@ -1,0 +1,318 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/atolldb/atoll/bench/jrand"
+	"github.com/atolldb/atoll/bench/report"
+	"github.com/atolldb/atoll/bench/workload"
+	"github.com/atolldb/atoll/pkg/client"
+)
+
+// Config selects the workloads and sets their protocol.
+type Config struct {
+	WorkloadA, WorkloadB bool
+	Threads              int
+	AEntries, BEntries   int
+	AWarmup, ADuration   time.Duration
+	BWarmup, BDuration   time.Duration
+	Rounds               int
+	// Only, when set, runs only the cases whose id ("A3/sum IDS/SQL",
+	// "B COMPACT SMALL/read/MAP") it matches.
+	Only *regexp.Regexp
+	// Kinds and Sizes of workload B to run (default: all, in the
+	// workload's order).
+	Kinds, Sizes []string
+}
+
+// Full and Quick are the workloads' full protocol and a protocol that runs
+// both workloads in under a minute (the workloads' smoke sizes).
+var (
+	Full = Config{WorkloadA: true, WorkloadB: true, Threads: 8, AEntries: 100_000, BEntries: 100_000,
+		AWarmup: 2 * time.Second, ADuration: 4 * time.Second, BWarmup: 2 * time.Second, BDuration: 3 * time.Second, Rounds: 3}
+	Quick = Config{WorkloadA: true, WorkloadB: true, Threads: 8, AEntries: 2_000, BEntries: 2_000,
+		AWarmup: 100 * time.Millisecond, ADuration: 300 * time.Millisecond, BWarmup: 100 * time.Millisecond, BDuration: 200 * time.Millisecond, Rounds: 1}
+)
+
+// Validate checks every figure of the configuration.
+func (c Config) Validate() error {
+	if !c.WorkloadA && !c.WorkloadB {
+		return &ConfigError{Flag: "workloads", Value: "none", Why: "select workload A, B or both"}
+	}
+	if c.WorkloadA && c.AEntries < 1 {
+		return &ConfigError{Flag: "a-entries", Value: fmt.Sprint(c.AEntries), Why: "want at least 1"}
+	}
+	if c.WorkloadB && c.BEntries < 1 {
+		return &ConfigError{Flag: "b-entries", Value: fmt.Sprint(c.BEntries), Why: "want at least 1"}
+	}
+	for _, k := range c.Kinds {
+		if !slices.Contains(workload.BKinds, k) {
+			return &ConfigError{Flag: "kinds", Value: k, Why: "want one of " + strings.Join(workload.BKinds, ", ")}
+		}
+	}
+	for _, s := range c.Sizes {
+		if !slices.Contains(workload.BSizes, s) {
+			return &ConfigError{Flag: "sizes", Value: s, Why: "want one of " + strings.Join(workload.BSizes, ", ")}
+		}
+	}
+	if err := (Protocol{Threads: c.Threads, Warmup: c.AWarmup, Duration: c.ADuration, Rounds: c.Rounds}).Validate(); err != nil {
+		return err
+	}
+	return (Protocol{Threads: c.Threads, Warmup: c.BWarmup, Duration: c.BDuration, Rounds: c.Rounds}).Validate()
+}
+
+// Observer follows a run: messages between cases (loading), and each
+// case as it starts, changes phase and ends. done counts the case's
+// operations completed so far. Calls come from one goroutine.
+type Observer interface {
+	Message(msg string)
+	CaseStart(c workload.Case, expected time.Duration, done *atomic.Int64)
+	Phase(c workload.Case, p Phase)
+	CaseDone(c report.Case)
+}
+
+// Profiler captures profiles of the members while a case's rounds run:
+// Start is called as the first round starts, with the rounds' total
+// duration; the function it returns is called when the last round ended
+// and returns what was captured.
+type Profiler interface {
+	Start(ctx context.Context, c workload.Case, rounds time.Duration) (stop func() []report.Profile)
+}
+
+// Run runs the selected workloads on the cluster c is connected to, in
+// the workload's order, and adds every case and every workload B map to
+// out (its environment is the caller's to fill). A case that fails is
+// recorded with its error and the run goes on; loading errors end the run.
+func Run(ctx context.Context, c *client.Client, cfg Config, obs Observer, prof Profiler, out *report.Run) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	out.ClientThreads, out.Rounds = cfg.Threads, cfg.Rounds
+	if cfg.WorkloadA {
+		out.AEntries = cfg.AEntries
+		out.AWarmupSeconds, out.ADurationSeconds = report.Float(cfg.AWarmup.Seconds()), report.Float(cfg.ADuration.Seconds())
+	}
+	if cfg.WorkloadB {
+		out.BEntries = cfg.BEntries
+		out.BWarmupSeconds, out.BDurationSeconds = report.Float(cfg.BWarmup.Seconds()), report.Float(cfg.BDuration.Seconds())
+	}
+	if out.WorkloadB == nil {
+		out.WorkloadB = map[string]report.BInfo{}
+	}
+	r := &runner{c: c, cfg: cfg, obs: obs, prof: prof, out: out}
+	if cfg.WorkloadA {
+		if err := r.workloadA(ctx); err != nil {
+			return err
+		}
+	}
+	if cfg.WorkloadB {
+		if err := r.workloadB(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type runner struct {
+	c    *client.Client
+	cfg  Config
+	obs  Observer
+	prof Profiler
+	out  *report.Run
+}
+
+func (r *runner) selected(cs workload.Case) bool {
+	return r.cfg.Only == nil || r.cfg.Only.MatchString(cs.ID())
+}
+
+func (r *runner) workloadA(ctx context.Context) error {
+	cases := workload.ACases(r.cfg.AEntries)
+	if !slices.ContainsFunc(cases, r.selected) {
+		return nil
+	}
+	n := r.cfg.AEntries
+	r.obs.Message(fmt.Sprintf("workload A: loading 4 maps of %d entries", n))
+	t0 := time.Now()
+	if err := workload.LoadA(ctx, r.c, n, r.cfg.Threads); err != nil {
+		return fmt.Errorf("workload A: %w", err)
+	}
+	r.obs.Message(fmt.Sprintf("workload A: loaded in %.1fs", time.Since(t0).Seconds()))
+	p := Protocol{Threads: r.cfg.Threads, Warmup: r.cfg.AWarmup, Duration: r.cfg.ADuration, Rounds: r.cfg.Rounds}
+	for _, cs := range cases {
+		if r.selected(cs) {
+			r.runCase(ctx, cs, p)
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	return workload.DestroyA(ctx, r.c)
+}
+
+func (r *runner) workloadB(ctx context.Context) error {
+	kinds, sizes := r.cfg.Kinds, r.cfg.Sizes
+	if len(kinds) == 0 {
+		kinds = workload.BKinds
+	}
+	if len(sizes) == 0 {
+		sizes = workload.BSizes
+	}
+	n := r.cfg.BEntries
+	p := Protocol{Threads: r.cfg.Threads, Warmup: r.cfg.BWarmup, Duration: r.cfg.BDuration, Rounds: r.cfg.Rounds}
+	for _, size := range workload.BSizes {
+		if !slices.Contains(sizes, size) {
+			continue
+		}
+		for _, kind := range workload.BKinds {
+			if !slices.Contains(kinds, kind) {
+				continue
+			}
+			read, err := workload.BReadCase(kind, size, n)
+			if err != nil {
+				return err
+			}
+			write, err := workload.BWriteCase(kind, size, n)
+			if err != nil {
+				return err
+			}
+			var queries []workload.Case
+			if workload.Queryable(kind) {
+				queries = workload.BQueryCases(kind, size, n)
+			}
+			if !slices.ContainsFunc(append([]workload.Case{read, write}, queries...), r.selected) {
+				continue
+			}
+			group := workload.BGroup(kind, size)
+			key := strings.TrimPrefix(group, "B ")
+			t0 := time.Now()
+			r.obs.Message(fmt.Sprintf("%s: loading %d entries", group, n))
+			if err := workload.LoadB(ctx, r.c, kind, size, n, r.cfg.Threads); err != nil {
+				return fmt.Errorf("%s: %w", group, err)
+			}
+			loadSeconds := time.Since(t0).Seconds()
+			info, err := workload.DescribeB(ctx, r.c, kind, size, n)
+			if err != nil {
+				return fmt.Errorf("%s: %w", group, err)
+			}
+			r.out.WorkloadB[key] = report.BInfo{
+				Map: info.Map, Entries: n, LoadSeconds: report.Float(loadSeconds),
+				ValueDataTotalSize: info.ValueDataSize, ByteArrayLength: info.ByteArrayLength,
+				OwnedEntryCount: info.OwnedEntryCount, OwnedEntryMemoryCost: info.OwnedEntryMemoryCost,
+				MemoryCostPerEntry: report.Float(info.MemoryCostPerEntry()),
+				BackupEntryCount:   info.BackupEntryCount, BackupEntryMemoryCost: info.BackupEntryMemoryCost,
+			}
+			r.out.BOrder = append(r.out.BOrder, key)
+			r.obs.Message(fmt.Sprintf("%s: loaded in %.1fs, value %d B, memory cost %.1f B/entry", group, loadSeconds, info.ValueDataSize, info.MemoryCostPerEntry()))
+			if r.selected(read) {
+				r.runCase(ctx, read, p)
+			}
+			if len(queries) > 0 {
+				if err := workload.Exec(ctx, r.c, workload.BMapping(kind, size)); err != nil {
+					return fmt.Errorf("%s: %w", group, err)
+				}
+				for _, q := range queries {
+					if r.selected(q) {
+						r.runCase(ctx, q, p)
+					}
+				}
+				if err := workload.Exec(ctx, r.c, workload.BDropMapping(kind, size)); err != nil {
+					return fmt.Errorf("%s: %w", group, err)
+				}
+			}
+			if r.selected(write) {
+				r.runCase(ctx, write, p)
+			}
+			if err := workload.DestroyB(ctx, r.c, kind, size); err != nil {
+				return fmt.Errorf("%s: %w", group, err)
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+		}
+	}
+	return nil
+}
+
+// runCase measures one case and records it.
+func (r *runner) runCase(ctx context.Context, cs workload.Case, p Protocol) {
+	var done atomic.Int64
+	r.obs.CaseStart(cs, p.Expected(), &done)
+	t0 := time.Now()
+	want := cs.Want
+	rc := report.Case{ID: cs.ID(), Group: cs.Group, Name: cs.Name, API: cs.API, Map: cs.Map, Text: cs.Text, Expected: &want,
+		OpsPerSecMedian: report.NaN(), P50ms: report.NaN(), P90ms: report.NaN(), P99ms: report.NaN(), Maxms: report.NaN(), ProcessCPU: report.NaN()}
+	hooks := Hooks{Phase: func(ph Phase) { r.obs.Phase(cs, ph) }}
+	hooks.Rounds = func() func() {
+		cpu0, t0 := processCPU(), time.Now()
+		var stop func() []report.Profile
+		if r.prof != nil {
+			stop = r.prof.Start(ctx, cs, time.Duration(p.Rounds)*p.Duration)
+		}
+		return func() {
+			rc.ProcessCPU = report.Float((processCPU() - cpu0).Seconds() / time.Since(t0).Seconds())
+			if stop != nil {
+				rc.Profiles = stop()
+			}
+		}
+	}
+	newOp := func(t int) Op {
+		rnd := jrand.New(cs.Seed + int64(t))
+		return func(ctx context.Context) (int64, error) { return cs.Run(ctx, r.c, rnd) }
+	}
+	m, err := Measure(ctx, p, cs.ID(), cs.Want, newOp, &done, hooks)
+	if m.Checked {
+		check := m.Check
+		rc.Check = &check
+	}
+	if err != nil {
+		rc.Error = err.Error()
+	} else {
+		rc.Ops = m.Ops
+		rc.RoundOpsPerSec = m.RoundOpsPerSec
+		rc.OpsPerSecMedian = report.Float(m.OpsPerSec)
+		rc.P50ms, rc.P90ms, rc.P99ms, rc.Maxms = ms(m.P50), ms(m.P90), ms(m.P99), ms(m.Max)
+	}
+	rc.Load1 = report.Float(LoadAverage())
+	rc.Seconds = report.Float(time.Since(t0).Seconds())
+	r.out.Cases = append(r.out.Cases, rc)
+	r.obs.CaseDone(rc)
+}
+
+// processCPU is the CPU time this process has used (user and system).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func ms(d time.Duration) report.Float { return report.Float(float64(d) / 1e6) }
+
+// LoadAverage is the host's one-minute load average (NaN where
+// /proc/loadavg does not exist), recorded as a noise indicator.
+func LoadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return math.NaN()
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return math.NaN()
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return v
+}

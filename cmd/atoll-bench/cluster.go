@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/atolldb/atoll/pkg/member"
+)
+
+// embedded is a cluster of members in this process.
+type embedded struct {
+	members []*member.Member
+}
+
+// startEmbedded starts n members on free loopback ports, each joining the
+// first, and waits until every one is ready (its /readyz answers 200:
+// named in the partition table, partitions owned, no migration in flight).
+func startEmbedded(ctx context.Context, n int, clusterName string, logs io.Writer) (*embedded, error) {
+	e := &embedded{}
+	for i := 0; i < n; i++ {
+		cfg := member.DefaultConfig()
+		cfg.ClusterName = clusterName
+		cfg.Bind, cfg.Admin = "127.0.0.1:0", "127.0.0.1:0"
+		cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelError}))
+		if i > 0 {
+			cfg.Join = []string{e.members[0].Addr()}
+		}
+		m, err := member.Start(ctx, cfg)
+		if err != nil {
+			e.close()
+			return nil, fmt.Errorf("starting member %d of %d: %w", i+1, n, err)
+		}
+		e.members = append(e.members, m)
+	}
+	for _, m := range e.members {
+		if err := waitReady(ctx, m.AdminAddr(), 2*time.Minute); err != nil {
+			e.close()
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+func (e *embedded) addrs() []string {
+	var out []string
+	for _, m := range e.members {
+		out = append(out, m.Addr())
+	}
+	return out
+}
+
+// close stops every member at once (the whole cluster goes away: nothing
+// to hand over).
+func (e *embedded) close() {
+	for _, m := range e.members {
+		_ = m.Close()
+	}
+}
+
+// errNotReady is wrapped when a member does not become ready in time.
+var errNotReady = errors.New("member not ready")
+
+func waitReady(ctx context.Context, admin string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	last := "no answer"
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+admin+"/readyz", nil)
+		if err != nil {
+			return err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			last = fmt.Sprintf("%s: %s", resp.Status, body)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w: %s after %v (%s)", errNotReady, admin, timeout, last)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

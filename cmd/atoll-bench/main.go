@@ -1,0 +1,360 @@
+// Command atoll-bench runs the workloads of ../shared/workloads (SQL
+// against the Predicate API; the serialization kinds) against an embedded
+// cluster or an existing one, by the workloads' measurement protocol, and
+// reports the figures as a table, JSON and an HTML page with charts.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"regexp"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/atolldb/atoll/bench/harness"
+	"github.com/atolldb/atoll/bench/report"
+	"github.com/atolldb/atoll/bench/workload"
+	"github.com/atolldb/atoll/pkg/client"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := newRootCmd().ExecuteContext(ctx)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "atoll-bench:", err)
+		os.Exit(1)
+	}
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "atoll-bench",
+		Short: "Benchmark Atoll on the Hazelcast parity workloads",
+		Long: `atoll-bench runs the workloads of the Hazelcast parity benchmark:
+
+  predicate-vs-sql  workload A: eight cases, each through SQL and the Predicate API
+  serialization     workload B: COMPACT, PORTABLE, IDENTIFIED and BYTE_ARRAY values,
+                    SMALL and LARGE: get, set, memory cost per entry, SQL and predicate query
+  all               both
+
+Without --addr it starts an embedded cluster of --members members in this
+process; with --addr it drives an existing cluster. Each case runs by the
+workloads' protocol: a validation run whose check must match, a warm-up,
+then --rounds rounds on --threads threads; ops/s is the median of the
+rounds' throughputs, latencies are nearest-rank percentiles of every
+operation. The default is the full protocol (100 000 entries, about 10
+minutes for all); --quick runs the smoke sizes in under a minute.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(
+		newRunCmd("predicate-vs-sql", "Workload A: SQL and the Predicate API side by side", true, false),
+		newRunCmd("serialization", "Workload B: serialization kinds and sizes (get, set, memory, queries)", false, true),
+		newRunCmd("all", "Workloads A and B", true, true),
+		newCompareCmd(),
+	)
+	return root
+}
+
+// runFlags are the flags of the run commands.
+type runFlags struct {
+	addr, clusterName         string
+	members, threads, entries int
+	rounds                    int
+	warmup, duration          time.Duration
+	quick                     bool
+	only                      string
+	kinds, sizes              []string
+	jsonOut, htmlOut, compare string
+	profileDir                string
+}
+
+// UsageError reports a flag value or combination that cannot run.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func newRunCmd(name, short string, a, b bool) *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   name,
+		Short: short,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, mode, err := f.config(cmd, a, b)
+			if err != nil {
+				return err
+			}
+			return run(cmd.Context(), f, cfg, mode, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.addr, "addr", "", "drive an existing cluster at host:port[,host:port] instead of starting one")
+	fl.StringVar(&f.clusterName, "cluster-name", "dev", "cluster name of the --addr cluster")
+	fl.IntVar(&f.members, "members", 2, "members of the embedded cluster")
+	fl.IntVar(&f.threads, "threads", 8, "client threads per case")
+	fl.IntVar(&f.entries, "entries", 0, "entries per map (default: 100000, or 2000 with --quick)")
+	fl.IntVar(&f.rounds, "rounds", 0, "measured rounds per case (default: 3, or 1 with --quick)")
+	fl.DurationVar(&f.warmup, "warmup", 0, "warm-up per case (default: 2s, or 100ms with --quick)")
+	fl.DurationVar(&f.duration, "duration", 0, "duration of a round (default: 4s for A and 3s for B, or 300ms and 200ms with --quick)")
+	fl.BoolVar(&f.quick, "quick", false, "the workloads' smoke sizes: 2000 entries, one short round (under a minute)")
+	fl.StringVar(&f.only, "only", "", "run only the cases whose id matches this regular expression (ids: A3/sum IDS/SQL, B COMPACT SMALL/read/MAP)")
+	if b {
+		fl.StringSliceVar(&f.kinds, "kinds", nil, "workload B kinds (default all: "+strings.Join(workload.BKinds, ",")+")")
+		fl.StringSliceVar(&f.sizes, "sizes", nil, "workload B sizes (default all: "+strings.Join(workload.BSizes, ",")+")")
+	}
+	fl.StringVar(&f.jsonOut, "json", "", "write every figure and the environment to this JSON file")
+	fl.StringVar(&f.htmlOut, "html", "", "write a self-contained HTML page with charts to this file")
+	fl.StringVar(&f.compare, "compare", "", "compare with another run's JSON (atoll-bench's or the Hazelcast harness's results file)")
+	fl.StringVar(&f.profileDir, "profile", "", "capture CPU and allocation profiles of the members during each case into this directory")
+	return cmd
+}
+
+// config turns the flags into the harness's configuration and names the
+// protocol ("full", "quick", or either with "+custom" when figures were
+// overridden).
+func (f *runFlags) config(cmd *cobra.Command, a, b bool) (harness.Config, string, error) {
+	cfg, mode := harness.Full, "full"
+	if f.quick {
+		cfg, mode = harness.Quick, "quick"
+	}
+	cfg.WorkloadA, cfg.WorkloadB = a, b
+	changed := cmd.Flags().Changed
+	custom := false
+	if changed("addr") && changed("members") {
+		return cfg, "", &UsageError{"--members sets the size of the embedded cluster; it cannot be combined with --addr"}
+	}
+	if f.members < 1 {
+		return cfg, "", &UsageError{fmt.Sprintf("--members %d: want at least 1", f.members)}
+	}
+	if changed("threads") {
+		cfg.Threads, custom = f.threads, true
+	}
+	if changed("entries") {
+		if f.entries < 1 {
+			return cfg, "", &UsageError{fmt.Sprintf("--entries %d: want at least 1", f.entries)}
+		}
+		cfg.AEntries, cfg.BEntries, custom = f.entries, f.entries, true
+	}
+	if changed("rounds") {
+		cfg.Rounds, custom = f.rounds, true
+	}
+	if changed("warmup") {
+		cfg.AWarmup, cfg.BWarmup, custom = f.warmup, f.warmup, true
+	}
+	if changed("duration") {
+		cfg.ADuration, cfg.BDuration, custom = f.duration, f.duration, true
+	}
+	if f.only != "" {
+		re, err := regexp.Compile(f.only)
+		if err != nil {
+			return cfg, "", &UsageError{fmt.Sprintf("--only %q: %v", f.only, err)}
+		}
+		cfg.Only, custom = re, true
+	}
+	if len(f.kinds) > 0 || len(f.sizes) > 0 {
+		cfg.Kinds, cfg.Sizes, custom = f.kinds, f.sizes, true
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, "", err
+	}
+	if custom {
+		mode += "+custom"
+	}
+	return cfg, mode, nil
+}
+
+// CasesFailedError reports the cases that failed (the figures of the
+// others are written all the same).
+type CasesFailedError struct{ IDs []string }
+
+func (e *CasesFailedError) Error() string {
+	return fmt.Sprintf("%d case(s) failed: %s", len(e.IDs), strings.Join(e.IDs, ", "))
+}
+
+func run(ctx context.Context, f runFlags, cfg harness.Config, mode string, stdout, stderr io.Writer) error {
+	var other *report.Run
+	if f.compare != "" {
+		var err error
+		if other, err = report.ReadFile(f.compare); err != nil {
+			return err
+		}
+	}
+	if f.profileDir != "" {
+		if err := os.MkdirAll(f.profileDir, 0o755); err != nil {
+			return fmt.Errorf("--profile: %w", err)
+		}
+	}
+	start := time.Now()
+	out := &report.Run{
+		Tool: "atoll-bench", Date: start.UTC().Format(time.RFC3339), GoVersion: runtime.Version(),
+		OS: runtime.GOOS, Arch: runtime.GOARCH, CPUModel: cpuModel(), CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
+		Mode: mode, LoadAvg: &report.Load{Start: report.Float(harness.LoadAverage())},
+	}
+	var addrs []string
+	clusterName := f.clusterName
+	if f.addr == "" {
+		clusterName = "atoll-bench"
+		fmt.Fprintf(stderr, "starting %d embedded members\n", f.members)
+		cl, err := startEmbedded(ctx, f.members, clusterName, stderr)
+		if err != nil {
+			return err
+		}
+		defer cl.close()
+		addrs = cl.addrs()
+		out.MemberProcess = "embedded: members in the atoll-bench process, with the client"
+	} else {
+		addrs = strings.Split(f.addr, ",")
+		out.MemberProcess = "existing cluster at " + f.addr
+	}
+	c, err := client.New(ctx, workload.ClientConfig(addrs, clusterName))
+	if err != nil {
+		return fmt.Errorf("connecting to %s: %w", strings.Join(addrs, ","), err)
+	}
+	defer c.Close()
+	st, err := c.ClusterState(ctx)
+	if err != nil {
+		return fmt.Errorf("cluster state: %w", err)
+	}
+	out.Members = len(st.Members)
+	var admins []string
+	for _, m := range st.Members {
+		out.Addresses = append(out.Addresses, m.Address)
+		if m.AdminAddress != "" {
+			admins = append(admins, m.AdminAddress)
+		}
+	}
+	fmt.Fprintf(stderr, "cluster of %d members at %s; %s protocol, %d threads\n", out.Members, strings.Join(out.Addresses, ","), mode, cfg.Threads)
+
+	var prof harness.Profiler
+	if f.profileDir != "" {
+		if len(admins) == 0 {
+			return &UsageError{"--profile: the members publish no admin address to profile"}
+		}
+		if f.addr == "" {
+			admins = admins[:1] // one process: one profile covers every member (and the client)
+		}
+		prof = &memberProfiler{dir: f.profileDir, admins: admins, warn: stderr}
+	}
+	var obs harness.Observer = plainObserver{w: stderr}
+	if fd, ok := stderr.(interface{ Fd() uintptr }); ok && term.IsTerminal(int(fd.Fd())) {
+		obs = &barObserver{w: stderr}
+	}
+	runErr := harness.Run(ctx, c, cfg, obs, prof, out)
+	out.TotalSeconds = report.Float(time.Since(start).Seconds())
+	out.LoadAvg.End = report.Float(harness.LoadAverage())
+
+	fmt.Fprintln(stdout)
+	if err := out.WriteTable(stdout); err != nil {
+		return err
+	}
+	var cmp *report.Comparison
+	if other != nil {
+		cmp = report.Compare(out, other)
+		fmt.Fprintln(stdout)
+		if err := cmp.WriteTable(stdout); err != nil {
+			return err
+		}
+	}
+	if err := writeOutputs(out, cmp, f.jsonOut, f.htmlOut, stderr); err != nil {
+		return err
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if failed := out.Failed(); len(failed) > 0 {
+		return &CasesFailedError{IDs: failed}
+	}
+	return nil
+}
+
+func writeOutputs(r *report.Run, cmp *report.Comparison, jsonOut, htmlOut string, stderr io.Writer) error {
+	if jsonOut != "" {
+		if err := writeFile(jsonOut, func(w io.Writer) error { return r.WriteJSON(w) }); err != nil {
+			return fmt.Errorf("--json: %w", err)
+		}
+		fmt.Fprintf(stderr, "wrote %s\n", jsonOut)
+	}
+	if htmlOut != "" {
+		if err := writeFile(htmlOut, func(w io.Writer) error { return r.WriteHTML(w, cmp) }); err != nil {
+			return fmt.Errorf("--html: %w", err)
+		}
+		fmt.Fprintf(stderr, "wrote %s\n", htmlOut)
+	}
+	return nil
+}
+
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func newCompareCmd() *cobra.Command {
+	var htmlOut, format string
+	cmd := &cobra.Command{
+		Use:   "compare THIS.json OTHER.json",
+		Short: "Compare two runs (atoll-bench's or the Hazelcast harness's results files)",
+		Long: `compare prints the ratio THIS ÷ OTHER of every case's throughput and median
+latency and of the memory per entry of every workload B map; when OTHER is
+the Hazelcast harness's results file it also judges Atoll's goals against
+it. --html writes THIS run's page with the comparison charted; --format
+markdown writes the tables as Markdown.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "text" && format != "markdown" {
+				return &UsageError{fmt.Sprintf("--format %q: want text or markdown", format)}
+			}
+			this, err := report.ReadFile(args[0])
+			if err != nil {
+				return err
+			}
+			other, err := report.ReadFile(args[1])
+			if err != nil {
+				return err
+			}
+			cmp := report.Compare(this, other)
+			if format == "markdown" {
+				err = cmp.WriteMarkdown(cmd.OutOrStdout())
+			} else {
+				err = cmp.WriteTable(cmd.OutOrStdout())
+			}
+			if err != nil {
+				return err
+			}
+			return writeOutputs(this, cmp, "", htmlOut, cmd.ErrOrStderr())
+		},
+	}
+	cmd.Flags().StringVar(&htmlOut, "html", "", "write THIS run's HTML page with the comparison to this file")
+	cmd.Flags().StringVar(&format, "format", "text", "text or markdown (tables for RESULTS.md)")
+	return cmd
+}
+
+// cpuModel is the processor's model name (Linux), for the environment.
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,77 @@
+package cluster
+
+import (
+	"log/slog"
+	"testing"
+
+	"github.com/atolldb/atoll/internal/partition"
+)
+
+// oneAssignment is an assignment of a single partition.
+func oneAssignment(owner partition.UUID, backups ...partition.UUID) assignment {
+	return assignment{owners: []partition.UUID{owner}, backups: [][]partition.UUID{backups}}
+}
+
+// TestBackupsAreTrustedOnceConfirmed follows one partition through the
+// coordinator's steps: a backup that repair adds is not trusted (so a
+// catch-up runs, and the migration shows, although the list already
+// matches the target) until a catch-up confirms it; a handoff keeps the
+// confirmed copies; an owner that dies is replaced by a confirmed backup
+// before an unconfirmed one.
+func TestBackupsAreTrustedOnceConfirmed(t *testing.T) {
+	ms := members(4)
+	a, b, c, d := ms[0], ms[1], ms[2], ms[3]
+	co := newCoordinator(&Node{log: slog.Default()})
+	backupsOf := func(tb *partition.Table) []partition.Member { return tb.BackupsOf(0) }
+
+	// A owns the partition, B backs it up, confirmed.
+	cur := tableOf(1, []partition.Member{a, b, c}, oneAssignment(a.UUID, b.UUID))
+	co.synced[0] = syncedCopies{owner: a.UUID, backups: []partition.UUID{b.UUID}}
+	if !co.trusted(0, a.UUID, backupsOf(cur)) {
+		t.Fatal("a confirmed backup is not trusted")
+	}
+
+	// B dies: repair makes C the backup, which the target wants too.
+	target := oneAssignment(a.UUID, c.UUID)
+	next := co.repair(cur, []partition.Member{a, c}, target)
+	if got := backupsOf(next); len(got) != 1 || got[0].UUID != c.UUID {
+		t.Fatalf("backups after repair: %v, want C", got)
+	}
+	if co.trusted(0, a.UUID, backupsOf(next)) {
+		t.Fatal("a backup that repair added is trusted before a catch-up confirmed it")
+	}
+
+	// The catch-up completes.
+	co.done = []migration{{pid: 0, kind: "syncing", from: a.UUID, want: []partition.UUID{c.UUID}}}
+	next, _ = co.applyDone(next, target)
+	if !co.trusted(0, a.UUID, backupsOf(next)) {
+		t.Fatal("a backup a catch-up confirmed is not trusted")
+	}
+
+	// D joins and takes the partition over by a handoff: A (which has
+	// everything) and C (confirmed under A) stay confirmed under D.
+	cur = tableOf(5, []partition.Member{a, c, d}, oneAssignment(a.UUID, c.UUID, d.UUID))
+	target = oneAssignment(d.UUID, c.UUID)
+	co.done = []migration{{pid: 0, kind: "handing-off", from: a.UUID, to: d.UUID}}
+	next, _ = co.applyDone(cur, target)
+	if o, _ := next.Owner(0); o.UUID != d.UUID {
+		t.Fatalf("owner after the handoff: %v, want D", o)
+	}
+	if !co.trusted(0, d.UUID, backupsOf(next)) {
+		t.Fatalf("after the handoff the backups %v are not trusted", backupsOf(next))
+	}
+
+	// D dies while B' (a fresh, unconfirmed backup) is listed before C:
+	// C, which has every change, becomes the owner.
+	fresh := partition.Member{UUID: partition.UUID{9}, Address: "fresh"}
+	cur = tableOf(7, []partition.Member{c, d, fresh}, oneAssignment(d.UUID, fresh.UUID, c.UUID))
+	next = co.repair(cur, []partition.Member{c, fresh}, oneAssignment(c.UUID, fresh.UUID))
+	if o, _ := next.Owner(0); o.UUID != c.UUID {
+		t.Fatalf("promoted %v, want the confirmed backup C", o)
+	}
+
+	// A coordinator that did not confirm a backup does not trust it.
+	if newCoordinator(&Node{log: slog.Default()}).trusted(0, c.UUID, backupsOf(next)) {
+		t.Fatal("a new coordinator trusts a backup it never confirmed")
+	}
+}
