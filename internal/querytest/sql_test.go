@@ -284,6 +284,19 @@ func TestPredicateFeatures(t *testing.T) {
 	if len(all) != 190 || all[0] != 199 || all[189] != 10 {
 		t.Fatalf("paging gave %d keys from %v to %v", len(all), all[0], all[len(all)-1])
 	}
+	// The filter reads its own attribute whatever the sort keys are: keys
+	// under 20 by small.intField, then intField descending; and under the
+	// default order (by key).
+	pp = predicate.Paging(predicate.LessThan("intField", int32(20)), 4,
+		predicate.SortKey{Attribute: "small.intField"}, predicate.SortKey{Attribute: "intField", Descending: true})
+	if ks, err := m.KeySetWithPredicate(ctx, pp); err != nil || !slices.Equal(ks, []int32{15, 10, 5, 0}) {
+		t.Fatalf("paging by other sort keys: %v %v, want [15 10 5 0]", ks, err)
+	}
+	pp = predicate.Paging(predicate.LessThan("intField", int32(20)), 4)
+	pp.SetPage(4)
+	if ks, err := m.KeySetWithPredicate(ctx, pp); err != nil || !slices.Equal(ks, []int32{16, 17, 18, 19}) {
+		t.Fatalf("paging by key: %v %v, want [16 17 18 19]", ks, err)
+	}
 	// Bad predicates are query errors.
 	if _, err := m.KeySetWithPredicate(ctx, predicate.SQL("intField >")); !errors.Is(err, client.ErrQuery) {
 		t.Fatalf("bad predicate SQL: %v", err)

@@ -212,12 +212,10 @@ func (c *conv) run() error {
 			names = append(names, "$sort")
 			keys = append(keys, plan.SortKey{Col: len(out) - 1, Desc: s.Descending})
 		}
-		c.scan.Project, c.scan.Names = out, names
-		var n plan.Node = c.scan
-		if cond != nil {
-			n = &plan.Filter{Input: n, Cond: cond}
-		}
-		n = &plan.Sort{Input: n, Keys: keys}
+		// The condition reads the scan's columns (c.col), not its output
+		// (which the sort keys extend): it is the scan's own filter.
+		c.scan.Project, c.scan.Names, c.scan.Filter = out, names, cond
+		var n plan.Node = &plan.Sort{Input: c.scan, Keys: keys}
 		n = &plan.Limit{Input: n, Limit: limit, Offset: offset}
 		keep := make([]expr.Expr, width)
 		for i := range keep {
@@ -229,11 +227,8 @@ func (c *conv) run() error {
 	if !c.build {
 		return nil
 	}
-	c.scan.Project, c.scan.Names = out, names
+	c.scan.Project, c.scan.Names, c.scan.Filter = out, names, cond
 	var n plan.Node = c.scan
-	if cond != nil {
-		n = &plan.Filter{Input: n, Cond: cond}
-	}
 	switch {
 	case distinct:
 		n = &plan.Distinct{Input: n}
