@@ -75,3 +75,19 @@ func TestBackupsAreTrustedOnceConfirmed(t *testing.T) {
 		t.Fatal("a new coordinator trusts a backup it never confirmed")
 	}
 }
+
+// TestMembersBeforeStart: /metrics asks for the members as soon as the
+// admin port serves, which may be before the node has a table.
+func TestMembersBeforeStart(t *testing.T) {
+	self := members(1)[0]
+	n, err := New(Config{ClusterName: "test", Self: self, PartitionCount: 271, Table: &partition.Holder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ms := n.Members(); len(ms) != 1 || ms[0].UUID != self.UUID {
+		t.Fatalf("members before start: %v, want only this member", ms)
+	}
+	if !n.IsCoordinator() {
+		t.Fatal("a member alone is not its own coordinator")
+	}
+}

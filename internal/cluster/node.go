@@ -403,6 +403,9 @@ func (n *Node) Members() []partition.Member {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	out := make([]partition.Member, 0, len(n.aliveAll))
+	if t == nil { // before Start: no table yet
+		t = &partition.Table{}
+	}
 	named := make(map[partition.UUID]bool, len(t.Members))
 	for _, m := range t.Members {
 		named[m.UUID] = true
