@@ -3,14 +3,12 @@ package exec
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
@@ -190,13 +188,11 @@ feed:
 func (e *Engine) collect(ctx context.Context, n plan.Node, params []expr.Value, opts Options) ([][]expr.Value, error) {
 	for attempt := 0; ; attempt++ {
 		rows, err := e.collectOnce(ctx, n, params, opts)
-		if err == nil || !errors.Is(err, ErrUnavailable) || attempt == placementRetries {
+		if !placementMoved(err, attempt) {
 			return rows, err
 		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(time.Duration(10<<attempt) * time.Millisecond):
+		if err := waitPlacement(ctx, attempt); err != nil {
+			return nil, err
 		}
 	}
 }

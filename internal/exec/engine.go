@@ -463,14 +463,12 @@ func (e *Engine) Execute(ctx context.Context, ph *plan.Physical, params []expr.V
 		if err != nil {
 			return nil, err
 		}
-		if p.err == nil || !errors.Is(p.err, ErrUnavailable) || attempt == placementRetries {
+		if !placementMoved(p.err, attempt) {
 			break
 		}
 		cancel()
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(time.Duration(10<<attempt) * time.Millisecond):
+		if err := waitPlacement(ctx, attempt); err != nil {
+			return nil, err
 		}
 	}
 	if p.err != nil {
@@ -493,6 +491,22 @@ func (e *Engine) Execute(ctx context.Context, ph *plan.Physical, params []expr.V
 // placementRetries bounds the restarts of a query whose partitions moved
 // (10 ms doubling: about 10 s in all, the time a migration takes).
 const placementRetries = 10
+
+// placementMoved reports whether err is a partition that moved (or a
+// member that went) and attempt may be followed by another.
+func placementMoved(err error, attempt int) bool {
+	return err != nil && errors.Is(err, ErrUnavailable) && attempt < placementRetries
+}
+
+// waitPlacement waits before attempt+1 (10 ms, doubling) or until ctx ends.
+func waitPlacement(ctx context.Context, attempt int) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(time.Duration(10<<attempt) * time.Millisecond):
+		return nil
+	}
+}
 
 // start runs a query until its first page, which it returns with the
 // query and its cancel function.

@@ -24,6 +24,7 @@ import (
 // current partition table for up to RetryFor.
 type DMLWriter struct {
 	s         *Server
+	local     entryCalls
 	published sync.Map // Compact schema ids this writer made known to every member
 	// Conn returns a connection to another member's client port.
 	Conn func(addr string) (grpc.ClientConnInterface, error)
@@ -35,7 +36,7 @@ var _ exec.Writer = (*DMLWriter)(nil)
 
 // DMLWriter returns the writer of this member's DML statements.
 func (s *Server) DMLWriter(conn func(addr string) (grpc.ClientConnInterface, error)) *DMLWriter {
-	return &DMLWriter{s: s, Conn: conn}
+	return &DMLWriter{s: s, local: localCalls(s), Conn: conn}
 }
 
 // Write implements exec.Writer.
@@ -101,13 +102,13 @@ func (w *DMLWriter) once(ctx context.Context, op exec.Write) (bool, error) {
 		return false, fmt.Errorf("%w: partition %d has no owner (table version %d)", ErrUnavailable, pid, t.Version)
 	}
 	if owner.UUID == w.s.cfg.Self.UUID {
-		return w.local(ctx, op)
+		return w.local.apply(ctx, op)
 	}
 	cc, err := w.Conn(owner.Address)
 	if err != nil {
 		return false, fmt.Errorf("%w: member %s: %v", ErrUnavailable, owner.Address, err)
 	}
-	changed, err := remoteWrite(ctx, pb.NewMapServiceClient(cc), op)
+	changed, err := remoteCalls(pb.NewMapServiceClient(cc)).apply(ctx, op)
 	if err != nil && ctx.Err() == nil && status.Code(err) == codes.Canceled {
 		// The channel closed under the call (the member was declared
 		// gone): the next attempt takes a new one, to the new owner.
@@ -116,38 +117,59 @@ func (w *DMLWriter) once(ctx context.Context, op exec.Write) (bool, error) {
 	return changed, err
 }
 
-func (w *DMLWriter) local(ctx context.Context, op exec.Write) (bool, error) {
-	s := w.s
-	switch op.Kind {
-	case exec.WriteSet:
-		_, err := observe(s, ctx, opSet, &pb.SetRequest{Map: op.Map, Key: op.Key, Value: op.Value}, s.set)
-		return err == nil, err
-	case exec.WriteInsert:
-		r, err := observe(s, ctx, opPutIfAbsent, &pb.PutRequest{Map: op.Map, Key: op.Key, Value: op.Value}, s.putIfAbsent)
-		return err == nil && !r.Found, err
-	case exec.WriteReplace:
-		r, err := observe(s, ctx, opReplace, &pb.PutRequest{Map: op.Map, Key: op.Key, Value: op.Value}, s.replace)
-		return err == nil && r.Found, err
-	case exec.WriteDelete:
-		r, err := observe(s, ctx, opDelete, &pb.KeyRequest{Map: op.Map, Key: op.Key}, s.delete)
-		return err == nil && r.Value, err
-	}
-	return false, fmt.Errorf("%w: unknown write kind %d", ErrInvalidArgument, op.Kind)
+// entryCalls are the four map calls DML makes, served by this member's
+// handlers or by another member's MapService.
+type entryCalls struct {
+	set         func(context.Context, *pb.SetRequest) (*pb.Empty, error)
+	putIfAbsent func(context.Context, *pb.PutRequest) (*pb.ValueResponse, error)
+	replace     func(context.Context, *pb.PutRequest) (*pb.ValueResponse, error)
+	delete      func(context.Context, *pb.KeyRequest) (*pb.BoolResponse, error)
 }
 
-func remoteWrite(ctx context.Context, c pb.MapServiceClient, op exec.Write) (bool, error) {
+// localCalls are this member's handlers, timed like a client's calls.
+func localCalls(s *Server) entryCalls {
+	return entryCalls{
+		set: func(ctx context.Context, r *pb.SetRequest) (*pb.Empty, error) {
+			return observe(s, ctx, opSet, r, s.set)
+		},
+		putIfAbsent: func(ctx context.Context, r *pb.PutRequest) (*pb.ValueResponse, error) {
+			return observe(s, ctx, opPutIfAbsent, r, s.putIfAbsent)
+		},
+		replace: func(ctx context.Context, r *pb.PutRequest) (*pb.ValueResponse, error) {
+			return observe(s, ctx, opReplace, r, s.replace)
+		},
+		delete: func(ctx context.Context, r *pb.KeyRequest) (*pb.BoolResponse, error) {
+			return observe(s, ctx, opDelete, r, s.delete)
+		},
+	}
+}
+
+// remoteCalls are another member's MapService.
+func remoteCalls(c pb.MapServiceClient) entryCalls {
+	return entryCalls{
+		set: func(ctx context.Context, r *pb.SetRequest) (*pb.Empty, error) { return c.Set(ctx, r) },
+		putIfAbsent: func(ctx context.Context, r *pb.PutRequest) (*pb.ValueResponse, error) {
+			return c.PutIfAbsent(ctx, r)
+		},
+		replace: func(ctx context.Context, r *pb.PutRequest) (*pb.ValueResponse, error) { return c.Replace(ctx, r) },
+		delete:  func(ctx context.Context, r *pb.KeyRequest) (*pb.BoolResponse, error) { return c.Delete(ctx, r) },
+	}
+}
+
+// apply makes op's call and reports whether it changed the entry.
+func (c entryCalls) apply(ctx context.Context, op exec.Write) (bool, error) {
 	switch op.Kind {
 	case exec.WriteSet:
-		_, err := c.Set(ctx, &pb.SetRequest{Map: op.Map, Key: op.Key, Value: op.Value})
+		_, err := c.set(ctx, &pb.SetRequest{Map: op.Map, Key: op.Key, Value: op.Value})
 		return err == nil, err
 	case exec.WriteInsert:
-		r, err := c.PutIfAbsent(ctx, &pb.PutRequest{Map: op.Map, Key: op.Key, Value: op.Value})
+		r, err := c.putIfAbsent(ctx, &pb.PutRequest{Map: op.Map, Key: op.Key, Value: op.Value})
 		return err == nil && !r.Found, err
 	case exec.WriteReplace:
-		r, err := c.Replace(ctx, &pb.PutRequest{Map: op.Map, Key: op.Key, Value: op.Value})
+		r, err := c.replace(ctx, &pb.PutRequest{Map: op.Map, Key: op.Key, Value: op.Value})
 		return err == nil && r.Found, err
 	case exec.WriteDelete:
-		r, err := c.Delete(ctx, &pb.KeyRequest{Map: op.Map, Key: op.Key})
+		r, err := c.delete(ctx, &pb.KeyRequest{Map: op.Map, Key: op.Key})
 		return err == nil && r.Value, err
 	}
 	return false, fmt.Errorf("%w: unknown write kind %d", ErrInvalidArgument, op.Kind)

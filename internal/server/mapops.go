@@ -53,6 +53,23 @@ func (s *Server) write(ctx context.Context, m *maps.Map, pid int32, fn func() er
 	return werr
 }
 
+// targetWrite resolves a write that stores value under key with an
+// expiry: the map, the key's partition, the checked value and the expiry.
+func (s *Server) targetWrite(name string, key, value []byte, ttlMs, maxIdleMs *int64) (*maps.Map, int32, store.Expiry, error) {
+	m, pid, err := s.target(name, key)
+	if err != nil {
+		return nil, 0, store.Expiry{}, err
+	}
+	if err := s.checkData("value", value); err != nil {
+		return nil, 0, store.Expiry{}, err
+	}
+	exp, err := expiry(ttlMs, maxIdleMs)
+	if err != nil {
+		return nil, 0, store.Expiry{}, err
+	}
+	return m, pid, exp, nil
+}
+
 func (s *Server) partitionOf(key []byte) int32 {
 	return serialization.Data(key).PartitionID(int32(s.cfg.Maps.PartitionCount()))
 }
@@ -88,14 +105,7 @@ func valueResponse(v []byte, found bool) *pb.ValueResponse {
 }
 
 func (s *Server) put(ctx context.Context, r *pb.PutRequest) (*pb.ValueResponse, error) {
-	m, pid, err := s.target(r.Map, r.Key)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.checkData("value", r.Value); err != nil {
-		return nil, err
-	}
-	exp, err := expiry(r.TtlMs, r.MaxIdleMs)
+	m, pid, exp, err := s.targetWrite(r.Map, r.Key, r.Value, r.TtlMs, r.MaxIdleMs)
 	if err != nil {
 		return nil, err
 	}
@@ -113,14 +123,7 @@ func (s *Server) put(ctx context.Context, r *pb.PutRequest) (*pb.ValueResponse, 
 }
 
 func (s *Server) set(ctx context.Context, r *pb.SetRequest) (*pb.Empty, error) {
-	m, pid, err := s.target(r.Map, r.Key)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.checkData("value", r.Value); err != nil {
-		return nil, err
-	}
-	exp, err := expiry(r.TtlMs, r.MaxIdleMs)
+	m, pid, exp, err := s.targetWrite(r.Map, r.Key, r.Value, r.TtlMs, r.MaxIdleMs)
 	if err != nil {
 		return nil, err
 	}
@@ -129,14 +132,7 @@ func (s *Server) set(ctx context.Context, r *pb.SetRequest) (*pb.Empty, error) {
 }
 
 func (s *Server) putIfAbsent(ctx context.Context, r *pb.PutRequest) (*pb.ValueResponse, error) {
-	m, pid, err := s.target(r.Map, r.Key)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.checkData("value", r.Value); err != nil {
-		return nil, err
-	}
-	exp, err := expiry(r.TtlMs, r.MaxIdleMs)
+	m, pid, exp, err := s.targetWrite(r.Map, r.Key, r.Value, r.TtlMs, r.MaxIdleMs)
 	if err != nil {
 		return nil, err
 	}
