@@ -1,14 +1,18 @@
 package profiling
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"net/http/pprof"
 	"runtime"
+	rpprof "runtime/pprof"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/felixge/fgprof"
+	"github.com/google/pprof/profile"
 )
 
 // Register adds the profiling endpoints to mux:
@@ -18,6 +22,8 @@ import (
 //	/debug/pprof/wall?seconds=N     wall-clock profile (fgprof): on-CPU and off-CPU time alike
 //	/debug/pprof/trace?seconds=N    execution trace
 //	/debug/pprof/{heap,allocs,goroutine,mutex,block,threadcreate}[?seconds=N]
+//	                                (allocs?seconds=N: the allocations made in those seconds,
+//	                                with a garbage collection at each end of the window)
 //	/debug/pprof/rates              GET: mutex and block sampling rates; POST mutex=N&block=N sets them
 //
 // The rates belong to the Go runtime, so they are shared by every member
@@ -26,6 +32,7 @@ import (
 // nanoseconds blocked (1 records all).
 func Register(mux *http.ServeMux) {
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/allocs", allocs)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
@@ -88,4 +95,56 @@ func setRates(w http.ResponseWriter, r *http.Request) {
 		blockRate.Unlock()
 	}
 	getRates(w, r)
+}
+
+// allocs serves the allocation profile. With seconds it is the
+// allocations made during that window: Go's own delta handler diffs two
+// snapshots of the heap profile, which only show what garbage collections
+// completed before them had recorded, so a window without a collection
+// came out empty. A collection at each end makes the window exact.
+func allocs(w http.ResponseWriter, r *http.Request) {
+	sec := r.FormValue("seconds")
+	if sec == "" {
+		pprof.Handler("allocs").ServeHTTP(w, r)
+		return
+	}
+	n, err := strconv.Atoi(sec)
+	if err != nil || n <= 0 {
+		http.Error(w, fmt.Sprintf("seconds=%q: want a whole number > 0", sec), http.StatusBadRequest)
+		return
+	}
+	snapshot := func() (*profile.Profile, error) {
+		runtime.GC()
+		var buf bytes.Buffer
+		if err := rpprof.Lookup("allocs").WriteTo(&buf, 0); err != nil {
+			return nil, err
+		}
+		return profile.Parse(&buf)
+	}
+	p0, err := snapshot()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	t := time.NewTimer(time.Duration(n) * time.Second)
+	defer t.Stop()
+	select {
+	case <-r.Context().Done():
+		return
+	case <-t.C:
+	}
+	p1, err := snapshot()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	p0.Scale(-1)
+	d, err := profile.Merge([]*profile.Profile{p0, p1})
+	if err != nil {
+		http.Error(w, "computing the delta: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	d.TimeNanos, d.DurationNanos = p1.TimeNanos, p1.TimeNanos-p0.TimeNanos
+	w.Header().Set("Content-Type", "application/octet-stream")
+	_ = d.Write(w)
 }
