@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"sync"
@@ -50,8 +51,8 @@ func (w *DMLWriter) Write(ctx context.Context, op exec.Write) (bool, error) {
 	}
 	deadline := time.Now().Add(retryFor)
 	backoff := 5 * time.Millisecond
-	for {
-		changed, err := w.once(ctx, op)
+	for retried := false; ; retried = true {
+		changed, err := w.once(ctx, op, retried)
 		if err == nil {
 			return changed, nil
 		}
@@ -90,8 +91,11 @@ func (w *DMLWriter) publish(ctx context.Context, value []byte) error {
 	return nil
 }
 
-// once makes one attempt at the owner the current table names.
-func (w *DMLWriter) once(ctx context.Context, op exec.Write) (bool, error) {
+// once makes one attempt at the owner the current table names. retried
+// says an earlier attempt failed, possibly after making the change (the
+// partition moved before its backups confirmed it, or the channel closed
+// under the call).
+func (w *DMLWriter) once(ctx context.Context, op exec.Write, retried bool) (bool, error) {
 	pid := w.s.partitionOf(op.Key)
 	t := w.s.cfg.Table.Load()
 	if t == nil {
@@ -102,13 +106,13 @@ func (w *DMLWriter) once(ctx context.Context, op exec.Write) (bool, error) {
 		return false, fmt.Errorf("%w: partition %d has no owner (table version %d)", ErrUnavailable, pid, t.Version)
 	}
 	if owner.UUID == w.s.cfg.Self.UUID {
-		return w.local.apply(ctx, op)
+		return w.local.apply(ctx, op, retried)
 	}
 	cc, err := w.Conn(owner.Address)
 	if err != nil {
 		return false, fmt.Errorf("%w: member %s: %v", ErrUnavailable, owner.Address, err)
 	}
-	changed, err := remoteCalls(pb.NewMapServiceClient(cc)).apply(ctx, op)
+	changed, err := remoteCalls(pb.NewMapServiceClient(cc)).apply(ctx, op, retried)
 	if err != nil && ctx.Err() == nil && status.Code(err) == codes.Canceled {
 		// The channel closed under the call (the member was declared
 		// gone): the next attempt takes a new one, to the new owner.
@@ -156,21 +160,24 @@ func remoteCalls(c pb.MapServiceClient) entryCalls {
 	}
 }
 
-// apply makes op's call and reports whether it changed the entry.
-func (c entryCalls) apply(ctx context.Context, op exec.Write) (bool, error) {
+// apply makes op's call and reports whether it changed the entry. After a
+// failed attempt (retried) that may have made the change, a DELETE that
+// finds nothing and an INSERT that finds its own value count as done, so
+// that the statement's count does not depend on partitions moving.
+func (c entryCalls) apply(ctx context.Context, op exec.Write, retried bool) (bool, error) {
 	switch op.Kind {
 	case exec.WriteSet:
 		_, err := c.set(ctx, &pb.SetRequest{Map: op.Map, Key: op.Key, Value: op.Value})
 		return err == nil, err
 	case exec.WriteInsert:
 		r, err := c.putIfAbsent(ctx, &pb.PutRequest{Map: op.Map, Key: op.Key, Value: op.Value})
-		return err == nil && !r.Found, err
+		return err == nil && (!r.Found || retried && bytes.Equal(r.Value, op.Value)), err
 	case exec.WriteReplace:
 		r, err := c.replace(ctx, &pb.PutRequest{Map: op.Map, Key: op.Key, Value: op.Value})
 		return err == nil && r.Found, err
 	case exec.WriteDelete:
 		r, err := c.delete(ctx, &pb.KeyRequest{Map: op.Map, Key: op.Key})
-		return err == nil && r.Value, err
+		return err == nil && (r.Value || retried), err
 	}
 	return false, fmt.Errorf("%w: unknown write kind %d", ErrInvalidArgument, op.Kind)
 }
