@@ -8,7 +8,6 @@ package predicate
 
 import (
 	"encoding/hex"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -87,9 +86,15 @@ func (c *conv) param(q *pb.QueryValue) (expr.Expr, error) {
 	}
 	c.params = append(c.params, v)
 	c.key.WriteString("?" + strconv.Itoa(int(v.T)))
+	if !c.build {
+		return nil, nil
+	}
 	return &expr.Param{Index: len(c.params) - 1, T: v.T}, nil
 }
 
+// run walks the query: the key and parameters always, the plan with build.
+// The walk runs on every call, so its steps are methods with small frames
+// (see predicate).
 func (c *conv) run() error {
 	q := c.q
 	c.key.Grow(64)
@@ -103,65 +108,15 @@ func (c *conv) run() error {
 		c.scan = &plan.Scan{Table: q.Map, Map: q.Map}
 		c.cols = map[string]int{}
 	}
-	pred := q.Predicate
-	var paging *pb.PagingPredicate
-	// Unwrap paging and partition predicates at the top.
-	for pred != nil {
-		switch k := pred.Kind.(type) {
-		case *pb.Predicate_Paging:
-			if paging != nil || k.Paging == nil {
-				return plan.Errorf("a paging predicate cannot nest")
-			}
-			paging = k.Paging
-			if paging.PageSize <= 0 || paging.Page < 0 {
-				return plan.Errorf("a paging predicate needs a positive page size and a page >= 0")
-			}
-			pred = paging.Inner
-			continue
-		case *pb.Predicate_Partition:
-			if k.Partition == nil || len(k.Partition.PartitionKey) < 8 {
-				return plan.Errorf("a partition predicate needs a serialized key")
-			}
-			c.key.WriteString("partition:" + hex.EncodeToString(k.Partition.PartitionKey) + ";")
-			if c.build {
-				c.scan.PartitionKey = k.Partition.PartitionKey
-			}
-			pred = k.Partition.Inner
-			continue
-		}
-		break
+	pred, paging, err := c.unwrap(q.Predicate)
+	if err != nil {
+		return err
 	}
 	// The output first, so that column order matches the SQL twin's.
-	var out []expr.Expr
-	var names []string
-	var aggs []plan.AggCall
-	distinct := false
+	var out outputs
 	if c.build {
-		switch q.Result {
-		case pb.PredicateResult_PREDICATE_RESULT_KEYS:
-			out, names = []expr.Expr{c.col("__key", expr.Object)}, []string{"__key"}
-		case pb.PredicateResult_PREDICATE_RESULT_VALUES:
-			out, names = []expr.Expr{c.col("this", expr.Object)}, []string{"this"}
-		case pb.PredicateResult_PREDICATE_RESULT_ENTRIES:
-			out, names = []expr.Expr{c.col("__key", expr.Object), c.col("this", expr.Object)}, []string{"__key", "this"}
-		case pb.PredicateResult_PREDICATE_RESULT_PROJECT:
-			if len(q.Projection) == 0 {
-				return plan.Errorf("a projection needs attributes")
-			}
-			for _, a := range q.Projection {
-				if a == "" {
-					return plan.Errorf("empty projection attribute")
-				}
-				out = append(out, c.col(a, expr.Unknown))
-				names = append(names, plan.NormalizePath(a))
-			}
-		case pb.PredicateResult_PREDICATE_RESULT_AGGREGATE:
-			var err error
-			if aggs, out, names, distinct, err = c.aggregator(q.Aggregator); err != nil {
-				return err
-			}
-		default:
-			return plan.Errorf("unknown predicate query result %v", q.Result)
+		if out, err = c.outputs(); err != nil {
+			return err
 		}
 	} else {
 		c.key.WriteString(strings.Join(q.Projection, ","))
@@ -172,74 +127,152 @@ func (c *conv) run() error {
 	c.key.WriteString("|")
 	var cond expr.Expr
 	if pred != nil {
-		var err error
 		if cond, err = c.predicate(pred, 0); err != nil {
 			return err
 		}
 	}
 	if paging != nil {
-		c.key.WriteString("|page")
-		for _, s := range paging.Sort {
-			if s == nil {
-				return plan.Errorf("empty sort key")
-			}
-			fmt.Fprintf(&c.key, ",%s:%v", s.Attribute, s.Descending)
-		}
-		limit, err := c.param(&pb.QueryValue{Type: pb.SqlType_SQL_TYPE_BIGINT, I: int64(paging.PageSize)})
-		if err != nil {
-			return err
-		}
-		offset, err := c.param(&pb.QueryValue{Type: pb.SqlType_SQL_TYPE_BIGINT, I: int64(paging.PageSize) * int64(paging.Page)})
-		if err != nil {
-			return err
-		}
-		if !c.build {
-			return nil
-		}
-		if len(aggs) > 0 || distinct {
-			return plan.Errorf("a paging predicate cannot be used with an aggregation")
-		}
-		// Sort keys are output columns, or hidden columns projected away.
-		width := len(out)
-		var keys []plan.SortKey
-		sortCols := paging.Sort
-		if len(sortCols) == 0 {
-			sortCols = []*pb.SortKey{{Attribute: "__key"}}
-		}
-		for _, s := range sortCols {
-			e := c.col(s.Attribute, expr.Unknown)
-			out = append(out, e)
-			names = append(names, "$sort")
-			keys = append(keys, plan.SortKey{Col: len(out) - 1, Desc: s.Descending})
-		}
-		// The condition reads the scan's columns (c.col), not its output
-		// (which the sort keys extend): it is the scan's own filter.
-		c.scan.Project, c.scan.Names, c.scan.Filter = out, names, cond
-		var n plan.Node = &plan.Sort{Input: c.scan, Keys: keys}
-		n = &plan.Limit{Input: n, Limit: limit, Offset: offset}
-		keep := make([]expr.Expr, width)
-		for i := range keep {
-			keep[i] = &expr.Col{Index: i, Name: names[i], T: out[i].Type()}
-		}
-		c.root = &plan.Project{Input: n, Exprs: keep, Names: names[:width]}
-		return nil
+		return c.page(paging, out, cond)
 	}
 	if !c.build {
 		return nil
 	}
-	c.scan.Project, c.scan.Names, c.scan.Filter = out, names, cond
+	c.scan.Project, c.scan.Names, c.scan.Filter = out.exprs, out.names, cond
 	var n plan.Node = c.scan
 	switch {
-	case distinct:
+	case out.distinct:
 		n = &plan.Distinct{Input: n}
-	case len(aggs) > 0:
-		an := make([]string, len(aggs))
-		for i, a := range aggs {
+	case len(out.aggs) > 0:
+		an := make([]string, len(out.aggs))
+		for i, a := range out.aggs {
 			an[i] = a.String()
 		}
-		n = &plan.Aggregate{Input: n, Aggs: aggs, Names: an}
+		n = &plan.Aggregate{Input: n, Aggs: out.aggs, Names: an}
 	}
 	c.root = n
+	return nil
+}
+
+// unwrap takes the paging and partition predicates off the top of pred.
+func (c *conv) unwrap(pred *pb.Predicate) (*pb.Predicate, *pb.PagingPredicate, error) {
+	var paging *pb.PagingPredicate
+	for pred != nil {
+		switch k := pred.Kind.(type) {
+		case *pb.Predicate_Paging:
+			if paging != nil || k.Paging == nil {
+				return nil, nil, plan.Errorf("a paging predicate cannot nest")
+			}
+			paging = k.Paging
+			if paging.PageSize <= 0 || paging.Page < 0 {
+				return nil, nil, plan.Errorf("a paging predicate needs a positive page size and a page >= 0")
+			}
+			pred = paging.Inner
+			continue
+		case *pb.Predicate_Partition:
+			if k.Partition == nil || len(k.Partition.PartitionKey) < 8 {
+				return nil, nil, plan.Errorf("a partition predicate needs a serialized key")
+			}
+			c.key.WriteString("partition:" + hex.EncodeToString(k.Partition.PartitionKey) + ";")
+			if c.build {
+				c.scan.PartitionKey = k.Partition.PartitionKey
+			}
+			pred = k.Partition.Inner
+			continue
+		}
+		break
+	}
+	return pred, paging, nil
+}
+
+// outputs is what a predicate query returns, before paging and
+// aggregation: the scan's output columns, and the aggregates over them.
+type outputs struct {
+	exprs    []expr.Expr
+	names    []string
+	aggs     []plan.AggCall
+	distinct bool
+}
+
+// outputs sets up the scan's output columns for the query's result kind.
+func (c *conv) outputs() (outputs, error) {
+	var o outputs
+	q := c.q
+	switch q.Result {
+	case pb.PredicateResult_PREDICATE_RESULT_KEYS:
+		o.exprs, o.names = []expr.Expr{c.col("__key", expr.Object)}, []string{"__key"}
+	case pb.PredicateResult_PREDICATE_RESULT_VALUES:
+		o.exprs, o.names = []expr.Expr{c.col("this", expr.Object)}, []string{"this"}
+	case pb.PredicateResult_PREDICATE_RESULT_ENTRIES:
+		o.exprs, o.names = []expr.Expr{c.col("__key", expr.Object), c.col("this", expr.Object)}, []string{"__key", "this"}
+	case pb.PredicateResult_PREDICATE_RESULT_PROJECT:
+		if len(q.Projection) == 0 {
+			return o, plan.Errorf("a projection needs attributes")
+		}
+		for _, a := range q.Projection {
+			if a == "" {
+				return o, plan.Errorf("empty projection attribute")
+			}
+			o.exprs = append(o.exprs, c.col(a, expr.Unknown))
+			o.names = append(o.names, plan.NormalizePath(a))
+		}
+	case pb.PredicateResult_PREDICATE_RESULT_AGGREGATE:
+		var err error
+		if o.aggs, o.exprs, o.names, o.distinct, err = c.aggregator(q.Aggregator); err != nil {
+			return o, err
+		}
+	default:
+		return o, plan.Errorf("unknown predicate query result %v", q.Result)
+	}
+	return o, nil
+}
+
+// page adds a paging predicate's key and parameters and, with build, its
+// sort and limit over the scan.
+func (c *conv) page(paging *pb.PagingPredicate, out outputs, cond expr.Expr) error {
+	c.key.WriteString("|page")
+	for _, s := range paging.Sort {
+		if s == nil {
+			return plan.Errorf("empty sort key")
+		}
+		c.key.WriteString("," + s.Attribute + ":" + strconv.FormatBool(s.Descending))
+	}
+	limit, err := c.param(&pb.QueryValue{Type: pb.SqlType_SQL_TYPE_BIGINT, I: int64(paging.PageSize)})
+	if err != nil {
+		return err
+	}
+	offset, err := c.param(&pb.QueryValue{Type: pb.SqlType_SQL_TYPE_BIGINT, I: int64(paging.PageSize) * int64(paging.Page)})
+	if err != nil {
+		return err
+	}
+	if !c.build {
+		return nil
+	}
+	if len(out.aggs) > 0 || out.distinct {
+		return plan.Errorf("a paging predicate cannot be used with an aggregation")
+	}
+	// Sort keys are output columns, or hidden columns projected away.
+	exprs, names := out.exprs, out.names
+	width := len(exprs)
+	var keys []plan.SortKey
+	sortCols := paging.Sort
+	if len(sortCols) == 0 {
+		sortCols = []*pb.SortKey{{Attribute: "__key"}}
+	}
+	for _, s := range sortCols {
+		exprs = append(exprs, c.col(s.Attribute, expr.Unknown))
+		names = append(names, "$sort")
+		keys = append(keys, plan.SortKey{Col: len(exprs) - 1, Desc: s.Descending})
+	}
+	// The condition reads the scan's columns (c.col), not its output
+	// (which the sort keys extend): it is the scan's own filter.
+	c.scan.Project, c.scan.Names, c.scan.Filter = exprs, names, cond
+	var n plan.Node = &plan.Sort{Input: c.scan, Keys: keys}
+	n = &plan.Limit{Input: n, Limit: limit, Offset: offset}
+	keep := make([]expr.Expr, width)
+	for i := range keep {
+		keep[i] = &expr.Col{Index: i, Name: names[i], T: exprs[i].Type()}
+	}
+	c.root = &plan.Project{Input: n, Exprs: keep, Names: names[:width]}
 	return nil
 }
 
@@ -332,7 +365,9 @@ func (c *conv) attr(a string) (expr.Expr, error) {
 
 // predicate lowers one predicate to a condition. Hazelcast's predicates are
 // two-valued: NOT p is NOT (p IS TRUE), so that a null attribute that fails
-// p passes NOT p.
+// p passes NOT p. Each kind has its own method: the walk runs on every call
+// (it computes the plan-cache key), and one method with every kind's locals
+// has a frame large enough to make the call's goroutine grow its stack.
 func (c *conv) predicate(q *pb.Predicate, depth int) (expr.Expr, error) {
 	if q == nil {
 		return nil, plan.Errorf("empty predicate")
@@ -340,138 +375,19 @@ func (c *conv) predicate(q *pb.Predicate, depth int) (expr.Expr, error) {
 	if depth > predicate.MaxDepth {
 		return nil, plan.Errorf("predicate nests deeper than %d", predicate.MaxDepth)
 	}
-	call := func(op string, args ...expr.Expr) expr.Expr {
-		if !c.build {
-			return nil
-		}
-		return expr.NewCall(op, expr.Boolean, args...)
-	}
 	switch k := q.Kind.(type) {
 	case *pb.Predicate_Compare:
-		cmp := k.Compare
-		op := compareOps[cmp.GetOp()]
-		if op == "" {
-			return nil, plan.Errorf("unknown comparison %v", cmp.GetOp())
-		}
-		c.key.WriteString("(" + op + " ")
-		col, err := c.attr(cmp.Attribute)
-		if err != nil {
-			return nil, err
-		}
-		if isNull(cmp.Value) {
-			c.key.WriteString(" null)")
-			switch op {
-			case "=":
-				return call("is_null", col), nil
-			case "<>":
-				return call("is_not_null", col), nil
-			}
-			return call("and", &expr.Lit{V: expr.BoolValue(false)}), nil
-		}
-		v, err := c.param(cmp.Value)
-		c.key.WriteString(")")
-		if err != nil {
-			return nil, err
-		}
-		if op == "<>" {
-			return call("not", call("is_true", call("=", col, v))), nil
-		}
-		return call(op, col, v), nil
+		return c.compare(k.Compare)
 	case *pb.Predicate_Between:
-		b := k.Between
-		c.key.WriteString("(between ")
-		col, err := c.attr(b.Attribute)
-		if err != nil {
-			return nil, err
-		}
-		lo, err := c.param(b.From)
-		if err != nil {
-			return nil, err
-		}
-		hi, err := c.param(b.To)
-		if err != nil {
-			return nil, err
-		}
-		c.key.WriteString(")")
-		return call("between", col, lo, hi), nil
+		return c.between(k.Between)
 	case *pb.Predicate_In:
-		in := k.In
-		if len(in.Values) == 0 {
-			return nil, plan.Errorf("IN needs values")
-		}
-		if len(in.Values) > predicate.MaxOperands {
-			return nil, plan.Errorf("IN lists more than %d values", predicate.MaxOperands)
-		}
-		c.key.WriteString("(in ")
-		col, err := c.attr(in.Attribute)
-		if err != nil {
-			return nil, err
-		}
-		args := []expr.Expr{col}
-		for _, v := range in.Values {
-			p, err := c.param(v)
-			if err != nil {
-				return nil, err
-			}
-			args = append(args, p)
-		}
-		c.key.WriteString(")")
-		return call("in", args...), nil
+		return c.in(k.In)
 	case *pb.Predicate_Match:
-		m := k.Match
-		kind := map[pb.MatchKind]string{pb.MatchKind_MATCH_KIND_LIKE: "like", pb.MatchKind_MATCH_KIND_ILIKE: "ilike", pb.MatchKind_MATCH_KIND_REGEX: "regex"}[m.Kind]
-		if kind == "" {
-			return nil, plan.Errorf("unknown match kind %v", m.Kind)
-		}
-		c.key.WriteString("(" + kind + " ")
-		col, err := c.attr(m.Attribute)
-		if err != nil {
-			return nil, err
-		}
-		c.key.WriteString(" " + strconv.Quote(m.Pattern) + ")")
-		pattern := m.Pattern
-		if kind == "regex" {
-			pattern = "^(?:" + pattern + ")$" // Java's String.matches: the whole value
-		}
-		e := call(kind, col, &expr.Lit{V: expr.StringValue(pattern)})
-		if c.build {
-			if _, err := expr.Compile(e); err != nil {
-				return nil, plan.Errorf("invalid pattern %q: %v", m.Pattern, err)
-			}
-		}
-		return e, nil
-	case *pb.Predicate_And, *pb.Predicate_Or:
-		op, ops := "and", []*pb.Predicate(nil)
-		if a, ok := k.(*pb.Predicate_And); ok {
-			ops = a.And.GetOperands()
-		} else {
-			op, ops = "or", k.(*pb.Predicate_Or).Or.GetOperands()
-		}
-		if len(ops) == 0 {
-			return nil, plan.Errorf("%s needs operands", strings.ToUpper(op))
-		}
-		if len(ops) > predicate.MaxOperands {
-			return nil, plan.Errorf("%s has more than %d operands", strings.ToUpper(op), predicate.MaxOperands)
-		}
-		c.key.WriteString("(" + op)
-		var args []expr.Expr
-		for _, o := range ops {
-			c.key.WriteString(" ")
-			e, err := c.predicate(o, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			if ce, ok := e.(*expr.Call); ok && ce.Op == op {
-				args = append(args, ce.Args...)
-			} else {
-				args = append(args, e)
-			}
-		}
-		c.key.WriteString(")")
-		if len(args) == 1 {
-			return args[0], nil
-		}
-		return call(op, args...), nil
+		return c.match(k.Match)
+	case *pb.Predicate_And:
+		return c.logical("and", k.And.GetOperands(), depth)
+	case *pb.Predicate_Or:
+		return c.logical("or", k.Or.GetOperands(), depth)
 	case *pb.Predicate_Not:
 		c.key.WriteString("(not ")
 		e, err := c.predicate(k.Not, depth+1)
@@ -479,7 +395,7 @@ func (c *conv) predicate(q *pb.Predicate, depth int) (expr.Expr, error) {
 			return nil, err
 		}
 		c.key.WriteString(")")
-		return call("not", call("is_true", e)), nil
+		return c.call("not", c.call("is_true", e)), nil
 	case *pb.Predicate_Constant:
 		c.key.WriteString(strconv.FormatBool(k.Constant))
 		if !c.build {
@@ -487,19 +403,167 @@ func (c *conv) predicate(q *pb.Predicate, depth int) (expr.Expr, error) {
 		}
 		return &expr.Lit{V: expr.BoolValue(k.Constant)}, nil
 	case *pb.Predicate_Sql:
-		p, err := predicate.ParseSQL(k.Sql)
-		if err != nil {
-			return nil, plan.Errorf("%v", err)
-		}
-		pq, err := predicate.ToProto(p, nil)
-		if err != nil {
-			return nil, plan.Errorf("%v", err)
-		}
-		return c.predicate(pq, depth+1)
+		return c.sql(k.Sql, depth)
 	case *pb.Predicate_Paging:
 		return nil, plan.Errorf("a paging predicate must be the outermost predicate")
 	case *pb.Predicate_Partition:
 		return nil, plan.Errorf("a partition predicate must be the outermost predicate")
 	}
 	return nil, plan.Errorf("empty predicate")
+}
+
+// call makes a boolean call when building, and nothing otherwise.
+func (c *conv) call(op string, args ...expr.Expr) expr.Expr {
+	if !c.build {
+		return nil
+	}
+	return expr.NewCall(op, expr.Boolean, args...)
+}
+
+func (c *conv) compare(cmp *pb.Comparison) (expr.Expr, error) {
+	op := compareOps[cmp.GetOp()]
+	if op == "" {
+		return nil, plan.Errorf("unknown comparison %v", cmp.GetOp())
+	}
+	c.key.WriteString("(" + op + " ")
+	col, err := c.attr(cmp.GetAttribute())
+	if err != nil {
+		return nil, err
+	}
+	if isNull(cmp.GetValue()) {
+		c.key.WriteString(" null)")
+		switch op {
+		case "=":
+			return c.call("is_null", col), nil
+		case "<>":
+			return c.call("is_not_null", col), nil
+		}
+		return c.call("and", &expr.Lit{V: expr.BoolValue(false)}), nil
+	}
+	v, err := c.param(cmp.GetValue())
+	c.key.WriteString(")")
+	if err != nil {
+		return nil, err
+	}
+	if op == "<>" {
+		return c.call("not", c.call("is_true", c.call("=", col, v))), nil
+	}
+	return c.call(op, col, v), nil
+}
+
+func (c *conv) between(b *pb.Between) (expr.Expr, error) {
+	c.key.WriteString("(between ")
+	col, err := c.attr(b.GetAttribute())
+	if err != nil {
+		return nil, err
+	}
+	lo, err := c.param(b.GetFrom())
+	if err != nil {
+		return nil, err
+	}
+	hi, err := c.param(b.GetTo())
+	if err != nil {
+		return nil, err
+	}
+	c.key.WriteString(")")
+	return c.call("between", col, lo, hi), nil
+}
+
+func (c *conv) in(in *pb.InList) (expr.Expr, error) {
+	if len(in.GetValues()) == 0 {
+		return nil, plan.Errorf("IN needs values")
+	}
+	if len(in.GetValues()) > predicate.MaxOperands {
+		return nil, plan.Errorf("IN lists more than %d values", predicate.MaxOperands)
+	}
+	c.key.WriteString("(in ")
+	col, err := c.attr(in.GetAttribute())
+	if err != nil {
+		return nil, err
+	}
+	var args []expr.Expr
+	if c.build {
+		args = make([]expr.Expr, 1, 1+len(in.GetValues()))
+		args[0] = col
+	}
+	for _, v := range in.GetValues() {
+		p, err := c.param(v)
+		if err != nil {
+			return nil, err
+		}
+		if c.build {
+			args = append(args, p)
+		}
+	}
+	c.key.WriteString(")")
+	return c.call("in", args...), nil
+}
+
+var matchKinds = map[pb.MatchKind]string{pb.MatchKind_MATCH_KIND_LIKE: "like", pb.MatchKind_MATCH_KIND_ILIKE: "ilike", pb.MatchKind_MATCH_KIND_REGEX: "regex"}
+
+func (c *conv) match(m *pb.Match) (expr.Expr, error) {
+	kind := matchKinds[m.GetKind()]
+	if kind == "" {
+		return nil, plan.Errorf("unknown match kind %v", m.Kind)
+	}
+	c.key.WriteString("(" + kind + " ")
+	col, err := c.attr(m.GetAttribute())
+	if err != nil {
+		return nil, err
+	}
+	c.key.WriteString(" " + strconv.Quote(m.GetPattern()) + ")")
+	if !c.build {
+		return nil, nil
+	}
+	pattern := m.Pattern
+	if kind == "regex" {
+		pattern = "^(?:" + pattern + ")$" // Java's String.matches: the whole value
+	}
+	e := c.call(kind, col, &expr.Lit{V: expr.StringValue(pattern)})
+	if _, err := expr.Compile(e); err != nil {
+		return nil, plan.Errorf("invalid pattern %q: %v", m.Pattern, err)
+	}
+	return e, nil
+}
+
+// logical lowers AND or OR, flattening nested calls of the same operator.
+func (c *conv) logical(op string, ops []*pb.Predicate, depth int) (expr.Expr, error) {
+	if len(ops) == 0 {
+		return nil, plan.Errorf("%s needs operands", strings.ToUpper(op))
+	}
+	if len(ops) > predicate.MaxOperands {
+		return nil, plan.Errorf("%s has more than %d operands", strings.ToUpper(op), predicate.MaxOperands)
+	}
+	c.key.WriteString("(" + op)
+	var args []expr.Expr
+	for _, o := range ops {
+		c.key.WriteString(" ")
+		e, err := c.predicate(o, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		if ce, ok := e.(*expr.Call); ok && ce.Op == op {
+			args = append(args, ce.Args...)
+		} else {
+			args = append(args, e)
+		}
+	}
+	c.key.WriteString(")")
+	if len(args) == 1 {
+		return args[0], nil
+	}
+	return c.call(op, args...), nil
+}
+
+// sql lowers a sql("...") string predicate.
+func (c *conv) sql(text string, depth int) (expr.Expr, error) {
+	p, err := predicate.ParseSQL(text)
+	if err != nil {
+		return nil, plan.Errorf("%v", err)
+	}
+	pq, err := predicate.ToProto(p, nil)
+	if err != nil {
+		return nil, plan.Errorf("%v", err)
+	}
+	return c.predicate(pq, depth+1)
 }
