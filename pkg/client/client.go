@@ -116,7 +116,10 @@ type Client struct {
 	cfg  Config
 	uuid []byte
 	ser  *serialization.Service
-	log  *slog.Logger
+	// typesSeen holds the Go types GetMap has registered (reflect.Type →
+	// struct{}), so that GetMap is cheap to call per operation.
+	typesSeen sync.Map
+	log       *slog.Logger
 
 	mu     sync.Mutex
 	conns  map[string]*conn // by member address

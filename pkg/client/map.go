@@ -816,6 +816,9 @@ func (c *Client) everyMemberOnce(ctx context.Context, req *pb.PipelineRequest) (
 // types get a zero-config Compact serializer, so data written by other
 // clients under the same type name reads back as the struct.
 func (c *Client) registerType(t reflect.Type) {
+	if _, seen := c.typesSeen.LoadOrStore(t, struct{}{}); seen {
+		return
+	}
 	if err := c.ser.RegisterType(t); err != nil {
 		c.log.Debug("map type is not registered for zero-config Compact", "type", t, "err", err)
 	}
