@@ -47,6 +47,17 @@ type Config struct {
 	MaxMessageSize int
 	// Logger receives connection events; default slog.Default().
 	Logger *slog.Logger
+	// HeartbeatInterval is how long a connection may be idle before the
+	// client checks that its member still answers (an HTTP/2 ping).
+	// Default 10s, which is also the least: gRPC raises shorter intervals.
+	HeartbeatInterval time.Duration
+	// HeartbeatTimeout is how long a member may leave a check unanswered
+	// before the client closes the connection: calls on it fail (and are
+	// retried on the partitions' new owners), and the client follows the
+	// partition table through another member. A member that hangs (a long
+	// pause, a stalled host) is noticed within HeartbeatInterval +
+	// HeartbeatTimeout. Default 60s, as Hazelcast's.
+	HeartbeatTimeout time.Duration
 	// StatisticsInterval is how often the client reports its statistics
 	// (calls, retries, failures, connections, near caches) to a member,
 	// which exports them as metrics. Default 5s; negative turns reporting
@@ -103,6 +114,12 @@ func (c *Config) withDefaults() Config {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.HeartbeatInterval <= 0 {
+		cfg.HeartbeatInterval = 10 * time.Second
+	}
+	if cfg.HeartbeatTimeout <= 0 {
+		cfg.HeartbeatTimeout = 60 * time.Second
 	}
 	if cfg.StatisticsInterval == 0 {
 		cfg.StatisticsInterval = 5 * time.Second

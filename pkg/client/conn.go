@@ -10,6 +10,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 )
@@ -58,6 +59,7 @@ func dial(ctx context.Context, addr string, cfg *Config, clientUUID []byte) (*co
 	cc, err := grpc.NewClient(addr,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.MaxMessageSize), grpc.MaxCallSendMsgSize(cfg.MaxMessageSize)),
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: cfg.HeartbeatInterval, Timeout: cfg.HeartbeatTimeout, PermitWithoutStream: true}),
 	)
 	if err != nil {
 		return nil, nil, &connError{member: addr, err: err}
