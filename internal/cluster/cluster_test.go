@@ -20,7 +20,8 @@ func connect(t *testing.T, c *testcluster.Cluster) *client.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cl, err := client.New(ctx, client.Config{Addresses: c.Addrs(), ClusterName: "test"})
+	// A member the tests pause is noticed within about 15s.
+	cl, err := client.New(ctx, client.Config{Addresses: c.Addrs(), ClusterName: "test", HeartbeatTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,6 +331,44 @@ func TestProcessCluster(t *testing.T) {
 		victim.Resume()
 		c.WaitStable(1, 2*time.Minute)
 		verify(t, c, m, base().add(w.finish(t)))
+	})
+	// Two members are paused, so the third declares them dead while they
+	// are alive and goes on alone with a table of its own lineage. When
+	// they resume, their table still names it. Every write stays readable,
+	// including those the lone member took.
+	pauseTwo := func(t *testing.T, alone int) {
+		c := testcluster.Start(t, testcluster.Process, 3, testcluster.Options{})
+		c.WaitStable(1, time.Minute)
+		cl := connect(t, c)
+		m := client.GetMap[int32, string](cl, "data")
+		fill(t, c, m)
+		w := startWriter(m, 1_000_000)
+		for i, p := range c.Members() {
+			if i != alone {
+				p.Pause()
+			}
+		}
+		waitMembers(t, c.Members()[alone].Addr, 1)
+		w.waitAcked(t, 500)
+		for i, p := range c.Members() {
+			if i != alone {
+				p.Resume()
+			}
+		}
+		c.WaitStable(1, 2*time.Minute)
+		verify(t, c, m, base().add(w.finish(t)))
+	}
+	t.Run("TwoPausedMembers", func(t *testing.T) {
+		// The lone member is the coordinator: the others follow its new
+		// table and merge into its cluster, and it must not merge into
+		// theirs at the same time (both sides would drop their data).
+		pauseTwo(t, 0)
+	})
+	t.Run("PausedCoordinator", func(t *testing.T) {
+		// The lone member is not the coordinator: the coordinator counts
+		// it out once it keeps gossiping its own lineage, and it merges
+		// back into the larger side.
+		pauseTwo(t, 2)
 	})
 	t.Run("JoinKillCycles", func(t *testing.T) {
 		c := testcluster.Start(t, testcluster.Process, 3, testcluster.Options{})

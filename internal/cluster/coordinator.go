@@ -39,7 +39,11 @@ import (
 // that finds the backups already there.
 //
 // Removing a member that did not leave gracefully starts a new lineage:
-// the member may still be alive on the other side of a network split.
+// the member may still be alive on the other side of a network split. A
+// member the table names that gossips another lineage for longer than
+// forkGrace has done just that (it declared this side dead and went on
+// without it): the coordinator counts it as failed, and it merges back
+// like the smaller side of a split.
 type coordinator struct {
 	n    *Node
 	wake chan struct{}
@@ -52,7 +56,22 @@ type coordinator struct {
 	coordinated bool // this member coordinated in the previous step
 
 	synced map[int32]syncedCopies // confirmed backups, by partition
+
+	forked map[partition.UUID]*forkedMember // named members gossiping another lineage
 }
+
+// forkedMember is a member the table names that gossips another lineage.
+type forkedMember struct {
+	since      time.Time
+	countedOut bool
+}
+
+// forkGrace is how long a member the table names may gossip another
+// lineage before the coordinator counts it out. A member that adopts a new
+// table of this cluster gossips the table's lineage within a second or two
+// (it syncs with the coordinator every second); one that forked its own
+// cluster keeps gossiping its lineage.
+const forkGrace = 10 * time.Second
 
 // syncedCopies are the backups of a partition confirmed to have every
 // change made under owner.
@@ -89,7 +108,8 @@ type migration struct {
 }
 
 func newCoordinator(n *Node) *coordinator {
-	return &coordinator{n: n, wake: make(chan struct{}, 1), ops: map[int32]migration{}, synced: map[int32]syncedCopies{}}
+	return &coordinator{n: n, wake: make(chan struct{}, 1), ops: map[int32]migration{}, synced: map[int32]syncedCopies{},
+		forked: map[partition.UUID]*forkedMember{}}
 }
 
 func (c *coordinator) kick() {
@@ -166,7 +186,7 @@ func (c *coordinator) markLeaving(u partition.UUID) int {
 
 // staying returns the live members that are not leaving, and all live ones.
 func (c *coordinator) staying() (staying, alive []partition.Member) {
-	alive = c.n.Members()
+	alive = c.withoutForked(c.n.Members())
 	c.n.mu.Lock()
 	defer c.n.mu.Unlock()
 	for _, m := range alive {
@@ -175,6 +195,51 @@ func (c *coordinator) staying() (staying, alive []partition.Member) {
 		}
 	}
 	return staying, alive
+}
+
+// withoutForked drops from ms the members that have gossiped a lineage
+// other than the table's for longer than forkGrace.
+func (c *coordinator) withoutForked(ms []partition.Member) []partition.Member {
+	lineage := c.n.table.Load().Lineage
+	now := time.Now()
+	c.n.mu.Lock()
+	other := map[partition.UUID]partition.UUID{}
+	for _, m := range ms {
+		if a, ok := c.n.aliveAll[m.UUID]; ok && m.UUID != c.n.self.UUID && a.lineage != lineage {
+			other[m.UUID] = a.lineage
+		}
+	}
+	c.n.mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for u := range c.forked {
+		if _, ok := other[u]; !ok {
+			delete(c.forked, u)
+		}
+	}
+	out := ms[:0:0]
+	for _, m := range ms {
+		l, ok := other[m.UUID]
+		if !ok {
+			out = append(out, m)
+			continue
+		}
+		f := c.forked[m.UUID]
+		if f == nil {
+			f = &forkedMember{since: now}
+			c.forked[m.UUID] = f
+		}
+		if now.Sub(f.since) <= forkGrace {
+			out = append(out, m)
+			continue
+		}
+		if !f.countedOut {
+			f.countedOut = true
+			c.n.log.Warn("a member has gossiped another cluster's lineage for too long: counting it as failed",
+				"member", m.Address, "lineage", l.String(), "since", f.since)
+		}
+	}
+	return out
 }
 
 // target computes the balanced assignment for the members staying.

@@ -22,7 +22,7 @@ import (
 // the table does not name belong to another cluster, and the smaller
 // cluster (fewer members; on a tie, the one whose oldest member is younger)
 // merges into the larger one: each of its members sends the entries of the
-// partitions it owns to the larger side's owners, which store each entry
+// partitions it holds to the larger side's owners, which store each entry
 // only if its key is absent (Hazelcast's default merge policy,
 // put-if-absent). Then it drops its data and adopts the larger side's
 // table, whose coordinator adds it like a member that joins. A member that
@@ -98,13 +98,26 @@ func (c *coordinator) mergeIfSmaller() {
 		if err != nil || n.table.Load().Lineage == t.Lineage {
 			continue
 		}
+		if t.IndexOf(n.self.UUID) >= 0 {
+			// Their table still names this member: it is the table this
+			// member's coordinator replaced when it declared them dead
+			// while they were alive. They follow that coordinator and
+			// merge into this cluster; merging into theirs at the same
+			// time would have both sides drop their data.
+			return
+		}
 		c.mergeInto(t, fmt.Sprintf("found a larger cluster (%d members here, %d there)", len(mine), winner.count))
 		return
 	}
 }
 
-// mergeInto sends the partitions this member owns to their owners in
-// theirs (put-if-absent), drops its data and adopts theirs.
+// mergeInto sends every entry this member holds, as owner or as backup,
+// to the partitions' owners in theirs (put-if-absent), then adopts theirs
+// and drops its data. Writes are refused from the start, and the writes
+// already under way finish first, so every write this member acknowledged
+// is in what it sends. Backup copies are sent too: the tables of a split
+// may disagree about who owns what, and what this member drops is gone
+// unless it was sent.
 func (c *coordinator) mergeInto(theirs *partition.Table, why string) {
 	n := c.n
 	if !n.merging.CompareAndSwap(false, true) {
@@ -112,11 +125,10 @@ func (c *coordinator) mergeInto(theirs *partition.Table, why string) {
 	}
 	defer n.merging.Store(false)
 	n.log.Warn("merging this member's data into another cluster", "reason", why, "their members", len(theirs.Members))
-	mine := n.table.Load()
-	self := mine.IndexOf(n.self.UUID)
+	n.repl.drainWrites()
 	merged, skipped := int64(0), int64(0)
-	for p := range mine.Owners {
-		if self < 0 || mine.Owners[p] != self {
+	for p := range n.cfg.PartitionCount {
+		if !n.holdsEntries(int32(p)) {
 			continue
 		}
 		m, s, err := n.sendMerge(int32(p), theirs)
@@ -126,11 +138,26 @@ func (c *coordinator) mergeInto(theirs *partition.Table, why string) {
 		}
 		merged, skipped = merged+m, skipped+s
 	}
-	n.repl.dropAll()
 	n.table.Replace(theirs)
 	n.applyTable()
+	n.repl.dropAll()
 	n.updateMeta()
 	n.log.Warn("merged into the other cluster", "entries merged", merged, "entries already present there", skipped)
+}
+
+// holdsEntries reports whether any map has an entry in partition pid.
+func (n *Node) holdsEntries(pid int32) bool {
+	found := false
+	for _, m := range n.cfg.Store.Maps() {
+		_ = n.cfg.Store.Entries(m, pid, func(_, _ []byte, _ time.Duration) bool {
+			found = true
+			return false
+		})
+		if found {
+			return true
+		}
+	}
+	return false
 }
 
 // mergeBatch bounds the entries of one merge message.

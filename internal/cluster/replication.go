@@ -168,6 +168,10 @@ func (n *Node) BeginWrite(pid int32, syncBackups int) (end func(context.Context)
 	}
 	ps := r.parts[pid]
 	ps.rw.RLock()
+	if n.merging.Load() { // a merge started after the check above: see drainWrites
+		ps.rw.RUnlock()
+		return nil, ErrUnavailable
+	}
 	ps.mu.Lock()
 	owned, frozen := ps.owned, ps.frozen
 	ps.mu.Unlock()
@@ -457,6 +461,17 @@ func (r *replicator) appliedFrom(epoch uint64, pid int32) uint64 {
 		return ps.appliedSeq
 	}
 	return 0
+}
+
+// drainWrites waits for the writes under way on every partition to reach
+// the store. A merge calls it after setting merging, which BeginWrite
+// checks while it holds the partition's read lock, so no write starts
+// after it.
+func (r *replicator) drainWrites() {
+	for _, ps := range r.parts {
+		ps.rw.Lock()
+		ps.rw.Unlock()
+	}
 }
 
 // dropAll empties every partition (a member merging into another cluster).
