@@ -153,6 +153,7 @@ type Node struct {
 	known       map[string]time.Time           // member addresses and when they were last alive
 	selfLeaving atomic.Bool
 	merging     atomic.Bool // merging into another cluster: writes wait
+	metaMu      sync.Mutex  // one metadata update at a time
 
 	repl  *replicator
 	coord *coordinator
@@ -599,10 +600,18 @@ func (n *Node) updateMeta() {
 		return
 	}
 	go func() {
-		if err := n.ml.UpdateNode(5 * time.Second); err != nil {
+		if err := n.gossipMeta(5 * time.Second); err != nil {
 			n.log.Debug("gossiping this member's new lineage failed", "err", err)
 		}
 	}()
+}
+
+// gossipMeta gossips this member's metadata, one update at a time:
+// memberlist's UpdateNode is not safe for concurrent calls.
+func (n *Node) gossipMeta(timeout time.Duration) error {
+	n.metaMu.Lock()
+	defer n.metaMu.Unlock()
+	return n.ml.UpdateNode(timeout)
 }
 
 // MinClusterSizeMet reports whether enough members are alive for writes.
@@ -622,7 +631,7 @@ func (n *Node) MinClusterSizeMet() bool {
 func (n *Node) Leave(ctx context.Context) error {
 	n.selfLeaving.Store(true)
 	if n.ml != nil {
-		_ = n.ml.UpdateNode(2 * time.Second) // every member learns this is no failure
+		_ = n.gossipMeta(2 * time.Second) // every member learns this is no failure
 	}
 	for {
 		staying := -1
