@@ -234,6 +234,32 @@ func TestJoinRebalanceAndGracefulLeaveInProcess(t *testing.T) {
 	verify(t, c, m, want.add(w.finish(t)))
 }
 
+// TestSizeDuringMigrationInProcess asks for the map's size over and over
+// while partitions move to a joining member: every answer is exact
+// (partitions in flight are neither missed nor counted twice).
+func TestSizeDuringMigrationInProcess(t *testing.T) {
+	c := testcluster.Start(t, testcluster.InProcess, 2, testcluster.Options{})
+	c.WaitStable(1, time.Minute)
+	cl := connect(t, c)
+	m := client.GetMap[int32, string](cl, "data")
+	fill(t, c, m)
+	c.Add()
+	deadline := time.Now().Add(2 * time.Minute)
+	sizes := 0
+	for ; c.Unstable(1) != ""; sizes++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("cluster not stable after 2m: %s", c.Unstable(1))
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		n, err := m.Size(ctx)
+		cancel()
+		if err != nil || n != entries {
+			t.Fatalf("size %d (%v) while partitions move, want %d", n, err, entries)
+		}
+	}
+	t.Logf("%d exact sizes while partitions moved", sizes)
+}
+
 // TestProcessCluster runs the cluster scenarios against real
 // `atoll member start` processes.
 func TestProcessCluster(t *testing.T) {

@@ -408,7 +408,19 @@ func (s *Server) size(ctx context.Context, r *pb.MapRequest) (*pb.SizeResponse, 
 	if err != nil {
 		return nil, err
 	}
-	return &pb.SizeResponse{Size: m.Store.Size()}, nil
+	resp := &pb.SizeResponse{}
+	for pid := int32(0); pid < int32(s.cfg.Maps.PartitionCount()); pid++ {
+		if !s.cfg.Cluster.Owned(pid) {
+			continue
+		}
+		n, err := m.Store.PartitionSize(pid)
+		if err != nil {
+			return nil, err
+		}
+		resp.Size += int64(n)
+		resp.Partitions = append(resp.Partitions, pid)
+	}
+	return resp, nil
 }
 
 func (s *Server) clear(ctx context.Context, r *pb.MapRequest) (*pb.Empty, error) {

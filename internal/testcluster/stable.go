@@ -29,7 +29,7 @@ func (c *Cluster) WaitStable(backups int, timeout time.Duration) {
 	deadline := time.Now().Add(timeout)
 	var last string
 	for {
-		why := c.unstable(backups)
+		why := c.Unstable(backups)
 		if why == "" {
 			return
 		}
@@ -54,7 +54,9 @@ func tail(s string, n int) string {
 	return s
 }
 
-func (c *Cluster) unstable(backups int) string {
+// Unstable says why the cluster is not stable in WaitStable's sense, or
+// returns "" when it is.
+func (c *Cluster) Unstable(backups int) string {
 	live := c.Live()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

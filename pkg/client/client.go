@@ -463,15 +463,16 @@ func (c *Client) shouldRetry(ctx context.Context, err error, idempotent bool) bo
 
 // prepareRetry does what a retryable error asks for before the next
 // attempt: publish a schema the member lacks, or refresh the partition
-// table when the member no longer owns the partition or could not be
-// reached (it may have left the cluster).
+// table when the member no longer owns the partition, could not be
+// reached (it may have left the cluster) or could not serve while
+// partitions moved.
 func (c *Client) prepareRetry(ctx context.Context, err error) error {
 	var e *Error
 	var ce *connError
 	switch {
 	case errors.As(err, &e) && errors.Is(e, ErrUnknownSchema):
 		return c.meta.publishSchema(ctx, e.SchemaID)
-	case errors.As(err, &e) && errors.Is(e, ErrWrongOwner), errors.As(err, &ce), errors.Is(err, ErrNoMember):
+	case errors.As(err, &e) && (errors.Is(e, ErrWrongOwner) || errors.Is(e, ErrUnavailable)), errors.As(err, &ce), errors.Is(err, ErrNoMember):
 		c.refreshTable(ctx)
 	}
 	return nil

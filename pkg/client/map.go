@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
+
+	"google.golang.org/grpc/codes"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 )
@@ -494,12 +497,25 @@ func (m *Map[K, V]) GetAll(ctx context.Context, keys []K) ([]Entry[K, V], error)
 
 // Size returns the number of entries in the map across the cluster.
 func (m *Map[K, V]) Size(ctx context.Context) (int64, error) {
-	var mu sync.Mutex
 	var total int64
-	err := m.c.onEveryMember(ctx, &pb.PipelineRequest{Op: &pb.PipelineRequest_Size{Size: &pb.MapRequest{Map: m.name}}}, func(resp *pb.PipelineResponse) {
-		mu.Lock()
-		total += resp.GetSize().GetSize()
-		mu.Unlock()
+	err := m.c.onEveryMember(ctx, &pb.PipelineRequest{Op: &pb.PipelineRequest_Size{Size: &pb.MapRequest{Map: m.name}}}, func(resps []*pb.PipelineResponse) error {
+		count := m.c.routing.Load().count
+		seen := make([]bool, count)
+		total = 0
+		for _, r := range resps {
+			sr := r.GetSize()
+			for _, p := range sr.GetPartitions() {
+				if p < 0 || p >= count || seen[p] {
+					return partitionsMoved("counted twice", p)
+				}
+				seen[p] = true
+			}
+			total += sr.GetSize()
+		}
+		if i := slices.Index(seen, false); i >= 0 {
+			return partitionsMoved("not counted", int32(i))
+		}
+		return nil
 	})
 	return total, err
 }
@@ -593,32 +609,43 @@ type MapStats struct {
 
 // Stats returns the map's statistics from every member.
 func (m *Map[K, V]) Stats(ctx context.Context) (MapStats, error) {
-	var mu sync.Mutex
 	var st MapStats
-	err := m.c.onEveryMember(ctx, &pb.PipelineRequest{Op: &pb.PipelineRequest_GetMapStats{GetMapStats: &pb.MapRequest{Map: m.name}}}, func(resp *pb.PipelineResponse) {
-		s := resp.GetMapStats()
-		mu.Lock()
-		defer mu.Unlock()
-		st.Members++
-		st.OwnedEntryCount += s.OwnedEntryCount
-		st.OwnedEntryMemoryCost += s.OwnedEntryMemoryCost
-		st.BackupEntryCount += s.BackupEntryCount
-		st.BackupEntryMemoryCost += s.BackupEntryMemoryCost
-		st.Hits += s.Hits
-		st.Gets += s.GetCount
-		st.Puts += s.PutCount
-		st.Sets += s.SetCount
-		st.Removes += s.RemoveCount
-		st.Evictions += s.Evictions
-		st.Expirations += s.Expirations
-		if t := msTime(s.LastAccessTimeMs); t.After(st.LastAccessTime) {
-			st.LastAccessTime = t
+	err := m.c.onEveryMember(ctx, &pb.PipelineRequest{Op: &pb.PipelineRequest_GetMapStats{GetMapStats: &pb.MapRequest{Map: m.name}}}, func(resps []*pb.PipelineResponse) error {
+		for _, resp := range resps {
+			st.add(resp.GetMapStats())
 		}
-		if t := msTime(s.LastUpdateTimeMs); t.After(st.LastUpdateTime) {
-			st.LastUpdateTime = t
-		}
+		return nil
 	})
 	return st, err
+}
+
+// add adds one member's statistics.
+func (st *MapStats) add(s *pb.MapStats) {
+	st.Members++
+	st.OwnedEntryCount += s.OwnedEntryCount
+	st.OwnedEntryMemoryCost += s.OwnedEntryMemoryCost
+	st.BackupEntryCount += s.BackupEntryCount
+	st.BackupEntryMemoryCost += s.BackupEntryMemoryCost
+	st.Hits += s.Hits
+	st.Gets += s.GetCount
+	st.Puts += s.PutCount
+	st.Sets += s.SetCount
+	st.Removes += s.RemoveCount
+	st.Evictions += s.Evictions
+	st.Expirations += s.Expirations
+	if t := msTime(s.LastAccessTimeMs); t.After(st.LastAccessTime) {
+		st.LastAccessTime = t
+	}
+	if t := msTime(s.LastUpdateTimeMs); t.After(st.LastUpdateTime) {
+		st.LastUpdateTime = t
+	}
+}
+
+// partitionsMoved is the retryable error of a count over every member that
+// missed or repeated a partition: partitions moved while the members
+// counted.
+func partitionsMoved(what string, pid int32) error {
+	return &Error{Code: codes.Unavailable, Message: fmt.Sprintf("partition %d was %s while partitions moved", pid, what), Retryable: true, kind: ErrUnavailable}
 }
 
 // ownerOf returns the address of partition pid's owner ("" when unknown).
@@ -731,7 +758,7 @@ func forEachMember[R any](reqs map[string]R, fn func(string, R) error) error {
 // member fails with a retryable error (it left, or the table changed), the
 // whole call is repeated on the refreshed table's members with backoff, so
 // fn sees the responses of one complete round only.
-func (c *Client) onEveryMember(ctx context.Context, req *pb.PipelineRequest, fn func(*pb.PipelineResponse)) error {
+func (c *Client) onEveryMember(ctx context.Context, req *pb.PipelineRequest, fn func([]*pb.PipelineResponse) error) error {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.cfg.InvocationTimeout)
@@ -741,12 +768,10 @@ func (c *Client) onEveryMember(ctx context.Context, req *pb.PipelineRequest, fn 
 	backoff := c.cfg.Retry.InitialBackoff
 	for {
 		resps, err := c.everyMemberOnce(ctx, req)
+		if err == nil && fn != nil {
+			err = fn(resps)
+		}
 		if err == nil {
-			if fn != nil {
-				for _, r := range resps {
-					fn(r)
-				}
-			}
 			return nil
 		}
 		if !c.shouldRetry(ctx, err, true) {

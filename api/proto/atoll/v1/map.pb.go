@@ -698,8 +698,13 @@ func (x *BoolResponse) GetValue() bool {
 }
 
 type SizeResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Size          int64                  `protobuf:"varint,1,opt,name=size,proto3" json:"size,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Size  int64                  `protobuf:"varint,1,opt,name=size,proto3" json:"size,omitempty"`
+	// The partitions counted: those the member owned while it counted. A
+	// client adds up the members' sizes only when every partition was
+	// counted exactly once (partitions that move while it asks may be
+	// counted twice or not at all), and asks again otherwise.
+	Partitions    []int32 `protobuf:"varint,2,rep,packed,name=partitions,proto3" json:"partitions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -739,6 +744,13 @@ func (x *SizeResponse) GetSize() int64 {
 		return x.Size
 	}
 	return 0
+}
+
+func (x *SizeResponse) GetPartitions() []int32 {
+	if x != nil {
+		return x.Partitions
+	}
+	return nil
 }
 
 type Entry struct {
@@ -1733,9 +1745,12 @@ const file_atoll_v1_map_proto_rawDesc = "" +
 	"\x05found\x18\x01 \x01(\bR\x05found\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\fR\x05value\"$\n" +
 	"\fBoolResponse\x12\x14\n" +
-	"\x05value\x18\x01 \x01(\bR\x05value\"\"\n" +
+	"\x05value\x18\x01 \x01(\bR\x05value\"B\n" +
 	"\fSizeResponse\x12\x12\n" +
-	"\x04size\x18\x01 \x01(\x03R\x04size\"/\n" +
+	"\x04size\x18\x01 \x01(\x03R\x04size\x12\x1e\n" +
+	"\n" +
+	"partitions\x18\x02 \x03(\x05R\n" +
+	"partitions\"/\n" +
 	"\x05Entry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\fR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\fR\x05value\"s\n" +

@@ -405,6 +405,11 @@ public final class AtollClient implements AutoCloseable {
         }
     }
 
+    /** The deadline of a call that starts now: the invocation timeout from now (System.nanoTime). */
+    long invocationDeadline() {
+        return System.nanoTime() + config.getInvocationTimeout().toNanos();
+    }
+
     long jitter(long nanos) {
         double j = retry.getJitter();
         return (long) (nanos * (1 - j + 2 * j * ThreadLocalRandom.current().nextDouble()));

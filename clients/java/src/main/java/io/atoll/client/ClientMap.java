@@ -37,7 +37,6 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -487,37 +486,25 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
 
     private CompletableFuture<Void> doPutAll(Map<? extends K, ? extends V> entries, long ttlMs) {
         client.checkOpen();
-        Map<String, PutAllRequest.Builder> byOwner = new LinkedHashMap<>();
-        Map<String, Integer> pids = new HashMap<>();
         List<Data> keys = new ArrayList<>(entries.size());
+        List<Data> values = new ArrayList<>(entries.size());
         for (Map.Entry<? extends K, ? extends V> e : entries.entrySet()) {
-            Data kd = key(e.getKey());
-            Data vd = value(e.getValue());
-            keys.add(kd);
-            int pid = client.partitionOf(kd);
-            String owner = String.valueOf(client.ownerOf(pid));
-            PutAllRequest.Builder req = byOwner.get(owner);
-            if (req == null) {
-                req = PutAllRequest.newBuilder().setMap(name);
-                if (ttlMs != UNSET) {
-                    req.setTtlMs(ttlMs);
-                }
-                byOwner.put(owner, req);
-                pids.put(owner, pid);
-            }
-            req.addEntries(Entry.newBuilder().setKey(bytes(kd)).setValue(bytes(vd)));
+            keys.add(key(e.getKey()));
+            values.add(value(e.getValue()));
         }
-        if (byOwner.isEmpty()) {
+        if (keys.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
-        CompletableFuture<Void> done = client.metadata.flush().thenCompose(v -> {
-            List<CompletableFuture<PipelineResponse>> calls = new ArrayList<>();
-            for (Map.Entry<String, PutAllRequest.Builder> e : byOwner.entrySet()) {
-                calls.add(Invocation.onPartition(client, pids.get(e.getKey()), false,
-                        PipelineRequest.newBuilder().setPutAll(e.getValue()).build()));
+        CompletableFuture<Void> done = client.metadata.flush().thenCompose(v -> OwnerBatches.run(client, keys, false, idx -> {
+            PutAllRequest.Builder req = PutAllRequest.newBuilder().setMap(name);
+            if (ttlMs != UNSET) {
+                req.setTtlMs(ttlMs);
             }
-            return CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0]));
-        });
+            for (int i : idx) {
+                req.addEntries(Entry.newBuilder().setKey(bytes(keys.get(i))).setValue(bytes(values.get(i))));
+            }
+            return PipelineRequest.newBuilder().setPutAll(req).build();
+        })).thenApply(rs -> null);
         if (near == null) {
             return done;
         }
@@ -532,28 +519,20 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
     @Override
     public CompletableFuture<Map<K, V>> getAllAsync(Set<K> keys) {
         client.checkOpen();
-        Map<String, GetAllRequest.Builder> byOwner = new LinkedHashMap<>();
-        Map<String, Integer> pids = new HashMap<>();
+        List<Data> kds = new ArrayList<>(keys.size());
         for (K k : keys) {
-            Data kd = key(k);
-            int pid = client.partitionOf(kd);
-            String owner = String.valueOf(client.ownerOf(pid));
-            GetAllRequest.Builder req = byOwner.get(owner);
-            if (req == null) {
-                req = GetAllRequest.newBuilder().setMap(name);
-                byOwner.put(owner, req);
-                pids.put(owner, pid);
+            kds.add(key(k));
+        }
+        return OwnerBatches.run(client, kds, true, idx -> {
+            GetAllRequest.Builder req = GetAllRequest.newBuilder().setMap(name);
+            for (int i : idx) {
+                req.addKeys(bytes(kds.get(i)));
             }
-            req.addKeys(bytes(kd));
-        }
-        List<CompletableFuture<PipelineResponse>> calls = new ArrayList<>();
-        for (Map.Entry<String, GetAllRequest.Builder> e : byOwner.entrySet()) {
-            calls.add(Invocation.onPartition(client, pids.get(e.getKey()), true, PipelineRequest.newBuilder().setGetAll(e.getValue()).build()));
-        }
-        return CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0])).thenCompose(v -> {
+            return PipelineRequest.newBuilder().setGetAll(req).build();
+        }).thenCompose(rs -> {
             List<Data> flat = new ArrayList<>();
-            for (CompletableFuture<PipelineResponse> c : calls) {
-                for (Entry e : c.join().getEntries().getEntriesList()) {
+            for (PipelineResponse r : rs) {
+                for (Entry e : r.getEntries().getEntriesList()) {
                     flat.add(data(e.getKey()));
                     flat.add(data(e.getValue()));
                 }
@@ -607,12 +586,60 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
     @Override
     public CompletableFuture<Integer> sizeAsync() {
         client.checkOpen();
-        return onEveryMember(PipelineRequest.newBuilder().setSize(MapRequest.newBuilder().setMap(name)).build(), true).thenApply(rs -> {
+        CompletableFuture<Integer> out = new CompletableFuture<>();
+        long deadline = System.nanoTime() + client.config.getInvocationTimeout().toNanos();
+        sizeRound(deadline, client.retry.getInitialBackoff().toNanos(), out);
+        return out;
+    }
+
+    /**
+     * One round of size: every member counts the partitions it owns and names them. The sizes
+     * add up only when every partition was counted exactly once; partitions that move during
+     * the round may be counted twice or not at all, and then the round is repeated after a
+     * backoff.
+     */
+    private void sizeRound(long deadline, long backoffNanos, CompletableFuture<Integer> out) {
+        PipelineRequest req = PipelineRequest.newBuilder().setSize(MapRequest.newBuilder().setMap(name)).build();
+        onEveryMember(req, true).whenComplete((rs, err) -> {
+            if (err != null) {
+                out.completeExceptionally(Errors.unwrap(err));
+                return;
+            }
+            String moved = null;
+            int count = client.getPartitionCount();
+            boolean[] seen = new boolean[count];
             long total = 0;
             for (PipelineResponse r : rs) {
+                for (int p : r.getSize().getPartitionsList()) {
+                    if (p < 0 || p >= count || seen[p]) {
+                        moved = "partition " + p + " was counted twice";
+                        break;
+                    }
+                    seen[p] = true;
+                }
                 total += r.getSize().getSize();
             }
-            return (int) Math.min(Integer.MAX_VALUE, total);
+            for (int p = 0; moved == null && p < count; p++) {
+                if (!seen[p]) {
+                    moved = "partition " + p + " was not counted";
+                }
+            }
+            if (moved == null) {
+                out.complete((int) Math.min(Integer.MAX_VALUE, total));
+                return;
+            }
+            long delay = client.jitter(backoffNanos);
+            if (System.nanoTime() + delay - deadline >= 0) {
+                out.completeExceptionally(new OperationTimeoutException("size did not complete within the invocation timeout of "
+                        + client.config.getInvocationTimeout() + ": partitions kept moving (" + moved + ")", null, -1, false, null));
+                return;
+            }
+            long next = Math.min((long) (backoffNanos * client.retry.getMultiplier()), client.retry.getMaxBackoff().toNanos());
+            try {
+                client.scheduler.schedule(() -> sizeRound(deadline, next, out), delay, TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                out.completeExceptionally(new ClientNotActiveException());
+            }
         });
     }
 

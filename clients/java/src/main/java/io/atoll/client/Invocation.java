@@ -18,25 +18,28 @@ final class Invocation {
     private final int partitionId;   // -1: not keyed
     private final String target;     // a member address, or null
     private final boolean idempotent;
+    private final boolean retries;   // false: one attempt, the caller retries (OwnerBatches)
     private final long deadline;
     private final CompletableFuture<PipelineResponse> result = new CompletableFuture<>();
     private int attempt;
     private long backoffNanos;
     private Throwable lastError;
 
-    private Invocation(AtollClient client, PipelineRequest request, int partitionId, String target, boolean idempotent) {
+    private Invocation(AtollClient client, PipelineRequest request, int partitionId, String target, boolean idempotent,
+                       boolean retries, long deadline) {
         this.client = client;
         this.request = request;
         this.partitionId = partitionId;
         this.target = target;
         this.idempotent = idempotent;
-        this.deadline = System.nanoTime() + client.config.getInvocationTimeout().toNanos();
+        this.retries = retries;
+        this.deadline = deadline;
         this.backoffNanos = client.retry.getInitialBackoff().toNanos();
     }
 
     /** Runs a call on the owner of a partition (any member when partitionId < 0). */
     static CompletableFuture<PipelineResponse> onPartition(AtollClient c, int partitionId, boolean idempotent, PipelineRequest req) {
-        Invocation inv = new Invocation(c, req, partitionId, null, idempotent);
+        Invocation inv = new Invocation(c, req, partitionId, null, idempotent, true, c.invocationDeadline());
         c.stats.calls.increment();
         inv.run();
         return inv.result;
@@ -44,8 +47,18 @@ final class Invocation {
 
     /** Runs a call on one member. */
     static CompletableFuture<PipelineResponse> onMember(AtollClient c, String address, boolean idempotent, PipelineRequest req) {
-        Invocation inv = new Invocation(c, req, -1, address, idempotent);
+        Invocation inv = new Invocation(c, req, -1, address, idempotent, true, c.invocationDeadline());
         c.stats.calls.increment();
+        inv.run();
+        return inv.result;
+    }
+
+    /**
+     * Makes one attempt on the owner of a partition and fails with the error as it is: the
+     * caller decides about retries ({@link #retryable}) and counts the call.
+     */
+    static CompletableFuture<PipelineResponse> once(AtollClient c, int partitionId, boolean idempotent, PipelineRequest req, long deadline) {
+        Invocation inv = new Invocation(c, req, partitionId, null, idempotent, false, deadline);
         inv.run();
         return inv.result;
     }
@@ -82,7 +95,8 @@ final class Invocation {
         result.completeExceptionally(t);
     }
 
-    private boolean shouldRetry(Throwable err) {
+    /** Whether a failed call may be tried again before its deadline (the Go client's shouldRetry). */
+    static boolean retryable(AtollClient client, Throwable err, boolean idempotent, long deadline) {
         if (client.isClosed() || System.nanoTime() - deadline >= 0) {
             return false;
         }
@@ -93,6 +107,11 @@ final class Invocation {
     }
 
     private Throwable finalError(Throwable err) {
+        return finalError(client, err, attempt, deadline);
+    }
+
+    /** The error a call that will not be retried fails with, after {@code attempt} retries. */
+    static Throwable finalError(AtollClient client, Throwable err, int attempt, long deadline) {
         if (client.isClosed()) {
             return new ClientNotActiveException();
         }
@@ -108,7 +127,11 @@ final class Invocation {
     private void onFailure(Throwable t) {
         Throwable err = Errors.unwrap(t);
         lastError = err;
-        if (!shouldRetry(err)) {
+        if (!retries) {
+            result.completeExceptionally(err);
+            return;
+        }
+        if (!retryable(client, err, idempotent, deadline)) {
             fail(finalError(err));
             return;
         }

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -60,6 +61,44 @@ class ClusterQueryTest {
                 assertEquals((long) (n / Gen.METIN_EVERY), m.aggregate(Aggregators.count(), Predicates.equal("stringField", Gen.METIN)));
             }
             assertEquals(Set.of(first.address(), second.address()), coordinators, "both members coordinated queries");
+        }
+    }
+
+    /**
+     * While partitions move to a joining member, size() is exact (no partition is missed or
+     * counted twice) and putAll/getAll complete: their per-owner batches are regrouped when a
+     * member no longer owns all of a batch's partitions.
+     */
+    @Test
+    void sizeAndBatchesWhilePartitionsMove() {
+        int n = 20000;
+        try (GoMember first = GoMember.start("cluster-moving");
+             AtollClient client = AtollClient.newClient(first.clientConfig())) {
+            AtollMap<Integer, String> m = client.getMap("moving");
+            Map<Integer, String> all = new HashMap<>();
+            for (int k = 0; k < n; k++) {
+                all.put(k, "v" + k);
+            }
+            m.putAll(all);
+            try (GoMember second = GoMember.join(first)) {
+                int rounds = 0;
+                long deadline = System.nanoTime() + 120_000_000_000L;
+                while (client.routing().partitionsByOwner().getOrDefault(second.address(), List.of()).size() < 271 / 2) {
+                    assertTrue(System.nanoTime() < deadline, "the joining member took over half the partitions within 2 minutes");
+                    Map<Integer, String> batch = new HashMap<>();
+                    Set<Integer> keys = new HashSet<>();
+                    for (int k = rounds % 10; k < n; k += 10) {
+                        batch.put(k, all.get(k));
+                        keys.add(k);
+                    }
+                    m.putAll(batch);
+                    assertEquals(batch, m.getAll(keys), "getAll while partitions move (round " + rounds + ")");
+                    assertEquals(n, m.size(), "size while partitions move (round " + rounds + ")");
+                    rounds++;
+                }
+                assertEquals(n, m.size());
+                assertEquals(all, m.getAll(all.keySet()));
+            }
         }
     }
 }
