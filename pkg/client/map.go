@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/pkg/serialization"
 )
 
 // Map is a typed view of a distributed map, like Hazelcast's IMap. Keys and
@@ -129,6 +130,9 @@ func (m *Map[K, V]) encode(v any) (encoded, error) {
 
 // decode turns a value's Data into V.
 func (m *Map[K, V]) decode(ctx context.Context, d []byte) (V, error) {
+	if v, ok := decodeInt[V](d); ok {
+		return v, nil
+	}
 	obj, err := m.c.toObject(ctx, d)
 	if err != nil {
 		var zero V
@@ -138,12 +142,28 @@ func (m *Map[K, V]) decode(ctx context.Context, d []byte) (V, error) {
 }
 
 func (m *Map[K, V]) decodeKey(ctx context.Context, d []byte) (K, error) {
+	if k, ok := decodeInt[K](d); ok {
+		return k, nil
+	}
 	obj, err := m.c.toObject(ctx, d)
 	if err != nil {
 		var zero K
 		return zero, err
 	}
 	return convert[K](obj, m.name)
+}
+
+// decodeInt decodes an Integer or Long Data into T of the same Go type
+// without boxing it (keys are often ints: a query's entries decode one per
+// row); ok is false for any other T or Data.
+func decodeInt[T any](d serialization.Data) (v T, ok bool) {
+	switch p := any(&v).(type) {
+	case *int32:
+		*p, ok = d.Int32()
+	case *int64:
+		*p, ok = d.Int64()
+	}
+	return v, ok
 }
 
 // convert asserts obj to T, dereferencing a *T when T is not a pointer.

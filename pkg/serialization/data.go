@@ -61,6 +61,25 @@ func (d Data) Type() int32 {
 	return int32(binary.BigEndian.Uint32(d[4:8]))
 }
 
+// Int32 returns the value of an Integer Data (type id -7, a 4-byte
+// payload); ok is false for any other Data. Unlike ToObject it does not box
+// the value.
+func (d Data) Int32() (v int32, ok bool) {
+	if d.Type() != TypeInt32 || len(d) != HeaderSize+4 {
+		return 0, false
+	}
+	return int32(binary.BigEndian.Uint32(d[HeaderSize:])), true
+}
+
+// Int64 returns the value of a Long Data (type id -8, an 8-byte payload);
+// ok is false for any other Data.
+func (d Data) Int64() (v int64, ok bool) {
+	if d.Type() != TypeInt64 || len(d) != HeaderSize+8 {
+		return 0, false
+	}
+	return int64(binary.BigEndian.Uint64(d[HeaderSize:])), true
+}
+
 // Payload returns the bytes after the header.
 func (d Data) Payload() []byte {
 	if len(d) < HeaderSize {

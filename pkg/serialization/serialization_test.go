@@ -181,6 +181,40 @@ func TestPartitionID(t *testing.T) {
 	}
 }
 
+// TestDataInts: Data.Int32 and Data.Int64 read what ToData wrote for
+// int32 and int64, and refuse every other Data.
+func TestDataInts(t *testing.T) {
+	svc := newService(t)
+	data := func(v any) s.Data {
+		d, err := svc.ToData(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	for _, v := range []int32{0, -1, 300, math.MinInt32, math.MaxInt32} {
+		if got, ok := data(v).Int32(); !ok || got != v {
+			t.Errorf("Int32 of %d: %d, %v", v, got, ok)
+		}
+		if _, ok := data(v).Int64(); ok {
+			t.Errorf("Int64 accepted an Integer (%d)", v)
+		}
+	}
+	for _, v := range []int64{0, -1, 1 << 40, math.MinInt64} {
+		if got, ok := data(v).Int64(); !ok || got != v {
+			t.Errorf("Int64 of %d: %d, %v", v, got, ok)
+		}
+		if _, ok := data(v).Int32(); ok {
+			t.Errorf("Int32 accepted a Long (%d)", v)
+		}
+	}
+	for _, d := range []s.Data{nil, data("seven"), data(int16(7)), data(int32(7))[:10], append(data(int32(7)), 0)} {
+		if _, ok := d.Int32(); ok {
+			t.Errorf("Int32 accepted %x", []byte(d))
+		}
+	}
+}
+
 type colocated struct{ id, customer string }
 
 func (c colocated) PartitionKey() any { return c.customer }
