@@ -99,11 +99,13 @@ func (c *coordinator) mergeIfSmaller() {
 			continue
 		}
 		if t.IndexOf(n.self.UUID) >= 0 {
-			// Their table still names this member: it is the table this
-			// member's coordinator replaced when it declared them dead
-			// while they were alive. They follow that coordinator and
-			// merge into this cluster; merging into theirs at the same
-			// time would have both sides drop their data.
+			// Their table still names this member, so they may merge
+			// into this cluster at the same time, and both sides would
+			// drop their data. If this member coordinates their table, it
+			// replaced that table when it declared them dead while they
+			// were alive: they follow it and merge into this cluster.
+			// Otherwise their coordinator counts this member out once it
+			// has gossiped this lineage for forkGrace, and it merges then.
 			return
 		}
 		c.mergeInto(t, fmt.Sprintf("found a larger cluster (%d members here, %d there)", len(mine), winner.count))
