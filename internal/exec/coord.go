@@ -622,7 +622,28 @@ func (q *query) produce(root plan.Node, pageSize int) {
 			return
 		}
 		q.gathers = append(q.gathers, it)
+		// A page's rows are the batches' rows, joined once when the page
+		// is sent, into a buffer of exactly their size (a page of one
+		// batch is that batch's rows, not copied).
 		var cur page
+		var chunks [][]byte
+		size := 0
+		flush := func(last bool) bool {
+			switch len(chunks) {
+			case 0:
+			case 1:
+				cur.rows = chunks[0]
+			default:
+				cur.rows = make([]byte, 0, size)
+				for _, c := range chunks {
+					cur.rows = append(cur.rows, c...)
+				}
+			}
+			cur.last = last
+			ok := send(cur)
+			cur, chunks, size = page{}, chunks[:0], 0
+			return ok
+		}
 		for {
 			b, err := it.nextBatch()
 			if err != nil {
@@ -634,11 +655,10 @@ func (q *query) produce(root plan.Node, pageSize int) {
 			}
 			rows, count := b.Rows, b.Count
 			for count > 0 {
-				if cur.count >= pageSize || (cur.count > 0 && len(cur.rows)+len(rows) > pageBytes) {
-					if !send(cur) {
+				if cur.count >= pageSize || (cur.count > 0 && size+len(rows) > pageBytes) {
+					if !flush(false) {
 						return
 					}
-					cur = page{}
 				}
 				take := min(count, pageSize-cur.count)
 				head, tail := rows, []byte(nil)
@@ -649,26 +669,13 @@ func (q *query) produce(root plan.Node, pageSize int) {
 						return
 					}
 				}
-				switch {
-				case cur.rows == nil:
-					cur.rows = head
-				case cap(cur.rows)-len(cur.rows) < len(head):
-					// Room for the rest of the page at once, not by
-					// doubling: the page's rows at the size seen so far.
-					est := len(cur.rows) / max(cur.count, 1) * (pageSize + 1)
-					est = min(max(est, len(cur.rows)+len(head)), pageBytes+len(head))
-					grown := make([]byte, len(cur.rows), est)
-					copy(grown, cur.rows)
-					cur.rows = append(grown, head...)
-				default:
-					cur.rows = append(cur.rows, head...)
-				}
+				chunks = append(chunks, head)
+				size += len(head)
 				cur.count += take
 				rows, count = tail, count-take
 			}
 		}
-		cur.last = true
-		send(cur)
+		flush(true)
 		return
 	}
 	it, err := q.build(root)
