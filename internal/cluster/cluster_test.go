@@ -396,6 +396,40 @@ func TestProcessCluster(t *testing.T) {
 		// back into the larger side.
 		pauseTwo(t, 2)
 	})
+	t.Run("HeartbeatClosesHungConnection", func(t *testing.T) {
+		// A hung member keeps its TCP connection open; the client's
+		// heartbeat closes it, and the client uses the member again once
+		// it answers.
+		c := testcluster.Start(t, testcluster.Process, 1, testcluster.Options{})
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cl, err := client.New(ctx, client.Config{Addresses: c.Addrs(), ClusterName: "test", HeartbeatTimeout: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cl.Close()
+		m := client.GetMap[int32, string](cl, "hb")
+		if err := m.Set(ctx, 1, "v"); err != nil {
+			t.Fatal(err)
+		}
+		if n := cl.Stats().Connections; n != 1 {
+			t.Fatalf("%d connections, want 1", n)
+		}
+		member := c.Members()[0]
+		member.Pause()
+		deadline := time.Now().Add(time.Minute)
+		for cl.Stats().Connections != 0 {
+			if time.Now().After(deadline) {
+				member.Resume()
+				t.Fatal("the connection to a hung member is still open after a minute")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		member.Resume()
+		if v, ok, err := m.Get(ctx, 1); err != nil || !ok || v != "v" {
+			t.Fatalf("get after the member resumed: %q %v %v", v, ok, err)
+		}
+	})
 	t.Run("JoinKillCycles", func(t *testing.T) {
 		c := testcluster.Start(t, testcluster.Process, 3, testcluster.Options{})
 		c.WaitStable(1, time.Minute)

@@ -31,6 +31,8 @@ public final class AtollClientConfig {
     private SerializationConfig serializationConfig = new SerializationConfig();
     private Duration connectTimeout = Duration.ofSeconds(10);
     private Duration invocationTimeout = Duration.ofSeconds(120);
+    private Duration heartbeatInterval = Duration.ofSeconds(10);
+    private Duration heartbeatTimeout = Duration.ofSeconds(60);
     private RetryConfig retryConfig = new RetryConfig();
     private final Map<String, NearCacheConfig> nearCacheConfigs = new LinkedHashMap<>();
     private int maxMessageSize = 64 << 20;
@@ -80,6 +82,26 @@ public final class AtollClientConfig {
         return this;
     }
 
+    /**
+     * How long a connection may be idle before the client checks that its member still answers
+     * (an HTTP/2 ping); default 10 s, which is also the least (gRPC raises shorter intervals).
+     */
+    public AtollClientConfig setHeartbeatInterval(Duration heartbeatInterval) {
+        this.heartbeatInterval = RetryConfig.positive(heartbeatInterval, "heartbeatInterval");
+        return this;
+    }
+
+    /**
+     * How long a member may leave a check unanswered before the client closes the connection:
+     * its calls fail and are retried on the partitions' new owners, and the client follows the
+     * partition table through another member. A member that hangs is noticed within the
+     * interval plus this timeout; default 60 s, as Hazelcast's.
+     */
+    public AtollClientConfig setHeartbeatTimeout(Duration heartbeatTimeout) {
+        this.heartbeatTimeout = RetryConfig.positive(heartbeatTimeout, "heartbeatTimeout");
+        return this;
+    }
+
     public AtollClientConfig setRetryConfig(RetryConfig retryConfig) {
         this.retryConfig = Objects.requireNonNull(retryConfig, "retryConfig");
         return this;
@@ -125,6 +147,14 @@ public final class AtollClientConfig {
 
     public Duration getInvocationTimeout() {
         return invocationTimeout;
+    }
+
+    public Duration getHeartbeatInterval() {
+        return heartbeatInterval;
+    }
+
+    public Duration getHeartbeatTimeout() {
+        return heartbeatTimeout;
     }
 
     public RetryConfig getRetryConfig() {

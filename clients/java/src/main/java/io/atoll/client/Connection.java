@@ -85,6 +85,9 @@ final class Connection {
             ch = ManagedChannelBuilder.forAddress(host, Integer.parseInt(address.substring(colon + 1)))
                     .usePlaintext()
                     .maxInboundMessageSize(cfg.getMaxMessageSize())
+                    .keepAliveTime(cfg.getHeartbeatInterval().toNanos(), TimeUnit.NANOSECONDS)
+                    .keepAliveTimeout(cfg.getHeartbeatTimeout().toNanos(), TimeUnit.NANOSECONDS)
+                    .keepAliveWithoutCalls(true)
                     .build();
         } catch (RuntimeException e) {
             result.completeExceptionally(new MemberConnectionException("cannot connect to " + address + ": " + e.getMessage(), address, false, e));

@@ -188,6 +188,29 @@ final class GoMember implements AutoCloseable {
         }
     }
 
+    /** Stops the member process with SIGSTOP: it neither answers nor notices anything until resume(). */
+    void pause() {
+        signal("-STOP");
+    }
+
+    /** Continues a paused member (SIGCONT). */
+    void resume() {
+        signal("-CONT");
+    }
+
+    private void signal(String sig) {
+        try {
+            Process k = new ProcessBuilder("kill", sig, Long.toString(process.pid())).inheritIO().start();
+            if (!k.waitFor(30, TimeUnit.SECONDS) || k.exitValue() != 0) {
+                throw new IllegalStateException("kill " + sig + " " + process.pid() + " failed");
+            }
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("kill " + sig + ": " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** Starts the member again on the same address (a new member: empty maps, no metadata). */
     void restart() {
         stop();

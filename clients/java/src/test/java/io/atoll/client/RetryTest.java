@@ -146,6 +146,29 @@ class RetryTest {
         }
     }
 
+    /**
+     * A member that hangs (SIGSTOP) keeps its TCP connection open; the heartbeat closes it after
+     * the heartbeat interval and timeout, and the client uses the member again once it answers.
+     */
+    @Test
+    void heartbeatClosesTheConnectionToAHungMember() {
+        try (GoMember member = GoMember.start("retry-heartbeat");
+             AtollClient client = AtollClient.newClient(member.clientConfig().setHeartbeatTimeout(Duration.ofSeconds(1)))) {
+            AtollMap<String, String> m = client.getMap("hb");
+            m.put("k", "v");
+            assertEquals(1, client.getStats().getConnections());
+            member.pause();
+            try {
+                Await.until("the heartbeat to close the connection to the hung member",
+                        () -> client.getStats().getConnections() == 0);
+            } finally {
+                member.resume();
+            }
+            assertEquals("v", m.get("k"));
+            assertEquals(1, client.getStats().getConnections());
+        }
+    }
+
     @Test
     void closedClientRejectsCalls() {
         try (GoMember member = GoMember.start("closed")) {
