@@ -257,6 +257,7 @@ func (c *coordinator) step() {
 	next, force := c.applyDone(cur, target)
 	next = c.repair(next, alive, target)
 	if force || !sameTable(next, cur) {
+		next.HandingOff = c.handingOff()
 		next.Version = cur.Version + 1
 		next.Lineage = cur.Lineage
 		if removed := c.failedMembers(cur, next); len(removed) > 0 {
@@ -290,6 +291,21 @@ func (c *coordinator) failedMembers(cur, next *partition.Table) []string {
 	return out
 }
 
+// handingOff lists the partitions with a handoff under way or done and not
+// yet applied: their owners keep them frozen while a table lists them.
+func (c *coordinator) handingOff() []int32 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []int32
+	for p, op := range c.ops {
+		if op.kind == "handing-off" {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // applyDone applies the completed operations that still make sense; force
 // reports a failed handoff, which needs a new table version even if
 // nothing else changed.
@@ -306,7 +322,8 @@ func (c *coordinator) applyDone(cur *partition.Table, target assignment) (next *
 		c.mu.Unlock()
 		if op.failed {
 			// A failed handoff may have frozen the partition on its owner:
-			// the next table, whatever it holds, unfreezes it.
+			// the next table no longer lists it as handing off, which
+			// unfreezes it.
 			force = force || op.kind == "handing-off"
 			continue
 		}
@@ -484,7 +501,7 @@ func (c *coordinator) runOp(op migration) {
 		err = c.callOwner(ctx, op.from, func(cl memberv1.MemberServiceClient) error {
 			_, err := cl.Handoff(ctx, &memberv1.HandoffRequest{Partition: op.pid, ToUuid: op.to[:], TableVersion: op.table})
 			return err
-		}, func() error { return c.n.repl.handoff(ctx, op.pid, op.to) })
+		}, func() error { return c.n.repl.handoff(ctx, op.pid, op.to, op.table) })
 	} else {
 		uuids := make([][]byte, len(op.want))
 		for i, u := range op.want {

@@ -91,3 +91,31 @@ func TestMembersBeforeStart(t *testing.T) {
 		t.Fatal("a member alone is not its own coordinator")
 	}
 }
+
+// TestHandoffFreeze: a partition frozen for a handoff stays frozen under
+// every table the coordinator may publish before it applies the handoff,
+// and thaws once a table moves it or no longer lists it as handing off.
+func TestHandoffFreeze(t *testing.T) {
+	const pid, startedAt = 7, 10
+	table := func(version int64, handingOff ...int32) *partition.Table {
+		return &partition.Table{Version: version, HandingOff: handingOff}
+	}
+	cases := []struct {
+		name   string
+		t      *partition.Table
+		owned  bool
+		frozen bool
+	}{
+		{"the handoff's own table, arriving late", table(startedAt), true, true},
+		{"an older table", table(startedAt - 1), true, true},
+		{"a newer table that lists the handoff", table(startedAt+1, 3, pid), true, true},
+		{"a newer table for other migrations, handoff done but not applied", table(startedAt+2, pid), true, true},
+		{"a newer table without it: the handoff failed", table(startedAt+3, 3), true, false},
+		{"a table that moved the partition", table(startedAt+3, pid), false, false},
+	}
+	for _, c := range cases {
+		if got := staysFrozen(c.t, pid, c.owned, startedAt); got != c.frozen {
+			t.Errorf("%s: frozen %v, want %v", c.name, got, c.frozen)
+		}
+	}
+}

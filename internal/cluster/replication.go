@@ -47,6 +47,9 @@ type partState struct {
 	// and every partition a query scans asks).
 	ownedNow atomic.Bool
 	frozen   bool
+	// frozenAt is the version of the table a handoff that froze the
+	// partition started from; tables up to it predate the handoff.
+	frozenAt int64
 	epoch    uint64 // this owner's history of the partition
 	seq      uint64
 	base     uint64 // seq of the change before log[0]
@@ -308,7 +311,9 @@ func (r *replicator) onTable(prev, t *partition.Table) {
 		wasOwned := ps.owned
 		ps.owned = owned
 		ps.ownedNow.Store(owned)
-		ps.frozen = false
+		if ps.frozen && !staysFrozen(t, pid, owned, ps.frozenAt) {
+			ps.frozen, ps.frozenAt = false, 0
+		}
 		if !owned || sameMembers(t.BackupsOf(pid)[:min(len(ps.extra), len(t.Backups[p]))], ps.extra) {
 			ps.extra = nil
 		}
@@ -554,12 +559,24 @@ func (r *replicator) catchUp(ctx context.Context, pid int32, to []partition.UUID
 	return err
 }
 
+// staysFrozen reports whether a partition frozen for a handoff that
+// started from table version frozenAt stays frozen under table t: while
+// this member owns it and the coordinator may still apply the handoff (t is
+// the handoff's own table or an older one, or lists it as handing off).
+// Unfreezing it on any other table would let in writes that the new owner,
+// once the handoff is applied, never gets.
+func staysFrozen(t *partition.Table, pid int32, owned bool, frozenAt int64) bool {
+	return owned && (t.Version <= frozenAt || slices.Contains(t.HandingOff, pid))
+}
+
 // handoff prepares this owner to hand pid to the backup to: it waits until
 // to has the changes made so far, freezes the partition (new writes fail
 // with a retryable error) and waits for the last changes. The partition
-// stays frozen until the next table arrives: the coordinator publishes one
-// after every handoff, successful or not.
-func (r *replicator) handoff(ctx context.Context, pid int32, to partition.UUID) error {
+// stays frozen until a table moves it, or until a table newer than the one
+// the handoff started from (tableVersion) no longer lists it as handing
+// off: the coordinator publishes one after every handoff, successful or
+// not.
+func (r *replicator) handoff(ctx context.Context, pid int32, to partition.UUID, tableVersion int64) error {
 	if err := r.checkBackups(pid, []partition.UUID{to}); err != nil {
 		return err
 	}
@@ -570,6 +587,7 @@ func (r *replicator) handoff(ctx context.Context, pid int32, to partition.UUID) 
 	ps.rw.Lock()
 	ps.mu.Lock()
 	ps.frozen = ps.owned
+	ps.frozenAt = tableVersion
 	owned := ps.owned
 	ps.mu.Unlock()
 	ps.rw.Unlock()

@@ -92,7 +92,7 @@ func (s *service) Handoff(ctx context.Context, r *memberv1.HandoffRequest) (*mem
 	if err != nil {
 		return nil, err
 	}
-	return &memberv1.HandoffResponse{}, s.n.repl.handoff(ctx, r.Partition, to)
+	return &memberv1.HandoffResponse{}, s.n.repl.handoff(ctx, r.Partition, to, r.TableVersion)
 }
 
 func (s *service) CatchUp(ctx context.Context, r *memberv1.CatchUpRequest) (*memberv1.Ack, error) {

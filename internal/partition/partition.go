@@ -57,6 +57,10 @@ type Table struct {
 	Owners []int32
 	// Backups[p] lists the Members indexes holding backups of partition p.
 	Backups [][]int32
+	// HandingOff lists the partitions whose owner is handing them over:
+	// the handoff is under way, or done and not yet in the table. Their
+	// owner keeps them frozen.
+	HandingOff []int32
 }
 
 // Single returns the table of a one-member cluster: m owns every partition.

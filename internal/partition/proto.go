@@ -8,7 +8,7 @@ import (
 
 // Proto converts the table for the API (clients and members).
 func (t *Table) Proto() *pb.PartitionTable {
-	p := &pb.PartitionTable{Version: t.Version, Owners: t.Owners, Lineage: t.Lineage[:]}
+	p := &pb.PartitionTable{Version: t.Version, Owners: t.Owners, Lineage: t.Lineage[:], HandingOff: t.HandingOff}
 	for _, m := range t.Members {
 		p.Members = append(p.Members, &pb.Member{Uuid: m.UUID[:], Address: m.Address, AdminAddress: m.AdminAddress, JoinOrder: m.JoinOrder})
 	}
@@ -29,6 +29,12 @@ func FromProto(p *pb.PartitionTable) (*Table, error) {
 		return nil, fmt.Errorf("partition: table has backups for %d partitions but %d owners", len(p.Backups), len(p.Owners))
 	}
 	t := &Table{Version: p.Version, Owners: p.Owners, Backups: make([][]int32, len(p.Owners))}
+	for _, pid := range p.HandingOff {
+		if pid < 0 || int(pid) >= len(p.Owners) {
+			return nil, fmt.Errorf("partition: table hands over partition %d of %d", pid, len(p.Owners))
+		}
+		t.HandingOff = append(t.HandingOff, pid)
+	}
 	if len(p.Lineage) != 0 {
 		if len(p.Lineage) != len(t.Lineage) {
 			return nil, fmt.Errorf("partition: table lineage of %d bytes", len(p.Lineage))

@@ -288,7 +288,12 @@ type PartitionTable struct {
 	// Identifies the table's history: it changes when the cluster removes
 	// members that failed, and when a member merges into another cluster
 	// after a network partition healed (whose versions may be lower).
-	Lineage       []byte `protobuf:"bytes,5,opt,name=lineage,proto3" json:"lineage,omitempty"`
+	Lineage []byte `protobuf:"bytes,5,opt,name=lineage,proto3" json:"lineage,omitempty"`
+	// Partitions whose owner is handing them over to a new owner (the
+	// operation is under way, or done and not yet in the table): their owner
+	// keeps refusing writes to them until a table moves them or drops them
+	// from this list. Members use it; clients may ignore it.
+	HandingOff    []int32 `protobuf:"varint,6,rep,packed,name=handing_off,json=handingOff,proto3" json:"handing_off,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -354,6 +359,13 @@ func (x *PartitionTable) GetBackups() []*PartitionBackups {
 func (x *PartitionTable) GetLineage() []byte {
 	if x != nil {
 		return x.Lineage
+	}
+	return nil
+}
+
+func (x *PartitionTable) GetHandingOff() []int32 {
+	if x != nil {
+		return x.HandingOff
 	}
 	return nil
 }
@@ -825,13 +837,15 @@ const file_atoll_v1_cluster_proto_rawDesc = "" +
 	"\aaddress\x18\x02 \x01(\tR\aaddress\x12#\n" +
 	"\radmin_address\x18\x03 \x01(\tR\fadminAddress\x12\x1d\n" +
 	"\n" +
-	"join_order\x18\x04 \x01(\x03R\tjoinOrder\"\xbe\x01\n" +
+	"join_order\x18\x04 \x01(\x03R\tjoinOrder\"\xdf\x01\n" +
 	"\x0ePartitionTable\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x03R\aversion\x12*\n" +
 	"\amembers\x18\x02 \x03(\v2\x10.atoll.v1.MemberR\amembers\x12\x16\n" +
 	"\x06owners\x18\x03 \x03(\x05R\x06owners\x124\n" +
 	"\abackups\x18\x04 \x03(\v2\x1a.atoll.v1.PartitionBackupsR\abackups\x12\x18\n" +
-	"\alineage\x18\x05 \x01(\fR\alineage\",\n" +
+	"\alineage\x18\x05 \x01(\fR\alineage\x12\x1f\n" +
+	"\vhanding_off\x18\x06 \x03(\x05R\n" +
+	"handingOff\",\n" +
 	"\x10PartitionBackups\x12\x18\n" +
 	"\amembers\x18\x01 \x03(\x05R\amembers\"\x18\n" +
 	"\x16GetClusterStateRequest\"\xbd\x02\n" +
