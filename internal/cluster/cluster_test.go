@@ -29,6 +29,17 @@ func connect(t *testing.T, c *testcluster.Cluster) *client.Client {
 	return cl
 }
 
+// startFilled starts n members, waits until they settle and writes the
+// base entries to map "data" through a client connected to them.
+func startFilled(t *testing.T, mode testcluster.Mode, n int) (*testcluster.Cluster, *client.Map[int32, string]) {
+	t.Helper()
+	c := testcluster.Start(t, mode, n, testcluster.Options{})
+	c.WaitStable(1, time.Minute)
+	m := client.GetMap[int32, string](connect(t, c), "data")
+	fill(t, c, m)
+	return c, m
+}
+
 // written is what a test wrote: entries whose write was acknowledged, and
 // entries whose write failed with an unknown outcome (the member may have
 // applied it before the failure).
@@ -211,11 +222,7 @@ func (w *writer) finish(t *testing.T) written {
 }
 
 func TestJoinRebalanceAndGracefulLeaveInProcess(t *testing.T) {
-	c := testcluster.Start(t, testcluster.InProcess, 3, testcluster.Options{})
-	c.WaitStable(1, time.Minute)
-	cl := connect(t, c)
-	m := client.GetMap[int32, string](cl, "data")
-	fill(t, c, m)
+	c, m := startFilled(t, testcluster.InProcess, 3)
 	verify(t, c, m, base())
 
 	// A fourth member joins while a writer keeps writing.
@@ -238,11 +245,7 @@ func TestJoinRebalanceAndGracefulLeaveInProcess(t *testing.T) {
 // while partitions move to a joining member: every answer is exact
 // (partitions in flight are neither missed nor counted twice).
 func TestSizeDuringMigrationInProcess(t *testing.T) {
-	c := testcluster.Start(t, testcluster.InProcess, 2, testcluster.Options{})
-	c.WaitStable(1, time.Minute)
-	cl := connect(t, c)
-	m := client.GetMap[int32, string](cl, "data")
-	fill(t, c, m)
+	c, m := startFilled(t, testcluster.InProcess, 2)
 	c.Add()
 	deadline := time.Now().Add(2 * time.Minute)
 	sizes := 0
@@ -269,11 +272,7 @@ func TestProcessCluster(t *testing.T) {
 	t.Run("KillNine", func(t *testing.T) {
 		for victim := 0; victim < 3; victim++ {
 			t.Run(fmt.Sprintf("member%d", victim), func(t *testing.T) {
-				c := testcluster.Start(t, testcluster.Process, 3, testcluster.Options{})
-				c.WaitStable(1, time.Minute)
-				cl := connect(t, c)
-				m := client.GetMap[int32, string](cl, "data")
-				fill(t, c, m)
+				c, m := startFilled(t, testcluster.Process, 3)
 				w := startWriter(m, 1_000_000)
 				time.Sleep(200 * time.Millisecond) // let the writer get going
 				c.Members()[victim].Kill()
@@ -283,11 +282,7 @@ func TestProcessCluster(t *testing.T) {
 		}
 	})
 	t.Run("JoinUnderWrites", func(t *testing.T) {
-		c := testcluster.Start(t, testcluster.Process, 3, testcluster.Options{})
-		c.WaitStable(1, time.Minute)
-		cl := connect(t, c)
-		m := client.GetMap[int32, string](cl, "data")
-		fill(t, c, m)
+		c, m := startFilled(t, testcluster.Process, 3)
 		w := startWriter(m, 1_000_000)
 		c.Add()
 		c.WaitStable(1, 2*time.Minute)
@@ -308,11 +303,7 @@ func TestProcessCluster(t *testing.T) {
 		}
 	})
 	t.Run("GracefulShutdown", func(t *testing.T) {
-		c := testcluster.Start(t, testcluster.Process, 3, testcluster.Options{})
-		c.WaitStable(1, time.Minute)
-		cl := connect(t, c)
-		m := client.GetMap[int32, string](cl, "data")
-		fill(t, c, m)
+		c, m := startFilled(t, testcluster.Process, 3)
 		w := startWriter(m, 1_000_000)
 		if err := c.Members()[0].Stop(time.Minute); err != nil {
 			t.Fatal(err)
@@ -325,11 +316,7 @@ func TestProcessCluster(t *testing.T) {
 		// partitions move while writes go on; the others' goroutines and
 		// heap stay bounded although its connections hang; when it resumes
 		// it finds itself removed and merges back in.
-		c := testcluster.Start(t, testcluster.Process, 3, testcluster.Options{})
-		c.WaitStable(1, time.Minute)
-		cl := connect(t, c)
-		m := client.GetMap[int32, string](cl, "data")
-		fill(t, c, m)
+		c, m := startFilled(t, testcluster.Process, 3)
 		w := startWriter(m, 1_000_000)
 		victim, others := c.Members()[2], c.Members()[:2]
 		victim.Pause()
@@ -363,11 +350,7 @@ func TestProcessCluster(t *testing.T) {
 	// they resume, their table still names it. Every write stays readable,
 	// including those the lone member took.
 	pauseTwo := func(t *testing.T, alone int) {
-		c := testcluster.Start(t, testcluster.Process, 3, testcluster.Options{})
-		c.WaitStable(1, time.Minute)
-		cl := connect(t, c)
-		m := client.GetMap[int32, string](cl, "data")
-		fill(t, c, m)
+		c, m := startFilled(t, testcluster.Process, 3)
 		w := startWriter(m, 1_000_000)
 		for i, p := range c.Members() {
 			if i != alone {
@@ -431,11 +414,7 @@ func TestProcessCluster(t *testing.T) {
 		}
 	})
 	t.Run("JoinKillCycles", func(t *testing.T) {
-		c := testcluster.Start(t, testcluster.Process, 3, testcluster.Options{})
-		c.WaitStable(1, time.Minute)
-		cl := connect(t, c)
-		m := client.GetMap[int32, string](cl, "data")
-		fill(t, c, m)
+		c, m := startFilled(t, testcluster.Process, 3)
 		w := startWriter(m, 1_000_000)
 		for cycle := 0; cycle < 3; cycle++ {
 			c.Add()

@@ -53,6 +53,16 @@ final class Connection {
         Pending(long deadlineNanos) {
             this.deadlineNanos = deadlineNanos;
         }
+
+        /** Fails and removes the calls of {@code pending} whose deadline has passed. */
+        static <T> void expire(Map<Long, Pending<T>> pending, long nowNanos, String message, String address) {
+            for (Map.Entry<Long, Pending<T>> en : pending.entrySet()) {
+                Pending<T> p = en.getValue();
+                if (nowNanos - p.deadlineNanos >= 0 && pending.remove(en.getKey(), p)) {
+                    p.completeExceptionally(new OperationTimeoutException(message, address, -1, false, null));
+                }
+            }
+        }
     }
 
     private Connection(String address, ManagedChannel channel, String clientCluster) {
@@ -263,16 +273,7 @@ final class Connection {
         if (qs != null) {
             qs.sweep(nowNanos);
         }
-        if (pending.isEmpty()) {
-            return;
-        }
-        for (Map.Entry<Long, Pending<PipelineResponse>> en : pending.entrySet()) {
-            Pending<PipelineResponse> p = en.getValue();
-            if (nowNanos - p.deadlineNanos >= 0 && pending.remove(en.getKey(), p)) {
-                p.completeExceptionally(new OperationTimeoutException("no response from the member within the deadline",
-                        address, -1, false, null));
-            }
-        }
+        Pending.expire(pending, nowNanos, "no response from the member within the deadline", address);
     }
 
     /** Ends the pipeline and the channel. */

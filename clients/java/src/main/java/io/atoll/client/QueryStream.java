@@ -124,16 +124,7 @@ final class QueryStream {
 
     /** Fails the calls whose deadline has passed. */
     void sweep(long nowNanos) {
-        if (pending.isEmpty()) {
-            return;
-        }
-        for (Map.Entry<Long, Connection.Pending<ExecuteResponse>> en : pending.entrySet()) {
-            Connection.Pending<ExecuteResponse> p = en.getValue();
-            if (nowNanos - p.deadlineNanos >= 0 && pending.remove(en.getKey(), p)) {
-                p.completeExceptionally(new OperationTimeoutException("no reply to the query call from the member within the deadline",
-                        address, -1, false, null));
-            }
-        }
+        Connection.Pending.expire(pending, nowNanos, "no reply to the query call from the member within the deadline", address);
     }
 
     /** Ends the stream; calls in flight fail. */
