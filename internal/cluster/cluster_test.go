@@ -428,7 +428,9 @@ func TestProcessCluster(t *testing.T) {
 }
 
 // TestOtherClusterIsRefused starts a member of another cluster name that
-// tries to join: it must exit with an error naming both clusters.
+// tries to join: it must exit with an error naming its own cluster and
+// saying that the seed belongs to another, without learning the seed's
+// cluster name.
 func TestOtherClusterIsRefused(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts member processes")
@@ -441,10 +443,13 @@ func TestOtherClusterIsRefused(t *testing.T) {
 	if err == nil || ctx.Err() != nil {
 		t.Fatalf("a member of cluster \"other\" joining cluster \"test\": %v\n%s", err, out)
 	}
-	for _, want := range []string{`belongs to cluster "test"`, `configured for cluster "other"`} {
+	for _, want := range []string{`belongs to another cluster`, `configured for cluster "other"`} {
 		if !strings.Contains(string(out), want) {
 			t.Fatalf("the error does not say %s:\n%s", want, out)
 		}
+	}
+	if strings.Contains(string(out), `"test"`) {
+		t.Fatalf("the joining member learned the seed's cluster name:\n%s", out)
 	}
 	if st, err := testcluster.State(ctx, c.Addrs()[0]); err != nil || len(st.Members) != 1 {
 		t.Fatalf("the cluster changed: %v, %v", st, err)

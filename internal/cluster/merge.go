@@ -252,6 +252,9 @@ func (n *Node) receiveMerge(stream memberv1.MemberService_MergeServer) error {
 				return err
 			}
 			stored, err := n.cfg.Store.MergeEntry(e.Map, e.Partition, e.Key, e.Value, time.Duration(e.TtlMs)*time.Millisecond)
+			if err != nil {
+				n.log.Warn("refused an entry another member merged into this cluster", "map", e.Map, "partition", e.Partition, "err", err)
+			}
 			if werr := end(stream.Context()); err == nil {
 				err = werr
 			}

@@ -181,7 +181,7 @@ func New(cfg Config) (*Node, error) {
 	}
 	n := &Node{
 		cfg: cfg, log: cfg.Logger.With("component", "cluster"), self: cfg.Self,
-		peers: newPeers(cfg.MaxMessageSize, cfg.DialOptions), table: cfg.Table,
+		peers: newPeers(Credentials(cfg.ClusterName, cfg.PartitionCount), cfg.MaxMessageSize, cfg.DialOptions), table: cfg.Table,
 		aliveAll: map[partition.UUID]aliveMember{cfg.Self.UUID: {Member: cfg.Self, lineage: cfg.Self.UUID}},
 		leaving:  map[partition.UUID]bool{},
 		left:     map[partition.UUID]bool{},
@@ -256,7 +256,7 @@ func (n *Node) Start(ctx context.Context) error {
 	return nil
 }
 
-// join checks the seeds with Hello (concurrently), then joins the ones of
+// join checks the seeds with the member handshake (concurrently), then joins the ones of
 // this cluster through memberlist.
 func (n *Node) join(ctx context.Context, seeds []string) error {
 	type result struct {
@@ -297,23 +297,12 @@ func (n *Node) join(ctx context.Context, seeds []string) error {
 	return nil
 }
 
-// hello checks that the member at addr belongs to this cluster.
+// hello checks that the member at addr belongs to this cluster: it runs
+// the member handshake on a connection of its own.
 func (n *Node) hello(ctx context.Context, addr string) error {
-	c, err := n.peers.client(addr)
-	if err != nil {
-		return err
-	}
 	hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	resp, err := c.Hello(hctx, &memberv1.HelloRequest{ClusterName: n.cfg.ClusterName, PartitionCount: int32(n.cfg.PartitionCount), Uuid: n.self.UUID[:], Address: n.self.Address})
-	if err != nil {
-		return err
-	}
-	if resp.ClusterName != n.cfg.ClusterName || int(resp.PartitionCount) != n.cfg.PartitionCount {
-		return fmt.Errorf("%w: the member at %s belongs to cluster %q with %d partitions; this member is configured for cluster %q with %d partitions",
-			ErrClusterMismatch, addr, resp.ClusterName, resp.PartitionCount, n.cfg.ClusterName, n.cfg.PartitionCount)
-	}
-	return nil
+	return probe(hctx, addr, n.cfg.ClusterName, n.cfg.PartitionCount)
 }
 
 func (n *Node) remember(addr string) {

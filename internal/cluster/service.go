@@ -25,10 +25,6 @@ func uuidOf(b []byte) (partition.UUID, error) {
 	return u, nil
 }
 
-func (s *service) Hello(_ context.Context, r *memberv1.HelloRequest) (*memberv1.HelloResponse, error) {
-	return &memberv1.HelloResponse{ClusterName: s.n.cfg.ClusterName, PartitionCount: int32(s.n.cfg.PartitionCount), Uuid: s.n.self.UUID[:]}, nil
-}
-
 func (s *service) GossipPacket(_ context.Context, r *memberv1.GossipPacketRequest) (*memberv1.Ack, error) {
 	s.n.gt.receivePacket(r.From, r.Payload)
 	return &memberv1.Ack{}, nil

@@ -2,6 +2,7 @@ package member
 
 import (
 	"bytes"
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -14,11 +15,44 @@ import (
 )
 
 // replicaStore shows the member's maps to the cluster layer as whole
-// partitions (cluster.ReplicaStore).
+// partitions (cluster.ReplicaStore). Every entry another member sends
+// (snapshots, replicated changes, merged entries) is checked as a client's
+// write is before it is stored: see checkEntry.
 type replicaStore struct {
 	maps   *maps.Registry
+	ser    *serialization.Service
 	backup []atomic.Bool // by partition: held as a backup
 	clock  store.Clock
+}
+
+// checkEntry validates an entry of partition pid that another member sent,
+// as the server validates a client's write: the key and the value are
+// well-formed Data of types this member knows, and the key's hash maps to
+// pid. Sizes are checked by the store.
+func (r *replicaStore) checkEntry(pid int32, key, value []byte) error {
+	if err := r.checkKey(pid, key); err != nil {
+		return err
+	}
+	if len(value) == 0 {
+		return fmt.Errorf("value: %w", store.ErrInvalidValue)
+	}
+	if err := r.ser.Validate(value); err != nil {
+		return fmt.Errorf("value: %w", err)
+	}
+	return nil
+}
+
+func (r *replicaStore) checkKey(pid int32, key []byte) error {
+	if len(key) == 0 {
+		return fmt.Errorf("key: %w", store.ErrInvalidKey)
+	}
+	if err := r.ser.Validate(key); err != nil {
+		return fmt.Errorf("key: %w", err)
+	}
+	if got := serialization.Data(key).PartitionID(int32(len(r.backup))); got != pid {
+		return fmt.Errorf("key: %w: its hash maps to partition %d, not %d", store.ErrInvalidKey, got, pid)
+	}
+	return nil
 }
 
 func (r *replicaStore) isBackup(pid int32) bool { return r.backup[pid].Load() }
@@ -58,6 +92,9 @@ func (r *replicaStore) Import(name string, pid int32, chunk []byte) error {
 	if err != nil {
 		return err
 	}
+	if err := m.Store.CheckImport(chunk, func(key, value []byte) error { return r.checkEntry(pid, key, value) }); err != nil {
+		return err
+	}
 	_, err = m.Store.Import(pid, chunk)
 	return err
 }
@@ -86,12 +123,18 @@ func (r *replicaStore) Apply(name string, pid int32, ev *memberv1.ReplicationEve
 	switch c := ev.Change.(type) {
 	case *memberv1.ReplicationEvent_Record:
 		rec := c.Record
+		if err := r.checkEntry(pid, rec.Key, rec.Value); err != nil {
+			return err
+		}
 		return m.Store.ApplyRecord(pid, store.EntryView{Key: rec.Key, Value: rec.Value, EntryMeta: store.EntryMeta{
 			Version: rec.Version, Hits: rec.Hits,
 			CreationTime: rec.CreationTimeMs, LastUpdateTime: rec.LastUpdateTimeMs, LastAccessTime: rec.LastAccessTimeMs,
 			Expiry: store.Expiry{TTL: durationFromProto(rec.TtlMs), MaxIdle: durationFromProto(rec.MaxIdleMs)},
 		}})
 	case *memberv1.ReplicationEvent_RemovedKey:
+		if err := r.checkKey(pid, c.RemovedKey); err != nil {
+			return err
+		}
 		_, err := m.Store.ApplyRemove(pid, c.RemovedKey)
 		return err
 	case *memberv1.ReplicationEvent_Cleared:
@@ -122,6 +165,9 @@ func (r *replicaStore) SetRole(pid int32, owned bool) {
 }
 
 func (r *replicaStore) MergeEntry(name string, pid int32, key, value []byte, ttl time.Duration) (bool, error) {
+	if err := r.checkEntry(pid, key, value); err != nil {
+		return false, err
+	}
 	m, err := r.maps.Get(name)
 	if err != nil {
 		return false, err

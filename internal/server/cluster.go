@@ -11,7 +11,7 @@ import (
 
 func (s *Server) connect(_ context.Context, r *pb.ConnectRequest) (*pb.ConnectResponse, error) {
 	if r.ClusterName != s.cfg.ClusterName {
-		return nil, invalidCluster(r.ClusterName, s.cfg.ClusterName)
+		return nil, &clusterNameError{got: r.ClusterName}
 	}
 	t := s.cfg.Table.Load()
 	return &pb.ConnectResponse{
@@ -23,14 +23,13 @@ func (s *Server) connect(_ context.Context, r *pb.ConnectRequest) (*pb.ConnectRe
 	}, nil
 }
 
-func invalidCluster(got, want string) error {
-	return &clusterNameError{got: got, want: want}
-}
-
-type clusterNameError struct{ got, want string }
+// clusterNameError refuses a client of another cluster. It names the
+// client's cluster, never the member's: a stranger learns only that its
+// guess was wrong.
+type clusterNameError struct{ got string }
 
 func (e *clusterNameError) Error() string {
-	return "cluster name " + strconv.Quote(e.got) + " does not match this member's cluster " + strconv.Quote(e.want)
+	return "this member does not belong to cluster " + strconv.Quote(e.got) + " (check the client's cluster name)"
 }
 
 func (e *clusterNameError) Unwrap() error { return ErrClusterName }

@@ -32,6 +32,9 @@ var (
 	ErrOverloaded = errors.New("server: overloaded")
 	// ErrUnavailable: the cluster cannot complete the call now.
 	ErrUnavailable = errors.New("server: unavailable")
+	// ErrPermissionDenied: the caller may not make the call on its
+	// connection (a member-only call from a client).
+	ErrPermissionDenied = errors.New("server: permission denied")
 )
 
 // invalid returns an ErrInvalidArgument with a message.
@@ -57,6 +60,7 @@ var errorTable = []errorClass{
 	{is(context.Canceled), codes.Canceled, pb.ErrorCode_ERROR_CODE_CANCELLED, false},
 	{is(ErrShuttingDown), codes.Unavailable, pb.ErrorCode_ERROR_CODE_SHUTTING_DOWN, true},
 	{is(ErrOverloaded), codes.ResourceExhausted, pb.ErrorCode_ERROR_CODE_OVERLOADED, true},
+	{is(ErrPermissionDenied), codes.PermissionDenied, pb.ErrorCode_ERROR_CODE_PERMISSION_DENIED, false},
 	{is(ErrClusterName), codes.PermissionDenied, pb.ErrorCode_ERROR_CODE_CLUSTER_NAME_MISMATCH, false},
 	{is(cluster.ErrWrongOwner), codes.FailedPrecondition, pb.ErrorCode_ERROR_CODE_WRONG_OWNER, true},
 	{is(cluster.ErrUnavailable), codes.Unavailable, pb.ErrorCode_ERROR_CODE_UNAVAILABLE, true},

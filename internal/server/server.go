@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
@@ -69,6 +70,13 @@ type Config struct {
 	ProfileLabels bool
 	// Clients receives the statistics clients push; nil drops them.
 	Clients *metrics.Clients
+	// IsMember reports whether a call arrived on a member connection (one
+	// that opened with the member handshake); member-only calls are
+	// refused on any other. Nil: no caller is a member.
+	IsMember func(ctx context.Context) bool
+	// RefusedCalls counts the calls refused by the access check; nil
+	// counts nothing.
+	RefusedCalls prometheus.Counter
 }
 
 // Server serves the member's API. It is safe for concurrent use.
@@ -82,6 +90,8 @@ type Server struct {
 	done   chan struct{}
 	// obs instruments map operations; nil when metrics and labels are off.
 	obs *observer
+	// access decides who may call what.
+	access access
 }
 
 // New returns a Server.
@@ -96,6 +106,7 @@ func New(cfg Config) *Server {
 		cfg.Logger = slog.Default()
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, done: make(chan struct{})}
+	s.access.s = s
 	if cfg.Metrics != nil || cfg.ProfileLabels {
 		s.obs = &observer{s: s}
 		s.obs.byName.Store(&map[string]*instruments{})
@@ -129,9 +140,14 @@ func (s *Server) admit() error {
 	return nil
 }
 
-// UnaryInterceptor refuses calls while draining, maps handler errors to
-// statuses, and turns a panic into an internal error.
+// UnaryInterceptor refuses calls the caller may not make (access.go) and
+// calls while draining, maps handler errors to statuses, and turns a panic
+// into an internal error. It intercepts every service of the member's
+// address, the member-to-member one included.
 func (s *Server) UnaryInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
+	if err := s.access.check(ctx, info.FullMethod); err != nil {
+		return nil, toStatus(err)
+	}
 	if err := s.admit(); err != nil {
 		return nil, toStatus(err)
 	}
@@ -142,6 +158,9 @@ func (s *Server) UnaryInterceptor(ctx context.Context, req any, info *grpc.Unary
 
 // StreamInterceptor is UnaryInterceptor for streaming calls.
 func (s *Server) StreamInterceptor(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
+	if err := s.access.check(ss.Context(), info.FullMethod); err != nil {
+		return toStatus(err)
+	}
 	if err := s.admit(); err != nil {
 		return toStatus(err)
 	}

@@ -53,6 +53,12 @@ var (
 	ErrNotFound = errors.New("atoll: not found")
 	// ErrInternal: the member failed unexpectedly.
 	ErrInternal = errors.New("atoll: internal error")
+	// ErrPermissionDenied: the member refused a call the client may not
+	// make on its connection (a call between members, for example).
+	ErrPermissionDenied = errors.New("atoll: permission denied")
+	// ErrLimitExceeded: a configured limit of the member would be exceeded
+	// (the number of maps, open cursors, ...); the message names it.
+	ErrLimitExceeded = errors.New("atoll: member limit exceeded")
 )
 
 var codeErrors = map[pb.ErrorCode]error{
@@ -73,6 +79,8 @@ var codeErrors = map[pb.ErrorCode]error{
 	pb.ErrorCode_ERROR_CODE_CANCELLED:             ErrCancelled,
 	pb.ErrorCode_ERROR_CODE_NOT_FOUND:             ErrNotFound,
 	pb.ErrorCode_ERROR_CODE_INTERNAL:              ErrInternal,
+	pb.ErrorCode_ERROR_CODE_PERMISSION_DENIED:     ErrPermissionDenied,
+	pb.ErrorCode_ERROR_CODE_LIMIT_EXCEEDED:        ErrLimitExceeded,
 	pb.ErrorCode_ERROR_CODE_UNSPECIFIED:           ErrInternal,
 }
 

@@ -58,134 +58,6 @@ func (*Ack) Descriptor() ([]byte, []int) {
 	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{0}
 }
 
-type HelloRequest struct {
-	state          protoimpl.MessageState `protogen:"open.v1"`
-	ClusterName    string                 `protobuf:"bytes,1,opt,name=cluster_name,json=clusterName,proto3" json:"cluster_name,omitempty"`
-	PartitionCount int32                  `protobuf:"varint,2,opt,name=partition_count,json=partitionCount,proto3" json:"partition_count,omitempty"`
-	Uuid           []byte                 `protobuf:"bytes,3,opt,name=uuid,proto3" json:"uuid,omitempty"`
-	Address        string                 `protobuf:"bytes,4,opt,name=address,proto3" json:"address,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
-}
-
-func (x *HelloRequest) Reset() {
-	*x = HelloRequest{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[1]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *HelloRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*HelloRequest) ProtoMessage() {}
-
-func (x *HelloRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[1]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use HelloRequest.ProtoReflect.Descriptor instead.
-func (*HelloRequest) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{1}
-}
-
-func (x *HelloRequest) GetClusterName() string {
-	if x != nil {
-		return x.ClusterName
-	}
-	return ""
-}
-
-func (x *HelloRequest) GetPartitionCount() int32 {
-	if x != nil {
-		return x.PartitionCount
-	}
-	return 0
-}
-
-func (x *HelloRequest) GetUuid() []byte {
-	if x != nil {
-		return x.Uuid
-	}
-	return nil
-}
-
-func (x *HelloRequest) GetAddress() string {
-	if x != nil {
-		return x.Address
-	}
-	return ""
-}
-
-type HelloResponse struct {
-	state          protoimpl.MessageState `protogen:"open.v1"`
-	ClusterName    string                 `protobuf:"bytes,1,opt,name=cluster_name,json=clusterName,proto3" json:"cluster_name,omitempty"`
-	PartitionCount int32                  `protobuf:"varint,2,opt,name=partition_count,json=partitionCount,proto3" json:"partition_count,omitempty"`
-	Uuid           []byte                 `protobuf:"bytes,3,opt,name=uuid,proto3" json:"uuid,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
-}
-
-func (x *HelloResponse) Reset() {
-	*x = HelloResponse{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[2]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *HelloResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*HelloResponse) ProtoMessage() {}
-
-func (x *HelloResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[2]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use HelloResponse.ProtoReflect.Descriptor instead.
-func (*HelloResponse) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{2}
-}
-
-func (x *HelloResponse) GetClusterName() string {
-	if x != nil {
-		return x.ClusterName
-	}
-	return ""
-}
-
-func (x *HelloResponse) GetPartitionCount() int32 {
-	if x != nil {
-		return x.PartitionCount
-	}
-	return 0
-}
-
-func (x *HelloResponse) GetUuid() []byte {
-	if x != nil {
-		return x.Uuid
-	}
-	return nil
-}
-
 type GossipPacketRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The sender's gossip address (its member address).
@@ -197,7 +69,7 @@ type GossipPacketRequest struct {
 
 func (x *GossipPacketRequest) Reset() {
 	*x = GossipPacketRequest{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[3]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -209,7 +81,7 @@ func (x *GossipPacketRequest) String() string {
 func (*GossipPacketRequest) ProtoMessage() {}
 
 func (x *GossipPacketRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[3]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -222,7 +94,7 @@ func (x *GossipPacketRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GossipPacketRequest.ProtoReflect.Descriptor instead.
 func (*GossipPacketRequest) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{3}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *GossipPacketRequest) GetFrom() string {
@@ -250,7 +122,7 @@ type GossipChunk struct {
 
 func (x *GossipChunk) Reset() {
 	*x = GossipChunk{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[4]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -262,7 +134,7 @@ func (x *GossipChunk) String() string {
 func (*GossipChunk) ProtoMessage() {}
 
 func (x *GossipChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[4]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -275,7 +147,7 @@ func (x *GossipChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GossipChunk.ProtoReflect.Descriptor instead.
 func (*GossipChunk) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{4}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *GossipChunk) GetFrom() string {
@@ -303,7 +175,7 @@ type TableMessage struct {
 
 func (x *TableMessage) Reset() {
 	*x = TableMessage{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[5]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -315,7 +187,7 @@ func (x *TableMessage) String() string {
 func (*TableMessage) ProtoMessage() {}
 
 func (x *TableMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[5]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -328,7 +200,7 @@ func (x *TableMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableMessage.ProtoReflect.Descriptor instead.
 func (*TableMessage) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{5}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *TableMessage) GetTable() *v1.PartitionTable {
@@ -357,7 +229,7 @@ type ReplicationBatch struct {
 
 func (x *ReplicationBatch) Reset() {
 	*x = ReplicationBatch{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[6]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -369,7 +241,7 @@ func (x *ReplicationBatch) String() string {
 func (*ReplicationBatch) ProtoMessage() {}
 
 func (x *ReplicationBatch) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[6]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -382,7 +254,7 @@ func (x *ReplicationBatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplicationBatch.ProtoReflect.Descriptor instead.
 func (*ReplicationBatch) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{6}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ReplicationBatch) GetOwnerUuid() []byte {
@@ -421,7 +293,7 @@ type ReplicationEvent struct {
 
 func (x *ReplicationEvent) Reset() {
 	*x = ReplicationEvent{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[7]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -433,7 +305,7 @@ func (x *ReplicationEvent) String() string {
 func (*ReplicationEvent) ProtoMessage() {}
 
 func (x *ReplicationEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[7]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -446,7 +318,7 @@ func (x *ReplicationEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplicationEvent.ProtoReflect.Descriptor instead.
 func (*ReplicationEvent) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{7}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ReplicationEvent) GetPartition() int32 {
@@ -567,7 +439,7 @@ type Record struct {
 
 func (x *Record) Reset() {
 	*x = Record{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[8]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -579,7 +451,7 @@ func (x *Record) String() string {
 func (*Record) ProtoMessage() {}
 
 func (x *Record) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[8]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -592,7 +464,7 @@ func (x *Record) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Record.ProtoReflect.Descriptor instead.
 func (*Record) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{8}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Record) GetKey() []byte {
@@ -668,7 +540,7 @@ type Snapshot struct {
 
 func (x *Snapshot) Reset() {
 	*x = Snapshot{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[9]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -680,7 +552,7 @@ func (x *Snapshot) String() string {
 func (*Snapshot) ProtoMessage() {}
 
 func (x *Snapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[9]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -693,7 +565,7 @@ func (x *Snapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Snapshot.ProtoReflect.Descriptor instead.
 func (*Snapshot) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{9}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Snapshot) GetChunks() []*SnapshotChunk {
@@ -713,7 +585,7 @@ type SnapshotChunk struct {
 
 func (x *SnapshotChunk) Reset() {
 	*x = SnapshotChunk{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[10]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -725,7 +597,7 @@ func (x *SnapshotChunk) String() string {
 func (*SnapshotChunk) ProtoMessage() {}
 
 func (x *SnapshotChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[10]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -738,7 +610,7 @@ func (x *SnapshotChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SnapshotChunk.ProtoReflect.Descriptor instead.
 func (*SnapshotChunk) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{10}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *SnapshotChunk) GetMap() string {
@@ -767,7 +639,7 @@ type ReplicationAck struct {
 
 func (x *ReplicationAck) Reset() {
 	*x = ReplicationAck{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[11]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -779,7 +651,7 @@ func (x *ReplicationAck) String() string {
 func (*ReplicationAck) ProtoMessage() {}
 
 func (x *ReplicationAck) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[11]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -792,7 +664,7 @@ func (x *ReplicationAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplicationAck.ProtoReflect.Descriptor instead.
 func (*ReplicationAck) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{11}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ReplicationAck) GetAcks() []*PartitionAck {
@@ -820,7 +692,7 @@ type PartitionAck struct {
 
 func (x *PartitionAck) Reset() {
 	*x = PartitionAck{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[12]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -832,7 +704,7 @@ func (x *PartitionAck) String() string {
 func (*PartitionAck) ProtoMessage() {}
 
 func (x *PartitionAck) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[12]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -845,7 +717,7 @@ func (x *PartitionAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartitionAck.ProtoReflect.Descriptor instead.
 func (*PartitionAck) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{12}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *PartitionAck) GetPartition() int32 {
@@ -880,7 +752,7 @@ type HandoffRequest struct {
 
 func (x *HandoffRequest) Reset() {
 	*x = HandoffRequest{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[13]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -892,7 +764,7 @@ func (x *HandoffRequest) String() string {
 func (*HandoffRequest) ProtoMessage() {}
 
 func (x *HandoffRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[13]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -905,7 +777,7 @@ func (x *HandoffRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandoffRequest.ProtoReflect.Descriptor instead.
 func (*HandoffRequest) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{13}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *HandoffRequest) GetPartition() int32 {
@@ -937,7 +809,7 @@ type HandoffResponse struct {
 
 func (x *HandoffResponse) Reset() {
 	*x = HandoffResponse{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[14]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -949,7 +821,7 @@ func (x *HandoffResponse) String() string {
 func (*HandoffResponse) ProtoMessage() {}
 
 func (x *HandoffResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[14]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -962,7 +834,7 @@ func (x *HandoffResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandoffResponse.ProtoReflect.Descriptor instead.
 func (*HandoffResponse) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{14}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{12}
 }
 
 type CatchUpRequest struct {
@@ -975,7 +847,7 @@ type CatchUpRequest struct {
 
 func (x *CatchUpRequest) Reset() {
 	*x = CatchUpRequest{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[15]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -987,7 +859,7 @@ func (x *CatchUpRequest) String() string {
 func (*CatchUpRequest) ProtoMessage() {}
 
 func (x *CatchUpRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[15]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1000,7 +872,7 @@ func (x *CatchUpRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CatchUpRequest.ProtoReflect.Descriptor instead.
 func (*CatchUpRequest) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{15}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CatchUpRequest) GetPartition() int32 {
@@ -1026,7 +898,7 @@ type LeaveRequest struct {
 
 func (x *LeaveRequest) Reset() {
 	*x = LeaveRequest{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[16]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1038,7 +910,7 @@ func (x *LeaveRequest) String() string {
 func (*LeaveRequest) ProtoMessage() {}
 
 func (x *LeaveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[16]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1051,7 +923,7 @@ func (x *LeaveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveRequest.ProtoReflect.Descriptor instead.
 func (*LeaveRequest) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{16}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *LeaveRequest) GetUuid() []byte {
@@ -1072,7 +944,7 @@ type LeaveResponse struct {
 
 func (x *LeaveResponse) Reset() {
 	*x = LeaveResponse{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[17]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1084,7 +956,7 @@ func (x *LeaveResponse) String() string {
 func (*LeaveResponse) ProtoMessage() {}
 
 func (x *LeaveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[17]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1097,7 +969,7 @@ func (x *LeaveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveResponse.ProtoReflect.Descriptor instead.
 func (*LeaveResponse) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{17}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *LeaveResponse) GetStaying() int32 {
@@ -1117,7 +989,7 @@ type MergeBatch struct {
 
 func (x *MergeBatch) Reset() {
 	*x = MergeBatch{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[18]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1129,7 +1001,7 @@ func (x *MergeBatch) String() string {
 func (*MergeBatch) ProtoMessage() {}
 
 func (x *MergeBatch) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[18]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1142,7 +1014,7 @@ func (x *MergeBatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MergeBatch.ProtoReflect.Descriptor instead.
 func (*MergeBatch) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{18}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *MergeBatch) GetFromLineage() []byte {
@@ -1172,7 +1044,7 @@ type MergeEntry struct {
 
 func (x *MergeEntry) Reset() {
 	*x = MergeEntry{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[19]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1184,7 +1056,7 @@ func (x *MergeEntry) String() string {
 func (*MergeEntry) ProtoMessage() {}
 
 func (x *MergeEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[19]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1197,7 +1069,7 @@ func (x *MergeEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MergeEntry.ProtoReflect.Descriptor instead.
 func (*MergeEntry) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{19}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *MergeEntry) GetMap() string {
@@ -1245,7 +1117,7 @@ type MergeResponse struct {
 
 func (x *MergeResponse) Reset() {
 	*x = MergeResponse{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[20]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1257,7 +1129,7 @@ func (x *MergeResponse) String() string {
 func (*MergeResponse) ProtoMessage() {}
 
 func (x *MergeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[20]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1270,7 +1142,7 @@ func (x *MergeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MergeResponse.ProtoReflect.Descriptor instead.
 func (*MergeResponse) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{20}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *MergeResponse) GetMerged() int64 {
@@ -1298,7 +1170,7 @@ type CatalogChanges struct {
 
 func (x *CatalogChanges) Reset() {
 	*x = CatalogChanges{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[21]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1310,7 +1182,7 @@ func (x *CatalogChanges) String() string {
 func (*CatalogChanges) ProtoMessage() {}
 
 func (x *CatalogChanges) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[21]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1323,7 +1195,7 @@ func (x *CatalogChanges) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CatalogChanges.ProtoReflect.Descriptor instead.
 func (*CatalogChanges) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{21}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CatalogChanges) GetChanges() [][]byte {
@@ -1338,16 +1210,7 @@ var File_atoll_member_v1_member_proto protoreflect.FileDescriptor
 const file_atoll_member_v1_member_proto_rawDesc = "" +
 	"\n" +
 	"\x1catoll/member/v1/member.proto\x12\x0fatoll.member.v1\x1a\x16atoll/v1/cluster.proto\x1a\x17atoll/v1/metadata.proto\"\x05\n" +
-	"\x03Ack\"\x88\x01\n" +
-	"\fHelloRequest\x12!\n" +
-	"\fcluster_name\x18\x01 \x01(\tR\vclusterName\x12'\n" +
-	"\x0fpartition_count\x18\x02 \x01(\x05R\x0epartitionCount\x12\x12\n" +
-	"\x04uuid\x18\x03 \x01(\fR\x04uuid\x12\x18\n" +
-	"\aaddress\x18\x04 \x01(\tR\aaddress\"o\n" +
-	"\rHelloResponse\x12!\n" +
-	"\fcluster_name\x18\x01 \x01(\tR\vclusterName\x12'\n" +
-	"\x0fpartition_count\x18\x02 \x01(\x05R\x0epartitionCount\x12\x12\n" +
-	"\x04uuid\x18\x03 \x01(\fR\x04uuid\"C\n" +
+	"\x03Ack\"C\n" +
 	"\x13GossipPacketRequest\x12\x12\n" +
 	"\x04from\x18\x01 \x01(\tR\x04from\x12\x18\n" +
 	"\apayload\x18\x02 \x01(\fR\apayload\"5\n" +
@@ -1423,9 +1286,8 @@ const file_atoll_member_v1_member_proto_rawDesc = "" +
 	"\x06merged\x18\x01 \x01(\x03R\x06merged\x12\x18\n" +
 	"\askipped\x18\x02 \x01(\x03R\askipped\"*\n" +
 	"\x0eCatalogChanges\x12\x18\n" +
-	"\achanges\x18\x01 \x03(\fR\achanges2\xfc\a\n" +
-	"\rMemberService\x12F\n" +
-	"\x05Hello\x12\x1d.atoll.member.v1.HelloRequest\x1a\x1e.atoll.member.v1.HelloResponse\x12J\n" +
+	"\achanges\x18\x01 \x03(\fR\achanges2\xb4\a\n" +
+	"\rMemberService\x12J\n" +
 	"\fGossipPacket\x12$.atoll.member.v1.GossipPacketRequest\x1a\x14.atoll.member.v1.Ack\x12N\n" +
 	"\fGossipStream\x12\x1c.atoll.member.v1.GossipChunk\x1a\x1c.atoll.member.v1.GossipChunk(\x010\x01\x12C\n" +
 	"\fPublishTable\x12\x1d.atoll.member.v1.TableMessage\x1a\x14.atoll.member.v1.Ack\x12I\n" +
@@ -1454,71 +1316,67 @@ func file_atoll_member_v1_member_proto_rawDescGZIP() []byte {
 	return file_atoll_member_v1_member_proto_rawDescData
 }
 
-var file_atoll_member_v1_member_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_atoll_member_v1_member_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_atoll_member_v1_member_proto_goTypes = []any{
 	(*Ack)(nil),                 // 0: atoll.member.v1.Ack
-	(*HelloRequest)(nil),        // 1: atoll.member.v1.HelloRequest
-	(*HelloResponse)(nil),       // 2: atoll.member.v1.HelloResponse
-	(*GossipPacketRequest)(nil), // 3: atoll.member.v1.GossipPacketRequest
-	(*GossipChunk)(nil),         // 4: atoll.member.v1.GossipChunk
-	(*TableMessage)(nil),        // 5: atoll.member.v1.TableMessage
-	(*ReplicationBatch)(nil),    // 6: atoll.member.v1.ReplicationBatch
-	(*ReplicationEvent)(nil),    // 7: atoll.member.v1.ReplicationEvent
-	(*Record)(nil),              // 8: atoll.member.v1.Record
-	(*Snapshot)(nil),            // 9: atoll.member.v1.Snapshot
-	(*SnapshotChunk)(nil),       // 10: atoll.member.v1.SnapshotChunk
-	(*ReplicationAck)(nil),      // 11: atoll.member.v1.ReplicationAck
-	(*PartitionAck)(nil),        // 12: atoll.member.v1.PartitionAck
-	(*HandoffRequest)(nil),      // 13: atoll.member.v1.HandoffRequest
-	(*HandoffResponse)(nil),     // 14: atoll.member.v1.HandoffResponse
-	(*CatchUpRequest)(nil),      // 15: atoll.member.v1.CatchUpRequest
-	(*LeaveRequest)(nil),        // 16: atoll.member.v1.LeaveRequest
-	(*LeaveResponse)(nil),       // 17: atoll.member.v1.LeaveResponse
-	(*MergeBatch)(nil),          // 18: atoll.member.v1.MergeBatch
-	(*MergeEntry)(nil),          // 19: atoll.member.v1.MergeEntry
-	(*MergeResponse)(nil),       // 20: atoll.member.v1.MergeResponse
-	(*CatalogChanges)(nil),      // 21: atoll.member.v1.CatalogChanges
-	(*v1.PartitionTable)(nil),   // 22: atoll.v1.PartitionTable
-	(*v1.MetadataList)(nil),     // 23: atoll.v1.MetadataList
+	(*GossipPacketRequest)(nil), // 1: atoll.member.v1.GossipPacketRequest
+	(*GossipChunk)(nil),         // 2: atoll.member.v1.GossipChunk
+	(*TableMessage)(nil),        // 3: atoll.member.v1.TableMessage
+	(*ReplicationBatch)(nil),    // 4: atoll.member.v1.ReplicationBatch
+	(*ReplicationEvent)(nil),    // 5: atoll.member.v1.ReplicationEvent
+	(*Record)(nil),              // 6: atoll.member.v1.Record
+	(*Snapshot)(nil),            // 7: atoll.member.v1.Snapshot
+	(*SnapshotChunk)(nil),       // 8: atoll.member.v1.SnapshotChunk
+	(*ReplicationAck)(nil),      // 9: atoll.member.v1.ReplicationAck
+	(*PartitionAck)(nil),        // 10: atoll.member.v1.PartitionAck
+	(*HandoffRequest)(nil),      // 11: atoll.member.v1.HandoffRequest
+	(*HandoffResponse)(nil),     // 12: atoll.member.v1.HandoffResponse
+	(*CatchUpRequest)(nil),      // 13: atoll.member.v1.CatchUpRequest
+	(*LeaveRequest)(nil),        // 14: atoll.member.v1.LeaveRequest
+	(*LeaveResponse)(nil),       // 15: atoll.member.v1.LeaveResponse
+	(*MergeBatch)(nil),          // 16: atoll.member.v1.MergeBatch
+	(*MergeEntry)(nil),          // 17: atoll.member.v1.MergeEntry
+	(*MergeResponse)(nil),       // 18: atoll.member.v1.MergeResponse
+	(*CatalogChanges)(nil),      // 19: atoll.member.v1.CatalogChanges
+	(*v1.PartitionTable)(nil),   // 20: atoll.v1.PartitionTable
+	(*v1.MetadataList)(nil),     // 21: atoll.v1.MetadataList
 }
 var file_atoll_member_v1_member_proto_depIdxs = []int32{
-	22, // 0: atoll.member.v1.TableMessage.table:type_name -> atoll.v1.PartitionTable
-	7,  // 1: atoll.member.v1.ReplicationBatch.events:type_name -> atoll.member.v1.ReplicationEvent
-	8,  // 2: atoll.member.v1.ReplicationEvent.record:type_name -> atoll.member.v1.Record
-	9,  // 3: atoll.member.v1.ReplicationEvent.snapshot:type_name -> atoll.member.v1.Snapshot
-	10, // 4: atoll.member.v1.Snapshot.chunks:type_name -> atoll.member.v1.SnapshotChunk
-	12, // 5: atoll.member.v1.ReplicationAck.acks:type_name -> atoll.member.v1.PartitionAck
-	19, // 6: atoll.member.v1.MergeBatch.entries:type_name -> atoll.member.v1.MergeEntry
-	1,  // 7: atoll.member.v1.MemberService.Hello:input_type -> atoll.member.v1.HelloRequest
-	3,  // 8: atoll.member.v1.MemberService.GossipPacket:input_type -> atoll.member.v1.GossipPacketRequest
-	4,  // 9: atoll.member.v1.MemberService.GossipStream:input_type -> atoll.member.v1.GossipChunk
-	5,  // 10: atoll.member.v1.MemberService.PublishTable:input_type -> atoll.member.v1.TableMessage
-	5,  // 11: atoll.member.v1.MemberService.SyncTable:input_type -> atoll.member.v1.TableMessage
-	6,  // 12: atoll.member.v1.MemberService.Replicate:input_type -> atoll.member.v1.ReplicationBatch
-	13, // 13: atoll.member.v1.MemberService.Handoff:input_type -> atoll.member.v1.HandoffRequest
-	15, // 14: atoll.member.v1.MemberService.CatchUp:input_type -> atoll.member.v1.CatchUpRequest
-	16, // 15: atoll.member.v1.MemberService.Leave:input_type -> atoll.member.v1.LeaveRequest
-	23, // 16: atoll.member.v1.MemberService.PutMetadata:input_type -> atoll.v1.MetadataList
-	0,  // 17: atoll.member.v1.MemberService.GetMetadata:input_type -> atoll.member.v1.Ack
-	18, // 18: atoll.member.v1.MemberService.Merge:input_type -> atoll.member.v1.MergeBatch
-	21, // 19: atoll.member.v1.MemberService.PutCatalog:input_type -> atoll.member.v1.CatalogChanges
-	0,  // 20: atoll.member.v1.MemberService.GetCatalog:input_type -> atoll.member.v1.Ack
-	2,  // 21: atoll.member.v1.MemberService.Hello:output_type -> atoll.member.v1.HelloResponse
-	0,  // 22: atoll.member.v1.MemberService.GossipPacket:output_type -> atoll.member.v1.Ack
-	4,  // 23: atoll.member.v1.MemberService.GossipStream:output_type -> atoll.member.v1.GossipChunk
-	0,  // 24: atoll.member.v1.MemberService.PublishTable:output_type -> atoll.member.v1.Ack
-	5,  // 25: atoll.member.v1.MemberService.SyncTable:output_type -> atoll.member.v1.TableMessage
-	11, // 26: atoll.member.v1.MemberService.Replicate:output_type -> atoll.member.v1.ReplicationAck
-	14, // 27: atoll.member.v1.MemberService.Handoff:output_type -> atoll.member.v1.HandoffResponse
-	0,  // 28: atoll.member.v1.MemberService.CatchUp:output_type -> atoll.member.v1.Ack
-	17, // 29: atoll.member.v1.MemberService.Leave:output_type -> atoll.member.v1.LeaveResponse
-	0,  // 30: atoll.member.v1.MemberService.PutMetadata:output_type -> atoll.member.v1.Ack
-	23, // 31: atoll.member.v1.MemberService.GetMetadata:output_type -> atoll.v1.MetadataList
-	20, // 32: atoll.member.v1.MemberService.Merge:output_type -> atoll.member.v1.MergeResponse
-	0,  // 33: atoll.member.v1.MemberService.PutCatalog:output_type -> atoll.member.v1.Ack
-	21, // 34: atoll.member.v1.MemberService.GetCatalog:output_type -> atoll.member.v1.CatalogChanges
-	21, // [21:35] is the sub-list for method output_type
-	7,  // [7:21] is the sub-list for method input_type
+	20, // 0: atoll.member.v1.TableMessage.table:type_name -> atoll.v1.PartitionTable
+	5,  // 1: atoll.member.v1.ReplicationBatch.events:type_name -> atoll.member.v1.ReplicationEvent
+	6,  // 2: atoll.member.v1.ReplicationEvent.record:type_name -> atoll.member.v1.Record
+	7,  // 3: atoll.member.v1.ReplicationEvent.snapshot:type_name -> atoll.member.v1.Snapshot
+	8,  // 4: atoll.member.v1.Snapshot.chunks:type_name -> atoll.member.v1.SnapshotChunk
+	10, // 5: atoll.member.v1.ReplicationAck.acks:type_name -> atoll.member.v1.PartitionAck
+	17, // 6: atoll.member.v1.MergeBatch.entries:type_name -> atoll.member.v1.MergeEntry
+	1,  // 7: atoll.member.v1.MemberService.GossipPacket:input_type -> atoll.member.v1.GossipPacketRequest
+	2,  // 8: atoll.member.v1.MemberService.GossipStream:input_type -> atoll.member.v1.GossipChunk
+	3,  // 9: atoll.member.v1.MemberService.PublishTable:input_type -> atoll.member.v1.TableMessage
+	3,  // 10: atoll.member.v1.MemberService.SyncTable:input_type -> atoll.member.v1.TableMessage
+	4,  // 11: atoll.member.v1.MemberService.Replicate:input_type -> atoll.member.v1.ReplicationBatch
+	11, // 12: atoll.member.v1.MemberService.Handoff:input_type -> atoll.member.v1.HandoffRequest
+	13, // 13: atoll.member.v1.MemberService.CatchUp:input_type -> atoll.member.v1.CatchUpRequest
+	14, // 14: atoll.member.v1.MemberService.Leave:input_type -> atoll.member.v1.LeaveRequest
+	21, // 15: atoll.member.v1.MemberService.PutMetadata:input_type -> atoll.v1.MetadataList
+	0,  // 16: atoll.member.v1.MemberService.GetMetadata:input_type -> atoll.member.v1.Ack
+	16, // 17: atoll.member.v1.MemberService.Merge:input_type -> atoll.member.v1.MergeBatch
+	19, // 18: atoll.member.v1.MemberService.PutCatalog:input_type -> atoll.member.v1.CatalogChanges
+	0,  // 19: atoll.member.v1.MemberService.GetCatalog:input_type -> atoll.member.v1.Ack
+	0,  // 20: atoll.member.v1.MemberService.GossipPacket:output_type -> atoll.member.v1.Ack
+	2,  // 21: atoll.member.v1.MemberService.GossipStream:output_type -> atoll.member.v1.GossipChunk
+	0,  // 22: atoll.member.v1.MemberService.PublishTable:output_type -> atoll.member.v1.Ack
+	3,  // 23: atoll.member.v1.MemberService.SyncTable:output_type -> atoll.member.v1.TableMessage
+	9,  // 24: atoll.member.v1.MemberService.Replicate:output_type -> atoll.member.v1.ReplicationAck
+	12, // 25: atoll.member.v1.MemberService.Handoff:output_type -> atoll.member.v1.HandoffResponse
+	0,  // 26: atoll.member.v1.MemberService.CatchUp:output_type -> atoll.member.v1.Ack
+	15, // 27: atoll.member.v1.MemberService.Leave:output_type -> atoll.member.v1.LeaveResponse
+	0,  // 28: atoll.member.v1.MemberService.PutMetadata:output_type -> atoll.member.v1.Ack
+	21, // 29: atoll.member.v1.MemberService.GetMetadata:output_type -> atoll.v1.MetadataList
+	18, // 30: atoll.member.v1.MemberService.Merge:output_type -> atoll.member.v1.MergeResponse
+	0,  // 31: atoll.member.v1.MemberService.PutCatalog:output_type -> atoll.member.v1.Ack
+	19, // 32: atoll.member.v1.MemberService.GetCatalog:output_type -> atoll.member.v1.CatalogChanges
+	20, // [20:33] is the sub-list for method output_type
+	7,  // [7:20] is the sub-list for method input_type
 	7,  // [7:7] is the sub-list for extension type_name
 	7,  // [7:7] is the sub-list for extension extendee
 	0,  // [0:7] is the sub-list for field type_name
@@ -1529,7 +1387,7 @@ func file_atoll_member_v1_member_proto_init() {
 	if File_atoll_member_v1_member_proto != nil {
 		return
 	}
-	file_atoll_member_v1_member_proto_msgTypes[7].OneofWrappers = []any{
+	file_atoll_member_v1_member_proto_msgTypes[5].OneofWrappers = []any{
 		(*ReplicationEvent_Record)(nil),
 		(*ReplicationEvent_RemovedKey)(nil),
 		(*ReplicationEvent_Cleared)(nil),
@@ -1541,7 +1399,7 @@ func file_atoll_member_v1_member_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atoll_member_v1_member_proto_rawDesc), len(file_atoll_member_v1_member_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   22,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

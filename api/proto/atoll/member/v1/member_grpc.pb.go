@@ -20,7 +20,6 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	MemberService_Hello_FullMethodName        = "/atoll.member.v1.MemberService/Hello"
 	MemberService_GossipPacket_FullMethodName = "/atoll.member.v1.MemberService/GossipPacket"
 	MemberService_GossipStream_FullMethodName = "/atoll.member.v1.MemberService/GossipStream"
 	MemberService_PublishTable_FullMethodName = "/atoll.member.v1.MemberService/PublishTable"
@@ -42,11 +41,11 @@ const (
 //
 // MemberService is spoken between the members of a cluster, on the same
 // address as the client API. It is not a client API: its messages may change
-// between versions.
+// between versions. A member serves it only on member connections, those
+// that opened with the member handshake (a preamble before HTTP/2 carrying
+// the cluster name and partition count, see internal/cluster/handshake.go);
+// any other caller gets PERMISSION_DENIED.
 type MemberServiceClient interface {
-	// Hello is the first call of a member joining through this one: it checks
-	// the cluster name and the partition count before any gossip.
-	Hello(ctx context.Context, in *HelloRequest, opts ...grpc.CallOption) (*HelloResponse, error)
 	// GossipPacket carries one memberlist packet (fire and forget).
 	GossipPacket(ctx context.Context, in *GossipPacketRequest, opts ...grpc.CallOption) (*Ack, error)
 	// GossipStream carries one memberlist stream connection.
@@ -94,16 +93,6 @@ type memberServiceClient struct {
 
 func NewMemberServiceClient(cc grpc.ClientConnInterface) MemberServiceClient {
 	return &memberServiceClient{cc}
-}
-
-func (c *memberServiceClient) Hello(ctx context.Context, in *HelloRequest, opts ...grpc.CallOption) (*HelloResponse, error) {
-	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(HelloResponse)
-	err := c.cc.Invoke(ctx, MemberService_Hello_FullMethodName, in, out, cOpts...)
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 func (c *memberServiceClient) GossipPacket(ctx context.Context, in *GossipPacketRequest, opts ...grpc.CallOption) (*Ack, error) {
@@ -251,11 +240,11 @@ func (c *memberServiceClient) GetCatalog(ctx context.Context, in *Ack, opts ...g
 //
 // MemberService is spoken between the members of a cluster, on the same
 // address as the client API. It is not a client API: its messages may change
-// between versions.
+// between versions. A member serves it only on member connections, those
+// that opened with the member handshake (a preamble before HTTP/2 carrying
+// the cluster name and partition count, see internal/cluster/handshake.go);
+// any other caller gets PERMISSION_DENIED.
 type MemberServiceServer interface {
-	// Hello is the first call of a member joining through this one: it checks
-	// the cluster name and the partition count before any gossip.
-	Hello(context.Context, *HelloRequest) (*HelloResponse, error)
 	// GossipPacket carries one memberlist packet (fire and forget).
 	GossipPacket(context.Context, *GossipPacketRequest) (*Ack, error)
 	// GossipStream carries one memberlist stream connection.
@@ -305,9 +294,6 @@ type MemberServiceServer interface {
 // pointer dereference when methods are called.
 type UnimplementedMemberServiceServer struct{}
 
-func (UnimplementedMemberServiceServer) Hello(context.Context, *HelloRequest) (*HelloResponse, error) {
-	return nil, status.Error(codes.Unimplemented, "method Hello not implemented")
-}
 func (UnimplementedMemberServiceServer) GossipPacket(context.Context, *GossipPacketRequest) (*Ack, error) {
 	return nil, status.Error(codes.Unimplemented, "method GossipPacket not implemented")
 }
@@ -366,24 +352,6 @@ func RegisterMemberServiceServer(s grpc.ServiceRegistrar, srv MemberServiceServe
 		t.testEmbeddedByValue()
 	}
 	s.RegisterService(&MemberService_ServiceDesc, srv)
-}
-
-func _MemberService_Hello_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(HelloRequest)
-	if err := dec(in); err != nil {
-		return nil, err
-	}
-	if interceptor == nil {
-		return srv.(MemberServiceServer).Hello(ctx, in)
-	}
-	info := &grpc.UnaryServerInfo{
-		Server:     srv,
-		FullMethod: MemberService_Hello_FullMethodName,
-	}
-	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(MemberServiceServer).Hello(ctx, req.(*HelloRequest))
-	}
-	return interceptor(ctx, in, info, handler)
 }
 
 func _MemberService_GossipPacket_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
@@ -594,10 +562,6 @@ var MemberService_ServiceDesc = grpc.ServiceDesc{
 	ServiceName: "atoll.member.v1.MemberService",
 	HandlerType: (*MemberServiceServer)(nil),
 	Methods: []grpc.MethodDesc{
-		{
-			MethodName: "Hello",
-			Handler:    _MemberService_Hello_Handler,
-		},
 		{
 			MethodName: "GossipPacket",
 			Handler:    _MemberService_GossipPacket_Handler,
