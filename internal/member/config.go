@@ -13,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/atolldb/atoll/internal/maps"
+	"github.com/atolldb/atoll/internal/server"
 	"github.com/atolldb/atoll/internal/store"
 )
 
@@ -111,9 +112,14 @@ type EvictionConfig struct {
 
 // Limits bound what the member accepts.
 type Limits struct {
-	MaxMessageSize int `yaml:"max-message-size"` // bytes of one gRPC message
+	MaxMessageSize int `yaml:"max-message-size"` // bytes of one gRPC message, received or sent
 	MaxKeySize     int `yaml:"max-key-size"`
 	MaxValueSize   int `yaml:"max-value-size"`
+	// MaxBatchEntries bounds the keys of one GetAll and the entries of one
+	// PutAll; larger requests are refused before any work (default
+	// 100 000). An answer is also refused as soon as it would grow past
+	// MaxMessageSize.
+	MaxBatchEntries int `yaml:"max-batch-entries"`
 }
 
 // LogConfig configures the member's logger.
@@ -151,9 +157,10 @@ func DefaultConfig() Config {
 		Admin:          "127.0.0.1:8080",
 		PartitionCount: store.DefaultPartitionCount,
 		Limits: Limits{
-			MaxMessageSize: 64 << 20,
-			MaxKeySize:     store.DefaultMaxKeySize,
-			MaxValueSize:   store.DefaultMaxValueSize,
+			MaxMessageSize:  64 << 20,
+			MaxKeySize:      store.DefaultMaxKeySize,
+			MaxValueSize:    store.DefaultMaxValueSize,
+			MaxBatchEntries: server.DefaultMaxBatchEntries,
 		},
 		SweepInterval: Duration(time.Second),
 		Log:           LogConfig{Level: "info", Format: "text"},
@@ -213,6 +220,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Limits.MaxMessageSize < 1<<10 {
 		errs = append(errs, fmt.Sprintf("limits.max-message-size %d is below 1 KiB", c.Limits.MaxMessageSize))
+	}
+	if c.Limits.MaxBatchEntries < 1 {
+		errs = append(errs, fmt.Sprintf("limits.max-batch-entries %d is below 1", c.Limits.MaxBatchEntries))
 	}
 	for name, m := range c.Maps {
 		if _, err := m.toMaps(); err != nil {

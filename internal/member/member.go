@@ -156,6 +156,7 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		Maps: m.maps, Serialization: ser, Table: m.table, Cluster: node, Logger: log, Query: m.query.config,
 		Metrics: m.metrics.MapOps, ProfileLabels: cfg.Profiling.Labels, Clients: m.metrics.Clients,
 		IsMember: cluster.PeerIsMember, RefusedCalls: m.metrics.RefusedCalls,
+		MaxBatchEntries: cfg.Limits.MaxBatchEntries, MaxMessageSize: cfg.Limits.MaxMessageSize,
 	})
 	writer.w = m.server.DMLWriter(node.Conn)
 	m.grpc = grpc.NewServer(

@@ -37,6 +37,27 @@ var (
 	ErrPermissionDenied = errors.New("server: permission denied")
 )
 
+// TooLargeError refuses a request, or an answer being built, over a limit
+// of the member; it matches store.ErrTooLarge and its ErrorDetail carries
+// the limit.
+type TooLargeError struct {
+	Op, What    string // the operation and what was too large ("request", "answer")
+	Size, Limit int
+	Unit        string // "entries", "bytes", "fields"
+	Setting     string // the configuration key of the limit, if any
+}
+
+func (e *TooLargeError) Error() string {
+	msg := fmt.Sprintf("%s: the %s has %d %s, more than the limit of %d", e.Op, e.What, e.Size, e.Unit, e.Limit)
+	if e.Setting != "" {
+		msg += " (" + e.Setting + ")"
+	}
+	return msg
+}
+
+// Unwrap makes the error match store.ErrTooLarge.
+func (e *TooLargeError) Unwrap() error { return store.ErrTooLarge }
+
 // invalid returns an ErrInvalidArgument with a message.
 func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidArgument, fmt.Sprintf(format, args...))
@@ -112,6 +133,10 @@ func describe(err error) (codes.Code, *pb.ErrorDetail) {
 			var noClass *serialization.ClassNotFoundError
 			if errors.As(err, &noClass) {
 				d.FactoryId, d.ClassId, d.ClassVersion = noClass.FactoryID, noClass.ClassID, noClass.Version
+			}
+			var tl *TooLargeError
+			if errors.As(err, &tl) {
+				d.Limit = int64(tl.Limit)
 			}
 			var qe *plan.Error
 			if errors.As(err, &qe) {

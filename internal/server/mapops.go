@@ -338,7 +338,19 @@ func entryView(v store.EntryView, cfg maps.Config) *pb.EntryView {
 	}
 }
 
+// checkBatch refuses a request of n keys or entries over the batch limit,
+// before any work.
+func (s *Server) checkBatch(what string, n int) error {
+	if n > s.cfg.MaxBatchEntries {
+		return &TooLargeError{Op: what, What: "request", Size: n, Limit: s.cfg.MaxBatchEntries, Unit: "entries", Setting: "limits.max-batch-entries"}
+	}
+	return nil
+}
+
 func (s *Server) putAll(ctx context.Context, r *pb.PutAllRequest) (*pb.Empty, error) {
+	if err := s.checkBatch("putAll", len(r.Entries)); err != nil {
+		return nil, err
+	}
 	m, err := s.cfg.Maps.Get(r.Map)
 	if err != nil {
 		return nil, err
@@ -374,7 +386,14 @@ func (s *Server) putAll(ctx context.Context, r *pb.PutAllRequest) (*pb.Empty, er
 	return &pb.Empty{}, nil
 }
 
+// entryOverhead approximates what an Entry adds to an answer beyond its
+// key and value (tags and lengths).
+const entryOverhead = 16
+
 func (s *Server) getAll(ctx context.Context, r *pb.GetAllRequest) (*pb.EntriesResponse, error) {
+	if err := s.checkBatch("getAll", len(r.Keys)); err != nil {
+		return nil, err
+	}
 	m, err := s.cfg.Maps.Get(r.Map)
 	if err != nil {
 		return nil, err
@@ -387,17 +406,29 @@ func (s *Server) getAll(ctx context.Context, r *pb.GetAllRequest) (*pb.EntriesRe
 		pid := s.partitionOf(k)
 		byPartition[pid] = append(byPartition[pid], k)
 	}
-	resp := &pb.EntriesResponse{}
-	for pid, keys := range byPartition {
+	for pid := range byPartition {
 		if err := s.cfg.Cluster.CheckRead(pid); err != nil {
 			return nil, err
 		}
+	}
+	// The answer stops growing at the largest message the member sends.
+	resp := &pb.EntriesResponse{}
+	size, over := 0, false
+	for pid, keys := range byPartition {
 		m.CountGet()
 		err := m.Store.GetAll(pid, keys, func(i int, v []byte) {
-			resp.Entries = append(resp.Entries, &pb.Entry{Key: keys[i], Value: append([]byte(nil), v...)})
+			if size += len(keys[i]) + len(v) + entryOverhead; size > s.cfg.MaxMessageSize {
+				over = true
+			}
+			if !over {
+				resp.Entries = append(resp.Entries, &pb.Entry{Key: keys[i], Value: append([]byte(nil), v...)})
+			}
 		})
 		if err != nil {
 			return nil, err
+		}
+		if over {
+			return nil, &TooLargeError{Op: "getAll", What: "answer", Size: size, Limit: s.cfg.MaxMessageSize, Unit: "bytes", Setting: "limits.max-message-size"}
 		}
 	}
 	return resp, nil

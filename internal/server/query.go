@@ -34,6 +34,9 @@ type QueryConfig struct {
 	Metrics *metrics.Queries
 }
 
+// maxParams bounds the parameter values of one statement.
+const maxParams = 1 << 16
+
 type queryService struct {
 	pb.UnimplementedQueryServiceServer
 	s   *Server
@@ -70,6 +73,9 @@ func (q *queryService) Execute(ctx context.Context, r *pb.ExecuteRequest) (resp 
 				qc.Metrics.Returned(kind, int64(resp.Page.Count))
 			}
 		}()
+	}
+	if len(r.Params) > maxParams {
+		return nil, &TooLargeError{Op: "execute", What: "request", Size: len(r.Params), Limit: maxParams, Unit: "parameters"}
 	}
 	params := make([]expr.Value, len(r.Params))
 	types := make([]expr.Type, len(r.Params))

@@ -61,6 +61,14 @@ type Config struct {
 	IteratePageSize int
 	// DefaultTimeout bounds pipeline calls that carry no timeout; 0 = none.
 	DefaultTimeout time.Duration
+	// MaxBatchEntries bounds the keys of a GetAll and the entries of a
+	// PutAll (limits.max-batch-entries); larger requests are refused
+	// before any work. Default 100 000.
+	MaxBatchEntries int
+	// MaxMessageSize is the largest message the member sends
+	// (limits.max-message-size): an answer that would grow past it is
+	// refused while it is built. Default 64 MiB.
+	MaxMessageSize int
 	// Query runs SQL and predicate queries; nil disables the query service.
 	Query *QueryConfig
 	// Metrics records the latency and failures of map operations by map
@@ -78,6 +86,9 @@ type Config struct {
 	// counts nothing.
 	RefusedCalls prometheus.Counter
 }
+
+// DefaultMaxBatchEntries is the default of Config.MaxBatchEntries.
+const DefaultMaxBatchEntries = 100_000
 
 // Server serves the member's API. It is safe for concurrent use.
 type Server struct {
@@ -101,6 +112,12 @@ func New(cfg Config) *Server {
 	}
 	if cfg.IteratePageSize <= 0 {
 		cfg.IteratePageSize = 1000
+	}
+	if cfg.MaxBatchEntries <= 0 {
+		cfg.MaxBatchEntries = DefaultMaxBatchEntries
+	}
+	if cfg.MaxMessageSize <= 0 {
+		cfg.MaxMessageSize = 64 << 20
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
