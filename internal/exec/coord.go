@@ -392,7 +392,7 @@ func distinctAggregates(in rowIter, groupFns []expr.Fn, aggs []plan.AggCall, arg
 
 // build turns a physical node into a row iterator.
 func (q *query) build(n plan.Node) (rowIter, error) {
-	env := &expr.Env{Params: q.params, Now: q.now}
+	env := &expr.Env{Params: q.params, Now: q.now, Ctx: q.ctx}
 	compile := func(es []expr.Expr) ([]expr.Fn, error) {
 		out := make([]expr.Fn, len(es))
 		for i, e := range es {

@@ -81,7 +81,7 @@ func (e *Engine) runFragment(ctx context.Context, f *plan.Fragment, parts []int3
 	}
 	workers := make([]*worker, nw)
 	for i := range workers {
-		w, err := e.newWorker(f, st, ix)
+		w, err := e.newWorker(ctx, f, st, ix)
 		if err != nil {
 			return err
 		}
@@ -203,20 +203,25 @@ type worker struct {
 	aggOnly   bool // no filter, one group, aggregates of plain columns
 	done      bool
 
-	buf     []byte
-	count   int
-	err     error
-	scanned int64 // entries read
+	buf        []byte
+	count      int
+	err        error
+	scanned    int64 // entries read
+	sinceCheck int   // entries since the context was looked at
 }
+
+// interruptEvery is how many entries a scan reads between two looks at the
+// query's context.
+const interruptEvery = 1024
 
 type group struct {
 	keys   []expr.Value
 	states []aggState
 }
 
-func (e *Engine) newWorker(f *plan.Fragment, st *store.Map, ix *index) (*worker, error) {
+func (e *Engine) newWorker(ctx context.Context, f *plan.Fragment, st *store.Map, ix *index) (*worker, error) {
 	w := &worker{f: f, st: st, ix: ix}
-	w.env = expr.Env{Params: f.Params, Now: time.Now()}
+	w.env = expr.Env{Params: f.Params, Now: time.Now(), Ctx: ctx}
 	w.row = expr.Row{Cols: make([]expr.Value, len(f.Cols)), Env: &w.env}
 	for _, c := range f.Cols {
 		a, err := newAccessor(c, e.cfg.Serialization)
@@ -315,6 +320,12 @@ func (e *Engine) newWorker(f *plan.Fragment, st *store.Map, ix *index) (*worker,
 // entryAgg is entry for the commonest aggregation: no filter, no groups,
 // aggregates of plain columns (SUM(x), COUNT(*), MIN(x), ...).
 func (w *worker) entryAgg(k, v []byte) bool {
+	if w.sinceCheck++; w.sinceCheck >= interruptEvery {
+		w.sinceCheck = 0
+		if w.env.Interrupted() {
+			return false
+		}
+	}
 	cols := w.row.Cols
 	for _, c := range w.post {
 		if err := w.accs[c].readInto(k, v, &cols[c]); err != nil {
@@ -397,7 +408,7 @@ func (w *worker) evalLookup() error {
 		if e == nil {
 			return nil, nil
 		}
-		env := expr.Env{Params: w.f.Params, Now: w.env.Now}
+		env := expr.Env{Params: w.f.Params, Now: w.env.Now, Ctx: w.env.Ctx}
 		v, err := expr.Eval(e, &env)
 		if err != nil {
 			return nil, err
@@ -434,6 +445,14 @@ func (w *worker) evalLookup() error {
 // entry processes one entry (called under the store's partition lock: it
 // must not block).
 func (w *worker) entry(k, v []byte) bool {
+	// A scan looks at the query's context every interruptEvery entries
+	// (the expressions that run long on one entry look themselves).
+	if w.sinceCheck++; w.sinceCheck >= interruptEvery {
+		w.sinceCheck = 0
+		if w.env.Interrupted() {
+			return false
+		}
+	}
 	cols := w.row.Cols
 	for _, c := range w.pre {
 		if err := w.accs[c].readInto(k, v, &cols[c]); err != nil {

@@ -111,7 +111,7 @@ func TestFragmentsOverTheWire(t *testing.T) {
 		{"SELECT COUNT(DISTINCT intField), AVG(intField) FROM s", false},
 		{"SELECT DISTINCT intField FROM s WHERE __key > 100", false},
 	} {
-		ph, err := p.Plan(q.sql, nil)
+		ph, err := p.Plan(context.Background(), q.sql, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", q.sql, err)
 		}

@@ -85,14 +85,22 @@ func (q *queryService) Execute(ctx context.Context, r *pb.ExecuteRequest) (resp 
 		}
 		types[i] = params[i].T
 	}
+	// Planning (constant folding included) runs under the call and the
+	// query's timeout.
+	pctx := ctx
+	if r.TimeoutMs > 0 {
+		var cancel context.CancelFunc
+		pctx, cancel = context.WithTimeout(ctx, time.Duration(r.TimeoutMs)*time.Millisecond)
+		defer cancel()
+	}
 	var ph *plan.Physical
 	switch x := r.Query.(type) {
 	case *pb.ExecuteRequest_Sql:
-		if ph, err = qc.SQL.Plan(x.Sql, types); err != nil {
+		if ph, err = qc.SQL.Plan(pctx, x.Sql, types); err != nil {
 			return nil, err
 		}
 	case *pb.ExecuteRequest_Predicate:
-		if ph, params, err = qc.Predicates.Plan(x.Predicate); err != nil {
+		if ph, params, err = qc.Predicates.Plan(pctx, x.Predicate); err != nil {
 			return nil, err
 		}
 	default:
@@ -214,6 +222,9 @@ func (q *queryService) Pipeline(stream pb.QueryService_PipelineServer) error {
 	}()
 	sem := make(chan struct{}, s.cfg.PipelineInFlight)
 	var calls sync.WaitGroup
+	// Each call runs under a context of its own, so that a cancel stops it.
+	var runningMu sync.Mutex
+	running := map[uint64]context.CancelFunc{}
 loop:
 	for {
 		select {
@@ -222,16 +233,34 @@ loop:
 		case <-s.done:
 			break loop
 		case call := <-in:
+			if _, ok := call.Op.(*pb.QueryCall_Cancel); ok {
+				runningMu.Lock()
+				if stop := running[call.CallId]; stop != nil {
+					stop()
+				}
+				runningMu.Unlock()
+				continue
+			}
 			select {
 			case sem <- struct{}{}:
 			case <-ctx.Done():
 				break loop
 			}
+			cctx, stop := context.WithCancel(ctx)
+			runningMu.Lock()
+			running[call.CallId] = stop
+			runningMu.Unlock()
 			calls.Add(1)
 			go func() {
 				defer calls.Done()
 				defer func() { <-sem }()
-				send(q.runCall(ctx, call))
+				defer func() {
+					runningMu.Lock()
+					delete(running, call.CallId)
+					runningMu.Unlock()
+					stop()
+				}()
+				send(q.runCall(cctx, call))
 			}()
 		}
 	}

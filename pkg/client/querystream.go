@@ -137,6 +137,10 @@ func (qs *queryStream) call(ctx context.Context, call *pb.QueryCall) (*pb.Execut
 		qs.mu.Lock()
 		delete(qs.pending, id)
 		qs.mu.Unlock()
+		// The member stops the call (an Execute's planning and query).
+		qs.sendMu.Lock()
+		_ = qs.stream.Send(&pb.QueryCall{CallId: id, Op: &pb.QueryCall_Cancel{Cancel: true}})
+		qs.sendMu.Unlock()
 		return nil, ctx.Err()
 	}
 }

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -22,11 +23,32 @@ func (e *EvalError) Unwrap() error { return ErrEval }
 func evalErr(format string, args ...any) error { return &EvalError{Msg: fmt.Sprintf(format, args...)} }
 
 // Env is what an evaluation needs besides the row: parameter values, the
-// statement's clock, and the first error. An Env is used by one goroutine.
+// statement's clock, the query's context, and the first error. An Env is
+// used by one goroutine.
 type Env struct {
 	Params []Value
 	Now    time.Time
 	Err    error
+	// Ctx is the query's context (nil: never interrupted). Evaluations that
+	// may run long on one value (LIKE over long text) look at it as they
+	// go and stop once it ends; callers that loop over rows look at it
+	// between rows (Interrupted).
+	Ctx context.Context
+}
+
+// Interrupted reports whether the query's context ended; it then records
+// the context's error as the evaluation's.
+func (e *Env) Interrupted() bool {
+	if e.Ctx == nil {
+		return false
+	}
+	select {
+	case <-e.Ctx.Done():
+		e.Fail(e.Ctx.Err())
+		return true
+	default:
+		return false
+	}
 }
 
 // Fail records the first error.

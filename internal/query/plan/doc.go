@@ -46,7 +46,10 @@
 // optimize (optimize.go) runs once, top-down over the tree:
 //
 //   - constant folding: calls whose arguments are literals (no parameters,
-//     no clock or random functions) become literals;
+//     no clock or random functions) become literals, evaluated under the
+//     planning call's context (a fold still running when it ends stops and
+//     is left for run time; the planners then return the context's error
+//     and cache nothing);
 //   - filter pushdown: a Filter over a Scan joins the Scan's filter, with the
 //     scan's projections substituted in;
 //   - projection pushdown: a Project over a Scan becomes the Scan's

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"context"
 	"time"
 
 	"github.com/atolldb/atoll/internal/query/expr"
@@ -18,8 +19,12 @@ import (
 //     bounds each member's rows;
 //  5. in each fragment, JSON_VALUE over the value becomes a scan column read
 //     by the JSON path evaluator, and unused scan columns are dropped.
-func Build(root Node, cat Catalog, paramTypes []expr.Type, kind string) *Physical {
-	n := optimize(root, cat)
+//
+// Folding evaluates constant expressions under ctx: one that is still
+// running when ctx ends (a LIKE over a long text) stops and is left for
+// run time.
+func Build(ctx context.Context, root Node, cat Catalog, paramTypes []expr.Type, kind string) *Physical {
+	n := optimize(ctx, root, cat)
 	p := &Physical{Root: split(n), ParamTypes: paramTypes, Kind: kind}
 	if kind == "query" {
 		p.Columns = p.Root.Output()
@@ -27,12 +32,12 @@ func Build(root Node, cat Catalog, paramTypes []expr.Type, kind string) *Physica
 	return p
 }
 
-func optimize(n Node, cat Catalog) Node {
+func optimize(ctx context.Context, n Node, cat Catalog) Node {
 	switch x := n.(type) {
 	case *Scan:
 		s := *x
-		s.Filter = fold(s.Filter)
-		s.Project = foldAll(s.Project)
+		s.Filter = fold(ctx, s.Filter)
+		s.Project = foldAll(ctx, s.Project)
 		if s.Filter != nil {
 			if l, ok := s.Filter.(*expr.Lit); ok && l.V.T == expr.Boolean && l.V.I != 0 {
 				s.Filter = nil
@@ -41,19 +46,19 @@ func optimize(n Node, cat Catalog) Node {
 		chooseIndex(&s, cat)
 		return &s
 	case *Filter:
-		in := optimize(x.Input, cat)
-		cond := fold(x.Cond)
+		in := optimize(ctx, x.Input, cat)
+		cond := fold(ctx, x.Cond)
 		if s, ok := in.(*Scan); ok {
 			ns := *s
-			ns.Filter = fold(expr.And(s.Filter, substitute(cond, s.Project)))
+			ns.Filter = fold(ctx, expr.And(s.Filter, substitute(cond, s.Project)))
 			ns.Index = nil
 			chooseIndex(&ns, cat)
 			return &ns
 		}
 		return &Filter{Input: in, Cond: cond}
 	case *Project:
-		in := optimize(x.Input, cat)
-		exprs := foldAll(x.Exprs)
+		in := optimize(ctx, x.Input, cat)
+		exprs := foldAll(ctx, x.Exprs)
 		if s, ok := in.(*Scan); ok {
 			ns := *s
 			ns.Project = make([]expr.Expr, len(exprs))
@@ -71,55 +76,55 @@ func optimize(n Node, cat Catalog) Node {
 		return &Project{Input: in, Exprs: exprs, Names: x.Names}
 	case *Aggregate:
 		a := *x
-		a.Input = optimize(x.Input, cat)
-		a.GroupBy = foldAll(x.GroupBy)
+		a.Input = optimize(ctx, x.Input, cat)
+		a.GroupBy = foldAll(ctx, x.GroupBy)
 		a.Aggs = append([]AggCall(nil), x.Aggs...)
 		for i := range a.Aggs {
-			a.Aggs[i].Arg = fold(a.Aggs[i].Arg)
-			a.Aggs[i].By = fold(a.Aggs[i].By)
+			a.Aggs[i].Arg = fold(ctx, a.Aggs[i].Arg)
+			a.Aggs[i].By = fold(ctx, a.Aggs[i].By)
 		}
 		return &a
 	case *Sort:
-		return &Sort{Input: optimize(x.Input, cat), Keys: x.Keys}
+		return &Sort{Input: optimize(ctx, x.Input, cat), Keys: x.Keys}
 	case *Limit:
-		return &Limit{Input: optimize(x.Input, cat), Limit: fold(x.Limit), Offset: fold(x.Offset)}
+		return &Limit{Input: optimize(ctx, x.Input, cat), Limit: fold(ctx, x.Limit), Offset: fold(ctx, x.Offset)}
 	case *Distinct:
-		return &Distinct{Input: optimize(x.Input, cat)}
+		return &Distinct{Input: optimize(ctx, x.Input, cat)}
 	case *UnionAll:
 		ins := make([]Node, len(x.Ins))
 		for i, in := range x.Ins {
-			ins[i] = optimize(in, cat)
+			ins[i] = optimize(ctx, in, cat)
 		}
 		return &UnionAll{Ins: ins}
 	case *Insert:
 		c := *x
-		c.Source = optimize(x.Source, cat)
+		c.Source = optimize(ctx, x.Source, cat)
 		return &c
 	case *Update:
 		c := *x
-		c.Scan = optimize(x.Scan, cat).(*Scan)
+		c.Scan = optimize(ctx, x.Scan, cat).(*Scan)
 		return &c
 	case *Delete:
 		c := *x
-		c.Scan = optimize(x.Scan, cat).(*Scan)
+		c.Scan = optimize(ctx, x.Scan, cat).(*Scan)
 		return &c
 	case *Explain:
-		return &Explain{Input: optimize(x.Input, cat)}
+		return &Explain{Input: optimize(ctx, x.Input, cat)}
 	}
 	return n
 }
 
-func foldAll(es []expr.Expr) []expr.Expr {
+func foldAll(ctx context.Context, es []expr.Expr) []expr.Expr {
 	out := make([]expr.Expr, len(es))
 	for i, e := range es {
-		out[i] = fold(e)
+		out[i] = fold(ctx, e)
 	}
 	return out
 }
 
 // fold evaluates constant sub-expressions that hold no parameters; ones
 // that fail to evaluate are left for run time, where they fail properly.
-func fold(e expr.Expr) expr.Expr {
+func fold(ctx context.Context, e expr.Expr) expr.Expr {
 	if e == nil {
 		return nil
 	}
@@ -133,7 +138,7 @@ func fold(e expr.Expr) expr.Expr {
 				return x
 			}
 		}
-		v, err := expr.Eval(c, &expr.Env{Now: time.Now()})
+		v, err := expr.Eval(c, &expr.Env{Now: time.Now(), Ctx: ctx})
 		if err != nil {
 			return x
 		}

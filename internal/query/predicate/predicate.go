@@ -7,6 +7,7 @@
 package predicate
 
 import (
+	"context"
 	"encoding/hex"
 	"strconv"
 	"strings"
@@ -26,7 +27,7 @@ type Planner struct {
 
 // Plan returns the physical plan of a predicate query and the parameter
 // values taken from its predicate.
-func (p *Planner) Plan(q *pb.PredicateQuery) (*plan.Physical, []expr.Value, error) {
+func (p *Planner) Plan(ctx context.Context, q *pb.PredicateQuery) (*plan.Physical, []expr.Value, error) {
 	if q == nil || q.Map == "" {
 		return nil, nil, plan.Errorf("predicate query names no map")
 	}
@@ -50,7 +51,10 @@ func (p *Planner) Plan(q *pb.PredicateQuery) (*plan.Physical, []expr.Value, erro
 	if err := b.run(); err != nil {
 		return nil, nil, err
 	}
-	ph := plan.Build(b.root, p.Catalog, types, "query")
+	ph := plan.Build(ctx, b.root, p.Catalog, types, "query")
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err // a plan whose folding stopped short is not cached
+	}
 	p.Cache.Put(key, version, ph)
 	return ph, c.params, nil
 }

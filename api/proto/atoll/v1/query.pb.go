@@ -431,6 +431,7 @@ type QueryCall struct {
 	//	*QueryCall_Execute
 	//	*QueryCall_Fetch
 	//	*QueryCall_Close
+	//	*QueryCall_Cancel
 	Op            isQueryCall_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -507,6 +508,15 @@ func (x *QueryCall) GetClose() *CloseRequest {
 	return nil
 }
 
+func (x *QueryCall) GetCancel() bool {
+	if x != nil {
+		if x, ok := x.Op.(*QueryCall_Cancel); ok {
+			return x.Cancel
+		}
+	}
+	return false
+}
+
 type isQueryCall_Op interface {
 	isQueryCall_Op()
 }
@@ -523,11 +533,20 @@ type QueryCall_Close struct {
 	Close *CloseRequest `protobuf:"bytes,4,opt,name=close,proto3,oneof"`
 }
 
+type QueryCall_Cancel struct {
+	// Stops the call in flight on this stream whose id is call_id (its
+	// caller stopped waiting): an Execute's planning and query end with it.
+	// A cancel has no reply; the cancelled call still gets one.
+	Cancel bool `protobuf:"varint,5,opt,name=cancel,proto3,oneof"`
+}
+
 func (*QueryCall_Execute) isQueryCall_Op() {}
 
 func (*QueryCall_Fetch) isQueryCall_Op() {}
 
 func (*QueryCall_Close) isQueryCall_Op() {}
+
+func (*QueryCall_Cancel) isQueryCall_Op() {}
 
 type QueryReply struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
@@ -2508,12 +2527,13 @@ var File_atoll_v1_query_proto protoreflect.FileDescriptor
 
 const file_atoll_v1_query_proto_rawDesc = "" +
 	"\n" +
-	"\x14atoll/v1/query.proto\x12\batoll.v1\x1a\x15atoll/v1/errors.proto\x1a\x12atoll/v1/map.proto\"\xc0\x01\n" +
+	"\x14atoll/v1/query.proto\x12\batoll.v1\x1a\x15atoll/v1/errors.proto\x1a\x12atoll/v1/map.proto\"\xda\x01\n" +
 	"\tQueryCall\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\x04R\x06callId\x124\n" +
 	"\aexecute\x18\x02 \x01(\v2\x18.atoll.v1.ExecuteRequestH\x00R\aexecute\x12.\n" +
 	"\x05fetch\x18\x03 \x01(\v2\x16.atoll.v1.FetchRequestH\x00R\x05fetch\x12.\n" +
-	"\x05close\x18\x04 \x01(\v2\x16.atoll.v1.CloseRequestH\x00R\x05closeB\x04\n" +
+	"\x05close\x18\x04 \x01(\v2\x16.atoll.v1.CloseRequestH\x00R\x05close\x12\x18\n" +
+	"\x06cancel\x18\x05 \x01(\bH\x00R\x06cancelB\x04\n" +
 	"\x02op\"\x7f\n" +
 	"\n" +
 	"QueryReply\x12\x17\n" +
@@ -2874,6 +2894,7 @@ func file_atoll_v1_query_proto_init() {
 		(*QueryCall_Execute)(nil),
 		(*QueryCall_Fetch)(nil),
 		(*QueryCall_Close)(nil),
+		(*QueryCall_Cancel)(nil),
 	}
 	file_atoll_v1_query_proto_msgTypes[3].OneofWrappers = []any{
 		(*Predicate_Compare)(nil),
