@@ -166,6 +166,12 @@ type routingTable struct {
 // New connects to the cluster through the first reachable seed address.
 func New(ctx context.Context, cfg Config) (*Client, error) {
 	cfg = cfg.withDefaults()
+	if err := checkText("cluster name", cfg.ClusterName); err != nil {
+		return nil, err
+	}
+	if err := checkText("client name", cfg.ClientName); err != nil {
+		return nil, err
+	}
 	ser, err := serialization.NewService(cfg.Serialization)
 	if err != nil {
 		return nil, err

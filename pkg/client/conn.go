@@ -16,11 +16,14 @@ import (
 )
 
 // conn is the client's connection to one member: a gRPC channel with one
-// pipeline stream on which calls are multiplexed by call id.
+// pipeline stream on which calls are multiplexed by call id. A call whose
+// request cannot be encoded fails alone, before anything is sent
+// (encode.go); only a failure of the stream itself breaks the connection.
 type conn struct {
 	addr   string
 	cc     *grpc.ClientConn
 	member []byte // member UUID from the handshake
+	maxMsg int    // the largest request it sends
 
 	maps     pb.MapServiceClient
 	cluster  pb.ClusterServiceClient
@@ -65,7 +68,7 @@ func dial(ctx context.Context, addr string, cfg *Config, clientUUID []byte) (*co
 		return nil, nil, &connError{member: addr, err: err}
 	}
 	c := &conn{
-		addr: addr, cc: cc,
+		addr: addr, cc: cc, maxMsg: cfg.MaxMessageSize,
 		maps:     pb.NewMapServiceClient(cc),
 		cluster:  pb.NewClusterServiceClient(cc),
 		metadata: pb.NewMetadataServiceClient(cc),
@@ -88,7 +91,7 @@ func dial(ctx context.Context, addr string, cfg *Config, clientUUID []byte) (*co
 	}
 	c.member = hello.MemberUuid
 	pctx, pcancel := context.WithCancel(context.Background())
-	pipe, err := pb.NewPipelineServiceClient(cc).Pipeline(pctx)
+	pipe, err := pb.NewPipelineServiceClient(cc).Pipeline(pctx, withEncodedMessages)
 	if err != nil {
 		pcancel()
 		_ = cc.Close()
@@ -147,7 +150,9 @@ func (c *conn) fail(err error, sent bool) {
 func (c *conn) usable() bool { return c.broken.Load() == nil }
 
 // invoke sends req and waits for its response, ctx's end, or the
-// connection's failure. It sets req.CallId and req.TimeoutMs.
+// connection's failure. It sets req.CallId and req.TimeoutMs. A request
+// that cannot be encoded fails with a *RequestError: nothing was sent and
+// the connection is unaffected.
 func (c *conn) invoke(ctx context.Context, req *pb.PipelineRequest) (*pb.PipelineResponse, error) {
 	if ce := c.broken.Load(); ce != nil {
 		return nil, &connError{member: c.addr, err: ce.err}
@@ -157,6 +162,10 @@ func (c *conn) invoke(ctx context.Context, req *pb.PipelineRequest) (*pb.Pipelin
 	if dl, ok := ctx.Deadline(); ok {
 		req.TimeoutMs = max(1, time.Until(dl).Milliseconds())
 	}
+	msg, err := encodeRequest(req, c.maxMsg)
+	if err != nil {
+		return nil, err
+	}
 	cl := callPool.Get().(*call)
 	sh := &c.pending[id%pendingShards]
 	sh.mu.Lock()
@@ -165,10 +174,12 @@ func (c *conn) invoke(ctx context.Context, req *pb.PipelineRequest) (*pb.Pipelin
 	// Registered after a failure's sweep? Then nobody will answer: give up.
 	if ce := c.broken.Load(); ce != nil {
 		c.abandon(sh, id, cl)
+		msg.data.Free()
 		return nil, &connError{member: c.addr, err: ce.err}
 	}
+	// The message is encoded: a failure to send it is the stream's.
 	c.sendMu.Lock()
-	err := c.pipe.Send(req)
+	err = c.pipe.SendMsg(msg)
 	c.sendMu.Unlock()
 	if err != nil {
 		c.fail(err, true)

@@ -15,6 +15,7 @@ import (
 // stream: each call carries an id and waits for the reply with that id.
 type queryStream struct {
 	addr    string
+	maxMsg  int // the largest call it sends
 	stream  pb.QueryService_PipelineClient
 	cancel  context.CancelFunc
 	sendMu  sync.Mutex
@@ -54,12 +55,12 @@ func (c *Client) queryStreamFor(cn *conn) (*queryStream, error) {
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	stream, err := pb.NewQueryServiceClient(cn.cc).Pipeline(ctx)
+	stream, err := pb.NewQueryServiceClient(cn.cc).Pipeline(ctx, withEncodedMessages)
 	if err != nil {
 		cancel()
 		return nil, errorFromStatus(err, cn.addr)
 	}
-	qs := &queryStream{addr: cn.addr, stream: stream, cancel: cancel, pending: map[uint64]chan *pb.QueryReply{}, done: make(chan struct{})}
+	qs := &queryStream{addr: cn.addr, maxMsg: cn.maxMsg, stream: stream, cancel: cancel, pending: map[uint64]chan *pb.QueryReply{}, done: make(chan struct{})}
 	go qs.receive()
 	c.qstreams.m[cn] = qs
 	return qs, nil
@@ -101,21 +102,27 @@ func (qs *queryStream) fail(err error) {
 	qs.cancel()
 }
 
-// call sends one call and waits for its reply (or ctx's end).
+// call sends one call and waits for its reply (or ctx's end). A call that
+// cannot be encoded fails with a *RequestError; the stream carries on.
 func (qs *queryStream) call(ctx context.Context, call *pb.QueryCall) (*pb.ExecuteResponse, error) {
 	id := qs.nextID.Add(1)
 	call.CallId = id
+	msg, err := encodeRequest(call, qs.maxMsg)
+	if err != nil {
+		return nil, err
+	}
 	ch := make(chan *pb.QueryReply, 1)
 	qs.mu.Lock()
 	if qs.failed != nil {
 		err := qs.failed
 		qs.mu.Unlock()
+		msg.data.Free()
 		return nil, err
 	}
 	qs.pending[id] = ch
 	qs.mu.Unlock()
 	qs.sendMu.Lock()
-	err := qs.stream.Send(call)
+	err = qs.stream.SendMsg(msg)
 	qs.sendMu.Unlock()
 	if err != nil {
 		qs.fail(errorFromStatus(err, qs.addr))
