@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc/credentials"
@@ -74,6 +75,52 @@ type PeerInfo struct {
 	// Member is set on connections that opened with an accepted member
 	// preamble (on the listening side) or that sent one (dialing side).
 	Member bool
+	// Conn is the connection on the listening side (nil on the dialing
+	// side): what lives as long as it (a client's cursors) hooks its end.
+	Conn *Conn
+}
+
+// Conn is one connection a member accepted, for as long as it is open.
+type Conn struct {
+	mu      sync.Mutex
+	closed  bool
+	onClose []func()
+}
+
+// OnClose runs fn once the connection has closed (at once if it has).
+// fn must not block for long: it runs on the goroutine that closes it.
+func (c *Conn) OnClose(fn func()) {
+	c.mu.Lock()
+	if !c.closed {
+		c.onClose = append(c.onClose, fn)
+		c.mu.Unlock()
+		return
+	}
+	c.mu.Unlock()
+	fn()
+}
+
+func (c *Conn) close() {
+	c.mu.Lock()
+	fns := c.onClose
+	c.closed, c.onClose = true, nil
+	c.mu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
+}
+
+// trackedConn is an accepted connection that tells its Conn when it closes.
+type trackedConn struct {
+	net.Conn
+	c    *Conn
+	once sync.Once
+}
+
+func (t *trackedConn) Close() error {
+	err := t.Conn.Close()
+	t.once.Do(t.c.close)
+	return err
 }
 
 // PeerIsMember reports whether the call whose context is ctx arrived on a
@@ -153,8 +200,9 @@ func (c *memberCredentials) ServerHandshake(raw net.Conn) (net.Conn, credentials
 	if _, err := io.ReadFull(conn, first[:]); err != nil {
 		return nil, nil, err // io.EOF: a prober that closed at once
 	}
+	track := &Conn{}
 	if first[0] != handshakeMagic[0] {
-		return &replayConn{Conn: conn, first: first[0], pending: true}, PeerInfo{AuthInfo: inner}, nil
+		return &trackedConn{Conn: &replayConn{Conn: conn, first: first[0], pending: true}, c: track}, PeerInfo{AuthInfo: inner, Conn: track}, nil
 	}
 	answer, err := c.readPreamble(conn)
 	if err != nil {
@@ -166,7 +214,7 @@ func (c *memberCredentials) ServerHandshake(raw net.Conn) (net.Conn, credentials
 	if answer != handshakeAccepted {
 		return nil, nil, errors.New("cluster: refused a member handshake of another cluster")
 	}
-	return conn, PeerInfo{AuthInfo: inner, Member: true}, nil
+	return &trackedConn{Conn: conn, c: track}, PeerInfo{AuthInfo: inner, Member: true, Conn: track}, nil
 }
 
 // readPreamble reads the rest of a member preamble (its first byte was

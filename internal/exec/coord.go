@@ -574,6 +574,7 @@ type page struct {
 type query struct {
 	e       *Engine
 	id      uint64
+	session *Session // holds the query's cursor
 	ctx     context.Context
 	cancel  context.CancelFunc
 	params  []expr.Value

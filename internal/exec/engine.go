@@ -37,7 +37,24 @@ var (
 	// member that does not own its partitions (a migration moved them);
 	// retrying the query re-plans the placement.
 	ErrUnavailable = errors.New("exec: partitions unavailable")
+	// ErrTooManyCursors: the member or the session already holds as many
+	// queries running or with an open cursor as allowed; the message names
+	// the limit. Retryable once cursors are closed.
+	ErrTooManyCursors = errors.New("exec: too many open cursors")
 )
+
+// Session is who holds cursors: a client's query stream, or a client
+// connection that runs queries outside a stream. Its cursors close when
+// it ends (EndSession), only it can fetch or close them, and it holds at
+// most Config.MaxCursorsPerSession queries running or with an open
+// cursor. Its fields are guarded by the engine's lock.
+type Session struct {
+	open  int
+	ended bool
+}
+
+// NewSession returns a session for a client's stream or connection.
+func NewSession() *Session { return &Session{} }
 
 // Maps gives the engine the member's maps.
 type Maps interface {
@@ -110,11 +127,24 @@ type Config struct {
 	Logger *slog.Logger
 	// PageSize is the default rows per page; 4096 when 0.
 	PageSize int
-	// CursorIdleTimeout closes cursors that nobody fetches; 2 minutes when 0.
+	// CursorIdleTimeout closes cursors that nobody fetches; 2 minutes when 0
+	// (the member's query.cursor-idle-timeout).
 	CursorIdleTimeout time.Duration
+	// MaxCursors bounds the queries running or holding an open cursor on
+	// this member (query.max-cursors; DefaultMaxCursors when 0), and
+	// MaxCursorsPerSession those of one session
+	// (query.max-cursors-per-client; DefaultMaxCursorsPerSession when 0).
+	// A query over either fails with ErrTooManyCursors before it runs.
+	MaxCursors, MaxCursorsPerSession int
 	// Clock is used for CURRENT_TIMESTAMP (time.Now when nil).
 	Clock func() time.Time
 }
+
+// Defaults of the cursor limits.
+const (
+	DefaultMaxCursors           = 1024
+	DefaultMaxCursorsPerSession = 64
+)
 
 // Engine executes plans on a member. Safe for concurrent use.
 type Engine struct {
@@ -125,6 +155,7 @@ type Engine struct {
 
 	mu      sync.Mutex
 	cursors map[uint64]*query
+	open    int // queries running or holding a cursor (see reserve)
 	closed  bool
 	bg      sync.WaitGroup
 	stop    chan struct{}
@@ -151,6 +182,12 @@ func New(cfg Config) *Engine {
 	}
 	if cfg.CursorIdleTimeout <= 0 {
 		cfg.CursorIdleTimeout = 2 * time.Minute
+	}
+	if cfg.MaxCursors <= 0 {
+		cfg.MaxCursors = DefaultMaxCursors
+	}
+	if cfg.MaxCursorsPerSession <= 0 {
+		cfg.MaxCursorsPerSession = DefaultMaxCursorsPerSession
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -216,7 +253,7 @@ func (e *Engine) reap() {
 			idle := now.Sub(q.lastUsed) > e.cfg.CursorIdleTimeout
 			q.mu.Unlock()
 			if idle {
-				delete(e.cursors, id)
+				e.dropLocked(id, q)
 				q.cancel()
 			}
 		}
@@ -405,6 +442,9 @@ type Result struct {
 type Options struct {
 	PageSize int
 	Timeout  time.Duration
+	// Session holds the query's cursor; nil: nobody's (only the member's
+	// limit and the idle timeout apply).
+	Session *Session
 }
 
 // Execute runs a physical plan with its parameter values and returns the
@@ -448,6 +488,19 @@ func (e *Engine) Execute(ctx context.Context, ph *plan.Physical, params []expr.V
 	if e.cfg.Catalog != nil && e.synced.Load() != e.cfg.Catalog.Version() {
 		e.SyncIndexes()
 	}
+	// A query counts against the cursor limits from its start: until it
+	// ends, or, if it leaves a cursor, until the cursor closes.
+	if err := e.reserve(opts.Session); err != nil {
+		return nil, err
+	}
+	kept := false
+	defer func() {
+		if !kept {
+			e.mu.Lock()
+			e.releaseLocked(opts.Session)
+			e.mu.Unlock()
+		}
+	}()
 	pageSize := opts.PageSize
 	if pageSize <= 0 {
 		pageSize = e.cfg.PageSize
@@ -481,11 +534,70 @@ func (e *Engine) Execute(ctx context.Context, ph *plan.Physical, params []expr.V
 		return res, nil
 	}
 	q.id = e.nextID.Add(1)
+	q.session = opts.Session
 	e.mu.Lock()
+	if s := opts.Session; s != nil && s.ended {
+		e.mu.Unlock()
+		cancel()
+		return nil, context.Canceled // the client's stream or connection is gone
+	}
 	e.cursors[q.id] = q
+	kept = true
 	e.mu.Unlock()
 	res.Cursor = q.id
 	return res, nil
+}
+
+// reserve counts a query against the member's and its session's cursor
+// limits, or fails with ErrTooManyCursors.
+func (e *Engine) reserve(s *Session) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.open >= e.cfg.MaxCursors {
+		return fmt.Errorf("%w: this member has %d queries running or holding a cursor, its limit (query.max-cursors); close cursors or raise the limit",
+			ErrTooManyCursors, e.open)
+	}
+	if s != nil && s.open >= e.cfg.MaxCursorsPerSession {
+		return fmt.Errorf("%w: this client has %d queries running or holding a cursor on this member, its limit (query.max-cursors-per-client); close cursors or raise the limit",
+			ErrTooManyCursors, s.open)
+	}
+	e.open++
+	if s != nil {
+		s.open++
+	}
+	return nil
+}
+
+// releaseLocked undoes reserve; e.mu is held.
+func (e *Engine) releaseLocked(s *Session) {
+	e.open--
+	if s != nil {
+		s.open--
+	}
+}
+
+// dropLocked forgets cursor id and releases its reservation; e.mu is held.
+func (e *Engine) dropLocked(id uint64, q *query) {
+	delete(e.cursors, id)
+	e.releaseLocked(q.session)
+}
+
+// EndSession closes every cursor of a session whose stream or connection
+// ended; queries it starts afterwards keep no cursor.
+func (e *Engine) EndSession(s *Session) {
+	e.mu.Lock()
+	s.ended = true
+	var qs []*query
+	for id, q := range e.cursors {
+		if q.session == s {
+			e.dropLocked(id, q)
+			qs = append(qs, q)
+		}
+	}
+	e.mu.Unlock()
+	for _, q := range qs {
+		q.cancel()
+	}
 }
 
 // placementRetries bounds the restarts of a query whose partitions moved
@@ -560,12 +672,12 @@ func labelsOf(ctx context.Context) pprof.LabelSet {
 	return pprof.Labels(kv...)
 }
 
-// Fetch returns the next page of a cursor.
-func (e *Engine) Fetch(ctx context.Context, id uint64) (*Result, error) {
+// Fetch returns the next page of a cursor of session s.
+func (e *Engine) Fetch(ctx context.Context, id uint64, s *Session) (*Result, error) {
 	e.mu.Lock()
 	q := e.cursors[id]
 	e.mu.Unlock()
-	if q == nil {
+	if q == nil || q.session != s {
 		return nil, fmt.Errorf("%w: %d", ErrCursorNotFound, id)
 	}
 	q.mu.Lock()
@@ -579,7 +691,7 @@ func (e *Engine) Fetch(ctx context.Context, id uint64) (*Result, error) {
 		return nil, ctx.Err()
 	}
 	if !ok || p.err != nil || p.last {
-		e.CloseCursor(id)
+		e.CloseCursor(id, s)
 	}
 	if !ok {
 		if err := q.ctx.Err(); err != nil {
@@ -598,25 +710,27 @@ func (e *Engine) Fetch(ctx context.Context, id uint64) (*Result, error) {
 	return res, nil
 }
 
-// CloseCursor cancels a cursor's query on every member; it reports whether
-// the cursor existed.
-func (e *Engine) CloseCursor(id uint64) bool {
+// CloseCursor cancels the query of a cursor of session s on every member;
+// it reports whether the cursor existed.
+func (e *Engine) CloseCursor(id uint64, s *Session) bool {
 	e.mu.Lock()
 	q := e.cursors[id]
-	delete(e.cursors, id)
-	e.mu.Unlock()
-	if q == nil {
+	if q == nil || q.session != s {
+		e.mu.Unlock()
 		return false
 	}
+	e.dropLocked(id, q)
+	e.mu.Unlock()
 	q.cancel()
 	return true
 }
 
-// Cursors returns the number of open cursors.
+// Cursors returns the number of queries running or holding an open
+// cursor.
 func (e *Engine) Cursors() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return len(e.cursors)
+	return e.open
 }
 
 func splitLines(s string) []string {

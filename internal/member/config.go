@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"gopkg.in/yaml.v3"
 
+	"github.com/atolldb/atoll/internal/exec"
 	"github.com/atolldb/atoll/internal/maps"
 	"github.com/atolldb/atoll/internal/server"
 	"github.com/atolldb/atoll/internal/store"
@@ -59,6 +60,8 @@ type Config struct {
 	Metrics MetricsConfig `yaml:"metrics"`
 	// Profiling configures the profiling hooks.
 	Profiling ProfilingConfig `yaml:"profiling"`
+	// Query bounds what clients' queries hold on the member.
+	Query QueryConfig `yaml:"query"`
 
 	// Logger overrides Log (embedding); Clock drives TTL and statistics
 	// (tests); Registry receives the member's metrics (default: a registry
@@ -75,6 +78,23 @@ type MetricsConfig struct {
 	// by map and kind (default true). Everything else on /metrics is read
 	// at scrape time and costs the operations nothing.
 	Operations bool `yaml:"operations"`
+}
+
+// QueryConfig bounds the cursors of queries: results a client reads page
+// by page, which the member keeps (and the rows a sorted result
+// materialised) until the client reads them to the end or closes them.
+// Cursors belong to the client's query stream (or its connection, outside
+// a stream) and close when it goes away.
+type QueryConfig struct {
+	// CursorIdleTimeout closes a cursor nobody fetched from for this long
+	// (default 2m).
+	CursorIdleTimeout Duration `yaml:"cursor-idle-timeout"`
+	// MaxCursors bounds the queries running or holding a cursor on the
+	// member (default 1024), MaxCursorsPerClient those of one client's
+	// stream or connection (default 64); a query over either is refused
+	// with LIMIT_EXCEEDED before it runs.
+	MaxCursors          int `yaml:"max-cursors"`
+	MaxCursorsPerClient int `yaml:"max-cursors-per-client"`
 }
 
 // ProfilingConfig configures the profiling hooks.
@@ -166,6 +186,10 @@ func DefaultConfig() Config {
 		Log:           LogConfig{Level: "info", Format: "text"},
 		Metrics:       MetricsConfig{Operations: true},
 		Profiling:     ProfilingConfig{Labels: true},
+		Query: QueryConfig{
+			CursorIdleTimeout: Duration(2 * time.Minute),
+			MaxCursors:        exec.DefaultMaxCursors, MaxCursorsPerClient: exec.DefaultMaxCursorsPerSession,
+		},
 	}
 }
 
@@ -220,6 +244,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Limits.MaxMessageSize < 1<<10 {
 		errs = append(errs, fmt.Sprintf("limits.max-message-size %d is below 1 KiB", c.Limits.MaxMessageSize))
+	}
+	if c.Query.CursorIdleTimeout <= 0 || c.Query.MaxCursors < 1 || c.Query.MaxCursorsPerClient < 1 {
+		errs = append(errs, "query.cursor-idle-timeout, query.max-cursors and query.max-cursors-per-client must be positive")
 	}
 	if c.Limits.MaxBatchEntries < 1 {
 		errs = append(errs, fmt.Sprintf("limits.max-batch-entries %d is below 1", c.Limits.MaxBatchEntries))

@@ -110,7 +110,7 @@ type queryPeers interface {
 // the plan cache shared by both front ends, and the engine, which runs
 // fragments on other members through peers and carries out DML through
 // writer.
-func newQuery(cat *catalog.Local, reg *maps.Registry, ser *serialization.Service, table *partition.Holder, self partition.UUID,
+func newQuery(cfg QueryConfig, cat *catalog.Local, reg *maps.Registry, ser *serialization.Service, table *partition.Holder, self partition.UUID,
 	peers queryPeers, writer exec.Writer, qm *metrics.Queries, log *slog.Logger) (*queryParts, error) {
 	cache, err := plan.NewCache(10000)
 	if err != nil {
@@ -122,6 +122,7 @@ func newQuery(cat *catalog.Local, reg *maps.Registry, ser *serialization.Service
 	eng := exec.New(exec.Config{
 		Maps: queryMaps{reg}, Catalog: cat, Serialization: ser, Table: table, Self: self,
 		Remote: remote, Owned: peers.Owned, Writer: writer, Logger: log,
+		CursorIdleTimeout: time.Duration(cfg.CursorIdleTimeout), MaxCursors: cfg.MaxCursors, MaxCursorsPerSession: cfg.MaxCursorsPerClient,
 		OnScanned: func(ctx context.Context, n int64) {
 			kind, _ := pprof.Label(ctx, profiling.LabelKind)
 			qm.Scanned(kind, n)
@@ -163,6 +164,12 @@ func (q *queryParts) close() {
 	q.cache.Close()
 }
 
-// QueryCursors returns the number of open query cursors on this member
-// (results that clients have not read to the end or closed).
-func (m *Member) QueryCursors() int { return m.query.engine.Cursors() }
+// QueryCursors returns the number of queries running or holding an open
+// cursor on this member (results that clients have not read to the end or
+// closed).
+func (m *Member) QueryCursors() int {
+	if m.query == nil { // scraped while starting
+		return 0
+	}
+	return m.query.engine.Cursors()
+}

@@ -29,6 +29,8 @@ type Sources struct {
 	Cluster func() ClusterStats
 	// Ready reports whether the member is ready (see the member's /readyz).
 	Ready func() bool
+	// Cursors returns the queries running or holding a cursor.
+	Cursors func() int
 }
 
 // MapStats are one map's statistics on this member.

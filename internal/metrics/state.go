@@ -35,12 +35,14 @@ var (
 		"Partition migrations that failed while this member coordinated.", nil, nil)
 	readyDesc = prometheus.NewDesc("atoll_member_ready",
 		"1 when the member is ready (joined, partition table stable), else 0.", nil, nil)
+	cursorsDesc = prometheus.NewDesc("atoll_query_cursors",
+		"Queries running or holding an open cursor on this member (bounded by query.max-cursors).", nil, nil)
 )
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{mapEntriesDesc, mapMemoryDesc, mapHitsDesc, mapEvictionsDesc, mapExpirationsDesc,
 		membersDesc, coordinatorDesc, tableVersionDesc, partitionsDesc, migrationsInFlightDesc,
-		migrationsCompletedDesc, migrationsFailedDesc, readyDesc} {
+		migrationsCompletedDesc, migrationsFailedDesc, readyDesc, cursorsDesc} {
 		ch <- d
 	}
 }
@@ -76,6 +78,9 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if c.src.Ready != nil {
 		gauge(readyDesc, boolFloat(c.src.Ready()))
+	}
+	if c.src.Cursors != nil {
+		gauge(cursorsDesc, float64(c.src.Cursors()))
 	}
 }
 

@@ -103,6 +103,7 @@ var errorTable = []errorClass{
 	{is(expr.ErrEval), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_QUERY, false},
 	{is(plan.ErrBadFragment), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, false},
 	{is(exec.ErrCursorNotFound), codes.NotFound, pb.ErrorCode_ERROR_CODE_NOT_FOUND, false},
+	{is(exec.ErrTooManyCursors), codes.ResourceExhausted, pb.ErrorCode_ERROR_CODE_LIMIT_EXCEEDED, false},
 	{is(exec.ErrCorruptRows), codes.Internal, pb.ErrorCode_ERROR_CODE_INTERNAL, false},
 	{is(exec.ErrClosed), codes.Unavailable, pb.ErrorCode_ERROR_CODE_SHUTTING_DOWN, true},
 	{is(exec.ErrUnavailable), codes.Unavailable, pb.ErrorCode_ERROR_CODE_UNAVAILABLE, true},

@@ -13,7 +13,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/grpc/peer"
+
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/cluster"
 	"github.com/atolldb/atoll/internal/exec"
 	"github.com/atolldb/atoll/internal/metrics"
 	"github.com/atolldb/atoll/internal/profiling"
@@ -41,6 +44,40 @@ type queryService struct {
 	pb.UnimplementedQueryServiceServer
 	s   *Server
 	ids atomic.Uint64 // query ids for profile labels
+	// conns holds the cursor sessions of client connections that run
+	// queries outside a stream, by connection.
+	conns sync.Map // *cluster.Conn → *exec.Session
+}
+
+// sessionKey carries the cursor session of a query stream's calls.
+type sessionKey struct{}
+
+// session returns who holds the cursors a call opens: its query stream,
+// else its connection (whose end closes them), else nobody.
+func (q *queryService) session(ctx context.Context) *exec.Session {
+	if s, ok := ctx.Value(sessionKey{}).(*exec.Session); ok {
+		return s
+	}
+	p, ok := peer.FromContext(ctx)
+	if !ok {
+		return nil
+	}
+	info, ok := p.AuthInfo.(cluster.PeerInfo)
+	if !ok || info.Conn == nil || q.s.cfg.Query == nil {
+		return nil
+	}
+	if s, ok := q.conns.Load(info.Conn); ok {
+		return s.(*exec.Session)
+	}
+	s, loaded := q.conns.LoadOrStore(info.Conn, exec.NewSession())
+	if !loaded {
+		engine := q.s.cfg.Query.Engine
+		info.Conn.OnClose(func() {
+			q.conns.Delete(info.Conn)
+			engine.EndSession(s.(*exec.Session))
+		})
+	}
+	return s.(*exec.Session)
 }
 
 func (q *queryService) cfg() (*QueryConfig, error) {
@@ -109,7 +146,7 @@ func (q *queryService) Execute(ctx context.Context, r *pb.ExecuteRequest) (resp 
 	if r.Explain && ph.Kind != "explain" {
 		ph = &plan.Physical{Root: &plan.Explain{Input: ph.Root}, Kind: "explain", ParamTypes: ph.ParamTypes}
 	}
-	opts := exec.Options{PageSize: int(r.PageSize), Timeout: time.Duration(r.TimeoutMs) * time.Millisecond}
+	opts := exec.Options{PageSize: int(r.PageSize), Timeout: time.Duration(r.TimeoutMs) * time.Millisecond, Session: q.session(ctx)}
 	res, err := qc.Engine.Execute(ctx, ph, params, opts)
 	if err != nil {
 		return nil, err
@@ -134,7 +171,7 @@ func (q *queryService) Fetch(ctx context.Context, r *pb.FetchRequest) (*pb.Execu
 	if err != nil {
 		return nil, err
 	}
-	res, err := qc.Engine.Fetch(ctx, r.CursorId)
+	res, err := qc.Engine.Fetch(ctx, r.CursorId, q.session(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -144,12 +181,12 @@ func (q *queryService) Fetch(ctx context.Context, r *pb.FetchRequest) (*pb.Execu
 	return resultResponse(res), nil
 }
 
-func (q *queryService) Close(_ context.Context, r *pb.CloseRequest) (*pb.Empty, error) {
+func (q *queryService) Close(ctx context.Context, r *pb.CloseRequest) (*pb.Empty, error) {
 	qc, err := q.cfg()
 	if err != nil {
 		return nil, err
 	}
-	qc.Engine.CloseCursor(r.CursorId)
+	qc.Engine.CloseCursor(r.CursorId, q.session(ctx))
 	return &pb.Empty{}, nil
 }
 
@@ -194,7 +231,12 @@ func (q *queryService) RunFragment(r *pb.RunFragmentRequest, stream pb.QueryServ
 // the calls in flight finish first.
 func (q *queryService) Pipeline(stream pb.QueryService_PipelineServer) error {
 	s := q.s
-	ctx := stream.Context()
+	// The stream holds the cursors its calls open: they close when it ends.
+	session := exec.NewSession()
+	if qc := s.cfg.Query; qc != nil {
+		defer qc.Engine.EndSession(session)
+	}
+	ctx := context.WithValue(stream.Context(), sessionKey{}, session)
 	var sendMu sync.Mutex
 	var sendErr error
 	send := func(r *pb.QueryReply) {
