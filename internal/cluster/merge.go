@@ -150,20 +150,19 @@ func (c *coordinator) mergeInto(theirs *partition.Table, why string) {
 // holdsEntries reports whether any map has an entry in partition pid.
 func (n *Node) holdsEntries(pid int32) bool {
 	found := false
-	for _, m := range n.cfg.Store.Maps() {
-		_ = n.cfg.Store.Entries(m, pid, func(_, _ []byte, _ time.Duration) bool {
-			found = true
-			return false
-		})
-		if found {
-			return true
-		}
-	}
-	return false
+	_ = n.cfg.Store.Entries(pid, func(string, []byte, []byte, time.Duration) bool {
+		found = true
+		return false
+	})
+	return found
 }
 
-// mergeBatch bounds the entries of one merge message.
-const mergeBatch = 500
+// A merge message holds at most mergeBatch entries and about
+// mergeBatchBytes of keys and values.
+const (
+	mergeBatch      = 500
+	mergeBatchBytes = 1 << 20
+)
 
 // sendMerge sends one partition's entries to its owner in theirs. An
 // owner that moved meanwhile is asked for its table and the partition sent
@@ -194,6 +193,7 @@ func (n *Node) sendMergeTo(pid int32, addr string) (merged, skipped int64, err e
 	defer cancel()
 	var stream memberv1.MemberService_MergeClient
 	batch := &memberv1.MergeBatch{}
+	size := 0
 	var sendErr error
 	flush := func() {
 		if len(batch.Entries) == 0 || sendErr != nil {
@@ -205,19 +205,17 @@ func (n *Node) sendMergeTo(pid int32, addr string) (merged, skipped int64, err e
 			}
 		}
 		sendErr = stream.Send(batch)
-		batch = &memberv1.MergeBatch{}
+		batch, size = &memberv1.MergeBatch{}, 0
 	}
-	for _, m := range n.cfg.Store.Maps() {
-		err := n.cfg.Store.Entries(m, pid, func(key, value []byte, ttl time.Duration) bool {
-			batch.Entries = append(batch.Entries, &memberv1.MergeEntry{Map: m, Key: bytes.Clone(key), Value: bytes.Clone(value), TtlMs: ttl.Milliseconds(), Partition: pid})
-			if len(batch.Entries) >= mergeBatch {
-				flush()
-			}
-			return sendErr == nil
-		})
-		if err != nil {
-			return 0, 0, err
+	err = n.cfg.Store.Entries(pid, func(m string, key, value []byte, ttl time.Duration) bool {
+		batch.Entries = append(batch.Entries, &memberv1.MergeEntry{Map: m, Key: bytes.Clone(key), Value: bytes.Clone(value), TtlMs: ttl.Milliseconds(), Partition: pid})
+		if size += len(key) + len(value); len(batch.Entries) >= mergeBatch || size >= mergeBatchBytes {
+			flush()
 		}
+		return sendErr == nil
+	})
+	if err != nil {
+		return 0, 0, err
 	}
 	flush()
 	if sendErr != nil {
@@ -235,7 +233,8 @@ func (n *Node) sendMergeTo(pid int32, addr string) (merged, skipped int64, err e
 
 // receiveMerge stores merged entries whose keys are absent, as the owner.
 // It fails the whole stream when this member does not own a partition, so
-// that the sender retries with the current owner.
+// that the sender retries with the current owner. The entries of a message
+// are written together and wait once for the backups.
 func (n *Node) receiveMerge(stream memberv1.MemberService_MergeServer) error {
 	resp := &memberv1.MergeResponse{}
 	for {
@@ -246,14 +245,28 @@ func (n *Node) receiveMerge(stream memberv1.MemberService_MergeServer) error {
 		if err != nil {
 			return err
 		}
-		for _, e := range batch.Entries {
-			end, err := n.BeginWrite(e.Partition, n.cfg.Replicas)
+		for i := 0; i < len(batch.Entries); {
+			// A run of entries of one partition (a sender sends one
+			// partition per stream).
+			pid, j := batch.Entries[i].Partition, i+1
+			for j < len(batch.Entries) && batch.Entries[j].Partition == pid {
+				j++
+			}
+			end, err := n.BeginWrite(pid, n.cfg.Replicas)
 			if err != nil {
 				return err
 			}
-			stored, err := n.cfg.Store.MergeEntry(e.Map, e.Partition, e.Key, e.Value, time.Duration(e.TtlMs)*time.Millisecond)
-			if err != nil {
-				n.log.Warn("refused an entry another member merged into this cluster", "map", e.Map, "partition", e.Partition, "err", err)
+			for _, e := range batch.Entries[i:j] {
+				var stored bool
+				if stored, err = n.cfg.Store.MergeEntry(e.Map, pid, e.Key, e.Value, time.Duration(e.TtlMs)*time.Millisecond); err != nil {
+					n.log.Warn("refused an entry another member merged into this cluster", "map", e.Map, "partition", pid, "err", err)
+					break
+				}
+				if stored {
+					resp.Merged++
+				} else {
+					resp.Skipped++
+				}
 			}
 			if werr := end(stream.Context()); err == nil {
 				err = werr
@@ -261,11 +274,7 @@ func (n *Node) receiveMerge(stream memberv1.MemberService_MergeServer) error {
 			if err != nil {
 				return err
 			}
-			if stored {
-				resp.Merged++
-			} else {
-				resp.Skipped++
-			}
+			i = j
 		}
 	}
 }

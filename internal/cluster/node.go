@@ -34,19 +34,25 @@ import (
 )
 
 // ReplicaStore is the member's data as the cluster layer sees it: whole
-// partitions across every map. Implementations must be safe for concurrent
-// use; calls for different partitions run in parallel.
+// partitions across every map. What it does for a partition costs what the
+// maps holding that partition hold, not what every map of the member
+// costs. Implementations must be safe for concurrent use; calls for
+// different partitions run in parallel.
 type ReplicaStore interface {
-	// Maps lists the maps that exist on this member.
-	Maps() []string
-	// Export returns a map's partition in the store's export format (one
-	// or more chunks, each importable on its own).
-	Export(mapName string, pid int32) ([][]byte, error)
-	// Import adds an exported chunk to a map's partition (creating the map).
+	// Export passes partition pid of every map that holds entries there to
+	// fn, in chunks of the store's export format of about chunkBytes each
+	// (each importable on its own), until fn fails. It holds off no
+	// writes: entries written meanwhile may or may not be included.
+	Export(pid int32, chunkBytes int, fn func(mapName string, chunk []byte) error) error
+	// Check checks an exported chunk as Import would (every entry as a
+	// client's write), changing no data.
+	Check(mapName string, pid int32, chunk []byte) error
+	// Import adds an exported chunk to a map's partition (creating the
+	// map), after checking every entry as a client's write.
 	Import(mapName string, pid int32, chunk []byte) error
 	// Apply applies one replicated change to a map's backup partition.
 	Apply(mapName string, pid int32, ev *memberv1.ReplicationEvent) error
-	// DropPartition empties a partition in every map.
+	// DropPartition empties a partition in every map that holds it.
 	DropPartition(pid int32) error
 	// SetRole sets the accounting role of a partition in every map (and
 	// in maps created later): owned, or held as a backup.
@@ -55,8 +61,9 @@ type ReplicaStore interface {
 	// its key is absent (Hazelcast's default merge policy, put-if-absent);
 	// it reports whether it stored it.
 	MergeEntry(mapName string, pid int32, key, value []byte, ttl time.Duration) (bool, error)
-	// Entries calls fn for every entry of a map's partition (for merges).
-	Entries(mapName string, pid int32, fn func(key, value []byte, ttl time.Duration) bool) error
+	// Entries calls fn for every entry of partition pid in every map (for
+	// merges) until fn returns false.
+	Entries(pid int32, fn func(mapName string, key, value []byte, ttl time.Duration) bool) error
 }
 
 // MetadataStore is the type metadata that must exist on every member.
@@ -952,5 +959,6 @@ func (n *Node) State() *pb.ClusterState {
 		st.Migrations = append(st.Migrations, m)
 	}
 	st.MigrationsCompleted, st.MigrationsFailed = completed, failed
+	st.UnsyncedPartitions = n.UnsyncedPartitions()
 	return st
 }

@@ -83,6 +83,61 @@ func (s *service) Replicate(stream memberv1.MemberService_ReplicateServer) error
 	}
 }
 
+func (s *service) Sync(stream memberv1.MemberService_SyncServer) error {
+	first, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	pid := first.Partition
+	if _, err := uuidOf(first.OwnerUuid); err != nil {
+		return err
+	}
+	if pid < 0 || int(pid) >= s.n.cfg.PartitionCount {
+		return fmt.Errorf("cluster: a copy of partition %d, out of range", pid)
+	}
+	repl := s.n.repl
+	ps := repl.parts[pid]
+	ps.syncMu.Lock()
+	defer ps.syncMu.Unlock()
+	if err := repl.beginSync(pid); err != nil {
+		return err
+	}
+	// The copy is checked as it arrives and kept until it is complete: the
+	// backup's current copy stays whole if it never is.
+	var chunks []*memberv1.SyncChunk
+	for {
+		msg, err := stream.Recv()
+		if err == io.EOF {
+			break
+		}
+		if err == nil {
+			if err = s.n.cfg.Store.Check(msg.Map, pid, msg.Data); err != nil {
+				s.n.log.Warn("refused a copy of a partition from its owner", "partition", pid, "map", msg.Map, "err", err)
+			}
+		}
+		if err != nil {
+			repl.abortSync(pid)
+			return err
+		}
+		chunks = append(chunks, msg)
+	}
+	err = repl.applySync(pid, first.Epoch, first.Seq, func() error {
+		if err := s.n.cfg.Store.DropPartition(pid); err != nil {
+			return err
+		}
+		for _, c := range chunks {
+			if err := s.n.cfg.Store.Import(c.Map, pid, c.Data); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return stream.SendAndClose(&memberv1.PartitionAck{Partition: pid, Epoch: first.Epoch, Seq: first.Seq})
+}
+
 func (s *service) Handoff(ctx context.Context, r *memberv1.HandoffRequest) (*memberv1.HandoffResponse, error) {
 	to, err := uuidOf(r.ToUuid)
 	if err != nil {

@@ -78,6 +78,12 @@ type MetricsConfig struct {
 	// by map and kind (default true). Everything else on /metrics is read
 	// at scrape time and costs the operations nothing.
 	Operations bool `yaml:"operations"`
+	// MapSeriesLimit is how many maps have series (and profile labels) of
+	// their own (default 100): the first ones created on the member, a
+	// slot freed by a destroyed map going to the next one created. The
+	// series of all the others are summed under an empty map label, so
+	// that /metrics stays small with any number of maps.
+	MapSeriesLimit int `yaml:"map-series-limit"`
 }
 
 // QueryConfig bounds the cursors of queries: results a client reads page
@@ -140,6 +146,10 @@ type Limits struct {
 	// 100 000). An answer is also refused as soon as it would grow past
 	// MaxMessageSize.
 	MaxBatchEntries int `yaml:"max-batch-entries"`
+	// MaxMaps bounds the maps clients create on this member (default
+	// 50 000): a write that would create one more fails with
+	// LIMIT_EXCEEDED. Copies from other members are never refused.
+	MaxMaps int `yaml:"max-maps"`
 }
 
 // LogConfig configures the member's logger.
@@ -181,10 +191,11 @@ func DefaultConfig() Config {
 			MaxKeySize:      store.DefaultMaxKeySize,
 			MaxValueSize:    store.DefaultMaxValueSize,
 			MaxBatchEntries: server.DefaultMaxBatchEntries,
+			MaxMaps:         50_000,
 		},
 		SweepInterval: Duration(time.Second),
 		Log:           LogConfig{Level: "info", Format: "text"},
-		Metrics:       MetricsConfig{Operations: true},
+		Metrics:       MetricsConfig{Operations: true, MapSeriesLimit: 100},
 		Profiling:     ProfilingConfig{Labels: true},
 		Query: QueryConfig{
 			CursorIdleTimeout: Duration(2 * time.Minute),
@@ -247,6 +258,12 @@ func (c *Config) Validate() error {
 	}
 	if c.Query.CursorIdleTimeout <= 0 || c.Query.MaxCursors < 1 || c.Query.MaxCursorsPerClient < 1 {
 		errs = append(errs, "query.cursor-idle-timeout, query.max-cursors and query.max-cursors-per-client must be positive")
+	}
+	if c.Limits.MaxMaps < 1 {
+		errs = append(errs, fmt.Sprintf("limits.max-maps %d is below 1", c.Limits.MaxMaps))
+	}
+	if c.Metrics.MapSeriesLimit < 0 {
+		errs = append(errs, "metrics.map-series-limit is negative")
 	}
 	if c.Limits.MaxBatchEntries < 1 {
 		errs = append(errs, fmt.Sprintf("limits.max-batch-entries %d is below 1", c.Limits.MaxBatchEntries))

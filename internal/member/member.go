@@ -113,12 +113,12 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 	m.metrics = metrics.New(m.registry, metrics.Sources{Maps: m.mapStats, Cluster: m.clusterStats, Ready: m.ready, Cursors: m.QueryCursors},
 		metrics.Options{Version: Version, MapOperations: cfg.Metrics.Operations})
 	transport := &transportMetrics{m: m.metrics.Transport, self: advertise, known: m.isMember}
-	replicas := &replicaStore{ser: ser, backup: make([]atomic.Bool, cfg.PartitionCount), clock: cfg.Clock}
+	replicas := &replicaStore{ser: ser, partitions: int32(cfg.PartitionCount), clock: cfg.Clock}
 	var node *cluster.Node
 	m.maps = maps.NewRegistry(maps.Options{
 		PartitionCount: cfg.PartitionCount, Configs: configs,
 		MaxKeySize: cfg.Limits.MaxKeySize, MaxValueSize: cfg.Limits.MaxValueSize, Clock: cfg.Clock,
-		Backup: replicas.isBackup,
+		MaxMaps: cfg.Limits.MaxMaps, MaxMapSeries: cfg.Metrics.MapSeriesLimit,
 		OnEvent: func(mapName string, e store.Event) {
 			if ev, ok := changeOf(mapName, e); ok {
 				node.Record(e.Partition, ev)

@@ -67,8 +67,9 @@ func (s *Server) clusterState(context.Context, *pb.GetClusterStateRequest) (*pb.
 const maxNearCachesPerReport = 1024
 
 // pushClientStatistics passes a client's report on to the metrics. Near
-// caches of maps this member does not have are left out, so that clients
-// cannot grow the map label set.
+// caches of maps this member does not have are left out, and those of maps
+// without series of their own count under the empty map name, so that
+// clients cannot grow the map label set.
 func (s *Server) pushClientStatistics(_ context.Context, r *pb.ClientStatistics) (*pb.Empty, error) {
 	if len(r.ClientUuid) != 16 {
 		return nil, invalid("client uuid has %d bytes, want 16", len(r.ClientUuid))
@@ -84,9 +85,13 @@ func (s *Server) pushClientStatistics(_ context.Context, r *pb.ClientStatistics)
 		Calls: r.Calls, Retries: r.Retries, Failures: r.Failures, Connections: int64(r.Connections),
 	}
 	for _, nc := range r.NearCaches {
-		if _, ok := s.cfg.Maps.Lookup(nc.Map); ok {
+		if m, ok := s.cfg.Maps.Lookup(nc.Map); ok {
+			name := nc.Map
+			if !m.OwnSeries() {
+				name = ""
+			}
 			rep.NearCaches = append(rep.NearCaches, metrics.NearCacheReport{
-				Map: nc.Map, Hits: nc.Hits, Misses: nc.Misses, Invalidations: nc.Invalidations, Entries: nc.Entries,
+				Map: name, Hits: nc.Hits, Misses: nc.Misses, Invalidations: nc.Invalidations, Entries: nc.Entries,
 			})
 		}
 	}

@@ -98,6 +98,7 @@ var errorTable = []errorClass{
 	{is(store.ErrPartitionFull), codes.ResourceExhausted, pb.ErrorCode_ERROR_CODE_OVERLOADED, false},
 	{is(maps.ErrInvalidName), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, false},
 	{is(maps.ErrMapExists), codes.FailedPrecondition, pb.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, false},
+	{is(maps.ErrTooManyMaps), codes.ResourceExhausted, pb.ErrorCode_ERROR_CODE_LIMIT_EXCEEDED, false},
 	{is(ErrInvalidArgument), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, false},
 	{is(plan.ErrQuery), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_QUERY, false},
 	{is(expr.ErrEval), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_QUERY, false},

@@ -38,6 +38,38 @@ func (s *Server) target(name string, key []byte) (*maps.Map, int32, error) {
 	return m, s.partitionOf(key), nil
 }
 
+// existing resolves a call that reads or removes: the map, or nil when it
+// does not exist on this member (the call then finds and changes nothing,
+// and creates no map), and the key's partition, which this member must
+// own.
+func (s *Server) existing(name string, key []byte) (*maps.Map, int32, error) {
+	if len(key) == 0 {
+		return nil, 0, fmt.Errorf("key: %w", store.ErrInvalidKey)
+	}
+	if err := s.checkData("key", key); err != nil {
+		return nil, 0, err
+	}
+	m, err := s.lookup(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	pid := s.partitionOf(key)
+	if err := s.cfg.Cluster.CheckRead(pid); err != nil {
+		return nil, 0, err
+	}
+	return m, pid, nil
+}
+
+// lookup returns the named map if it exists on this member (nil if not),
+// without creating it.
+func (s *Server) lookup(name string) (*maps.Map, error) {
+	if err := maps.CheckName(name); err != nil {
+		return nil, err
+	}
+	m, _ := s.cfg.Maps.Lookup(name)
+	return m, nil
+}
+
 // write runs fn, a change of partition pid, as the owner: it fails when
 // this member does not own pid, and returns once the map's synchronous
 // backups confirmed the change.
@@ -150,12 +182,9 @@ func (s *Server) putIfAbsent(ctx context.Context, r *pb.PutRequest) (*pb.ValueRe
 }
 
 func (s *Server) get(ctx context.Context, r *pb.KeyRequest) (*pb.ValueResponse, error) {
-	m, pid, err := s.target(r.Map, r.Key)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.cfg.Cluster.CheckRead(pid); err != nil {
-		return nil, err
+	m, pid, err := s.existing(r.Map, r.Key)
+	if err != nil || m == nil {
+		return &pb.ValueResponse{}, err
 	}
 	m.CountGet()
 	v, found, err := m.Store.Get(pid, r.Key)
@@ -166,9 +195,9 @@ func (s *Server) get(ctx context.Context, r *pb.KeyRequest) (*pb.ValueResponse, 
 }
 
 func (s *Server) remove(ctx context.Context, r *pb.KeyRequest) (*pb.ValueResponse, error) {
-	m, pid, err := s.target(r.Map, r.Key)
-	if err != nil {
-		return nil, err
+	m, pid, err := s.existing(r.Map, r.Key)
+	if err != nil || m == nil {
+		return &pb.ValueResponse{}, err
 	}
 	m.CountRemove()
 	var old []byte
@@ -184,9 +213,9 @@ func (s *Server) remove(ctx context.Context, r *pb.KeyRequest) (*pb.ValueRespons
 }
 
 func (s *Server) delete(ctx context.Context, r *pb.KeyRequest) (*pb.BoolResponse, error) {
-	m, pid, err := s.target(r.Map, r.Key)
-	if err != nil {
-		return nil, err
+	m, pid, err := s.existing(r.Map, r.Key)
+	if err != nil || m == nil {
+		return &pb.BoolResponse{}, err
 	}
 	m.CountRemove()
 	var ok bool
@@ -198,12 +227,12 @@ func (s *Server) delete(ctx context.Context, r *pb.KeyRequest) (*pb.BoolResponse
 }
 
 func (s *Server) removeIfSame(ctx context.Context, r *pb.ReplaceIfSameRequest) (*pb.BoolResponse, error) {
-	m, pid, err := s.target(r.Map, r.Key)
+	m, pid, err := s.existing(r.Map, r.Key)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkData("expected", r.Expected); err != nil {
-		return nil, err
+	if err := s.checkData("expected", r.Expected); err != nil || m == nil {
+		return &pb.BoolResponse{}, err
 	}
 	m.CountRemove()
 	var ok bool
@@ -215,7 +244,7 @@ func (s *Server) removeIfSame(ctx context.Context, r *pb.ReplaceIfSameRequest) (
 }
 
 func (s *Server) replace(ctx context.Context, r *pb.PutRequest) (*pb.ValueResponse, error) {
-	m, pid, err := s.target(r.Map, r.Key)
+	m, pid, err := s.existing(r.Map, r.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -224,6 +253,9 @@ func (s *Server) replace(ctx context.Context, r *pb.PutRequest) (*pb.ValueRespon
 	}
 	if r.TtlMs != nil || r.MaxIdleMs != nil {
 		return nil, invalid("replace keeps the entry's expiry; ttl and max-idle are not accepted")
+	}
+	if m == nil {
+		return &pb.ValueResponse{}, nil
 	}
 	m.CountPut()
 	var old []byte
@@ -239,15 +271,15 @@ func (s *Server) replace(ctx context.Context, r *pb.PutRequest) (*pb.ValueRespon
 }
 
 func (s *Server) replaceIfSame(ctx context.Context, r *pb.ReplaceIfSameRequest) (*pb.BoolResponse, error) {
-	m, pid, err := s.target(r.Map, r.Key)
+	m, pid, err := s.existing(r.Map, r.Key)
 	if err != nil {
 		return nil, err
 	}
 	if err := s.checkData("expected", r.Expected); err != nil {
 		return nil, err
 	}
-	if err := s.checkData("value", r.Value); err != nil {
-		return nil, err
+	if err := s.checkData("value", r.Value); err != nil || m == nil {
+		return &pb.BoolResponse{}, err
 	}
 	m.CountPut()
 	var ok bool
@@ -259,21 +291,18 @@ func (s *Server) replaceIfSame(ctx context.Context, r *pb.ReplaceIfSameRequest) 
 }
 
 func (s *Server) containsKey(ctx context.Context, r *pb.KeyRequest) (*pb.BoolResponse, error) {
-	m, pid, err := s.target(r.Map, r.Key)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.cfg.Cluster.CheckRead(pid); err != nil {
-		return nil, err
+	m, pid, err := s.existing(r.Map, r.Key)
+	if err != nil || m == nil {
+		return &pb.BoolResponse{}, err
 	}
 	ok, err := m.Store.ContainsKey(pid, r.Key)
 	return &pb.BoolResponse{Value: ok}, err
 }
 
 func (s *Server) evict(ctx context.Context, r *pb.KeyRequest) (*pb.BoolResponse, error) {
-	m, pid, err := s.target(r.Map, r.Key)
-	if err != nil {
-		return nil, err
+	m, pid, err := s.existing(r.Map, r.Key)
+	if err != nil || m == nil {
+		return &pb.BoolResponse{}, err
 	}
 	var ok bool
 	err = s.write(ctx, m, pid, func() (err error) {
@@ -284,13 +313,13 @@ func (s *Server) evict(ctx context.Context, r *pb.KeyRequest) (*pb.BoolResponse,
 }
 
 func (s *Server) setTTL(ctx context.Context, r *pb.SetTtlRequest) (*pb.BoolResponse, error) {
-	m, pid, err := s.target(r.Map, r.Key)
+	m, pid, err := s.existing(r.Map, r.Key)
 	if err != nil {
 		return nil, err
 	}
 	exp, err := expiry(&r.TtlMs, nil)
-	if err != nil {
-		return nil, err
+	if err != nil || m == nil {
+		return &pb.BoolResponse{}, err
 	}
 	var ok bool
 	err = s.write(ctx, m, pid, func() (err error) {
@@ -301,12 +330,9 @@ func (s *Server) setTTL(ctx context.Context, r *pb.SetTtlRequest) (*pb.BoolRespo
 }
 
 func (s *Server) getEntryView(ctx context.Context, r *pb.KeyRequest) (*pb.EntryViewResponse, error) {
-	m, pid, err := s.target(r.Map, r.Key)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.cfg.Cluster.CheckRead(pid); err != nil {
-		return nil, err
+	m, pid, err := s.existing(r.Map, r.Key)
+	if err != nil || m == nil {
+		return &pb.EntryViewResponse{}, err
 	}
 	v, found, err := m.Store.GetEntryView(pid, r.Key)
 	if err != nil || !found {
@@ -394,7 +420,7 @@ func (s *Server) getAll(ctx context.Context, r *pb.GetAllRequest) (*pb.EntriesRe
 	if err := s.checkBatch("getAll", len(r.Keys)); err != nil {
 		return nil, err
 	}
-	m, err := s.cfg.Maps.Get(r.Map)
+	m, err := s.lookup(r.Map)
 	if err != nil {
 		return nil, err
 	}
@@ -413,6 +439,9 @@ func (s *Server) getAll(ctx context.Context, r *pb.GetAllRequest) (*pb.EntriesRe
 	}
 	// The answer stops growing at the largest message the member sends.
 	resp := &pb.EntriesResponse{}
+	if m == nil {
+		return resp, nil
+	}
 	size, over := 0, false
 	for pid, keys := range byPartition {
 		m.CountGet()
@@ -435,7 +464,7 @@ func (s *Server) getAll(ctx context.Context, r *pb.GetAllRequest) (*pb.EntriesRe
 }
 
 func (s *Server) size(ctx context.Context, r *pb.MapRequest) (*pb.SizeResponse, error) {
-	m, err := s.cfg.Maps.Get(r.Map)
+	m, err := s.lookup(r.Map)
 	if err != nil {
 		return nil, err
 	}
@@ -444,11 +473,13 @@ func (s *Server) size(ctx context.Context, r *pb.MapRequest) (*pb.SizeResponse, 
 		if !s.cfg.Cluster.Owned(pid) {
 			continue
 		}
-		n, err := m.Store.PartitionSize(pid)
-		if err != nil {
-			return nil, err
+		if m != nil { // a map this member does not have is empty here
+			n, err := m.Store.PartitionSize(pid)
+			if err != nil {
+				return nil, err
+			}
+			resp.Size += int64(n)
 		}
-		resp.Size += int64(n)
 		resp.Partitions = append(resp.Partitions, pid)
 	}
 	return resp, nil
@@ -495,9 +526,9 @@ func (s *Server) destroy(ctx context.Context, r *pb.MapRequest) (*pb.Empty, erro
 }
 
 func (s *Server) mapStats(ctx context.Context, r *pb.MapRequest) (*pb.MapStats, error) {
-	m, err := s.cfg.Maps.Get(r.Map)
-	if err != nil {
-		return nil, err
+	m, err := s.lookup(r.Map)
+	if err != nil || m == nil {
+		return &pb.MapStats{Map: r.Map}, err
 	}
 	st := m.Stats()
 	return &pb.MapStats{

@@ -125,7 +125,7 @@ func New(cfg Config) *Server {
 	s := &Server{cfg: cfg, log: cfg.Logger, done: make(chan struct{})}
 	s.access.s = s
 	if cfg.Metrics != nil || cfg.ProfileLabels {
-		s.obs = &observer{s: s}
+		s.obs = &observer{s: s, others: &instruments{name: ""}}
 		s.obs.byName.Store(&map[string]*instruments{})
 	}
 	return s

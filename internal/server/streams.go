@@ -16,7 +16,7 @@ const maxPageSize = 10000
 // changed during the iteration may or may not be seen, but every entry
 // present throughout is seen exactly once.
 func (s *Server) iterate(r *pb.IterateRequest, stream pb.MapService_IterateServer) error {
-	m, err := s.cfg.Maps.Get(r.Map)
+	m, err := s.lookup(r.Map) // nil: a map this member does not have, empty here
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func (s *Server) iterate(r *pb.IterateRequest, stream pb.MapService_IterateServe
 		if err := s.cfg.Cluster.CheckRead(pid); err != nil {
 			return err
 		}
-		for cursor := store.Cursor(0); cursor != store.CursorDone; {
+		for cursor := store.Cursor(0); m != nil && cursor != store.CursorDone; {
 			if err := ctx.Err(); err != nil {
 				return err
 			}

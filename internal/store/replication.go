@@ -286,14 +286,7 @@ func (m *Map) SetRole(pid int32, role Role) error {
 	if role > RoleBackup {
 		return opErr("setRole", fmt.Errorf("%w: role %v", ErrInvalidConfig, role))
 	}
-	p := m.partitionForWrite(pid)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.role != role {
-		p.unpublish()
-		p.role = role
-		p.publish()
-	}
+	m.partitionForWrite(pid).setRole(role)
 	return nil
 }
 

@@ -25,6 +25,7 @@ const (
 	MemberService_PublishTable_FullMethodName = "/atoll.member.v1.MemberService/PublishTable"
 	MemberService_SyncTable_FullMethodName    = "/atoll.member.v1.MemberService/SyncTable"
 	MemberService_Replicate_FullMethodName    = "/atoll.member.v1.MemberService/Replicate"
+	MemberService_Sync_FullMethodName         = "/atoll.member.v1.MemberService/Sync"
 	MemberService_Handoff_FullMethodName      = "/atoll.member.v1.MemberService/Handoff"
 	MemberService_CatchUp_FullMethodName      = "/atoll.member.v1.MemberService/CatchUp"
 	MemberService_Leave_FullMethodName        = "/atoll.member.v1.MemberService/Leave"
@@ -58,9 +59,16 @@ type MemberServiceClient interface {
 	// was lost still reaches everyone and a new coordinator continues from
 	// the newest table any member has.
 	SyncTable(ctx context.Context, in *TableMessage, opts ...grpc.CallOption) (*TableMessage, error)
-	// Replicate carries a partition owner's changes and snapshots to a
-	// member that holds backups; the backup acknowledges what it applied.
+	// Replicate carries a partition owner's changes to a member that holds
+	// backups; the backup acknowledges what it applied.
 	Replicate(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ReplicationBatch, ReplicationAck], error)
+	// Sync copies one whole partition, the entries of every map that holds
+	// it, from its owner to a member that holds a backup of it, in chunks of
+	// about a megabyte: its cost follows the bytes copied, not the number of
+	// maps. The first message names the partition and what the copy
+	// includes; the backup replaces its copy, answers once it applied
+	// everything, and the changes made after the copy follow on Replicate.
+	Sync(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[SyncChunk, PartitionAck], error)
 	// Handoff asks the owner of a partition to hand it to a member that
 	// already holds its backup: the owner stops taking writes, waits until
 	// the backup has everything, and answers; the coordinator then publishes
@@ -151,6 +159,19 @@ func (c *memberServiceClient) Replicate(ctx context.Context, opts ...grpc.CallOp
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type MemberService_ReplicateClient = grpc.BidiStreamingClient[ReplicationBatch, ReplicationAck]
 
+func (c *memberServiceClient) Sync(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[SyncChunk, PartitionAck], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &MemberService_ServiceDesc.Streams[2], MemberService_Sync_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[SyncChunk, PartitionAck]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type MemberService_SyncClient = grpc.ClientStreamingClient[SyncChunk, PartitionAck]
+
 func (c *memberServiceClient) Handoff(ctx context.Context, in *HandoffRequest, opts ...grpc.CallOption) (*HandoffResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(HandoffResponse)
@@ -203,7 +224,7 @@ func (c *memberServiceClient) GetMetadata(ctx context.Context, in *Ack, opts ...
 
 func (c *memberServiceClient) Merge(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[MergeBatch, MergeResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	stream, err := c.cc.NewStream(ctx, &MemberService_ServiceDesc.Streams[2], MemberService_Merge_FullMethodName, cOpts...)
+	stream, err := c.cc.NewStream(ctx, &MemberService_ServiceDesc.Streams[3], MemberService_Merge_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -257,9 +278,16 @@ type MemberServiceServer interface {
 	// was lost still reaches everyone and a new coordinator continues from
 	// the newest table any member has.
 	SyncTable(context.Context, *TableMessage) (*TableMessage, error)
-	// Replicate carries a partition owner's changes and snapshots to a
-	// member that holds backups; the backup acknowledges what it applied.
+	// Replicate carries a partition owner's changes to a member that holds
+	// backups; the backup acknowledges what it applied.
 	Replicate(grpc.BidiStreamingServer[ReplicationBatch, ReplicationAck]) error
+	// Sync copies one whole partition, the entries of every map that holds
+	// it, from its owner to a member that holds a backup of it, in chunks of
+	// about a megabyte: its cost follows the bytes copied, not the number of
+	// maps. The first message names the partition and what the copy
+	// includes; the backup replaces its copy, answers once it applied
+	// everything, and the changes made after the copy follow on Replicate.
+	Sync(grpc.ClientStreamingServer[SyncChunk, PartitionAck]) error
 	// Handoff asks the owner of a partition to hand it to a member that
 	// already holds its backup: the owner stops taking writes, waits until
 	// the backup has everything, and answers; the coordinator then publishes
@@ -308,6 +336,9 @@ func (UnimplementedMemberServiceServer) SyncTable(context.Context, *TableMessage
 }
 func (UnimplementedMemberServiceServer) Replicate(grpc.BidiStreamingServer[ReplicationBatch, ReplicationAck]) error {
 	return status.Error(codes.Unimplemented, "method Replicate not implemented")
+}
+func (UnimplementedMemberServiceServer) Sync(grpc.ClientStreamingServer[SyncChunk, PartitionAck]) error {
+	return status.Error(codes.Unimplemented, "method Sync not implemented")
 }
 func (UnimplementedMemberServiceServer) Handoff(context.Context, *HandoffRequest) (*HandoffResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Handoff not implemented")
@@ -421,6 +452,13 @@ func _MemberService_Replicate_Handler(srv interface{}, stream grpc.ServerStream)
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type MemberService_ReplicateServer = grpc.BidiStreamingServer[ReplicationBatch, ReplicationAck]
+
+func _MemberService_Sync_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(MemberServiceServer).Sync(&grpc.GenericServerStream[SyncChunk, PartitionAck]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type MemberService_SyncServer = grpc.ClientStreamingServer[SyncChunk, PartitionAck]
 
 func _MemberService_Handoff_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(HandoffRequest)
@@ -614,6 +652,11 @@ var MemberService_ServiceDesc = grpc.ServiceDesc{
 			StreamName:    "Replicate",
 			Handler:       _MemberService_Replicate_Handler,
 			ServerStreams: true,
+			ClientStreams: true,
+		},
+		{
+			StreamName:    "Sync",
+			Handler:       _MemberService_Sync_Handler,
 			ClientStreams: true,
 		},
 		{
