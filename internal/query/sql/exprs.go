@@ -353,7 +353,9 @@ func (c *converter) expr(e sqlparser.Expr, sc scope, ag *aggregation) (expr.Expr
 	case sqlparser.AggrFunc:
 		return nil, plan.Errorf("aggregate %s is not allowed here", sqlparser.String(x))
 	case *sqlparser.Subquery:
-		return nil, unsupported("a subquery in an expression")
+		return nil, unsupported("a subquery in an expression (EXISTS and IN (subquery) are supported as conditions ANDed in WHERE)")
+	case *sqlparser.ExistsExpr:
+		return nil, plan.Errorf("EXISTS and IN (subquery) are supported as conditions ANDed in WHERE, not here: %s", sqlparser.String(x))
 	case sqlparser.ValTuple:
 		return nil, unsupported("a row value")
 	}
@@ -450,7 +452,7 @@ func (c *converter) comparison(x *sqlparser.ComparisonExpr, sub func(sqlparser.E
 	case sqlparser.InOp, sqlparser.NotInOp:
 		tuple, ok := x.Right.(sqlparser.ValTuple)
 		if !ok {
-			return nil, unsupported("IN with a subquery")
+			return nil, plan.Errorf("EXISTS and IN (subquery) are supported as conditions ANDed in WHERE, not here: %s", sqlparser.String(x))
 		}
 		args := []expr.Expr{l}
 		for _, v := range tuple {
