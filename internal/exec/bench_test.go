@@ -145,7 +145,7 @@ func BenchmarkFragmentSum(b *testing.B) {
 				cpu0 := cpuTime()
 				for i := 0; i < b.N; i++ {
 					var sum int64
-					err := e.runFragment(context.Background(), f, parts, func(bt *Batch) error {
+					err := e.runFragment(context.Background(), f, parts, nil, NewMemoryAccount(0), func(bt *Batch) error {
 						rows, err := DecodeRows(bt.Rows, bt.Count, 2)
 						for _, r := range rows {
 							sum += r[0].I
@@ -320,7 +320,7 @@ func BenchmarkFragmentFilter(b *testing.B) {
 			cpu0 := cpuTime()
 			for i := 0; i < b.N; i++ {
 				rows := 0
-				if err := e.runFragment(context.Background(), f, parts, func(bt *Batch) error { rows += bt.Count; return nil }); err != nil {
+				if err := e.runFragment(context.Background(), f, parts, nil, NewMemoryAccount(0), func(bt *Batch) error { rows += bt.Count; return nil }); err != nil {
 					b.Fatal(err)
 				}
 				if rows != n/1000 {

@@ -2,11 +2,13 @@ package exec
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"sort"
 	"sync"
 	"time"
 
+	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
 )
@@ -23,6 +25,10 @@ type rowIter interface {
 type gather struct {
 	ch     chan *Batch
 	errc   chan error
+	// first is the first member's error: the cause, when the others then
+	// fail because the fragment was cancelled everywhere.
+	firstOnce sync.Once
+	first     error
 	width  int
 	rows   [][]expr.Value
 	pos    int
@@ -42,13 +48,17 @@ func (q *query) startGather(f *plan.Fragment) (*gather, error) {
 		cancel()
 		return nil, err
 	}
+	var xc *pb.ExchangeContext
+	if len(f.Exchanges()) > 0 && len(parts) > 1 {
+		xc = q.exchangeContext(parts)
+	}
 	g := &gather{ch: make(chan *Batch, 16), errc: make(chan error, len(parts)), width: len(f.Out), cancel: cancel}
 	g.wait = len(parts)
 	for _, p := range parts {
 		q.e.goRun(func() {
 			var err error
 			if p.local {
-				err = q.e.runFragment(ctx, &frag, p.partitions, func(b *Batch) error {
+				err = q.e.runFragment(ctx, &frag, p.partitions, xc, q.mem, func(b *Batch) error {
 					select {
 					case g.ch <- b:
 						return nil
@@ -57,12 +67,46 @@ func (q *query) startGather(f *plan.Fragment) (*gather, error) {
 					}
 				})
 			} else {
-				err = q.e.runRemote(ctx, p, &frag, g.ch)
+				err = q.e.runRemote(ctx, p, &frag, xc, q.hints.MemoryLimit, g.ch)
+			}
+			if err != nil {
+				// One member failing ends the fragment everywhere: its
+				// exchanges would wait for it.
+				g.firstOnce.Do(func() { g.first = err })
+				cancel()
 			}
 			g.errc <- err
 		})
 	}
 	return g, nil
+}
+
+// exchangeContext describes a join fragment's run to its members: a new
+// stage id, the members, the owner of each partition and the exchange
+// settings (the member's, or the statement's hints).
+func (q *query) exchangeContext(parts []placementPart) *pb.ExchangeContext {
+	e := q.e
+	id := make([]byte, 0, 24)
+	id = append(id, e.cfg.Self[:]...)
+	id = binary.BigEndian.AppendUint64(id, e.stages.Add(1))
+	xc := &pb.ExchangeContext{QueryId: id}
+	t := e.cfg.Table.Load()
+	xc.Owners = make([]int32, t.PartitionCount())
+	for i, p := range parts {
+		xc.Members = append(xc.Members, &pb.ExchangeMember{Address: p.member.Address, Uuid: p.member.UUID[:]})
+		for _, pid := range p.partitions {
+			xc.Owners[pid] = int32(i)
+		}
+	}
+	s := e.cfg.Exchange.withDefaults()
+	xc.BatchBytes, xc.VectorSize, xc.InFlightBytes = s.BatchBytes, s.VectorSize, s.InFlightBytes
+	if q.hints.BatchBytes > 0 {
+		xc.BatchBytes = q.hints.BatchBytes
+	}
+	if q.hints.VectorSize > 0 {
+		xc.VectorSize = q.hints.VectorSize
+	}
+	return xc
 }
 
 // nextBatch returns the next raw batch, or nil at the end.
@@ -83,7 +127,8 @@ func (g *gather) nextBatch() (*Batch, error) {
 			g.wait--
 			if err != nil {
 				g.cancel()
-				return nil, err
+				g.firstOnce.Do(func() { g.first = err })
+				return nil, g.first
 			}
 		}
 	}
@@ -408,6 +453,14 @@ func (q *query) build(n plan.Node) (rowIter, error) {
 		return out, nil
 	}
 	switch x := n.(type) {
+	case *plan.HashJoin:
+		return q.hashJoin(x)
+	case *plan.ExchangeStats:
+		rows, err := q.e.exchangeStats(q.ctx, x.Clear)
+		if err != nil {
+			return nil, err
+		}
+		return &sliceIter{rows: rows}, nil
 	case *plan.Gather:
 		g, err := q.startGather(x.Frag)
 		if err != nil {
@@ -580,6 +633,11 @@ type query struct {
 	now     time.Time
 	cols    []plan.Column
 	gathers []*gather
+	hints   plan.Hints
+	// mem accounts the memory the query holds on this member; tables are
+	// its coordinator's join tables, released when it ends.
+	mem    *MemoryAccount
+	tables []*joinTable
 
 	pages    chan page
 	mu       sync.Mutex
@@ -593,6 +651,9 @@ func (q *query) produce(root plan.Node, pageSize int) {
 	defer func() {
 		for _, g := range q.gathers {
 			g.close()
+		}
+		for _, t := range q.tables {
+			t.release()
 		}
 	}()
 	send := func(p page) bool {

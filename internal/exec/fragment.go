@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
 	"github.com/atolldb/atoll/internal/store"
@@ -21,7 +22,25 @@ const flushBytes = 64 << 10
 // runFragment runs a fragment over the given partitions of this member,
 // in parallel, and passes its rows to emit (called from one goroutine at a
 // time). It returns when every partition is done, ctx ends or emit fails.
-func (e *Engine) runFragment(ctx context.Context, f *plan.Fragment, parts []int32, emit func(*Batch) error) error {
+// A fragment with joins runs as a stage with the query's exchange context
+// xc and memory account mem.
+func (e *Engine) runFragment(ctx context.Context, f *plan.Fragment, parts []int32, xc *pb.ExchangeContext, mem *MemoryAccount, emit func(*Batch) error) error {
+	if f.Join != nil {
+		return e.runStage(ctx, f, parts, xc, mem, emit)
+	}
+	var mu sync.Mutex
+	return e.runScan(ctx, f, parts, func(_ int, b *Batch) error {
+		mu.Lock()
+		defer mu.Unlock()
+		return emit(b)
+	})
+}
+
+// runScan runs a scan fragment over the given partitions of this member
+// on parallel workers; each passes its batches to out with its own worker
+// index.
+func (e *Engine) runScan(ctx context.Context, f *plan.Fragment, parts []int32, out sink) error {
+	emit := func(b *Batch) error { return out(0, b) }
 	st, ok := e.cfg.Maps.Lookup(f.Map)
 	if !ok {
 		if f.CountOnly || f.Aggregating() {
@@ -58,7 +77,6 @@ func (e *Engine) runFragment(ctx context.Context, f *plan.Fragment, parts []int3
 	var (
 		next      atomic.Int64
 		remaining atomic.Int64
-		emitMu    sync.Mutex
 		wg        sync.WaitGroup
 		firstErr  error
 		errMu     sync.Mutex
@@ -74,11 +92,6 @@ func (e *Engine) runFragment(ctx context.Context, f *plan.Fragment, parts []int3
 		errMu.Unlock()
 		stopOnce.Do(func() { close(stop) })
 	}
-	send := func(b *Batch) error {
-		emitMu.Lock()
-		defer emitMu.Unlock()
-		return emit(b)
-	}
 	workers := make([]*worker, nw)
 	for i := range workers {
 		w, err := e.newWorker(f, st, ix)
@@ -88,7 +101,8 @@ func (e *Engine) runFragment(ctx context.Context, f *plan.Fragment, parts []int3
 		w.remaining = &remaining
 		workers[i] = w
 	}
-	for _, w := range workers {
+	for wi, w := range workers {
+		send := func(b *Batch) error { return out(wi, b) }
 		wg.Add(1)
 		go pprof.Do(ctx, pprof.Labels("query", "fragment", "map", f.Map), func(ctx context.Context) {
 			defer wg.Done()
@@ -225,7 +239,8 @@ func (e *Engine) newWorker(f *plan.Fragment, st *store.Map, ix *index) (*worker,
 		}
 		w.accs = append(w.accs, a)
 	}
-	inPre := make([]bool, len(f.Cols))
+	width := f.SourceWidth()
+	inPre := make([]bool, width)
 	if f.Filter != nil {
 		fn, err := expr.CompileCond(f.Filter)
 		if err != nil {
@@ -237,7 +252,7 @@ func (e *Engine) newWorker(f *plan.Fragment, st *store.Map, ix *index) (*worker,
 			w.pre = append(w.pre, c)
 		}
 	}
-	needed := make([]bool, len(f.Cols))
+	needed := make([]bool, width)
 	mark := func(e expr.Expr) {
 		for _, c := range expr.Columns(e) {
 			needed[c] = true
@@ -297,6 +312,9 @@ func (e *Engine) newWorker(f *plan.Fragment, st *store.Map, ix *index) (*worker,
 		if needed[c] && !inPre[c] {
 			w.post = append(w.post, c)
 		}
+	}
+	if f.Join != nil {
+		w.pre = nil // the joined row holds every column
 	}
 	if f.Aggregating() {
 		if len(f.GroupBy) == 0 {
@@ -450,6 +468,26 @@ func (w *worker) entry(k, v []byte) bool {
 			return false
 		}
 	}
+	return w.emitRow()
+}
+
+// pushRow takes one row of a join fragment's joined rows (the worker's
+// columns are the row; it is not kept).
+func (w *worker) pushRow(row []expr.Value) error {
+	w.row.Cols = row
+	if w.cond == nil || w.cond(&w.row) {
+		w.emitRow()
+	}
+	if w.err != nil {
+		return w.err
+	}
+	return w.env.Err
+}
+
+// emitRow aggregates, keeps (top N) or encodes the row in w.row once it
+// passed the filter; false stops the scan.
+func (w *worker) emitRow() bool {
+	cols := w.row.Cols
 	switch {
 	case w.single != nil:
 		w.accumulate(w.single)

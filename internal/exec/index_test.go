@@ -287,7 +287,7 @@ func TestSumAllocatesPerPartitionNotPerEntry(t *testing.T) {
 		Out:  []plan.Column{{Type: expr.BigInt}, {Type: expr.BigInt}}}
 	parts := allParts(271)
 	allocs := testing.AllocsPerRun(5, func() {
-		if err := e.runFragment(context.Background(), f, parts, func(*Batch) error { return nil }); err != nil {
+		if err := e.runFragment(context.Background(), f, parts, nil, NewMemoryAccount(0), func(*Batch) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
 	})

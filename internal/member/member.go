@@ -144,7 +144,7 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 	}
 	m.node = node
 	writer := &dmlWriter{}
-	if m.query, err = newQuery(cat, m.maps, ser, m.table, m.self.UUID, node, writer, m.metrics.Queries, log); err != nil {
+	if m.query, err = newQuery(cfg.Query, cat, m.maps, ser, m.table, m.self.UUID, cfg.PartitionCount, node, writer, m.metrics.Queries, log); err != nil {
 		_ = ln.Close()
 		if m.adminLn != nil {
 			_ = m.adminLn.Close()

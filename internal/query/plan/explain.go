@@ -132,7 +132,7 @@ func joinText(kind JoinKind, st Strategy, buildRight bool, lk, rk []expr.Expr, r
 		build, est = "right", estRight
 	}
 	s := fmt.Sprintf("%s, strategy=%s, build=%s", kind, st, build)
-	if est >= 0 && est < unknownRows {
+	if est >= 0 && est < unknownRows>>8 { // estimates from unknown sizes say nothing
 		s += fmt.Sprintf(" (~%d rows)", est)
 	}
 	if len(lk) == 0 {

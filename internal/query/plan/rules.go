@@ -506,8 +506,9 @@ func prune(n Node, need []bool) (Node, []int) {
 			copy(rneed, need[nl:])
 		}
 		both := make([]bool, nl+nr)
-		markCols(both, x.Cond, x.InRight)
+		markCols(both, x.Cond)
 		markCols(lneed, x.InLeft)
+		markCols(rneed, x.InRight)
 		for i := range both {
 			if both[i] && i < nl {
 				lneed[i] = true

@@ -321,7 +321,7 @@ func (c *converter) selectStmt(sel *sqlparser.Select) (plan.Node, scope, error) 
 				return nil, scope{}, err
 			}
 			ag.groups = append(ag.groups, e)
-			ag.groupKeys = append(ag.groupKeys, e.String())
+			ag.groupKeys = append(ag.groupKeys, exprKey(e))
 		}
 		// Collect aggregates from the select list, HAVING and ORDER BY.
 		collect := func(e sqlparser.Expr) error {
@@ -415,7 +415,7 @@ func (c *converter) selectStmt(sel *sqlparser.Select) (plan.Node, scope, error) 
 		// An expression equal to a selected one sorts by that column.
 		if e, err := c.expr(o, in, ag); err == nil {
 			for i, have := range exprs {
-				if have.String() == e.String() {
+				if exprKey(have) == exprKey(e) {
 					return i, true, nil
 				}
 			}
