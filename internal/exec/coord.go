@@ -23,18 +23,18 @@ type rowIter interface {
 // gather runs a fragment on every member owning partitions of the map and
 // merges the batches as they arrive.
 type gather struct {
-	ch     chan *Batch
-	errc   chan error
+	ch   chan *Batch
+	errc chan error
 	// first is the first member's error: the cause, when the others then
 	// fail because the fragment was cancelled everywhere.
 	firstOnce sync.Once
 	first     error
-	width  int
-	rows   [][]expr.Value
-	pos    int
-	cancel context.CancelFunc
-	done   bool
-	wait   int // senders still running
+	width     int
+	rows      [][]expr.Value
+	pos       int
+	cancel    context.CancelFunc
+	done      bool
+	wait      int // senders still running
 }
 
 // startGather starts the fragment on the members and returns an iterator

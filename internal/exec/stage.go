@@ -315,19 +315,19 @@ func (s *stage) input(f *plan.Fragment, x *plan.Exchange, consume sink, probe bo
 // assembler gathers the rows other members send into vectors of
 // vector-size rows and hands them to the join's workers.
 type assembler struct {
-	s        *stage
-	consume  sink
-	size     int
-	mu       sync.Mutex
-	rows     []byte
-	count    int
-	res      int64
-	closed   bool
-	adding   sync.WaitGroup // streams inside add
-	queue    chan vector
-	wg       sync.WaitGroup
-	errMu    sync.Mutex
-	err      error
+	s       *stage
+	consume sink
+	size    int
+	mu      sync.Mutex
+	rows    []byte
+	count   int
+	res     int64
+	closed  bool
+	adding  sync.WaitGroup // streams inside add
+	queue   chan vector
+	wg      sync.WaitGroup
+	errMu   sync.Mutex
+	err     error
 }
 
 type vector struct {
