@@ -295,6 +295,7 @@ func aggregateRows(in rowIter, groups int, groupFns []expr.Fn, aggs []plan.AggCa
 		states []aggState
 	}
 	m := map[string]*grp{}
+	ints := map[int64]*grp{} // one integer key: no key bytes
 	var order []*grp
 	var buf []byte
 	keys := make([]expr.Value, groups)
@@ -314,12 +315,20 @@ func aggregateRows(in rowIter, groups int, groupFns []expr.Fn, aggs []plan.AggCa
 				keys[i] = groupFns[i](&row)
 			}
 		}
-		buf = rowKey(buf, keys)
-		g := m[string(buf)]
-		if g == nil {
-			g = &grp{keys: append([]expr.Value(nil), keys...), states: newAggStates(aggs)}
-			m[string(buf)] = g
-			order = append(order, g)
+		var g *grp
+		if groups == 1 && keys[0].T.IsInteger() {
+			if g = ints[keys[0].I]; g == nil {
+				g = &grp{keys: []expr.Value{keys[0]}, states: newAggStates(aggs)}
+				ints[keys[0].I] = g
+				order = append(order, g)
+			}
+		} else {
+			buf = rowKey(buf, keys)
+			if g = m[string(buf)]; g == nil {
+				g = &grp{keys: append([]expr.Value(nil), keys...), states: newAggStates(aggs)}
+				m[string(buf)] = g
+				order = append(order, g)
+			}
 		}
 		if merge {
 			at := groups

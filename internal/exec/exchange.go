@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -430,34 +431,51 @@ func (d *destination) wakeOnCancel(ctx context.Context) func() bool {
 
 // router sends an input's rows through one exchange: rows whose partition
 // this member owns (and every row, for a broadcast) go to local, the
-// others to their owners' streams.
+// others to their owners' streams. Rows come one at a time from a scan
+// (row, under the store's lock: buffered only) or in batches (add); the
+// buffers go out between partitions (flush), in messages of at most
+// batch-bytes.
 type router struct {
 	s      *stage
 	x      *plan.Exchange
 	width  int
 	keyFns []expr.Fn
 	keyCol []int
-	local  sink
+	local  consumer
 	dests  []*destination // by member index; nil for this member
-	bufs   [][]routeBuf   // by worker, then member index
+	ws     []*routeWorker // by worker
 	stops  []func() bool
 	batch  int64
+}
+
+// routeWorker is one worker's buffers and scratch space.
+type routeWorker struct {
+	bufs []routeBuf // by member index
+	row  []expr.Value
+	keys []expr.Value
+	hbuf []byte
+	env  expr.Env
 }
 
 type routeBuf struct {
 	rows  []byte
 	count int
 	res   int64 // bytes reserved
+	// cuts are the ends of the messages to send: a cut after the row that
+	// took a message past batch-bytes, with the rows before it.
+	cuts []routeCut
 }
 
-func (s *stage) newRouter(x *plan.Exchange, width int, local sink) (*router, error) {
+type routeCut struct{ end, count int }
+
+func (s *stage) newRouter(x *plan.Exchange, width int, local consumer) (*router, error) {
 	r := &router{s: s, x: x, width: width, local: local, batch: s.settings.BatchBytes}
 	var err error
 	if r.keyFns, r.keyCol, err = compileKeys(x.Keys); err != nil {
 		return nil, err
 	}
 	r.dests = make([]*destination, len(s.members))
-	r.bufs = make([][]routeBuf, maxWorkers())
+	r.ws = make([]*routeWorker, maxWorkers())
 	for i, m := range s.members {
 		if i == s.self {
 			continue
@@ -479,112 +497,165 @@ func (s *stage) newRouter(x *plan.Exchange, width int, local sink) (*router, err
 	return r, nil
 }
 
+func (r *router) worker(w int) *routeWorker {
+	rw := r.ws[w]
+	if rw == nil {
+		rw = &routeWorker{bufs: make([]routeBuf, len(r.dests)), row: make([]expr.Value, r.width), keys: make([]expr.Value, len(r.keyFns))}
+		rw.env.Params = r.s.params
+		r.ws[w] = rw
+	}
+	return rw
+}
+
 // add routes a batch of rows (worker is the caller's index).
 func (r *router) add(worker int, b *Batch) error {
-	bufs := r.bufs[worker]
-	if bufs == nil {
-		bufs = make([]routeBuf, len(r.dests))
-		r.bufs[worker] = bufs
-	}
+	rw := r.worker(worker)
 	rows := b.Rows
-	env := &expr.Env{Params: r.s.params}
-	row := make([]expr.Value, r.width)
-	keys := make([]expr.Value, len(r.keyFns))
-	var hbuf []byte
 	for n := 0; n < b.Count; n++ {
 		rest := rows
 		for c := 0; c < r.width; c++ {
 			var err error
-			if row[c], rest, err = decodeValue(rest); err != nil {
+			if rw.row[c], rest, err = decodeValue(rest); err != nil {
 				return err
 			}
 		}
 		enc := rows[:len(rows)-len(rest)]
 		rows = rest
-		if r.x.Broadcast {
-			for d := range r.dests {
-				if err := r.append(worker, bufs, d, enc); err != nil {
-					return err
-				}
-			}
-			continue
-		}
-		for k := range keys {
-			if c := r.keyCol[k]; c >= 0 {
-				keys[k] = row[c]
-			} else {
-				keys[k] = r.keyFns[k](&expr.Row{Cols: row, Env: env})
-			}
-		}
-		if env.Err != nil {
-			return env.Err
-		}
-		dest := r.s.self // a NULL key matches nothing: its row stays
-		if pid, ok := partitionOf(keys, r.x.HashType, &hbuf, int32(len(r.s.owners))); ok {
-			dest = int(r.s.owners[pid])
-		}
-		if err := r.append(worker, bufs, dest, enc); err != nil {
+		if err := r.route(worker, rw, rw.row, enc); err != nil {
 			return err
 		}
 	}
-	return nil
+	return r.flush(worker)
 }
 
-func (r *router) append(worker int, bufs []routeBuf, d int, enc []byte) error {
-	rb := &bufs[d]
-	if grow := int64(len(rb.rows) + len(enc) - cap(rb.rows)); grow > 0 {
-		grow = max(grow, int64(cap(rb.rows)))
+// row routes one row of a scan (rowSink).
+func (r *router) row(worker int, row []expr.Value) error {
+	return r.route(worker, r.worker(worker), row, nil)
+}
+
+// route buffers a row for its destination (enc: its encoding, when known).
+func (r *router) route(worker int, rw *routeWorker, row []expr.Value, enc []byte) error {
+	if r.x.Broadcast {
+		for d := range r.dests {
+			if err := r.append(worker, rw, d, row, enc); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for k := range rw.keys {
+		if c := r.keyCol[k]; c >= 0 {
+			rw.keys[k] = row[c]
+		} else {
+			rw.keys[k] = r.keyFns[k](&expr.Row{Cols: row, Env: &rw.env})
+		}
+	}
+	if rw.env.Err != nil {
+		return rw.env.Err
+	}
+	dest := r.s.self // a NULL key matches nothing: its row stays
+	if pid, ok := partitionOf(rw.keys, r.x.HashType, &rw.hbuf, int32(len(r.s.owners))); ok {
+		dest = int(r.s.owners[pid])
+	}
+	return r.append(worker, rw, dest, row, enc)
+}
+
+func (r *router) append(worker int, rw *routeWorker, d int, row []expr.Value, enc []byte) error {
+	if d == r.s.self && r.local.rows != nil {
+		return r.local.rows.row(worker, row)
+	}
+	rb := &rw.bufs[d]
+	before := len(rb.rows)
+	if enc != nil {
+		rb.rows = append(rb.rows, enc...)
+	} else {
+		rb.rows = EncodeRow(rb.rows, row)
+	}
+	if grow := int64(cap(rb.rows)) - rb.res; grow > 0 {
 		if err := r.s.mem.Reserve("exchange buffer", grow); err != nil {
+			rb.rows = rb.rows[:before]
 			return err
 		}
 		rb.res += grow
-		nb := make([]byte, len(rb.rows), int64(cap(rb.rows))+grow)
-		copy(nb, rb.rows)
-		rb.rows = nb
 	}
-	rb.rows = append(rb.rows, enc...)
 	rb.count++
 	limit := r.batch
 	if d == r.s.self {
 		limit = flushBytes
 	}
-	if int64(len(rb.rows)) >= limit {
-		return r.flush(worker, rb, d)
+	last := 0
+	if n := len(rb.cuts); n > 0 {
+		last = rb.cuts[n-1].end
+	}
+	if int64(len(rb.rows)-last) >= limit {
+		rb.cuts = append(rb.cuts, routeCut{end: len(rb.rows), count: rb.count})
 	}
 	return nil
 }
 
-// flush hands a buffer's rows on: to local, or as one message.
-func (r *router) flush(worker int, rb *routeBuf, d int) error {
-	if rb.count == 0 {
+// flush sends a worker's full messages and hands its full local batches
+// on (between partitions: it may block).
+func (r *router) flush(worker int) error {
+	rw := r.ws[worker]
+	if rw != nil {
+		for d := range rw.bufs {
+			if err := r.send(worker, &rw.bufs[d], d, false); err != nil {
+				return err
+			}
+		}
+	}
+	if r.local.rows != nil {
+		return r.local.rows.flush(worker)
+	}
+	return nil
+}
+
+// send sends a buffer's complete messages (all its rows with last).
+func (r *router) send(worker int, rb *routeBuf, d int, last bool) error {
+	if last && rb.count > 0 {
+		rb.cuts = append(rb.cuts, routeCut{end: len(rb.rows), count: rb.count})
+	}
+	if len(rb.cuts) == 0 {
 		return nil
 	}
-	rows, count := rb.rows, rb.count
-	var err error
-	if d == r.s.self {
-		// The local consumer may keep the rows (a build table): a new
-		// buffer follows.
-		err = r.local(worker, &Batch{Rows: rows, Count: count})
-		r.s.mem.Release(rb.res)
-		rb.rows, rb.count, rb.res = nil, 0, 0
-		return err
+	start, sent := 0, 0
+	for _, c := range rb.cuts {
+		rows, count := rb.rows[start:c.end], c.count-sent
+		var err error
+		if d == r.s.self {
+			// The local consumer may keep the rows (a build table).
+			err = r.local.batch(worker, &Batch{Rows: bytes.Clone(rows), Count: count})
+		} else {
+			err = r.dests[d].send(r.s.ctx, &memberpb.ExchangeMessage{Rows: rows, Count: int32(count)})
+		}
+		if err != nil {
+			return err
+		}
+		start, sent = c.end, c.count
 	}
-	err = r.dests[d].send(r.s.ctx, &memberpb.ExchangeMessage{Rows: rows, Count: int32(count)})
-	// gRPC has copied the message: the buffer is free again.
-	rb.rows, rb.count = rb.rows[:0], 0
-	return err
+	// gRPC has copied the messages: the rest moves to the front.
+	n := copy(rb.rows, rb.rows[start:])
+	rb.rows, rb.count, rb.cuts = rb.rows[:n], rb.count-sent, rb.cuts[:0]
+	return nil
 }
 
 // finish flushes every buffer and ends every stream.
 func (r *router) finish() error {
-	for w, bufs := range r.bufs {
-		for d := range bufs {
-			if err := r.flush(w, &bufs[d], d); err != nil {
+	for w, rw := range r.ws {
+		if rw == nil {
+			continue
+		}
+		for d := range rw.bufs {
+			if err := r.send(w, &rw.bufs[d], d, true); err != nil {
 				r.abort()
 				return err
 			}
-			r.s.mem.Release(bufs[d].res)
-			bufs[d].res = 0
+		}
+		if r.local.rows != nil {
+			if err := r.local.rows.flush(w); err != nil {
+				r.abort()
+				return err
+			}
 		}
 	}
 	for _, d := range r.dests {
@@ -631,10 +702,13 @@ func (r *router) release() {
 		stop()
 	}
 	r.stops = nil
-	for _, bufs := range r.bufs {
-		for d := range bufs {
-			r.s.mem.Release(bufs[d].res)
-			bufs[d].res = 0
+	for _, rw := range r.ws {
+		if rw == nil {
+			continue
+		}
+		for d := range rw.bufs {
+			r.s.mem.Release(rw.bufs[d].res)
+			rw.bufs[d] = routeBuf{}
 		}
 	}
 }

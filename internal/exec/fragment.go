@@ -33,13 +33,24 @@ func (e *Engine) runFragment(ctx context.Context, f *plan.Fragment, parts []int3
 		mu.Lock()
 		defer mu.Unlock()
 		return emit(b)
-	})
+	}, nil)
+}
+
+// rowSink takes a scan's projected rows one at a time, as the scan reads
+// them, instead of encoded batches (a join's probe, an exchange's router).
+type rowSink interface {
+	// row takes one row of worker w. It is called under the store's
+	// partition lock, so it must not block, and the row's values alias
+	// the stored bytes: it copies what it keeps.
+	row(w int, row []expr.Value) error
+	// flush is called between partitions and at the end; it may block.
+	flush(w int) error
 }
 
 // runScan runs a scan fragment over the given partitions of this member
 // on parallel workers; each passes its batches to out with its own worker
-// index.
-func (e *Engine) runScan(ctx context.Context, f *plan.Fragment, parts []int32, out sink) error {
+// index, or, with rows set, its rows to rows.
+func (e *Engine) runScan(ctx context.Context, f *plan.Fragment, parts []int32, out sink, rows rowSink) error {
 	emit := func(b *Batch) error { return out(0, b) }
 	st, ok := e.cfg.Maps.Lookup(f.Map)
 	if !ok {
@@ -99,6 +110,9 @@ func (e *Engine) runScan(ctx context.Context, f *plan.Fragment, parts []int32, o
 			return err
 		}
 		w.remaining = &remaining
+		if rows != nil && !f.Aggregating() && len(f.Sort) == 0 {
+			w.rows, w.index, w.rowBuf = rows, i, make([]expr.Value, len(w.proj))
+		}
 		workers[i] = w
 	}
 	for wi, w := range workers {
@@ -135,12 +149,23 @@ func (e *Engine) runScan(ctx context.Context, f *plan.Fragment, parts []int32, o
 					fail(err)
 					return
 				}
-				if len(w.buf) >= flushBytes {
+				if w.rows != nil {
+					if err := w.rows.flush(wi); err != nil {
+						fail(err)
+						return
+					}
+				} else if len(w.buf) >= flushBytes {
 					if err := send(w.take()); err != nil {
 						fail(err)
 						return
 					}
 				}
+			}
+			if w.rows != nil {
+				if err := w.rows.flush(wi); err != nil {
+					fail(err)
+				}
+				return
 			}
 			if b := w.finish(); b != nil && b.Count > 0 {
 				if err := send(b); err != nil {
@@ -201,6 +226,11 @@ type worker struct {
 	projCol []int
 
 	groups map[string]*group
+	// ints holds the groups of a single integer group key (nullGroup the
+	// NULL key's); grpCol >= 0: that key is a plain column.
+	ints      map[int64]*group
+	nullGroup *group
+	grpCol    int
 	single *group
 	keyBuf []byte
 	out    []expr.Value
@@ -221,6 +251,11 @@ type worker struct {
 	count   int
 	err     error
 	scanned int64 // entries read
+
+	// rows, when set, takes the projected rows (rowBuf) instead of buf.
+	rows   rowSink
+	index  int
+	rowBuf []expr.Value
 }
 
 type group struct {
@@ -322,6 +357,12 @@ func (e *Engine) newWorker(f *plan.Fragment, st *store.Map, ix *index) (*worker,
 			w.aggOnly = f.Filter == nil
 			for _, c := range w.argCol {
 				w.aggOnly = w.aggOnly && c != -1
+			}
+		} else if len(f.GroupBy) == 1 && f.GroupBy[0].Type().IsInteger() {
+			w.ints = map[int64]*group{}
+			w.grpCol = -1
+			if c, ok := f.GroupBy[0].(*expr.Col); ok {
+				w.grpCol = c.Index
 			}
 		} else {
 			w.groups = map[string]*group{}
@@ -491,15 +532,38 @@ func (w *worker) emitRow() bool {
 	switch {
 	case w.single != nil:
 		w.accumulate(w.single)
+	case w.ints != nil:
+		var gv expr.Value
+		if w.grpCol >= 0 {
+			gv = cols[w.grpCol]
+		} else {
+			gv = w.grpFn[0](&w.row)
+		}
+		var gr *group
+		switch {
+		case gv.IsNull():
+			if w.nullGroup == nil {
+				w.nullGroup = &group{keys: []expr.Value{expr.NullValue}, states: newAggStates(w.f.Aggs)}
+			}
+			gr = w.nullGroup
+		default:
+			if gr = w.ints[gv.I]; gr == nil {
+				gr = &group{keys: []expr.Value{gv}, states: newAggStates(w.f.Aggs)}
+				w.ints[gv.I] = gr
+			}
+		}
+		w.accumulate(gr)
 	case w.groups != nil:
 		w.keyBuf = w.keyBuf[:0]
 		w.out = w.out[:0]
 		for _, g := range w.grpFn {
 			gv := g(&w.row)
 			w.out = append(w.out, gv)
-			hk, _ := expr.HashKey(gv)
-			w.keyBuf = append(w.keyBuf, byte(len(hk)>>8), byte(len(hk)))
-			w.keyBuf = append(w.keyBuf, hk...)
+			at := len(w.keyBuf)
+			w.keyBuf = append(w.keyBuf, 0, 0)
+			w.keyBuf, _ = expr.AppendHashKey(w.keyBuf, gv)
+			l := len(w.keyBuf) - at - 2
+			w.keyBuf[at], w.keyBuf[at+1] = byte(l>>8), byte(l)
 		}
 		gr := w.groups[string(w.keyBuf)]
 		if gr == nil {
@@ -518,6 +582,18 @@ func (w *worker) emitRow() bool {
 		w.topN = append(w.topN, row)
 		if int64(len(w.topN)) >= 2*w.f.Limit+1024 {
 			w.trimTopN()
+		}
+	case w.rows != nil:
+		for i, p := range w.proj {
+			if c := w.projCol[i]; c >= 0 {
+				w.rowBuf[i] = cols[c]
+			} else {
+				w.rowBuf[i] = p(&w.row)
+			}
+		}
+		if err := w.rows.row(w.index, w.rowBuf); err != nil {
+			w.err = err
+			return false
 		}
 	default:
 		if w.f.Limit >= 0 && w.remaining.Add(-1) < 0 {
@@ -605,15 +681,24 @@ func (w *worker) finish() *Batch {
 		}
 		w.buf = EncodeRow(w.buf, row)
 		w.count++
-	case w.groups != nil:
+	case w.groups != nil || w.ints != nil:
 		var row []expr.Value
-		for _, g := range w.groups {
+		emit := func(g *group) {
 			row = append(row[:0], g.keys...)
 			for i := range g.states {
 				row = g.states[i].partial(row)
 			}
 			w.buf = EncodeRow(w.buf, row)
 			w.count++
+		}
+		for _, g := range w.groups {
+			emit(g)
+		}
+		for _, g := range w.ints {
+			emit(g)
+		}
+		if w.nullGroup != nil {
+			emit(w.nullGroup)
 		}
 	case len(w.f.Sort) > 0:
 		w.trimTopN()

@@ -52,9 +52,13 @@ type joinTable struct {
 	residual expr.Fn
 
 	rows [][]expr.Value
-	// intKeys: one integer key on both sides, looked up in ints.
+	// intKeys: one integer key on both sides, looked up in dense (the
+	// head row of key dense0+i, -1 for none) when the keys span a range at
+	// most a few times their number (surrogate keys), else in ints.
 	intKeys bool
 	ints    map[int64]int32
+	dense   []int32
+	dense0  int64
 	strs    map[string]int32
 	next    []int32 // the next row with the same key, -1 at the end
 	// nullRows are build rows whose IN key is NULL (NOT IN only).
@@ -129,12 +133,17 @@ func (t *joinTable) add(rows [][]expr.Value) error {
 func (t *joinTable) build() error {
 	n := len(t.rows)
 	t.next = make([]int32, n)
+	env := &expr.Env{}
 	if t.intKeys {
-		t.ints = make(map[int64]int32, n)
+		if err := t.chooseDense(env); err != nil {
+			return err
+		}
+		if t.dense == nil {
+			t.ints = make(map[int64]int32, n)
+		}
 	} else {
 		t.strs = make(map[string]int32, n)
 	}
-	env := &expr.Env{}
 	keys := make([]expr.Value, len(t.keyFns))
 	var buf []byte
 	for i := n - 1; i >= 0; i-- { // chains keep the rows' order
@@ -155,6 +164,12 @@ func (t *joinTable) build() error {
 		}
 		if t.spec.nullAware && keys[0].IsNull() {
 			t.nullRows = append(t.nullRows, int32(i))
+			continue
+		}
+		if t.dense != nil {
+			d := keys[0].I - t.dense0
+			t.next[i] = t.dense[d]
+			t.dense[d] = int32(i)
 			continue
 		}
 		if t.intKeys {
@@ -194,11 +209,47 @@ func (t *joinTable) build() error {
 	return nil
 }
 
+// chooseDense sizes the direct-address table of integer keys when their
+// range is at most four times the rows (and one row at least).
+func (t *joinTable) chooseDense(env *expr.Env) error {
+	lo, hi, n := int64(0), int64(0), 0
+	for _, row := range t.rows {
+		v := t.key(0, row, env)
+		if v.IsNull() || !v.T.IsInteger() {
+			continue
+		}
+		if n == 0 || v.I < lo {
+			lo = v.I
+		}
+		if n == 0 || v.I > hi {
+			hi = v.I
+		}
+		n++
+	}
+	if env.Err != nil {
+		return env.Err
+	}
+	span := uint64(hi - lo)
+	if n == 0 || hi < lo || span >= uint64(4*n) || span >= 1<<31 {
+		return nil
+	}
+	size := int64(span) + 1
+	if err := t.mem.Reserve("join hash table", size*4); err != nil {
+		return err
+	}
+	t.reserved += size * 4
+	t.dense, t.dense0 = make([]int32, size), lo
+	for i := range t.dense {
+		t.dense[i] = -1
+	}
+	return nil
+}
+
 // release returns the table's memory.
 func (t *joinTable) release() {
 	t.mem.Release(t.reserved)
 	t.reserved = 0
-	t.rows, t.ints, t.strs, t.next = nil, nil, nil, nil
+	t.rows, t.ints, t.strs, t.next, t.dense = nil, nil, nil, nil, nil
 }
 
 func (t *joinTable) key(k int, row []expr.Value, env *expr.Env) expr.Value {
@@ -240,6 +291,9 @@ type prober struct {
 	// fresh: each emitted row is a new slice (the coordinator keeps rows);
 	// otherwise the same buffer is reused and the consumer copies.
 	fresh bool
+	// onPair, when set, takes the pairs of inner and left joins instead of
+	// emit: the probe row and the build row's index (a group join).
+	onPair func(probe []expr.Value, build int32)
 }
 
 func (t *joinTable) newProber(params []expr.Value, fresh bool) *prober {
@@ -315,6 +369,13 @@ func (p *prober) first(row []expr.Value) (int32, bool) {
 		if !v.T.IsInteger() {
 			return -1, false
 		}
+		if t.dense != nil {
+			d := uint64(v.I - t.dense0)
+			if d >= uint64(len(t.dense)) {
+				return -1, false
+			}
+			return t.dense[d], false
+		}
 		h, ok := t.ints[v.I]
 		if !ok {
 			return -1, false
@@ -366,6 +427,10 @@ func (p *prober) probe(row []expr.Value, emit func([]expr.Value) error) error {
 		case t.spec.kind == plan.JoinInner || t.spec.kind == plan.JoinLeft:
 			if p.marks != nil {
 				p.marks[i] = true
+			}
+			if p.onPair != nil {
+				p.onPair(row, i)
+				continue
 			}
 			l, r := p.leftRight(row, b)
 			if err := emit(p.combine(l, r)); err != nil {

@@ -19,6 +19,13 @@ import (
 // maxWorkers()), so that a sink can keep per-worker state.
 type sink func(worker int, b *Batch) error
 
+// consumer takes a join input's rows: as encoded batches, and, where
+// rows is set, one at a time straight from a scan.
+type consumer struct {
+	batch sink
+	rows  rowSink
+}
+
 // maxWorkers bounds worker indexes: scan workers, then vector workers,
 // then the one that emits what a join owes at its end.
 func maxWorkers() int { return 2*runtime.GOMAXPROCS(0) + 1 }
@@ -79,11 +86,11 @@ func (e *Engine) runStage(ctx context.Context, f *plan.Fragment, parts []int32, 
 		defer e.hub.endStage(string(s.id), ids)
 	}
 	var mu sync.Mutex
-	err := s.run(f, func(_ int, b *Batch) error {
+	err := s.run(f, consumer{batch: func(_ int, b *Batch) error {
 		mu.Lock()
 		defer mu.Unlock()
 		return emit(b)
-	})
+	}})
 	if err != nil && ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -146,13 +153,13 @@ func (s *stage) configure(xc *pb.ExchangeContext) error {
 }
 
 // run runs a fragment (scan or join) and passes its output to out.
-func (s *stage) run(f *plan.Fragment, out sink) error {
+func (s *stage) run(f *plan.Fragment, out consumer) error {
 	if f.Join == nil {
 		sf := *f
 		sf.Params = s.params
-		return s.e.runScan(s.ctx, &sf, s.parts, out)
+		return s.e.runScan(s.ctx, &sf, s.parts, out.batch, out.rows)
 	}
-	return s.join(f, out)
+	return s.join(f, out.batch)
 }
 
 // join runs a join fragment: the build input into a table, then the
@@ -187,7 +194,7 @@ func (s *stage) join(f *plan.Fragment, out sink) error {
 		}
 		return t.add(rows)
 	}
-	err = s.input(buildF, buildX, addBuild, false)
+	err = s.input(buildF, buildX, consumer{batch: addBuild}, false)
 	buildMu.Lock()
 	built = true
 	buildMu.Unlock()
@@ -202,7 +209,6 @@ func (s *stage) join(f *plan.Fragment, out sink) error {
 	tf.Params = s.params
 	var remaining atomic.Int64
 	remaining.Store(f.Limit)
-	probers := make([]*prober, maxWorkers())
 	tails := make([]*worker, maxWorkers())
 	tail := func(w int) (*worker, error) {
 		if tails[w] == nil {
@@ -215,46 +221,23 @@ func (s *stage) join(f *plan.Fragment, out sink) error {
 		}
 		return tails[w], nil
 	}
-	probeWidth := len(probeF.Out)
-	probe := func(w int, b *Batch) error {
-		if probers[w] == nil {
-			probers[w] = t.newProber(s.params, false)
-		}
-		p := probers[w]
-		tw, err := tail(w)
-		if err != nil {
-			return err
-		}
-		push := tw.pushRow
-		row := make([]expr.Value, probeWidth)
-		rows := b.Rows
-		for n := 0; n < b.Count; n++ {
-			for c := range row {
-				if row[c], rows, err = decodeValue(rows); err != nil {
-					return err
-				}
-			}
-			if err := p.probe(row, push); err != nil {
-				return err
-			}
-			if tw.done {
-				break
-			}
-		}
-		if len(tw.buf) >= flushBytes {
-			return out(w, tw.take())
-		}
-		return nil
-	}
-	if err := s.input(probeF, probeX, probe, true); err != nil {
+	ps := &probeSide{t: t, gj: newGroupJoin(f, t, s.mem), params: s.params, out: out, width: len(probeF.Out),
+		probers: make([]*prober, maxWorkers()), tails: tails, tail: tail}
+	if err := s.input(probeF, probeX, consumer{batch: ps.batch, rows: ps}, true); err != nil {
 		return err
 	}
+	gj := ps.gj
 	fw := finishWorker()
 	ftail, err := tail(fw)
 	if err != nil {
 		return err
 	}
-	if err := t.finish(ftail.pushRow, false); err != nil {
+	if gj != nil {
+		err = gj.finish(ftail)
+	} else {
+		err = t.finish(ftail.pushRow, false)
+	}
+	if err != nil {
 		return err
 	}
 	for w, tw := range tails {
@@ -270,12 +253,88 @@ func (s *stage) join(f *plan.Fragment, out sink) error {
 	return nil
 }
 
+// probeSide probes a join's table with the probe input's rows, each
+// worker with its own prober and tail (the fragment's filter, projection
+// or partial aggregation), or counts a group join's pairs.
+type probeSide struct {
+	t       *joinTable
+	gj      *groupJoin
+	params  []expr.Value
+	out     sink
+	width   int
+	probers []*prober
+	tails   []*worker
+	tail    func(w int) (*worker, error)
+}
+
+func (ps *probeSide) prober(w int) (*prober, *worker, error) {
+	tw, err := ps.tail(w)
+	if err != nil {
+		return nil, nil, err
+	}
+	if p := ps.probers[w]; p != nil {
+		return p, tw, nil
+	}
+	p := ps.t.newProber(ps.params, false)
+	if ps.gj != nil {
+		counters, err := ps.gj.counters(w)
+		if err != nil {
+			return nil, nil, err
+		}
+		gj := ps.gj
+		p.onPair = func(probe []expr.Value, b int32) { gj.pair(counters, probe, b) }
+	}
+	ps.probers[w] = p
+	return p, tw, nil
+}
+
+// row probes one row (rowSink: under a store lock, so it only computes).
+func (ps *probeSide) row(w int, row []expr.Value) error {
+	p, tw, err := ps.prober(w)
+	if err != nil {
+		return err
+	}
+	if tw.done {
+		return nil
+	}
+	return p.probe(row, tw.pushRow)
+}
+
+// flush hands the worker's full output batch on.
+func (ps *probeSide) flush(w int) error {
+	if tw := ps.tails[w]; tw != nil && len(tw.buf) >= flushBytes {
+		return ps.out(w, tw.take())
+	}
+	return nil
+}
+
+// batch probes a batch of encoded rows.
+func (ps *probeSide) batch(w int, b *Batch) error {
+	p, tw, err := ps.prober(w)
+	if err != nil {
+		return err
+	}
+	row := make([]expr.Value, ps.width)
+	rows := b.Rows
+	for n := 0; n < b.Count && !tw.done; n++ {
+		for c := range row {
+			if row[c], rows, err = decodeValue(rows); err != nil {
+				return err
+			}
+		}
+		if err := p.probe(row, tw.pushRow); err != nil {
+			return err
+		}
+	}
+	return ps.flush(w)
+}
+
 // input runs a join input and passes its rows to consume: directly when
 // they stay on this member, else through the exchange x, to which every
 // member sends its rows of the input. A probe input's rows from other
 // members are gathered into vectors of vector-size rows for the join's
 // workers; its own rows are probed where they are scanned.
-func (s *stage) input(f *plan.Fragment, x *plan.Exchange, consume sink, probe bool) error {
+func (s *stage) input(f *plan.Fragment, x *plan.Exchange, consume consumer, probe bool) error {
 	if x == nil || len(s.members) == 1 {
 		return s.run(f, consume)
 	}
@@ -285,14 +344,14 @@ func (s *stage) input(f *plan.Fragment, x *plan.Exchange, consume sink, probe bo
 	}
 	var vectors *assembler
 	if probe {
-		vectors = s.newAssembler(consume)
+		vectors = s.newAssembler(consume.batch)
 		ib.attach(vectors.add)
 	} else {
-		ib.attach(func(rows []byte, count int) error { return consume(0, &Batch{Rows: rows, Count: count}) })
+		ib.attach(func(rows []byte, count int) error { return consume.batch(0, &Batch{Rows: rows, Count: count}) })
 	}
 	r, err := s.newRouter(x, len(f.Out), consume)
 	if err == nil {
-		if err = s.run(f, r.add); err == nil {
+		if err = s.run(f, consumer{batch: r.add, rows: r}); err == nil {
 			err = r.finish()
 		} else {
 			r.abort()
