@@ -318,7 +318,7 @@ func orderOf(r []string) (int64, *Order, error) {
 		return 0, nil, fmt.Errorf("o_shippriority %q: %w", r[7], err)
 	}
 	return key, &Order{CustKey: cust, OrderStatus: r[2], TotalPrice: price,
-		OrderDate: serialization.LocalDate{Year: int32(y), Month: int8(m), Day: int8(d)},
+		OrderDate:     serialization.LocalDate{Year: int32(y), Month: int8(m), Day: int8(d)},
 		OrderPriority: r[5], Clerk: r[6], ShipPriority: int32(ship), Comment: r[8]}, nil
 }
 

@@ -231,9 +231,9 @@ type worker struct {
 	ints      map[int64]*group
 	nullGroup *group
 	grpCol    int
-	single *group
-	keyBuf []byte
-	out    []expr.Value
+	single    *group
+	keyBuf    []byte
+	out       []expr.Value
 
 	// Index keys of an index scan, computed once; visit marks the
 	// partitions an equality lookup can find entries in.
