@@ -346,9 +346,13 @@ func (e *Engine) memoryAccount(limit int64) *MemoryAccount {
 // server's ExchangeService.Exchange calls it).
 func (e *Engine) ServeExchange(stream ExchangeReceiver) error { return e.hub.serve(stream) }
 
-// LocalExchangeStats returns this member's exchange counters; with clear
-// they restart from zero.
+// LocalExchangeStats returns this member's exchange counters since they
+// were last cleared; with clear they restart from zero.
 func (e *Engine) LocalExchangeStats(clear bool) ExchangeStats { return e.hub.Stats(clear) }
+
+// ExchangeTotals returns this member's exchange counters since it started
+// (for metrics: they never go down).
+func (e *Engine) ExchangeTotals() ExchangeStats { return e.hub.Totals() }
 
 // owns fails with ErrUnavailable unless this member holds partition p as
 // its owner: by the cluster's account when Config.Owned is set (the

@@ -100,7 +100,11 @@ type hub struct {
 	mu      sync.Mutex
 	inboxes map[inboxKey]*inbox
 	ended   map[string]time.Time // stages that finished, so late streams fail at once
-	stats   exchangeCounters
+	// stats only grow (Prometheus reads them); base is what they were when
+	// they were last cleared through SQL.
+	stats  exchangeCounters
+	baseMu sync.Mutex
+	base   ExchangeStats
 }
 
 type inboxKey struct {
@@ -304,20 +308,32 @@ func (h *hub) serve(stream ExchangeReceiver) error {
 	}
 }
 
-// Stats returns the member's exchange counters; with clear they restart
-// from zero.
-func (h *hub) Stats(clear bool) ExchangeStats {
+// Totals returns the member's exchange counters since it started.
+func (h *hub) Totals() ExchangeStats {
 	c := &h.stats
-	get := func(a *atomic.Int64) int64 {
-		if clear {
-			return a.Swap(0)
-		}
-		return a.Load()
+	return ExchangeStats{
+		MessagesSent: c.messagesSent.Load(), MessagesReceived: c.messagesReceived.Load(),
+		BytesSent: c.bytesSent.Load(), BytesReceived: c.bytesReceived.Load(), RowsShipped: c.rowsShipped.Load(),
+		WriteBlock: time.Duration(c.writeBlockNs.Load()), SchedulingWait: time.Duration(c.schedWaitNs.Load()),
+	}
+}
+
+// Stats returns the member's exchange counters since they were last
+// cleared; with clear they restart from zero (for this view only: the
+// totals Prometheus reads keep growing).
+func (h *hub) Stats(clear bool) ExchangeStats {
+	h.baseMu.Lock()
+	defer h.baseMu.Unlock()
+	now := h.Totals()
+	b := h.base
+	if clear {
+		h.base = now
 	}
 	return ExchangeStats{
-		MessagesSent: get(&c.messagesSent), MessagesReceived: get(&c.messagesReceived),
-		BytesSent: get(&c.bytesSent), BytesReceived: get(&c.bytesReceived), RowsShipped: get(&c.rowsShipped),
-		WriteBlock: time.Duration(get(&c.writeBlockNs)), SchedulingWait: time.Duration(get(&c.schedWaitNs)),
+		MessagesSent: now.MessagesSent - b.MessagesSent, MessagesReceived: now.MessagesReceived - b.MessagesReceived,
+		BytesSent: now.BytesSent - b.BytesSent, BytesReceived: now.BytesReceived - b.BytesReceived,
+		RowsShipped: now.RowsShipped - b.RowsShipped, WriteBlock: now.WriteBlock - b.WriteBlock,
+		SchedulingWait: now.SchedulingWait - b.SchedulingWait,
 	}
 }
 
