@@ -202,3 +202,24 @@ func TestJoinMemberDeath(t *testing.T) {
 		t.Fatalf("%d exchange goroutines outlived their joins:\n%s", len(left), strings.Join(left, "\n\n"))
 	}
 }
+
+// TestJoinMemoryLimit: a join's hash table and exchange buffers count
+// against the query's memory limit (the MEMORY_LIMIT hint, or the
+// member's query.memory-limit-per-query): past it the query fails with an
+// error that names the knob, and nothing is left reserved for the next.
+func TestJoinMemoryLimit(t *testing.T) {
+	_, c, ctx := joinCluster(t, 3, 1, testcluster.Options{SlowFailureDetection: true})
+	for _, hint := range []string{"JOIN_STRATEGY(repartition)", "JOIN_STRATEGY(broadcast)", "JOIN_STRATEGY(coordinator)"} {
+		q := "SELECT /*+ " + hint + " MEMORY_LIMIT(2000) */ COUNT(*) FROM jo a JOIN jo b ON a.cust = b.cust"
+		_, err := c.SQL(ctx, q)
+		var ce *client.Error
+		if !errors.As(err, &ce) || !strings.Contains(ce.Message, "memory limit of 2000 bytes exceeded") ||
+			!strings.Contains(ce.Message, "MEMORY_LIMIT") || ce.Retryable {
+			t.Fatalf("%s: %v, want a memory limit error naming the knob", hint, err)
+		}
+	}
+	got := queryRows(t, ctx, c, "SELECT /*+ MEMORY_LIMIT(100000000) */ COUNT(*) FROM jo a JOIN jo b ON a.cust = b.cust")
+	if got[0] == "0" {
+		t.Fatalf("the join under a sufficient limit returned %v", got)
+	}
+}
