@@ -46,6 +46,10 @@ type Planning struct {
 //     input they only read (never into an outer join's NULL-supplying
 //     side from WHERE, never into its preserved side from ON), and into
 //     scans;
+//   - count-non-null: COUNT(column) of a column that is never NULL (a map
+//     key) becomes COUNT(*), or, on the NULL-supplying side of a left join,
+//     COUNT of that side's join key (NULL exactly when the row found no
+//     match), so that the column is neither read nor shipped;
 //   - prune-columns: every node below a join or an aggregate produces only
 //     the columns something above it reads, so scans read and exchanges
 //     ship no more;
@@ -59,6 +63,7 @@ type Planning struct {
 var Rules = []Rule{
 	{"fold-constants", foldConstants},
 	{"push-filters", pushFilters},
+	{"count-non-null", countNonNull},
 	{"prune-columns", pruneColumns},
 	{"merge-projections", mergeProjections},
 	{"choose-indexes", chooseIndexes},
@@ -367,6 +372,96 @@ func shift(e expr.Expr, d int) expr.Expr {
 		}
 		return x
 	})
+}
+
+// ---- count-non-null ---------------------------------------------------------------
+
+func countNonNull(n Node, _ *Planning) Node {
+	return bottomUp(n, func(n Node) Node {
+		a, ok := n.(*Aggregate)
+		if !ok {
+			return n
+		}
+		var na *Aggregate
+		for i, call := range a.Aggs {
+			c, isCol := call.Arg.(*expr.Col)
+			if call.Func != "count" || call.Distinct || !isCol {
+				continue
+			}
+			arg, star, ok := countable(a.Input, c.Index)
+			if !ok {
+				continue
+			}
+			if na == nil {
+				na = &Aggregate{Input: a.Input, GroupBy: a.GroupBy, Aggs: append([]AggCall(nil), a.Aggs...), Names: a.Names}
+			}
+			if star {
+				na.Aggs[i].Arg = nil
+			} else {
+				na.Aggs[i].Arg = arg
+			}
+		}
+		if na == nil {
+			return n
+		}
+		return na
+	})
+}
+
+// countable says how COUNT(column c of n) can count without the column:
+// as COUNT(*) (star), or as COUNT(arg), a column NULL in the same rows.
+func countable(n Node, c int) (arg expr.Expr, star, ok bool) {
+	switch x := n.(type) {
+	case *Filter:
+		return countable(x.Input, c)
+	case *Join:
+		nl := len(x.Left.Output())
+		if c < nl {
+			return nil, true, neverNull(x.Left, c)
+		}
+		if x.Kind == JoinInner {
+			return nil, true, neverNull(x.Right, c-nl)
+		}
+		if x.Kind != JoinLeft || !neverNull(x.Right, c-nl) {
+			return nil, false, false
+		}
+		// A right row meets its left row only through equal keys, which
+		// are not NULL: a right key column is NULL exactly in the rows
+		// that found no match, as the never-NULL column is.
+		for _, cj := range expr.Conjuncts(x.Cond) {
+			if _, r, ok := equiKey(cj, nl); ok {
+				if rc, isCol := r.(*expr.Col); isCol {
+					return rc, false, true
+				}
+			}
+		}
+	default:
+		return nil, true, neverNull(n, c)
+	}
+	return nil, false, false
+}
+
+// neverNull reports whether column c of n is never NULL: a map's key,
+// through filters, projections and the sides of joins that are never
+// NULL-extended.
+func neverNull(n Node, c int) bool {
+	switch x := n.(type) {
+	case *Scan:
+		col, ok := x.Project[c].(*expr.Col)
+		return ok && col.Index < len(x.Cols) && x.Cols[col.Index].Path == "__key" && !x.Cols[col.Index].JSON
+	case *Filter:
+		return neverNull(x.Input, c)
+	case *Project:
+		col, ok := x.Exprs[c].(*expr.Col)
+		return ok && neverNull(x.Input, col.Index)
+	case *Join:
+		nl := len(x.Left.Output())
+		if c < nl {
+			return neverNull(x.Left, c)
+		}
+		return x.Kind == JoinInner && neverNull(x.Right, c-nl)
+	}
+	return false
 }
 
 // ---- prune-columns ---------------------------------------------------------------

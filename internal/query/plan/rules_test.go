@@ -25,7 +25,7 @@ func scanOf(m string, keyType expr.Type, cols ...string) *Scan {
 }
 
 func col(i int, name string) *expr.Col { return &expr.Col{Index: i, Name: name, T: expr.BigInt} }
-func lit(i int64) *expr.Lit           { return &expr.Lit{V: expr.BigIntValue(i)} }
+func lit(i int64) *expr.Lit            { return &expr.Lit{V: expr.BigIntValue(i)} }
 func cmp(op string, a, b expr.Expr) expr.Expr {
 	return expr.NewCall(op, expr.Boolean, a, b)
 }
@@ -215,6 +215,33 @@ func TestRulePlanJoins(t *testing.T) {
 		if jp.BuildRight != c.buildRight || jp.Strategy != c.strategy || moveText(jp.LeftMove) != c.leftMoves || moveText(jp.RightMove) != c.rightMove {
 			t.Errorf("%s: build right %v, %s, left %q, right %q; want %v, %s, %q, %q", c.name, jp.BuildRight, jp.Strategy,
 				moveText(jp.LeftMove), moveText(jp.RightMove), c.buildRight, c.strategy, c.leftMoves, c.rightMove)
+		}
+	}
+}
+
+func TestRuleCountNonNull(t *testing.T) {
+	// a.__key, a.x, b.__key, b.y
+	left := func(kind JoinKind) *Join {
+		return &Join{Left: scanOf("a", expr.BigInt, "x"), Right: scanOf("b", expr.BigInt, "y"), Kind: kind,
+			Cond: cmp("=", col(0, "a.__key"), col(3, "b.y"))}
+	}
+	agg := func(j *Join, c int) *Aggregate {
+		return &Aggregate{Input: j, Aggs: []AggCall{{Func: "count", Arg: col(c, "c"), T: expr.BigInt}}, Names: []string{"n"}}
+	}
+	cases := []struct {
+		name string
+		in   *Aggregate
+		want string
+	}{
+		{"a key of the preserved side: COUNT(*)", agg(left(JoinLeft), 0), "COUNT(*)"},
+		{"a key of the NULL-supplying side: its join key", agg(left(JoinLeft), 2), "COUNT(b.y)"},
+		{"a key of an inner join's side: COUNT(*)", agg(left(JoinInner), 2), "COUNT(*)"},
+		{"a column that may be NULL stays", agg(left(JoinLeft), 1), "COUNT(c)"},
+	}
+	for _, c := range cases {
+		got := countNonNull(c.in, &Planning{}).(*Aggregate).Aggs[0].String()
+		if got != c.want {
+			t.Errorf("%s: %s, want %s", c.name, got, c.want)
 		}
 	}
 }
