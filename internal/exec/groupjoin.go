@@ -19,17 +19,18 @@ type groupJoin struct {
 	keyCols []int // the group's columns in the build row
 	// counts[k]: what aggregate k counts per pair.
 	counts   []gjCount
-	width    int // counters per build row: pairs, then one per aggregate
+	width    int // counters per build row: pairs, then one per counted probe column
 	mem      *MemoryAccount
 	workers  [][]int64
 	reserved int64
 }
 
 type gjCount struct {
-	star     bool // COUNT(*)
-	build    bool // a build column (counted once per pair when not NULL)
-	col      int  // the column in its side's row
-	fromLeft bool
+	star  bool // COUNT(*)
+	pairs bool // a probe key column: never NULL in a pair, so the pairs
+	build bool // a build column (counted once per pair when not NULL)
+	col   int  // the column in its side's row
+	slot  int  // its counter among a build row's, for a probe column
 }
 
 // newGroupJoin returns the group join of a join fragment, or nil when its
@@ -49,7 +50,7 @@ func newGroupJoin(f *plan.Fragment, t *joinTable, mem *MemoryAccount) *groupJoin
 	if j.BuildRight {
 		buildFrag, buildOff, buildW = j.Right, nl, len(j.Right.Out)
 	}
-	g := &groupJoin{t: t, aggs: f.Aggs, width: 1 + len(f.Aggs), mem: mem}
+	g := &groupJoin{t: t, aggs: f.Aggs, width: 1, mem: mem}
 	unique := false
 	for _, e := range f.GroupBy {
 		c, ok := e.(*expr.Col)
@@ -77,14 +78,26 @@ func newGroupJoin(f *plan.Fragment, t *joinTable, mem *MemoryAccount) *groupJoin
 		}
 		inBuild := c.Index >= buildOff && c.Index < buildOff+buildW
 		col := c.Index
+		probeKeys := j.RightKeys
 		if inBuild {
 			col -= buildOff
 		} else if j.BuildRight {
-			col = c.Index // the probe side is the left one
+			col, probeKeys = c.Index, j.LeftKeys // the probe side is the left one
 		} else {
 			col = c.Index - nl
 		}
-		g.counts = append(g.counts, gjCount{build: inBuild, col: col})
+		isKey := false
+		for _, k := range probeKeys {
+			if kc, ok := k.(*expr.Col); ok && kc.Index == col && !inBuild {
+				isKey = true
+			}
+		}
+		cnt := gjCount{build: inBuild, pairs: isKey, col: col}
+		if !inBuild && !isKey {
+			cnt.slot = g.width
+			g.width++
+		}
+		g.counts = append(g.counts, cnt)
 	}
 	g.workers = make([][]int64, maxWorkers())
 	return g
@@ -118,9 +131,9 @@ func (g *groupJoin) counters(w int) ([]int64, error) {
 func (g *groupJoin) pair(c []int64, probe []expr.Value, b int32) {
 	at := int(b) * g.width
 	c[at]++
-	for k, cnt := range g.counts {
-		if !cnt.star && !cnt.build && !probe[cnt.col].IsNull() {
-			c[at+1+k]++
+	for _, cnt := range g.counts {
+		if cnt.slot > 0 && !probe[cnt.col].IsNull() {
+			c[at+cnt.slot]++
 		}
 	}
 }
@@ -153,6 +166,8 @@ func (g *groupJoin) finish(t *worker) error {
 			switch {
 			case cnt.star:
 				s.count = max(pairs, 1) // an unmatched row counts once
+			case cnt.pairs:
+				s.count = pairs
 			case cnt.build:
 				if !b[cnt.col].IsNull() {
 					s.count = max(pairs, 1)
@@ -160,7 +175,7 @@ func (g *groupJoin) finish(t *worker) error {
 			default:
 				for _, c := range g.workers {
 					if c != nil {
-						s.count += c[i*g.width+1+k]
+						s.count += c[i*g.width+cnt.slot]
 					}
 				}
 			}

@@ -61,6 +61,7 @@ type joinTable struct {
 	dense0  int64
 	strs    map[string]int32
 	next    []int32 // the next row with the same key, -1 at the end
+	unique  bool    // no two rows share a key: chains have one row
 	// nullRows are build rows whose IN key is NULL (NOT IN only).
 	nullRows []int32
 	// inTable: the build row's keys were all non-NULL, so it is in the
@@ -133,6 +134,7 @@ func (t *joinTable) add(rows [][]expr.Value) error {
 func (t *joinTable) build() error {
 	n := len(t.rows)
 	t.next = make([]int32, n)
+	t.unique = true
 	env := &expr.Env{}
 	if t.intKeys {
 		if err := t.chooseDense(env); err != nil {
@@ -169,12 +171,14 @@ func (t *joinTable) build() error {
 		if t.dense != nil {
 			d := keys[0].I - t.dense0
 			t.next[i] = t.dense[d]
+			t.unique = t.unique && t.next[i] < 0
 			t.dense[d] = int32(i)
 			continue
 		}
 		if t.intKeys {
 			if h, ok := t.ints[keys[0].I]; ok {
 				t.next[i] = h
+				t.unique = false
 			}
 			t.ints[keys[0].I] = int32(i)
 			continue
@@ -186,6 +190,7 @@ func (t *joinTable) build() error {
 		}
 		if h, ok := t.strs[string(buf)]; ok {
 			t.next[i] = h
+			t.unique = false
 		}
 		t.strs[string(buf)] = int32(i)
 	}
@@ -397,10 +402,13 @@ func (p *prober) first(row []expr.Value) (int32, bool) {
 // nextOf follows the chain of rows with equal keys (every row for a
 // nested loop).
 func (p *prober) nextOf(i int32) int32 {
-	if len(p.keys) == 0 {
+	switch {
+	case len(p.keys) == 0:
 		if int(i)+1 < len(p.t.rows) {
 			return i + 1
 		}
+		return -1
+	case p.t.unique:
 		return -1
 	}
 	return p.t.next[i]
@@ -415,8 +423,9 @@ func (p *prober) probe(row []expr.Value, emit func([]expr.Value) error) error {
 	first, _ := p.first(row)
 	found := false
 	for i := first; i >= 0; i = p.nextOf(i) {
-		b := t.rows[i]
-		if !p.meets(row, b) {
+		// The build row is read only when needed: with a group join and no
+		// residual condition, a probe touches the key index alone.
+		if t.residual != nil && !p.meets(row, t.rows[i]) {
 			if p.env.Err != nil {
 				return p.env.Err
 			}
@@ -425,14 +434,14 @@ func (p *prober) probe(row []expr.Value, emit func([]expr.Value) error) error {
 		found = true
 		switch {
 		case t.spec.kind == plan.JoinInner || t.spec.kind == plan.JoinLeft:
-			if p.marks != nil {
-				p.marks[i] = true
-			}
-			if p.onPair != nil {
+			if p.onPair != nil { // the group join counts the pairs itself
 				p.onPair(row, i)
 				continue
 			}
-			l, r := p.leftRight(row, b)
+			if p.marks != nil {
+				p.marks[i] = true
+			}
+			l, r := p.leftRight(row, t.rows[i])
 			if err := emit(p.combine(l, r)); err != nil {
 				return err
 			}
