@@ -288,8 +288,10 @@ func (u *unionIter) Next() ([]expr.Value, error) {
 }
 
 // aggregateRows groups rows and computes aggregates: from raw rows
-// (merge=false) or from partial states (merge=true).
-func aggregateRows(in rowIter, groups int, groupFns []expr.Fn, aggs []plan.AggCall, argFns, byFns []expr.Fn, merge bool, env *expr.Env) ([][]expr.Value, error) {
+// (merge=false) or from partial states (merge=true); each output row is
+// the group keys then the aggregates' values, or with partialOut their
+// partial states (plan.PartialTypes).
+func aggregateRows(in rowIter, groups int, groupFns []expr.Fn, aggs []plan.AggCall, argFns, byFns []expr.Fn, merge, partialOut bool, env *expr.Env) ([][]expr.Value, error) {
 	type grp struct {
 		keys   []expr.Value
 		states []aggState
@@ -365,6 +367,10 @@ func aggregateRows(in rowIter, groups int, groupFns []expr.Fn, aggs []plan.AggCa
 	for _, g := range order {
 		row := append([]expr.Value(nil), g.keys...)
 		for i := range g.states {
+			if partialOut {
+				row = g.states[i].partial(row)
+				continue
+			}
 			v, err := g.states[i].final()
 			if err != nil {
 				return nil, err
@@ -393,7 +399,7 @@ func distinctAggregates(in rowIter, groupFns []expr.Fn, aggs []plan.AggCall, arg
 	// Plain aggregates first.
 	plain := make([]plan.AggCall, len(aggs))
 	copy(plain, aggs)
-	res, err := aggregateRows(&sliceIter{rows: all}, len(groupFns), groupFns, plain, argFns, byFns, false, env)
+	res, err := aggregateRows(&sliceIter{rows: all}, len(groupFns), groupFns, plain, argFns, byFns, false, false, env)
 	if err != nil {
 		return nil, err
 	}
@@ -482,7 +488,7 @@ func (q *query) build(n plan.Node) (rowIter, error) {
 		if err != nil {
 			return nil, err
 		}
-		rows, err := aggregateRows(in, x.Groups, nil, x.Aggs, nil, nil, true, env)
+		rows, err := aggregateRows(in, x.Groups, nil, x.Aggs, nil, nil, true, false, env)
 		if err != nil {
 			return nil, err
 		}
@@ -512,7 +518,7 @@ func (q *query) build(n plan.Node) (rowIter, error) {
 		if anyDistinctAgg(x.Aggs) {
 			rows, err = distinctAggregates(in, gfs, x.Aggs, afs, bfs, env)
 		} else {
-			rows, err = aggregateRows(in, len(gfs), gfs, x.Aggs, afs, bfs, false, env)
+			rows, err = aggregateRows(in, len(gfs), gfs, x.Aggs, afs, bfs, false, false, env)
 		}
 		if err != nil {
 			return nil, err

@@ -25,6 +25,9 @@ const flushBytes = 64 << 10
 // A fragment with joins runs as a stage with the query's exchange context
 // xc and memory account mem.
 func (e *Engine) runFragment(ctx context.Context, f *plan.Fragment, parts []int32, xc *pb.ExchangeContext, mem *MemoryAccount, emit func(*Batch) error) error {
+	if f.Final {
+		return e.runFinal(ctx, f, parts, xc, mem, emit)
+	}
 	if f.Join != nil {
 		return e.runStage(ctx, f, parts, xc, mem, emit)
 	}

@@ -189,6 +189,22 @@ func groupText(groups []Column, aggs []AggCall) string {
 
 // explainFragment prints what each member runs, top operator first.
 func explainFragment(b *strings.Builder, f *Fragment, d int) {
+	if p := f.Post; p != nil {
+		if len(p.Aggs) > 0 || len(p.GroupBy) > 0 {
+			var gs []Column
+			for _, g := range p.GroupBy {
+				gs = append(gs, Column{Name: g.String()})
+			}
+			line(b, d, "PartialAggregate[%s]", groupText(gs, p.Aggs))
+			d++
+		}
+		line(b, d, "Project[%s]", exprList(p.Project))
+		d++
+		if p.Filter != nil {
+			line(b, d, "Filter[%s]", p.Filter)
+			d++
+		}
+	}
 	if f.Limit >= 0 {
 		if len(f.Sort) > 0 {
 			line(b, d, "TopN[%d by %s]", f.Limit, sortList(f.Sort, f.Out))
@@ -206,7 +222,11 @@ func explainFragment(b *strings.Builder, f *Fragment, d int) {
 		for _, g := range f.GroupBy {
 			gs = append(gs, Column{Name: g.String()})
 		}
-		line(b, d, "PartialAggregate[%s]", groupText(gs, f.Aggs))
+		verb := "PartialAggregate"
+		if f.Final {
+			verb = "Aggregate" // each member's groups are whole
+		}
+		line(b, d, "%s[%s]", verb, groupText(gs, f.Aggs))
 		d++
 	default:
 		line(b, d, "Project[%s]", exprList(f.Project))

@@ -37,6 +37,50 @@ type Fragment struct {
 	Out []Column
 	// Table is the name the query used, for EXPLAIN.
 	Table string
+	// Final: every group lies on one member (the groups' key holds the
+	// never-NULL column the rows are placed by), so each member merges its
+	// workers' partial states into final aggregates; its output is then
+	// the group keys and final values, through Post when set.
+	Final bool
+	Post  *Post
+}
+
+// Post is what a member does with its final groups: a filter (HAVING), a
+// projection, and optionally a second partial aggregation of the
+// projected rows, which the coordinator merges.
+type Post struct {
+	Filter  expr.Expr   // over the group keys and final aggregates
+	Project []expr.Expr // over them too
+	GroupBy []expr.Expr // over the projection's output
+	Aggs    []AggCall
+	// In describes the rows Post reads (the final groups).
+	In []Column
+}
+
+// postOut returns the columns of a Post's output: the projection's, or
+// the second aggregation's group keys and partial states.
+func postOut(p *Post, names []string) []Column {
+	if len(p.Aggs) == 0 && len(p.GroupBy) == 0 {
+		out := make([]Column, len(p.Project))
+		for i, e := range p.Project {
+			out[i] = Column{Name: names[i], Type: e.Type()}
+		}
+		return out
+	}
+	var out []Column
+	for i, g := range p.GroupBy {
+		out = append(out, Column{Name: names[i], Type: g.Type()})
+	}
+	for i, a := range p.Aggs {
+		for j, t := range PartialTypes(a) {
+			name := names[len(p.GroupBy)+i]
+			if j > 0 {
+				name += "#" + string(rune('0'+j))
+			}
+			out = append(out, Column{Name: name, Type: t})
+		}
+	}
+	return out
 }
 
 // FragmentJoin is a join that every member runs over its partitions of
@@ -227,6 +271,23 @@ func (sp *splitter) split(n Node) Node {
 	}
 	switch x := n.(type) {
 	case *Aggregate:
+		var final *Fragment
+		if !distributable(x.Input) && !anyDistinct(x.Aggs) {
+			final = finalGather(sp.split(x.Input))
+		}
+		if final != nil {
+			// A second aggregation of a member's final groups: partial on
+			// the members, merged on the coordinator.
+			f := final
+			post := *postOf(f)
+			// The aggregate reads the projection's output.
+			post.GroupBy = append([]expr.Expr(nil), x.GroupBy...)
+			post.Aggs = append([]AggCall(nil), x.Aggs...)
+			nf := *f
+			nf.Post = &post
+			nf.Out = postOut(&post, x.Names)
+			return &MergeAggregate{Input: &Gather{Frag: &nf}, Groups: len(x.GroupBy), Aggs: x.Aggs, Names: x.Names}
+		}
 		if distributable(x.Input) && !anyDistinct(x.Aggs) {
 			f := sp.fragment(x.Input)
 			proj := f.Project
@@ -254,7 +315,20 @@ func (sp *splitter) split(n Node) Node {
 					f.Out = append(f.Out, Column{Name: name, Type: t})
 				}
 			}
-			finishFragment(f)
+			if f.Join != nil {
+				for _, in := range []*Fragment{f.Join.Left, f.Join.Right} {
+					finishFragment(in)
+				}
+			} else {
+				finishFragment(f)
+			}
+			if groupsComplete(x) {
+				// Each member's groups are whole: it merges them itself,
+				// and the operators above may run there too.
+				f.Final = true
+				f.Out = x.Output()
+				return &Gather{Frag: f}
+			}
 			return &MergeAggregate{Input: &Gather{Frag: f}, Groups: len(x.GroupBy), Aggs: x.Aggs, Names: x.Names}
 		}
 		return &Aggregate{Input: sp.split(x.Input), GroupBy: x.GroupBy, Aggs: x.Aggs, Names: x.Names}
@@ -289,9 +363,30 @@ func (sp *splitter) split(n Node) Node {
 		}
 		return &Limit{Input: in, Limit: x.Limit, Offset: x.Offset}
 	case *Filter:
-		return &Filter{Input: sp.split(x.Input), Cond: x.Cond}
+		in := sp.split(x.Input)
+		if f := finalGather(in); f != nil {
+			post := postOf(f)
+			post.Filter = expr.And(post.Filter, substitute(x.Cond, post.Project))
+			nf := *f
+			nf.Post = post
+			return &Gather{Frag: &nf}
+		}
+		return &Filter{Input: in, Cond: x.Cond}
 	case *Project:
-		return &Project{Input: sp.split(x.Input), Exprs: x.Exprs, Names: x.Names}
+		in := sp.split(x.Input)
+		if f := finalGather(in); f != nil {
+			post := postOf(f)
+			proj := make([]expr.Expr, len(x.Exprs))
+			for i, e := range x.Exprs {
+				proj[i] = substitute(e, post.Project)
+			}
+			post.Project = proj
+			nf := *f
+			nf.Post = post
+			nf.Out = x.Output()
+			return &Gather{Frag: &nf}
+		}
+		return &Project{Input: in, Exprs: x.Exprs, Names: x.Names}
 	case *Join:
 		jp := x.Plan
 		h := &HashJoin{Left: sp.split(x.Left), Right: sp.split(x.Right), Kind: x.Kind, NullAware: x.NullAware}
@@ -317,6 +412,47 @@ func (sp *splitter) split(n Node) Node {
 		return &Explain{Input: sp.split(x.Input)}
 	}
 	return n
+}
+
+// finalGather returns the fragment of a Gather whose members emit final
+// groups that another projection or filter may still follow (no second
+// aggregation yet), or nil.
+func finalGather(n Node) *Fragment {
+	g, ok := n.(*Gather)
+	if !ok || !g.Frag.Final || (g.Frag.Post != nil && (len(g.Frag.Post.Aggs) > 0 || len(g.Frag.Post.GroupBy) > 0)) {
+		return nil
+	}
+	return g.Frag
+}
+
+// postOf returns a copy of a final fragment's Post, or an identity one.
+func postOf(f *Fragment) *Post {
+	if f.Post != nil {
+		p := *f.Post
+		return &p
+	}
+	in := f.Out
+	p := &Post{In: in}
+	for i, c := range in {
+		p.Project = append(p.Project, &expr.Col{Index: i, Name: c.Name, T: c.Type})
+	}
+	return p
+}
+
+// groupsComplete reports whether every group of an aggregate lies on one
+// member: a group key is a column, never NULL, that the input's rows are
+// placed by.
+func groupsComplete(a *Aggregate) bool {
+	pc, ok := partitioning(a.Input)
+	if !ok {
+		return false
+	}
+	for _, g := range a.GroupBy {
+		if c, isCol := g.(*expr.Col); isCol && c.Index == pc.col && neverNull(a.Input, c.Index) {
+			return true
+		}
+	}
+	return false
 }
 
 // fragment builds the fragment that runs a distributable node (a scan,

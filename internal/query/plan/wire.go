@@ -200,6 +200,20 @@ func FragmentToProto(f *Fragment) *pb.Fragment {
 		p.Sort = append(p.Sort, s)
 	}
 	p.PartitionKey = f.PartitionKey
+	p.Final = f.Final
+	if f.Post != nil {
+		pp := &pb.FragmentPost{Filter: ExprToProto(f.Post.Filter)}
+		for _, e := range f.Post.Project {
+			pp.Project = append(pp.Project, ExprToProto(e))
+		}
+		for _, e := range f.Post.GroupBy {
+			pp.GroupBy = append(pp.GroupBy, ExprToProto(e))
+		}
+		for _, a := range f.Post.Aggs {
+			pp.Aggs = append(pp.Aggs, aggToProto(a))
+		}
+		p.Post = pp
+	}
 	return p
 }
 
@@ -350,10 +364,78 @@ func fragmentFromProto(p *pb.Fragment, indexes func(mapName, index string) (Inde
 			want += PartialWidth(a)
 		}
 	}
+	f.Final = p.Final
+	if f.Final && (!f.Aggregating() || f.CountOnly || len(f.Sort) > 0 || f.Limit >= 0) {
+		return nil, fmt.Errorf("%w: final groups need a plain aggregation", ErrBadFragment)
+	}
+	if f.Final {
+		want = len(f.GroupBy) + len(f.Aggs)
+		in := want
+		if p.Post != nil {
+			post, w, err := postFromProto(p.Post, in, np)
+			if err != nil {
+				return nil, err
+			}
+			f.Post, want = post, w
+		}
+	} else if p.Post != nil {
+		return nil, fmt.Errorf("%w: post operators need final groups", ErrBadFragment)
+	}
 	if len(f.Out) != want {
 		return nil, fmt.Errorf("%w: %d output types for %d columns", ErrBadFragment, len(f.Out), want)
 	}
 	return f, nil
+}
+
+// postFromProto converts a fragment's Post over in columns and returns it
+// with the width of its output.
+func postFromProto(p *pb.FragmentPost, in, params int) (*Post, int, error) {
+	post := &Post{}
+	var err error
+	conv := func(e *pb.Expr, cols int) expr.Expr {
+		if err != nil {
+			return nil
+		}
+		var x expr.Expr
+		x, err = ExprFromProto(e, cols, params)
+		return x
+	}
+	post.Filter = conv(p.Filter, in)
+	if len(p.Project) == 0 {
+		return nil, 0, fmt.Errorf("%w: post operators project no column", ErrBadFragment)
+	}
+	for _, e := range p.Project {
+		if e == nil {
+			return nil, 0, fmt.Errorf("%w: empty projection", ErrBadFragment)
+		}
+		post.Project = append(post.Project, conv(e, in))
+	}
+	w := len(post.Project)
+	for _, e := range p.GroupBy {
+		if e == nil {
+			return nil, 0, fmt.Errorf("%w: empty group key", ErrBadFragment)
+		}
+		post.GroupBy = append(post.GroupBy, conv(e, w))
+	}
+	width := w
+	if len(p.Aggs) > 0 || len(p.GroupBy) > 0 {
+		width = len(post.GroupBy)
+	}
+	for _, a := range p.Aggs {
+		if a == nil || !aggFuncs[a.Func] || a.Type > pb.SqlType_SQL_TYPE_JSON || a.Distinct {
+			return nil, 0, fmt.Errorf("%w: bad aggregate", ErrBadFragment)
+		}
+		ag := AggCall{Func: a.Func, Arg: conv(a.Arg, w), By: conv(a.By, w), T: expr.Type(a.Type)}
+		if (a.Func == "min_by" || a.Func == "max_by") && (ag.Arg == nil || ag.By == nil) || a.Func != "count" && ag.Arg == nil {
+			return nil, 0, fmt.Errorf("%w: %s needs its arguments", ErrBadFragment, a.Func)
+		}
+		post.Aggs = append(post.Aggs, ag)
+		width += PartialWidth(ag)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	return post, width, nil
 }
 
 func joinFromProto(p *pb.FragmentJoin, indexes func(mapName, index string) (IndexInfo, bool), params []expr.Value, depth int) (*FragmentJoin, error) {

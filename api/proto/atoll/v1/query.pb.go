@@ -2311,7 +2311,13 @@ type Fragment struct {
 	// Replaces the scan: the fragment's rows are the output of a join that
 	// every member runs (map and columns are then empty, and the fragment's
 	// expressions read the join's output columns).
-	Join          *FragmentJoin `protobuf:"bytes,14,opt,name=join,proto3" json:"join,omitempty"`
+	Join *FragmentJoin `protobuf:"bytes,14,opt,name=join,proto3" json:"join,omitempty"`
+	// Each member's groups are whole (their key holds the never-NULL column
+	// the rows are placed by): it merges its workers' partial states into
+	// final aggregates; its output is the group keys and final values,
+	// through post when set.
+	Final         bool          `protobuf:"varint,15,opt,name=final,proto3" json:"final,omitempty"`
+	Post          *FragmentPost `protobuf:"bytes,16,opt,name=post,proto3" json:"post,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2444,6 +2450,92 @@ func (x *Fragment) GetJoin() *FragmentJoin {
 	return nil
 }
 
+func (x *Fragment) GetFinal() bool {
+	if x != nil {
+		return x.Final
+	}
+	return false
+}
+
+func (x *Fragment) GetPost() *FragmentPost {
+	if x != nil {
+		return x.Post
+	}
+	return nil
+}
+
+// FragmentPost is what a member does with its final groups: a filter, a
+// projection, then optionally a second partial aggregation.
+type FragmentPost struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Over the group keys and final aggregates.
+	Filter  *Expr   `protobuf:"bytes,1,opt,name=filter,proto3" json:"filter,omitempty"`
+	Project []*Expr `protobuf:"bytes,2,rep,name=project,proto3" json:"project,omitempty"`
+	// Over the projection's output.
+	GroupBy       []*Expr    `protobuf:"bytes,3,rep,name=group_by,json=groupBy,proto3" json:"group_by,omitempty"`
+	Aggs          []*AggCall `protobuf:"bytes,4,rep,name=aggs,proto3" json:"aggs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FragmentPost) Reset() {
+	*x = FragmentPost{}
+	mi := &file_atoll_v1_query_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FragmentPost) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FragmentPost) ProtoMessage() {}
+
+func (x *FragmentPost) ProtoReflect() protoreflect.Message {
+	mi := &file_atoll_v1_query_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FragmentPost.ProtoReflect.Descriptor instead.
+func (*FragmentPost) Descriptor() ([]byte, []int) {
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *FragmentPost) GetFilter() *Expr {
+	if x != nil {
+		return x.Filter
+	}
+	return nil
+}
+
+func (x *FragmentPost) GetProject() []*Expr {
+	if x != nil {
+		return x.Project
+	}
+	return nil
+}
+
+func (x *FragmentPost) GetGroupBy() []*Expr {
+	if x != nil {
+		return x.GroupBy
+	}
+	return nil
+}
+
+func (x *FragmentPost) GetAggs() []*AggCall {
+	if x != nil {
+		return x.Aggs
+	}
+	return nil
+}
+
 // FragmentJoin is a join that every member runs over its partitions of
 // both inputs. Its output is the left input's columns then the right's
 // (the left's only for semi and anti joins).
@@ -2474,7 +2566,7 @@ type FragmentJoin struct {
 
 func (x *FragmentJoin) Reset() {
 	*x = FragmentJoin{}
-	mi := &file_atoll_v1_query_proto_msgTypes[26]
+	mi := &file_atoll_v1_query_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2486,7 +2578,7 @@ func (x *FragmentJoin) String() string {
 func (*FragmentJoin) ProtoMessage() {}
 
 func (x *FragmentJoin) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[26]
+	mi := &file_atoll_v1_query_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2499,7 +2591,7 @@ func (x *FragmentJoin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FragmentJoin.ProtoReflect.Descriptor instead.
 func (*FragmentJoin) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{26}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *FragmentJoin) GetKind() int32 {
@@ -2597,7 +2689,7 @@ type Exchange struct {
 
 func (x *Exchange) Reset() {
 	*x = Exchange{}
-	mi := &file_atoll_v1_query_proto_msgTypes[27]
+	mi := &file_atoll_v1_query_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2609,7 +2701,7 @@ func (x *Exchange) String() string {
 func (*Exchange) ProtoMessage() {}
 
 func (x *Exchange) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[27]
+	mi := &file_atoll_v1_query_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2622,7 +2714,7 @@ func (x *Exchange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Exchange.ProtoReflect.Descriptor instead.
 func (*Exchange) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{27}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Exchange) GetId() int32 {
@@ -2678,7 +2770,7 @@ type ExchangeContext struct {
 
 func (x *ExchangeContext) Reset() {
 	*x = ExchangeContext{}
-	mi := &file_atoll_v1_query_proto_msgTypes[28]
+	mi := &file_atoll_v1_query_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2690,7 +2782,7 @@ func (x *ExchangeContext) String() string {
 func (*ExchangeContext) ProtoMessage() {}
 
 func (x *ExchangeContext) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[28]
+	mi := &file_atoll_v1_query_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2703,7 +2795,7 @@ func (x *ExchangeContext) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExchangeContext.ProtoReflect.Descriptor instead.
 func (*ExchangeContext) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{28}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ExchangeContext) GetQueryId() []byte {
@@ -2758,7 +2850,7 @@ type ExchangeMember struct {
 
 func (x *ExchangeMember) Reset() {
 	*x = ExchangeMember{}
-	mi := &file_atoll_v1_query_proto_msgTypes[29]
+	mi := &file_atoll_v1_query_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2770,7 +2862,7 @@ func (x *ExchangeMember) String() string {
 func (*ExchangeMember) ProtoMessage() {}
 
 func (x *ExchangeMember) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[29]
+	mi := &file_atoll_v1_query_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2783,7 +2875,7 @@ func (x *ExchangeMember) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExchangeMember.ProtoReflect.Descriptor instead.
 func (*ExchangeMember) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{29}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ExchangeMember) GetAddress() string {
@@ -2820,7 +2912,7 @@ type RunFragmentRequest struct {
 
 func (x *RunFragmentRequest) Reset() {
 	*x = RunFragmentRequest{}
-	mi := &file_atoll_v1_query_proto_msgTypes[30]
+	mi := &file_atoll_v1_query_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2832,7 +2924,7 @@ func (x *RunFragmentRequest) String() string {
 func (*RunFragmentRequest) ProtoMessage() {}
 
 func (x *RunFragmentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[30]
+	mi := &file_atoll_v1_query_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2845,7 +2937,7 @@ func (x *RunFragmentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunFragmentRequest.ProtoReflect.Descriptor instead.
 func (*RunFragmentRequest) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{30}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *RunFragmentRequest) GetFragment() []byte {
@@ -3030,7 +3122,7 @@ const file_atoll_v1_query_proto_rawDesc = "" +
 	"\x03low\x18\x03 \x01(\v2\x0e.atoll.v1.ExprR\x03low\x12#\n" +
 	"\rlow_inclusive\x18\x04 \x01(\bR\flowInclusive\x12\"\n" +
 	"\x04high\x18\x05 \x01(\v2\x0e.atoll.v1.ExprR\x04high\x12%\n" +
-	"\x0ehigh_inclusive\x18\x06 \x01(\bR\rhighInclusive\"\x9b\x04\n" +
+	"\x0ehigh_inclusive\x18\x06 \x01(\bR\rhighInclusive\"\xdd\x04\n" +
 	"\bFragment\x12\x10\n" +
 	"\x03map\x18\x01 \x01(\tR\x03map\x12.\n" +
 	"\acolumns\x18\x02 \x03(\v2\x14.atoll.v1.ScanColumnR\acolumns\x12&\n" +
@@ -3047,7 +3139,14 @@ const file_atoll_v1_query_proto_rawDesc = "" +
 	"\foutput_types\x18\v \x03(\x0e2\x11.atoll.v1.SqlTypeR\voutputTypes\x12\x12\n" +
 	"\x04sort\x18\f \x03(\x05R\x04sort\x12#\n" +
 	"\rpartition_key\x18\r \x01(\fR\fpartitionKey\x12*\n" +
-	"\x04join\x18\x0e \x01(\v2\x16.atoll.v1.FragmentJoinR\x04join\"\xbc\x03\n" +
+	"\x04join\x18\x0e \x01(\v2\x16.atoll.v1.FragmentJoinR\x04join\x12\x14\n" +
+	"\x05final\x18\x0f \x01(\bR\x05final\x12*\n" +
+	"\x04post\x18\x10 \x01(\v2\x16.atoll.v1.FragmentPostR\x04post\"\xb2\x01\n" +
+	"\fFragmentPost\x12&\n" +
+	"\x06filter\x18\x01 \x01(\v2\x0e.atoll.v1.ExprR\x06filter\x12(\n" +
+	"\aproject\x18\x02 \x03(\v2\x0e.atoll.v1.ExprR\aproject\x12)\n" +
+	"\bgroup_by\x18\x03 \x03(\v2\x0e.atoll.v1.ExprR\agroupBy\x12%\n" +
+	"\x04aggs\x18\x04 \x03(\v2\x11.atoll.v1.AggCallR\x04aggs\"\xbc\x03\n" +
 	"\fFragmentJoin\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\x05R\x04kind\x12&\n" +
 	"\x04left\x18\x02 \x01(\v2\x12.atoll.v1.FragmentR\x04left\x12(\n" +
@@ -3175,7 +3274,7 @@ func file_atoll_v1_query_proto_rawDescGZIP() []byte {
 }
 
 var file_atoll_v1_query_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_atoll_v1_query_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_atoll_v1_query_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
 var file_atoll_v1_query_proto_goTypes = []any{
 	(SqlType)(0),               // 0: atoll.v1.SqlType
 	(CompareOp)(0),             // 1: atoll.v1.CompareOp
@@ -3209,19 +3308,20 @@ var file_atoll_v1_query_proto_goTypes = []any{
 	(*AggCall)(nil),            // 29: atoll.v1.AggCall
 	(*IndexLookup)(nil),        // 30: atoll.v1.IndexLookup
 	(*Fragment)(nil),           // 31: atoll.v1.Fragment
-	(*FragmentJoin)(nil),       // 32: atoll.v1.FragmentJoin
-	(*Exchange)(nil),           // 33: atoll.v1.Exchange
-	(*ExchangeContext)(nil),    // 34: atoll.v1.ExchangeContext
-	(*ExchangeMember)(nil),     // 35: atoll.v1.ExchangeMember
-	(*RunFragmentRequest)(nil), // 36: atoll.v1.RunFragmentRequest
-	(*Error)(nil),              // 37: atoll.v1.Error
-	(*Empty)(nil),              // 38: atoll.v1.Empty
+	(*FragmentPost)(nil),       // 32: atoll.v1.FragmentPost
+	(*FragmentJoin)(nil),       // 33: atoll.v1.FragmentJoin
+	(*Exchange)(nil),           // 34: atoll.v1.Exchange
+	(*ExchangeContext)(nil),    // 35: atoll.v1.ExchangeContext
+	(*ExchangeMember)(nil),     // 36: atoll.v1.ExchangeMember
+	(*RunFragmentRequest)(nil), // 37: atoll.v1.RunFragmentRequest
+	(*Error)(nil),              // 38: atoll.v1.Error
+	(*Empty)(nil),              // 39: atoll.v1.Empty
 }
 var file_atoll_v1_query_proto_depIdxs = []int32{
 	20, // 0: atoll.v1.QueryCall.execute:type_name -> atoll.v1.ExecuteRequest
 	24, // 1: atoll.v1.QueryCall.fetch:type_name -> atoll.v1.FetchRequest
 	25, // 2: atoll.v1.QueryCall.close:type_name -> atoll.v1.CloseRequest
-	37, // 3: atoll.v1.QueryReply.error:type_name -> atoll.v1.Error
+	38, // 3: atoll.v1.QueryReply.error:type_name -> atoll.v1.Error
 	23, // 4: atoll.v1.QueryReply.result:type_name -> atoll.v1.ExecuteResponse
 	0,  // 5: atoll.v1.QueryValue.type:type_name -> atoll.v1.SqlType
 	10, // 6: atoll.v1.Predicate.compare:type_name -> atoll.v1.Comparison
@@ -3271,35 +3371,40 @@ var file_atoll_v1_query_proto_depIdxs = []int32{
 	30, // 50: atoll.v1.Fragment.index:type_name -> atoll.v1.IndexLookup
 	8,  // 51: atoll.v1.Fragment.params:type_name -> atoll.v1.QueryValue
 	0,  // 52: atoll.v1.Fragment.output_types:type_name -> atoll.v1.SqlType
-	32, // 53: atoll.v1.Fragment.join:type_name -> atoll.v1.FragmentJoin
-	31, // 54: atoll.v1.FragmentJoin.left:type_name -> atoll.v1.Fragment
-	31, // 55: atoll.v1.FragmentJoin.right:type_name -> atoll.v1.Fragment
-	27, // 56: atoll.v1.FragmentJoin.left_keys:type_name -> atoll.v1.Expr
-	27, // 57: atoll.v1.FragmentJoin.right_keys:type_name -> atoll.v1.Expr
-	27, // 58: atoll.v1.FragmentJoin.residual:type_name -> atoll.v1.Expr
-	33, // 59: atoll.v1.FragmentJoin.left_move:type_name -> atoll.v1.Exchange
-	33, // 60: atoll.v1.FragmentJoin.right_move:type_name -> atoll.v1.Exchange
-	27, // 61: atoll.v1.Exchange.keys:type_name -> atoll.v1.Expr
-	0,  // 62: atoll.v1.Exchange.hash_type:type_name -> atoll.v1.SqlType
-	35, // 63: atoll.v1.ExchangeContext.members:type_name -> atoll.v1.ExchangeMember
-	34, // 64: atoll.v1.RunFragmentRequest.exchange:type_name -> atoll.v1.ExchangeContext
-	20, // 65: atoll.v1.QueryService.Execute:input_type -> atoll.v1.ExecuteRequest
-	24, // 66: atoll.v1.QueryService.Fetch:input_type -> atoll.v1.FetchRequest
-	25, // 67: atoll.v1.QueryService.Close:input_type -> atoll.v1.CloseRequest
-	26, // 68: atoll.v1.QueryService.AddIndex:input_type -> atoll.v1.AddIndexRequest
-	36, // 69: atoll.v1.QueryService.RunFragment:input_type -> atoll.v1.RunFragmentRequest
-	6,  // 70: atoll.v1.QueryService.Pipeline:input_type -> atoll.v1.QueryCall
-	23, // 71: atoll.v1.QueryService.Execute:output_type -> atoll.v1.ExecuteResponse
-	23, // 72: atoll.v1.QueryService.Fetch:output_type -> atoll.v1.ExecuteResponse
-	38, // 73: atoll.v1.QueryService.Close:output_type -> atoll.v1.Empty
-	38, // 74: atoll.v1.QueryService.AddIndex:output_type -> atoll.v1.Empty
-	22, // 75: atoll.v1.QueryService.RunFragment:output_type -> atoll.v1.RowBatch
-	7,  // 76: atoll.v1.QueryService.Pipeline:output_type -> atoll.v1.QueryReply
-	71, // [71:77] is the sub-list for method output_type
-	65, // [65:71] is the sub-list for method input_type
-	65, // [65:65] is the sub-list for extension type_name
-	65, // [65:65] is the sub-list for extension extendee
-	0,  // [0:65] is the sub-list for field type_name
+	33, // 53: atoll.v1.Fragment.join:type_name -> atoll.v1.FragmentJoin
+	32, // 54: atoll.v1.Fragment.post:type_name -> atoll.v1.FragmentPost
+	27, // 55: atoll.v1.FragmentPost.filter:type_name -> atoll.v1.Expr
+	27, // 56: atoll.v1.FragmentPost.project:type_name -> atoll.v1.Expr
+	27, // 57: atoll.v1.FragmentPost.group_by:type_name -> atoll.v1.Expr
+	29, // 58: atoll.v1.FragmentPost.aggs:type_name -> atoll.v1.AggCall
+	31, // 59: atoll.v1.FragmentJoin.left:type_name -> atoll.v1.Fragment
+	31, // 60: atoll.v1.FragmentJoin.right:type_name -> atoll.v1.Fragment
+	27, // 61: atoll.v1.FragmentJoin.left_keys:type_name -> atoll.v1.Expr
+	27, // 62: atoll.v1.FragmentJoin.right_keys:type_name -> atoll.v1.Expr
+	27, // 63: atoll.v1.FragmentJoin.residual:type_name -> atoll.v1.Expr
+	34, // 64: atoll.v1.FragmentJoin.left_move:type_name -> atoll.v1.Exchange
+	34, // 65: atoll.v1.FragmentJoin.right_move:type_name -> atoll.v1.Exchange
+	27, // 66: atoll.v1.Exchange.keys:type_name -> atoll.v1.Expr
+	0,  // 67: atoll.v1.Exchange.hash_type:type_name -> atoll.v1.SqlType
+	36, // 68: atoll.v1.ExchangeContext.members:type_name -> atoll.v1.ExchangeMember
+	35, // 69: atoll.v1.RunFragmentRequest.exchange:type_name -> atoll.v1.ExchangeContext
+	20, // 70: atoll.v1.QueryService.Execute:input_type -> atoll.v1.ExecuteRequest
+	24, // 71: atoll.v1.QueryService.Fetch:input_type -> atoll.v1.FetchRequest
+	25, // 72: atoll.v1.QueryService.Close:input_type -> atoll.v1.CloseRequest
+	26, // 73: atoll.v1.QueryService.AddIndex:input_type -> atoll.v1.AddIndexRequest
+	37, // 74: atoll.v1.QueryService.RunFragment:input_type -> atoll.v1.RunFragmentRequest
+	6,  // 75: atoll.v1.QueryService.Pipeline:input_type -> atoll.v1.QueryCall
+	23, // 76: atoll.v1.QueryService.Execute:output_type -> atoll.v1.ExecuteResponse
+	23, // 77: atoll.v1.QueryService.Fetch:output_type -> atoll.v1.ExecuteResponse
+	39, // 78: atoll.v1.QueryService.Close:output_type -> atoll.v1.Empty
+	39, // 79: atoll.v1.QueryService.AddIndex:output_type -> atoll.v1.Empty
+	22, // 80: atoll.v1.QueryService.RunFragment:output_type -> atoll.v1.RowBatch
+	7,  // 81: atoll.v1.QueryService.Pipeline:output_type -> atoll.v1.QueryReply
+	76, // [76:82] is the sub-list for method output_type
+	70, // [70:76] is the sub-list for method input_type
+	70, // [70:70] is the sub-list for extension type_name
+	70, // [70:70] is the sub-list for extension extendee
+	0,  // [0:70] is the sub-list for field type_name
 }
 
 func init() { file_atoll_v1_query_proto_init() }
@@ -3337,7 +3442,7 @@ func file_atoll_v1_query_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atoll_v1_query_proto_rawDesc), len(file_atoll_v1_query_proto_rawDesc)),
 			NumEnums:      6,
-			NumMessages:   31,
+			NumMessages:   32,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
