@@ -491,7 +491,7 @@ func (s *stage) newRouter(x *plan.Exchange, width int, local consumer) (*router,
 		return nil, err
 	}
 	r.dests = make([]*destination, len(s.members))
-	r.ws = make([]*routeWorker, maxWorkers())
+	r.ws = make([]*routeWorker, s.workers)
 	for i, m := range s.members {
 		if i == s.self {
 			continue

@@ -35,7 +35,7 @@ type gjCount struct {
 
 // newGroupJoin returns the group join of a join fragment, or nil when its
 // aggregation is not one.
-func newGroupJoin(f *plan.Fragment, t *joinTable, mem *MemoryAccount) *groupJoin {
+func newGroupJoin(f *plan.Fragment, t *joinTable, mem *MemoryAccount, workers int) *groupJoin {
 	j := f.Join
 	if j == nil || f.Filter != nil || len(f.GroupBy) == 0 || len(f.Aggs) == 0 {
 		return nil
@@ -99,7 +99,7 @@ func newGroupJoin(f *plan.Fragment, t *joinTable, mem *MemoryAccount) *groupJoin
 		}
 		g.counts = append(g.counts, cnt)
 	}
-	g.workers = make([][]int64, maxWorkers())
+	g.workers = make([][]int64, workers)
 	return g
 }
 

@@ -15,8 +15,8 @@ import (
 )
 
 // sink receives batches of encoded rows. Calls may come from several
-// goroutines at once, each passing its own worker index (below
-// maxWorkers()), so that a sink can keep per-worker state.
+// goroutines at once, each passing its own worker index (below the
+// stage's workers), so that a sink can keep per-worker state.
 type sink func(worker int, b *Batch) error
 
 // consumer takes a join input's rows: as encoded batches, and, where
@@ -26,12 +26,30 @@ type consumer struct {
 	rows  rowSink
 }
 
-// maxWorkers bounds worker indexes: scan workers, then vector workers,
-// then the one that emits what a join owes at its end.
-func maxWorkers() int { return 2*runtime.GOMAXPROCS(0) + 1 }
+// Worker indexes: scans use 0..GOMAXPROCS-1 (the scans of one stage run
+// one after another); every other goroutine that feeds a sink, each
+// join's vector workers and the one that emits what a join owes at its
+// end, takes an index of its own from the stage (newWorker), so that two
+// goroutines running at once never share one.
 
-func vectorWorker(i int) int { return runtime.GOMAXPROCS(0) + i }
-func finishWorker() int      { return 2 * runtime.GOMAXPROCS(0) }
+// stageWorkers bounds a stage's worker indexes for its fragment.
+func stageWorkers(f *plan.Fragment) int {
+	joins := 0
+	var count func(*plan.Fragment)
+	count = func(f *plan.Fragment) {
+		if f.Join != nil {
+			joins++
+			count(f.Join.Left)
+			count(f.Join.Right)
+		}
+	}
+	count(f)
+	g := runtime.GOMAXPROCS(0)
+	return g + joins*(g+1)
+}
+
+// newWorker returns a worker index no other goroutine of the stage has.
+func (s *stage) newWorker() int { return int(s.nextWorker.Add(1)) - 1 }
 
 // stage runs one query's fragment with joins on this member: its joins'
 // inputs (scans of this member's partitions, or rows that other members
@@ -49,13 +67,18 @@ type stage struct {
 	owners   []int32
 	settings ExchangeSettings
 	mem      *MemoryAccount
+	// workers bounds worker indexes; nextWorker hands out those above
+	// the scans'.
+	workers    int
+	nextWorker atomic.Int32
 }
 
 // runStage runs a join fragment over parts and passes its output to emit
 // (one call at a time). xc describes the query's members and exchanges
 // (nil: this member alone runs the query).
 func (e *Engine) runStage(ctx context.Context, f *plan.Fragment, parts []int32, xc *pb.ExchangeContext, mem *MemoryAccount, emit func(*Batch) error) error {
-	s := &stage{e: e, params: f.Params, parts: parts, mem: mem, settings: e.cfg.Exchange.withDefaults()}
+	s := &stage{e: e, params: f.Params, parts: parts, mem: mem, settings: e.cfg.Exchange.withDefaults(), workers: stageWorkers(f)}
+	s.nextWorker.Store(int32(runtime.GOMAXPROCS(0)))
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	defer s.cancel()
 	if xc == nil {
@@ -209,7 +232,7 @@ func (s *stage) join(f *plan.Fragment, out sink) error {
 	tf.Params = s.params
 	var remaining atomic.Int64
 	remaining.Store(f.Limit)
-	tails := make([]*worker, maxWorkers())
+	tails := make([]*worker, s.workers)
 	tail := func(w int) (*worker, error) {
 		if tails[w] == nil {
 			tw, err := s.e.newWorker(&tf, nil, nil)
@@ -221,13 +244,13 @@ func (s *stage) join(f *plan.Fragment, out sink) error {
 		}
 		return tails[w], nil
 	}
-	ps := &probeSide{t: t, gj: newGroupJoin(f, t, s.mem), params: s.params, out: out, width: len(probeF.Out),
-		probers: make([]*prober, maxWorkers()), tails: tails, tail: tail}
+	ps := &probeSide{t: t, gj: newGroupJoin(f, t, s.mem, s.workers), params: s.params, out: out, width: len(probeF.Out),
+		probers: make([]*prober, s.workers), tails: tails, tail: tail}
 	if err := s.input(probeF, probeX, consumer{batch: ps.batch, rows: ps}, true); err != nil {
 		return err
 	}
 	gj := ps.gj
-	fw := finishWorker()
+	fw := s.newWorker()
 	ftail, err := tail(fw)
 	if err != nil {
 		return err
@@ -398,7 +421,7 @@ func (s *stage) newAssembler(consume sink) *assembler {
 	n := runtime.GOMAXPROCS(0)
 	a := &assembler{s: s, consume: consume, size: int(s.settings.VectorSize), queue: make(chan vector, n)}
 	for i := 0; i < n; i++ {
-		w := vectorWorker(i)
+		w := s.newWorker()
 		a.wg.Add(1)
 		s.e.goRun(func() {
 			defer a.wg.Done()
