@@ -3,8 +3,11 @@
 // reading fields in place from the stored bytes, fans fragments out to the
 // other members through Remote, merges their rows on the coordinator,
 // applies the coordinator's operators and pages the result to the client
-// through cursors. It also keeps the member's indexes and runs DML and
-// DDL statements.
+// through cursors. Join fragments run as stages: hash joins whose inputs
+// are scans of the member's partitions or rows other members send through
+// the exchange (member to member, with bounded in-flight bytes). Every
+// query's memory is accounted per member (MemoryAccount). It also keeps
+// the member's indexes and runs DML and DDL statements.
 package exec
 
 import (
