@@ -74,6 +74,3 @@ func (a *MemoryAccount) Used() int64 { return a.used.Load() }
 
 // Peak returns the most bytes the account held at once.
 func (a *MemoryAccount) Peak() int64 { return a.peak.Load() }
-
-// Limit returns the account's limit (0: none).
-func (a *MemoryAccount) Limit() int64 { return a.limit }

@@ -160,3 +160,31 @@ func TestSimpleLikeAgreesWithRegexp(t *testing.T) {
 		t.Fatal("patterns with _ or an escape need the regexp")
 	}
 }
+
+// TestLikeCondAgreesWithEval checks the direct code of col LIKE 'p' and
+// NOT (col LIKE 'p') against the evaluated expression, NULLs included.
+func TestLikeCondAgreesWithEval(t *testing.T) {
+	col := &Col{Index: 0, T: Varchar}
+	for _, p := range []string{"%special%requests%", "ab%", "%ab", "a%b%c", "", "%"} {
+		for _, neg := range []bool{false, true} {
+			var e Expr = NewCall("like", Boolean, col, sv(p))
+			if neg {
+				e = NewCall("not", Boolean, e)
+			}
+			cond, err := CompileCond(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fn, err := Compile(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range []Value{StringValue("xx special yy requests zz"), StringValue("ab"), StringValue("abc"), StringValue(""), NullValue} {
+				r := &Row{Cols: []Value{v}, Env: &Env{}}
+				if got, want := cond(r), Truth(fn(r)); got != want {
+					t.Fatalf("%s on %v: condition %v, evaluation %v", e, v, got, want)
+				}
+			}
+		}
+	}
+}
