@@ -245,3 +245,29 @@ func TestRuleCountNonNull(t *testing.T) {
 		}
 	}
 }
+
+// TestStale: a cached plan is planned again once a map it was made for has
+// grown or shrunk by more than a factor of 8 (its join strategies may no
+// longer fit), not before.
+func TestStale(t *testing.T) {
+	p := Build(&Join{Left: scanOf("a", expr.BigInt), Right: scanOf("b", expr.BigInt, "x"), Kind: JoinInner,
+		Cond: cmp("=", col(0, "a.__key"), col(2, "b.x"))}, nil, nil, "query", Options{Stats: fixedStats{"a": 1000, "b": 50}})
+	if p.Estimates["a"] != 1000 || p.Estimates["b"] != 50 {
+		t.Fatalf("estimates %v", p.Estimates)
+	}
+	for _, c := range []struct {
+		now   fixedStats
+		stale bool
+	}{
+		{fixedStats{"a": 1000, "b": 50}, false},
+		{fixedStats{"a": 7000, "b": 100}, false},
+		{fixedStats{"a": 9000, "b": 50}, true},
+		{fixedStats{"a": 1000, "b": 1000}, true},
+		{fixedStats{"a": 100, "b": 50}, true},
+		{fixedStats{}, false}, // unknown now: keep the plan
+	} {
+		if got := Stale(p, c.now); got != c.stale {
+			t.Errorf("made for %v, now %v: stale %v, want %v", p.Estimates, c.now, got, c.stale)
+		}
+	}
+}
