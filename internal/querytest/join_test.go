@@ -84,6 +84,7 @@ var joinQueries = []diffQuery{
 	{sql: "SELECT jc.name, jo.amount, jn.nname FROM jc, jo, jn WHERE jc.__key = jo.cust AND jc.nation = jn.__key AND jn.region = 2"},
 	{sql: "SELECT * FROM (SELECT __key AS nation, nname FROM jn) AS x JOIN jc USING (nation)"},
 	{sql: "SELECT nation, nname, name FROM (SELECT __key AS nation, nname FROM jn) AS x LEFT JOIN jc USING (nation)"},
+	{sql: "SELECT * FROM (SELECT __key AS nation, nname FROM jn) AS x NATURAL JOIN (SELECT nation, name, score FROM jc) AS y"},
 	{sql: "SELECT __key, name FROM jc WHERE EXISTS (SELECT 1 FROM jo WHERE jo.cust = jc.__key AND jo.amount > 500)"},
 	{sql: "SELECT __key, name FROM jc WHERE NOT EXISTS (SELECT 1 FROM jo WHERE jo.cust = jc.__key)"},
 	{sql: "SELECT __key FROM jc WHERE __key IN (SELECT cust FROM jo WHERE flag = 2)"},

@@ -285,6 +285,8 @@ func prepare(s string) (*prepared, error) {
 		case i == 0 && t.is("SINK"):
 			emit(t.pos, t.pos+len(t.text), "INSERT")
 			p.overwrite = true
+		case t.is("FULL") && i+1 < len(toks) && (toks[i+1].is("OUTER") || toks[i+1].is("JOIN")):
+			return nil, plan.ErrorAt(s, t.pos, "FULL OUTER JOIN is not supported (as in Hazelcast): use a LEFT JOIN and a RIGHT JOIN with UNION ALL")
 		case t.is("TABLE") && i > 0 && (toks[i-1].is("FROM") || toks[i-1].is("JOIN") || toks[i-1].text == ","):
 			call, end, ok := tableFunction(toks, i)
 			if !ok {

@@ -77,6 +77,7 @@ func TestErrors(t *testing.T) {
 		{"SELECT /*+ SPEED(11) */ * FROM a_ids", "unknown hint SPEED"},
 		{"SELECT * FROM TABLE(exchange_stats(maybe))", "exchange_stats takes TRUE or FALSE"},
 		{"SELECT * FROM TABLE(nothing())", "unknown table function nothing"},
+		{"SELECT * FROM a_ids a FULL OUTER JOIN a_ids b ON a.__key = b.__key", "line 1, column 23: FULL OUTER JOIN is not supported"},
 		{"SELECT * FROM a_ids WHERE", "syntax error at the end"},
 		{"SELECT frob(1) FROM a_ids", "unknown function FROB"},
 		{"SELECT " + strings.Repeat("(", 300) + "1" + strings.Repeat(")", 300), "nest deeper than 200"},
