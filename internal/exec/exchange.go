@@ -100,6 +100,7 @@ type hub struct {
 	mu      sync.Mutex
 	inboxes map[inboxKey]*inbox
 	ended   map[string]time.Time // stages that finished, so late streams fail at once
+	swept   time.Time            // when ended was last swept
 	// stats only grow (Prometheus reads them); base is what they were when
 	// they were last cleared through SQL.
 	stats  exchangeCounters
@@ -180,9 +181,12 @@ func (h *hub) register(key inboxKey, senders int) (*inbox, error) {
 func (h *hub) endStage(stage string, ids []int32) {
 	now := time.Now()
 	h.mu.Lock()
-	for s, at := range h.ended {
-		if now.Sub(at) > endedMemory {
-			delete(h.ended, s)
+	if now.Sub(h.swept) > time.Second {
+		h.swept = now
+		for s, at := range h.ended {
+			if now.Sub(at) > endedMemory {
+				delete(h.ended, s)
+			}
 		}
 	}
 	h.ended[stage] = now
