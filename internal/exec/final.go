@@ -43,7 +43,13 @@ func (e *Engine) runFinal(ctx context.Context, f *plan.Fragment, parts []int32, 
 		return err
 	}
 	env := &expr.Env{Params: f.Params}
-	rows, err := aggregateRows(&sliceIter{rows: partial}, len(f.GroupBy), nil, f.Aggs, nil, nil, true, false, env)
+	var rows [][]expr.Value
+	if isGroupJoin(f) {
+		// A group join emits each group once: its states are whole.
+		rows, err = finalStates(partial, len(f.GroupBy), f.Aggs)
+	} else {
+		rows, err = aggregateRows(&sliceIter{rows: partial}, len(f.GroupBy), nil, f.Aggs, nil, nil, true, false, env)
+	}
 	if err != nil {
 		return err
 	}
@@ -68,6 +74,30 @@ func (e *Engine) runFinal(ctx context.Context, f *plan.Fragment, parts []int32, 
 		return emit(&Batch{Rows: out, Count: count})
 	}
 	return nil
+}
+
+// finalStates turns rows of partial states, one per group, into rows of
+// final values, in place.
+func finalStates(rows [][]expr.Value, groups int, aggs []plan.AggCall) ([][]expr.Value, error) {
+	for _, r := range rows {
+		at := groups
+		for i, a := range aggs {
+			w := plan.PartialWidth(a)
+			s := newAggState(a)
+			s.merge(r[at : at+w])
+			v, err := s.final()
+			if err != nil {
+				return nil, err
+			}
+			r[groups+i] = v
+			at += w
+		}
+	}
+	out := rows[:0]
+	for _, r := range rows {
+		out = append(out, r[:groups+len(aggs)])
+	}
+	return out, nil
 }
 
 // post applies a fragment's Post to its final groups.

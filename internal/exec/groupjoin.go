@@ -103,6 +103,12 @@ func newGroupJoin(f *plan.Fragment, t *joinTable, mem *MemoryAccount, workers in
 	return g
 }
 
+// isGroupJoin reports whether a fragment's aggregation is a group join
+// (which emits each group once, from its finishing worker).
+func isGroupJoin(f *plan.Fragment) bool {
+	return f.Join != nil && newGroupJoin(f, &joinTable{}, nil, 0) != nil
+}
+
 // isMapKey reports whether column c of a scan fragment's output is its
 // map's key (unique among the map's entries).
 func isMapKey(f *plan.Fragment, c int) bool {
