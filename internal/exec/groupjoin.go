@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"sync/atomic"
+
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
 )
@@ -21,8 +23,8 @@ type groupJoin struct {
 	counts   []gjCount
 	width    int // counters per build row: pairs, then one per counted probe column
 	mem      *MemoryAccount
-	workers  [][]int64
-	reserved int64
+	workers  [][]int64     // by worker index: each worker writes its own
+	reserved atomic.Int64 // workers add to it as they start
 }
 
 type gjCount struct {
@@ -128,7 +130,7 @@ func (g *groupJoin) counters(w int) ([]int64, error) {
 	if err := g.mem.Reserve("join hash table", n*8); err != nil {
 		return nil, err
 	}
-	g.reserved += n * 8
+	g.reserved.Add(n * 8)
 	g.workers[w] = make([]int64, n)
 	return g.workers[w], nil
 }
@@ -147,10 +149,7 @@ func (g *groupJoin) pair(c []int64, probe []expr.Value, b int32) {
 // finish emits one partial row per group: the build row's key columns,
 // then each count's partial state.
 func (g *groupJoin) finish(t *worker) error {
-	defer func() {
-		g.mem.Release(g.reserved)
-		g.reserved = 0
-	}()
+	defer func() { g.mem.Release(g.reserved.Swap(0)) }()
 	var row []expr.Value
 	for i, b := range g.t.rows {
 		pairs := int64(0)

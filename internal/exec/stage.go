@@ -246,6 +246,9 @@ func (s *stage) join(f *plan.Fragment, out sink) error {
 	}
 	ps := &probeSide{t: t, gj: newGroupJoin(f, t, s.mem, s.workers), params: s.params, out: out, width: len(probeF.Out),
 		probers: make([]*prober, s.workers), tails: tails, tail: tail}
+	if ps.gj != nil {
+		defer func() { s.mem.Release(ps.gj.reserved.Swap(0)) }() // a failed join's counters too
+	}
 	if err := s.input(probeF, probeX, consumer{batch: ps.batch, rows: ps}, true); err != nil {
 		return err
 	}
