@@ -66,6 +66,17 @@ func callAll(ctx context.Context, cc *grpc.ClientConn, victim []byte, key, value
 		_, err = st.Recv()
 		return err
 	}()
+	xs := memberv1.NewExchangeServiceClient(cc)
+	_, out["ExchangeStats"] = xs.Stats(ctx, &memberv1.ExchangeStatsRequest{Clear: true})
+	out["Exchange"] = func() error {
+		st, err := xs.Exchange(ctx)
+		if err != nil {
+			return err
+		}
+		_ = st.Send(&memberv1.ExchangeMessage{QueryId: []byte("0123456789abcdef"), Rows: []byte{1, 2, 3}, Count: 1})
+		_, err = st.Recv()
+		return err
+	}()
 	out["RunFragment"] = func() error {
 		st, err := pb.NewQueryServiceClient(cc).RunFragment(ctx, &pb.RunFragmentRequest{Partitions: []int32{pid}})
 		if err != nil {

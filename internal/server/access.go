@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/peer"
 
 	memberv1 "github.com/atolldb/atoll/api/proto/atoll/member/v1"
@@ -34,11 +35,13 @@ const (
 // requires maps a full gRPC method name to the caller it needs.
 var requires = func() map[string]caller {
 	m := map[string]caller{pb.QueryService_RunFragment_FullMethodName: callerMember}
-	for _, md := range memberv1.MemberService_ServiceDesc.Methods {
-		m["/"+memberv1.MemberService_ServiceDesc.ServiceName+"/"+md.MethodName] = callerMember
-	}
-	for _, sd := range memberv1.MemberService_ServiceDesc.Streams {
-		m["/"+memberv1.MemberService_ServiceDesc.ServiceName+"/"+sd.StreamName] = callerMember
+	for _, sd := range []*grpc.ServiceDesc{&memberv1.MemberService_ServiceDesc, &memberv1.ExchangeService_ServiceDesc} {
+		for _, md := range sd.Methods {
+			m["/"+sd.ServiceName+"/"+md.MethodName] = callerMember
+		}
+		for _, st := range sd.Streams {
+			m["/"+sd.ServiceName+"/"+st.StreamName] = callerMember
+		}
 	}
 	return m
 }()

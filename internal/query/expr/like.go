@@ -17,7 +17,9 @@ import (
 // match, so nothing is ever tried twice and a match costs at most
 // len(text) × len(pattern) character comparisons, without backtracking.
 // Segments without _ (and without case folding) are found with
-// bytes.Index. Long matches check the evaluation's context as they go
+// bytes.Index; a pattern made only of such segments (the common abc%,
+// %abc%, %abc%def%) is matched by the bytes package alone, in one pass
+// over the text, with no need to look at the context. Long matches check the evaluation's context as they go
 // (Env.Interrupted), so a cancelled query stops within a few milliseconds
 // of work.
 
@@ -47,6 +49,8 @@ type likePattern struct {
 	segs []likeSegment
 	// open reports a % before the first segment and after the last.
 	openStart, openEnd bool
+	// literal: every segment is plain bytes (no _, no folding).
+	literal bool
 }
 
 // compileLike compiles a LIKE pattern: % any run, _ one character, the
@@ -101,6 +105,10 @@ func compileLike(p []byte, escape byte, fold bool) (*likePattern, error) {
 	}
 	if len(cur) > 0 {
 		flush()
+	}
+	lp.literal = true
+	for i := range lp.segs {
+		lp.literal = lp.literal && lp.segs[i].lit != nil
 	}
 	return lp, nil
 }
@@ -210,6 +218,9 @@ func suffixStart(text []byte, n int) int {
 // match reports whether text matches the pattern. It returns false early
 // when env's context ends (Env.Err then says why).
 func (lp *likePattern) match(env *Env, text []byte) bool {
+	if lp.literal {
+		return lp.matchLiteral(text)
+	}
 	m := &likeMatcher{env: env}
 	segs := lp.segs
 	pos := 0
@@ -249,4 +260,45 @@ func (lp *likePattern) match(env *Env, text []byte) bool {
 	}
 	e, ok := m.at(last, text, s)
 	return ok && e == len(text) && !m.stop
+}
+
+// matchLiteral matches a pattern whose segments are all plain bytes: the
+// first at the start unless the pattern opens with %, the last at the end
+// unless it closes with %, the others in order, each at its earliest
+// position.
+func (lp *likePattern) matchLiteral(text []byte) bool {
+	segs := lp.segs
+	switch {
+	case len(segs) == 0:
+		return lp.openStart || len(text) == 0
+	case len(segs) == 1:
+		lit := segs[0].lit
+		switch {
+		case lp.openStart && lp.openEnd:
+			return bytes.Contains(text, lit)
+		case lp.openStart:
+			return bytes.HasSuffix(text, lit)
+		case lp.openEnd:
+			return bytes.HasPrefix(text, lit)
+		}
+		return bytes.Equal(text, lit)
+	}
+	if !lp.openStart {
+		if !bytes.HasPrefix(text, segs[0].lit) {
+			return false
+		}
+		text, segs = text[len(segs[0].lit):], segs[1:]
+	}
+	var last []byte
+	if !lp.openEnd {
+		last, segs = segs[len(segs)-1].lit, segs[:len(segs)-1]
+	}
+	for i := range segs {
+		j := bytes.Index(text, segs[i].lit)
+		if j < 0 {
+			return false
+		}
+		text = text[j+len(segs[i].lit):]
+	}
+	return last == nil || bytes.HasSuffix(text, last)
 }

@@ -135,3 +135,33 @@ func FuzzLike(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkLike matches comment-like texts: patterns of plain segments
+// (the bytes package alone) and ones with _ or folding (the segment
+// matcher).
+func BenchmarkLike(b *testing.B) {
+	texts := make([][]byte, 1000)
+	for i := range texts {
+		s := strings.Repeat("carefully final deposits detect slyly agai", 1+i%3)
+		if i%10 == 0 {
+			s += " special packages wake requests "
+		}
+		texts[i] = []byte(s)
+	}
+	for _, c := range []struct {
+		pattern string
+		fold    bool
+	}{{"%special%requests%", false}, {"carefully%", false}, {"%agai", false}, {"%sp_cial%requests%", false}, {"%SPECIAL%", true}} {
+		b.Run(c.pattern, func(b *testing.B) {
+			lp, err := compileLike([]byte(c.pattern), '\\', c.fold)
+			if err != nil {
+				b.Fatal(err)
+			}
+			env := &Env{Ctx: context.Background()}
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				lp.match(env, texts[i%len(texts)])
+			}
+		})
+	}
+}

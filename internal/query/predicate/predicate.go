@@ -51,7 +51,7 @@ func (p *Planner) Plan(ctx context.Context, q *pb.PredicateQuery) (*plan.Physica
 	if err := b.run(); err != nil {
 		return nil, nil, err
 	}
-	ph := plan.Build(ctx, b.root, p.Catalog, types, "query")
+	ph := plan.Build(ctx, b.root, p.Catalog, types, "query", plan.Options{})
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err // a plan whose folding stopped short is not cached
 	}
