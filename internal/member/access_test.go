@@ -66,6 +66,16 @@ func callAll(ctx context.Context, cc *grpc.ClientConn, victim []byte, key, value
 		_, err = st.Recv()
 		return err
 	}()
+	out["Sync"] = func() error {
+		st, err := ms.Sync(ctx)
+		if err != nil {
+			return err
+		}
+		_ = st.Send(&memberv1.SyncChunk{OwnerUuid: victim, Partition: pid})
+		_ = st.Send(&memberv1.SyncChunk{Map: "victim", Data: []byte{1, 2, 3}})
+		_, err = st.CloseAndRecv()
+		return err
+	}()
 	xs := memberv1.NewExchangeServiceClient(cc)
 	_, out["ExchangeStats"] = xs.Stats(ctx, &memberv1.ExchangeStatsRequest{Clear: true})
 	out["Exchange"] = func() error {
@@ -226,5 +236,117 @@ func TestMemberOnlyCalls(t *testing.T) {
 	// A well-formed entry merges.
 	if err := merge(&memberv1.MergeEntry{Map: "victim", Key: key, Value: value, Partition: pid}); err != nil {
 		t.Fatalf("merging a good entry over a member connection: %v", err)
+	}
+
+	// Handoffs and catch-ups of partitions out of range, or naming a member
+	// that holds no backup of the partition, are refused, and the
+	// partition stays open to writes.
+	table := state1.PartitionTable
+	self := int32(-1)
+	for i, m := range table.Members {
+		if string(m.Uuid) == string(uuid[:]) {
+			self = int32(i)
+		}
+	}
+	owned, backedUp := int32(-1), int32(-1) // a partition target owns, one it holds a backup of
+	for p, o := range table.Owners {
+		switch {
+		case o == self && owned < 0:
+			owned = int32(p)
+		case o != self && backedUp < 0:
+			backedUp = int32(p)
+		}
+	}
+	if owned < 0 || backedUp < 0 {
+		t.Fatalf("member %d owns no partition or all of them: %v", self, table.Owners)
+	}
+	stranger := make([]byte, 16)
+	hctx, hcancel := context.WithTimeout(ctx, 20*time.Second)
+	defer hcancel()
+	for name, call := range map[string]func() error{
+		"a handoff of partition -1": func() error {
+			_, err := ms.Handoff(hctx, &memberv1.HandoffRequest{Partition: -1, ToUuid: uuid[:]})
+			return err
+		},
+		"a handoff of partition 271": func() error {
+			_, err := ms.Handoff(hctx, &memberv1.HandoffRequest{Partition: 271, ToUuid: uuid[:]})
+			return err
+		},
+		"a handoff to a member without a backup": func() error {
+			_, err := ms.Handoff(hctx, &memberv1.HandoffRequest{Partition: owned, ToUuid: stranger, TableVersion: table.Version})
+			return err
+		},
+		"a handoff of a partition the member does not own": func() error {
+			_, err := ms.Handoff(hctx, &memberv1.HandoffRequest{Partition: backedUp, ToUuid: uuid[:], TableVersion: table.Version})
+			return err
+		},
+		"a catch-up of partition 1 000 000": func() error {
+			_, err := ms.CatchUp(hctx, &memberv1.CatchUpRequest{Partition: 1_000_000, MemberUuids: [][]byte{uuid[:]}})
+			return err
+		},
+		"a catch-up of a member without a backup": func() error {
+			_, err := ms.CatchUp(hctx, &memberv1.CatchUpRequest{Partition: owned, MemberUuids: [][]byte{stranger}})
+			return err
+		},
+		"a catch-up with a malformed member id": func() error {
+			_, err := ms.CatchUp(hctx, &memberv1.CatchUpRequest{Partition: owned, MemberUuids: [][]byte{{1, 2, 3}}})
+			return err
+		},
+	} {
+		// Refused at once: one that waited for its deadline was let through.
+		if err := call(); err == nil || status.Code(err) == codes.DeadlineExceeded {
+			t.Errorf("%s was not refused: %v", name, err)
+		}
+	}
+	// A key of the partition target owns still takes writes.
+	var ownedKey int32
+	for ; ; ownedKey++ {
+		d, _ := ser.ToData(ownedKey)
+		if serialization.Data(d).PartitionID(271) == owned {
+			break
+		}
+	}
+	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer wcancel()
+	if err := victim.Set(wctx, ownedKey, "after"); err != nil {
+		t.Fatalf("a write to partition %d after refused handoffs: %v", owned, err)
+	}
+
+	// A copy of a partition holding a malformed chunk is refused, and the
+	// backup's copy stays whole.
+	maps := pb.NewMapServiceClient(plain)
+	backups := func() int64 {
+		st, err := maps.GetMapStats(ctx, &pb.MapRequest{Map: "victim"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.BackupEntryCount
+	}
+	before := backups()
+	owner := table.Members[table.Owners[backedUp]].Uuid
+	sync := func(chunks ...*memberv1.SyncChunk) error {
+		st, err := ms.Sync(ctx)
+		if err != nil {
+			return err
+		}
+		for _, c := range chunks {
+			if err := st.Send(c); err != nil {
+				break
+			}
+		}
+		_, err = st.CloseAndRecv()
+		return err
+	}
+	for name, chunks := range map[string][]*memberv1.SyncChunk{
+		"a chunk that is not the export format": {{OwnerUuid: owner, Partition: backedUp}, {Map: "victim", Data: []byte{1, 2, 3}}},
+		"a partition out of range":              {{OwnerUuid: owner, Partition: 271}},
+		"a malformed owner id":                  {{OwnerUuid: []byte{1}, Partition: backedUp}},
+	} {
+		if err := sync(chunks...); err == nil {
+			t.Errorf("a copy with %s was accepted", name)
+		}
+	}
+	if after := backups(); after != before {
+		t.Fatalf("refused copies changed the backup entries: %d -> %d", before, after)
 	}
 }
