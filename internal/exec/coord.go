@@ -558,6 +558,14 @@ func (q *query) build(n plan.Node) (rowIter, error) {
 			if r == nil {
 				break
 			}
+			n := int64(len(r))*valueBytes + 24
+			for _, v := range r {
+				n += int64(len(v.B))
+			}
+			if err := q.mem.Reserve("sorted result", n); err != nil {
+				return nil, err
+			}
+			q.sorted += n
 			rows = append(rows, r)
 		}
 		less := sortLess(x.Keys)
@@ -651,9 +659,12 @@ type query struct {
 	gathers []*gather
 	hints   plan.Hints
 	// mem accounts the memory the query holds on this member; tables are
-	// its coordinator's join tables, released when it ends.
+	// its coordinator's join tables, and sorted the bytes of rows its
+	// sorts materialised (kept while a cursor reads them), all released
+	// when it ends.
 	mem    *MemoryAccount
 	tables []*joinTable
+	sorted int64
 
 	pages    chan page
 	mu       sync.Mutex
@@ -671,6 +682,7 @@ func (q *query) produce(root plan.Node, pageSize int) {
 		for _, t := range q.tables {
 			t.release()
 		}
+		q.mem.Release(q.sorted)
 	}()
 	send := func(p page) bool {
 		select {

@@ -150,7 +150,7 @@ type Config struct {
 	// Exchange holds the defaults of the join exchanges.
 	Exchange ExchangeSettings
 	// MemoryLimit bounds what one query may hold on this member (hash
-	// tables and exchange buffers), in bytes; 0: no limit.
+	// tables, exchange buffers and sorted results), in bytes; 0: no limit.
 	MemoryLimit int64
 }
 

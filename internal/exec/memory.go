@@ -29,10 +29,10 @@ func (e *MemoryLimitError) Unwrap() error { return ErrMemoryLimit }
 
 // MemoryAccount is the memory one query holds on one member, in bytes:
 // what its operators keep beyond a batch in flight (join hash tables,
-// exchange buffers). An operator reserves before it grows and releases
-// when it frees or finishes; a reservation that would pass the limit
-// fails with *MemoryLimitError and reserves nothing. Safe for concurrent
-// use.
+// exchange buffers, the rows a sort holds for a cursor). An operator
+// reserves before it grows and releases when it frees or finishes; a
+// reservation that would pass the limit fails with *MemoryLimitError and
+// reserves nothing. Safe for concurrent use.
 type MemoryAccount struct {
 	limit int64 // 0: no limit
 	used  atomic.Int64

@@ -102,7 +102,7 @@ type ProfilingConfig struct {
 // connection, outside a stream) and close when it goes away.
 type QueryConfig struct {
 	// MemoryLimitPerQuery bounds the memory one query may hold on this
-	// member (join hash tables, exchange buffers), in bytes; 0: no limit.
+	// member (join hash tables, exchange buffers, sorted results), in bytes; 0: no limit.
 	// The MEMORY_LIMIT hint overrides it per query.
 	MemoryLimitPerQuery int64 `yaml:"memory-limit-per-query"`
 	// Join configures joins.

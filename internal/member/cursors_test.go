@@ -2,6 +2,7 @@ package member_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -144,6 +145,21 @@ func TestCursorsBelongToTheirClient(t *testing.T) {
 	}
 	if per := (int64(heap1) - int64(heap0)) / 30; int64(heap2) > int64(heap0)+10*per+per {
 		t.Fatalf("the memory of released cursors was kept: heap %d with 30 cursors, %d with 10, %d before", heap1, heap2, heap0)
+	}
+
+	// The rows a sort materialises count against the query's memory
+	// limit: 20 000 rows of 200 bytes do not fit in 1 MB.
+	err = func() error {
+		r, err := cl.SQL(ctx, "SELECT /*+ MEMORY_LIMIT(1000000) */ __key, this FROM big ORDER BY this, __key", client.WithPageSize(1))
+		if err != nil {
+			return err
+		}
+		for r.Next() {
+		}
+		return errors.Join(r.Err(), r.Close())
+	}()
+	if err == nil || !strings.Contains(err.Error(), "memory limit of 1000000 bytes exceeded: the sorted result") {
+		t.Fatalf("a sort over the query's memory limit: %v", err)
 	}
 }
 
