@@ -94,6 +94,7 @@ func TestBadRequestFailsAlone(t *testing.T) {
 		if took > time.Second {
 			t.Errorf("%s failed after %v, want under a second", b.name, took)
 		}
+		t.Logf("%s: failed alone after %v", b.name, took)
 	}
 	// The healthy writers go on over the same connection.
 	after := writes.Load()
@@ -105,6 +106,7 @@ func TestBadRequestFailsAlone(t *testing.T) {
 		defer firstMu.Unlock()
 		t.Fatalf("%d of %d healthy writes failed beside the bad requests; the first: %v", n, writes.Load(), firstErr)
 	}
+	t.Logf("%d healthy writes beside the bad requests, none failed", writes.Load())
 	if st := cl.Stats(); st.Retries != retries || st.Connections != 1 {
 		t.Fatalf("the bad requests cost %d retries and left %d connections", st.Retries-retries, st.Connections)
 	}
