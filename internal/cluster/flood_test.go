@@ -38,8 +38,8 @@ func floodScale() floodSize {
 // TestFloodedPartition: with one partition holding thousands of one-entry
 // maps beside a map of many entries, the owner of that partition is paused
 // under write load; after it resumes, every migration completes and every
-// member's /readyz answers 200 within 60 s, and then a kill -9 of the
-// partition's owner loses no acknowledged key.
+// member's /readyz answers 200 within 60 s, and then a kill -9 of another
+// member holding the partition loses no acknowledged key.
 func TestFloodedPartition(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts member processes")
@@ -97,11 +97,12 @@ func TestFloodedPartition(t *testing.T) {
 	waitReady(t, c, time.Minute)
 	t.Logf("every migration done and every member ready %v after the member resumed", time.Since(resumed))
 
-	// Kill the flooded partition's owner now.
-	victim := ownerOf(t, ctx, c, cl, flooded)
+	// Kill another member holding the flooded partition: its copy on the
+	// member that was paused must be whole by now.
+	victim := holderBesides(t, ctx, c, cl, flooded, owner)
 	w.waitAcked(t, 200)
 	victim.Kill()
-	t.Logf("killed %s, the owner of partition %d", victim.Addr, flooded)
+	t.Logf("killed %s, which holds partition %d beside the member that was paused", victim.Addr, flooded)
 	c.WaitStable(1, 2*time.Minute)
 	acked := w.finish(t)
 
@@ -193,6 +194,26 @@ func ownerOf(t *testing.T, ctx context.Context, c *testcluster.Cluster, cl *clie
 		}
 	}
 	t.Fatalf("partition %d is owned by %q, not a live member", pid, st.Partitions[pid].Owner)
+	return nil
+}
+
+// holderBesides returns a live member other than not that owns partition
+// pid or holds a backup of it (the owner first).
+func holderBesides(t *testing.T, ctx context.Context, c *testcluster.Cluster, cl *client.Client, pid int32, not *testcluster.Node) *testcluster.Node {
+	t.Helper()
+	st, err := cl.ClusterState(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := st.Partitions[pid]
+	for _, addr := range append([]string{p.Owner}, p.Backups...) {
+		for _, n := range c.Live() {
+			if n.Addr == addr && n != not {
+				return n
+			}
+		}
+	}
+	t.Fatalf("partition %d (owner %q, backups %v) has no live holder besides %s", pid, p.Owner, p.Backups, not.Addr)
 	return nil
 }
 
