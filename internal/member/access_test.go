@@ -106,7 +106,7 @@ func callAll(ctx context.Context, cc *grpc.ClientConn, victim []byte, key, value
 // member connection merges or replicates are checked like a client's write.
 func TestMemberOnlyCalls(t *testing.T) {
 	c := testcluster.Start(t, testcluster.InProcess, 2, testcluster.Options{ClusterName: "secret-name"})
-	c.WaitStable(1, time.Minute)
+	c.WaitStable(1, 3*time.Minute)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cl, err := client.New(ctx, client.Config{Addresses: c.Addrs(), ClusterName: "secret-name"})

@@ -27,10 +27,10 @@ func TestCursorsBelongToTheirClient(t *testing.T) {
 	c := testcluster.Start(t, testcluster.InProcess, 1, testcluster.Options{Configure: func(cfg *member.Config) {
 		cfg.Query.MaxCursorsPerClient = 20
 		cfg.Query.MaxCursors = 30
-		cfg.Query.CursorIdleTimeout = member.Duration(time.Minute)
+		cfg.Query.CursorIdleTimeout = member.Duration(10 * time.Minute) // no cursor times out while the test runs
 	}})
 	m := c.Members()[0].Member()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cl, err := client.New(ctx, client.Config{Addresses: c.Addrs(), ClusterName: "test"})
 	if err != nil {
