@@ -352,9 +352,9 @@ func (p *MemoryPool) reserve(a *MemoryAccount, what string, n int64) error {
 	return nil
 }
 
-// report counts and logs a breaker action once per query.
+// report counts and logs the termination of a's query, once per query.
 func (p *MemoryPool) report(a *MemoryAccount, err *BreakerError) {
-	p.terminated.Add(1)
+	a.stopped.Store(true)
 	p.mu.Lock()
 	q := p.queries[a.query]
 	first := q != nil && !q.reported
@@ -363,6 +363,7 @@ func (p *MemoryPool) report(a *MemoryAccount, err *BreakerError) {
 	}
 	p.mu.Unlock()
 	if first {
+		p.terminated.Add(1)
 		p.cfg.Logger.Warn("query terminated by the memory circuit breaker", "query", a.query, "reason", err.Reason)
 	}
 }
@@ -425,7 +426,7 @@ func (p *MemoryPool) evaluate() {
 	}
 	p.heap.Store(heap)
 	reserved := p.reserved.Load()
-	poolHigh := p.cfg.Limit > 0 && reserved >= p.poolOpenAt()
+	poolHigh := p.cfg.Limit > 0 && reserved > 0 && reserved >= p.poolOpenAt()
 	heapHigh := p.cfg.MemoryLimit > 0 && heap >= int64(p.cfg.HeapOpen*float64(p.cfg.MemoryLimit))
 	if !p.open.Load() {
 		if !poolHigh && !heapHigh {
@@ -485,9 +486,9 @@ func (p *MemoryPool) terminateHalf(reason string) {
 				stop = append(stop, a)
 			}
 		}
-		p.terminated.Add(1)
 		if !v.q.reported {
 			v.q.reported = true
+			p.terminated.Add(1)
 			p.cfg.Logger.Warn("query terminated by the memory circuit breaker", "query", v.id, "reason", reason)
 		}
 	}
