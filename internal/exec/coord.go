@@ -10,6 +10,8 @@ import (
 	"time"
 	"unsafe"
 
+	"google.golang.org/grpc/status"
+
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
@@ -30,12 +32,13 @@ type gather struct {
 	errc chan error
 	mem  *MemoryAccount
 	// first is the first member's error: the cause, when the others then
-	// fail because the fragment was cancelled everywhere.
-	firstOnce sync.Once
-	first     error
-	width     int
-	rows      [][]expr.Value
-	pos       int
+	// fail because the fragment was cancelled everywhere; a memory
+	// breaker's error replaces it (see note).
+	firstMu sync.Mutex
+	first   error
+	width   int
+	rows    [][]expr.Value
+	pos     int
 	// share is what each row of rows keeps of its batch's bytes.
 	share   int64
 	cancel  context.CancelFunc
@@ -75,7 +78,7 @@ func (q *query) startGather(f *plan.Fragment) (*gather, error) {
 			if err != nil {
 				// One member failing ends the fragment everywhere: its
 				// exchanges would wait for it.
-				g.firstOnce.Do(func() { g.first = err })
+				g.note(err)
 				cancel()
 			}
 			g.errc <- err
@@ -151,11 +154,58 @@ func (g *gather) nextBatch() (*Batch, error) {
 			g.wait--
 			if err != nil {
 				g.cancel()
-				g.firstOnce.Do(func() { g.first = err })
+				g.note(err)
+				// The others stop now; one of them may say why better
+				// (a member's breaker terminated its part, and this
+				// member only saw the exchange break).
+				for g.wait > 0 {
+					select {
+					case b := <-g.ch:
+						g.taken(b)
+					case err := <-g.errc:
+						g.wait--
+						if err != nil {
+							g.note(err)
+						}
+					}
+				}
+				g.firstMu.Lock()
+				defer g.firstMu.Unlock()
 				return nil, g.first
 			}
 		}
 	}
+}
+
+// note records a member's error: the first, unless a later one says the
+// memory breaker stopped the query (the others then only saw their
+// exchanges break or their fragment cancelled, and the client should
+// retry after the breaker's hint).
+func (g *gather) note(err error) {
+	g.firstMu.Lock()
+	defer g.firstMu.Unlock()
+	if g.first == nil || (stoppedByBreaker(err) && !stoppedByBreaker(g.first)) {
+		g.first = err
+	}
+}
+
+// stoppedByBreaker reports whether err is a memory breaker's, this
+// member's or another's (a status whose detail is a retryable
+// MEMORY_LIMIT).
+func stoppedByBreaker(err error) bool {
+	if errors.Is(err, ErrMemoryBreaker) {
+		return true
+	}
+	s, ok := status.FromError(err)
+	if !ok {
+		return false
+	}
+	for _, d := range s.Details() {
+		if detail, ok := d.(*pb.ErrorDetail); ok {
+			return detail.Code == pb.ErrorCode_ERROR_CODE_MEMORY_LIMIT && detail.Retryable
+		}
+	}
+	return false
 }
 
 func (g *gather) Next() ([]expr.Value, error) {
@@ -870,7 +920,11 @@ func (q *query) produce(root plan.Node, pageSize int) {
 		}
 	}
 	fail := func(err error) {
-		if q.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		// A query the breaker terminated fails with the breaker's error,
+		// whatever its operators saw then (a cancelled fragment, an
+		// exchange that broke).
+		if q.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+			errors.Is(context.Cause(q.ctx), ErrMemoryBreaker)) {
 			err = stopCause(q.ctx)
 		}
 		q.refs.Add(1)

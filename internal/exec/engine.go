@@ -220,9 +220,13 @@ func needsMemory(n plan.Node) bool {
 	case *plan.HashJoin, *plan.Sort, *plan.Distinct:
 		return true
 	case *plan.Aggregate:
-		return len(x.GroupBy) > 0 || anyDistinctAgg(x.Aggs)
+		if len(x.GroupBy) > 0 || anyDistinctAgg(x.Aggs) {
+			return true
+		}
 	case *plan.MergeAggregate:
-		return x.Groups > 0
+		if x.Groups > 0 {
+			return true
+		}
 	case *plan.Gather:
 		return fragmentNeedsMemory(x.Frag)
 	}

@@ -181,9 +181,10 @@ func (c PoolConfig) withDefaults() PoolConfig {
 // refuses every new query that needs memory; it closes when both are
 // below their lower thresholds again (hysteresis). While closed it also
 // refuses a query that needs memory when the memory the running queries
-// hold or are expected to take (the average peak of recent queries), with
-// the new one's, would pass PoolOpen: so that admission, not termination,
-// usually keeps the pool in bounds. Map operations never meet it: only
+// hold or are expected to take (the peak of recent queries, decaying slowly), with
+// the new one's, would pass PoolClose (the room up to PoolOpen is for
+// queries that peak above the average): so that admission, not
+// termination, usually keeps the pool in bounds. Map operations never meet it: only
 // the query engine reserves. Safe for concurrent use.
 type MemoryPool struct {
 	cfg      PoolConfig
@@ -202,7 +203,7 @@ type MemoryPool struct {
 	mu       sync.Mutex
 	queries  map[string]*poolQuery
 	seq      uint64
-	expected float64 // moving average of the peaks of queries that need memory
+	expected float64 // the peaks of queries that need memory: the largest, decaying slowly
 }
 
 // poolQuery is a query's accounts on this member.
@@ -322,9 +323,13 @@ func (p *MemoryPool) refuse() string {
 			committed += max(a.used.Load(), a.claim)
 		}
 	}
-	if committed > 0 && committed+int64(p.expected) > p.poolOpenAt() {
-		return fmt.Sprintf("the running queries hold or are expected to take %d bytes, and a query takes about %d: more than the %d the breaker allows (%.0f%% of query.memory-limit-per-member %d)",
-			committed, int64(p.expected), p.poolOpenAt(), p.cfg.PoolOpen*100, p.cfg.Limit)
+	// Admission stops at the threshold where an open breaker closes
+	// again, not where it opens: queries peak above the average, and
+	// the room between the two absorbs that, so that the breaker rarely
+	// has to terminate work already done.
+	if admitAt := int64(p.cfg.PoolClose * float64(p.cfg.Limit)); committed > 0 && committed+int64(p.expected) > admitAt {
+		return fmt.Sprintf("the running queries hold or are expected to take %d bytes, and a query takes about %d: more than the %d admitted (%.0f%% of query.memory-limit-per-member %d)",
+			committed, int64(p.expected), admitAt, p.cfg.PoolClose*100, p.cfg.Limit)
 	}
 	return ""
 }
@@ -380,10 +385,14 @@ func (p *MemoryPool) close(a *MemoryAccount) {
 		}
 	}
 	if a.needs && !a.stopped.Load() {
-		if peak := float64(a.peak.Load()); p.expected == 0 {
+		// Up at once, down slowly: a query's peak grows with the
+		// load (its exchange buffers fill while its consumers wait
+		// for the CPU), and admission must not learn the quiet
+		// moments' peaks alone.
+		if peak := float64(a.peak.Load()); peak >= p.expected {
 			p.expected = peak
 		} else {
-			p.expected = 0.8*p.expected + 0.2*peak
+			p.expected = 0.95*p.expected + 0.05*peak
 		}
 	}
 	p.mu.Unlock()
@@ -508,7 +517,7 @@ type MemoryAccount struct {
 	pool  *MemoryPool // nil: a standalone account
 	query string
 	limit int64 // 0: no limit
-	needs bool  // the query needs memory (admission and the average peak)
+	needs bool  // the query needs memory (admission and the expected peak)
 	claim int64 // what the pool expected the query to take when it was admitted
 	// cancel stops the query with the given cause (nil: the breaker
 	// cannot stop it).

@@ -114,7 +114,10 @@ type QueryConfig struct {
 // or the live heap heap-open of the member's memory-limit: then it
 // terminates each running query that holds memory with probability 1/2
 // and refuses new queries that need memory (joins, grouping, DISTINCT,
-// sorts) until both are below pool-close and heap-close. Clients retry
+// sorts) until both are below pool-close and heap-close. While it is
+// closed, a query that needs memory is admitted only while the running
+// queries' memory, held or expected (the peak of recent queries), stays below
+// pool-close. Clients retry
 // what it refused after retry-after at least. Map operations never meet
 // it.
 type BreakerConfig struct {
