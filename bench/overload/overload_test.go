@@ -3,6 +3,8 @@ package overload
 import (
 	"bytes"
 	"context"
+	"encoding/xml"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -111,5 +113,16 @@ func TestReportChecks(t *testing.T) {
 	}
 	if n := strings.Count(page.String(), "<polyline"); n != 2*len(graphs) {
 		t.Errorf("%d lines in the page, want %d", n, 2*len(graphs))
+	}
+	var svg bytes.Buffer
+	if err := r.WriteSVG(&svg); err != nil {
+		t.Fatal(err)
+	}
+	for dec := xml.NewDecoder(&svg); ; {
+		if _, err := dec.Token(); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("the SVG is not well-formed XML: %v", err)
+		}
 	}
 }
