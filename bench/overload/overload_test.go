@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/xml"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -17,8 +18,8 @@ import (
 // memory limit and floods them with twice as many large joins as fit:
 // the breaker refuses what does not fit, no member dies, stalls or passes
 // its limit, gets are answered throughout, every failed query is a
-// memory refusal, and afterwards every member holds no query memory and
-// runs no more goroutines than before.
+// memory refusal, and afterwards no member holds query memory or runs
+// more query engine goroutines than before.
 func TestMemberSurvivesAJoinFlood(t *testing.T) {
 	const limit = 128 << 20
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -48,7 +49,15 @@ func TestMemberSurvivesAJoinFlood(t *testing.T) {
 		KillAbove: limit * 10 / 9, StallAfter: 20 * time.Second, RetryBudget: retry.Budget(200 * time.Millisecond), Progress: &progress})
 	t.Log(progress.String())
 	if err != nil {
-		t.Fatal(err) // the members did not settle: query memory or goroutines left
+		// The members did not settle: query memory or goroutines left.
+		for _, m := range members {
+			if resp, gerr := http.Get("http://" + m.Admin + "/debug/pprof/goroutine?debug=1"); gerr == nil {
+				dump, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				t.Logf("%s goroutines:\n%s", m.Name, dump)
+			}
+		}
+		t.Fatal(err)
 	}
 	if res.FailedAt != 0 {
 		t.Fatalf("at %d clients: %s", res.FailedAt, res.Failure)
@@ -70,9 +79,9 @@ func TestMemberSurvivesAJoinFlood(t *testing.T) {
 		t.Fatalf("a member's anonymous resident set reached %d bytes, past its limit %d", st.MaxAnonBytes, limit)
 	}
 	for i := range members {
-		if res.ReservedAfter[i] != 0 || res.GoroutinesAfter[i] > res.GoroutinesBefore[i] {
-			t.Fatalf("member %d after the flood: %d bytes reserved, %d goroutines (%d before)",
-				i+1, res.ReservedAfter[i], res.GoroutinesAfter[i], res.GoroutinesBefore[i])
+		if res.ReservedAfter[i] != 0 || res.EngineGoroutinesAfter[i] > res.EngineGoroutinesBefore[i] {
+			t.Fatalf("member %d after the flood: %d bytes reserved, %d query engine goroutines (%d before)",
+				i+1, res.ReservedAfter[i], res.EngineGoroutinesAfter[i], res.EngineGoroutinesBefore[i])
 		}
 	}
 }
@@ -85,7 +94,8 @@ func TestReportChecks(t *testing.T) {
 	}
 	on := &Result{Breaker: true, Members: 1, MemoryLimit: 100, RetryBudgetMs: 1000, FirstTrip: 4,
 		Steps:         []Step{step(1, 10, 50, 0, 0, 60), step(4, 12, 300, 2, 5, 90), step(8, 11, 900, 9, 50, 95)},
-		ReservedAfter: []int64{0}, GoroutinesBefore: []int64{40}, GoroutinesAfter: []int64{40}}
+		ReservedAfter: []int64{0}, GoroutinesBefore: []int64{40}, GoroutinesAfter: []int64{40},
+		EngineGoroutinesBefore: []int64{3}, EngineGoroutinesAfter: []int64{3}}
 	off := &Result{Members: 1, MemoryLimit: 100, Steps: []Step{step(1, 9, 60, 0, 0, 70), step(4, 3, 2000, 50, 0, 120)},
 		FailedAt: 4, Failure: "member 1 died (killed)"}
 	r := &Report{On: on, Off: off}
@@ -95,7 +105,7 @@ func TestReportChecks(t *testing.T) {
 	}
 	on.Steps[2].MaxAnonBytes = 101
 	on.Steps[0].Errors = 1
-	on.GoroutinesAfter[0] = 41
+	on.EngineGoroutinesAfter[0] = 4
 	if c := r.Check(); c.NoMemberFailed || c.ErrorsBeforeTrip != 1 || c.Settled {
 		t.Fatalf("%+v", c)
 	}

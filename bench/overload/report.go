@@ -41,8 +41,8 @@ type Checks struct {
 	// ErrorsBeforeTrip counts the queries that failed at client counts
 	// below the first at which the breaker acted; the goal is 0.
 	ErrorsBeforeTrip int64
-	// Settled: query memory back to 0 and goroutines to their count
-	// before the workload on every member.
+	// Settled: query memory back to 0 and the query engine's goroutines
+	// to their count before the workload on every member.
 	Settled bool
 	// OffFailedAt is the client count at which a member died or stalled
 	// with the breaker off (0: none did).
@@ -65,7 +65,7 @@ func (r *Report) Check() Checks {
 		c.MedianAtLast = on.Steps[len(on.Steps)-1].MedianThroughput
 		c.Settled = on.FailedAt == 0 && len(on.ReservedAfter) == on.Members
 		for i, v := range on.ReservedAfter {
-			c.Settled = c.Settled && v == 0 && on.GoroutinesAfter[i] <= on.GoroutinesBefore[i]
+			c.Settled = c.Settled && v == 0 && on.EngineGoroutinesAfter[i] <= on.EngineGoroutinesBefore[i]
 		}
 	}
 	if r.Off != nil {
@@ -116,8 +116,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 		case res.FailedAt > 0:
 			fmt.Fprintf(w, "  at %d clients %s\n", res.FailedAt, res.Failure)
 		default:
-			fmt.Fprintf(w, "  no member died or stalled; after the workload: query memory %v bytes, goroutines %v (before: %v)\n",
-				res.ReservedAfter, res.GoroutinesAfter, res.GoroutinesBefore)
+			fmt.Fprintf(w, "  no member died or stalled; after the workload: query memory %v bytes, query engine goroutines %v (before: %v), goroutines in all %v (before: %v)\n",
+				res.ReservedAfter, res.EngineGoroutinesAfter, res.EngineGoroutinesBefore, res.GoroutinesAfter, res.GoroutinesBefore)
 		}
 		if res.FirstTrip > 0 {
 			fmt.Fprintf(w, "  the breaker first acted at %d clients\n", res.FirstTrip)

@@ -1,13 +1,17 @@
 package overload
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -99,21 +103,27 @@ type Result struct {
 	FirstTrip int    `json:"firstTrip"`
 	FailedAt  int    `json:"failedAt"`
 	Failure   string `json:"failure,omitempty"`
-	// After the run: each member's query memory and goroutines, and the
-	// goroutines before the first client count.
+	// Each member's goroutines before the first client count, and its
+	// query memory and goroutines after the last.
 	ReservedAfter    []int64 `json:"reservedAfter"`
 	GoroutinesBefore []int64 `json:"goroutinesBefore"`
 	GoroutinesAfter  []int64 `json:"goroutinesAfter"`
-	LoadStart        float64 `json:"loadStart"`
-	LoadEnd          float64 `json:"loadEnd"`
+	// The goroutines of the query engine (internal/exec frames) before
+	// and after: a query that left one behind shows here.
+	EngineGoroutinesBefore []int64 `json:"engineGoroutinesBefore"`
+	EngineGoroutinesAfter  []int64 `json:"engineGoroutinesAfter"`
+	LoadStart              float64 `json:"loadStart"`
+	LoadEnd                float64 `json:"loadEnd"`
 }
 
 // Run loops the join on each client count of cfg against the members
 // (loaded with s), watching them, and returns the figures. It stops at
-// the first client count at which a member dies or stalls. After the
-// last client count it waits (a minute at most) for every member's query
-// memory to return to 0 and its goroutines to their count before the
-// first.
+// the first client count at which a member dies or stalls. Between client
+// counts it waits for the members' query memory to return to 0; after the
+// last one (a minute at most) for their query engine goroutines to return
+// to their count before the first. It reports their goroutines in all
+// too; those also count connections and streams opened on demand that
+// stay open (the client's to each member, the members' to each other).
 func Run(ctx context.Context, c *client.Client, members []*Member, s Size, cfg Config) (*Result, error) {
 	if cfg.StallAfter <= 0 {
 		cfg.StallAfter = 5 * time.Second
@@ -123,14 +133,16 @@ func Run(ctx context.Context, c *client.Client, members []*Member, s Size, cfg C
 	}
 	res := &Result{Members: len(members), MemoryLimit: cfg.MemoryLimit, KillAbove: cfg.KillAbove, Size: s,
 		StepSeconds: cfg.Step.Seconds(), RetryBudgetMs: ms(cfg.RetryBudget), LoadStart: harness.LoadAverage()}
+	for range 4 * len(members) {
+		if _, err := count(ctx, c); err != nil {
+			return nil, fmt.Errorf("warming up: %w", err)
+		}
+	}
 	// The baseline is taken before the watch starts and compared after
 	// it stopped: its own requests are in neither.
-	before, err := settle(ctx, members, nil, time.Minute)
+	before, err := Settle(ctx, members, nil, time.Minute)
 	if err != nil {
 		return nil, err
-	}
-	for _, st := range before {
-		res.GoroutinesBefore = append(res.GoroutinesBefore, st.goroutines)
 	}
 	w := newWatch(members, cfg)
 	wctx, stopWatch := context.WithCancel(ctx)
@@ -164,18 +176,15 @@ func Run(ctx context.Context, c *client.Client, members []*Member, s Size, cfg C
 		}
 		// The next client count starts from a quiet cluster: the queries
 		// the step cancelled have given their memory back.
-		if _, err := settle(ctx, members, nil, time.Minute); err != nil {
+		if _, err := Settle(ctx, members, nil, time.Minute); err != nil {
 			res.FailedAt, res.Failure = n, err.Error()
 			break
 		}
 	}
 	endWatch()
 	if res.FailedAt == 0 {
-		after, err := settle(ctx, members, before, time.Minute)
-		for _, st := range after {
-			res.ReservedAfter = append(res.ReservedAfter, st.reserved)
-			res.GoroutinesAfter = append(res.GoroutinesAfter, st.goroutines)
-		}
+		after, err := Settle(ctx, members, before, time.Minute)
+		res.recordSettled(before, after)
 		if err != nil {
 			return res, err
 		}
@@ -558,23 +567,29 @@ func gauge(mf map[string]*dto.MetricFamily, name, action string) (float64, bool)
 	return 0, false
 }
 
-// memberFigures is one member's query memory and goroutines.
-type memberFigures struct{ reserved, goroutines int64 }
+// Figures are a member's query memory, its goroutines, and those of them
+// in the query engine (a frame of internal/exec on their stack: its own
+// few background loops, and every goroutine a query runs).
+type Figures struct{ Reserved, Goroutines, EngineGoroutines int64 }
 
-// ErrNotSettled is wrapped when members keep query memory or goroutines
-// after the workload.
+// ErrNotSettled is wrapped when members keep query memory or engine
+// goroutines after the workload.
 var ErrNotSettled = errors.New("members did not settle")
 
-// settle waits until no member holds query memory and, with baseline,
-// every member's goroutines are back to at most baseline's count; it
-// returns the last figures.
-func settle(ctx context.Context, members []*Member, baseline []memberFigures, timeout time.Duration) ([]memberFigures, error) {
+// Settle waits until no member holds query memory and, with baseline, no
+// member runs more engine goroutines than baseline's count; it returns the
+// last figures. Its requests keep no connection open.
+func Settle(ctx context.Context, members []*Member, baseline []Figures, timeout time.Duration) ([]Figures, error) {
 	deadline := time.Now().Add(timeout)
 	for {
-		figs, why := make([]memberFigures, len(members)), ""
+		figs, why := make([]Figures, len(members)), ""
 		for i, m := range members {
 			sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			mf, err := scrape(sctx, m.Admin)
+			var eg int64
+			if err == nil {
+				eg, err = engineGoroutines(sctx, m.Admin)
+			}
 			cancel()
 			if err != nil {
 				why = fmt.Sprintf("%s: %v", m.Name, err)
@@ -582,12 +597,12 @@ func settle(ctx context.Context, members []*Member, baseline []memberFigures, ti
 			}
 			r, _ := gauge(mf, "atoll_query_memory_reserved_bytes", "")
 			g, _ := gauge(mf, "go_goroutines", "")
-			figs[i] = memberFigures{reserved: int64(r), goroutines: int64(g)}
+			figs[i] = Figures{Reserved: int64(r), Goroutines: int64(g), EngineGoroutines: eg}
 			switch {
 			case r != 0:
 				why = fmt.Sprintf("%s holds %d bytes of query memory", m.Name, int64(r))
-			case baseline != nil && int64(g) > baseline[i].goroutines:
-				why = fmt.Sprintf("%s runs %d goroutines, %d before the workload", m.Name, int64(g), baseline[i].goroutines)
+			case baseline != nil && eg > baseline[i].EngineGoroutines:
+				why = fmt.Sprintf("%s runs %d query engine goroutines, %d before the workload", m.Name, eg, baseline[i].EngineGoroutines)
 			}
 		}
 		if why == "" {
@@ -601,5 +616,51 @@ func settle(ctx context.Context, members []*Member, baseline []memberFigures, ti
 			return figs, ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
+	}
+}
+
+var goroutineGroup = regexp.MustCompile(`^(\d+) @ `)
+
+// engineGoroutines counts a member's goroutines with a frame of the query
+// engine (internal/exec) on their stack, from its goroutine profile.
+func engineGoroutines(ctx context.Context, admin string) (int64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+admin+"/debug/pprof/goroutine?debug=1", nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := scrapeClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("%s goroutine profile: %s", admin, resp.Status)
+	}
+	var n, group int64
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if m := goroutineGroup.FindStringSubmatch(line); m != nil {
+			group, _ = strconv.ParseInt(m[1], 10, 64)
+		} else if strings.HasPrefix(line, "#\t") && strings.Contains(line, "/internal/exec.") {
+			n += group
+			group = 0 // once per group
+		}
+	}
+	return n, sc.Err()
+}
+
+// recordSettled records each member's goroutines before the workload and
+// after it (all of them, and the engine's), and its query memory after.
+func (res *Result) recordSettled(before, after []Figures) {
+	for _, f := range before {
+		res.GoroutinesBefore = append(res.GoroutinesBefore, f.Goroutines)
+		res.EngineGoroutinesBefore = append(res.EngineGoroutinesBefore, f.EngineGoroutines)
+	}
+	for _, f := range after {
+		res.ReservedAfter = append(res.ReservedAfter, f.Reserved)
+		res.GoroutinesAfter = append(res.GoroutinesAfter, f.Goroutines)
+		res.EngineGoroutinesAfter = append(res.EngineGoroutinesAfter, f.EngineGoroutines)
 	}
 }
