@@ -158,7 +158,7 @@ func TestCursorsBelongToTheirClient(t *testing.T) {
 		}
 		return errors.Join(r.Err(), r.Close())
 	}()
-	if err == nil || !strings.Contains(err.Error(), "memory limit of 1000000 bytes exceeded: the sorted result") {
+	if err == nil || !strings.Contains(err.Error(), "memory limit of 1000000 bytes exceeded") {
 		t.Fatalf("a sort over the query's memory limit: %v", err)
 	}
 }

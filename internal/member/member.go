@@ -59,7 +59,9 @@ type Member struct {
 	registry *prometheus.Registry
 	metrics  *metrics.Metrics
 	started  atomic.Bool // the cluster node started
-	stable   stability
+	// memoryLimit is the member's memory limit (Config.ResolveMemoryLimit).
+	memoryLimit int64
+	stable      stability
 
 	stop     chan struct{}
 	bg       sync.WaitGroup
@@ -110,7 +112,8 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 	if m.registry == nil {
 		m.registry = prometheus.NewRegistry()
 	}
-	m.metrics = metrics.New(m.registry, metrics.Sources{Maps: m.mapStats, Cluster: m.clusterStats, Ready: m.ready, Cursors: m.QueryCursors, Exchange: m.exchangeStats},
+	m.metrics = metrics.New(m.registry, metrics.Sources{Maps: m.mapStats, Cluster: m.clusterStats, Ready: m.ready, Cursors: m.QueryCursors, Exchange: m.exchangeStats,
+		QueryMemory: m.queryMemory},
 		metrics.Options{Version: Version, MapOperations: cfg.Metrics.Operations})
 	transport := &transportMetrics{m: m.metrics.Transport, self: advertise, known: m.isMember}
 	replicas := &replicaStore{ser: ser, partitions: int32(cfg.PartitionCount), clock: cfg.Clock}
@@ -144,7 +147,10 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 	}
 	m.node = node
 	writer := &dmlWriter{}
-	if m.query, err = newQuery(cfg.Query, cat, m.maps, ser, m.table, m.self.UUID, cfg.PartitionCount, node, writer, m.metrics.Queries, log); err != nil {
+	memLimit, memSource := cfg.ResolveMemoryLimit()
+	m.memoryLimit = memLimit
+	log.Info("memory limit", "bytes", memLimit, "size", FormatByteSize(memLimit), "from", memSource)
+	if m.query, err = newQuery(cfg.Query, memLimit, cat, m.maps, ser, m.table, m.self.UUID, cfg.PartitionCount, node, writer, m.metrics.Queries, log); err != nil {
 		_ = ln.Close()
 		if m.adminLn != nil {
 			_ = m.adminLn.Close()
