@@ -758,12 +758,12 @@ func partitionOf(keys []expr.Value, hashType expr.Type, buf *[]byte, count int32
 		}
 		switch hashType {
 		case expr.BigInt:
-			b = append(b, byte(i>>56), byte(i>>48), byte(i>>40), byte(i>>32), byte(i>>24), byte(i>>16), byte(i>>8), byte(i))
+			return serialization.PartitionID(serialization.LongPayloadHash(i), count), true
 		case expr.Integer:
 			if int64(int32(i)) != i {
 				return 0, false
 			}
-			b = append(b, byte(i>>24), byte(i>>16), byte(i>>8), byte(i))
+			return serialization.PartitionID(serialization.IntPayloadHash(int32(i)), count), true
 		case expr.SmallInt:
 			if int64(int16(i)) != i {
 				return 0, false

@@ -13,6 +13,7 @@ import (
 
 	memberpb "github.com/atolldb/atoll/api/proto/atoll/member/v1"
 	"github.com/atolldb/atoll/internal/query/expr"
+	"github.com/atolldb/atoll/pkg/serialization"
 )
 
 // glogDaemon is the flush goroutine of glog, which vitess (imported by
@@ -296,5 +297,50 @@ func TestMemoryAccount(t *testing.T) {
 	a.Release(600)
 	if err := a.Reserve("join hash table", 1000); err != nil || a.Peak() != 1000 {
 		t.Fatalf("after release: %v, peak %d", err, a.Peak())
+	}
+}
+
+// TestPartitionOfMapKeys: a join key routes to the partition its value
+// has as a map key of hashType (as the store placed the entries), and a
+// key no map key of that type can equal stays.
+func TestPartitionOfMapKeys(t *testing.T) {
+	ser, err := serialization.NewService(serialization.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const count = 271
+	cases := []struct {
+		hashType expr.Type
+		key      expr.Value
+		data     any // the map key with the same value; nil: no partition
+	}{
+		{expr.BigInt, expr.BigIntValue(150000), int64(150000)},
+		{expr.BigInt, expr.BigIntValue(-7), int64(-7)},
+		{expr.BigInt, expr.Value{T: expr.Integer, I: 42}, int64(42)},
+		{expr.BigInt, expr.DoubleValue(3), int64(3)},
+		{expr.BigInt, expr.DoubleValue(3.5), nil},
+		{expr.Integer, expr.BigIntValue(1 << 20), int32(1 << 20)},
+		{expr.Integer, expr.BigIntValue(1 << 40), nil},
+		{expr.SmallInt, expr.BigIntValue(-300), int16(-300)},
+		{expr.TinyInt, expr.BigIntValue(9), int8(9)},
+		{expr.Varchar, expr.StringValue("Customer#000000001"), "Customer#000000001"},
+		{expr.BigInt, expr.NullValue, nil},
+	}
+	var buf []byte
+	for _, c := range cases {
+		pid, ok := partitionOf([]expr.Value{c.key}, c.hashType, &buf, count)
+		if c.data == nil {
+			if ok {
+				t.Errorf("%v as %v: partition %d, want none", c.key, c.hashType, pid)
+			}
+			continue
+		}
+		d, err := ser.ToData(c.data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := d.PartitionID(count); !ok || pid != want {
+			t.Errorf("%v as %v: partition %d (%v), want %d", c.key, c.hashType, pid, ok, want)
+		}
 	}
 }
