@@ -533,9 +533,9 @@ func (r *router) add(worker int, b *Batch) error {
 	rows := b.Rows
 	for n := 0; n < b.Count; n++ {
 		rest := rows
-		for c := 0; c < r.width; c++ {
+		for c := range rw.row {
 			var err error
-			if rw.row[c], rest, err = decodeValue(rest); err != nil {
+			if rest, err = decodeInto(rest, &rw.row[c]); err != nil {
 				return err
 			}
 		}
