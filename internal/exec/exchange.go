@@ -563,18 +563,23 @@ func (r *router) route(worker int, rw *routeWorker, row []expr.Value, enc []byte
 		}
 		return nil
 	}
-	for k := range rw.keys {
-		if c := r.keyCol[k]; c >= 0 {
-			rw.keys[k] = row[c]
-		} else {
-			rw.keys[k] = r.keyFns[k](&expr.Row{Cols: row, Env: &rw.env})
+	keys := rw.keys
+	if len(keys) == 1 && r.keyCol[0] >= 0 {
+		keys = row[r.keyCol[0] : r.keyCol[0]+1] // one key column, the commonest: no copy
+	} else {
+		for k := range keys {
+			if c := r.keyCol[k]; c >= 0 {
+				keys[k] = row[c]
+			} else {
+				keys[k] = r.keyFns[k](&expr.Row{Cols: row, Env: &rw.env})
+			}
+		}
+		if rw.env.Err != nil {
+			return rw.env.Err
 		}
 	}
-	if rw.env.Err != nil {
-		return rw.env.Err
-	}
 	dest := r.s.self // a NULL key matches nothing: its row stays
-	if pid, ok := partitionOf(rw.keys, r.x.HashType, &rw.hbuf, int32(len(r.s.owners))); ok {
+	if pid, ok := partitionOf(keys, r.x.HashType, &rw.hbuf, int32(len(r.s.owners))); ok {
 		dest = int(r.s.owners[pid])
 	}
 	return r.append(worker, rw, dest, row, enc)
