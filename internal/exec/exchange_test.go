@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -300,15 +302,14 @@ func TestMemoryAccount(t *testing.T) {
 	}
 }
 
-// TestPartitionOfMapKeys: a join key routes to the partition its value
-// has as a map key of hashType (as the store placed the entries), and a
-// key no map key of that type can equal stays.
-func TestPartitionOfMapKeys(t *testing.T) {
+// TestPartitionHashOfMapKeys: a join key routes by the partition hash its
+// value has as a map key of hashType (as the store placed the entries),
+// and a key no map key of that type can equal stays.
+func TestPartitionHashOfMapKeys(t *testing.T) {
 	ser, err := serialization.NewService(serialization.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	const count = 271
 	cases := []struct {
 		hashType expr.Type
 		key      expr.Value
@@ -328,10 +329,10 @@ func TestPartitionOfMapKeys(t *testing.T) {
 	}
 	var buf []byte
 	for _, c := range cases {
-		pid, ok := partitionOf([]expr.Value{c.key}, c.hashType, &buf, count)
+		h, ok := partitionHash([]expr.Value{c.key}, c.hashType, &buf)
 		if c.data == nil {
 			if ok {
-				t.Errorf("%v as %v: partition %d, want none", c.key, c.hashType, pid)
+				t.Errorf("%v as %v: hash %d, want none", c.key, c.hashType, h)
 			}
 			continue
 		}
@@ -339,8 +340,26 @@ func TestPartitionOfMapKeys(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := d.PartitionID(count); !ok || pid != want {
-			t.Errorf("%v as %v: partition %d (%v), want %d", c.key, c.hashType, pid, ok, want)
+		if want := d.PartitionHash(); !ok || h != want {
+			t.Errorf("%v as %v: hash %d (%v), want %d", c.key, c.hashType, h, ok, want)
+		}
+	}
+}
+
+// TestPartitionDivisor: the router's division-free mapping of hashes to
+// partitions agrees with serialization.PartitionID.
+func TestPartitionDivisor(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 271))
+	hashes := []int32{0, 1, -1, 270, 271, -271, math.MaxInt32, math.MinInt32, math.MinInt32 + 1}
+	for range 5000 {
+		hashes = append(hashes, int32(r.Uint32()))
+	}
+	for _, count := range []int32{1, 2, 7, 271, 1000, 65537, math.MaxInt32} {
+		d := newPartitionDivisor(count)
+		for _, h := range hashes {
+			if got, want := d.of(h), serialization.PartitionID(h, count); got != want {
+				t.Fatalf("hash %d of %d partitions: %d, want %d", h, count, got, want)
+			}
 		}
 	}
 }
