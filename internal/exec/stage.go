@@ -352,7 +352,7 @@ func (ps *probeSide) batch(w int, b *Batch) error {
 	rows := b.Rows
 	for n := 0; n < b.Count && !tw.done; n++ {
 		for c := range row {
-			if row[c], rows, err = decodeValue(rows); err != nil {
+			if rows, err = decodeInto(rows, &row[c]); err != nil {
 				return err
 			}
 		}

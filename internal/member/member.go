@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/experimental"
 	"google.golang.org/grpc/keepalive"
 
 	"github.com/atolldb/atoll/internal/cluster"
@@ -174,6 +175,7 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		// heartbeat); gRPC's default policy would close them for pinging
 		// more often than every 5 minutes.
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
+		experimental.BufferPool(bufferPool),
 		grpc.MaxRecvMsgSize(cfg.Limits.MaxMessageSize),
 		grpc.MaxSendMsgSize(cfg.Limits.MaxMessageSize),
 		grpc.ChainUnaryInterceptor(m.server.UnaryInterceptor, transport.serverUnary),
