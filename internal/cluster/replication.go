@@ -752,6 +752,21 @@ func (s *sender) run() {
 	}
 }
 
+// streamContext returns the context of a stream to the backup: it ends
+// when the sender closes, so that a send blocked by a peer that stopped
+// reading ends with the sender, or when cancel is called.
+func (s *sender) streamContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-s.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
+
 // stream opens a Replicate stream and sends until the sender closes
 // (nil) or the stream breaks (the error).
 func (s *sender) stream() error {
@@ -759,16 +774,8 @@ func (s *sender) stream() error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := s.streamContext()
 	defer cancel()
-	go func() {
-		// A send blocked by a peer that stopped reading ends with the sender.
-		select {
-		case <-s.done:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	st, err := c.Replicate(ctx)
 	if err != nil {
 		return err
@@ -894,15 +901,8 @@ func (s *sender) copyPartition(pid int32) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := s.streamContext()
 	defer cancel()
-	go func() {
-		select {
-		case <-s.done:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	st, err := c.Sync(ctx)
 	if err != nil {
 		return 0, err
