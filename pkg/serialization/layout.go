@@ -327,7 +327,7 @@ func (r *IdentifiedRecord) skip(rd *wire.Reader, f LayoutField, depth int) error
 	case op == OpInline:
 		return r.skipInline(rd, f, depth+1)
 	case op == OpInlineArray:
-		n := rd.Length(1, false)
+		n := rd.Length(1, true) // -1: a null array
 		for i := 0; i < n && rd.Err() == nil; i++ {
 			if err := r.skipInline(rd, f, depth+1); err != nil {
 				return err
@@ -630,9 +630,9 @@ func (r *IdentifiedRecord) GetArrayOfInline(name string) ([]*IdentifiedRecord, e
 	if err != nil {
 		return nil, err
 	}
-	n := rd.Length(1, false)
-	if err := identifiedErr(&rd, name); err != nil {
-		return nil, err
+	n := rd.Length(1, true)
+	if err := identifiedErr(&rd, name); err != nil || n < 0 {
+		return nil, err // n < 0: a null array, written as length -1
 	}
 	out := make([]*IdentifiedRecord, n)
 	for i := range out {
@@ -838,7 +838,13 @@ func (o *DataOutput) writeValue(f LayoutField, v any, depth int) {
 		}
 	case OpInlineArray:
 		var x []*IdentifiedRecord
-		if x, ok = v.([]*IdentifiedRecord); ok {
+		if v == nil {
+			o.WriteInt32(-1)
+			break
+		}
+		if x, ok = v.([]*IdentifiedRecord); ok && x == nil {
+			o.WriteInt32(-1)
+		} else if ok {
 			o.WriteInt32(int32(len(x)))
 			for _, it := range x {
 				if it == nil {

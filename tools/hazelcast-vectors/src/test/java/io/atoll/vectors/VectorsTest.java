@@ -1,4 +1,4 @@
-package io.atoll.client.serialization.vectors;
+package io.atoll.vectors;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
