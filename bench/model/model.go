@@ -1,4 +1,4 @@
-// Package model holds the benchmark objects of ../shared/workloads: the
+// Package model holds the benchmark objects of bench/WORKLOADS.md: the
 // SMALL and LARGE objects of workload B and the document of workload A, in
 // each of Hazelcast's formats (Compact, Portable, IdentifiedDataSerializable),
 // with the seeded generators that produce exactly the values the Java

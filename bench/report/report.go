@@ -1,5 +1,5 @@
 // Package report holds the figures of a benchmark run of the workloads of
-// ../shared/workloads and writes them as a table, as JSON and as an HTML
+// bench/WORKLOADS.md and writes them as a table, as JSON and as an HTML
 // page with charts. The JSON has the shape of the reference harness's
 // results file (the same case ids and field names, plus Atoll's
 // environment), so that a run compares with another run or with

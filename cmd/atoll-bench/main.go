@@ -1,4 +1,4 @@
-// Command atoll-bench runs the workloads of ../shared/workloads (SQL
+// Command atoll-bench runs the workloads of bench/WORKLOADS.md (SQL
 // against the Predicate API; the serialization kinds) against an embedded
 // cluster or an existing one, by the workloads' measurement protocol, and
 // reports the figures as a table, JSON and an HTML page with charts.
@@ -61,6 +61,7 @@ minutes for all); --quick runs the smoke sizes in under a minute.`,
 		newRunCmd("serialization", "Workload B: serialization kinds and sizes (get, set, memory, queries)", false, true),
 		newRunCmd("all", "Workloads A and B", true, true),
 		newCompareCmd(),
+		newSummarizeCmd(),
 	)
 	return root
 }
@@ -343,6 +344,30 @@ markdown writes the tables as Markdown.`,
 	cmd.Flags().StringVar(&htmlOut, "html", "", "write THIS run's HTML page with the comparison to this file")
 	cmd.Flags().StringVar(&format, "format", "text", "text or markdown (tables for RESULTS.md)")
 	return cmd
+}
+
+func newSummarizeCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "summarize RUN.json...",
+		Short: "Medians of several runs (atoll-bench's or the Hazelcast runner's results files) as Markdown",
+		Long: `summarize prints, as Markdown tables, the median over the runs of every
+case's throughput (with each run's figure), the medians of their p50, p90
+and p99 latencies, the largest max, the SQL÷PRED ratio of the medians, and
+the memory per entry of every workload B map. The runs should follow the
+same protocol (several full runs of one system).`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			runs := make([]*report.Run, len(args))
+			for i, p := range args {
+				r, err := report.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				runs[i] = r
+			}
+			return report.WriteSummary(cmd.OutOrStdout(), runs)
+		},
+	}
 }
 
 // cpuModel is the processor's model name (Linux), for the environment.

@@ -29,7 +29,7 @@ func TestVectorsVerifyCommitted(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if !strings.HasSuffix(out, "150 passed, 0 failed\n") {
+	if !strings.HasSuffix(out, "153 passed, 0 failed\n") {
 		t.Fatalf("output does not end with the summary:\n%s", out)
 	}
 }

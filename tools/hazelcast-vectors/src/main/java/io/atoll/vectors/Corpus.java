@@ -358,6 +358,17 @@ final class Corpus {
                 .nested("inlineArray", "writeInlineArray", item, new Obj[] {item, item});
         v.add(json.object("identified_every_call", "Every ObjectDataOutput call and compound form, nulls included", every));
         v.add(json.object("identified_empty", "An identified object that writes nothing", Obj.identified(f, 3)));
+        // Found by the random comparison: Go refused these three, the Java SDK the third
+        // (fixed in pkg/serialization/layout.go and IdentifiedRecord.java).
+        Obj nothing = Obj.identified(f, 4);
+        v.add(json.object("identified_inline_array_of_empty_items", "writeInlineArray of three items whose class writes nothing",
+                Obj.identified(f, 5).nested("items", "writeInlineArray", nothing, new Obj[] {nothing, nothing, nothing})));
+        Obj wrapsNothing = Obj.identified(f, 7).nested("nothing", "writeDataInline", nothing, nothing);
+        v.add(json.object("identified_inline_array_of_items_inlining_nothing",
+                "writeInlineArray of three items whose one field inlines an object that writes nothing: zero bytes per item",
+                Obj.identified(f, 8).nested("items", "writeInlineArray", wrapsNothing, new Obj[] {wrapsNothing, wrapsNothing, wrapsNothing})));
+        v.add(json.object("identified_inline_array_null", "writeInlineArray of a null array: length -1",
+                Obj.identified(f, 6).nested("items", "writeInlineArray", item, null).add("after", "writeInt", 7)));
         return v;
     }
 

@@ -43,19 +43,23 @@ public final class Generate {
         Corpus corpus = new Corpus(new HazelcastObjects());
         Map<String, byte[]> out = new LinkedHashMap<>();
         for (Map.Entry<String, List<Map<String, Object>>> f : corpus.files().entrySet()) {
-            out.put(f.getKey(), file("atoll", f.getValue()));
+            out.put(f.getKey(), file("atoll", f.getValue(), true));
         }
         return out;
     }
 
-    /** One vector file: the set's name, Hazelcast's version, the partition count and the vectors. */
-    public static byte[] file(String set, List<Map<String, Object>> vectors) throws IOException {
+    /**
+     * One vector file: the set's name, Hazelcast's version, the partition count and the
+     * vectors; indented for the committed files, on one line for large generated sets.
+     */
+    public static byte[] file(String set, List<Map<String, Object>> vectors, boolean indent) throws IOException {
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("hazelcast_version", BuildInfoProvider.getBuildInfo().getVersion());
         root.put("set", set);
         root.put("partition_count", HazelcastObjects.PARTITION_COUNT);
         root.put("vectors", vectors);
-        return (WRITER.writeValueAsString(root) + "\n").getBytes(StandardCharsets.UTF_8);
+        ObjectWriter w = indent ? WRITER : VectorVerifier.JSON.writer();
+        return (w.writeValueAsString(root) + "\n").getBytes(StandardCharsets.UTF_8);
     }
 
     private static final ObjectWriter WRITER = VectorVerifier.JSON.copy()

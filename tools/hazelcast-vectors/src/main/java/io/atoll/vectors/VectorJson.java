@@ -305,7 +305,7 @@ public final class VectorJson {
                 Map<String, Object> f = new LinkedHashMap<>();
                 f.put("name", fd.getFieldName());
                 f.put("kind", fd.getKind().name());
-                f.put("kind_id", fd.getKind().getId());
+                f.put("kind_id", (int) fd.getKind().getId());
                 f.put("offset", fd.getOffset());
                 f.put("bit_offset", (int) fd.getBitOffset());
                 f.put("index", fd.getIndex());
@@ -331,7 +331,7 @@ public final class VectorJson {
             f.put("index", fd.getIndex());
             f.put("name", fd.getName());
             f.put("type", fd.getType().name());
-            f.put("type_id", fd.getType().getId());
+            f.put("type_id", (int) fd.getType().getId());
             if (fd.getType() == FieldType.PORTABLE || fd.getType() == FieldType.PORTABLE_ARRAY) {
                 f.put("factory_id", fd.getFactoryId());
                 f.put("class_id", fd.getClassId());

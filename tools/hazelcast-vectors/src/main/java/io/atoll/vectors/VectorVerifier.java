@@ -1238,7 +1238,7 @@ public final class VectorVerifier {
         if (o instanceof String) {
             return new BigDecimal((String) o);
         }
-        if (o instanceof Integer || o instanceof Long) {
+        if (o instanceof Integer || o instanceof Long || o instanceof Short || o instanceof Byte) {
             return BigDecimal.valueOf(((Number) o).longValue());
         }
         if (o instanceof BigInteger) {
