@@ -332,9 +332,6 @@ public final class HazelcastObjects {
             return new Described((Obj) v, owner);
         }
 
-        Obj obj() {
-            return obj;
-        }
 
         /** Reads the fields by the layout this object was created with (values are read anew). */
         @Override

@@ -212,9 +212,6 @@ public final class VectorJson {
         if (v instanceof Obj) {
             return value((Obj) v);
         }
-        if (v instanceof HazelcastObjects.Described) {
-            return value(((HazelcastObjects.Described) v).obj());
-        }
         String k = vk.startsWith("NULLABLE_") ? vk.substring("NULLABLE_".length()) : vk;
         switch (k) {
             case "BOOLEAN":
