@@ -337,9 +337,9 @@ func (r *IdentifiedRecord) skip(rd *wire.Reader, f LayoutField, depth int) error
 	return identifiedErr(rd, f.Name)
 }
 
-// maxEmptyItems bounds the count of a writeInlineArray whose items write
-// nothing (their layout has no fields): such items take no bytes, so the
-// input cannot bound the count.
+// maxEmptyItems bounds the count of a writeInlineArray whose items can take
+// no bytes (see inlineCount): the input cannot bound such a count. The Java
+// SDK has the same bound.
 const maxEmptyItems = 1 << 16
 
 // inlineCount reads the length of a writeInlineArray field (-1 for null),
