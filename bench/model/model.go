@@ -1,8 +1,8 @@
 // Package model holds the benchmark objects of bench/WORKLOADS.md: the
 // SMALL and LARGE objects of workload B and the document of workload A, in
 // each of Hazelcast's formats (Compact, Portable, IdentifiedDataSerializable),
-// with the seeded generators that produce exactly the values the Java
-// reference harness stores.
+// with the seeded generators that produce exactly the values the Hazelcast
+// runner (bench/hazelcast) stores.
 package model
 
 import (

@@ -335,7 +335,7 @@ type Case struct {
 // Title is the case's name in tables, e.g. "A3 sum IDS".
 func (c Case) Title() string { return c.Group + " " + c.Name }
 
-// ID identifies the case and its API as the reference harness does, e.g.
+// ID identifies the case and its API as the Hazelcast runner does, e.g.
 // "A3/sum IDS/SQL".
 func (c Case) ID() string { return c.Group + "/" + c.Name + "/" + c.API }
 

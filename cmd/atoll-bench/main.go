@@ -115,7 +115,7 @@ func newRunCmd(name, short string, a, b bool) *cobra.Command {
 	}
 	fl.StringVar(&f.jsonOut, "json", "", "write every figure and the environment to this JSON file")
 	fl.StringVar(&f.htmlOut, "html", "", "write a self-contained HTML page with charts to this file")
-	fl.StringVar(&f.compare, "compare", "", "compare with another run's JSON (atoll-bench's or the Hazelcast harness's results file)")
+	fl.StringVar(&f.compare, "compare", "", "compare with another run's JSON (atoll-bench's or the Hazelcast runner's results file)")
 	fl.StringVar(&f.profileDir, "profile", "", "capture CPU and allocation profiles of the members during each case into this directory")
 	return cmd
 }
@@ -310,10 +310,10 @@ func newCompareCmd() *cobra.Command {
 	var htmlOut, format string
 	cmd := &cobra.Command{
 		Use:   "compare THIS.json OTHER.json",
-		Short: "Compare two runs (atoll-bench's or the Hazelcast harness's results files)",
+		Short: "Compare two runs (atoll-bench's or the Hazelcast runner's results files)",
 		Long: `compare prints the ratio THIS ÷ OTHER of every case's throughput and median
 latency and of the memory per entry of every workload B map; when OTHER is
-the Hazelcast harness's results file it also judges Atoll's goals against
+the Hazelcast runner's results file it also judges Atoll's goals against
 it. --html writes THIS run's page with the comparison charted; --format
 markdown writes the tables as Markdown.`,
 		Args: cobra.ExactArgs(2),

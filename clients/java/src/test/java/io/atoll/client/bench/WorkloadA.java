@@ -56,7 +56,7 @@ import java.util.function.IntFunction;
  * The members are started by {@code clients/java/bin/bench-workload-a}; this main only
  * connects to them. Data: key k of every map holds {@code value = k} and
  * {@code payload[i] = k*31 + i}, as IDS {@code ADoc} (factory 1, class 3), Portable
- * {@code PADoc} (factory 2, class 3) and JSON, exactly the bytes the Hazelcast harness writes
+ * {@code PADoc} (factory 2, class 3) and JSON, exactly the bytes the Hazelcast runner (bench/hazelcast) writes
  * (the serialization tests check them against Hazelcast's vectors).
  */
 public final class WorkloadA {
