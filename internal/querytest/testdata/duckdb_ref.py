@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""Reference engine for the differential test: loads a CSV into DuckDB
-table t and runs each query of a JSON list, printing a JSON list of
+"""Reference engine for the differential tests: loads CSV files into DuckDB
+tables and runs each query of a list, printing a JSON list of
 {"rows": [[...], ...]} or {"error": "..."}.
 
-usage: duckdb_ref.py DATA.csv QUERIES.json
+usage: duckdb_ref.py SPEC.json
+
+SPEC is {"tables": [{"name": "t", "csv": "t.csv", "columns": {"c": "INTEGER", ...}}],
+         "queries": ["SELECT ...", ...]}; CSV files have a header and write NULL as \\N.
 """
 import json
 import sys
@@ -12,20 +15,21 @@ import duckdb
 
 
 def main():
-    data, queries = sys.argv[1], sys.argv[2]
+    with open(sys.argv[1]) as f:
+        spec = json.load(f)
     con = duckdb.connect()
-    con.execute(
-        "CREATE TABLE t (__key INTEGER, a INTEGER, b BIGINT, c DOUBLE, s VARCHAR, g INTEGER)"
-    )
-    con.execute(
-        "INSERT INTO t SELECT * FROM read_csv(?, header=true, nullstr='\\N', "
-        "columns={'__key':'INTEGER','a':'INTEGER','b':'BIGINT','c':'DOUBLE','s':'VARCHAR','g':'INTEGER'})",
-        [data],
-    )
-    with open(queries) as f:
-        qs = json.load(f)
+    for t in spec["tables"]:
+        cols = t["columns"]
+        con.execute(
+            "CREATE TABLE %s (%s)" % (t["name"], ", ".join('"%s" %s' % (c, ty) for c, ty in cols.items()))
+        )
+        con.execute(
+            "INSERT INTO %s SELECT * FROM read_csv(?, header=true, nullstr='\\N', columns=%s)"
+            % (t["name"], "{" + ", ".join("'%s':'%s'" % (c, ty) for c, ty in cols.items()) + "}"),
+            [t["csv"]],
+        )
     out = []
-    for q in qs:
+    for q in spec["queries"]:
         try:
             rows = con.execute(q).fetchall()
             out.append({"rows": [[norm(v) for v in r] for r in rows]})
