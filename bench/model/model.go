@@ -66,7 +66,8 @@ type Large struct {
 	SmallArray   []Small
 }
 
-// RandString returns n characters drawn from Alpha, as the harness's str().
+// RandString returns n characters drawn from Alpha, as the Hazelcast runner's
+// Values.string (bench/hazelcast).
 func RandString(r *jrand.Random, n int) string {
 	var b strings.Builder
 	b.Grow(n)
