@@ -326,6 +326,10 @@ func (w *worker) entryAgg(k, v []byte) bool {
 	for i := range states {
 		if c := w.argCol[i]; c >= 0 {
 			states[i].add(&cols[c], nil)
+			if states[i].failed != nil {
+				w.err = states[i].failed
+				return false
+			}
 		} else {
 			states[i].count++
 		}
@@ -495,7 +499,7 @@ func (w *worker) entry(k, v []byte) bool {
 		}
 		w.count++
 	}
-	return w.env.Err == nil
+	return w.env.Err == nil && w.err == nil
 }
 
 func (w *worker) accumulate(g *group) {
@@ -504,6 +508,9 @@ func (w *worker) accumulate(g *group) {
 		switch c := w.argCol[i]; {
 		case c >= 0:
 			s.add(&w.row.Cols[c], nil)
+			if s.failed != nil && w.err == nil {
+				w.err = s.failed
+			}
 			continue
 		case c == -2:
 			s.count++
@@ -515,6 +522,9 @@ func (w *worker) accumulate(g *group) {
 		}
 		arg := w.argFn[i](&w.row)
 		s.add(&arg, &by)
+		if s.failed != nil && w.err == nil {
+			w.err = s.failed
+		}
 	}
 }
 

@@ -153,7 +153,7 @@ func MarshalFragment(f *Fragment) ([]byte, error) {
 func FragmentToProto(f *Fragment) *pb.Fragment {
 	p := &pb.Fragment{Map: f.Map, Filter: ExprToProto(f.Filter), CountOnly: f.CountOnly, Limit: f.Limit}
 	for _, c := range f.Cols {
-		p.Columns = append(p.Columns, &pb.ScanColumn{Path: c.Path, Type: pb.SqlType(c.Type), Format: c.Format, Json: c.JSON})
+		p.Columns = append(p.Columns, &pb.ScanColumn{Path: c.Path, Type: pb.SqlType(c.Type), Format: c.Format, Json: c.JSON, Strict: c.Strict})
 	}
 	for _, e := range f.Project {
 		p.Project = append(p.Project, ExprToProto(e))
@@ -210,7 +210,7 @@ func FragmentFromProto(p *pb.Fragment, indexes func(mapName, index string) (Inde
 		if c == nil || c.Type > pb.SqlType_SQL_TYPE_JSON {
 			return nil, fmt.Errorf("%w: bad scan column", ErrBadFragment)
 		}
-		f.Cols = append(f.Cols, ScanCol{Path: c.Path, Type: expr.Type(c.Type), Format: c.Format, JSON: c.Json})
+		f.Cols = append(f.Cols, ScanCol{Path: c.Path, Type: expr.Type(c.Type), Format: c.Format, JSON: c.Json, Strict: c.Strict})
 	}
 	for _, q := range p.Params {
 		v, err := ValueFromProto(q)

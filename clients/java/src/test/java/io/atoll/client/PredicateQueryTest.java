@@ -174,7 +174,6 @@ class PredicateQueryTest {
         double doubleSum = all.stream().mapToDouble(l -> l.doubleField).sum();
         assertEquals((long) N, large.aggregate(Aggregators.count()));
         assertEquals((long) N, large.aggregate(Aggregators.count("intField")));
-        assertEquals(0L, large.aggregate(Aggregators.count("noSuchField")));
         assertEquals(intSum, large.aggregate(Aggregators.integerSum("intField")));
         assertEquals(longSum, large.aggregate(Aggregators.longSum("longField")));
         assertEquals(doubleSum, large.aggregate(Aggregators.doubleSum("doubleField")), 1e-9);
@@ -222,6 +221,11 @@ class PredicateQueryTest {
         Collection<Object[]> pairs = large.project(Projections.multiAttribute("__key", "small.intField", "stringField"), Predicates.equal("intField", 12));
         assertEquals(1, pairs.size());
         assertArrayEquals(new Object[]{12, 2, "Alpha12"}, pairs.iterator().next());
+        // A nested object comes back decoded through its registered serializer.
+        Collection<Small> nested = large.project(Projections.singleAttribute("small"), Predicates.equal("intField", 12));
+        assertEquals(1, nested.size());
+        assertEquals(VALUES.get(12).small.stringField, nested.iterator().next().stringField);
+        assertEquals(VALUES.get(12).small.intField, nested.iterator().next().intField);
         Collection<Object[]> one = large.project(Projections.multiAttribute("intField"), Predicates.equal("intField", 3));
         assertArrayEquals(new Object[]{3}, one.iterator().next());
         Collection<String> strings = large.project(Projections.singleAttribute("stringField"));
@@ -405,6 +409,20 @@ class PredicateQueryTest {
         assertTrue(e.getMessage().contains("empty attribute"), e.getMessage());
         e = assertThrows(QueryException.class, () -> large.project(Projections.singleAttribute(".x")));
         assertTrue(e.getMessage().contains("bad attribute path \".x\""), e.getMessage());
+        // Attributes the values' type does not have, values that cannot be converted to the
+        // attribute's type, sums of strings and orders of objects fail as their SQL twins do.
+        e = assertThrows(QueryException.class, () -> large.keySet(Predicates.equal("noSuchField", 1)));
+        assertTrue(e.getMessage().contains("attribute noSuchField does not exist"), e.getMessage());
+        e = assertThrows(QueryException.class, () -> large.aggregate(Aggregators.count("noSuchField")));
+        assertTrue(e.getMessage().contains("attribute noSuchField does not exist"), e.getMessage());
+        e = assertThrows(QueryException.class, () -> large.keySet(Predicates.equal("intField", "abc")));
+        assertTrue(e.getMessage().contains("attribute intField: cannot convert 'abc' (VARCHAR) to INTEGER"), e.getMessage());
+        e = assertThrows(QueryException.class, () -> large.keySet(Predicates.greaterThan("stringField", 5)));
+        assertTrue(e.getMessage().contains("attribute stringField: cannot convert 5 (INTEGER) to VARCHAR"), e.getMessage());
+        e = assertThrows(QueryException.class, () -> large.aggregate(Aggregators.longSum("stringField")));
+        assertTrue(e.getMessage().contains("SUM of stringField: found a value of type VARCHAR"), e.getMessage());
+        e = assertThrows(QueryException.class, () -> large.aggregate(Aggregators.comparableMin("small")));
+        assertTrue(e.getMessage().contains("MIN of small: found a value of type OBJECT; objects cannot be compared"), e.getMessage());
         e = assertThrows(QueryException.class, () -> large.keySet(Predicates.sql("intField >")));
         assertEquals(member.address(), e.getMemberAddress());
         e = assertThrows(QueryException.class, () -> large.keySet(Predicates.regex("stringField", "(")));
