@@ -413,6 +413,54 @@ func TestProcessCluster(t *testing.T) {
 			t.Fatalf("get after the member resumed: %q %v %v", v, ok, err)
 		}
 	})
+	t.Run("MostMembersHang", func(t *testing.T) {
+		// Three of four members hang at once, among them the one the
+		// client talks to: once the heartbeat closed that connection, the
+		// client reaches the live member at once. It used to try the hung
+		// members one after another, a connect timeout each (about 53 s
+		// with a 5 s heartbeat timeout).
+		c := testcluster.Start(t, testcluster.Process, 4, testcluster.Options{})
+		c.WaitStable(1, 2*time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		const heartbeat = 3 * time.Second // gRPC pings after at least 10 s idle
+		cl, err := client.New(ctx, client.Config{Addresses: c.Addrs()[:1], ClusterName: "test",
+			HeartbeatInterval: heartbeat, HeartbeatTimeout: heartbeat, ConnectTimeout: 10 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cl.Close()
+		query := func() error {
+			rows, err := cl.SQL(ctx, "SELECT 1")
+			if err == nil {
+				rows.Close()
+			}
+			return err
+		}
+		if err := query(); err != nil {
+			t.Fatal(err)
+		}
+		for _, hung := range c.Members()[:3] {
+			hung.Pause()
+			defer hung.Resume()
+		}
+		start := time.Now()
+		for err := query(); err != nil; err = query() {
+			if time.Since(start) > 2*time.Minute {
+				t.Fatalf("no query succeeded within 2 minutes of three members hanging: %v", err)
+			}
+		}
+		took := time.Since(start)
+		t.Logf("with three members hung, a query succeeded after %v", took)
+		// Heartbeat: 10 s idle, 3 s for the ping; one connect timeout (10 s)
+		// at most on top, not one per hung member.
+		if took > 13*time.Second+10*time.Second {
+			t.Fatalf("with three members hung, the first query succeeded after %v", took)
+		}
+		if err := query(); err != nil {
+			t.Fatal(err)
+		}
+	})
 	t.Run("JoinKillCycles", func(t *testing.T) {
 		c, m := startFilled(t, testcluster.Process, 3)
 		w := startWriter(m, 1_000_000)
