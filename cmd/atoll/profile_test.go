@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,25 +31,39 @@ const (
 )
 
 // queryLoad runs queries over the map "profiled" until ctx ends: sqlShare
-// of every 10 are SQL, the others Predicate API aggregations.
-func queryLoad(ctx context.Context, t *testing.T, addr string, sqlShare int) {
+// of every 10 are SQL, the others Predicate API aggregations. Every
+// statement is new to the member (its key bound differs), so the query
+// service's Execute parses and plans each one: the profiles see work in
+// Execute as well as in the scans. running is closed once every worker has
+// completed a query, so that a capture started then sees the workload.
+func queryLoad(ctx context.Context, t *testing.T, addr string, sqlShare int, running chan<- struct{}) {
 	cl, err := client.New(ctx, client.Config{Addresses: []string{addr}, ClusterName: "test", StatisticsInterval: -1})
 	if err != nil {
 		t.Error(err)
+		close(running)
 		return
 	}
 	defer cl.Close()
 	m := client.GetMap[int32, string](cl, "profiled")
-	var wg sync.WaitGroup
-	for w := range 4 {
+	const workers = 4
+	var wg, started sync.WaitGroup
+	started.Add(workers)
+	go func() {
+		started.Wait()
+		close(running)
+	}()
+	var seq atomic.Int64
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			first := true
 			for i := w; ctx.Err() == nil; i++ {
 				var err error
 				if i%10 < sqlShare {
 					var rows *client.Rows
-					if rows, err = cl.SQL(ctx, "SELECT COUNT(*) FROM profiled WHERE this LIKE '%7%'"); err == nil {
+					stmt := fmt.Sprintf("SELECT COUNT(*) FROM profiled WHERE this LIKE '%%7%%' AND __key > %d", -seq.Add(1))
+					if rows, err = cl.SQL(ctx, stmt); err == nil {
 						rows.Close()
 					}
 				} else {
@@ -56,6 +71,12 @@ func queryLoad(ctx context.Context, t *testing.T, addr string, sqlShare int) {
 				}
 				if err != nil && ctx.Err() == nil {
 					t.Error(err)
+				}
+				if first {
+					first = false
+					started.Done()
+				}
+				if err != nil {
 					return
 				}
 			}
@@ -106,8 +127,10 @@ func TestProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A small map: each query's scan is short, and the statements' parsing
+	// and planning in Execute are a good part of the work.
 	var batch []client.Entry[int32, string]
-	for k := range int32(20000) {
+	for k := range int32(2000) {
 		batch = append(batch, client.Entry[int32, string]{Key: k, Value: fmt.Sprintf("value %d of the profiled map", k)})
 	}
 	if err := client.GetMap[int32, string](fill, "profiled").PutAll(ctx, batch); err != nil {
@@ -123,11 +146,12 @@ func TestProfile(t *testing.T) {
 	profile := func(sqlShare int, args ...string) string {
 		t.Helper()
 		lctx, stop := context.WithCancel(ctx)
-		done := make(chan struct{})
+		done, running := make(chan struct{}), make(chan struct{})
 		go func() {
 			defer close(done)
-			queryLoad(lctx, t, c.Addrs()[0], sqlShare)
+			queryLoad(lctx, t, c.Addrs()[0], sqlShare, running)
 		}()
+		<-running
 		out, errOut, code := c.Run(append([]string{"profile", "--member", admin, "--seconds", "2"}, args...)...)
 		stop()
 		<-done
