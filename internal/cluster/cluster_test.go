@@ -263,6 +263,44 @@ func TestSizeDuringMigrationInProcess(t *testing.T) {
 	t.Logf("%d exact sizes while partitions moved", sizes)
 }
 
+// TestClearDuringMigrationInProcess clears the map over and over while
+// partitions move to a joining member, refilling it in between: after
+// every Clear the map is empty (a partition in flight is cleared by its old
+// or its new owner, never by neither).
+func TestClearDuringMigrationInProcess(t *testing.T) {
+	c, m := startFilled(t, testcluster.InProcess, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	batch := make([]client.Entry[int32, string], 0, 1000)
+	for k := int32(0); k < 1000; k++ {
+		batch = append(batch, client.Entry[int32, string]{Key: k, Value: fillValue(k)})
+	}
+	clears := 0
+	for join := 0; join < 3; join++ {
+		c.Add()
+		deadline := time.Now().Add(2 * time.Minute)
+		for ; c.Unstable(1) != ""; clears++ {
+			if time.Now().After(deadline) {
+				t.Fatalf("cluster not stable after 2m: %s", c.Unstable(1))
+			}
+			if err := m.Clear(ctx); err != nil {
+				t.Fatalf("clear while partitions move: %v", err)
+			}
+			if n, err := m.Size(ctx); err != nil || n != 0 {
+				t.Fatalf("%d entries (%v) left after a clear while partitions moved", n, err)
+			}
+			if err := m.PutAll(ctx, batch); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// The next join moves partitions that hold entries.
+		if err := m.PutAll(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("%d exact clears while partitions moved", clears)
+}
+
 // TestProcessCluster runs the cluster scenarios against real
 // `atoll member start` processes.
 func TestProcessCluster(t *testing.T) {

@@ -585,21 +585,26 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
 
     @Override
     public CompletableFuture<Integer> sizeAsync() {
-        client.checkOpen();
-        CompletableFuture<Integer> out = new CompletableFuture<>();
-        long deadline = System.nanoTime() + client.config.getInvocationTimeout().toNanos();
-        sizeRound(deadline, client.retry.getInitialBackoff().toNanos(), out);
-        return out;
+        PipelineRequest req = PipelineRequest.newBuilder().setSize(MapRequest.newBuilder().setMap(name)).build();
+        return everyPartition(req, true, "counted").thenApply(total -> (int) Math.min(Integer.MAX_VALUE, total));
     }
 
     /**
-     * One round of size: every member counts the partitions it owns and names them. The sizes
-     * add up only when every partition was counted exactly once; partitions that move during
-     * the round may be counted twice or not at all, and then the round is repeated after a
-     * backoff.
+     * Runs a whole-map call (size, clear) on every member in rounds until the members' answers
+     * cover every partition: exactly once when {@code exact}, at least once otherwise. Each
+     * member names the partitions it owned while it answered; partitions that move during a
+     * round may be covered twice or not at all, and the round is then repeated after a
+     * backoff. Completes with the sum of the members' sizes.
      */
-    private void sizeRound(long deadline, long backoffNanos, CompletableFuture<Integer> out) {
-        PipelineRequest req = PipelineRequest.newBuilder().setSize(MapRequest.newBuilder().setMap(name)).build();
+    private CompletableFuture<Long> everyPartition(PipelineRequest req, boolean exact, String what) {
+        client.checkOpen();
+        CompletableFuture<Long> out = new CompletableFuture<>();
+        long deadline = System.nanoTime() + client.config.getInvocationTimeout().toNanos();
+        partitionRound(req, exact, what, deadline, client.retry.getInitialBackoff().toNanos(), out);
+        return out;
+    }
+
+    private void partitionRound(PipelineRequest req, boolean exact, String what, long deadline, long backoffNanos, CompletableFuture<Long> out) {
         onEveryMember(req, true).whenComplete((rs, err) -> {
             if (err != null) {
                 out.completeExceptionally(Errors.unwrap(err));
@@ -611,8 +616,8 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
             long total = 0;
             for (PipelineResponse r : rs) {
                 for (int p : r.getSize().getPartitionsList()) {
-                    if (p < 0 || p >= count || seen[p]) {
-                        moved = "partition " + p + " was counted twice";
+                    if (p < 0 || p >= count || (seen[p] && exact)) {
+                        moved = "partition " + p + " was " + what + " twice";
                         break;
                     }
                     seen[p] = true;
@@ -621,22 +626,23 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
             }
             for (int p = 0; moved == null && p < count; p++) {
                 if (!seen[p]) {
-                    moved = "partition " + p + " was not counted";
+                    moved = "partition " + p + " was not " + what;
                 }
             }
             if (moved == null) {
-                out.complete((int) Math.min(Integer.MAX_VALUE, total));
+                out.complete(total);
                 return;
             }
             long delay = client.jitter(backoffNanos);
             if (System.nanoTime() + delay - deadline >= 0) {
-                out.completeExceptionally(new OperationTimeoutException("size did not complete within the invocation timeout of "
-                        + client.config.getInvocationTimeout() + ": partitions kept moving (" + moved + ")", null, -1, false, null));
+                out.completeExceptionally(new OperationTimeoutException(req.getOpCase().name().toLowerCase(java.util.Locale.ROOT)
+                        + " did not complete within the invocation timeout of " + client.config.getInvocationTimeout()
+                        + ": partitions kept moving (" + moved + ")", null, -1, false, null));
                 return;
             }
             long next = Math.min((long) (backoffNanos * client.retry.getMultiplier()), client.retry.getMaxBackoff().toNanos());
             try {
-                client.scheduler.schedule(() -> sizeRound(deadline, next, out), delay, TimeUnit.NANOSECONDS);
+                client.scheduler.schedule(() -> partitionRound(req, exact, what, deadline, next, out), delay, TimeUnit.NANOSECONDS);
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 out.completeExceptionally(new ClientNotActiveException());
             }
@@ -662,9 +668,15 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
         await(clearAsync());
     }
 
+    /**
+     * Every partition is cleared by its owner at the time; a partition that moves meanwhile is
+     * cleared again by its new owner.
+     */
     @Override
     public CompletableFuture<Void> clearAsync() {
-        return wholeMapWrite(PipelineRequest.newBuilder().setClear(MapRequest.newBuilder().setMap(name)).build());
+        PipelineRequest req = PipelineRequest.newBuilder().setClear(MapRequest.newBuilder().setMap(name)).build();
+        CompletableFuture<Void> f = everyPartition(req, false, "cleared").thenApply(total -> null);
+        return near == null ? f : f.whenComplete((v, e) -> near.clear());
     }
 
     @Override
