@@ -70,6 +70,13 @@ func (a lineageInfo) larger(b lineageInfo) bool {
 	return bytes.Compare(a.oldest.UUID[:], b.oldest.UUID[:]) < 0
 }
 
+// Merging reports whether a split-brain merge is under way as this member
+// sees it: it is merging into another cluster, or it sees members of
+// another cluster (the smaller side merges once it finds them).
+func (n *Node) Merging() bool {
+	return n.merging.Load() || len(n.sides()) > 0
+}
+
 // mergeIfSmaller merges this member into a larger cluster it can see.
 func (c *coordinator) mergeIfSmaller() {
 	n := c.n

@@ -187,15 +187,13 @@ feed:
 // collect runs a plan node to completion and returns its rows (cloned),
 // starting again when its partitions moved (as Execute does).
 func (e *Engine) collect(ctx context.Context, n plan.Node, params []expr.Value, opts Options) ([][]expr.Value, error) {
-	for attempt := 0; ; attempt++ {
-		rows, err := e.collectOnce(ctx, n, params, opts)
-		if !placementMoved(err, attempt) {
-			return rows, err
-		}
-		if err := waitPlacement(ctx, attempt); err != nil {
-			return nil, err
-		}
-	}
+	var rows [][]expr.Value
+	err := e.whileMoving(ctx, opts, func(opts Options) error {
+		var err error
+		rows, err = e.collectOnce(ctx, n, params, opts)
+		return err
+	})
+	return rows, err
 }
 
 func (e *Engine) collectOnce(ctx context.Context, n plan.Node, params []expr.Value, opts Options) ([][]expr.Value, error) {

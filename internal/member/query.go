@@ -102,6 +102,7 @@ func (d *dmlWriter) Write(ctx context.Context, op exec.Write) (bool, error) {
 // forwarded DML writes) and the broadcast of catalog changes.
 type queryPeers interface {
 	Owned(pid int32) bool
+	Merging() bool
 	Conn(addr string) (grpc.ClientConnInterface, error)
 	BroadcastCatalog(ctx context.Context, changes [][]byte) error
 }
@@ -121,7 +122,7 @@ func newQuery(cat *catalog.Local, reg *maps.Registry, ser *serialization.Service
 	}}
 	eng := exec.New(exec.Config{
 		Maps: queryMaps{reg}, Catalog: cat, Serialization: ser, Table: table, Self: self,
-		Remote: remote, Owned: peers.Owned, Writer: writer, Logger: log,
+		Remote: remote, Owned: peers.Owned, Merging: peers.Merging, Writer: writer, Logger: log,
 		OnScanned: func(ctx context.Context, n int64) {
 			kind, _ := pprof.Label(ctx, profiling.LabelKind)
 			qm.Scanned(kind, n)
