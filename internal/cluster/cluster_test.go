@@ -263,6 +263,24 @@ func TestSizeDuringMigrationInProcess(t *testing.T) {
 	t.Logf("%d exact sizes while partitions moved", sizes)
 }
 
+// TestJoinIsNotLoggedAsMerge: a member that starts and joins a cluster
+// logs a join, not a split-brain merge (WARN is kept for real merges,
+// which TestSplitBrainMerge checks).
+func TestJoinIsNotLoggedAsMerge(t *testing.T) {
+	c := testcluster.Start(t, testcluster.InProcess, 1, testcluster.Options{})
+	c.Add()
+	c.WaitStable(1, time.Minute)
+	logs := c.Members()[1].Logs()
+	for _, line := range strings.Split(logs, "\n") {
+		if strings.Contains(line, "level=WARN") && strings.Contains(line, "merg") {
+			t.Errorf("a joining member logged a merge: %s", line)
+		}
+	}
+	if !strings.Contains(logs, "joined the cluster") {
+		t.Errorf("the joining member did not log its join:\n%s", logs)
+	}
+}
+
 // TestClearDuringMigrationInProcess clears the map over and over while
 // partitions move to a joining member, refilling it in between: after
 // every Clear the map is empty (a partition in flight is cleared by its old
