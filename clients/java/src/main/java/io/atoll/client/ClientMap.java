@@ -3,11 +3,8 @@ package io.atoll.client;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
 import io.atoll.client.proto.Entry;
-import io.atoll.client.proto.EntriesResponse;
 import io.atoll.client.proto.EntryEventBatch;
 import io.atoll.client.proto.GetAllRequest;
-import io.atoll.client.proto.IterateRequest;
-import io.atoll.client.proto.IterationKind;
 import io.atoll.client.proto.KeyRequest;
 import io.atoll.client.proto.ListenRequest;
 import io.atoll.client.proto.MapRequest;
@@ -761,55 +758,10 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
         return onEveryMember(PipelineRequest.newBuilder().setConfigureMap(b).build(), true).thenApply(r -> null);
     }
 
-    // ---- iteration ----
+    // ---- keys, values and entries ----
 
-    /** Streams the map's pages from every member, each for the partitions it owns. */
-    private CompletableFuture<List<Entry>> iterate(IterationKind kind) {
-        client.checkOpen();
-        RoutingTable t = client.routing();
-        Map<String, List<Integer>> byOwner = t == null ? Map.of() : t.partitionsByOwner();
-        List<CompletableFuture<List<Entry>>> parts = new ArrayList<>();
-        if (byOwner.isEmpty()) {
-            parts.add(iterateOn(null, List.of(), kind));
-        }
-        for (Map.Entry<String, List<Integer>> e : byOwner.entrySet()) {
-            parts.add(iterateOn(e.getKey(), e.getValue(), kind));
-        }
-        return CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
-            List<Entry> all = new ArrayList<>();
-            for (CompletableFuture<List<Entry>> p : parts) {
-                all.addAll(p.join());
-            }
-            return all;
-        });
-    }
-
-    private CompletableFuture<List<Entry>> iterateOn(String owner, List<Integer> partitions, IterationKind kind) {
-        CompletableFuture<Connection> conn = owner == null ? client.anyConnection() : client.connectTo(owner);
-        return conn.thenCompose(c -> {
-            CompletableFuture<List<Entry>> out = new CompletableFuture<>();
-            List<Entry> entries = new ArrayList<>();
-            IterateRequest req = IterateRequest.newBuilder().setMap(name).setKind(kind).addAllPartitions(partitions).build();
-            c.maps.withDeadlineAfter(client.config.getInvocationTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                    .iterate(req, new StreamObserver<>() {
-                        @Override
-                        public void onNext(EntriesResponse page) {
-                            entries.addAll(page.getEntriesList());
-                        }
-
-                        @Override
-                        public void onError(Throwable t) {
-                            out.completeExceptionally(Errors.fromStatus(t, c.address, client.config.getClusterName()));
-                        }
-
-                        @Override
-                        public void onCompleted() {
-                            out.complete(entries);
-                        }
-                    });
-            return out;
-        });
-    }
+    // Without a predicate, as with one: a query over every entry, whose rows arrive page by
+    // page and are deserialized one at a time while the result is iterated.
 
     @Override
     public Set<K> keySet() {
@@ -817,21 +769,8 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public CompletableFuture<Set<K>> keySetAsync() {
-        return iterate(IterationKind.ITERATION_KIND_KEYS).thenCompose(entries -> {
-            List<Data> keys = new ArrayList<>(entries.size());
-            for (Entry e : entries) {
-                keys.add(data(e.getKey()));
-            }
-            return decodeAll(keys).thenApply(objs -> {
-                Set<K> out = new LinkedHashSet<>();
-                for (Object o : objs) {
-                    out.add((K) o);
-                }
-                return out;
-            });
-        });
+        return query(PredicateResult.PREDICATE_RESULT_KEYS, null, null).thenApply(this::keysOf);
     }
 
     @Override
@@ -840,15 +779,8 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public CompletableFuture<Collection<V>> valuesAsync() {
-        return iterate(IterationKind.ITERATION_KIND_VALUES).thenCompose(entries -> {
-            List<Data> values = new ArrayList<>(entries.size());
-            for (Entry e : entries) {
-                values.add(data(e.getValue()));
-            }
-            return decodeAll(values).thenApply(objs -> (Collection<V>) (Collection<?>) objs);
-        });
+        return query(PredicateResult.PREDICATE_RESULT_VALUES, null, null).thenApply(this::valuesOf);
     }
 
     @Override
@@ -857,22 +789,8 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public CompletableFuture<Set<Map.Entry<K, V>>> entrySetAsync() {
-        return iterate(IterationKind.ITERATION_KIND_ENTRIES).thenCompose(entries -> {
-            List<Data> flat = new ArrayList<>(entries.size() * 2);
-            for (Entry e : entries) {
-                flat.add(data(e.getKey()));
-                flat.add(data(e.getValue()));
-            }
-            return decodeAll(flat).thenApply(objs -> {
-                Set<Map.Entry<K, V>> out = new LinkedHashSet<>();
-                for (int i = 0; i < objs.size(); i += 2) {
-                    out.add(new AbstractMap.SimpleImmutableEntry<>((K) objs.get(i), (V) objs.get(i + 1)));
-                }
-                return out;
-            });
-        });
+        return query(PredicateResult.PREDICATE_RESULT_ENTRIES, null, null).thenApply(this::entriesOf);
     }
 
     // ---- listeners ----

@@ -121,10 +121,10 @@ class PredicateQueryTest {
         cases.put(Predicates.equal("smallArray[any].stringField", "y"), keysWhere(l -> l.intField % 2 == 1));
         cases.put(Predicates.equal("smallArray[1].stringField", "x"), keysWhere(l -> l.intField % 2 == 0));
         cases.put(Predicates.equal("intArray[0]", 50), Set.of(5));
-        // Values convert across numeric types; an attribute nothing has matches nothing.
+        // Values convert to the attribute's type (an unknown attribute fails: see badInput).
         cases.put(Predicates.equal("intField", 42L), Set.of(42));
         cases.put(Predicates.lessThan("intField", 2.5), Set.of(0, 1, 2));
-        cases.put(Predicates.equal("noSuchField", 1), Set.of());
+        cases.put(Predicates.equal("intField", "42"), Set.of(42));
         // Objects compare serialized.
         cases.put(Predicates.equal("this", VALUES.get(7)), Set.of(7));
         cases.put(Predicates.equal("__key", 8), Set.of(8));
@@ -163,6 +163,18 @@ class PredicateQueryTest {
         assertTrue(values.iterator().next() != values.iterator().next());
         // The predicate-less forms read every entry.
         assertEquals(VALUES.keySet(), large.keySet(Predicates.alwaysTrue()));
+        // Without a predicate the results are lazy too: read-only, deserialized while iterated.
+        Set<Integer> allKeys = large.keySet();
+        Collection<Large> allValues = large.values();
+        Set<Map.Entry<Integer, Large>> allEntries = large.entrySet();
+        assertEquals(VALUES.keySet(), allKeys);
+        assertEquals(VALUES.size(), allValues.size());
+        assertEquals(VALUES.size(), allEntries.size());
+        assertThrows(UnsupportedOperationException.class, () -> allKeys.add(1));
+        assertThrows(UnsupportedOperationException.class, () -> allValues.clear());
+        assertThrows(UnsupportedOperationException.class, () -> allEntries.iterator().remove());
+        assertTrue(allValues.iterator().next() != allValues.iterator().next());
+        assertTrue(allEntries.iterator().next().getValue() != allEntries.iterator().next().getValue());
     }
 
     @Test
@@ -257,6 +269,9 @@ class PredicateQueryTest {
         m.putAll(batch);
         Set<Integer> keys = m.keySet(Predicates.alwaysTrue());
         assertEquals(batch.keySet(), keys);
+        assertEquals(batch.keySet(), m.keySet());
+        assertEquals(new HashSet<>(batch.values()), new HashSet<>(m.valuesAsync().get(60, TimeUnit.SECONDS)));
+        assertEquals(n, m.entrySet().size());
         assertEquals(new HashSet<>(batch.values()), new HashSet<>(m.valuesAsync(Predicates.like("this", "v%")).get(60, TimeUnit.SECONDS)));
         assertEquals(n - 10, m.entrySetAsync(Predicates.greaterEqual("__key", 10)).get(60, TimeUnit.SECONDS).size());
         Set<String> distinct = m.aggregate(Aggregators.distinct("this"));
