@@ -14,7 +14,7 @@ import (
 // results, as in Hazelcast).
 type aggState struct {
 	fn     string
-	attr   string // the argument, for errors
+	arg    expr.Expr // the argument (or min_by/max_by's compared one), named in errors
 	kind   aggKind
 	t      expr.Type
 	count  int64
@@ -43,12 +43,9 @@ const (
 var aggKinds = map[string]aggKind{"count": aggCount, "sum": aggSum, "avg": aggAvg, "min": aggMin, "max": aggMax, "min_by": aggMinBy, "max_by": aggMaxBy}
 
 func newAggState(a plan.AggCall) aggState {
-	s := aggState{fn: a.Func, kind: aggKinds[a.Func], t: a.T}
-	switch {
-	case a.By != nil:
-		s.attr = a.By.String()
-	case a.Arg != nil:
-		s.attr = a.Arg.String()
+	s := aggState{fn: a.Func, kind: aggKinds[a.Func], t: a.T, arg: a.Arg}
+	if a.By != nil {
+		s.arg = a.By
 	}
 	return s
 }
@@ -124,7 +121,11 @@ func (s *aggState) add(v, by *expr.Value) {
 // fail records the first value the aggregate cannot take.
 func (s *aggState) fail(why string, found expr.Type) {
 	if s.failed == nil {
-		s.failed = evalErrf("%s of %s: found a value of type %s; %s", strings.ToUpper(s.fn), s.attr, found, why)
+		name := "*"
+		if s.arg != nil {
+			name = s.arg.String()
+		}
+		s.failed = evalErrf("%s of %s: found a value of type %s; %s", strings.ToUpper(s.fn), name, found, why)
 	}
 }
 
