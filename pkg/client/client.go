@@ -22,7 +22,9 @@ const Version = "0.1.0"
 // 127.0.0.1:5701 in the cluster "dev", Atoll's embedded defaults.
 type Config struct {
 	// Addresses are seed members (host:port); any one reachable member is
-	// enough, the others are learned from it.
+	// enough, the others are learned from it. New dials them all at once
+	// and keeps the first that answers; an address that refuses the
+	// connection fails at once rather than after ConnectTimeout.
 	Addresses []string
 	// ClusterName must match the members' cluster name.
 	ClusterName string
