@@ -312,6 +312,7 @@ func (c *Client) watchTable() {
 			for err == nil {
 				var t *pb.PartitionTable
 				if t, err = stream.Recv(); err == nil {
+					cn.seen()
 					c.setTable(0, t, true)
 					backoff = c.cfg.Retry.InitialBackoff
 				}
@@ -440,9 +441,9 @@ func (c *Client) anyConn(ctx context.Context) (*conn, error) {
 }
 
 // probe asks a member for its partition table (adopting it): a member
-// that answers is alive.
+// that answers within the connect timeout is alive enough to use.
 func (c *Client) probe(ctx context.Context, cn *conn) (*conn, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.HeartbeatTimeout)
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.ConnectTimeout)
 	defer cancel()
 	t, err := cn.cluster.GetPartitionTable(ctx, &pb.GetPartitionTableRequest{})
 	if err != nil {

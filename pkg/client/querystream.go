@@ -15,6 +15,7 @@ import (
 // stream: each call carries an id and waits for the reply with that id.
 type queryStream struct {
 	addr    string
+	cn      *conn // the connection it runs on (answers count as signs of life)
 	stream  pb.QueryService_PipelineClient
 	cancel  context.CancelFunc
 	sendMu  sync.Mutex
@@ -59,7 +60,7 @@ func (c *Client) queryStreamFor(cn *conn) (*queryStream, error) {
 		cancel()
 		return nil, errorFromStatus(err, cn.addr)
 	}
-	qs := &queryStream{addr: cn.addr, stream: stream, cancel: cancel, pending: map[uint64]chan *pb.QueryReply{}, done: make(chan struct{})}
+	qs := &queryStream{addr: cn.addr, cn: cn, stream: stream, cancel: cancel, pending: map[uint64]chan *pb.QueryReply{}, done: make(chan struct{})}
 	go qs.receive()
 	c.qstreams.m[cn] = qs
 	return qs, nil
@@ -76,6 +77,7 @@ func (qs *queryStream) receive() {
 			qs.fail(errorFromStatus(err, qs.addr))
 			return
 		}
+		qs.cn.seen()
 		qs.mu.Lock()
 		ch := qs.pending[r.CallId]
 		delete(qs.pending, r.CallId)
