@@ -27,6 +27,13 @@ if ! python3 -c 'import duckdb' 2>/dev/null; then
 		python3 -m pip install --quiet 'duckdb==2.0.0'
 fi
 
+# TPC-H Q13 (the join test and atoll-bench q13) generates its data with
+# tpchgen-cli (PyPI tpchgen-cli, pinned: a generator binary in the wheel).
+if ! command -v tpchgen-cli >/dev/null 2>&1 && ! [ -x "$(python3 -m site --user-base)/bin/tpchgen-cli" ]; then
+	python3 -m pip install --user --quiet 'tpchgen-cli==4.0.0' 2>/dev/null ||
+		python3 -m pip install --quiet 'tpchgen-cli==4.0.0'
+fi
+
 # The dashboards test runs a real Prometheus server; Debian packages it.
 if ! need prometheus; then
 	# Not fatal: without it the dashboards test skips and says why.

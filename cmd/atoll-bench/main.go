@@ -45,6 +45,7 @@ func newRootCmd() *cobra.Command {
   serialization     workload B: COMPACT, PORTABLE, IDENTIFIED and BYTE_ARRAY values,
                     SMALL and LARGE: get, set, memory cost per entry, SQL and predicate query
   all               both
+  q13               TPC-H Query 13, a join across partitions and members, against DuckDB
 
 Without --addr it starts an embedded cluster of --members members in this
 process; with --addr it drives an existing cluster. Each case runs by the
@@ -60,6 +61,7 @@ minutes for all); --quick runs the smoke sizes in under a minute.`,
 		newRunCmd("predicate-vs-sql", "Workload A: SQL and the Predicate API side by side", true, false),
 		newRunCmd("serialization", "Workload B: serialization kinds and sizes (get, set, memory, queries)", false, true),
 		newRunCmd("all", "Workloads A and B", true, true),
+		newQ13Cmd(),
 		newCompareCmd(),
 	)
 	return root

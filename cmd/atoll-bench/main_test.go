@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -225,5 +226,47 @@ func TestProfiles(t *testing.T) {
 	}
 	if !kinds["cpu"] || !kinds["allocs"] {
 		t.Errorf("profiles %+v, want cpu and allocs", r.Cases[0].Profiles)
+	}
+}
+
+// TestQ13EndToEnd runs Q13 at a tiny scale factor on one and two embedded
+// members, checked against DuckDB, and reads back its table, JSON and page.
+func TestQ13EndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	jsonOut, htmlOut := filepath.Join(dir, "q13.json"), filepath.Join(dir, "q13.html")
+	stdout, stderr, err := execute(t, "q13", "--sf", "0.01", "--members", "1,2", "--vector-sizes", "100,1000", "--runs", "1",
+		"--data", filepath.Join(dir, "data"), "--json", jsonOut, "--html", htmlOut)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr, "Q13 on 2 member(s) returns DuckDB's") || !strings.Contains(stdout, "vector size") {
+		t.Fatalf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+	b, err := os.ReadFile(jsonOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run struct {
+		Results []struct {
+			Members     int     `json:"members"`
+			VectorSize  int64   `json:"vectorSize"`
+			MedianMs    float64 `json:"medianMs"`
+			Rows        float64 `json:"rowsShippedPerRun"`
+			BytesPerRow float64 `json:"bytesPerShippedRow"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(b, &run); err != nil {
+		t.Fatal(err)
+	}
+	// One member sends nothing (one setting); two members each vector size.
+	if len(run.Results) != 3 || run.Results[0].Members != 1 || run.Results[0].Rows != 0 ||
+		run.Results[2].Members != 2 || run.Results[2].VectorSize != 1000 || run.Results[2].Rows == 0 || run.Results[2].BytesPerRow <= 0 {
+		t.Fatalf("results %+v", run.Results)
+	}
+	if page, err := os.ReadFile(htmlOut); err != nil || !strings.Contains(string(page), "<svg") {
+		t.Fatalf("page: %v", err)
+	}
+	if _, _, err := execute(t, "q13", "--members", "0"); err == nil || !strings.Contains(err.Error(), "--members 0") {
+		t.Fatalf("--members 0: %v", err)
 	}
 }

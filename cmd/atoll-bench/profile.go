@@ -55,7 +55,7 @@ func (p *memberProfiler) Start(ctx context.Context, c workload.Case, rounds time
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				prof, err := p.capture(ctx, c, i, admin, kind, seconds)
+				prof, err := p.capture(ctx, c.ID(), i, admin, kind, seconds)
 				mu.Lock()
 				defer mu.Unlock()
 				if err != nil {
@@ -76,12 +76,13 @@ func (p *memberProfiler) Start(ctx context.Context, c workload.Case, rounds time
 	}
 }
 
-func (p *memberProfiler) capture(ctx context.Context, c workload.Case, member int, admin, kind string, seconds int) (report.Profile, error) {
+// capture takes one profile of one member while the case id runs.
+func (p *memberProfiler) capture(ctx context.Context, id string, member int, admin, kind string, seconds int) (report.Profile, error) {
 	raw, prof, err := profiling.Fetch(ctx, admin, kind, seconds)
 	if err != nil {
 		return report.Profile{}, err
 	}
-	stem := filepath.Join(p.dir, fmt.Sprintf("%s.member%d.%s", slug(c.ID()), member+1, kind))
+	stem := filepath.Join(p.dir, fmt.Sprintf("%s.member%d.%s", slug(id), member+1, kind))
 	if err := os.WriteFile(stem+".pb.gz", raw, 0o644); err != nil {
 		return report.Profile{}, err
 	}
@@ -89,7 +90,7 @@ func (p *memberProfiler) capture(ctx context.Context, c workload.Case, member in
 	// (the CPU profile's buffers and encoding show in the allocation
 	// profile taken at the same time); the raw profile keeps everything.
 	prof.FilterSamplesByName(nil, profilerFrames, nil, nil)
-	g, err := profiling.NewFlameGraph(prof, fmt.Sprintf("%s profile of %s during %s (%ds)", kind, admin, c.ID(), seconds))
+	g, err := profiling.NewFlameGraph(prof, fmt.Sprintf("%s profile of %s during %s (%ds)", kind, admin, id, seconds))
 	if err != nil {
 		return report.Profile{}, err
 	}

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"time"
+
 	"fmt"
 	"io"
 	"strings"
@@ -38,8 +41,120 @@ func newClusterCmd() *cobra.Command {
 		Use: "partitions", Short: "List each partition's owner and backups, and the migrations in flight", Args: cobra.NoArgs,
 		RunE: withState(printPartitions),
 	}
-	cmd.AddCommand(members, partitions)
+	var clear bool
+	var interval time.Duration
+	stats := &cobra.Command{
+		Use:   "stats",
+		Short: "Show each member's join exchange counters and their total",
+		Long: `stats prints one line per member and a total line with the counters of the
+join exchange, the rows of joins that move between members: messages and
+kilobytes sent and received, rows shipped, microseconds blocked writing to a
+peer (write-block) and microseconds waiting for the locks and queues that
+hand rows to the join (scheduling wait), counted since the member started or
+since they were last cleared. --clear clears them once read (as SQL's
+TABLE(exchange_stats(TRUE))); --interval reads them twice that far apart and
+prints the messages and kilobytes per second in between.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, ctx, done, err := cf.connect(cmd)
+			if err != nil {
+				return err
+			}
+			defer done()
+			var before []exchangeStats
+			if interval > 0 {
+				if before, err = readExchangeStats(ctx, c, false); err != nil {
+					return err
+				}
+				select {
+				case <-time.After(interval):
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+			after, err := readExchangeStats(ctx, c, clear)
+			if err != nil {
+				return err
+			}
+			printExchangeStats(cmd.OutOrStdout(), before, after, interval)
+			return nil
+		},
+	}
+	stats.Flags().BoolVar(&clear, "clear", false, "clear the counters once read")
+	stats.Flags().DurationVar(&interval, "interval", 0, "read twice this far apart and print the rates in between")
+	cmd.AddCommand(members, partitions, stats)
 	return cmd
+}
+
+// exchangeStats is one member's row of TABLE(exchange_stats()).
+type exchangeStats struct {
+	member                                       string
+	msgSent, msgRecv, bytesSent, bytesRecv, rows int64
+	writeBlockUs, schedWaitUs                    int64
+}
+
+func readExchangeStats(ctx context.Context, c *client.Client, clear bool) ([]exchangeStats, error) {
+	arg := "FALSE"
+	if clear {
+		arg = "TRUE"
+	}
+	rows, err := c.SQL(ctx, "SELECT * FROM TABLE(exchange_stats("+arg+")) ORDER BY member")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []exchangeStats
+	for rows.Next() {
+		var s exchangeStats
+		if err := rows.Scan(&s.member, &s.msgSent, &s.msgRecv, &s.bytesSent, &s.bytesRecv, &s.rows, &s.writeBlockUs, &s.schedWaitUs); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// printExchangeStats prints a line per member ("cl 1", "cl 2", ...) and a
+// total, with the rates over interval when before is set.
+func printExchangeStats(out io.Writer, before, after []exchangeStats, interval time.Duration) {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
+	head := "\tMEMBER\tMSG SENT\tMSG RECEIVED\tKB SENT\tKB RECEIVED\tROWS SHIPPED\tWRITE-BLOCK µs\tSCHED WAIT µs\t"
+	if before != nil {
+		head += "M/S\tKB/S\t"
+	}
+	fmt.Fprintln(w, head)
+	prev := map[string]exchangeStats{}
+	for _, s := range before {
+		prev[s.member] = s
+	}
+	var total, totalPrev exchangeStats
+	line := func(name string, s, p exchangeStats) {
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.0f\t%.0f\t%d\t%d\t%d\t", name, s.member, s.msgSent, s.msgRecv,
+			float64(s.bytesSent)/1024, float64(s.bytesRecv)/1024, s.rows, s.writeBlockUs, s.schedWaitUs)
+		if before != nil {
+			sec := interval.Seconds()
+			fmt.Fprintf(w, "%.0f\t%.0f\t", float64(s.msgSent+s.msgRecv-p.msgSent-p.msgRecv)/sec,
+				float64(s.bytesSent+s.bytesRecv-p.bytesSent-p.bytesRecv)/1024/sec)
+		}
+		fmt.Fprintln(w)
+	}
+	add := func(a *exchangeStats, s exchangeStats) {
+		a.msgSent += s.msgSent
+		a.msgRecv += s.msgRecv
+		a.bytesSent += s.bytesSent
+		a.bytesRecv += s.bytesRecv
+		a.rows += s.rows
+		a.writeBlockUs += s.writeBlockUs
+		a.schedWaitUs += s.schedWaitUs
+	}
+	for i, s := range after {
+		line(fmt.Sprintf("cl %d", i+1), s, prev[s.member])
+		add(&total, s)
+		add(&totalPrev, prev[s.member])
+	}
+	total.member = fmt.Sprintf("%d members", len(after))
+	line("cluster", total, totalPrev)
+	_ = w.Flush()
 }
 
 func printMembers(out io.Writer, st *client.ClusterState) {

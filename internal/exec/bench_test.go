@@ -145,7 +145,7 @@ func BenchmarkFragmentSum(b *testing.B) {
 				cpu0 := cpuTime()
 				for i := 0; i < b.N; i++ {
 					var sum int64
-					err := e.runFragment(context.Background(), f, parts, func(bt *Batch) error {
+					err := e.runFragment(context.Background(), f, parts, nil, NewMemoryAccount(0), func(bt *Batch) error {
 						rows, err := DecodeRows(bt.Rows, bt.Count, 2)
 						for _, r := range rows {
 							sum += r[0].I
@@ -201,7 +201,7 @@ func BenchmarkIndexedEqual(b *testing.B) {
 			Project: []expr.Expr{&expr.Col{Index: 0, Name: "__key", T: expr.Object}, &expr.Col{Index: 1, Name: "this", T: expr.Object}},
 			Names:   []string{"__key", "this"},
 			Filter:  expr.NewCall("=", expr.Boolean, &expr.Col{Index: 2, Name: "value"}, &expr.Param{Index: 0, T: expr.BigInt})}
-		ph := plan.Build(scan, cat, []expr.Type{expr.BigInt}, "query")
+		ph := plan.Build(scan, cat, []expr.Type{expr.BigInt}, "query", plan.Options{})
 		if got := plan.ExplainText(ph); !strings.Contains(got, "IndexScan") {
 			b.Fatalf("plan has no index scan:\n%s", got)
 		}
@@ -320,7 +320,7 @@ func BenchmarkFragmentFilter(b *testing.B) {
 			cpu0 := cpuTime()
 			for i := 0; i < b.N; i++ {
 				rows := 0
-				if err := e.runFragment(context.Background(), f, parts, func(bt *Batch) error { rows += bt.Count; return nil }); err != nil {
+				if err := e.runFragment(context.Background(), f, parts, nil, NewMemoryAccount(0), func(bt *Batch) error { rows += bt.Count; return nil }); err != nil {
 					b.Fatal(err)
 				}
 				if rows != n/1000 {

@@ -2,11 +2,13 @@ package exec
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"sort"
 	"sync"
 	"time"
 
+	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
 )
@@ -21,14 +23,18 @@ type rowIter interface {
 // gather runs a fragment on every member owning partitions of the map and
 // merges the batches as they arrive.
 type gather struct {
-	ch     chan *Batch
-	errc   chan error
-	width  int
-	rows   [][]expr.Value
-	pos    int
-	cancel context.CancelFunc
-	done   bool
-	wait   int // senders still running
+	ch   chan *Batch
+	errc chan error
+	// first is the first member's error: the cause, when the others then
+	// fail because the fragment was cancelled everywhere.
+	firstOnce sync.Once
+	first     error
+	width     int
+	rows      [][]expr.Value
+	pos       int
+	cancel    context.CancelFunc
+	done      bool
+	wait      int // senders still running
 }
 
 // startGather starts the fragment on the members and returns an iterator
@@ -42,13 +48,17 @@ func (q *query) startGather(f *plan.Fragment) (*gather, error) {
 		cancel()
 		return nil, err
 	}
+	var xc *pb.ExchangeContext
+	if len(f.Exchanges()) > 0 && len(parts) > 1 {
+		xc = q.exchangeContext(parts)
+	}
 	g := &gather{ch: make(chan *Batch, 16), errc: make(chan error, len(parts)), width: len(f.Out), cancel: cancel}
 	g.wait = len(parts)
 	for _, p := range parts {
 		q.e.goRun(func() {
 			var err error
 			if p.local {
-				err = q.e.runFragment(ctx, &frag, p.partitions, func(b *Batch) error {
+				err = q.e.runFragment(ctx, &frag, p.partitions, xc, q.mem, func(b *Batch) error {
 					select {
 					case g.ch <- b:
 						return nil
@@ -57,12 +67,46 @@ func (q *query) startGather(f *plan.Fragment) (*gather, error) {
 					}
 				})
 			} else {
-				err = q.e.runRemote(ctx, p, &frag, g.ch)
+				err = q.e.runRemote(ctx, p, &frag, xc, q.hints.MemoryLimit, g.ch)
+			}
+			if err != nil {
+				// One member failing ends the fragment everywhere: its
+				// exchanges would wait for it.
+				g.firstOnce.Do(func() { g.first = err })
+				cancel()
 			}
 			g.errc <- err
 		})
 	}
 	return g, nil
+}
+
+// exchangeContext describes a join fragment's run to its members: a new
+// stage id, the members, the owner of each partition and the exchange
+// settings (the member's, or the statement's hints).
+func (q *query) exchangeContext(parts []placementPart) *pb.ExchangeContext {
+	e := q.e
+	id := make([]byte, 0, 24)
+	id = append(id, e.cfg.Self[:]...)
+	id = binary.BigEndian.AppendUint64(id, e.stages.Add(1))
+	xc := &pb.ExchangeContext{QueryId: id}
+	t := e.cfg.Table.Load()
+	xc.Owners = make([]int32, t.PartitionCount())
+	for i, p := range parts {
+		xc.Members = append(xc.Members, &pb.ExchangeMember{Address: p.member.Address, Uuid: p.member.UUID[:]})
+		for _, pid := range p.partitions {
+			xc.Owners[pid] = int32(i)
+		}
+	}
+	s := e.cfg.Exchange.withDefaults()
+	xc.BatchBytes, xc.VectorSize, xc.InFlightBytes = s.BatchBytes, s.VectorSize, s.InFlightBytes
+	if q.hints.BatchBytes > 0 {
+		xc.BatchBytes = q.hints.BatchBytes
+	}
+	if q.hints.VectorSize > 0 {
+		xc.VectorSize = q.hints.VectorSize
+	}
+	return xc
 }
 
 // nextBatch returns the next raw batch, or nil at the end.
@@ -83,7 +127,8 @@ func (g *gather) nextBatch() (*Batch, error) {
 			g.wait--
 			if err != nil {
 				g.cancel()
-				return nil, err
+				g.firstOnce.Do(func() { g.first = err })
+				return nil, g.first
 			}
 		}
 	}
@@ -243,13 +288,16 @@ func (u *unionIter) Next() ([]expr.Value, error) {
 }
 
 // aggregateRows groups rows and computes aggregates: from raw rows
-// (merge=false) or from partial states (merge=true).
-func aggregateRows(in rowIter, groups int, groupFns []expr.Fn, aggs []plan.AggCall, argFns, byFns []expr.Fn, merge bool, env *expr.Env) ([][]expr.Value, error) {
+// (merge=false) or from partial states (merge=true); each output row is
+// the group keys then the aggregates' values, or with partialOut their
+// partial states (plan.PartialTypes).
+func aggregateRows(in rowIter, groups int, groupFns []expr.Fn, aggs []plan.AggCall, argFns, byFns []expr.Fn, merge, partialOut bool, env *expr.Env) ([][]expr.Value, error) {
 	type grp struct {
 		keys   []expr.Value
 		states []aggState
 	}
 	m := map[string]*grp{}
+	ints := map[int64]*grp{} // one integer key: no key bytes
 	var order []*grp
 	var buf []byte
 	keys := make([]expr.Value, groups)
@@ -269,12 +317,20 @@ func aggregateRows(in rowIter, groups int, groupFns []expr.Fn, aggs []plan.AggCa
 				keys[i] = groupFns[i](&row)
 			}
 		}
-		buf = rowKey(buf, keys)
-		g := m[string(buf)]
-		if g == nil {
-			g = &grp{keys: append([]expr.Value(nil), keys...), states: newAggStates(aggs)}
-			m[string(buf)] = g
-			order = append(order, g)
+		var g *grp
+		if groups == 1 && keys[0].T.IsInteger() {
+			if g = ints[keys[0].I]; g == nil {
+				g = &grp{keys: []expr.Value{keys[0]}, states: newAggStates(aggs)}
+				ints[keys[0].I] = g
+				order = append(order, g)
+			}
+		} else {
+			buf = rowKey(buf, keys)
+			if g = m[string(buf)]; g == nil {
+				g = &grp{keys: append([]expr.Value(nil), keys...), states: newAggStates(aggs)}
+				m[string(buf)] = g
+				order = append(order, g)
+			}
 		}
 		if merge {
 			at := groups
@@ -311,6 +367,10 @@ func aggregateRows(in rowIter, groups int, groupFns []expr.Fn, aggs []plan.AggCa
 	for _, g := range order {
 		row := append([]expr.Value(nil), g.keys...)
 		for i := range g.states {
+			if partialOut {
+				row = g.states[i].partial(row)
+				continue
+			}
 			v, err := g.states[i].final()
 			if err != nil {
 				return nil, err
@@ -339,7 +399,7 @@ func distinctAggregates(in rowIter, groupFns []expr.Fn, aggs []plan.AggCall, arg
 	// Plain aggregates first.
 	plain := make([]plan.AggCall, len(aggs))
 	copy(plain, aggs)
-	res, err := aggregateRows(&sliceIter{rows: all}, len(groupFns), groupFns, plain, argFns, byFns, false, env)
+	res, err := aggregateRows(&sliceIter{rows: all}, len(groupFns), groupFns, plain, argFns, byFns, false, false, env)
 	if err != nil {
 		return nil, err
 	}
@@ -408,6 +468,14 @@ func (q *query) build(n plan.Node) (rowIter, error) {
 		return out, nil
 	}
 	switch x := n.(type) {
+	case *plan.HashJoin:
+		return q.hashJoin(x)
+	case *plan.ExchangeStats:
+		rows, err := q.e.exchangeStats(q.ctx, x.Clear)
+		if err != nil {
+			return nil, err
+		}
+		return &sliceIter{rows: rows}, nil
 	case *plan.Gather:
 		g, err := q.startGather(x.Frag)
 		if err != nil {
@@ -420,7 +488,7 @@ func (q *query) build(n plan.Node) (rowIter, error) {
 		if err != nil {
 			return nil, err
 		}
-		rows, err := aggregateRows(in, x.Groups, nil, x.Aggs, nil, nil, true, env)
+		rows, err := aggregateRows(in, x.Groups, nil, x.Aggs, nil, nil, true, false, env)
 		if err != nil {
 			return nil, err
 		}
@@ -450,7 +518,7 @@ func (q *query) build(n plan.Node) (rowIter, error) {
 		if anyDistinctAgg(x.Aggs) {
 			rows, err = distinctAggregates(in, gfs, x.Aggs, afs, bfs, env)
 		} else {
-			rows, err = aggregateRows(in, len(gfs), gfs, x.Aggs, afs, bfs, false, env)
+			rows, err = aggregateRows(in, len(gfs), gfs, x.Aggs, afs, bfs, false, false, env)
 		}
 		if err != nil {
 			return nil, err
@@ -580,6 +648,11 @@ type query struct {
 	now     time.Time
 	cols    []plan.Column
 	gathers []*gather
+	hints   plan.Hints
+	// mem accounts the memory the query holds on this member; tables are
+	// its coordinator's join tables, released when it ends.
+	mem    *MemoryAccount
+	tables []*joinTable
 
 	pages    chan page
 	mu       sync.Mutex
@@ -593,6 +666,9 @@ func (q *query) produce(root plan.Node, pageSize int) {
 	defer func() {
 		for _, g := range q.gathers {
 			g.close()
+		}
+		for _, t := range q.tables {
+			t.release()
 		}
 	}()
 	send := func(p page) bool {

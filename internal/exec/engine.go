@@ -3,8 +3,11 @@
 // reading fields in place from the stored bytes, fans fragments out to the
 // other members through Remote, merges their rows on the coordinator,
 // applies the coordinator's operators and pages the result to the client
-// through cursors. It also keeps the member's indexes and runs DML and
-// DDL statements.
+// through cursors. Join fragments run as stages: hash joins whose inputs
+// are scans of the member's partitions or rows other members send through
+// the exchange (member to member, with bounded in-flight bytes). Every
+// query's memory is accounted per member (MemoryAccount). It also keeps
+// the member's indexes and runs DML and DDL statements.
 package exec
 
 import (
@@ -18,6 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/partition"
 	"github.com/atolldb/atoll/internal/profiling"
 	"github.com/atolldb/atoll/internal/query/expr"
@@ -72,19 +76,24 @@ type Catalog interface {
 }
 
 // Remote runs fragments on other members. The cluster layer implements it
-// over member-to-member gRPC (QueryService.RunFragment); single members
-// need none.
+// over member-to-member gRPC (QueryService.RunFragment and
+// ExchangeService); single members need none.
 //
-// Contract: RunFragment starts the marshalled fragment (plan.MarshalFragment)
-// on member over the listed partitions and returns its row stream.
+// Contract: RunFragment starts the marshalled fragment (plan.MarshalFragment
+// in req.Fragment) on member over the listed partitions and returns its
+// row stream.
 // Next blocks until a batch arrives and returns io.EOF after the last one;
 // an error ends the stream. Cancelling ctx or calling Close stops the
 // fragment on the member. A member that no longer owns a partition fails
 // the stream with a retryable error; the coordinator then fails the query
 // (its fragments are partition-scoped, so a retry re-plans placement).
-// Implementations are safe for concurrent use.
+// OpenExchange opens a stream of a join exchange to member; it ends with
+// ctx. ExchangeStats reads (and with clear resets) a member's exchange
+// counters. Implementations are safe for concurrent use.
 type Remote interface {
-	RunFragment(ctx context.Context, member partition.Member, fragment []byte, partitions []int32) (RowStream, error)
+	RunFragment(ctx context.Context, member partition.Member, req *pb.RunFragmentRequest) (RowStream, error)
+	OpenExchange(ctx context.Context, member partition.Member) (ExchangeSender, error)
+	ExchangeStats(ctx context.Context, member partition.Member, clear bool) (ExchangeStats, error)
 }
 
 // RowStream is the row batches of a fragment running on a member.
@@ -122,6 +131,11 @@ type Config struct {
 	CursorIdleTimeout time.Duration
 	// Clock is used for CURRENT_TIMESTAMP (time.Now when nil).
 	Clock func() time.Time
+	// Exchange holds the defaults of the join exchanges.
+	Exchange ExchangeSettings
+	// MemoryLimit bounds what one query may hold on this member (hash
+	// tables and exchange buffers), in bytes; 0: no limit.
+	MemoryLimit int64
 }
 
 // Engine executes plans on a member. Safe for concurrent use.
@@ -143,6 +157,9 @@ type Engine struct {
 	synced atomic.Uint64 // catalog version whose indexes are built
 
 	placed atomic.Pointer[placementCache]
+
+	hub    *hub
+	stages atomic.Uint64 // numbers the stages this member coordinates
 }
 
 // placementCache is the placement of the latest partition table.
@@ -166,7 +183,7 @@ func New(cfg Config) *Engine {
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}
-	e := &Engine{cfg: cfg, indexes: NewIndexes(cfg.Serialization), cursors: map[uint64]*query{}, stop: make(chan struct{})}
+	e := &Engine{cfg: cfg, indexes: NewIndexes(cfg.Serialization), cursors: map[uint64]*query{}, stop: make(chan struct{}), hub: newHub()}
 	e.writer = cfg.Writer
 	if e.writer == nil {
 		e.writer = localWriter{e}
@@ -277,12 +294,13 @@ func (e *Engine) placement() ([]placementPart, error) {
 }
 
 // runRemote runs a fragment on another member and forwards its batches.
-func (e *Engine) runRemote(ctx context.Context, p placementPart, f *plan.Fragment, out chan<- *Batch) error {
+func (e *Engine) runRemote(ctx context.Context, p placementPart, f *plan.Fragment, xc *pb.ExchangeContext, memLimit int64, out chan<- *Batch) error {
 	b, err := plan.MarshalFragment(f)
 	if err != nil {
 		return err
 	}
-	rs, err := e.cfg.Remote.RunFragment(ctx, p.member, b, p.partitions)
+	req := &pb.RunFragmentRequest{Fragment: b, Partitions: p.partitions, Exchange: xc, MemoryLimitBytes: memLimit}
+	rs, err := e.cfg.Remote.RunFragment(ctx, p.member, req)
 	if err != nil {
 		return err
 	}
@@ -306,13 +324,13 @@ func (e *Engine) runRemote(ctx context.Context, p placementPart, f *plan.Fragmen
 // RunFragment runs a marshalled fragment from another member over the
 // given partitions (which must be this member's) and passes its batches to
 // send. The server's QueryService.RunFragment calls it.
-func (e *Engine) RunFragment(ctx context.Context, fragment []byte, partitions []int32, send func(*Batch) error) error {
-	f, err := plan.UnmarshalFragment(fragment, e.indexInfo)
+func (e *Engine) RunFragment(ctx context.Context, req *pb.RunFragmentRequest, send func(*Batch) error) error {
+	f, err := plan.UnmarshalFragment(req.Fragment, e.indexInfo)
 	if err != nil {
 		return err
 	}
 	t := e.cfg.Table.Load()
-	for _, p := range partitions {
+	for _, p := range req.Partitions {
 		if p < 0 || t == nil || int(p) >= t.PartitionCount() {
 			return plan.Errorf("partition %d is out of range", p)
 		}
@@ -320,8 +338,32 @@ func (e *Engine) RunFragment(ctx context.Context, fragment []byte, partitions []
 			return err
 		}
 	}
-	return e.runFragment(ctx, f, partitions, send)
+	if f.Join != nil && len(f.Exchanges()) > 0 && req.Exchange == nil {
+		return plan.Errorf("a join fragment whose rows move needs an exchange context")
+	}
+	return e.runFragment(ctx, f, req.Partitions, req.Exchange, e.memoryAccount(req.MemoryLimitBytes), send)
 }
+
+// memoryAccount returns a query's account on this member: the request's
+// limit, or the member's.
+func (e *Engine) memoryAccount(limit int64) *MemoryAccount {
+	if limit <= 0 {
+		limit = e.cfg.MemoryLimit
+	}
+	return NewMemoryAccount(limit)
+}
+
+// ServeExchange receives one exchange stream from another member (the
+// server's ExchangeService.Exchange calls it).
+func (e *Engine) ServeExchange(stream ExchangeReceiver) error { return e.hub.serve(stream) }
+
+// LocalExchangeStats returns this member's exchange counters since they
+// were last cleared; with clear they restart from zero.
+func (e *Engine) LocalExchangeStats(clear bool) ExchangeStats { return e.hub.Stats(clear) }
+
+// ExchangeTotals returns this member's exchange counters since it started
+// (for metrics: they never go down).
+func (e *Engine) ExchangeTotals() ExchangeStats { return e.hub.Totals() }
 
 // owns fails with ErrUnavailable unless this member holds partition p as
 // its owner: by the cluster's account when Config.Owned is set (the
@@ -565,7 +607,7 @@ func (e *Engine) start(ctx context.Context, ph *plan.Physical, bound []expr.Valu
 	// for profiles and for the fragments it starts on other members.
 	qctx = pprof.WithLabels(qctx, labelsOf(ctx))
 	q := &query{e: e, ctx: qctx, cancel: cancel, params: bound, now: e.cfg.Clock(), cols: ph.Columns,
-		pages: make(chan page, 1), lastUsed: time.Now()}
+		pages: make(chan page, 1), lastUsed: time.Now(), hints: ph.Hints, mem: e.memoryAccount(ph.Hints.MemoryLimit)}
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
 	"github.com/atolldb/atoll/internal/store"
@@ -21,7 +22,39 @@ const flushBytes = 64 << 10
 // runFragment runs a fragment over the given partitions of this member,
 // in parallel, and passes its rows to emit (called from one goroutine at a
 // time). It returns when every partition is done, ctx ends or emit fails.
-func (e *Engine) runFragment(ctx context.Context, f *plan.Fragment, parts []int32, emit func(*Batch) error) error {
+// A fragment with joins runs as a stage with the query's exchange context
+// xc and memory account mem.
+func (e *Engine) runFragment(ctx context.Context, f *plan.Fragment, parts []int32, xc *pb.ExchangeContext, mem *MemoryAccount, emit func(*Batch) error) error {
+	if f.Final {
+		return e.runFinal(ctx, f, parts, xc, mem, emit)
+	}
+	if f.Join != nil {
+		return e.runStage(ctx, f, parts, xc, mem, emit)
+	}
+	var mu sync.Mutex
+	return e.runScan(ctx, f, parts, func(_ int, b *Batch) error {
+		mu.Lock()
+		defer mu.Unlock()
+		return emit(b)
+	}, nil)
+}
+
+// rowSink takes a scan's projected rows one at a time, as the scan reads
+// them, instead of encoded batches (a join's probe, an exchange's router).
+type rowSink interface {
+	// row takes one row of worker w. It is called under the store's
+	// partition lock, so it must not block, and the row's values alias
+	// the stored bytes: it copies what it keeps.
+	row(w int, row []expr.Value) error
+	// flush is called between partitions and at the end; it may block.
+	flush(w int) error
+}
+
+// runScan runs a scan fragment over the given partitions of this member
+// on parallel workers; each passes its batches to out with its own worker
+// index, or, with rows set, its rows to rows.
+func (e *Engine) runScan(ctx context.Context, f *plan.Fragment, parts []int32, out sink, rows rowSink) error {
+	emit := func(b *Batch) error { return out(0, b) }
 	st, ok := e.cfg.Maps.Lookup(f.Map)
 	if !ok {
 		if f.CountOnly || f.Aggregating() {
@@ -58,7 +91,6 @@ func (e *Engine) runFragment(ctx context.Context, f *plan.Fragment, parts []int3
 	var (
 		next      atomic.Int64
 		remaining atomic.Int64
-		emitMu    sync.Mutex
 		wg        sync.WaitGroup
 		firstErr  error
 		errMu     sync.Mutex
@@ -74,11 +106,6 @@ func (e *Engine) runFragment(ctx context.Context, f *plan.Fragment, parts []int3
 		errMu.Unlock()
 		stopOnce.Do(func() { close(stop) })
 	}
-	send := func(b *Batch) error {
-		emitMu.Lock()
-		defer emitMu.Unlock()
-		return emit(b)
-	}
 	workers := make([]*worker, nw)
 	for i := range workers {
 		w, err := e.newWorker(f, st, ix)
@@ -86,9 +113,13 @@ func (e *Engine) runFragment(ctx context.Context, f *plan.Fragment, parts []int3
 			return err
 		}
 		w.remaining = &remaining
+		if rows != nil && !f.Aggregating() && len(f.Sort) == 0 {
+			w.rows, w.index, w.rowBuf = rows, i, make([]expr.Value, len(w.proj))
+		}
 		workers[i] = w
 	}
-	for _, w := range workers {
+	for wi, w := range workers {
+		send := func(b *Batch) error { return out(wi, b) }
 		wg.Add(1)
 		go pprof.Do(ctx, pprof.Labels("query", "fragment", "map", f.Map), func(ctx context.Context) {
 			defer wg.Done()
@@ -121,12 +152,23 @@ func (e *Engine) runFragment(ctx context.Context, f *plan.Fragment, parts []int3
 					fail(err)
 					return
 				}
-				if len(w.buf) >= flushBytes {
+				if w.rows != nil {
+					if err := w.rows.flush(wi); err != nil {
+						fail(err)
+						return
+					}
+				} else if len(w.buf) >= flushBytes {
 					if err := send(w.take()); err != nil {
 						fail(err)
 						return
 					}
 				}
+			}
+			if w.rows != nil {
+				if err := w.rows.flush(wi); err != nil {
+					fail(err)
+				}
+				return
 			}
 			if b := w.finish(); b != nil && b.Count > 0 {
 				if err := send(b); err != nil {
@@ -187,9 +229,14 @@ type worker struct {
 	projCol []int
 
 	groups map[string]*group
-	single *group
-	keyBuf []byte
-	out    []expr.Value
+	// ints holds the groups of a single integer group key (nullGroup the
+	// NULL key's); grpCol >= 0: that key is a plain column.
+	ints      map[int64]*group
+	nullGroup *group
+	grpCol    int
+	single    *group
+	keyBuf    []byte
+	out       []expr.Value
 
 	// Index keys of an index scan, computed once; visit marks the
 	// partitions an equality lookup can find entries in.
@@ -207,6 +254,11 @@ type worker struct {
 	count   int
 	err     error
 	scanned int64 // entries read
+
+	// rows, when set, takes the projected rows (rowBuf) instead of buf.
+	rows   rowSink
+	index  int
+	rowBuf []expr.Value
 }
 
 type group struct {
@@ -225,7 +277,8 @@ func (e *Engine) newWorker(f *plan.Fragment, st *store.Map, ix *index) (*worker,
 		}
 		w.accs = append(w.accs, a)
 	}
-	inPre := make([]bool, len(f.Cols))
+	width := f.SourceWidth()
+	inPre := make([]bool, width)
 	if f.Filter != nil {
 		fn, err := expr.CompileCond(f.Filter)
 		if err != nil {
@@ -237,7 +290,7 @@ func (e *Engine) newWorker(f *plan.Fragment, st *store.Map, ix *index) (*worker,
 			w.pre = append(w.pre, c)
 		}
 	}
-	needed := make([]bool, len(f.Cols))
+	needed := make([]bool, width)
 	mark := func(e expr.Expr) {
 		for _, c := range expr.Columns(e) {
 			needed[c] = true
@@ -298,12 +351,21 @@ func (e *Engine) newWorker(f *plan.Fragment, st *store.Map, ix *index) (*worker,
 			w.post = append(w.post, c)
 		}
 	}
+	if f.Join != nil {
+		w.pre = nil // the joined row holds every column
+	}
 	if f.Aggregating() {
 		if len(f.GroupBy) == 0 {
 			w.single = &group{states: newAggStates(f.Aggs)}
 			w.aggOnly = f.Filter == nil
 			for _, c := range w.argCol {
 				w.aggOnly = w.aggOnly && c != -1
+			}
+		} else if len(f.GroupBy) == 1 && f.GroupBy[0].Type().IsInteger() {
+			w.ints = map[int64]*group{}
+			w.grpCol = -1
+			if c, ok := f.GroupBy[0].(*expr.Col); ok {
+				w.grpCol = c.Index
 			}
 		} else {
 			w.groups = map[string]*group{}
@@ -454,18 +516,61 @@ func (w *worker) entry(k, v []byte) bool {
 			return false
 		}
 	}
+	return w.emitRow()
+}
+
+// pushRow takes one row of a join fragment's joined rows (the worker's
+// columns are the row; it is not kept).
+func (w *worker) pushRow(row []expr.Value) error {
+	w.row.Cols = row
+	if w.cond == nil || w.cond(&w.row) {
+		w.emitRow()
+	}
+	if w.err != nil {
+		return w.err
+	}
+	return w.env.Err
+}
+
+// emitRow aggregates, keeps (top N) or encodes the row in w.row once it
+// passed the filter; false stops the scan.
+func (w *worker) emitRow() bool {
+	cols := w.row.Cols
 	switch {
 	case w.single != nil:
 		w.accumulate(w.single)
+	case w.ints != nil:
+		var gv expr.Value
+		if w.grpCol >= 0 {
+			gv = cols[w.grpCol]
+		} else {
+			gv = w.grpFn[0](&w.row)
+		}
+		var gr *group
+		switch {
+		case gv.IsNull():
+			if w.nullGroup == nil {
+				w.nullGroup = &group{keys: []expr.Value{expr.NullValue}, states: newAggStates(w.f.Aggs)}
+			}
+			gr = w.nullGroup
+		default:
+			if gr = w.ints[gv.I]; gr == nil {
+				gr = &group{keys: []expr.Value{gv}, states: newAggStates(w.f.Aggs)}
+				w.ints[gv.I] = gr
+			}
+		}
+		w.accumulate(gr)
 	case w.groups != nil:
 		w.keyBuf = w.keyBuf[:0]
 		w.out = w.out[:0]
 		for _, g := range w.grpFn {
 			gv := g(&w.row)
 			w.out = append(w.out, gv)
-			hk, _ := expr.HashKey(gv)
-			w.keyBuf = append(w.keyBuf, byte(len(hk)>>8), byte(len(hk)))
-			w.keyBuf = append(w.keyBuf, hk...)
+			at := len(w.keyBuf)
+			w.keyBuf = append(w.keyBuf, 0, 0)
+			w.keyBuf, _ = expr.AppendHashKey(w.keyBuf, gv)
+			l := len(w.keyBuf) - at - 2
+			w.keyBuf[at], w.keyBuf[at+1] = byte(l>>8), byte(l)
 		}
 		gr := w.groups[string(w.keyBuf)]
 		if gr == nil {
@@ -484,6 +589,18 @@ func (w *worker) entry(k, v []byte) bool {
 		w.topN = append(w.topN, row)
 		if int64(len(w.topN)) >= 2*w.f.Limit+1024 {
 			w.trimTopN()
+		}
+	case w.rows != nil:
+		for i, p := range w.proj {
+			if c := w.projCol[i]; c >= 0 {
+				w.rowBuf[i] = cols[c]
+			} else {
+				w.rowBuf[i] = p(&w.row)
+			}
+		}
+		if err := w.rows.row(w.index, w.rowBuf); err != nil {
+			w.err = err
+			return false
 		}
 	default:
 		if w.f.Limit >= 0 && w.remaining.Add(-1) < 0 {
@@ -577,15 +694,24 @@ func (w *worker) finish() *Batch {
 		}
 		w.buf = EncodeRow(w.buf, row)
 		w.count++
-	case w.groups != nil:
+	case w.groups != nil || w.ints != nil:
 		var row []expr.Value
-		for _, g := range w.groups {
+		emit := func(g *group) {
 			row = append(row[:0], g.keys...)
 			for i := range g.states {
 				row = g.states[i].partial(row)
 			}
 			w.buf = EncodeRow(w.buf, row)
 			w.count++
+		}
+		for _, g := range w.groups {
+			emit(g)
+		}
+		for _, g := range w.ints {
+			emit(g)
+		}
+		if w.nullGroup != nil {
+			emit(w.nullGroup)
 		}
 	case len(w.f.Sort) > 0:
 		w.trimTopN()

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	memberpb "github.com/atolldb/atoll/api/proto/atoll/member/v1"
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/partition"
 	"github.com/atolldb/atoll/internal/profiling"
@@ -30,13 +31,12 @@ type GRPCRemote struct {
 var _ Remote = (*GRPCRemote)(nil)
 
 // RunFragment implements Remote.
-func (r *GRPCRemote) RunFragment(ctx context.Context, member partition.Member, fragment []byte, partitions []int32) (RowStream, error) {
+func (r *GRPCRemote) RunFragment(ctx context.Context, member partition.Member, req *pb.RunFragmentRequest) (RowStream, error) {
 	cc, err := r.Conn(ctx, member)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	req := &pb.RunFragmentRequest{Fragment: fragment, Partitions: partitions}
 	req.Kind, _ = pprof.Label(ctx, profiling.LabelKind)
 	if dl, ok := ctx.Deadline(); ok {
 		req.TimeoutMs = max(1, time.Until(dl).Milliseconds())
@@ -47,6 +47,37 @@ func (r *GRPCRemote) RunFragment(ctx context.Context, member partition.Member, f
 		return nil, remoteError(ctx, member, err)
 	}
 	return &grpcRowStream{ctx: ctx, member: member, stream: stream, cancel: cancel}, nil
+}
+
+// OpenExchange implements Remote over ExchangeService.Exchange.
+func (r *GRPCRemote) OpenExchange(ctx context.Context, member partition.Member) (ExchangeSender, error) {
+	cc, err := r.Conn(ctx, member)
+	if err != nil {
+		return nil, err
+	}
+	return memberpb.NewExchangeServiceClient(cc).Exchange(ctx)
+}
+
+// ExchangeStats implements Remote over ExchangeService.Stats.
+func (r *GRPCRemote) ExchangeStats(ctx context.Context, member partition.Member, clear bool) (ExchangeStats, error) {
+	cc, err := r.Conn(ctx, member)
+	if err != nil {
+		return ExchangeStats{}, err
+	}
+	s, err := memberpb.NewExchangeServiceClient(cc).Stats(ctx, &memberpb.ExchangeStatsRequest{Clear: clear})
+	if err != nil {
+		return ExchangeStats{}, remoteError(ctx, member, err)
+	}
+	return ExchangeStats{MessagesSent: s.MessagesSent, MessagesReceived: s.MessagesReceived, BytesSent: s.BytesSent,
+		BytesReceived: s.BytesReceived, RowsShipped: s.RowsShipped, WriteBlock: time.Duration(s.WriteBlockUs) * time.Microsecond,
+		SchedulingWait: time.Duration(s.SchedulingWaitUs) * time.Microsecond}, nil
+}
+
+// ExchangeStatsProto converts counters to their wire form.
+func ExchangeStatsProto(s ExchangeStats) *memberpb.ExchangeStatsResponse {
+	return &memberpb.ExchangeStatsResponse{MessagesSent: s.MessagesSent, MessagesReceived: s.MessagesReceived, BytesSent: s.BytesSent,
+		BytesReceived: s.BytesReceived, RowsShipped: s.RowsShipped, WriteBlockUs: s.WriteBlock.Microseconds(),
+		SchedulingWaitUs: s.SchedulingWait.Microseconds()}
 }
 
 // remoteError keeps a remote member's error as it is (its status carries

@@ -93,7 +93,7 @@ func (f *indexFixture) keys(attr, op string, v expr.Value, wantIndex bool) []int
 			Filter: expr.NewCall(op, expr.Boolean, &expr.Col{Index: 1, Name: attr}, &expr.Param{Index: 0, T: v.T})}
 	}
 	run := func(cat plan.Catalog) []int64 {
-		ph := plan.Build(scan(), cat, []expr.Type{v.T}, "query")
+		ph := plan.Build(scan(), cat, []expr.Type{v.T}, "query", plan.Options{})
 		text := plan.ExplainText(ph)
 		if got := strings.Contains(text, "IndexScan"); got != (wantIndex && cat != nil) {
 			f.t.Fatalf("index use %v, want %v:\n%s", got, wantIndex && cat != nil, text)
@@ -287,7 +287,7 @@ func TestSumAllocatesPerPartitionNotPerEntry(t *testing.T) {
 		Out:  []plan.Column{{Type: expr.BigInt}, {Type: expr.BigInt}}}
 	parts := allParts(271)
 	allocs := testing.AllocsPerRun(5, func() {
-		if err := e.runFragment(context.Background(), f, parts, func(*Batch) error { return nil }); err != nil {
+		if err := e.runFragment(context.Background(), f, parts, nil, NewMemoryAccount(0), func(*Batch) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
 	})

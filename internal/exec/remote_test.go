@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/bench/model"
 	"github.com/atolldb/atoll/internal/partition"
 	"github.com/atolldb/atoll/internal/query/expr"
@@ -44,12 +45,12 @@ func (s *chanStream) Next() (*Batch, error) {
 
 func (s *chanStream) Close() { s.cancel() }
 
-func (r *loopRemote) RunFragment(ctx context.Context, _ partition.Member, fragment []byte, parts []int32) (RowStream, error) {
+func (r *loopRemote) RunFragment(ctx context.Context, _ partition.Member, req *pb.RunFragmentRequest) (RowStream, error) {
 	r.calls++
 	ctx, cancel := context.WithCancel(ctx)
 	s := &chanStream{ch: make(chan *Batch, 4), errc: make(chan error, 1), cancel: cancel}
 	go func() {
-		err := r.e.RunFragment(ctx, fragment, parts, func(b *Batch) error {
+		err := r.e.RunFragment(ctx, req, func(b *Batch) error {
 			select {
 			case s.ch <- b:
 				return nil
@@ -61,6 +62,16 @@ func (r *loopRemote) RunFragment(ctx context.Context, _ partition.Member, fragme
 		s.errc <- err
 	}()
 	return s, nil
+}
+
+// OpenExchange: the exchanges of joins are tested through real members
+// (internal/querytest); these engines run scans only.
+func (r *loopRemote) OpenExchange(context.Context, partition.Member) (ExchangeSender, error) {
+	return nil, errors.New("loopRemote runs no exchanges")
+}
+
+func (r *loopRemote) ExchangeStats(context.Context, partition.Member, bool) (ExchangeStats, error) {
+	return ExchangeStats{}, errors.New("loopRemote runs no exchanges")
 }
 
 // TestFragmentsOverTheWire runs queries on a two-member table whose second
@@ -155,10 +166,10 @@ func TestFragmentsOverTheWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := dual.RunFragment(context.Background(), b, []int32{1}, func(*Batch) error { return nil }); !errors.Is(err, ErrUnavailable) {
+	if err := dual.RunFragment(context.Background(), &pb.RunFragmentRequest{Fragment: b, Partitions: []int32{1}}, func(*Batch) error { return nil }); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("fragment on a partition owned elsewhere: %v", err)
 	}
-	if err := dual.RunFragment(context.Background(), []byte{0xff, 0x01}, []int32{0}, func(*Batch) error { return nil }); !errors.Is(err, plan.ErrBadFragment) {
+	if err := dual.RunFragment(context.Background(), &pb.RunFragmentRequest{Fragment: []byte{0xff, 0x01}, Partitions: []int32{0}}, func(*Batch) error { return nil }); !errors.Is(err, plan.ErrBadFragment) {
 		t.Fatalf("garbage fragment: %v", err)
 	}
 }
@@ -197,7 +208,7 @@ func TestQueryRestartsUntilPartitionsSettle(t *testing.T) {
 	e := New(Config{Maps: maps, Catalog: cat, Serialization: ser, Table: h, Self: self.UUID, Remote: &loopRemote{e: peer},
 		Owned: func(pid int32) bool { return pid%2 == 0 }, Merging: merging})
 	t.Cleanup(e.Close)
-	ph := plan.Build(&plan.Aggregate{Input: &plan.Scan{Table: "s", Map: "s"}, Aggs: []plan.AggCall{{Func: "count", T: expr.BigInt}}, Names: []string{"n"}}, cat, nil, "query")
+	ph := plan.Build(&plan.Aggregate{Input: &plan.Scan{Table: "s", Map: "s"}, Aggs: []plan.AggCall{{Func: "count", T: expr.BigInt}}, Names: []string{"n"}}, cat, nil, "query", plan.Options{})
 
 	// Settles after 11 s: the query, with a minute to run, waits it out.
 	settled.Store(time.Now().Add(11 * time.Second).UnixNano())

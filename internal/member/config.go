@@ -58,6 +58,8 @@ type Config struct {
 	Metrics MetricsConfig `yaml:"metrics"`
 	// Profiling configures the profiling hooks.
 	Profiling ProfilingConfig `yaml:"profiling"`
+	// Query configures the query engine.
+	Query QueryConfig `yaml:"query"`
 
 	// Logger overrides Log (embedding); Clock drives TTL and statistics
 	// (tests); Registry receives the member's metrics (default: a registry
@@ -82,6 +84,33 @@ type ProfilingConfig struct {
 	// (default true), so that `atoll profile --label op=set` can cut a CPU
 	// profile to one kind of operation.
 	Labels bool `yaml:"labels"`
+}
+
+// QueryConfig configures the query engine.
+type QueryConfig struct {
+	// MemoryLimitPerQuery bounds the memory one query may hold on this
+	// member (join hash tables, exchange buffers), in bytes; 0: no limit.
+	// The MEMORY_LIMIT hint overrides it per query.
+	MemoryLimitPerQuery int64 `yaml:"memory-limit-per-query"`
+	// Join configures joins.
+	Join JoinConfig `yaml:"join"`
+}
+
+// JoinConfig configures how joins run between members. The BATCH_BYTES and
+// VECTOR_SIZE hints override the exchange settings per query.
+type JoinConfig struct {
+	// BroadcastThresholdRows: a join's smaller input estimated at no more
+	// rows than this is sent whole to every member (default 10 000).
+	BroadcastThresholdRows int64 `yaml:"broadcast-threshold-rows"`
+	// BatchBytes is the most a member buffers for one other member before
+	// sending (default 64 KiB).
+	BatchBytes int64 `yaml:"batch-bytes"`
+	// VectorSize is the rows a member gathers from the others before
+	// handing them to the join (default 10 000).
+	VectorSize int64 `yaml:"vector-size"`
+	// InFlightBytes is the most a member has sent to another that it has
+	// not taken yet (default 4 MiB): a slow receiver blocks its senders.
+	InFlightBytes int64 `yaml:"in-flight-bytes"`
 }
 
 // GossipConfig tunes failure detection; zero values keep the defaults.
@@ -159,6 +188,9 @@ func DefaultConfig() Config {
 		Log:           LogConfig{Level: "info", Format: "text"},
 		Metrics:       MetricsConfig{Operations: true},
 		Profiling:     ProfilingConfig{Labels: true},
+		Query: QueryConfig{Join: JoinConfig{
+			BroadcastThresholdRows: 10000, BatchBytes: 64 << 10, VectorSize: 10000, InFlightBytes: 4 << 20,
+		}},
 	}
 }
 
@@ -218,6 +250,16 @@ func (c *Config) Validate() error {
 		if _, err := m.toMaps(); err != nil {
 			errs = append(errs, fmt.Sprintf("maps.%s: %v", name, err))
 		}
+	}
+	if c.Query.MemoryLimitPerQuery < 0 {
+		errs = append(errs, "query.memory-limit-per-query is negative")
+	}
+	j := c.Query.Join
+	if j.BroadcastThresholdRows < 0 || j.BatchBytes < 0 || j.VectorSize < 0 || j.InFlightBytes < 0 {
+		errs = append(errs, "query.join settings must not be negative")
+	}
+	if j.BatchBytes > int64(c.Limits.MaxMessageSize)/2 {
+		errs = append(errs, fmt.Sprintf("query.join.batch-bytes %d must be at most half of limits.max-message-size", j.BatchBytes))
 	}
 	if _, err := parseLevel(c.Log.Level); err != nil {
 		errs = append(errs, err.Error())

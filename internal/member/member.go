@@ -110,7 +110,7 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 	if m.registry == nil {
 		m.registry = prometheus.NewRegistry()
 	}
-	m.metrics = metrics.New(m.registry, metrics.Sources{Maps: m.mapStats, Cluster: m.clusterStats, Ready: m.ready},
+	m.metrics = metrics.New(m.registry, metrics.Sources{Maps: m.mapStats, Cluster: m.clusterStats, Ready: m.ready, Exchange: m.exchangeStats},
 		metrics.Options{Version: Version, MapOperations: cfg.Metrics.Operations})
 	transport := &transportMetrics{m: m.metrics.Transport, self: advertise, known: m.isMember}
 	replicas := &replicaStore{backup: make([]atomic.Bool, cfg.PartitionCount), clock: cfg.Clock}
@@ -144,7 +144,7 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 	}
 	m.node = node
 	writer := &dmlWriter{}
-	if m.query, err = newQuery(cat, m.maps, ser, m.table, m.self.UUID, node, writer, m.metrics.Queries, log); err != nil {
+	if m.query, err = newQuery(cfg.Query, cat, m.maps, ser, m.table, m.self.UUID, cfg.PartitionCount, node, writer, m.metrics.Queries, log); err != nil {
 		_ = ln.Close()
 		if m.adminLn != nil {
 			_ = m.adminLn.Close()

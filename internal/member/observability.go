@@ -29,6 +29,18 @@ func (m *Member) mapStats() []metrics.MapStats {
 	return out
 }
 
+// exchangeStats reads the join exchange's counters for /metrics (the
+// engine exists from the start of Start on; a scrape cannot come sooner).
+func (m *Member) exchangeStats() metrics.ExchangeStats {
+	if m.query == nil {
+		return metrics.ExchangeStats{}
+	}
+	x := m.query.engine.ExchangeTotals()
+	return metrics.ExchangeStats{MessagesSent: x.MessagesSent, MessagesReceived: x.MessagesReceived,
+		BytesSent: x.BytesSent, BytesReceived: x.BytesReceived, RowsShipped: x.RowsShipped,
+		WriteBlockSeconds: x.WriteBlock.Seconds(), SchedulingWaitSeconds: x.SchedulingWait.Seconds()}
+}
+
 // clusterStats reads the member's view of the cluster for /metrics.
 func (m *Member) clusterStats() metrics.ClusterStats {
 	t := m.table.Load()

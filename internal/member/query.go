@@ -97,6 +97,38 @@ func (d *dmlWriter) Write(ctx context.Context, op exec.Write) (bool, error) {
 	return d.w.Write(ctx, op)
 }
 
+// mapSizes estimates maps' entry counts for the planner: this member's
+// owned entries scaled to every partition (plan.Stats).
+type mapSizes struct {
+	r     *maps.Registry
+	table *partition.Holder
+	self  partition.UUID
+	parts int
+}
+
+func (m mapSizes) EntryCount(name string) int64 {
+	mp, ok := m.r.Lookup(name)
+	if !ok {
+		return 0
+	}
+	owned := mp.Store.Size()
+	t := m.table.Load()
+	if t == nil {
+		return owned
+	}
+	self := t.IndexOf(m.self)
+	mine := 0
+	for _, o := range t.Owners {
+		if o == self {
+			mine++
+		}
+	}
+	if mine == 0 {
+		return -1
+	}
+	return owned * int64(m.parts) / int64(mine)
+}
+
 // queryPeers is what the engine needs of the cluster: which partitions
 // this member owns, channels to the other members (for fragments and
 // forwarded DML writes) and the broadcast of catalog changes.
@@ -111,8 +143,8 @@ type queryPeers interface {
 // the plan cache shared by both front ends, and the engine, which runs
 // fragments on other members through peers and carries out DML through
 // writer.
-func newQuery(cat *catalog.Local, reg *maps.Registry, ser *serialization.Service, table *partition.Holder, self partition.UUID,
-	peers queryPeers, writer exec.Writer, qm *metrics.Queries, log *slog.Logger) (*queryParts, error) {
+func newQuery(cfg QueryConfig, cat *catalog.Local, reg *maps.Registry, ser *serialization.Service, table *partition.Holder, self partition.UUID,
+	partitions int, peers queryPeers, writer exec.Writer, qm *metrics.Queries, log *slog.Logger) (*queryParts, error) {
 	cache, err := plan.NewCache(10000)
 	if err != nil {
 		return nil, err
@@ -122,7 +154,8 @@ func newQuery(cat *catalog.Local, reg *maps.Registry, ser *serialization.Service
 	}}
 	eng := exec.New(exec.Config{
 		Maps: queryMaps{reg}, Catalog: cat, Serialization: ser, Table: table, Self: self,
-		Remote: remote, Owned: peers.Owned, Merging: peers.Merging, Writer: writer, Logger: log,
+		Remote: remote, Owned: peers.Owned, Merging: peers.Merging, Writer: writer, Logger: log, MemoryLimit: cfg.MemoryLimitPerQuery,
+		Exchange: exec.ExchangeSettings{BatchBytes: cfg.Join.BatchBytes, VectorSize: cfg.Join.VectorSize, InFlightBytes: cfg.Join.InFlightBytes},
 		OnScanned: func(ctx context.Context, n int64) {
 			kind, _ := pprof.Label(ctx, profiling.LabelKind)
 			qm.Scanned(kind, n)
@@ -148,11 +181,14 @@ func newQuery(cat *catalog.Local, reg *maps.Registry, ser *serialization.Service
 			log.Warn("replicating a SQL catalog change", "change", ch.Kind, "err", err)
 		}
 	})
+	sqlPlanner := qsql.NewPlanner(cat, cache)
+	sqlPlanner.Options = plan.Options{Stats: mapSizes{r: reg, table: table, self: self, parts: partitions},
+		BroadcastRows: cfg.Join.BroadcastThresholdRows}
 	return &queryParts{
 		catalog: cat, engine: eng, cache: cache,
 		config: &server.QueryConfig{
 			Engine:     eng,
-			SQL:        qsql.NewPlanner(cat, cache),
+			SQL:        sqlPlanner,
 			Predicates: &qpred.Planner{Catalog: cat, Cache: cache},
 			Metrics:    qm,
 		},

@@ -29,6 +29,21 @@ type Sources struct {
 	Cluster func() ClusterStats
 	// Ready reports whether the member is ready (see the member's /readyz).
 	Ready func() bool
+	// Exchange returns the counters of the join exchange since the member
+	// started.
+	Exchange func() ExchangeStats
+}
+
+// ExchangeStats are the counters of a member's join exchange: the rows of
+// joins it sent other members and received from them.
+type ExchangeStats struct {
+	MessagesSent, MessagesReceived int64
+	BytesSent, BytesReceived       int64
+	RowsShipped                    int64
+	// WriteBlockSeconds: senders waited to write to a peer (its in-flight
+	// limit, or flow control); SchedulingWaitSeconds: waiting for the
+	// locks and queues that hand rows to the join.
+	WriteBlockSeconds, SchedulingWaitSeconds float64
 }
 
 // MapStats are one map's statistics on this member.

@@ -166,3 +166,35 @@ func TestMapOpsAndTransport(t *testing.T) {
 		t.Fatal("operation metrics are on although Options say off")
 	}
 }
+
+func TestExchangeMetrics(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	New(reg, Sources{Exchange: func() ExchangeStats {
+		return ExchangeStats{MessagesSent: 3, MessagesReceived: 4, BytesSent: 300, BytesReceived: 400, RowsShipped: 60,
+			WriteBlockSeconds: 0.25, SchedulingWaitSeconds: 0.5}
+	}}, Options{Version: "test"})
+	want := `
+# HELP atoll_exchange_bytes_total Bytes of join rows this member exchanged with other members, by direction.
+# TYPE atoll_exchange_bytes_total counter
+atoll_exchange_bytes_total{direction="received"} 400
+atoll_exchange_bytes_total{direction="sent"} 300
+# HELP atoll_exchange_messages_total Messages of join rows this member exchanged with other members, by direction (sent or received).
+# TYPE atoll_exchange_messages_total counter
+atoll_exchange_messages_total{direction="received"} 4
+atoll_exchange_messages_total{direction="sent"} 3
+# HELP atoll_exchange_rows_shipped_total Join rows this member sent to other members.
+# TYPE atoll_exchange_rows_shipped_total counter
+atoll_exchange_rows_shipped_total 60
+# HELP atoll_exchange_scheduling_wait_seconds_total Time spent waiting for the locks and queues that hand exchanged rows to the join.
+# TYPE atoll_exchange_scheduling_wait_seconds_total counter
+atoll_exchange_scheduling_wait_seconds_total 0.5
+# HELP atoll_exchange_write_block_seconds_total Time this member's join senders waited to write to a peer (its in-flight limit or flow control).
+# TYPE atoll_exchange_write_block_seconds_total counter
+atoll_exchange_write_block_seconds_total 0.25
+`
+	names := []string{"atoll_exchange_bytes_total", "atoll_exchange_messages_total", "atoll_exchange_rows_shipped_total",
+		"atoll_exchange_scheduling_wait_seconds_total", "atoll_exchange_write_block_seconds_total"}
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), names...); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -35,12 +35,24 @@ var (
 		"Partition migrations that failed while this member coordinated.", nil, nil)
 	readyDesc = prometheus.NewDesc("atoll_member_ready",
 		"1 when the member is ready (joined, partition table stable), else 0.", nil, nil)
+
+	exchangeMessagesDesc = prometheus.NewDesc("atoll_exchange_messages_total",
+		"Messages of join rows this member exchanged with other members, by direction (sent or received).", []string{"direction"}, nil)
+	exchangeBytesDesc = prometheus.NewDesc("atoll_exchange_bytes_total",
+		"Bytes of join rows this member exchanged with other members, by direction.", []string{"direction"}, nil)
+	exchangeRowsDesc = prometheus.NewDesc("atoll_exchange_rows_shipped_total",
+		"Join rows this member sent to other members.", nil, nil)
+	exchangeWriteBlockDesc = prometheus.NewDesc("atoll_exchange_write_block_seconds_total",
+		"Time this member's join senders waited to write to a peer (its in-flight limit or flow control).", nil, nil)
+	exchangeSchedulingDesc = prometheus.NewDesc("atoll_exchange_scheduling_wait_seconds_total",
+		"Time spent waiting for the locks and queues that hand exchanged rows to the join.", nil, nil)
 )
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{mapEntriesDesc, mapMemoryDesc, mapHitsDesc, mapEvictionsDesc, mapExpirationsDesc,
 		membersDesc, coordinatorDesc, tableVersionDesc, partitionsDesc, migrationsInFlightDesc,
-		migrationsCompletedDesc, migrationsFailedDesc, readyDesc} {
+		migrationsCompletedDesc, migrationsFailedDesc, readyDesc,
+		exchangeMessagesDesc, exchangeBytesDesc, exchangeRowsDesc, exchangeWriteBlockDesc, exchangeSchedulingDesc} {
 		ch <- d
 	}
 }
@@ -76,6 +88,16 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if c.src.Ready != nil {
 		gauge(readyDesc, boolFloat(c.src.Ready()))
+	}
+	if c.src.Exchange != nil {
+		x := c.src.Exchange()
+		counter(exchangeMessagesDesc, float64(x.MessagesSent), "sent")
+		counter(exchangeMessagesDesc, float64(x.MessagesReceived), "received")
+		counter(exchangeBytesDesc, float64(x.BytesSent), "sent")
+		counter(exchangeBytesDesc, float64(x.BytesReceived), "received")
+		counter(exchangeRowsDesc, float64(x.RowsShipped))
+		counter(exchangeWriteBlockDesc, x.WriteBlockSeconds)
+		counter(exchangeSchedulingDesc, x.SchedulingWaitSeconds)
 	}
 }
 

@@ -292,17 +292,11 @@ func normFloat(f float64) string {
 }
 
 func TestDifferentialDuckDB(t *testing.T) {
-	if os.Getenv("ATOLL_SKIP_DUCKDB") != "" {
-		t.Skip("ATOLL_SKIP_DUCKDB is set")
-	}
-	if err := exec.Command("python3", "-c", "import duckdb").Run(); err != nil {
-		t.Fatalf("the reference engine needs python3 with duckdb (scripts/install-deps.sh installs it): %v", err)
-	}
 	c, ctx := start(t)
 	r := rand.New(rand.NewPCG(20261121, 5))
 	rows := genRows(r, 1000)
 	cols := []string{"__key INT", "a INT", "b BIGINT", "c DOUBLE", "s VARCHAR", "g INT"}
-	refCols := [][2]string{{"__key", "INTEGER"}, {"a", "INTEGER"}, {"b", "BIGINT"}, {"c", "DOUBLE"}, {"s", "VARCHAR"}, {"g", "INTEGER"}}
+	refCols := slices.Clone(tColumns)
 	for _, tc := range typedCols {
 		cols = append(cols, tc.name+" "+tc.typ)
 		refCols = append(refCols, [2]string{tc.name, tc.duck})
@@ -352,11 +346,6 @@ func TestDifferentialDuckDB(t *testing.T) {
 	if err := os.WriteFile(dataPath, csvBuf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sb, _ := json.Marshal(refCols)
-	schemaPath := filepath.Join(dir, "schema.json")
-	if err := os.WriteFile(schemaPath, sb, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	if got := queryRows(t, ctx, c, "SELECT COUNT(*) FROM t"); got[0] != "1000" {
 		t.Fatalf("loaded %v rows", got)
 	}
@@ -365,40 +354,14 @@ func TestDifferentialDuckDB(t *testing.T) {
 	for i, q := range queries {
 		texts[i] = q.sql
 	}
-	qb, _ := json.Marshal(texts)
-	qPath := filepath.Join(dir, "queries.json")
-	if err := os.WriteFile(qPath, qb, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("python3", filepath.Join("testdata", "duckdb_ref.py"), schemaPath, dataPath, qPath).Output()
-	if err != nil {
-		var stderr []byte
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = ee.Stderr
-		}
-		t.Fatalf("duckdb reference: %v\n%s", err, stderr)
-	}
-	var ref []struct {
-		Rows  [][]any `json:"rows"`
-		Error string  `json:"error"`
-	}
-	if err := json.Unmarshal(out, &ref); err != nil {
-		t.Fatal(err)
-	}
+	ref := duckdbReference(t, dir, []refTable{{name: "t", csv: dataPath, columns: refCols}}, texts)
 	nonEmpty := 0
 	for i, q := range queries {
 		if ref[i].Error != "" {
 			t.Errorf("query %d rejected by the reference: %s\n%s", i, ref[i].Error, q.sql)
 			continue
 		}
-		want := make([]string, len(ref[i].Rows))
-		for j, row := range ref[i].Rows {
-			parts := make([]string, len(row))
-			for k, v := range row {
-				parts[k] = norm(v)
-			}
-			want[j] = strings.Join(parts, "|")
-		}
+		want := refRows(ref[i])
 		got, err := atollRows(ctx, c, q.sql)
 		if err != nil {
 			t.Errorf("query %d: %v\n%s", i, err, q.sql)
@@ -418,6 +381,93 @@ func TestDifferentialDuckDB(t *testing.T) {
 		}
 	}
 	t.Logf("%d queries compared with DuckDB, %d with rows", len(queries), nonEmpty)
+}
+
+// tColumns are the columns of table t, in the reference's types.
+var tColumns = [][2]string{{"__key", "INTEGER"}, {"a", "INTEGER"}, {"b", "BIGINT"}, {"c", "DOUBLE"}, {"s", "VARCHAR"}, {"g", "INTEGER"}}
+
+// refTable is a table the reference engine loads from a CSV file.
+type refTable struct {
+	name, csv string
+	columns   [][2]string // name and DuckDB type, in the file's order
+}
+
+// refResult is the reference's answer to one query.
+type refResult struct {
+	Rows  [][]any `json:"rows"`
+	Error string  `json:"error"`
+}
+
+// duckdbReference runs queries in DuckDB over the tables.
+func duckdbReference(t *testing.T, dir string, tables []refTable, queries []string) []refResult {
+	t.Helper()
+	if os.Getenv("ATOLL_SKIP_DUCKDB") != "" {
+		t.Skip("ATOLL_SKIP_DUCKDB is set")
+	}
+	if err := exec.Command("python3", "-c", "import duckdb").Run(); err != nil {
+		t.Fatalf("the reference engine needs python3 with duckdb (scripts/install-deps.sh installs it): %v", err)
+	}
+	type tableSpec struct {
+		Name    string          `json:"name"`
+		CSV     string          `json:"csv"`
+		Columns json.RawMessage `json:"columns"`
+	}
+	var spec struct {
+		Tables  []tableSpec `json:"tables"`
+		Queries []string    `json:"queries"`
+	}
+	for _, tb := range tables {
+		// An object whose keys keep the file's column order.
+		var b strings.Builder
+		b.WriteString("{")
+		for i, c := range tb.columns {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			k, _ := json.Marshal(c[0])
+			v, _ := json.Marshal(c[1])
+			b.Write(k)
+			b.WriteString(":")
+			b.Write(v)
+		}
+		b.WriteString("}")
+		spec.Tables = append(spec.Tables, tableSpec{Name: tb.name, CSV: tb.csv, Columns: json.RawMessage(b.String())})
+	}
+	spec.Queries = queries
+	sb, _ := json.Marshal(spec)
+	specPath := filepath.Join(dir, "spec.json")
+	if err := os.WriteFile(specPath, sb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("python3", filepath.Join("testdata", "duckdb_ref.py"), specPath).Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("duckdb reference: %v\n%s", err, stderr)
+	}
+	var ref []refResult
+	if err := json.Unmarshal(out, &ref); err != nil {
+		t.Fatal(err)
+	}
+	if len(ref) != len(queries) {
+		t.Fatalf("the reference answered %d of %d queries", len(ref), len(queries))
+	}
+	return ref
+}
+
+// refRows prints a reference result's rows as atollRows prints Atoll's.
+func refRows(r refResult) []string {
+	want := make([]string, len(r.Rows))
+	for j, row := range r.Rows {
+		parts := make([]string, len(row))
+		for k, v := range row {
+			parts[k] = norm(v)
+		}
+		want[j] = strings.Join(parts, "|")
+	}
+	return want
 }
 
 func atollRows(ctx context.Context, c *client.Client, stmt string) ([]string, error) {

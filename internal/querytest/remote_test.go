@@ -57,7 +57,7 @@ func TestGRPCRemote(t *testing.T) {
 	for i := range all {
 		all[i] = int32(i)
 	}
-	rs, err := remote.RunFragment(ctx, partition.Member{}, b, all)
+	rs, err := remote.RunFragment(ctx, partition.Member{}, &pb.RunFragmentRequest{Fragment: b, Partitions: all})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestGRPCRemote(t *testing.T) {
 		t.Fatalf("sum %d count %d, want %d and 500", sum, count, want)
 	}
 	// A partition out of range is refused with the member's error detail.
-	rs, err = remote.RunFragment(ctx, partition.Member{}, b, []int32{999})
+	rs, err = remote.RunFragment(ctx, partition.Member{}, &pb.RunFragmentRequest{Fragment: b, Partitions: []int32{999}})
 	if err == nil {
 		_, err = rs.Next()
 	}

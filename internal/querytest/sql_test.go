@@ -90,7 +90,7 @@ func TestQueryErrorsNamePositions(t *testing.T) {
 		{"SELECT v,\n  nope FROM m", 2, 3, "column nope does not exist"},
 		{"SELECT * FROM m WHERE v = 'x'", 1, 23, "cannot apply '=' to BIGINT and VARCHAR"},
 		{"SELECT * FROM m\nWHERE s + 1 > 2", 2, 7, "cannot apply '+' to VARCHAR and BIGINT"},
-		{"SELECT * FROM m a JOIN m b ON a.v = b.v", 0, 0, "JOIN is not supported"},
+		{"SELECT * FROM m a JOIN m b\n  ON a.v = b.nope", 2, 14, "column b.nope does not exist"},
 		{"SELECT frob(v) FROM m", 1, 8, "unknown function FROB"},
 		{"CREATE MAPPING x TYPE Kafka", 1, 23, "unsupported mapping type Kafka"},
 		{"SELECT v FROM m WHERE 'abc", 1, 23, "unterminated string literal"},

@@ -81,6 +81,8 @@ var errorTable = []errorClass{
 	{is(exec.ErrCorruptRows), codes.Internal, pb.ErrorCode_ERROR_CODE_INTERNAL, false},
 	{is(exec.ErrClosed), codes.Unavailable, pb.ErrorCode_ERROR_CODE_SHUTTING_DOWN, true},
 	{is(exec.ErrUnavailable), codes.Unavailable, pb.ErrorCode_ERROR_CODE_UNAVAILABLE, true},
+	{is(exec.ErrMemoryLimit), codes.ResourceExhausted, pb.ErrorCode_ERROR_CODE_OVERLOADED, false},
+	{is(exec.ErrExchange), codes.Aborted, pb.ErrorCode_ERROR_CODE_UNAVAILABLE, true},
 }
 
 // describe maps err to its gRPC code and ErrorDetail.

@@ -168,7 +168,7 @@ func (q *queryService) RunFragment(r *pb.RunFragmentRequest, stream pb.QueryServ
 	if r.Kind == metrics.QuerySQL || r.Kind == metrics.QueryPredicate {
 		ctx = pprof.WithLabels(ctx, pprof.Labels(profiling.LabelKind, r.Kind))
 	}
-	return qc.Engine.RunFragment(ctx, r.Fragment, r.Partitions, func(b *exec.Batch) error {
+	return qc.Engine.RunFragment(ctx, r, func(b *exec.Batch) error {
 		return stream.Send(&pb.RowBatch{Rows: b.Rows, Count: int32(b.Count)})
 	})
 }

@@ -16,6 +16,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	memberpb "github.com/atolldb/atoll/api/proto/atoll/member/v1"
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/maps"
 	"github.com/atolldb/atoll/internal/metrics"
@@ -110,6 +111,7 @@ func (s *Server) Register(g *grpc.Server) {
 	pb.RegisterClusterServiceServer(g, &clusterService{s: s})
 	pb.RegisterPipelineServiceServer(g, &pipelineService{s: s})
 	pb.RegisterQueryServiceServer(g, &queryService{s: s})
+	memberpb.RegisterExchangeServiceServer(g, &exchangeService{s: s})
 }
 
 // Drain makes the server refuse new calls with a retryable "shutting down"

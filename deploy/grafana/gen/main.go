@@ -175,6 +175,16 @@ func queryPanels() []panel {
 	return append(ps,
 		ts("p99 latency, SQL and Predicate API together", "s", t(quantile(0.99, "atoll_query_duration_seconds", "kind", sel), "{{kind}}")),
 		ts("Selectivity: rows returned per row scanned", "percentunit", t(`sum by (kind) (rate(atoll_query_rows_returned_total{`+sel+`}`+ri+`)) / sum by (kind) (rate(atoll_query_rows_scanned_total{`+sel+`}`+ri+`))`, "{{kind}}")),
+		// The join exchange: rows of joins that move between members.
+		ts("Join exchange: messages per second, by member", "ops",
+			t(`sum by (instance, direction) (rate(atoll_exchange_messages_total{`+sel+`}`+ri+`))`, "{{instance}} {{direction}}")),
+		ts("Join exchange: bytes per second, by member", "Bps",
+			t(`sum by (instance, direction) (rate(atoll_exchange_bytes_total{`+sel+`}`+ri+`))`, "{{instance}} {{direction}}")),
+		ts("Join exchange: rows shipped per second", "ops",
+			t(`sum by (instance) (rate(atoll_exchange_rows_shipped_total{`+sel+`}`+ri+`))`, "{{instance}}")),
+		ts("Join exchange: write-block and scheduling wait (seconds per second)", "percentunit",
+			t(`sum by (instance) (rate(atoll_exchange_write_block_seconds_total{`+sel+`}`+ri+`))`, "{{instance}} write-block"),
+			t(`sum by (instance) (rate(atoll_exchange_scheduling_wait_seconds_total{`+sel+`}`+ri+`))`, "{{instance}} scheduling wait")),
 	)
 }
 

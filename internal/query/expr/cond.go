@@ -38,6 +38,51 @@ func (c cmpCode) test(x int) bool {
 	return x >= 0
 }
 
+// likeCond gives col LIKE 'pattern' and NOT (col LIKE 'pattern') direct
+// code when the pattern's only wildcard is % (a NULL or non-string value
+// is not TRUE either way), or returns nil.
+func likeCond(c *Call) Cond {
+	negate := false
+	if c.Op == "not" {
+		inner, ok := c.Args[0].(*Call)
+		if !ok || inner.Op != "like" {
+			return nil
+		}
+		c, negate = inner, true
+	}
+	if len(c.Args) != 2 {
+		return nil
+	}
+	col, ok1 := c.Args[0].(*Col)
+	lit, ok2 := c.Args[1].(*Lit)
+	if !ok1 || !ok2 || lit.V.T != Varchar || (col.T != Varchar && col.T != JSON) {
+		return nil
+	}
+	m := simpleLike(lit.V.B, '\\')
+	if m == nil {
+		return nil
+	}
+	whole := Expr(c)
+	if negate {
+		whole = NewCall("not", Boolean, c)
+	}
+	general, err := Compile(whole)
+	if err != nil {
+		return nil
+	}
+	i := col.Index
+	return func(r *Row) bool {
+		v := &r.Cols[i]
+		switch {
+		case v.T == Varchar || v.T == JSON:
+			return m(v.B) != negate
+		case v.IsNull():
+			return false // neither LIKE nor NOT LIKE is TRUE
+		}
+		return Truth(general(r)) // lists and other values: the general rules
+	}
+}
+
 // CompileCond compiles a condition for filtering. AND, OR and comparisons
 // of a column with a constant or parameter get direct code; anything else
 // evaluates the expression and tests it for TRUE.
@@ -75,6 +120,10 @@ func CompileCond(e Expr) (Cond, error) {
 				}
 				return false
 			}, nil
+		case "like", "not":
+			if f := likeCond(c); f != nil {
+				return f, nil
+			}
 		case "=", "<>", "<", "<=", ">", ">=":
 			if len(c.Args) == 2 {
 				if f := compareCond(c.Op, c.Args[0], c.Args[1]); f != nil {

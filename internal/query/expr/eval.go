@@ -444,35 +444,43 @@ func inValue(r *Row, v Value, list []Fn, set map[string]bool) Value {
 // that have no such key (NULL, LIST).
 func HashKey(v Value) (string, bool) {
 	var b [9]byte
+	k, ok := AppendHashKey(b[:0], v)
+	return string(k), ok
+}
+
+// AppendHashKey appends v's HashKey to dst (no allocation for scalars
+// when dst has room).
+func AppendHashKey(dst []byte, v Value) ([]byte, bool) {
+	var b [9]byte
 	switch {
 	case v.T.IsInteger():
 		b[0] = 'n'
 		putInt(b[1:], v.I)
-		return string(b[:]), true
+		return append(dst, b[:]...), true
 	case v.T.IsFloat():
 		if v.F == math.Trunc(v.F) && v.F >= -9.2e18 && v.F <= 9.2e18 {
 			b[0] = 'n'
 			putInt(b[1:], int64(v.F))
-			return string(b[:]), true
+			return append(dst, b[:]...), true
 		}
 		b[0] = 'f'
 		putInt(b[1:], int64(math.Float64bits(v.F)))
-		return string(b[:]), true
+		return append(dst, b[:]...), true
 	case v.T == Boolean:
 		if v.I != 0 {
-			return "bt", true
+			return append(dst, "bt"...), true
 		}
-		return "bf", true
+		return append(dst, "bf"...), true
 	case v.T == Varchar || v.T == JSON:
-		return "s" + string(v.B), true
+		return append(append(dst, 's'), v.B...), true
 	case v.T == Object:
-		return "o" + string(v.B), true
+		return append(append(dst, 'o'), v.B...), true
 	case v.T.IsTemporal():
 		b[0] = 't'
 		putInt(b[1:], toMicros(v))
-		return string(b[:]), true
+		return append(dst, b[:]...), true
 	}
-	return "", false
+	return dst, false
 }
 
 func putInt(b []byte, i int64) {

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"errors"
+	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -125,5 +126,65 @@ func TestOrderAndHashKeys(t *testing.T) {
 	b, _ := HashKey(DoubleValue(7))
 	if a != b {
 		t.Fatal("7 and 7.0 must hash alike")
+	}
+}
+
+// TestSimpleLikeAgreesWithRegexp checks the %-only LIKE matcher against
+// the regular expression every other pattern uses, on random patterns and
+// strings over a small alphabet (so that runs overlap and repeat).
+func TestSimpleLikeAgreesWithRegexp(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 13))
+	gen := func(alphabet string, n int) []byte {
+		b := make([]byte, r.IntN(n+1))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		return b
+	}
+	for i := 0; i < 20000; i++ {
+		p := gen("ab%%", 7)
+		m := simpleLike(p, '\\')
+		if m == nil {
+			t.Fatalf("pattern %q has only %% wildcards: want a fast matcher", p)
+		}
+		re, err := LikeRegexp(p, '\\', false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := gen("ab", 8)
+		if got, want := m(s), re.Match(s); got != want {
+			t.Fatalf("%q LIKE %q: fast matcher %v, regexp %v", s, p, got, want)
+		}
+	}
+	if simpleLike([]byte("a_b%"), '\\') != nil || simpleLike([]byte(`a\%b`), '\\') != nil {
+		t.Fatal("patterns with _ or an escape need the regexp")
+	}
+}
+
+// TestLikeCondAgreesWithEval checks the direct code of col LIKE 'p' and
+// NOT (col LIKE 'p') against the evaluated expression, NULLs included.
+func TestLikeCondAgreesWithEval(t *testing.T) {
+	col := &Col{Index: 0, T: Varchar}
+	for _, p := range []string{"%special%requests%", "ab%", "%ab", "a%b%c", "", "%"} {
+		for _, neg := range []bool{false, true} {
+			var e Expr = NewCall("like", Boolean, col, sv(p))
+			if neg {
+				e = NewCall("not", Boolean, e)
+			}
+			cond, err := CompileCond(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fn, err := Compile(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range []Value{StringValue("xx special yy requests zz"), StringValue("ab"), StringValue("abc"), StringValue(""), NullValue} {
+				r := &Row{Cols: []Value{v}, Env: &Env{}}
+				if got, want := cond(r), Truth(fn(r)); got != want {
+					t.Fatalf("%s on %v: condition %v, evaluation %v", e, v, got, want)
+				}
+			}
+		}
 	}
 }

@@ -635,27 +635,60 @@ func matchValue(r *Row, v Value, m func([]byte) bool) Value {
 	return BoolValue(m([]byte(v.String())))
 }
 
-// simpleLike returns a matcher for patterns of the forms abc, abc%, %abc and
-// %abc% without other wildcards or escapes, or nil.
+// simpleLike returns a matcher for patterns whose only wildcard is % (abc,
+// abc%, %abc, %abc%, %abc%def%, ...) and that have no escapes, or nil:
+// the literal runs must appear in order, the first at the start unless
+// the pattern starts with %, the last at the end unless it ends with %.
 func simpleLike(p []byte, escape byte) func([]byte) bool {
 	if bytes.IndexByte(p, '_') >= 0 || bytes.IndexByte(p, escape) >= 0 {
 		return nil
 	}
-	inner := bytes.Trim(p, "%")
-	if bytes.IndexByte(inner, '%') >= 0 {
-		return nil
-	}
 	pre, suf := bytes.HasPrefix(p, []byte("%")), bytes.HasSuffix(p, []byte("%"))
-	lit := bytes.Clone(inner)
-	switch {
-	case pre && suf:
-		return func(b []byte) bool { return bytes.Contains(b, lit) }
-	case pre:
-		return func(b []byte) bool { return bytes.HasSuffix(b, lit) }
-	case suf:
-		return func(b []byte) bool { return bytes.HasPrefix(b, lit) }
+	var runs [][]byte
+	for _, r := range bytes.Split(p, []byte("%")) {
+		if len(r) > 0 {
+			runs = append(runs, bytes.Clone(r))
+		}
 	}
-	return func(b []byte) bool { return bytes.Equal(b, lit) }
+	switch {
+	case len(runs) == 0:
+		if len(p) == 0 {
+			return func(b []byte) bool { return len(b) == 0 }
+		}
+		return func([]byte) bool { return true }
+	case len(runs) == 1:
+		lit := runs[0]
+		switch {
+		case pre && suf:
+			return func(b []byte) bool { return bytes.Contains(b, lit) }
+		case pre:
+			return func(b []byte) bool { return bytes.HasSuffix(b, lit) }
+		case suf:
+			return func(b []byte) bool { return bytes.HasPrefix(b, lit) }
+		}
+		return func(b []byte) bool { return bytes.Equal(b, lit) }
+	}
+	return func(b []byte) bool {
+		rest := runs
+		if !pre {
+			if !bytes.HasPrefix(b, rest[0]) {
+				return false
+			}
+			b, rest = b[len(rest[0]):], rest[1:]
+		}
+		last := []byte(nil)
+		if !suf {
+			last, rest = rest[len(rest)-1], rest[:len(rest)-1]
+		}
+		for _, r := range rest {
+			i := bytes.Index(b, r)
+			if i < 0 {
+				return false
+			}
+			b = b[i+len(r):]
+		}
+		return last == nil || bytes.HasSuffix(b, last)
+	}
 }
 
 // LikeRegexp translates a LIKE pattern (% any run, _ one character, escape

@@ -93,6 +93,25 @@ func (c *Cache) sync(version uint64) {
 	}
 }
 
+// Stale reports whether a cached plan was made for map sizes far from the
+// current ones (a factor of 8 either way): its join build sides and
+// strategies may no longer fit, so the statement is planned again.
+func Stale(p *Physical, stats Stats) bool {
+	if stats == nil {
+		return false
+	}
+	for m, was := range p.Estimates {
+		now := stats.EntryCount(m)
+		if now < 0 {
+			continue
+		}
+		if now > 8*was+64 || was > 8*now+64 {
+			return true
+		}
+	}
+	return false
+}
+
 // Close releases the cache's goroutines.
 func (c *Cache) Close() {
 	if c != nil {

@@ -9,18 +9,23 @@
 //	                                ▼                      ▼
 //	                ┌──────────── logical plan ──────────────┐
 //	                │ Scan · Filter · Project · Aggregate    │
+//	                │ Join (inner, left, semi, anti)         │
 //	                │ Sort · Limit · Distinct · UnionAll     │
 //	                │ Values · Insert · Update · Delete · DDL│
 //	                └────────────────────────────────────────┘
-//	                                │  Build
+//	                                │  Build: Rules, in order
 //	                                ▼
-//	   rules:  fold constants ─▶ merge Filter/Project into Scan ─▶ choose index
+//	   fold-constants ─▶ push-filters ─▶ count-non-null ─▶ prune-columns
+//	     ─▶ merge-projections ─▶ choose-indexes ─▶ plan-joins
 //	                                │
 //	                                ▼  split
 //	   coordinator operators ──▶ MergeAggregate ─▶ Gather ═══▶ Fragment (wire form)
 //	   (Filter, Project, Sort,         ▲                        scan | index lookup | entry count
-//	    Limit, Distinct, UnionAll,     │ partial states          filter · project | partial aggregate
-//	    Values, Aggregate)             │ row batches              top-N / limit per member
+//	    Limit, Distinct, UnionAll,     │ partial states          | join of two fragments, each
+//	    Values, Aggregate,             │ row batches               input staying or moving
+//	    HashJoin)                      │                           through an Exchange
+//	                                   │                        filter · project | partial aggregate
+//	                                   │                        top-N / limit per member
 //	                                   └────────── every member, its partitions (internal/exec)
 //
 // # Front ends
@@ -43,24 +48,39 @@
 //
 // # Rules
 //
-// optimize (optimize.go) runs once, top-down over the tree:
+// Rules (rules.go) is an ordered list of named rules; each rewrites the
+// whole tree once, and each has its own test:
 //
-//   - constant folding: calls whose arguments are literals (no parameters,
+//   - fold-constants: calls whose arguments are literals (no parameters,
 //     no clock or random functions) become literals;
-//   - filter pushdown: a Filter over a Scan joins the Scan's filter, with the
-//     scan's projections substituted in;
-//   - projection pushdown: a Project over a Scan becomes the Scan's
-//     projection; an identity Project over an Aggregate only renames;
-//   - index choice: equality and IN on an indexed attribute use a hash or
-//     sorted index (hash preferred), ranges use a sorted index; the
+//   - push-filters: filters move down through projections, sorts, DISTINCT
+//     and UNION ALL, into scans (with the scan's projections substituted
+//     in) and through joins: into an input they only read, except from
+//     WHERE into an outer join's NULL-supplying side or from ON into its
+//     preserved side; conditions on both inputs become the join's;
+//   - count-non-null: COUNT of a never-NULL column counts rows, or a left
+//     join's right key on its NULL-supplying side;
+//   - prune-columns: nodes below joins and aggregates produce only the
+//     columns read above them;
+//   - merge-projections: a Project over a Scan becomes the Scan's
+//     projection, two Projects compose, an identity Project over an
+//     Aggregate only renames;
+//   - choose-indexes: equality and IN on an indexed attribute use a hash
+//     or sorted index (hash preferred), ranges use a sorted index; the
 //     condition stays in the filter, which keeps stale index entries
-//     harmless.
+//     harmless;
+//   - plan-joins (join.go): equality keys and residual, the build side by
+//     the inputs' estimated rows (Stats), and the strategy: colocated,
+//     broadcast, repartition (one side or both), or coordinator.
 //
 // # Physical plan and fragments
 //
-// split (physical.go) cuts the tree where rows cross members. Each Scan
-// becomes a Gather of a Fragment, the unit every member runs over the
-// partitions it owns. An Aggregate directly over a Scan becomes a
+// split (physical.go) cuts the tree where rows cross members. Each Scan,
+// and each filter, projection or join of scans, becomes a Gather of a
+// Fragment, the unit every member runs over the partitions it owns; a join
+// fragment's inputs are fragments, and an input that moves names its
+// Exchange (repartition by key, or broadcast). A join with an input that
+// needs all rows in one place is a HashJoin on the coordinator. An Aggregate directly over a Scan becomes a
 // MergeAggregate over a Gather whose Fragment computes partial states
 // (count; sum and count; min; max; compared value and result), so members
 // send one row per group; COUNT(*) without a filter reads the stores'
@@ -83,7 +103,10 @@
 // # EXPLAIN
 //
 // ExplainText prints the physical plan, coordinator operators first and
-// each fragment below its Exchange, the same for SQL and for predicates.
+// each fragment below its Exchange, the same for SQL and for predicates. A
+// join prints its kind, strategy, build side (with its estimated rows),
+// keys and residual, then its inputs, each below the Exchange it moves
+// through.
 //
 // # Errors
 //

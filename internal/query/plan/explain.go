@@ -63,6 +63,10 @@ func explainNode(b *strings.Builder, n Node, d int) {
 		line(b, d, "MergeAggregate[%s]", groupText(x.Input.Output()[:x.Groups], x.Aggs))
 	case *Aggregate:
 		line(b, d, "Aggregate[%s]", groupText(exprCols(x.GroupBy), x.Aggs))
+	case *HashJoin:
+		line(b, d, "HashJoin[%s]", joinText(x.Kind, Coordinator, x.BuildRight, x.LeftKeys, x.RightKeys, x.Residual, x.NullAware, -1, -1))
+	case *ExchangeStats:
+		line(b, d, "ExchangeStats[clear=%t]", x.Clear)
 	case *Filter:
 		line(b, d, "Filter[%s]", x.Cond)
 	case *Project:
@@ -120,6 +124,46 @@ func explainNode(b *strings.Builder, n Node, d int) {
 	}
 }
 
+// joinText describes a join: kind, strategy, build side with its
+// estimated rows, keys, residual condition.
+func joinText(kind JoinKind, st Strategy, buildRight bool, lk, rk []expr.Expr, residual expr.Expr, nullAware bool, estLeft, estRight int64) string {
+	build, est := "left", estLeft
+	if buildRight {
+		build, est = "right", estRight
+	}
+	s := fmt.Sprintf("%s, strategy=%s, build=%s", kind, st, build)
+	if est >= 0 && est < unknownRows>>8 { // estimates from unknown sizes say nothing
+		s += fmt.Sprintf(" (~%d rows)", est)
+	}
+	if len(lk) == 0 {
+		s += ", nested loop"
+	} else {
+		keys := make([]string, len(lk))
+		for i := range lk {
+			keys[i] = lk[i].String() + " = " + rk[i].String()
+		}
+		s += ", keys=[" + strings.Join(keys, ", ") + "]"
+	}
+	if nullAware {
+		s += ", NOT IN"
+	}
+	if residual != nil {
+		s += ", residual=" + residual.String()
+	}
+	return s
+}
+
+func exchangeText(m *Exchange) string {
+	if m.Broadcast {
+		return fmt.Sprintf("Exchange#%d[broadcast to all members]", m.ID)
+	}
+	by := "hash"
+	if m.HashType != expr.Unknown {
+		by = "partition of " + m.HashType.String() + " key"
+	}
+	return fmt.Sprintf("Exchange#%d[repartition by %s (%s)]", m.ID, exprList(m.Keys), by)
+}
+
 func exprCols(es []expr.Expr) []Column {
 	out := make([]Column, len(es))
 	for i, e := range es {
@@ -145,6 +189,22 @@ func groupText(groups []Column, aggs []AggCall) string {
 
 // explainFragment prints what each member runs, top operator first.
 func explainFragment(b *strings.Builder, f *Fragment, d int) {
+	if p := f.Post; p != nil {
+		if len(p.Aggs) > 0 || len(p.GroupBy) > 0 {
+			var gs []Column
+			for _, g := range p.GroupBy {
+				gs = append(gs, Column{Name: g.String()})
+			}
+			line(b, d, "PartialAggregate[%s]", groupText(gs, p.Aggs))
+			d++
+		}
+		line(b, d, "Project[%s]", exprList(p.Project))
+		d++
+		if p.Filter != nil {
+			line(b, d, "Filter[%s]", p.Filter)
+			d++
+		}
+	}
 	if f.Limit >= 0 {
 		if len(f.Sort) > 0 {
 			line(b, d, "TopN[%d by %s]", f.Limit, sortList(f.Sort, f.Out))
@@ -162,7 +222,11 @@ func explainFragment(b *strings.Builder, f *Fragment, d int) {
 		for _, g := range f.GroupBy {
 			gs = append(gs, Column{Name: g.String()})
 		}
-		line(b, d, "PartialAggregate[%s]", groupText(gs, f.Aggs))
+		verb := "PartialAggregate"
+		if f.Final {
+			verb = "Aggregate" // each member's groups are whole
+		}
+		line(b, d, "%s[%s]", verb, groupText(gs, f.Aggs))
 		d++
 	default:
 		line(b, d, "Project[%s]", exprList(f.Project))
@@ -171,6 +235,22 @@ func explainFragment(b *strings.Builder, f *Fragment, d int) {
 	if f.Filter != nil {
 		line(b, d, "Filter[%s]", f.Filter)
 		d++
+	}
+	if j := f.Join; j != nil {
+		line(b, d, "HashJoin[%s]", joinText(j.Kind, j.Strategy, j.BuildRight, j.LeftKeys, j.RightKeys, j.Residual, j.NullAware, j.EstLeft, j.EstRight))
+		for i, in := range []*Fragment{j.Left, j.Right} {
+			m := j.LeftMove
+			if i == 1 {
+				m = j.RightMove
+			}
+			at := d + 1
+			if m != nil {
+				line(b, at, "%s", exchangeText(m))
+				at++
+			}
+			explainFragment(b, in, at)
+		}
+		return
 	}
 	part := ""
 	if f.PartitionKey != nil {

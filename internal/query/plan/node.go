@@ -187,6 +187,101 @@ type UnionAll struct{ Ins []Node }
 func (u *UnionAll) Output() []Column { return u.Ins[0].Output() }
 func (u *UnionAll) Inputs() []Node   { return u.Ins }
 
+// JoinKind is the kind of a join. RIGHT joins are LEFT joins with their
+// inputs swapped (the front end swaps them); CROSS joins and comma joins
+// are inner joins without a condition.
+type JoinKind uint8
+
+// Join kinds.
+const (
+	// JoinInner keeps the pairs of rows for which Cond is TRUE.
+	JoinInner JoinKind = iota + 1
+	// JoinLeft keeps the inner join's pairs and every left row that has
+	// none, with NULLs for the right columns.
+	JoinLeft
+	// JoinSemi keeps each left row that has at least one right row for
+	// which Cond is TRUE (EXISTS, IN); its output is the left columns.
+	JoinSemi
+	// JoinAnti keeps each left row that has none (NOT EXISTS, NOT IN).
+	JoinAnti
+)
+
+func (k JoinKind) String() string {
+	switch k {
+	case JoinInner:
+		return "INNER"
+	case JoinLeft:
+		return "LEFT"
+	case JoinSemi:
+		return "SEMI"
+	case JoinAnti:
+		return "ANTI"
+	}
+	return "?"
+}
+
+// Join combines the rows of two inputs. Cond is an expression over the
+// left input's columns followed by the right input's (nil: every pair).
+// The output is the left columns then the right ones; semi and anti joins
+// output the left columns only. Rules split Cond into equality keys (a
+// hash join) and a residual condition (a nested loop when no key is left).
+type Join struct {
+	Left, Right Node
+	Kind        JoinKind
+	Cond        expr.Expr
+	// NullAware marks an anti join that stands for NOT IN (subquery):
+	// InLeft NOT IN (InRight of the right rows for which Cond holds). A
+	// left row is kept when every such right row compares FALSE: a NULL on
+	// either side is unknown and drops the row, and an empty subquery keeps
+	// every row. InLeft reads the left columns, InRight the output of both
+	// inputs (as Cond).
+	NullAware       bool
+	InLeft, InRight expr.Expr
+	// Hint forces a physical strategy (a query hint), "" to let the
+	// planner choose.
+	Hint Strategy
+	// Plan is set by the plan-joins rule.
+	Plan *JoinPlan
+}
+
+func (j *Join) Output() []Column {
+	l := j.Left.Output()
+	if j.Kind == JoinSemi || j.Kind == JoinAnti {
+		return l
+	}
+	return append(append([]Column(nil), l...), j.Right.Output()...)
+}
+func (j *Join) Inputs() []Node { return []Node{j.Left, j.Right} }
+
+// Strategy is how a join's rows meet on the members.
+type Strategy string
+
+// Join strategies.
+const (
+	// Colocated: both inputs are partitioned on the join key; every member
+	// joins its own partitions and no row moves.
+	Colocated Strategy = "colocated"
+	// Broadcast: every member receives the whole build side (a small one)
+	// and joins it with its own rows of the other side.
+	Broadcast Strategy = "broadcast"
+	// Repartition: rows move to the member that owns the partition of
+	// their join key; when one side is already partitioned on the key,
+	// only the other side moves.
+	Repartition Strategy = "repartition"
+	// Coordinator: an input is computed on the coordinator (an aggregate,
+	// a sort, a union, constant rows), so the join runs there too.
+	Coordinator Strategy = "coordinator"
+)
+
+// Hints are a statement's optimizer hints (/*+ NAME(value) ... */).
+type Hints struct {
+	// Strategy forces every join's strategy when it can apply.
+	Strategy Strategy
+	// BatchBytes, VectorSize and MemoryLimit override the member's join
+	// exchange settings and per-query memory limit (0: the member's).
+	BatchBytes, VectorSize, MemoryLimit int64
+}
+
 // Values produces constant rows.
 type Values struct {
 	Rows  [][]expr.Expr
@@ -205,6 +300,24 @@ func (v *Values) Output() []Column {
 	return out
 }
 func (v *Values) Inputs() []Node { return nil }
+
+// ExchangeStats reads every member's join exchange counters, one row per
+// member (the table function exchange_stats); with Clear each member
+// resets them once read.
+type ExchangeStats struct{ Clear bool }
+
+// ExchangeStatsColumns are the columns of ExchangeStats: the member's
+// address, then its counters.
+var ExchangeStatsColumns = []Column{
+	{Name: "member", Type: expr.Varchar},
+	{Name: "messages_sent", Type: expr.BigInt}, {Name: "messages_received", Type: expr.BigInt},
+	{Name: "bytes_sent", Type: expr.BigInt}, {Name: "bytes_received", Type: expr.BigInt},
+	{Name: "rows_shipped", Type: expr.BigInt}, {Name: "write_block_us", Type: expr.BigInt},
+	{Name: "scheduling_wait_us", Type: expr.BigInt},
+}
+
+func (e *ExchangeStats) Output() []Column { return ExchangeStatsColumns }
+func (e *ExchangeStats) Inputs() []Node   { return nil }
 
 // ---- Statements that change data or metadata ---------------------------------
 

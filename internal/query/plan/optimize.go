@@ -1,149 +1,28 @@
 package plan
 
 import (
-	"time"
-
 	"github.com/atolldb/atoll/internal/query/expr"
 )
 
-// Build runs the rules over a logical plan and splits it into coordinator
-// operators and fragments. The rules, in order:
+// Build runs the rules over a logical plan (see Rules) and splits it into
+// coordinator operators and fragments:
 //
-//  1. fold constants;
-//  2. merge filters and projections into the scan below them;
-//  3. choose an index for each scan's filter;
-//  4. split: scans become fragments under Gather, aggregates over a scan
-//     become partial aggregates in the fragment under a MergeAggregate,
-//     COUNT(*) with no filter reads entry counts, LIMIT (over ORDER BY)
-//     bounds each member's rows;
-//  5. in each fragment, JSON_VALUE over the value becomes a scan column read
-//     by the JSON path evaluator, and unused scan columns are dropped.
-func Build(root Node, cat Catalog, paramTypes []expr.Type, kind string) *Physical {
-	n := optimize(root, cat)
-	p := &Physical{Root: split(n), ParamTypes: paramTypes, Kind: kind}
+//   - scans, and filters, projections and joins of them, become fragments
+//     under Gather; an aggregate over one becomes partial aggregates in
+//     the fragment under a MergeAggregate; COUNT(*) with no filter reads
+//     entry counts; LIMIT (over ORDER BY) bounds each member's rows;
+//   - a join whose input is computed on the coordinator is a HashJoin
+//     there;
+//   - in each fragment, JSON_VALUE over the value becomes a scan column
+//     read by the JSON path evaluator, and unused scan columns are dropped.
+func Build(root Node, cat Catalog, paramTypes []expr.Type, kind string, opts Options) *Physical {
+	pl := &Planning{Catalog: cat, Options: opts}
+	n := optimize(root, pl)
+	p := &Physical{Root: split(n), ParamTypes: paramTypes, Kind: kind, Hints: opts.Hints, Estimates: pl.estimates}
 	if kind == "query" {
 		p.Columns = p.Root.Output()
 	}
 	return p
-}
-
-func optimize(n Node, cat Catalog) Node {
-	switch x := n.(type) {
-	case *Scan:
-		s := *x
-		s.Filter = fold(s.Filter)
-		s.Project = foldAll(s.Project)
-		if s.Filter != nil {
-			if l, ok := s.Filter.(*expr.Lit); ok && l.V.T == expr.Boolean && l.V.I != 0 {
-				s.Filter = nil
-			}
-		}
-		chooseIndex(&s, cat)
-		return &s
-	case *Filter:
-		in := optimize(x.Input, cat)
-		cond := fold(x.Cond)
-		if s, ok := in.(*Scan); ok {
-			ns := *s
-			ns.Filter = fold(expr.And(s.Filter, substitute(cond, s.Project)))
-			ns.Index = nil
-			chooseIndex(&ns, cat)
-			return &ns
-		}
-		return &Filter{Input: in, Cond: cond}
-	case *Project:
-		in := optimize(x.Input, cat)
-		exprs := foldAll(x.Exprs)
-		if s, ok := in.(*Scan); ok {
-			ns := *s
-			ns.Project = make([]expr.Expr, len(exprs))
-			for i, e := range exprs {
-				ns.Project[i] = substitute(e, s.Project)
-			}
-			ns.Names = x.Names
-			return &ns
-		}
-		if a, ok := in.(*Aggregate); ok && identity(exprs, len(a.Output())) {
-			na := *a
-			na.Names = x.Names
-			return &na
-		}
-		return &Project{Input: in, Exprs: exprs, Names: x.Names}
-	case *Aggregate:
-		a := *x
-		a.Input = optimize(x.Input, cat)
-		a.GroupBy = foldAll(x.GroupBy)
-		a.Aggs = append([]AggCall(nil), x.Aggs...)
-		for i := range a.Aggs {
-			a.Aggs[i].Arg = fold(a.Aggs[i].Arg)
-			a.Aggs[i].By = fold(a.Aggs[i].By)
-		}
-		return &a
-	case *Sort:
-		return &Sort{Input: optimize(x.Input, cat), Keys: x.Keys}
-	case *Limit:
-		return &Limit{Input: optimize(x.Input, cat), Limit: fold(x.Limit), Offset: fold(x.Offset)}
-	case *Distinct:
-		return &Distinct{Input: optimize(x.Input, cat)}
-	case *UnionAll:
-		ins := make([]Node, len(x.Ins))
-		for i, in := range x.Ins {
-			ins[i] = optimize(in, cat)
-		}
-		return &UnionAll{Ins: ins}
-	case *Insert:
-		c := *x
-		c.Source = optimize(x.Source, cat)
-		return &c
-	case *Update:
-		c := *x
-		c.Scan = optimize(x.Scan, cat).(*Scan)
-		return &c
-	case *Delete:
-		c := *x
-		c.Scan = optimize(x.Scan, cat).(*Scan)
-		return &c
-	case *Explain:
-		return &Explain{Input: optimize(x.Input, cat)}
-	}
-	return n
-}
-
-func foldAll(es []expr.Expr) []expr.Expr {
-	out := make([]expr.Expr, len(es))
-	for i, e := range es {
-		out[i] = fold(e)
-	}
-	return out
-}
-
-// fold evaluates constant sub-expressions that hold no parameters; ones
-// that fail to evaluate are left for run time, where they fail properly.
-func fold(e expr.Expr) expr.Expr {
-	if e == nil {
-		return nil
-	}
-	return expr.Rewrite(e, func(x expr.Expr) expr.Expr {
-		c, ok := x.(*expr.Call)
-		if !ok || !expr.IsConstant(c) || expr.HasParams(c) {
-			return x
-		}
-		for _, a := range c.Args {
-			if _, lit := a.(*expr.Lit); !lit {
-				return x
-			}
-		}
-		v, err := expr.Eval(c, &expr.Env{Now: time.Now()})
-		if err != nil {
-			return x
-		}
-		if c.T != expr.Unknown && v.T != c.T && !v.IsNull() {
-			if cv, err := expr.Cast(v, c.T); err == nil {
-				v = cv
-			}
-		}
-		return &expr.Lit{V: v.Clone()}
-	})
 }
 
 // chooseIndex picks an index lookup for the scan's filter: equality or IN
@@ -281,17 +160,4 @@ func rangeOf(c *expr.Call) (col, lo, hi expr.Expr, loInc, hiInc, ok bool) {
 		}
 	}
 	return
-}
-
-// identity reports whether exprs are the columns 0..n-1 in order.
-func identity(exprs []expr.Expr, n int) bool {
-	if len(exprs) != n {
-		return false
-	}
-	for i, e := range exprs {
-		if c, ok := e.(*expr.Col); !ok || c.Index != i {
-			return false
-		}
-	}
-	return true
 }

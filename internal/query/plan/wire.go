@@ -152,6 +152,20 @@ func MarshalFragment(f *Fragment) ([]byte, error) {
 // FragmentToProto converts a fragment.
 func FragmentToProto(f *Fragment) *pb.Fragment {
 	p := &pb.Fragment{Map: f.Map, Filter: ExprToProto(f.Filter), CountOnly: f.CountOnly, Limit: f.Limit}
+	if j := f.Join; j != nil {
+		pj := &pb.FragmentJoin{Kind: int32(j.Kind), Left: FragmentToProto(j.Left), Right: FragmentToProto(j.Right),
+			Residual: ExprToProto(j.Residual), NullAware: j.NullAware, BuildRight: j.BuildRight, Strategy: string(j.Strategy),
+			LeftMove: exchangeToProto(j.LeftMove), RightMove: exchangeToProto(j.RightMove)}
+		// The inputs read the statement's parameters from the top fragment.
+		pj.Left.Params, pj.Right.Params = nil, nil
+		for _, e := range j.LeftKeys {
+			pj.LeftKeys = append(pj.LeftKeys, ExprToProto(e))
+		}
+		for _, e := range j.RightKeys {
+			pj.RightKeys = append(pj.RightKeys, ExprToProto(e))
+		}
+		p.Join = pj
+	}
 	for _, c := range f.Cols {
 		p.Columns = append(p.Columns, &pb.ScanColumn{Path: c.Path, Type: pb.SqlType(c.Type), Format: c.Format, Json: c.JSON, Strict: c.Strict})
 	}
@@ -186,8 +200,36 @@ func FragmentToProto(f *Fragment) *pb.Fragment {
 		p.Sort = append(p.Sort, s)
 	}
 	p.PartitionKey = f.PartitionKey
+	p.Final = f.Final
+	if f.Post != nil {
+		pp := &pb.FragmentPost{Filter: ExprToProto(f.Post.Filter)}
+		for _, e := range f.Post.Project {
+			pp.Project = append(pp.Project, ExprToProto(e))
+		}
+		for _, e := range f.Post.GroupBy {
+			pp.GroupBy = append(pp.GroupBy, ExprToProto(e))
+		}
+		for _, a := range f.Post.Aggs {
+			pp.Aggs = append(pp.Aggs, aggToProto(a))
+		}
+		p.Post = pp
+	}
 	return p
 }
+
+func exchangeToProto(x *Exchange) *pb.Exchange {
+	if x == nil {
+		return nil
+	}
+	p := &pb.Exchange{Id: x.ID, Broadcast: x.Broadcast, HashType: pb.SqlType(x.HashType)}
+	for _, e := range x.Keys {
+		p.Keys = append(p.Keys, ExprToProto(e))
+	}
+	return p
+}
+
+// maxJoinDepth bounds the nesting of decoded joins.
+const maxJoinDepth = 32
 
 // UnmarshalFragment decodes and validates a fragment's wire form. Index
 // lookups name the index; indexes resolves the name to its description (nil
@@ -202,24 +244,45 @@ func UnmarshalFragment(b []byte, indexes func(mapName, index string) (IndexInfo,
 
 // FragmentFromProto converts and validates a fragment.
 func FragmentFromProto(p *pb.Fragment, indexes func(mapName, index string) (IndexInfo, bool)) (*Fragment, error) {
-	if p.Map == "" {
+	var params []expr.Value
+	for _, q := range p.Params {
+		v, err := ValueFromProto(q)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrBadFragment, err)
+		}
+		params = append(params, v)
+	}
+	return fragmentFromProto(p, indexes, params, 0)
+}
+
+func fragmentFromProto(p *pb.Fragment, indexes func(mapName, index string) (IndexInfo, bool), params []expr.Value, depth int) (*Fragment, error) {
+	if p == nil {
+		return nil, fmt.Errorf("%w: missing fragment", ErrBadFragment)
+	}
+	if depth > maxJoinDepth {
+		return nil, fmt.Errorf("%w: joins nest deeper than %d", ErrBadFragment, maxJoinDepth)
+	}
+	if p.Map == "" && p.Join == nil {
 		return nil, fmt.Errorf("%w: no map", ErrBadFragment)
 	}
-	f := &Fragment{Map: p.Map, Table: p.Map, CountOnly: p.CountOnly, Limit: p.Limit, PartitionKey: p.PartitionKey}
+	f := &Fragment{Map: p.Map, Table: p.Map, CountOnly: p.CountOnly, Limit: p.Limit, PartitionKey: p.PartitionKey, Params: params}
+	if p.Join != nil {
+		if p.Map != "" || len(p.Columns) > 0 || p.CountOnly || p.Index != nil || p.PartitionKey != nil {
+			return nil, fmt.Errorf("%w: a join fragment reads no map", ErrBadFragment)
+		}
+		j, err := joinFromProto(p.Join, indexes, params, depth)
+		if err != nil {
+			return nil, err
+		}
+		f.Join = j
+	}
 	for _, c := range p.Columns {
 		if c == nil || c.Type > pb.SqlType_SQL_TYPE_JSON {
 			return nil, fmt.Errorf("%w: bad scan column", ErrBadFragment)
 		}
 		f.Cols = append(f.Cols, ScanCol{Path: c.Path, Type: expr.Type(c.Type), Format: c.Format, JSON: c.Json, Strict: c.Strict})
 	}
-	for _, q := range p.Params {
-		v, err := ValueFromProto(q)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrBadFragment, err)
-		}
-		f.Params = append(f.Params, v)
-	}
-	nc, np := len(f.Cols), len(f.Params)
+	nc, np := f.SourceWidth(), len(f.Params)
 	var err error
 	conv := func(e *pb.Expr) expr.Expr {
 		if err != nil {
@@ -301,8 +364,161 @@ func FragmentFromProto(p *pb.Fragment, indexes func(mapName, index string) (Inde
 			want += PartialWidth(a)
 		}
 	}
+	f.Final = p.Final
+	if f.Final && (!f.Aggregating() || f.CountOnly || len(f.Sort) > 0 || f.Limit >= 0) {
+		return nil, fmt.Errorf("%w: final groups need a plain aggregation", ErrBadFragment)
+	}
+	if f.Final {
+		want = len(f.GroupBy) + len(f.Aggs)
+		in := want
+		if p.Post != nil {
+			post, w, err := postFromProto(p.Post, in, np)
+			if err != nil {
+				return nil, err
+			}
+			f.Post, want = post, w
+		}
+	} else if p.Post != nil {
+		return nil, fmt.Errorf("%w: post operators need final groups", ErrBadFragment)
+	}
 	if len(f.Out) != want {
 		return nil, fmt.Errorf("%w: %d output types for %d columns", ErrBadFragment, len(f.Out), want)
 	}
 	return f, nil
+}
+
+// postFromProto converts a fragment's Post over in columns and returns it
+// with the width of its output.
+func postFromProto(p *pb.FragmentPost, in, params int) (*Post, int, error) {
+	post := &Post{}
+	var err error
+	conv := func(e *pb.Expr, cols int) expr.Expr {
+		if err != nil {
+			return nil
+		}
+		var x expr.Expr
+		x, err = ExprFromProto(e, cols, params)
+		return x
+	}
+	post.Filter = conv(p.Filter, in)
+	if len(p.Project) == 0 {
+		return nil, 0, fmt.Errorf("%w: post operators project no column", ErrBadFragment)
+	}
+	for _, e := range p.Project {
+		if e == nil {
+			return nil, 0, fmt.Errorf("%w: empty projection", ErrBadFragment)
+		}
+		post.Project = append(post.Project, conv(e, in))
+	}
+	w := len(post.Project)
+	for _, e := range p.GroupBy {
+		if e == nil {
+			return nil, 0, fmt.Errorf("%w: empty group key", ErrBadFragment)
+		}
+		post.GroupBy = append(post.GroupBy, conv(e, w))
+	}
+	width := w
+	if len(p.Aggs) > 0 || len(p.GroupBy) > 0 {
+		width = len(post.GroupBy)
+	}
+	for _, a := range p.Aggs {
+		if a == nil || !aggFuncs[a.Func] || a.Type > pb.SqlType_SQL_TYPE_JSON || a.Distinct {
+			return nil, 0, fmt.Errorf("%w: bad aggregate", ErrBadFragment)
+		}
+		ag := AggCall{Func: a.Func, Arg: conv(a.Arg, w), By: conv(a.By, w), T: expr.Type(a.Type)}
+		if (a.Func == "min_by" || a.Func == "max_by") && (ag.Arg == nil || ag.By == nil) || a.Func != "count" && ag.Arg == nil {
+			return nil, 0, fmt.Errorf("%w: %s needs its arguments", ErrBadFragment, a.Func)
+		}
+		post.Aggs = append(post.Aggs, ag)
+		width += PartialWidth(ag)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	return post, width, nil
+}
+
+func joinFromProto(p *pb.FragmentJoin, indexes func(mapName, index string) (IndexInfo, bool), params []expr.Value, depth int) (*FragmentJoin, error) {
+	kind := JoinKind(p.Kind)
+	if kind < JoinInner || kind > JoinAnti {
+		return nil, fmt.Errorf("%w: join kind %d", ErrBadFragment, p.Kind)
+	}
+	left, err := fragmentFromProto(p.Left, indexes, params, depth+1)
+	if err != nil {
+		return nil, err
+	}
+	right, err := fragmentFromProto(p.Right, indexes, params, depth+1)
+	if err != nil {
+		return nil, err
+	}
+	if left.Aggregating() || right.Aggregating() || left.CountOnly || right.CountOnly {
+		return nil, fmt.Errorf("%w: a join input cannot aggregate", ErrBadFragment)
+	}
+	switch st := Strategy(p.Strategy); st {
+	case Colocated, Broadcast, Repartition:
+	default:
+		return nil, fmt.Errorf("%w: join strategy %q", ErrBadFragment, p.Strategy)
+	}
+	j := &FragmentJoin{Kind: kind, Left: left, Right: right, NullAware: p.NullAware, BuildRight: p.BuildRight, Strategy: Strategy(p.Strategy)}
+	if len(p.LeftKeys) != len(p.RightKeys) {
+		return nil, fmt.Errorf("%w: %d left keys and %d right keys", ErrBadFragment, len(p.LeftKeys), len(p.RightKeys))
+	}
+	if p.NullAware && (kind != JoinAnti || len(p.LeftKeys) == 0 || !p.BuildRight) {
+		return nil, fmt.Errorf("%w: a NOT IN join is an anti join with a key that builds its right input", ErrBadFragment)
+	}
+	conv := func(e *pb.Expr, cols int) (expr.Expr, error) {
+		if e == nil {
+			return nil, fmt.Errorf("%w: missing join expression", ErrBadFragment)
+		}
+		return ExprFromProto(e, cols, len(params))
+	}
+	for i := range p.LeftKeys {
+		l, err := conv(p.LeftKeys[i], len(left.Out))
+		if err != nil {
+			return nil, err
+		}
+		r, err := conv(p.RightKeys[i], len(right.Out))
+		if err != nil {
+			return nil, err
+		}
+		j.LeftKeys, j.RightKeys = append(j.LeftKeys, l), append(j.RightKeys, r)
+	}
+	if p.Residual != nil {
+		if j.Residual, err = conv(p.Residual, len(left.Out)+len(right.Out)); err != nil {
+			return nil, err
+		}
+	}
+	for i, m := range []*pb.Exchange{p.LeftMove, p.RightMove} {
+		if m == nil {
+			continue
+		}
+		in := left
+		if i == 1 {
+			in = right
+		}
+		x := &Exchange{ID: m.Id, Broadcast: m.Broadcast}
+		if m.HashType > pb.SqlType_SQL_TYPE_JSON {
+			return nil, fmt.Errorf("%w: bad exchange hash type", ErrBadFragment)
+		}
+		x.HashType = expr.Type(m.HashType)
+		if !m.Broadcast && len(m.Keys) == 0 {
+			return nil, fmt.Errorf("%w: an exchange needs keys or broadcast", ErrBadFragment)
+		}
+		for _, k := range m.Keys {
+			e, err := conv(k, len(in.Out))
+			if err != nil {
+				return nil, err
+			}
+			x.Keys = append(x.Keys, e)
+		}
+		if i == 0 {
+			j.LeftMove = x
+		} else {
+			j.RightMove = x
+		}
+	}
+	if (j.Strategy == Colocated) != (j.LeftMove == nil && j.RightMove == nil) {
+		return nil, fmt.Errorf("%w: a %s join's exchanges do not match its strategy", ErrBadFragment, j.Strategy)
+	}
+	return j, nil
 }

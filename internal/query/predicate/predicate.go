@@ -50,7 +50,7 @@ func (p *Planner) Plan(q *pb.PredicateQuery) (*plan.Physical, []expr.Value, erro
 	if err := b.run(); err != nil {
 		return nil, nil, err
 	}
-	ph := plan.Build(b.root, p.Catalog, types, "query")
+	ph := plan.Build(b.root, p.Catalog, types, "query", plan.Options{})
 	p.Cache.Put(key, version, ph)
 	return ph, c.params, nil
 }

@@ -16,33 +16,82 @@ type converter struct {
 	pre    *prepared
 	cat    plan.Catalog
 	params []expr.Type
+	hints  plan.Hints
 }
 
 type scopeCol struct {
 	name, table string
 	t           expr.Type
 	hidden      bool
+	// usingDup: the other input's copy of a USING column, reachable only
+	// with a qualifier.
+	usingDup bool
 }
 
-type scope struct{ cols []scopeCol }
+// scope is the columns a clause sees, in the order of its input's row.
+type scope struct {
+	cols []scopeCol
+	// star lists the columns of SELECT *, in order (nil: the columns that
+	// are not hidden, in row order).
+	star []int
+	// innerFrom > 0: cols[innerFrom:] are a subquery's own columns, found
+	// before the outer query's cols[:innerFrom].
+	innerFrom int
+}
+
+func (s scope) starOrder() []int {
+	if s.star != nil {
+		return append([]int(nil), s.star...)
+	}
+	var out []int
+	for i, c := range s.cols {
+		if !c.hidden {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func (s scope) visible() []scopeCol {
+	var out []scopeCol
+	for _, i := range s.starOrder() {
+		out = append(out, s.cols[i])
+	}
+	return out
+}
+
+func (s scope) resolveName(c *converter, name string) (int, expr.Type, error) {
+	return s.resolve(c, &sqlparser.ColName{Name: sqlparser.NewIdentifierCI(name)})
+}
 
 func (s scope) resolve(c *converter, col *sqlparser.ColName) (int, expr.Type, error) {
 	name := col.Name.String()
 	qual := col.Qualifier.Name.String()
 	found := -1
-	for pass := 0; pass < 2 && found < 0; pass++ {
-		for i, sc := range s.cols {
-			match := sc.name == name
-			if pass == 1 {
-				match = strings.EqualFold(sc.name, name)
+	// A subquery's own columns first, then the outer query's.
+	ranges := [][2]int{{0, len(s.cols)}}
+	if s.innerFrom > 0 {
+		ranges = [][2]int{{s.innerFrom, len(s.cols)}, {0, s.innerFrom}}
+	}
+	for _, rg := range ranges {
+		for pass := 0; pass < 2 && found < 0; pass++ {
+			for i := rg[0]; i < rg[1]; i++ {
+				sc := s.cols[i]
+				match := sc.name == name
+				if pass == 1 {
+					match = strings.EqualFold(sc.name, name)
+				}
+				if !match || (qual != "" && !strings.EqualFold(qual, sc.table)) || (qual == "" && sc.usingDup) {
+					continue
+				}
+				if found >= 0 {
+					return 0, 0, c.errAt(name, "column %s is ambiguous", name)
+				}
+				found = i
 			}
-			if !match || (qual != "" && !strings.EqualFold(qual, sc.table)) {
-				continue
-			}
-			if found >= 0 {
-				return 0, 0, c.errAt(name, "column %s is ambiguous", name)
-			}
-			found = i
+		}
+		if found >= 0 {
+			break
 		}
 	}
 	if found < 0 {
@@ -55,6 +104,13 @@ func (s scope) resolve(c *converter, col *sqlparser.ColName) (int, expr.Type, er
 }
 
 func (c *converter) statement(st sqlparser.Statement) (plan.Node, string, error) {
+	if sel, ok := st.(*sqlparser.Select); ok {
+		h, err := readHints(sel.Comments)
+		if err != nil {
+			return nil, "", err
+		}
+		c.hints = h
+	}
 	switch s := st.(type) {
 	case sqlparser.TableStatement:
 		n, _, err := c.query(s)
@@ -129,42 +185,6 @@ func (c *converter) query(ts sqlparser.TableStatement) (plan.Node, scope, error)
 	return nil, scope{}, plan.Errorf("unsupported query")
 }
 
-// from converts the FROM clause.
-func (c *converter) from(tes []sqlparser.TableExpr) (plan.Node, scope, error) {
-	if len(tes) == 0 {
-		return &plan.Values{Rows: [][]expr.Expr{{}}}, scope{}, nil
-	}
-	if len(tes) > 1 {
-		return nil, scope{}, unsupported("a join (several tables in FROM)")
-	}
-	switch t := tes[0].(type) {
-	case *sqlparser.AliasedTableExpr:
-		alias := t.As.String()
-		switch e := t.Expr.(type) {
-		case sqlparser.TableName:
-			name := e.Name.String()
-			if name == "dual" {
-				return &plan.Values{Rows: [][]expr.Expr{{}}}, scope{}, nil
-			}
-			return c.table(name, alias)
-		case *sqlparser.DerivedTable:
-			n, sc, err := c.query(e.Select)
-			if err != nil {
-				return nil, scope{}, err
-			}
-			for i := range sc.cols {
-				sc.cols[i].table = alias
-			}
-			return n, sc, nil
-		}
-	case *sqlparser.JoinTableExpr:
-		return nil, scope{}, unsupported("JOIN")
-	case *sqlparser.ParenTableExpr:
-		return c.from(t.Exprs)
-	}
-	return nil, scope{}, unsupported("this FROM clause")
-}
-
 // table builds the scan of a mapping.
 func (c *converter) table(name, alias string) (plan.Node, scope, error) {
 	var m *plan.Mapping
@@ -206,11 +226,9 @@ func (c *converter) selectStmt(sel *sqlparser.Select) (plan.Node, scope, error) 
 		return nil, scope{}, err
 	}
 	if sel.Where != nil {
-		cond, err := c.condition(sel.Where.Expr, in, nil)
-		if err != nil {
+		if input, err = c.where(sel.Where.Expr, input, in); err != nil {
 			return nil, scope{}, err
 		}
-		input = &plan.Filter{Input: input, Cond: cond}
 	}
 	var selExprs []sqlparser.SelectExpr
 	if sel.SelectExprs != nil {
@@ -227,11 +245,22 @@ func (c *converter) selectStmt(sel *sqlparser.Select) (plan.Node, scope, error) 
 		switch e := se.(type) {
 		case *sqlparser.StarExpr:
 			q := e.TableName.Name.String()
+			if q == "" {
+				for _, i := range in.starOrder() {
+					items = append(items, item{name: in.cols[i].name, col: i})
+				}
+				break
+			}
+			found := false
 			for i, col := range in.cols {
-				if col.hidden || (q != "" && !strings.EqualFold(q, col.table)) {
+				if col.hidden || !strings.EqualFold(q, col.table) {
 					continue
 				}
+				found = true
 				items = append(items, item{name: col.name, col: i})
+			}
+			if !found {
+				return nil, scope{}, c.errAt(q, "table %s is not in FROM", q)
 			}
 		case *sqlparser.AliasedExpr:
 			name := e.As.String()
@@ -297,7 +326,7 @@ func (c *converter) selectStmt(sel *sqlparser.Select) (plan.Node, scope, error) 
 				return nil, scope{}, err
 			}
 			ag.groups = append(ag.groups, e)
-			ag.groupKeys = append(ag.groupKeys, e.String())
+			ag.groupKeys = append(ag.groupKeys, exprKey(e))
 		}
 		// Collect aggregates from the select list, HAVING and ORDER BY.
 		collect := func(e sqlparser.Expr) error {
@@ -391,7 +420,7 @@ func (c *converter) selectStmt(sel *sqlparser.Select) (plan.Node, scope, error) 
 		// An expression equal to a selected one sorts by that column.
 		if e, err := c.expr(o, in, ag); err == nil {
 			for i, have := range exprs {
-				if have.String() == e.String() {
+				if exprKey(have) == exprKey(e) {
 					return i, true, nil
 				}
 			}

@@ -143,10 +143,10 @@ func (c *converter) expr(e sqlparser.Expr, sc scope, ag *aggregation) (expr.Expr
 				if _, isParam := x.(*expr.Param); isParam {
 					return x, nil
 				}
-				s := x.String()
+				s := exprKey(x)
 				for i, k := range ag.groupKeys {
 					if k == s {
-						return &expr.Col{Index: i, Name: s, T: ag.groups[i].Type()}, nil
+						return &expr.Col{Index: i, Name: x.String(), T: ag.groups[i].Type()}, nil
 					}
 				}
 				if cn, ok := e.(*sqlparser.ColName); ok {
@@ -353,7 +353,9 @@ func (c *converter) expr(e sqlparser.Expr, sc scope, ag *aggregation) (expr.Expr
 	case sqlparser.AggrFunc:
 		return nil, plan.Errorf("aggregate %s is not allowed here", sqlparser.String(x))
 	case *sqlparser.Subquery:
-		return nil, unsupported("a subquery in an expression")
+		return nil, unsupported("a subquery in an expression (EXISTS and IN (subquery) are supported as conditions ANDed in WHERE)")
+	case *sqlparser.ExistsExpr:
+		return nil, plan.Errorf("EXISTS and IN (subquery) are supported as conditions ANDed in WHERE, not here: %s", sqlparser.String(x))
 	case sqlparser.ValTuple:
 		return nil, unsupported("a row value")
 	}
@@ -361,6 +363,17 @@ func (c *converter) expr(e sqlparser.Expr, sc scope, ag *aggregation) (expr.Expr
 }
 
 func aggName(a plan.AggCall) string { return a.String() }
+
+// exprKey prints an expression with its columns as positions, so that
+// two columns of the same name (from two tables of a join) differ.
+func exprKey(e expr.Expr) string {
+	return expr.Rewrite(e, func(x expr.Expr) expr.Expr {
+		if c, ok := x.(*expr.Col); ok {
+			return &expr.Col{Index: c.Index, T: c.T}
+		}
+		return x
+	}).String()
+}
 
 func negate(v expr.Value) expr.Value {
 	if v.T.IsFloat() {
@@ -450,7 +463,7 @@ func (c *converter) comparison(x *sqlparser.ComparisonExpr, sub func(sqlparser.E
 	case sqlparser.InOp, sqlparser.NotInOp:
 		tuple, ok := x.Right.(sqlparser.ValTuple)
 		if !ok {
-			return nil, unsupported("IN with a subquery")
+			return nil, plan.Errorf("EXISTS and IN (subquery) are supported as conditions ANDed in WHERE, not here: %s", sqlparser.String(x))
 		}
 		args := []expr.Expr{l}
 		for _, v := range tuple {

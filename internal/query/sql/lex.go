@@ -123,16 +123,62 @@ func isIdentPart(c byte) bool { return isIdentStart(c) || (c >= '0' && c <= '9')
 
 // prepared is a statement rewritten for vitess: double-quoted identifiers
 // in backticks, Hazelcast's cast types replaced by CHAR(1000+i) with the
-// original type in types[i], || as << (concatenation), SINK as INSERT.
+// original type in types[i], || as << (concatenation), SINK as INSERT,
+// and table functions, TABLE(name(args)), as the table __table_function_i
+// with the call in funcs[i].
 type prepared struct {
 	text      string
 	types     []expr.Type
 	overwrite bool
+	funcs     []tableCall
 	// segments map offsets of text back to the original statement.
 	segs []segment
 }
 
 type segment struct{ out, in int }
+
+// tableCall is a table function in FROM: TABLE(name(args)).
+type tableCall struct {
+	name string
+	args []token
+	pos  int
+}
+
+const tableFuncPrefix = "__table_function_"
+
+// tableFunc returns the table function a table name stands for.
+func (p *prepared) tableFunc(name string) (tableCall, bool) {
+	if !strings.HasPrefix(name, tableFuncPrefix) {
+		return tableCall{}, false
+	}
+	i, err := strconv.Atoi(name[len(tableFuncPrefix):])
+	if err != nil || i < 0 || i >= len(p.funcs) {
+		return tableCall{}, false
+	}
+	return p.funcs[i], true
+}
+
+// tableFunction reads TABLE(name(args)) at toks[i] (TABLE): it returns the
+// call and the index of its closing parenthesis.
+func tableFunction(toks []token, i int) (tableCall, int, bool) {
+	if i+4 >= len(toks) || !toks[i].is("TABLE") || toks[i+1].text != "(" || toks[i+2].kind != tWord || toks[i+3].text != "(" {
+		return tableCall{}, 0, false
+	}
+	call := tableCall{name: strings.ToLower(toks[i+2].text), pos: toks[i+2].pos}
+	for j := i + 4; j+1 < len(toks); j++ {
+		if toks[j].text == ")" {
+			if toks[j+1].text != ")" {
+				return tableCall{}, 0, false
+			}
+			return call, j + 1, true
+		}
+		if toks[j].text == "(" {
+			return tableCall{}, 0, false
+		}
+		call.args = append(call.args, toks[j])
+	}
+	return tableCall{}, 0, false
+}
 
 // origin maps an offset of the rewritten text to the original statement.
 func (p *prepared) origin(off int) int {
@@ -239,6 +285,16 @@ func prepare(s string) (*prepared, error) {
 		case i == 0 && t.is("SINK"):
 			emit(t.pos, t.pos+len(t.text), "INSERT")
 			p.overwrite = true
+		case t.is("FULL") && i+1 < len(toks) && (toks[i+1].is("OUTER") || toks[i+1].is("JOIN")):
+			return nil, plan.ErrorAt(s, t.pos, "FULL OUTER JOIN is not supported (as in Hazelcast): use a LEFT JOIN and a RIGHT JOIN with UNION ALL")
+		case t.is("TABLE") && i > 0 && (toks[i-1].is("FROM") || toks[i-1].is("JOIN") || toks[i-1].text == ","):
+			call, end, ok := tableFunction(toks, i)
+			if !ok {
+				continue
+			}
+			emit(t.pos, toks[end].pos+1, tableFuncPrefix+strconv.Itoa(len(p.funcs)))
+			p.funcs = append(p.funcs, call)
+			i = end
 		case t.kind == tQuoted && t.text[0] == '"':
 			emit(t.pos, t.pos+len(t.text), "`"+strings.ReplaceAll(t.val, "`", "``")+"`")
 		case t.kind == tSymbol && t.text == "||":

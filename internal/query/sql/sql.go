@@ -23,6 +23,9 @@ import (
 type Planner struct {
 	Catalog plan.Catalog
 	Cache   *plan.Cache
+	// Options tune planning (statistics, the broadcast threshold); a
+	// statement's hints are added to them.
+	Options plan.Options
 	parser  *sqlparser.Parser
 }
 
@@ -81,21 +84,23 @@ func (p *Planner) Plan(stmt string, paramTypes []expr.Type) (*plan.Physical, err
 		version = p.Catalog.Version()
 	}
 	key := plan.Key("sql", text, paramTypes, version)
-	if ph, ok := p.Cache.Get(key, version); ok {
+	if ph, ok := p.Cache.Get(key, version); ok && !plan.Stale(ph, p.Options.Stats) {
 		return ph, nil
 	}
 	// Parse the statement as written (less a final semicolon), so that
 	// error positions refer to the user's text; the cache key is normalized.
 	src := strings.TrimRight(stmt, " \t\r\n")
 	src = strings.TrimRight(strings.TrimSuffix(src, ";"), " \t\r\n")
-	node, params, kind, err := p.parse(src)
+	node, params, kind, hints, err := p.parse(src)
 	if err != nil {
 		return nil, err
 	}
 	for len(params) < len(paramTypes) {
 		params = append(params, expr.Unknown)
 	}
-	ph := plan.Build(node, p.Catalog, params, kind)
+	opts := p.Options
+	opts.Hints = hints
+	ph := plan.Build(node, p.Catalog, params, kind, opts)
 	if kind != "ddl" {
 		p.Cache.Put(key, version, ph)
 	}
@@ -104,21 +109,21 @@ func (p *Planner) Plan(stmt string, paramTypes []expr.Type) (*plan.Physical, err
 
 var syntaxPos = regexp.MustCompile(`at position (\d+)(?: near '((?:[^']|'')*)')?`)
 
-func (p *Planner) parse(text string) (plan.Node, []expr.Type, string, error) {
+func (p *Planner) parse(text string) (plan.Node, []expr.Type, string, plan.Hints, error) {
 	if n, err := parseDDL(text); err != nil || n != nil {
 		if err != nil {
-			return nil, nil, "", err
+			return nil, nil, "", plan.Hints{}, err
 		}
 		if ci, ok := n.(*plan.CreateIndex); ok {
 			if err := p.resolveIndex(ci); err != nil {
-				return nil, nil, "", err
+				return nil, nil, "", plan.Hints{}, err
 			}
 		}
-		return n, nil, "ddl", nil
+		return n, nil, "ddl", plan.Hints{}, nil
 	}
 	pre, err := prepare(text)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, "", plan.Hints{}, err
 	}
 	stmt, _, err := p.parser.Parse2(pre.text)
 	if err != nil {
@@ -132,18 +137,18 @@ func (p *Planner) parse(text string) (plan.Node, []expr.Type, string, error) {
 			near := strings.ReplaceAll(m[2], "''", "'")
 			off := pre.origin(max(0, pos-1-len(near)))
 			if near != "" {
-				return nil, nil, "", plan.ErrorAt(text, off, "syntax error near '%s'", near)
+				return nil, nil, "", plan.Hints{}, plan.ErrorAt(text, off, "syntax error near '%s'", near)
 			}
-			return nil, nil, "", plan.ErrorAt(text, off, "syntax error at the end of the statement")
+			return nil, nil, "", plan.Hints{}, plan.ErrorAt(text, off, "syntax error at the end of the statement")
 		}
-		return nil, nil, "", plan.Errorf("syntax error: %s", msg)
+		return nil, nil, "", plan.Hints{}, plan.Errorf("syntax error: %s", msg)
 	}
 	c := &converter{src: text, pre: pre, cat: p.Catalog}
 	node, kind, err := c.statement(stmt)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, "", plan.Hints{}, err
 	}
-	return node, c.params, kind, nil
+	return node, c.params, kind, c.hints, nil
 }
 
 // resolveIndex maps CREATE INDEX on a mapping to its map and attribute path.

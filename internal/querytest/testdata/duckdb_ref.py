@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Reference engine for the differential test: creates table t from a JSON
-list of [column, DuckDB type] pairs, loads a CSV into it and runs each
-query of a JSON list, printing a JSON list of {"rows": [[...], ...]} or
-{"error": "..."}.
+"""Reference engine for the differential tests: loads CSV files into DuckDB
+tables and runs each query of a list, printing a JSON list of
+{"rows": [[...], ...]} or {"error": "..."}.
+
+usage: duckdb_ref.py SPEC.json
+
+SPEC is {"tables": [{"name": "t", "csv": "t.csv", "columns": {"c": "INTEGER", ...}}],
+         "queries": ["SELECT ...", ...]}; CSV files have a header and write NULL as \\N.
 
 NULLs sort as Hazelcast sorts them: first in ascending order, last in
 descending order (DuckDB's default is last in both).
-
-usage: duckdb_ref.py SCHEMA.json DATA.csv QUERIES.json
 """
 import datetime
 import decimal
@@ -18,21 +20,22 @@ import duckdb
 
 
 def main():
-    schema, data, queries = sys.argv[1], sys.argv[2], sys.argv[3]
-    with open(schema) as f:
-        cols = json.load(f)
+    with open(sys.argv[1]) as f:
+        spec = json.load(f)
     con = duckdb.connect()
     con.execute("SET default_null_order = 'nulls_first_on_asc_last_on_desc'")
-    con.execute("CREATE TABLE t (" + ", ".join(f"{n} {t}" for n, t in cols) + ")")
-    types = "{" + ", ".join(f"'{n}': '{t}'" for n, t in cols) + "}"
-    con.execute(
-        f"INSERT INTO t SELECT * FROM read_csv(?, header=true, nullstr='\\N', columns={types})",
-        [data],
-    )
-    with open(queries) as f:
-        qs = json.load(f)
+    for t in spec["tables"]:
+        cols = t["columns"]
+        con.execute(
+            "CREATE TABLE %s (%s)" % (t["name"], ", ".join('"%s" %s' % (c, ty) for c, ty in cols.items()))
+        )
+        con.execute(
+            "INSERT INTO %s SELECT * FROM read_csv(?, header=true, nullstr='\\N', columns=%s)"
+            % (t["name"], "{" + ", ".join("'%s':'%s'" % (c, ty) for c, ty in cols.items()) + "}"),
+            [t["csv"]],
+        )
     out = []
-    for q in qs:
+    for q in spec["queries"]:
         try:
             rows = con.execute(q).fetchall()
             out.append({"rows": [[norm(v) for v in r] for r in rows]})

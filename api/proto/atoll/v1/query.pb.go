@@ -2319,7 +2319,17 @@ type Fragment struct {
 	// descending) before the limit is applied (top-N per member).
 	Sort []int32 `protobuf:"varint,12,rep,packed,name=sort,proto3" json:"sort,omitempty"`
 	// Restricts the fragment to the partition of this serialized key.
-	PartitionKey  []byte `protobuf:"bytes,13,opt,name=partition_key,json=partitionKey,proto3" json:"partition_key,omitempty"`
+	PartitionKey []byte `protobuf:"bytes,13,opt,name=partition_key,json=partitionKey,proto3" json:"partition_key,omitempty"`
+	// Replaces the scan: the fragment's rows are the output of a join that
+	// every member runs (map and columns are then empty, and the fragment's
+	// expressions read the join's output columns).
+	Join *FragmentJoin `protobuf:"bytes,14,opt,name=join,proto3" json:"join,omitempty"`
+	// Each member's groups are whole (their key holds the never-NULL column
+	// the rows are placed by): it merges its workers' partial states into
+	// final aggregates; its output is the group keys and final values,
+	// through post when set.
+	Final         bool          `protobuf:"varint,15,opt,name=final,proto3" json:"final,omitempty"`
+	Post          *FragmentPost `protobuf:"bytes,16,opt,name=post,proto3" json:"post,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2445,6 +2455,455 @@ func (x *Fragment) GetPartitionKey() []byte {
 	return nil
 }
 
+func (x *Fragment) GetJoin() *FragmentJoin {
+	if x != nil {
+		return x.Join
+	}
+	return nil
+}
+
+func (x *Fragment) GetFinal() bool {
+	if x != nil {
+		return x.Final
+	}
+	return false
+}
+
+func (x *Fragment) GetPost() *FragmentPost {
+	if x != nil {
+		return x.Post
+	}
+	return nil
+}
+
+// FragmentPost is what a member does with its final groups: a filter, a
+// projection, then optionally a second partial aggregation.
+type FragmentPost struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Over the group keys and final aggregates.
+	Filter  *Expr   `protobuf:"bytes,1,opt,name=filter,proto3" json:"filter,omitempty"`
+	Project []*Expr `protobuf:"bytes,2,rep,name=project,proto3" json:"project,omitempty"`
+	// Over the projection's output.
+	GroupBy       []*Expr    `protobuf:"bytes,3,rep,name=group_by,json=groupBy,proto3" json:"group_by,omitempty"`
+	Aggs          []*AggCall `protobuf:"bytes,4,rep,name=aggs,proto3" json:"aggs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FragmentPost) Reset() {
+	*x = FragmentPost{}
+	mi := &file_atoll_v1_query_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FragmentPost) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FragmentPost) ProtoMessage() {}
+
+func (x *FragmentPost) ProtoReflect() protoreflect.Message {
+	mi := &file_atoll_v1_query_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FragmentPost.ProtoReflect.Descriptor instead.
+func (*FragmentPost) Descriptor() ([]byte, []int) {
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *FragmentPost) GetFilter() *Expr {
+	if x != nil {
+		return x.Filter
+	}
+	return nil
+}
+
+func (x *FragmentPost) GetProject() []*Expr {
+	if x != nil {
+		return x.Project
+	}
+	return nil
+}
+
+func (x *FragmentPost) GetGroupBy() []*Expr {
+	if x != nil {
+		return x.GroupBy
+	}
+	return nil
+}
+
+func (x *FragmentPost) GetAggs() []*AggCall {
+	if x != nil {
+		return x.Aggs
+	}
+	return nil
+}
+
+// FragmentJoin is a join that every member runs over its partitions of
+// both inputs. Its output is the left input's columns then the right's
+// (the left's only for semi and anti joins).
+type FragmentJoin struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// 1 inner, 2 left outer, 3 semi, 4 anti.
+	Kind  int32     `protobuf:"varint,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	Left  *Fragment `protobuf:"bytes,2,opt,name=left,proto3" json:"left,omitempty"`
+	Right *Fragment `protobuf:"bytes,3,opt,name=right,proto3" json:"right,omitempty"`
+	// left_keys[i] = right_keys[i], over each input's output columns.
+	LeftKeys  []*Expr `protobuf:"bytes,4,rep,name=left_keys,json=leftKeys,proto3" json:"left_keys,omitempty"`
+	RightKeys []*Expr `protobuf:"bytes,5,rep,name=right_keys,json=rightKeys,proto3" json:"right_keys,omitempty"`
+	// Over the left output then the right output.
+	Residual *Expr `protobuf:"bytes,6,opt,name=residual,proto3" json:"residual,omitempty"`
+	// An anti join for NOT IN: the first key pair is the IN comparison, and
+	// a NULL on either side of it keeps no row.
+	NullAware bool `protobuf:"varint,7,opt,name=null_aware,json=nullAware,proto3" json:"null_aware,omitempty"`
+	// The hash table holds the right input (else the left).
+	BuildRight bool `protobuf:"varint,8,opt,name=build_right,json=buildRight,proto3" json:"build_right,omitempty"`
+	// colocated, broadcast or repartition (EXPLAIN).
+	Strategy string `protobuf:"bytes,9,opt,name=strategy,proto3" json:"strategy,omitempty"`
+	// How each input's rows travel; unset: they stay on their member.
+	LeftMove      *Exchange `protobuf:"bytes,10,opt,name=left_move,json=leftMove,proto3" json:"left_move,omitempty"`
+	RightMove     *Exchange `protobuf:"bytes,11,opt,name=right_move,json=rightMove,proto3" json:"right_move,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FragmentJoin) Reset() {
+	*x = FragmentJoin{}
+	mi := &file_atoll_v1_query_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FragmentJoin) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FragmentJoin) ProtoMessage() {}
+
+func (x *FragmentJoin) ProtoReflect() protoreflect.Message {
+	mi := &file_atoll_v1_query_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FragmentJoin.ProtoReflect.Descriptor instead.
+func (*FragmentJoin) Descriptor() ([]byte, []int) {
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *FragmentJoin) GetKind() int32 {
+	if x != nil {
+		return x.Kind
+	}
+	return 0
+}
+
+func (x *FragmentJoin) GetLeft() *Fragment {
+	if x != nil {
+		return x.Left
+	}
+	return nil
+}
+
+func (x *FragmentJoin) GetRight() *Fragment {
+	if x != nil {
+		return x.Right
+	}
+	return nil
+}
+
+func (x *FragmentJoin) GetLeftKeys() []*Expr {
+	if x != nil {
+		return x.LeftKeys
+	}
+	return nil
+}
+
+func (x *FragmentJoin) GetRightKeys() []*Expr {
+	if x != nil {
+		return x.RightKeys
+	}
+	return nil
+}
+
+func (x *FragmentJoin) GetResidual() *Expr {
+	if x != nil {
+		return x.Residual
+	}
+	return nil
+}
+
+func (x *FragmentJoin) GetNullAware() bool {
+	if x != nil {
+		return x.NullAware
+	}
+	return false
+}
+
+func (x *FragmentJoin) GetBuildRight() bool {
+	if x != nil {
+		return x.BuildRight
+	}
+	return false
+}
+
+func (x *FragmentJoin) GetStrategy() string {
+	if x != nil {
+		return x.Strategy
+	}
+	return ""
+}
+
+func (x *FragmentJoin) GetLeftMove() *Exchange {
+	if x != nil {
+		return x.LeftMove
+	}
+	return nil
+}
+
+func (x *FragmentJoin) GetRightMove() *Exchange {
+	if x != nil {
+		return x.RightMove
+	}
+	return nil
+}
+
+// Exchange sends an input's rows between the members of a query: to
+// every member, or each row to the owner of the partition of its keys.
+type Exchange struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Unique among the query's exchanges; the streams name it.
+	Id        int32   `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Broadcast bool    `protobuf:"varint,2,opt,name=broadcast,proto3" json:"broadcast,omitempty"`
+	Keys      []*Expr `protobuf:"bytes,3,rep,name=keys,proto3" json:"keys,omitempty"`
+	// The partition of a row is that of its key serialized as this type
+	// (the type of the other input's map keys); unspecified: a hash of the
+	// key values both inputs share.
+	HashType      SqlType `protobuf:"varint,4,opt,name=hash_type,json=hashType,proto3,enum=atoll.v1.SqlType" json:"hash_type,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Exchange) Reset() {
+	*x = Exchange{}
+	mi := &file_atoll_v1_query_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Exchange) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Exchange) ProtoMessage() {}
+
+func (x *Exchange) ProtoReflect() protoreflect.Message {
+	mi := &file_atoll_v1_query_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Exchange.ProtoReflect.Descriptor instead.
+func (*Exchange) Descriptor() ([]byte, []int) {
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *Exchange) GetId() int32 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *Exchange) GetBroadcast() bool {
+	if x != nil {
+		return x.Broadcast
+	}
+	return false
+}
+
+func (x *Exchange) GetKeys() []*Expr {
+	if x != nil {
+		return x.Keys
+	}
+	return nil
+}
+
+func (x *Exchange) GetHashType() SqlType {
+	if x != nil {
+		return x.HashType
+	}
+	return SqlType_SQL_TYPE_UNSPECIFIED
+}
+
+// ExchangeContext is what a member needs to run a fragment with
+// exchanges: the query's identity, the members that run it, where each
+// partition's rows go, and the exchange settings.
+type ExchangeContext struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Unique per execution of a query (the coordinator's member id and a
+	// sequence number).
+	QueryId []byte `protobuf:"bytes,1,opt,name=query_id,json=queryId,proto3" json:"query_id,omitempty"`
+	// Every member that runs the fragment; the receiver of a request finds
+	// itself here.
+	Members []*ExchangeMember `protobuf:"bytes,2,rep,name=members,proto3" json:"members,omitempty"`
+	// owners[p] is the index in members of the member that owns partition p.
+	Owners []int32 `protobuf:"varint,3,rep,packed,name=owners,proto3" json:"owners,omitempty"`
+	// The most a sender buffers per destination before sending.
+	BatchBytes int64 `protobuf:"varint,4,opt,name=batch_bytes,json=batchBytes,proto3" json:"batch_bytes,omitempty"`
+	// Rows a receiver gathers before handing them to the join.
+	VectorSize int64 `protobuf:"varint,5,opt,name=vector_size,json=vectorSize,proto3" json:"vector_size,omitempty"`
+	// The most bytes a sender has in flight to one receiver, unacknowledged.
+	InFlightBytes int64 `protobuf:"varint,6,opt,name=in_flight_bytes,json=inFlightBytes,proto3" json:"in_flight_bytes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExchangeContext) Reset() {
+	*x = ExchangeContext{}
+	mi := &file_atoll_v1_query_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExchangeContext) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExchangeContext) ProtoMessage() {}
+
+func (x *ExchangeContext) ProtoReflect() protoreflect.Message {
+	mi := &file_atoll_v1_query_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExchangeContext.ProtoReflect.Descriptor instead.
+func (*ExchangeContext) Descriptor() ([]byte, []int) {
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *ExchangeContext) GetQueryId() []byte {
+	if x != nil {
+		return x.QueryId
+	}
+	return nil
+}
+
+func (x *ExchangeContext) GetMembers() []*ExchangeMember {
+	if x != nil {
+		return x.Members
+	}
+	return nil
+}
+
+func (x *ExchangeContext) GetOwners() []int32 {
+	if x != nil {
+		return x.Owners
+	}
+	return nil
+}
+
+func (x *ExchangeContext) GetBatchBytes() int64 {
+	if x != nil {
+		return x.BatchBytes
+	}
+	return 0
+}
+
+func (x *ExchangeContext) GetVectorSize() int64 {
+	if x != nil {
+		return x.VectorSize
+	}
+	return 0
+}
+
+func (x *ExchangeContext) GetInFlightBytes() int64 {
+	if x != nil {
+		return x.InFlightBytes
+	}
+	return 0
+}
+
+type ExchangeMember struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Address       string                 `protobuf:"bytes,1,opt,name=address,proto3" json:"address,omitempty"`
+	Uuid          []byte                 `protobuf:"bytes,2,opt,name=uuid,proto3" json:"uuid,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExchangeMember) Reset() {
+	*x = ExchangeMember{}
+	mi := &file_atoll_v1_query_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExchangeMember) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExchangeMember) ProtoMessage() {}
+
+func (x *ExchangeMember) ProtoReflect() protoreflect.Message {
+	mi := &file_atoll_v1_query_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExchangeMember.ProtoReflect.Descriptor instead.
+func (*ExchangeMember) Descriptor() ([]byte, []int) {
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *ExchangeMember) GetAddress() string {
+	if x != nil {
+		return x.Address
+	}
+	return ""
+}
+
+func (x *ExchangeMember) GetUuid() []byte {
+	if x != nil {
+		return x.Uuid
+	}
+	return nil
+}
+
 type RunFragmentRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// A marshalled Fragment.
@@ -2453,14 +2912,19 @@ type RunFragmentRequest struct {
 	TimeoutMs  int64   `protobuf:"varint,3,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
 	// The query's kind ("sql" or "predicate"), for the member's metrics and
 	// profile labels; empty when unknown.
-	Kind          string `protobuf:"bytes,4,opt,name=kind,proto3" json:"kind,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Kind string `protobuf:"bytes,4,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Set when the fragment has exchanges (a join whose rows move).
+	Exchange *ExchangeContext `protobuf:"bytes,5,opt,name=exchange,proto3" json:"exchange,omitempty"`
+	// The most memory the query may use on the member (hash tables and
+	// exchange buffers), in bytes; 0: the member's own limit.
+	MemoryLimitBytes int64 `protobuf:"varint,6,opt,name=memory_limit_bytes,json=memoryLimitBytes,proto3" json:"memory_limit_bytes,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *RunFragmentRequest) Reset() {
 	*x = RunFragmentRequest{}
-	mi := &file_atoll_v1_query_proto_msgTypes[26]
+	mi := &file_atoll_v1_query_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2472,7 +2936,7 @@ func (x *RunFragmentRequest) String() string {
 func (*RunFragmentRequest) ProtoMessage() {}
 
 func (x *RunFragmentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_query_proto_msgTypes[26]
+	mi := &file_atoll_v1_query_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2485,7 +2949,7 @@ func (x *RunFragmentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunFragmentRequest.ProtoReflect.Descriptor instead.
 func (*RunFragmentRequest) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_query_proto_rawDescGZIP(), []int{26}
+	return file_atoll_v1_query_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *RunFragmentRequest) GetFragment() []byte {
@@ -2514,6 +2978,20 @@ func (x *RunFragmentRequest) GetKind() string {
 		return x.Kind
 	}
 	return ""
+}
+
+func (x *RunFragmentRequest) GetExchange() *ExchangeContext {
+	if x != nil {
+		return x.Exchange
+	}
+	return nil
+}
+
+func (x *RunFragmentRequest) GetMemoryLimitBytes() int64 {
+	if x != nil {
+		return x.MemoryLimitBytes
+	}
+	return 0
 }
 
 var File_atoll_v1_query_proto protoreflect.FileDescriptor
@@ -2657,7 +3135,7 @@ const file_atoll_v1_query_proto_rawDesc = "" +
 	"\x03low\x18\x03 \x01(\v2\x0e.atoll.v1.ExprR\x03low\x12#\n" +
 	"\rlow_inclusive\x18\x04 \x01(\bR\flowInclusive\x12\"\n" +
 	"\x04high\x18\x05 \x01(\v2\x0e.atoll.v1.ExprR\x04high\x12%\n" +
-	"\x0ehigh_inclusive\x18\x06 \x01(\bR\rhighInclusive\"\xef\x03\n" +
+	"\x0ehigh_inclusive\x18\x06 \x01(\bR\rhighInclusive\"\xdd\x04\n" +
 	"\bFragment\x12\x10\n" +
 	"\x03map\x18\x01 \x01(\tR\x03map\x12.\n" +
 	"\acolumns\x18\x02 \x03(\v2\x14.atoll.v1.ScanColumnR\acolumns\x12&\n" +
@@ -2673,7 +3151,49 @@ const file_atoll_v1_query_proto_rawDesc = "" +
 	" \x03(\v2\x14.atoll.v1.QueryValueR\x06params\x124\n" +
 	"\foutput_types\x18\v \x03(\x0e2\x11.atoll.v1.SqlTypeR\voutputTypes\x12\x12\n" +
 	"\x04sort\x18\f \x03(\x05R\x04sort\x12#\n" +
-	"\rpartition_key\x18\r \x01(\fR\fpartitionKey\"\x83\x01\n" +
+	"\rpartition_key\x18\r \x01(\fR\fpartitionKey\x12*\n" +
+	"\x04join\x18\x0e \x01(\v2\x16.atoll.v1.FragmentJoinR\x04join\x12\x14\n" +
+	"\x05final\x18\x0f \x01(\bR\x05final\x12*\n" +
+	"\x04post\x18\x10 \x01(\v2\x16.atoll.v1.FragmentPostR\x04post\"\xb2\x01\n" +
+	"\fFragmentPost\x12&\n" +
+	"\x06filter\x18\x01 \x01(\v2\x0e.atoll.v1.ExprR\x06filter\x12(\n" +
+	"\aproject\x18\x02 \x03(\v2\x0e.atoll.v1.ExprR\aproject\x12)\n" +
+	"\bgroup_by\x18\x03 \x03(\v2\x0e.atoll.v1.ExprR\agroupBy\x12%\n" +
+	"\x04aggs\x18\x04 \x03(\v2\x11.atoll.v1.AggCallR\x04aggs\"\xbc\x03\n" +
+	"\fFragmentJoin\x12\x12\n" +
+	"\x04kind\x18\x01 \x01(\x05R\x04kind\x12&\n" +
+	"\x04left\x18\x02 \x01(\v2\x12.atoll.v1.FragmentR\x04left\x12(\n" +
+	"\x05right\x18\x03 \x01(\v2\x12.atoll.v1.FragmentR\x05right\x12+\n" +
+	"\tleft_keys\x18\x04 \x03(\v2\x0e.atoll.v1.ExprR\bleftKeys\x12-\n" +
+	"\n" +
+	"right_keys\x18\x05 \x03(\v2\x0e.atoll.v1.ExprR\trightKeys\x12*\n" +
+	"\bresidual\x18\x06 \x01(\v2\x0e.atoll.v1.ExprR\bresidual\x12\x1d\n" +
+	"\n" +
+	"null_aware\x18\a \x01(\bR\tnullAware\x12\x1f\n" +
+	"\vbuild_right\x18\b \x01(\bR\n" +
+	"buildRight\x12\x1a\n" +
+	"\bstrategy\x18\t \x01(\tR\bstrategy\x12/\n" +
+	"\tleft_move\x18\n" +
+	" \x01(\v2\x12.atoll.v1.ExchangeR\bleftMove\x121\n" +
+	"\n" +
+	"right_move\x18\v \x01(\v2\x12.atoll.v1.ExchangeR\trightMove\"\x8c\x01\n" +
+	"\bExchange\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x1c\n" +
+	"\tbroadcast\x18\x02 \x01(\bR\tbroadcast\x12\"\n" +
+	"\x04keys\x18\x03 \x03(\v2\x0e.atoll.v1.ExprR\x04keys\x12.\n" +
+	"\thash_type\x18\x04 \x01(\x0e2\x11.atoll.v1.SqlTypeR\bhashType\"\xe2\x01\n" +
+	"\x0fExchangeContext\x12\x19\n" +
+	"\bquery_id\x18\x01 \x01(\fR\aqueryId\x122\n" +
+	"\amembers\x18\x02 \x03(\v2\x18.atoll.v1.ExchangeMemberR\amembers\x12\x16\n" +
+	"\x06owners\x18\x03 \x03(\x05R\x06owners\x12\x1f\n" +
+	"\vbatch_bytes\x18\x04 \x01(\x03R\n" +
+	"batchBytes\x12\x1f\n" +
+	"\vvector_size\x18\x05 \x01(\x03R\n" +
+	"vectorSize\x12&\n" +
+	"\x0fin_flight_bytes\x18\x06 \x01(\x03R\rinFlightBytes\">\n" +
+	"\x0eExchangeMember\x12\x18\n" +
+	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x12\n" +
+	"\x04uuid\x18\x02 \x01(\fR\x04uuid\"\xe8\x01\n" +
 	"\x12RunFragmentRequest\x12\x1a\n" +
 	"\bfragment\x18\x01 \x01(\fR\bfragment\x12\x1e\n" +
 	"\n" +
@@ -2681,7 +3201,9 @@ const file_atoll_v1_query_proto_rawDesc = "" +
 	"partitions\x12\x1d\n" +
 	"\n" +
 	"timeout_ms\x18\x03 \x01(\x03R\ttimeoutMs\x12\x12\n" +
-	"\x04kind\x18\x04 \x01(\tR\x04kind*\x85\x03\n" +
+	"\x04kind\x18\x04 \x01(\tR\x04kind\x125\n" +
+	"\bexchange\x18\x05 \x01(\v2\x19.atoll.v1.ExchangeContextR\bexchange\x12,\n" +
+	"\x12memory_limit_bytes\x18\x06 \x01(\x03R\x10memoryLimitBytes*\x85\x03\n" +
 	"\aSqlType\x12\x18\n" +
 	"\x14SQL_TYPE_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rSQL_TYPE_NULL\x10\x01\x12\x14\n" +
@@ -2765,7 +3287,7 @@ func file_atoll_v1_query_proto_rawDescGZIP() []byte {
 }
 
 var file_atoll_v1_query_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_atoll_v1_query_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_atoll_v1_query_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
 var file_atoll_v1_query_proto_goTypes = []any{
 	(SqlType)(0),               // 0: atoll.v1.SqlType
 	(CompareOp)(0),             // 1: atoll.v1.CompareOp
@@ -2799,15 +3321,20 @@ var file_atoll_v1_query_proto_goTypes = []any{
 	(*AggCall)(nil),            // 29: atoll.v1.AggCall
 	(*IndexLookup)(nil),        // 30: atoll.v1.IndexLookup
 	(*Fragment)(nil),           // 31: atoll.v1.Fragment
-	(*RunFragmentRequest)(nil), // 32: atoll.v1.RunFragmentRequest
-	(*Error)(nil),              // 33: atoll.v1.Error
-	(*Empty)(nil),              // 34: atoll.v1.Empty
+	(*FragmentPost)(nil),       // 32: atoll.v1.FragmentPost
+	(*FragmentJoin)(nil),       // 33: atoll.v1.FragmentJoin
+	(*Exchange)(nil),           // 34: atoll.v1.Exchange
+	(*ExchangeContext)(nil),    // 35: atoll.v1.ExchangeContext
+	(*ExchangeMember)(nil),     // 36: atoll.v1.ExchangeMember
+	(*RunFragmentRequest)(nil), // 37: atoll.v1.RunFragmentRequest
+	(*Error)(nil),              // 38: atoll.v1.Error
+	(*Empty)(nil),              // 39: atoll.v1.Empty
 }
 var file_atoll_v1_query_proto_depIdxs = []int32{
 	20, // 0: atoll.v1.QueryCall.execute:type_name -> atoll.v1.ExecuteRequest
 	24, // 1: atoll.v1.QueryCall.fetch:type_name -> atoll.v1.FetchRequest
 	25, // 2: atoll.v1.QueryCall.close:type_name -> atoll.v1.CloseRequest
-	33, // 3: atoll.v1.QueryReply.error:type_name -> atoll.v1.Error
+	38, // 3: atoll.v1.QueryReply.error:type_name -> atoll.v1.Error
 	23, // 4: atoll.v1.QueryReply.result:type_name -> atoll.v1.ExecuteResponse
 	0,  // 5: atoll.v1.QueryValue.type:type_name -> atoll.v1.SqlType
 	10, // 6: atoll.v1.Predicate.compare:type_name -> atoll.v1.Comparison
@@ -2857,23 +3384,40 @@ var file_atoll_v1_query_proto_depIdxs = []int32{
 	30, // 50: atoll.v1.Fragment.index:type_name -> atoll.v1.IndexLookup
 	8,  // 51: atoll.v1.Fragment.params:type_name -> atoll.v1.QueryValue
 	0,  // 52: atoll.v1.Fragment.output_types:type_name -> atoll.v1.SqlType
-	20, // 53: atoll.v1.QueryService.Execute:input_type -> atoll.v1.ExecuteRequest
-	24, // 54: atoll.v1.QueryService.Fetch:input_type -> atoll.v1.FetchRequest
-	25, // 55: atoll.v1.QueryService.Close:input_type -> atoll.v1.CloseRequest
-	26, // 56: atoll.v1.QueryService.AddIndex:input_type -> atoll.v1.AddIndexRequest
-	32, // 57: atoll.v1.QueryService.RunFragment:input_type -> atoll.v1.RunFragmentRequest
-	6,  // 58: atoll.v1.QueryService.Pipeline:input_type -> atoll.v1.QueryCall
-	23, // 59: atoll.v1.QueryService.Execute:output_type -> atoll.v1.ExecuteResponse
-	23, // 60: atoll.v1.QueryService.Fetch:output_type -> atoll.v1.ExecuteResponse
-	34, // 61: atoll.v1.QueryService.Close:output_type -> atoll.v1.Empty
-	34, // 62: atoll.v1.QueryService.AddIndex:output_type -> atoll.v1.Empty
-	22, // 63: atoll.v1.QueryService.RunFragment:output_type -> atoll.v1.RowBatch
-	7,  // 64: atoll.v1.QueryService.Pipeline:output_type -> atoll.v1.QueryReply
-	59, // [59:65] is the sub-list for method output_type
-	53, // [53:59] is the sub-list for method input_type
-	53, // [53:53] is the sub-list for extension type_name
-	53, // [53:53] is the sub-list for extension extendee
-	0,  // [0:53] is the sub-list for field type_name
+	33, // 53: atoll.v1.Fragment.join:type_name -> atoll.v1.FragmentJoin
+	32, // 54: atoll.v1.Fragment.post:type_name -> atoll.v1.FragmentPost
+	27, // 55: atoll.v1.FragmentPost.filter:type_name -> atoll.v1.Expr
+	27, // 56: atoll.v1.FragmentPost.project:type_name -> atoll.v1.Expr
+	27, // 57: atoll.v1.FragmentPost.group_by:type_name -> atoll.v1.Expr
+	29, // 58: atoll.v1.FragmentPost.aggs:type_name -> atoll.v1.AggCall
+	31, // 59: atoll.v1.FragmentJoin.left:type_name -> atoll.v1.Fragment
+	31, // 60: atoll.v1.FragmentJoin.right:type_name -> atoll.v1.Fragment
+	27, // 61: atoll.v1.FragmentJoin.left_keys:type_name -> atoll.v1.Expr
+	27, // 62: atoll.v1.FragmentJoin.right_keys:type_name -> atoll.v1.Expr
+	27, // 63: atoll.v1.FragmentJoin.residual:type_name -> atoll.v1.Expr
+	34, // 64: atoll.v1.FragmentJoin.left_move:type_name -> atoll.v1.Exchange
+	34, // 65: atoll.v1.FragmentJoin.right_move:type_name -> atoll.v1.Exchange
+	27, // 66: atoll.v1.Exchange.keys:type_name -> atoll.v1.Expr
+	0,  // 67: atoll.v1.Exchange.hash_type:type_name -> atoll.v1.SqlType
+	36, // 68: atoll.v1.ExchangeContext.members:type_name -> atoll.v1.ExchangeMember
+	35, // 69: atoll.v1.RunFragmentRequest.exchange:type_name -> atoll.v1.ExchangeContext
+	20, // 70: atoll.v1.QueryService.Execute:input_type -> atoll.v1.ExecuteRequest
+	24, // 71: atoll.v1.QueryService.Fetch:input_type -> atoll.v1.FetchRequest
+	25, // 72: atoll.v1.QueryService.Close:input_type -> atoll.v1.CloseRequest
+	26, // 73: atoll.v1.QueryService.AddIndex:input_type -> atoll.v1.AddIndexRequest
+	37, // 74: atoll.v1.QueryService.RunFragment:input_type -> atoll.v1.RunFragmentRequest
+	6,  // 75: atoll.v1.QueryService.Pipeline:input_type -> atoll.v1.QueryCall
+	23, // 76: atoll.v1.QueryService.Execute:output_type -> atoll.v1.ExecuteResponse
+	23, // 77: atoll.v1.QueryService.Fetch:output_type -> atoll.v1.ExecuteResponse
+	39, // 78: atoll.v1.QueryService.Close:output_type -> atoll.v1.Empty
+	39, // 79: atoll.v1.QueryService.AddIndex:output_type -> atoll.v1.Empty
+	22, // 80: atoll.v1.QueryService.RunFragment:output_type -> atoll.v1.RowBatch
+	7,  // 81: atoll.v1.QueryService.Pipeline:output_type -> atoll.v1.QueryReply
+	76, // [76:82] is the sub-list for method output_type
+	70, // [70:76] is the sub-list for method input_type
+	70, // [70:70] is the sub-list for extension type_name
+	70, // [70:70] is the sub-list for extension extendee
+	0,  // [0:70] is the sub-list for field type_name
 }
 
 func init() { file_atoll_v1_query_proto_init() }
@@ -2911,7 +3455,7 @@ func file_atoll_v1_query_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atoll_v1_query_proto_rawDesc), len(file_atoll_v1_query_proto_rawDesc)),
 			NumEnums:      6,
-			NumMessages:   27,
+			NumMessages:   32,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
