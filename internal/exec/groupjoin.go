@@ -23,7 +23,7 @@ type groupJoin struct {
 	counts   []gjCount
 	width    int // counters per build row: pairs, then one per counted probe column
 	mem      *MemoryAccount
-	workers  [][]int64     // by worker index: each worker writes its own
+	workers  [][]int64    // by worker index: each worker writes its own
 	reserved atomic.Int64 // workers add to it as they start
 }
 
