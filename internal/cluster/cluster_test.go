@@ -480,8 +480,11 @@ func TestProcessCluster(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
 		const heartbeat = 3 * time.Second // gRPC pings after at least 10 s idle
+		// Long enough that one connect timeout stands out from the load's
+		// delays (with 10 s, a query took 27 s at load 25 on 2 cores).
+		const connectTimeout = 20 * time.Second
 		cl, err := client.New(ctx, client.Config{Addresses: c.Addrs()[:1], ClusterName: "test",
-			HeartbeatInterval: heartbeat, HeartbeatTimeout: heartbeat, ConnectTimeout: 10 * time.Second})
+			HeartbeatInterval: heartbeat, HeartbeatTimeout: heartbeat, ConnectTimeout: connectTimeout})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -508,9 +511,10 @@ func TestProcessCluster(t *testing.T) {
 		}
 		took := time.Since(start)
 		t.Logf("with three members hung, a query succeeded after %v", took)
-		// Heartbeat: 10 s idle, 3 s for the ping; one connect timeout (10 s)
-		// at most on top, not one per hung member.
-		if took > 13*time.Second+10*time.Second {
+		// Heartbeat: 10 s idle, 3 s for the ping; then one connect timeout
+		// at most, where trying the hung members in turn takes three: the
+		// bound lies between, at two.
+		if took > 13*time.Second+2*connectTimeout {
 			t.Fatalf("with three members hung, the first query succeeded after %v", took)
 		}
 		if err := query(); err != nil {
