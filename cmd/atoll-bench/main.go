@@ -62,6 +62,7 @@ minutes for all); --quick runs the smoke sizes in under a minute.`,
 		newRunCmd("serialization", "Workload B: serialization kinds and sizes (get, set, memory, queries)", false, true),
 		newRunCmd("all", "Workloads A and B", true, true),
 		newQ13Cmd(),
+		newOverloadCmd(),
 		newCompareCmd(),
 	)
 	return root

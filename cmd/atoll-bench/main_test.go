@@ -148,6 +148,11 @@ func TestBadInput(t *testing.T) {
 		{"compare command, missing file", []string{"compare", notRun, filepath.Join(dir, "none.json")}, isFile(report.ErrNotARun), "other.json"},
 		{"compare command, bad format", []string{"compare", notRun, notRun, "--format", "xml"}, isUsage, `--format "xml"`},
 		{"unknown flag", []string{"all", "--thread", "3"}, func(err error) bool { return err != nil }, "unknown flag: --thread"},
+		{"overload, bad memory limit", []string{"join-overload", "--memory-limit", "lots"}, isUsage, `--memory-limit "lots"`},
+		{"overload, no clients", []string{"join-overload", "--clients", "0"}, isUsage, "--clients 0"},
+		{"overload, bad breaker", []string{"join-overload", "--breaker", "maybe"}, isUsage, `--breaker "maybe"`},
+		{"overload, both with addr", []string{"join-overload", "--breaker", "both", "--addr", "127.0.0.1:1"}, isUsage, "not with --addr"},
+		{"overload, addr without admin", []string{"join-overload", "--addr", "127.0.0.1:1"}, isUsage, "--admin"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := execute(t, tc.args...)

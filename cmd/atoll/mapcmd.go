@@ -24,6 +24,9 @@ type clientFlags struct {
 	addr        string
 	clusterName string
 	timeout     time.Duration
+	// queryRetry is how queries the members' memory breaker refused are
+	// retried (the SDK's defaults when zero).
+	queryRetry client.Backoff
 }
 
 func (f *clientFlags) register(cmd *cobra.Command) {
@@ -39,6 +42,7 @@ func (f *clientFlags) connect(cmd *cobra.Command) (*client.Client, context.Conte
 		Addresses:   strings.Split(f.addr, ","),
 		ClusterName: f.clusterName,
 		ClientName:  "atoll-cli",
+		QueryRetry:  f.queryRetry,
 		// The workload objects (Compact "small" and "large") decode to Go
 		// values; anything else decodes to generic records.
 		Serialization: model.Config(),

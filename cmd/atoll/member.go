@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -19,6 +20,7 @@ func newMemberCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "member", Short: "Run an Atoll member"}
 	var (
 		configFile, bind, admin, clusterName, advertise string
+		memoryLimit                                     string
 		join                                            []string
 		shutdownTimeout                                 time.Duration
 	)
@@ -30,7 +32,14 @@ gracefully, handing its partitions to the other members first. With no flags
 it uses the embedded defaults; --config reads a YAML file over them, and the
 other flags override both. --join host:port[,host:port] joins the cluster of
 any of those members; several members on one host need only distinct --bind
-and --admin ports (members gossip over their --bind address).`,
+and --admin ports (members gossip over their --bind address).
+
+--memory-limit (YAML memory-limit) is the member's memory limit: the
+process's Go soft limit (as GOMEMLIMIT), and what the query memory breaker's
+thresholds are fractions of; queries may hold half of it together by
+default (query.memory-limit-per-member). Without it the member takes
+GOMEMLIMIT when set, else 90% of its cgroup's memory limit (a container),
+else 75% of the machine's memory.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg := member.DefaultConfig()
@@ -56,6 +65,20 @@ and --admin ports (members gossip over their --bind address).`,
 			if flags.Changed("join") {
 				cfg.Join = join
 			}
+			if flags.Changed("memory-limit") {
+				n, err := member.ParseByteSize(memoryLimit)
+				if err != nil {
+					return fmt.Errorf("--memory-limit: %w", err)
+				}
+				cfg.MemoryLimit = member.ByteSize(n)
+			}
+			if err := cfg.Validate(); err != nil {
+				return err
+			}
+			// The member owns this process: its memory limit is Go's.
+			limit, _ := cfg.ResolveMemoryLimit()
+			cfg.MemoryLimit = member.ByteSize(limit)
+			debug.SetMemoryLimit(limit)
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			m, err := member.Start(ctx, cfg)
@@ -76,6 +99,7 @@ and --admin ports (members gossip over their --bind address).`,
 	f.StringVar(&clusterName, "cluster-name", "", "cluster name")
 	f.StringVar(&advertise, "advertise", "", "address other members and clients use to reach this one (default: the bind address)")
 	f.StringSliceVar(&join, "join", nil, "members to join through, host:port[,host:port] (default: start a new cluster)")
+	f.StringVar(&memoryLimit, "memory-limit", "", "the member's memory limit, e.g. 1GiB or 512MiB: Go's soft limit and the base of the query memory breaker (default: GOMEMLIMIT, else 90% of the cgroup limit, else 75% of the machine's memory)")
 	f.DurationVar(&shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long a graceful shutdown may take")
 	var adminAddr string
 	memory := &cobra.Command{

@@ -43,6 +43,9 @@ previous statements come back with the arrow keys (saved in --history),
 Results print as a table, as CSV (--format csv: a header line with the
 column names, then one line per row, RFC 4180 quoting, NULL as an empty
 field) or as JSON lines (--format json). --explain prints the plan instead.
+A statement the members' memory circuit breaker refuses is sent again
+after a wait (binary exponential backoff with full jitter: --retry-base,
+--retry-cap, --retry-attempts), never once it has printed rows.
 A failing statement prints its error on stderr and exits with status 1.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -67,6 +70,9 @@ A failing statement prints its error on stderr and exits with status 1.`,
 	cmd.Flags().BoolVar(&f.explain, "explain", false, "print the plan instead of running the statement")
 	cmd.Flags().StringArrayVar(&f.params, "param", nil, "a ? parameter as TYPE:VALUE (int, long, double, string, bool) or a plain string; repeat in order")
 	cmd.Flags().IntVar(&f.pageSize, "page-size", 0, "rows per page fetched from the member (member default when 0)")
+	cmd.Flags().IntVar(&f.queryRetry.Attempts, "retry-attempts", 10, "attempts of a statement the members' memory breaker refuses (1: no retry)")
+	cmd.Flags().DurationVar(&f.queryRetry.Initial, "retry-base", 100*time.Millisecond, "bound of the first wait before retrying a refused statement (doubling, full jitter)")
+	cmd.Flags().DurationVar(&f.queryRetry.Max, "retry-cap", 5*time.Second, "cap of the waits between attempts of a refused statement")
 	home, _ := os.UserHomeDir()
 	cmd.Flags().StringVar(&f.history, "history", filepath.Join(home, ".atoll_sql_history"), "history file of the interactive shell")
 	return cmd
@@ -137,6 +143,10 @@ func isDDL(stmt string) bool {
 }
 
 func errMessage(err error) string {
+	var me *client.QueryMemoryError
+	if errors.As(err, &me) {
+		return strings.TrimPrefix(me.Error(), "atoll: ")
+	}
 	var e *client.Error
 	if errors.As(err, &e) {
 		return e.Message

@@ -70,3 +70,21 @@ func TestSQLCommand(t *testing.T) {
 		t.Fatalf("shell stderr: %s", se.String())
 	}
 }
+
+// TestSQLCommandMemoryRetry: a statement the members' memory breaker
+// refuses every time fails, after --retry-attempts, with the message that
+// says so.
+func TestSQLCommandMemoryRetry(t *testing.T) {
+	c := testcluster.Start(t, testcluster.Process, 1, testcluster.Options{ConfigYAML: "query: {memory-limit-per-member: 1}\n"})
+	c.MustCLI("map", "put", "m", "a", "x")
+	c.MustCLI("map", "put", "m", "b", "y")
+	c.MustCLI("sql", `CREATE MAPPING m TYPE IMap OPTIONS ('keyFormat'='varchar', 'valueFormat'='varchar')`)
+	stdout, stderr, code := c.CLI("sql", "--retry-attempts", "3", "--retry-base", "1ms", "--retry-cap", "2ms", `SELECT this FROM m ORDER BY this`)
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "query refused for memory after 3 attempt(s)") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	// Map operations never meet the breaker.
+	if out := c.MustCLI("map", "get", "m", "a"); out != "x\n" {
+		t.Fatalf("get printed %q", out)
+	}
+}

@@ -6,7 +6,11 @@ import (
 	"errors"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unsafe"
+
+	"google.golang.org/grpc/status"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/query/expr"
@@ -21,20 +25,26 @@ type rowIter interface {
 }
 
 // gather runs a fragment on every member owning partitions of the map and
-// merges the batches as they arrive.
+// merges the batches as they arrive. The batches waiting in its channel
+// are accounted to the query (an exchange buffer).
 type gather struct {
 	ch   chan *Batch
 	errc chan error
+	mem  *MemoryAccount
 	// first is the first member's error: the cause, when the others then
-	// fail because the fragment was cancelled everywhere.
-	firstOnce sync.Once
-	first     error
-	width     int
-	rows      [][]expr.Value
-	pos       int
-	cancel    context.CancelFunc
-	done      bool
-	wait      int // senders still running
+	// fail because the fragment was cancelled everywhere; a memory
+	// breaker's error replaces it (see note).
+	firstMu sync.Mutex
+	first   error
+	width   int
+	rows    [][]expr.Value
+	pos     int
+	// share is what each row of rows keeps of its batch's bytes.
+	share   int64
+	cancel  context.CancelFunc
+	done    bool
+	wait    int // senders still running
+	running sync.WaitGroup
 }
 
 // startGather starts the fragment on the members and returns an iterator
@@ -52,33 +62,50 @@ func (q *query) startGather(f *plan.Fragment) (*gather, error) {
 	if len(f.Exchanges()) > 0 && len(parts) > 1 {
 		xc = q.exchangeContext(parts)
 	}
-	g := &gather{ch: make(chan *Batch, 16), errc: make(chan error, len(parts)), width: len(f.Out), cancel: cancel}
+	g := &gather{ch: make(chan *Batch, 16), errc: make(chan error, len(parts)), mem: q.mem, width: len(f.Out), cancel: cancel}
 	g.wait = len(parts)
+	g.running.Add(len(parts))
 	for _, p := range parts {
 		q.e.goRun(func() {
+			defer g.running.Done()
 			var err error
+			put := func(b *Batch) error { return g.put(ctx, b) }
 			if p.local {
-				err = q.e.runFragment(ctx, &frag, p.partitions, xc, q.mem, func(b *Batch) error {
-					select {
-					case g.ch <- b:
-						return nil
-					case <-ctx.Done():
-						return ctx.Err()
-					}
-				})
+				err = q.e.runFragment(ctx, &frag, p.partitions, xc, q.mem, put)
 			} else {
-				err = q.e.runRemote(ctx, p, &frag, xc, q.hints.MemoryLimit, g.ch)
+				err = q.e.runRemote(ctx, p, &frag, xc, q.hints.MemoryLimit, q.mem.query, put)
 			}
 			if err != nil {
 				// One member failing ends the fragment everywhere: its
 				// exchanges would wait for it.
-				g.firstOnce.Do(func() { g.first = err })
+				g.note(err)
 				cancel()
 			}
 			g.errc <- err
 		})
 	}
 	return g, nil
+}
+
+// put queues a batch for the coordinator, reserving its bytes until it is
+// taken.
+func (g *gather) put(ctx context.Context, b *Batch) error {
+	if err := g.mem.Reserve("exchange buffer", int64(cap(b.Rows))); err != nil {
+		return err
+	}
+	select {
+	case g.ch <- b:
+		return nil
+	case <-ctx.Done():
+		g.mem.Release(int64(cap(b.Rows)))
+		return ctx.Err()
+	}
+}
+
+// taken releases a batch taken from the channel.
+func (g *gather) taken(b *Batch) *Batch {
+	g.mem.Release(int64(cap(b.Rows)))
+	return b
 }
 
 // exchangeContext describes a join fragment's run to its members: a new
@@ -115,29 +142,77 @@ func (g *gather) nextBatch() (*Batch, error) {
 		if g.wait == 0 {
 			select {
 			case b := <-g.ch:
-				return b, nil
+				return g.taken(b), nil
 			default:
 				return nil, nil
 			}
 		}
 		select {
 		case b := <-g.ch:
-			return b, nil
+			return g.taken(b), nil
 		case err := <-g.errc:
 			g.wait--
 			if err != nil {
 				g.cancel()
-				g.firstOnce.Do(func() { g.first = err })
+				g.note(err)
+				// The others stop now; one of them may say why better
+				// (a member's breaker terminated its part, and this
+				// member only saw the exchange break).
+				for g.wait > 0 {
+					select {
+					case b := <-g.ch:
+						g.taken(b)
+					case err := <-g.errc:
+						g.wait--
+						if err != nil {
+							g.note(err)
+						}
+					}
+				}
+				g.firstMu.Lock()
+				defer g.firstMu.Unlock()
 				return nil, g.first
 			}
 		}
 	}
 }
 
+// note records a member's error: the first, unless a later one says the
+// memory breaker stopped the query (the others then only saw their
+// exchanges break or their fragment cancelled, and the client should
+// retry after the breaker's hint).
+func (g *gather) note(err error) {
+	g.firstMu.Lock()
+	defer g.firstMu.Unlock()
+	if g.first == nil || (stoppedByBreaker(err) && !stoppedByBreaker(g.first)) {
+		g.first = err
+	}
+}
+
+// stoppedByBreaker reports whether err is a memory breaker's, this
+// member's or another's (a status whose detail is a retryable
+// MEMORY_LIMIT).
+func stoppedByBreaker(err error) bool {
+	if errors.Is(err, ErrMemoryBreaker) {
+		return true
+	}
+	s, ok := status.FromError(err)
+	if !ok {
+		return false
+	}
+	for _, d := range s.Details() {
+		if detail, ok := d.(*pb.ErrorDetail); ok {
+			return detail.Code == pb.ErrorCode_ERROR_CODE_MEMORY_LIMIT && detail.Retryable
+		}
+	}
+	return false
+}
+
 func (g *gather) Next() ([]expr.Value, error) {
 	for g.pos >= len(g.rows) {
 		b, err := g.nextBatch()
 		if err != nil || b == nil {
+			g.rows, g.pos = nil, 0 // the last batch is garbage now
 			return nil, err
 		}
 		rows, err := DecodeRows(b.Rows, b.Count, g.width)
@@ -145,19 +220,59 @@ func (g *gather) Next() ([]expr.Value, error) {
 			return nil, err
 		}
 		g.rows, g.pos = rows, 0
+		g.share = int64(cap(b.Rows)) / int64(max(b.Count, 1))
 	}
 	r := g.rows[g.pos]
 	g.pos++
 	return r, nil
 }
 
-func (g *gather) close() { g.cancel() }
+// rowCost: a row keeps its values and its share of the batch.
+func (g *gather) rowCost(r []expr.Value) int64 {
+	return sliceBytes + int64(len(r))*valueBytes + g.share
+}
+
+// close stops the fragment on every member, waits until this member's
+// part has ended (and given back its memory) and releases the batches
+// nobody took.
+func (g *gather) close() {
+	g.cancel()
+	g.running.Wait()
+	for {
+		select {
+		case b := <-g.ch:
+			g.taken(b)
+		default:
+			return
+		}
+	}
+}
+
+// rowCoster is an iterator that knows what keeping the row it returned
+// last costs beyond what is accounted already: the bytes of the batch it
+// aliases, or nothing but a row header for rows an operator holds and
+// accounted.
+type rowCoster interface {
+	rowCost(r []expr.Value) int64
+}
+
+// rowCost is what keeping row r, which it returned last, of an iterator
+// costs (rowBytes when the iterator does not know).
+func rowCost(it rowIter, r []expr.Value) int64 {
+	if c, ok := it.(rowCoster); ok {
+		return c.rowCost(r)
+	}
+	return rowBytes(r)
+}
 
 // sliceIter iterates over materialized rows.
 type sliceIter struct {
 	rows [][]expr.Value
 	pos  int
 }
+
+// rowCost: the rows are accounted where they were made.
+func (s *sliceIter) rowCost([]expr.Value) int64 { return sliceBytes }
 
 func (s *sliceIter) Next() ([]expr.Value, error) {
 	if s.pos >= len(s.rows) {
@@ -173,6 +288,8 @@ type filterIter struct {
 	cond expr.Fn
 	env  *expr.Env
 }
+
+func (f *filterIter) rowCost(r []expr.Value) int64 { return rowCost(f.in, r) }
 
 func (f *filterIter) Next() ([]expr.Value, error) {
 	for {
@@ -194,6 +311,13 @@ type projectIter struct {
 	in    rowIter
 	exprs []expr.Fn
 	env   *expr.Env
+	last  []expr.Value // the input row of the last output row
+}
+
+// rowCost: a new row of values, and what its input row keeps of a batch.
+func (p *projectIter) rowCost(r []expr.Value) int64 {
+	in := rowCost(p.in, p.last) - sliceBytes - int64(len(p.last))*valueBytes
+	return sliceBytes + int64(len(r))*valueBytes + max(in, 0)
 }
 
 func (p *projectIter) Next() ([]expr.Value, error) {
@@ -201,6 +325,7 @@ func (p *projectIter) Next() ([]expr.Value, error) {
 	if err != nil || r == nil {
 		return nil, err
 	}
+	p.last = r
 	out := make([]expr.Value, len(p.exprs))
 	row := expr.Row{Cols: r, Env: p.env}
 	for i, f := range p.exprs {
@@ -217,6 +342,8 @@ type limitIter struct {
 	limit, offset int64
 	seen          int64
 }
+
+func (l *limitIter) rowCost(r []expr.Value) int64 { return rowCost(l.in, r) }
 
 func (l *limitIter) Next() ([]expr.Value, error) {
 	for {
@@ -238,7 +365,12 @@ type distinctIter struct {
 	in   rowIter
 	seen map[string]bool
 	buf  []byte
+	ops  *memGrant
 }
+
+// mapEntryBytes is what an entry of a Go map costs beyond its key's bytes
+// (its slot, control byte and spare room, on average).
+const mapEntryBytes = 48
 
 func rowKey(buf []byte, r []expr.Value) []byte {
 	buf = buf[:0]
@@ -253,6 +385,8 @@ func rowKey(buf []byte, r []expr.Value) []byte {
 	return buf
 }
 
+func (d *distinctIter) rowCost(r []expr.Value) int64 { return rowCost(d.in, r) }
+
 func (d *distinctIter) Next() ([]expr.Value, error) {
 	for {
 		r, err := d.in.Next()
@@ -263,6 +397,9 @@ func (d *distinctIter) Next() ([]expr.Value, error) {
 		if d.seen[string(d.buf)] {
 			continue
 		}
+		if err := d.ops.grow(int64(len(d.buf)) + mapEntryBytes); err != nil {
+			return nil, err
+		}
 		d.seen[string(d.buf)] = true
 		return r, nil
 	}
@@ -272,6 +409,8 @@ type unionIter struct {
 	ins []rowIter
 	i   int
 }
+
+func (u *unionIter) rowCost(r []expr.Value) int64 { return rowCost(u.ins[min(u.i, len(u.ins)-1)], r) }
 
 func (u *unionIter) Next() ([]expr.Value, error) {
 	for u.i < len(u.ins) {
@@ -290,8 +429,9 @@ func (u *unionIter) Next() ([]expr.Value, error) {
 // aggregateRows groups rows and computes aggregates: from raw rows
 // (merge=false) or from partial states (merge=true); each output row is
 // the group keys then the aggregates' values, or with partialOut their
-// partial states (plan.PartialTypes).
-func aggregateRows(in rowIter, groups int, groupFns []expr.Fn, aggs []plan.AggCall, argFns, byFns []expr.Fn, merge, partialOut bool, env *expr.Env) ([][]expr.Value, error) {
+// partial states (plan.PartialTypes). The groups are accounted to ops
+// while they are built, then the rows that are returned, which ops keeps.
+func aggregateRows(in rowIter, groups int, groupFns []expr.Fn, aggs []plan.AggCall, argFns, byFns []expr.Fn, merge, partialOut bool, env *expr.Env, ops *memGrant) ([][]expr.Value, error) {
 	type grp struct {
 		keys   []expr.Value
 		states []aggState
@@ -301,6 +441,11 @@ func aggregateRows(in rowIter, groups int, groupFns []expr.Fn, aggs []plan.AggCa
 	var order []*grp
 	var buf []byte
 	keys := make([]expr.Value, groups)
+	// A group: its keys (cloned: they would hold their input's batch),
+	// states, entries in the maps and the order.
+	groupCost := int64(unsafe.Sizeof(grp{})) + int64(groups)*valueBytes + int64(len(aggs))*aggStateBytes + mapEntryBytes + 8
+	var building int64
+	defer func() { ops.shrink(building) }()
 	for {
 		r, err := in.Next()
 		if err != nil {
@@ -318,18 +463,38 @@ func aggregateRows(in rowIter, groups int, groupFns []expr.Fn, aggs []plan.AggCa
 			}
 		}
 		var g *grp
+		newGroup := func() (*grp, error) {
+			g := &grp{keys: make([]expr.Value, groups), states: newAggStates(aggs)}
+			n := groupCost
+			for i, k := range keys {
+				g.keys[i] = k.Clone()
+				n += int64(len(k.B))
+			}
+			if err := ops.grow(n); err != nil {
+				return nil, err
+			}
+			building += n
+			order = append(order, g)
+			return g, nil
+		}
 		if groups == 1 && keys[0].T.IsInteger() {
 			if g = ints[keys[0].I]; g == nil {
-				g = &grp{keys: []expr.Value{keys[0]}, states: newAggStates(aggs)}
+				if g, err = newGroup(); err != nil {
+					return nil, err
+				}
 				ints[keys[0].I] = g
-				order = append(order, g)
 			}
 		} else {
 			buf = rowKey(buf, keys)
 			if g = m[string(buf)]; g == nil {
-				g = &grp{keys: append([]expr.Value(nil), keys...), states: newAggStates(aggs)}
+				if g, err = newGroup(); err != nil {
+					return nil, err
+				}
+				if err := ops.grow(int64(len(buf))); err != nil {
+					return nil, err
+				}
+				building += int64(len(buf))
 				m[string(buf)] = g
-				order = append(order, g)
 			}
 		}
 		if merge {
@@ -363,9 +528,16 @@ func aggregateRows(in rowIter, groups int, groupFns []expr.Fn, aggs []plan.AggCa
 	if groups == 0 && len(order) == 0 {
 		order = append(order, &grp{states: newAggStates(aggs)})
 	}
+	width := groups + len(aggs)
+	if partialOut {
+		width = groups
+		for _, a := range aggs {
+			width += plan.PartialWidth(a)
+		}
+	}
 	out := make([][]expr.Value, 0, len(order))
 	for _, g := range order {
-		row := append([]expr.Value(nil), g.keys...)
+		row := append(make([]expr.Value, 0, width), g.keys...)
 		for i := range g.states {
 			if partialOut {
 				row = g.states[i].partial(row)
@@ -377,29 +549,31 @@ func aggregateRows(in rowIter, groups int, groupFns []expr.Fn, aggs []plan.AggCa
 			}
 			row = append(row, v)
 		}
+		if err := ops.grow(rowBytes(row)); err != nil {
+			return nil, err
+		}
 		out = append(out, row)
 	}
 	return out, nil
 }
 
+// aggStateBytes is what one aggregate's state costs.
+const aggStateBytes = int64(unsafe.Sizeof(aggState{}))
+
 // distinctAggregates computes aggregates with DISTINCT arguments (and any
-// others) by materializing the input.
-func distinctAggregates(in rowIter, groupFns []expr.Fn, aggs []plan.AggCall, argFns, byFns []expr.Fn, env *expr.Env) ([][]expr.Value, error) {
-	var all [][]expr.Value
-	for {
-		r, err := in.Next()
-		if err != nil {
-			return nil, err
-		}
-		if r == nil {
-			break
-		}
-		all = append(all, r)
+// others) by materializing the input (accounted to ops).
+func distinctAggregates(in rowIter, groupFns []expr.Fn, aggs []plan.AggCall, argFns, byFns []expr.Fn, env *expr.Env, ops *memGrant) ([][]expr.Value, error) {
+	allBytes := ops.used
+	all, err := materialize(in, ops)
+	if err != nil {
+		return nil, err
 	}
+	allBytes = ops.used - allBytes
+	defer ops.shrink(allBytes) // the input is garbage once the groups are made
 	// Plain aggregates first.
 	plain := make([]plan.AggCall, len(aggs))
 	copy(plain, aggs)
-	res, err := aggregateRows(&sliceIter{rows: all}, len(groupFns), groupFns, plain, argFns, byFns, false, false, env)
+	res, err := aggregateRows(&sliceIter{rows: all}, len(groupFns), groupFns, plain, argFns, byFns, false, false, env, ops)
 	if err != nil {
 		return nil, err
 	}
@@ -408,6 +582,9 @@ func distinctAggregates(in rowIter, groupFns []expr.Fn, aggs []plan.AggCall, arg
 	var buf []byte
 	for i, r := range res {
 		buf = rowKey(buf, r[:len(groupFns)])
+		if err := ops.grow(int64(len(buf)) + mapEntryBytes); err != nil {
+			return nil, err
+		}
 		index[string(buf)] = i
 	}
 	for ai, a := range aggs {
@@ -419,6 +596,7 @@ func distinctAggregates(in rowIter, groupFns []expr.Fn, aggs []plan.AggCall, arg
 			states[i] = newAggState(a)
 		}
 		seen := map[string]bool{}
+		var seenBytes int64
 		keys := make([]expr.Value, len(groupFns))
 		for _, r := range all {
 			row := expr.Row{Cols: r, Env: env}
@@ -436,9 +614,15 @@ func distinctAggregates(in rowIter, groupFns []expr.Fn, aggs []plan.AggCall, arg
 			if seen[k] {
 				continue
 			}
+			n := int64(len(k)) + mapEntryBytes
+			if err := ops.grow(n); err != nil {
+				return nil, err
+			}
+			seenBytes += n
 			seen[k] = true
 			states[gi].add(&v, nil)
 		}
+		ops.shrink(seenBytes) // the set is garbage once its aggregate is done
 		for i := range res {
 			v, err := states[i].final()
 			if err != nil {
@@ -450,23 +634,63 @@ func distinctAggregates(in rowIter, groupFns []expr.Fn, aggs []plan.AggCall, arg
 	return res, env.Err
 }
 
+// materialize reads an iterator's rows into memory, accounted to ops.
+func materialize(in rowIter, ops *memGrant) ([][]expr.Value, error) {
+	var rows [][]expr.Value
+	for {
+		r, err := in.Next()
+		if err != nil {
+			return nil, err
+		}
+		if r == nil {
+			return rows, nil
+		}
+		if err := ops.grow(rowCost(in, r) + headerGrowth(cap(rows), len(rows)+1) - sliceBytes); err != nil {
+			return nil, err
+		}
+		rows = append(rows, r)
+	}
+}
+
+// compileExprs compiles expressions (a nil one stays a nil function).
+func compileExprs(es []expr.Expr) ([]expr.Fn, error) {
+	out := make([]expr.Fn, len(es))
+	for i, e := range es {
+		if e == nil {
+			continue
+		}
+		f, err := expr.Compile(e)
+		if err != nil {
+			return nil, plan.Errorf("%v", err)
+		}
+		out[i] = f
+	}
+	return out, nil
+}
+
+// compileAggregation compiles an aggregation's group keys, and its
+// aggregates' arguments and ordering keys (nil where an aggregate has
+// none), for aggregateRows.
+func compileAggregation(groupBy []expr.Expr, aggs []plan.AggCall) (groups, args, bys []expr.Fn, err error) {
+	var argEs, byEs []expr.Expr
+	for _, a := range aggs {
+		argEs, byEs = append(argEs, a.Arg), append(byEs, a.By)
+	}
+	if groups, err = compileExprs(groupBy); err != nil {
+		return nil, nil, nil, err
+	}
+	if args, err = compileExprs(argEs); err != nil {
+		return nil, nil, nil, err
+	}
+	if bys, err = compileExprs(byEs); err != nil {
+		return nil, nil, nil, err
+	}
+	return groups, args, bys, nil
+}
+
 // build turns a physical node into a row iterator.
 func (q *query) build(n plan.Node) (rowIter, error) {
 	env := &expr.Env{Params: q.params, Now: q.now}
-	compile := func(es []expr.Expr) ([]expr.Fn, error) {
-		out := make([]expr.Fn, len(es))
-		for i, e := range es {
-			if e == nil {
-				continue
-			}
-			f, err := expr.Compile(e)
-			if err != nil {
-				return nil, plan.Errorf("%v", err)
-			}
-			out[i] = f
-		}
-		return out, nil
-	}
 	switch x := n.(type) {
 	case *plan.HashJoin:
 		return q.hashJoin(x)
@@ -488,7 +712,7 @@ func (q *query) build(n plan.Node) (rowIter, error) {
 		if err != nil {
 			return nil, err
 		}
-		rows, err := aggregateRows(in, x.Groups, nil, x.Aggs, nil, nil, true, false, env)
+		rows, err := aggregateRows(in, x.Groups, nil, x.Aggs, nil, nil, true, false, env, &q.ops)
 		if err != nil {
 			return nil, err
 		}
@@ -498,27 +722,15 @@ func (q *query) build(n plan.Node) (rowIter, error) {
 		if err != nil {
 			return nil, err
 		}
-		gfs, err := compile(x.GroupBy)
-		if err != nil {
-			return nil, err
-		}
-		var args, bys []expr.Expr
-		for _, a := range x.Aggs {
-			args, bys = append(args, a.Arg), append(bys, a.By)
-		}
-		afs, err := compile(args)
-		if err != nil {
-			return nil, err
-		}
-		bfs, err := compile(bys)
+		gfs, afs, bfs, err := compileAggregation(x.GroupBy, x.Aggs)
 		if err != nil {
 			return nil, err
 		}
 		var rows [][]expr.Value
 		if anyDistinctAgg(x.Aggs) {
-			rows, err = distinctAggregates(in, gfs, x.Aggs, afs, bfs, env)
+			rows, err = distinctAggregates(in, gfs, x.Aggs, afs, bfs, env, &q.ops)
 		} else {
-			rows, err = aggregateRows(in, len(gfs), gfs, x.Aggs, afs, bfs, false, false, env)
+			rows, err = aggregateRows(in, len(gfs), gfs, x.Aggs, afs, bfs, false, false, env, &q.ops)
 		}
 		if err != nil {
 			return nil, err
@@ -539,7 +751,7 @@ func (q *query) build(n plan.Node) (rowIter, error) {
 		if err != nil {
 			return nil, err
 		}
-		fs, err := compile(x.Exprs)
+		fs, err := compileExprs(x.Exprs)
 		if err != nil {
 			return nil, err
 		}
@@ -549,16 +761,9 @@ func (q *query) build(n plan.Node) (rowIter, error) {
 		if err != nil {
 			return nil, err
 		}
-		var rows [][]expr.Value
-		for {
-			r, err := in.Next()
-			if err != nil {
-				return nil, err
-			}
-			if r == nil {
-				break
-			}
-			rows = append(rows, r)
+		rows, err := materialize(in, &q.ops)
+		if err != nil {
+			return nil, err
 		}
 		less := sortLess(x.Keys)
 		sort.SliceStable(rows, func(i, j int) bool { return less(rows[i], rows[j]) })
@@ -589,7 +794,7 @@ func (q *query) build(n plan.Node) (rowIter, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &distinctIter{in: in, seen: map[string]bool{}}, nil
+		return &distinctIter{in: in, seen: map[string]bool{}, ops: &q.ops}, nil
 	case *plan.UnionAll:
 		u := &unionIter{}
 		for _, c := range x.Ins {
@@ -603,7 +808,7 @@ func (q *query) build(n plan.Node) (rowIter, error) {
 	case *plan.Values:
 		var rows [][]expr.Value
 		for _, r := range x.Rows {
-			fs, err := compile(r)
+			fs, err := compileExprs(r)
 			if err != nil {
 				return nil, err
 			}
@@ -636,6 +841,7 @@ type page struct {
 	count int
 	last  bool
 	err   error
+	res   int64 // bytes reserved for it until it is taken
 }
 
 // query is one running statement on the coordinator.
@@ -650,42 +856,92 @@ type query struct {
 	gathers []*gather
 	hints   plan.Hints
 	// mem accounts the memory the query holds on this member; tables are
-	// its coordinator's join tables, released when it ends.
+	// its coordinator's join tables, ops what its other operators hold
+	// (groups, sorted rows, DISTINCT's keys), all released when it ends.
 	mem    *MemoryAccount
 	tables []*joinTable
+	ops    memGrant
+	// refs counts the producer and the pages not yet taken: the account
+	// closes when both are gone.
+	refs atomic.Int32
 
 	pages    chan page
 	mu       sync.Mutex
 	lastUsed time.Time
 }
 
+// took is told that a page was taken from q.pages: its memory is the
+// caller's now.
+func (q *query) took(p page) {
+	q.mem.Release(p.res)
+	q.unref()
+}
+
+func (q *query) unref() {
+	if q.refs.Add(-1) == 0 {
+		q.mem.Close()
+	}
+}
+
+// discard cancels the query and takes the pages nobody will fetch.
+func (q *query) discard() {
+	q.cancel()
+	q.e.goRun(func() {
+		for p := range q.pages {
+			q.took(p)
+		}
+	})
+}
+
+// release gives back what the query's operators hold on this member,
+// once its fragments here have ended.
+func (q *query) release() {
+	for _, g := range q.gathers {
+		g.close()
+	}
+	for _, t := range q.tables {
+		t.release()
+	}
+	q.ops.release()
+}
+
 // produce runs the operator tree and sends pages of pageSize rows (or
 // pageBytes) until the result ends, ctx ends, or an error.
 func (q *query) produce(root plan.Node, pageSize int) {
+	defer q.unref()
 	defer close(q.pages)
-	defer func() {
-		for _, g := range q.gathers {
-			g.close()
-		}
-		for _, t := range q.tables {
-			t.release()
-		}
-	}()
+	defer q.release()
+	// send hands a page to the consumer, its rows reserved until taken.
 	send := func(p page) bool {
+		if n := int64(cap(p.rows)); n > 0 {
+			if err := q.mem.Reserve("result page", n); err != nil {
+				p = page{err: err, last: true}
+			} else {
+				p.res = n
+			}
+		}
+		q.refs.Add(1)
 		select {
 		case q.pages <- p:
-			return true
+			return p.err == nil
 		case <-q.ctx.Done():
+			q.took(p)
 			return false
 		}
 	}
 	fail := func(err error) {
-		if q.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-			err = q.ctx.Err()
+		// A query the breaker terminated fails with the breaker's error,
+		// whatever its operators saw then (a cancelled fragment, an
+		// exchange that broke).
+		if q.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+			errors.Is(context.Cause(q.ctx), ErrMemoryBreaker)) {
+			err = stopCause(q.ctx)
 		}
+		q.refs.Add(1)
 		select {
 		case q.pages <- page{err: err, last: true}: // delivered even after the deadline
 		default:
+			q.unref()
 			send(page{err: err, last: true})
 		}
 	}

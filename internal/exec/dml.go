@@ -197,17 +197,33 @@ func (e *Engine) collect(ctx context.Context, n plan.Node, params []expr.Value, 
 }
 
 func (e *Engine) collectOnce(ctx context.Context, n plan.Node, params []expr.Value, opts Options) ([][]expr.Value, error) {
-	qctx, cancel := context.WithCancel(ctx)
+	qctx, stop := context.WithCancelCause(ctx)
+	cancel := func() { stop(nil) }
 	if opts.Timeout > 0 {
-		qctx, cancel = context.WithTimeout(ctx, opts.Timeout)
+		var cancelT context.CancelFunc
+		qctx, cancelT = context.WithTimeout(qctx, opts.Timeout)
+		cancel = func() { cancelT(); stop(nil) }
 	}
 	defer cancel()
-	q := &query{e: e, ctx: qctx, cancel: cancel, params: params, now: e.cfg.Clock()}
-	defer func() {
-		for _, g := range q.gathers {
-			g.close()
-		}
-	}()
+	// The rows are collected before any write, so the breaker may refuse
+	// or stop the statement as any query; once they are collected, it
+	// only writes.
+	mem, err := e.openAccount(e.queryID(ctx), 0, needsMemory(n), stop)
+	if err != nil {
+		return nil, err
+	}
+	q := &query{e: e, ctx: qctx, cancel: cancel, params: params, now: e.cfg.Clock(), mem: mem, ops: memGrant{mem: mem, what: "statement rows"}}
+	defer mem.Close()
+	defer q.release()
+	rows, err := q.collectRows(n)
+	if err != nil && qctx.Err() != nil {
+		return nil, stopCause(qctx)
+	}
+	return rows, err
+}
+
+// collectRows runs a plan node and returns its rows, cloned.
+func (q *query) collectRows(n plan.Node) ([][]expr.Value, error) {
 	it, err := q.build(n)
 	if err != nil {
 		return nil, err
@@ -224,6 +240,9 @@ func (e *Engine) collectOnce(ctx context.Context, n plan.Node, params []expr.Val
 		c := make([]expr.Value, len(r))
 		for i, v := range r {
 			c[i] = v.Clone()
+		}
+		if err := q.ops.grow(rowBytes(c)); err != nil {
+			return nil, err
 		}
 		rows = append(rows, c)
 	}

@@ -17,6 +17,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime/pprof"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -133,9 +134,12 @@ type Config struct {
 	Clock func() time.Time
 	// Exchange holds the defaults of the join exchanges.
 	Exchange ExchangeSettings
-	// MemoryLimit bounds what one query may hold on this member (hash
-	// tables and exchange buffers), in bytes; 0: no limit.
+	// MemoryLimit bounds what one query may hold on this member, in
+	// bytes; 0: no limit.
 	MemoryLimit int64
+	// Memory is the member's query memory pool and circuit breaker, whose
+	// breaker the engine runs; nil: a pool without limits.
+	Memory *MemoryPool
 }
 
 // Engine executes plans on a member. Safe for concurrent use.
@@ -160,6 +164,10 @@ type Engine struct {
 
 	hub    *hub
 	stages atomic.Uint64 // numbers the stages this member coordinates
+
+	pool    *MemoryPool
+	short   string        // this member's id in query ids
+	queries atomic.Uint64 // numbers queries run without a server's id
 }
 
 // placementCache is the placement of the latest partition table.
@@ -183,14 +191,64 @@ func New(cfg Config) *Engine {
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}
-	e := &Engine{cfg: cfg, indexes: NewIndexes(cfg.Serialization), cursors: map[uint64]*query{}, stop: make(chan struct{}), hub: newHub()}
+	e := &Engine{cfg: cfg, indexes: NewIndexes(cfg.Serialization), cursors: map[uint64]*query{}, stop: make(chan struct{}), hub: newHub(),
+		pool: cfg.Memory, short: cfg.Self.String()[:8]}
+	if e.pool == nil {
+		e.pool = NewMemoryPool(PoolConfig{Logger: cfg.Logger})
+	}
 	e.writer = cfg.Writer
 	if e.writer == nil {
 		e.writer = localWriter{e}
 	}
 	e.root, e.rootCancel = context.WithCancel(context.Background())
 	e.goRun(e.reap)
+	e.goRun(func() { e.pool.run(e.stop) })
 	return e
+}
+
+// MemoryPool returns the member's query memory pool.
+func (e *Engine) MemoryPool() *MemoryPool { return e.pool }
+
+// queryID names a query in logs on every member it runs on: this
+// member's id and the server's number of the query (its pprof label), or
+// one of the engine's own.
+func (e *Engine) queryID(ctx context.Context) string {
+	n, ok := pprof.Label(ctx, profiling.LabelQueryID)
+	if !ok {
+		n = "e" + strconv.FormatUint(e.queries.Add(1), 10)
+	}
+	return e.short + "-" + n
+}
+
+// needsMemory reports whether a plan holds memory that grows with its
+// data: a join, a grouping, DISTINCT or a sort. The breaker refuses such
+// queries while memory is short; the others hold a page at most.
+func needsMemory(n plan.Node) bool {
+	switch x := n.(type) {
+	case *plan.HashJoin, *plan.Sort, *plan.Distinct:
+		return true
+	case *plan.Aggregate:
+		if len(x.GroupBy) > 0 || anyDistinctAgg(x.Aggs) {
+			return true
+		}
+	case *plan.MergeAggregate:
+		if x.Groups > 0 {
+			return true
+		}
+	case *plan.Gather:
+		return fragmentNeedsMemory(x.Frag)
+	}
+	for _, c := range n.Inputs() {
+		if needsMemory(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// fragmentNeedsMemory is needsMemory for a fragment.
+func fragmentNeedsMemory(f *plan.Fragment) bool {
+	return f.Join != nil || f.Final || len(f.GroupBy) > 0 || len(f.Sort) > 0
 }
 
 // goRun runs fn on a tracked goroutine.
@@ -218,7 +276,7 @@ func (e *Engine) Close() {
 	e.cursors = map[uint64]*query{}
 	e.mu.Unlock()
 	for _, q := range qs {
-		q.cancel()
+		q.discard()
 	}
 	e.rootCancel() // queries still waiting for their first page
 	e.bg.Wait()
@@ -242,7 +300,7 @@ func (e *Engine) reap() {
 			q.mu.Unlock()
 			if idle {
 				delete(e.cursors, id)
-				q.cancel()
+				q.discard()
 			}
 		}
 		e.mu.Unlock()
@@ -294,12 +352,12 @@ func (e *Engine) placement() ([]placementPart, error) {
 }
 
 // runRemote runs a fragment on another member and forwards its batches.
-func (e *Engine) runRemote(ctx context.Context, p placementPart, f *plan.Fragment, xc *pb.ExchangeContext, memLimit int64, out chan<- *Batch) error {
+func (e *Engine) runRemote(ctx context.Context, p placementPart, f *plan.Fragment, xc *pb.ExchangeContext, memLimit int64, queryID string, out func(*Batch) error) error {
 	b, err := plan.MarshalFragment(f)
 	if err != nil {
 		return err
 	}
-	req := &pb.RunFragmentRequest{Fragment: b, Partitions: p.partitions, Exchange: xc, MemoryLimitBytes: memLimit}
+	req := &pb.RunFragmentRequest{Fragment: b, Partitions: p.partitions, Exchange: xc, MemoryLimitBytes: memLimit, QueryId: queryID}
 	rs, err := e.cfg.Remote.RunFragment(ctx, p.member, req)
 	if err != nil {
 		return err
@@ -313,10 +371,8 @@ func (e *Engine) runRemote(ctx context.Context, p placementPart, f *plan.Fragmen
 		if err != nil {
 			return err
 		}
-		select {
-		case out <- batch:
-		case <-ctx.Done():
-			return ctx.Err()
+		if err := out(batch); err != nil {
+			return err
 		}
 	}
 }
@@ -341,16 +397,40 @@ func (e *Engine) RunFragment(ctx context.Context, req *pb.RunFragmentRequest, se
 	if f.Join != nil && len(f.Exchanges()) > 0 && req.Exchange == nil {
 		return plan.Errorf("a join fragment whose rows move needs an exchange context")
 	}
-	return e.runFragment(ctx, f, req.Partitions, req.Exchange, e.memoryAccount(req.MemoryLimitBytes), send)
+	id := req.QueryId
+	if id == "" {
+		id = e.queryID(ctx)
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	mem, err := e.openAccount(id, req.MemoryLimitBytes, fragmentNeedsMemory(f), cancel)
+	if err != nil {
+		return err
+	}
+	defer mem.Close()
+	err = e.runFragment(ctx, f, req.Partitions, req.Exchange, mem, send)
+	if err != nil && ctx.Err() != nil {
+		return stopCause(ctx)
+	}
+	return err
 }
 
-// memoryAccount returns a query's account on this member: the request's
-// limit, or the member's.
-func (e *Engine) memoryAccount(limit int64) *MemoryAccount {
+// openAccount opens a query's account on this member, with the query's
+// limit or the member's; the breaker may refuse a query that needs memory.
+func (e *Engine) openAccount(id string, limit int64, needs bool, cancel context.CancelCauseFunc) (*MemoryAccount, error) {
 	if limit <= 0 {
 		limit = e.cfg.MemoryLimit
 	}
-	return NewMemoryAccount(limit)
+	return e.pool.Open(id, limit, needs, func(err error) { cancel(err) })
+}
+
+// stopCause returns why a query's context ended: the breaker's error when
+// it terminated the query, else the context's own error.
+func stopCause(ctx context.Context) error {
+	if err := context.Cause(ctx); err != nil {
+		return err
+	}
+	return ctx.Err()
 }
 
 // ServeExchange receives one exchange stream from another member (the
@@ -506,14 +586,14 @@ func (e *Engine) Execute(ctx context.Context, ph *plan.Physical, params []expr.V
 	// before it returns rows: it is started again on the new placement.
 	var q *query
 	var p page
-	var cancel context.CancelFunc
 	err := e.whileMoving(ctx, opts, func(opts Options) error {
 		var err error
-		if q, p, cancel, err = e.start(ctx, ph, bound, opts, pageSize); err != nil {
+		if q, p, err = e.start(ctx, ph, bound, opts, pageSize); err != nil {
 			return err
 		}
 		if p.err != nil && errors.Is(p.err, ErrUnavailable) {
-			cancel()
+			q.took(p)
+			q.discard()
 			return p.err
 		}
 		return nil
@@ -521,13 +601,14 @@ func (e *Engine) Execute(ctx context.Context, ph *plan.Physical, params []expr.V
 	if err != nil {
 		return nil, err
 	}
+	q.took(p)
 	if p.err != nil {
-		cancel()
+		q.discard()
 		return nil, p.err
 	}
 	res := &Result{Columns: ph.Columns, Rows: p.rows, Count: p.count, UpdateCount: -1}
 	if p.last {
-		cancel()
+		q.discard()
 		return res, nil
 	}
 	q.id = e.nextID.Add(1)
@@ -597,22 +678,32 @@ func (e *Engine) unsettled(err error) error {
 }
 
 // start runs a query until its first page, which it returns with the
-// query and its cancel function.
-func (e *Engine) start(ctx context.Context, ph *plan.Physical, bound []expr.Value, opts Options, pageSize int) (*query, page, context.CancelFunc, error) {
-	qctx, cancel := context.WithCancel(e.root)
+// query. The breaker may refuse a query that needs memory.
+func (e *Engine) start(ctx context.Context, ph *plan.Physical, bound []expr.Value, opts Options, pageSize int) (*query, page, error) {
+	qctx, stop := context.WithCancelCause(e.root)
+	cancel := func() { stop(nil) }
 	if opts.Timeout > 0 {
-		qctx, cancel = context.WithTimeout(e.root, opts.Timeout)
+		var cancelT context.CancelFunc
+		qctx, cancelT = context.WithTimeout(qctx, opts.Timeout)
+		cancel = func() { cancelT(); stop(nil) }
+	}
+	mem, err := e.openAccount(e.queryID(ctx), ph.Hints.MemoryLimit, needsMemory(ph.Root), stop)
+	if err != nil {
+		cancel()
+		return nil, page{}, err
 	}
 	// The query outlives the call but keeps its pprof labels (its kind),
 	// for profiles and for the fragments it starts on other members.
 	qctx = pprof.WithLabels(qctx, labelsOf(ctx))
 	q := &query{e: e, ctx: qctx, cancel: cancel, params: bound, now: e.cfg.Clock(), cols: ph.Columns,
-		pages: make(chan page, 1), lastUsed: time.Now(), hints: ph.Hints, mem: e.memoryAccount(ph.Hints.MemoryLimit)}
+		pages: make(chan page, 1), lastUsed: time.Now(), hints: ph.Hints, mem: mem, ops: memGrant{mem: mem, what: "result"}}
+	q.refs.Store(1) // the producer's
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
 		cancel()
-		return nil, page{}, nil, ErrClosed
+		mem.Close()
+		return nil, page{}, ErrClosed
 	}
 	e.mu.Unlock()
 	e.goRun(func() {
@@ -624,18 +715,18 @@ func (e *Engine) start(ctx context.Context, ph *plan.Physical, bound []expr.Valu
 	select {
 	case p, ok = <-q.pages:
 	case <-ctx.Done():
-		cancel()
-		return nil, page{}, nil, ctx.Err()
+		q.discard()
+		return nil, page{}, ctx.Err()
 	}
 	if !ok {
-		err := qctx.Err()
+		err := stopCause(qctx)
 		cancel()
 		if err == nil {
 			err = context.Canceled
 		}
-		return nil, page{}, nil, err
+		return nil, page{}, err
 	}
-	return q, p, cancel, nil
+	return q, p, nil
 }
 
 // labelsOf returns the pprof labels ctx carries.
@@ -666,12 +757,15 @@ func (e *Engine) Fetch(ctx context.Context, id uint64) (*Result, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+	if ok {
+		q.took(p)
+	}
 	if !ok || p.err != nil || p.last {
 		e.CloseCursor(id)
 	}
 	if !ok {
-		if err := q.ctx.Err(); err != nil {
-			return nil, err
+		if q.ctx.Err() != nil {
+			return nil, stopCause(q.ctx)
 		}
 		return nil, fmt.Errorf("%w: %d", ErrCursorNotFound, id)
 	}
@@ -696,7 +790,7 @@ func (e *Engine) CloseCursor(id uint64) bool {
 	if q == nil {
 		return false
 	}
-	q.cancel()
+	q.discard()
 	return true
 }
 

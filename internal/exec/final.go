@@ -22,21 +22,20 @@ func (e *Engine) runFinal(ctx context.Context, f *plan.Fragment, parts []int32, 
 	}
 	var mu sync.Mutex
 	var partial [][]expr.Value
-	var reserved int64
-	defer func() { mem.Release(reserved) }()
+	// The partial rows, then the final groups, until they are emitted.
+	ops := memGrant{mem: mem, what: "final aggregation"}
+	defer ops.release()
 	err := e.runFragment(ctx, &pf, parts, xc, mem, func(b *Batch) error {
 		rows, err := DecodeRows(b.Rows, b.Count, width)
 		if err != nil {
 			return err
 		}
-		n := int64(len(b.Rows)) + int64(len(rows)*width)*valueBytes
-		if err := mem.Reserve("final aggregation", n); err != nil {
+		mu.Lock()
+		defer mu.Unlock()
+		if err := ops.grow(decodedBytes(b, width) - int64(b.Count)*sliceBytes + headerGrowth(cap(partial), len(partial)+len(rows))); err != nil {
 			return err
 		}
-		mu.Lock()
-		reserved += n
 		partial = append(partial, rows...)
-		mu.Unlock()
 		return nil
 	})
 	if err != nil {
@@ -48,13 +47,13 @@ func (e *Engine) runFinal(ctx context.Context, f *plan.Fragment, parts []int32, 
 		// A group join emits each group once: its states are whole.
 		rows, err = finalStates(partial, len(f.GroupBy), f.Aggs)
 	} else {
-		rows, err = aggregateRows(&sliceIter{rows: partial}, len(f.GroupBy), nil, f.Aggs, nil, nil, true, false, env)
+		rows, err = aggregateRows(&sliceIter{rows: partial}, len(f.GroupBy), nil, f.Aggs, nil, nil, true, false, env, &ops)
 	}
 	if err != nil {
 		return err
 	}
 	if p := f.Post; p != nil {
-		if rows, err = post(p, rows, env); err != nil {
+		if rows, err = post(p, rows, env, &ops); err != nil {
 			return err
 		}
 	}
@@ -100,8 +99,9 @@ func finalStates(rows [][]expr.Value, groups int, aggs []plan.AggCall) ([][]expr
 	return out, nil
 }
 
-// post applies a fragment's Post to its final groups.
-func post(p *plan.Post, rows [][]expr.Value, env *expr.Env) ([][]expr.Value, error) {
+// post applies a fragment's Post to its final groups (what it keeps is
+// accounted to ops).
+func post(p *plan.Post, rows [][]expr.Value, env *expr.Env, ops *memGrant) ([][]expr.Value, error) {
 	var it rowIter = &sliceIter{rows: rows}
 	if p.Filter != nil {
 		f, err := expr.Compile(p.Filter)
@@ -110,57 +110,17 @@ func post(p *plan.Post, rows [][]expr.Value, env *expr.Env) ([][]expr.Value, err
 		}
 		it = &filterIter{in: it, cond: f, env: env}
 	}
-	fns := make([]expr.Fn, len(p.Project))
-	for i, e := range p.Project {
-		f, err := expr.Compile(e)
-		if err != nil {
-			return nil, plan.Errorf("%v", err)
-		}
-		fns[i] = f
+	fns, err := compileExprs(p.Project)
+	if err != nil {
+		return nil, err
 	}
 	it = &projectIter{in: it, exprs: fns, env: env}
 	if len(p.Aggs) == 0 && len(p.GroupBy) == 0 {
-		var out [][]expr.Value
-		for {
-			r, err := it.Next()
-			if err != nil {
-				return nil, err
-			}
-			if r == nil {
-				return out, nil
-			}
-			out = append(out, r)
-		}
+		return materialize(it, ops)
 	}
-	compile := func(es []expr.Expr) ([]expr.Fn, error) {
-		out := make([]expr.Fn, len(es))
-		for i, e := range es {
-			if e == nil {
-				continue
-			}
-			f, err := expr.Compile(e)
-			if err != nil {
-				return nil, plan.Errorf("%v", err)
-			}
-			out[i] = f
-		}
-		return out, nil
-	}
-	gfs, err := compile(p.GroupBy)
+	gfs, afs, bfs, err := compileAggregation(p.GroupBy, p.Aggs)
 	if err != nil {
 		return nil, err
 	}
-	var args, bys []expr.Expr
-	for _, a := range p.Aggs {
-		args, bys = append(args, a.Arg), append(bys, a.By)
-	}
-	afs, err := compile(args)
-	if err != nil {
-		return nil, err
-	}
-	bfs, err := compile(bys)
-	if err != nil {
-		return nil, err
-	}
-	return aggregateRows(it, len(gfs), gfs, p.Aggs, afs, bfs, false, true, env)
+	return aggregateRows(it, len(gfs), gfs, p.Aggs, afs, bfs, false, true, env, ops)
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/query/expr"
@@ -36,7 +37,7 @@ func (e *Engine) runFragment(ctx context.Context, f *plan.Fragment, parts []int3
 		mu.Lock()
 		defer mu.Unlock()
 		return emit(b)
-	}, nil)
+	}, nil, mem)
 }
 
 // rowSink takes a scan's projected rows one at a time, as the scan reads
@@ -52,8 +53,9 @@ type rowSink interface {
 
 // runScan runs a scan fragment over the given partitions of this member
 // on parallel workers; each passes its batches to out with its own worker
-// index, or, with rows set, its rows to rows.
-func (e *Engine) runScan(ctx context.Context, f *plan.Fragment, parts []int32, out sink, rows rowSink) error {
+// index, or, with rows set, its rows to rows. The workers' groups and
+// top rows are accounted to mem.
+func (e *Engine) runScan(ctx context.Context, f *plan.Fragment, parts []int32, out sink, rows rowSink, mem *MemoryAccount) error {
 	emit := func(b *Batch) error { return out(0, b) }
 	st, ok := e.cfg.Maps.Lookup(f.Map)
 	if !ok {
@@ -108,7 +110,7 @@ func (e *Engine) runScan(ctx context.Context, f *plan.Fragment, parts []int32, o
 	}
 	workers := make([]*worker, nw)
 	for i := range workers {
-		w, err := e.newWorker(f, st, ix)
+		w, err := e.newWorker(f, st, ix, mem)
 		if err != nil {
 			return err
 		}
@@ -123,6 +125,7 @@ func (e *Engine) runScan(ctx context.Context, f *plan.Fragment, parts []int32, o
 		wg.Add(1)
 		go pprof.Do(ctx, pprof.Labels("query", "fragment", "map", f.Map), func(ctx context.Context) {
 			defer wg.Done()
+			defer w.ops.release()
 			for {
 				select {
 				case <-stop:
@@ -246,9 +249,12 @@ type worker struct {
 	bkBuf   [][]byte
 
 	topN      [][]expr.Value
+	topBytes  []int64 // what each row of topN holds
 	remaining *atomic.Int64
-	aggOnly   bool // no filter, one group, aggregates of plain columns
-	done      bool
+	// ops accounts the groups and top rows the worker holds.
+	ops     memGrant
+	aggOnly bool // no filter, one group, aggregates of plain columns
+	done    bool
 
 	buf     []byte
 	count   int
@@ -266,8 +272,11 @@ type group struct {
 	states []aggState
 }
 
-func (e *Engine) newWorker(f *plan.Fragment, st *store.Map, ix *index) (*worker, error) {
-	w := &worker{f: f, st: st, ix: ix}
+func (e *Engine) newWorker(f *plan.Fragment, st *store.Map, ix *index, mem *MemoryAccount) (*worker, error) {
+	w := &worker{f: f, st: st, ix: ix, ops: memGrant{mem: mem, what: "aggregation table"}}
+	if len(f.Sort) > 0 {
+		w.ops.what = "sort buffer"
+	}
 	w.env = expr.Env{Params: f.Params, Now: time.Now()}
 	w.row = expr.Row{Cols: make([]expr.Value, len(f.Cols)), Env: &w.env}
 	for _, c := range f.Cols {
@@ -555,6 +564,9 @@ func (w *worker) emitRow() bool {
 			gr = w.nullGroup
 		default:
 			if gr = w.ints[gv.I]; gr == nil {
+				if !w.grow(w.groupBytes(1, 0)) {
+					return false
+				}
 				gr = &group{keys: []expr.Value{gv}, states: newAggStates(w.f.Aggs)}
 				w.ints[gv.I] = gr
 			}
@@ -574,6 +586,13 @@ func (w *worker) emitRow() bool {
 		}
 		gr := w.groups[string(w.keyBuf)]
 		if gr == nil {
+			n := w.groupBytes(len(w.out), len(w.keyBuf))
+			for _, gv := range w.out {
+				n += int64(len(gv.B))
+			}
+			if !w.grow(n) {
+				return false
+			}
 			gr = &group{states: newAggStates(w.f.Aggs)}
 			for _, gv := range w.out {
 				gr.keys = append(gr.keys, gv.Clone())
@@ -586,7 +605,12 @@ func (w *worker) emitRow() bool {
 		for i, p := range w.proj {
 			row[i] = p(&w.row).Clone()
 		}
+		n := rowBytes(row)
+		if !w.grow(n) {
+			return false
+		}
 		w.topN = append(w.topN, row)
+		w.topBytes = append(w.topBytes, n)
 		if int64(len(w.topN)) >= 2*w.f.Limit+1024 {
 			w.trimTopN()
 		}
@@ -617,6 +641,21 @@ func (w *worker) emitRow() bool {
 		w.count++
 	}
 	return w.env.Err == nil && w.err == nil
+}
+
+// groupBytes is what a new group of keys key values costs (their bytes
+// apart), with keyBytes of map key.
+func (w *worker) groupBytes(keys, keyBytes int) int64 {
+	return int64(unsafe.Sizeof(group{})) + int64(keys)*valueBytes + int64(len(w.f.Aggs))*aggStateBytes + mapEntryBytes + int64(keyBytes)
+}
+
+// grow accounts n more bytes the worker holds; false stops the scan.
+func (w *worker) grow(n int64) bool {
+	if err := w.ops.grow(n); err != nil {
+		w.err = err
+		return false
+	}
+	return true
 }
 
 func (w *worker) accumulate(g *group) {
@@ -664,10 +703,23 @@ func sortLess(keys []plan.SortKey) func(a, b []expr.Value) bool {
 
 func (w *worker) trimTopN() {
 	less := sortLess(w.f.Sort)
-	sort.SliceStable(w.topN, func(i, j int) bool { return less(w.topN[i], w.topN[j]) })
-	if int64(len(w.topN)) > w.f.Limit {
-		w.topN = w.topN[:w.f.Limit]
+	idx := make([]int, len(w.topN))
+	for i := range idx {
+		idx[i] = i
 	}
+	sort.SliceStable(idx, func(i, j int) bool { return less(w.topN[idx[i]], w.topN[idx[j]]) })
+	keep := min(int64(len(idx)), w.f.Limit)
+	rows, bytes := make([][]expr.Value, keep), make([]int64, keep)
+	var dropped int64
+	for i, at := range idx {
+		if int64(i) < keep {
+			rows[i], bytes[i] = w.topN[at], w.topBytes[at]
+		} else {
+			dropped += w.topBytes[at]
+		}
+	}
+	w.topN, w.topBytes = rows, bytes
+	w.ops.shrink(dropped)
 }
 
 // take returns the buffered rows as a batch and starts a new buffer, sized
@@ -719,7 +771,7 @@ func (w *worker) finish() *Batch {
 			w.buf = EncodeRow(w.buf, r)
 			w.count++
 		}
-		w.topN = nil
+		w.topN, w.topBytes = nil, nil
 	}
 	return w.take()
 }

@@ -90,6 +90,11 @@ func remoteError(ctx context.Context, member partition.Member, err error) error 
 	if c := status.Code(err); c == codes.Unavailable || c == codes.Canceled && ctx.Err() == nil {
 		return fmt.Errorf("%w: member %s: %s", ErrUnavailable, member.Address, status.Convert(err).Message())
 	}
+	// Cancelled here: the remote call only echoes it. The context's own
+	// error lets the query report why it was stopped (its cause).
+	if status.Code(err) == codes.Canceled {
+		return ctx.Err()
+	}
 	return err
 }
 

@@ -112,22 +112,41 @@ func newJoinTable(spec joinSpec, mem *MemoryAccount) (*joinTable, error) {
 	return t, nil
 }
 
-// valueBytes is what a decoded value costs in memory.
-const valueBytes = 48
-
-// add adds build rows (they must stay valid: the table keeps them).
-// Reservations are the caller's (addBatch) or made here.
-func (t *joinTable) add(rows [][]expr.Value) error {
+// add adds build rows (they must stay valid: the table keeps them),
+// reserving heldBytes for them: what their values and the bytes they
+// alias take, beyond the table's own row headers, reserved here.
+func (t *joinTable) add(rows [][]expr.Value, heldBytes int64) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	n := int64(len(rows)) * (int64(len(rows[0]))*valueBytes + 24 + 16)
+	n := heldBytes + headerGrowth(cap(t.rows), len(t.rows)+len(rows))
 	if err := t.mem.Reserve("join hash table", n); err != nil {
 		return err
 	}
 	t.reserved += n
 	t.rows = append(t.rows, rows...)
 	return nil
+}
+
+// headerGrowth is what appending to a list of rows of capacity c until it
+// holds n costs in row headers, counting the spare room append leaves (it
+// doubles small slices and grows large ones by about a quarter).
+func headerGrowth(c, n int) int64 {
+	if n <= c {
+		return 0
+	}
+	nc := c
+	switch {
+	case n > 2*c:
+		nc = n
+	case c < 256:
+		nc = 2 * c
+	default:
+		for nc < n {
+			nc += (nc + 3*256) / 4
+		}
+	}
+	return int64(nc-c) * sliceBytes
 }
 
 // build indexes the rows by key.
@@ -148,6 +167,7 @@ func (t *joinTable) build() error {
 	}
 	keys := make([]expr.Value, len(t.keyFns))
 	var buf []byte
+	var keyBytes int64
 	for i := n - 1; i >= 0; i-- { // chains keep the rows' order
 		t.next[i] = -1
 		row := t.rows[i]
@@ -191,6 +211,8 @@ func (t *joinTable) build() error {
 		if h, ok := t.strs[string(buf)]; ok {
 			t.next[i] = h
 			t.unique = false
+		} else {
+			keyBytes += int64(len(buf))
 		}
 		t.strs[string(buf)] = int32(i)
 	}
@@ -203,7 +225,17 @@ func (t *joinTable) build() error {
 			t.nullRows[i], t.nullRows[j] = t.nullRows[j], t.nullRows[i]
 		}
 	}
-	idx := int64(n) * 24
+	// The chains, and the map of keys (none for a direct-address table).
+	idx := int64(n) * 4
+	switch {
+	case t.ints != nil:
+		idx += int64(n) * mapEntryBytes
+	case t.strs != nil:
+		idx += int64(n)*mapEntryBytes + keyBytes
+	}
+	if t.buildMarks() {
+		idx += int64(n)
+	}
 	if err := t.mem.Reserve("join hash table", idx); err != nil {
 		return err
 	}
@@ -602,7 +634,11 @@ func (q *query) hashJoin(x *plan.HashJoin) (rowIter, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The table goes on the query's list first, so that it is released
+	// however its build ends.
+	q.tables = append(q.tables, t)
 	var rows [][]expr.Value
+	var held int64
 	for {
 		r, err := bi.Next()
 		if err != nil {
@@ -612,14 +648,15 @@ func (q *query) hashJoin(x *plan.HashJoin) (rowIter, error) {
 			break
 		}
 		rows = append(rows, r)
+		held += rowCost(bi, r) - sliceBytes
 		if len(rows) == 1024 {
-			if err := t.add(rows); err != nil {
+			if err := t.add(rows, held); err != nil {
 				return nil, err
 			}
-			rows = nil
+			rows, held = nil, 0
 		}
 	}
-	if err := t.add(rows); err != nil {
+	if err := t.add(rows, held); err != nil {
 		return nil, err
 	}
 	if err := t.build(); err != nil {
@@ -629,7 +666,6 @@ func (q *query) hashJoin(x *plan.HashJoin) (rowIter, error) {
 	if err != nil {
 		return nil, err
 	}
-	q.tables = append(q.tables, t)
 	return &coordinatorJoin{t: t, p: t.newProber(q.params, true), probe: pi}, nil
 }
 

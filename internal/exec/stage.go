@@ -115,7 +115,7 @@ func (e *Engine) runStage(ctx context.Context, f *plan.Fragment, parts []int32, 
 		return emit(b)
 	}})
 	if err != nil && ctx.Err() != nil {
-		return ctx.Err()
+		return stopCause(ctx)
 	}
 	return err
 }
@@ -180,7 +180,7 @@ func (s *stage) run(f *plan.Fragment, out consumer) error {
 	if f.Join == nil {
 		sf := *f
 		sf.Params = s.params
-		return s.e.runScan(s.ctx, &sf, s.parts, out.batch, out.rows)
+		return s.e.runScan(s.ctx, &sf, s.parts, out.batch, out.rows, s.mem)
 	}
 	return s.join(f, out.batch)
 }
@@ -215,7 +215,8 @@ func (s *stage) join(f *plan.Fragment, out sink) error {
 		if built {
 			return fmt.Errorf("%w: rows arrived after the build side was complete", ErrExchange)
 		}
-		return t.add(rows)
+		// The rows alias the batch and share one array of values.
+		return t.add(rows, decodedBytes(b, buildWidth)-int64(b.Count)*sliceBytes)
 	}
 	err = s.input(buildF, buildX, consumer{batch: addBuild}, false)
 	buildMu.Lock()
@@ -233,9 +234,16 @@ func (s *stage) join(f *plan.Fragment, out sink) error {
 	var remaining atomic.Int64
 	remaining.Store(f.Limit)
 	tails := make([]*worker, s.workers)
+	defer func() {
+		for _, tw := range tails {
+			if tw != nil {
+				tw.ops.release()
+			}
+		}
+	}()
 	tail := func(w int) (*worker, error) {
 		if tails[w] == nil {
-			tw, err := s.e.newWorker(&tf, nil, nil)
+			tw, err := s.e.newWorker(&tf, nil, nil, s.mem)
 			if err != nil {
 				return nil, err
 			}
@@ -344,7 +352,7 @@ func (ps *probeSide) batch(w int, b *Batch) error {
 	rows := b.Rows
 	for n := 0; n < b.Count && !tw.done; n++ {
 		for c := range row {
-			if row[c], rows, err = decodeValue(rows); err != nil {
+			if rows, err = decodeInto(rows, &row[c]); err != nil {
 				return err
 			}
 		}

@@ -60,6 +60,12 @@ type Config struct {
 	Profiling ProfilingConfig `yaml:"profiling"`
 	// Query configures the query engine.
 	Query QueryConfig `yaml:"query"`
+	// MemoryLimit is the member's memory limit: `atoll member start` makes
+	// it the process's Go soft limit (debug.SetMemoryLimit), and the query
+	// memory breaker's thresholds are fractions of it. 0 derives it (see
+	// ResolveMemoryLimit): GOMEMLIMIT, else 90% of the cgroup's limit,
+	// else 75% of the machine's memory.
+	MemoryLimit ByteSize `yaml:"memory-limit"`
 
 	// Logger overrides Log (embedding); Clock drives TTL and statistics
 	// (tests); Registry receives the member's metrics (default: a registry
@@ -89,11 +95,47 @@ type ProfilingConfig struct {
 // QueryConfig configures the query engine.
 type QueryConfig struct {
 	// MemoryLimitPerQuery bounds the memory one query may hold on this
-	// member (join hash tables, exchange buffers), in bytes; 0: no limit.
-	// The MEMORY_LIMIT hint overrides it per query.
-	MemoryLimitPerQuery int64 `yaml:"memory-limit-per-query"`
+	// member (join tables, exchange buffers, aggregation and DISTINCT
+	// tables, sort buffers, result pages), in bytes; 0: no limit. The
+	// MEMORY_LIMIT hint overrides it per query.
+	MemoryLimitPerQuery ByteSize `yaml:"memory-limit-per-query"`
+	// MemoryLimitPerMember bounds what all queries together may hold on
+	// this member; 0: half of the member's memory limit. A query whose
+	// reservation would pass it is terminated (retryable).
+	MemoryLimitPerMember ByteSize `yaml:"memory-limit-per-member"`
+	// Breaker configures the query memory circuit breaker.
+	Breaker BreakerConfig `yaml:"breaker"`
 	// Join configures joins.
 	Join JoinConfig `yaml:"join"`
+}
+
+// BreakerConfig configures the query memory circuit breaker. It opens
+// when the queries' memory reaches pool-open of memory-limit-per-member,
+// or the live heap heap-open of the member's memory-limit: then it
+// terminates each running query that holds memory with probability 1/2
+// and refuses new queries that need memory (joins, grouping, DISTINCT,
+// sorts) until both are below pool-close and heap-close. While it is
+// closed, a query that needs memory is admitted only while the running
+// queries' memory, held or expected (the peak of recent queries), stays below
+// pool-close. Clients retry
+// what it refused after retry-after at least. Map operations never meet
+// it.
+type BreakerConfig struct {
+	// Enabled turns the breaker and memory-limit-per-member on (default
+	// true); off, query memory is only counted.
+	Enabled bool `yaml:"enabled"`
+	// PoolOpen and PoolClose are fractions of memory-limit-per-member
+	// (defaults 0.9 and 0.7), HeapOpen and HeapClose of memory-limit
+	// (0.85 and 0.75).
+	PoolOpen  float64 `yaml:"pool-open"`
+	PoolClose float64 `yaml:"pool-close"`
+	HeapOpen  float64 `yaml:"heap-open"`
+	HeapClose float64 `yaml:"heap-close"`
+	// CheckInterval is how often the live heap is read (default 100ms).
+	CheckInterval Duration `yaml:"check-interval"`
+	// RetryAfter is the least wait the breaker asks of clients (default
+	// 200ms).
+	RetryAfter Duration `yaml:"retry-after"`
 }
 
 // JoinConfig configures how joins run between members. The BATCH_BYTES and
@@ -188,9 +230,11 @@ func DefaultConfig() Config {
 		Log:           LogConfig{Level: "info", Format: "text"},
 		Metrics:       MetricsConfig{Operations: true},
 		Profiling:     ProfilingConfig{Labels: true},
-		Query: QueryConfig{Join: JoinConfig{
-			BroadcastThresholdRows: 10000, BatchBytes: 64 << 10, VectorSize: 10000, InFlightBytes: 4 << 20,
-		}},
+		Query: QueryConfig{
+			Breaker: BreakerConfig{Enabled: true, PoolOpen: 0.9, PoolClose: 0.7, HeapOpen: 0.85, HeapClose: 0.75,
+				CheckInterval: Duration(100 * time.Millisecond), RetryAfter: Duration(200 * time.Millisecond)},
+			Join: JoinConfig{BroadcastThresholdRows: 10000, BatchBytes: 64 << 10, VectorSize: 10000, InFlightBytes: 4 << 20},
+		},
 	}
 }
 
@@ -251,8 +295,30 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Sprintf("maps.%s: %v", name, err))
 		}
 	}
+	if c.MemoryLimit < 0 {
+		errs = append(errs, "memory-limit is negative")
+	}
 	if c.Query.MemoryLimitPerQuery < 0 {
 		errs = append(errs, "query.memory-limit-per-query is negative")
+	}
+	if c.Query.MemoryLimitPerMember < 0 {
+		errs = append(errs, "query.memory-limit-per-member is negative")
+	}
+	if c.MemoryLimit > 0 && c.Query.MemoryLimitPerMember > c.MemoryLimit {
+		errs = append(errs, fmt.Sprintf("query.memory-limit-per-member %s is above memory-limit %s",
+			FormatByteSize(int64(c.Query.MemoryLimitPerMember)), FormatByteSize(int64(c.MemoryLimit))))
+	}
+	b := c.Query.Breaker
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"pool-open", b.PoolOpen}, {"pool-close", b.PoolClose}, {"heap-open", b.HeapOpen}, {"heap-close", b.HeapClose}} {
+		if f.v <= 0 || f.v > 1 {
+			errs = append(errs, fmt.Sprintf("query.breaker.%s %g: want a fraction in (0, 1]", f.name, f.v))
+		}
+	}
+	if b.PoolClose >= b.PoolOpen || b.HeapClose >= b.HeapOpen {
+		errs = append(errs, "query.breaker: pool-close and heap-close must be below pool-open and heap-open")
 	}
 	j := c.Query.Join
 	if j.BroadcastThresholdRows < 0 || j.BatchBytes < 0 || j.VectorSize < 0 || j.InFlightBytes < 0 {

@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/experimental"
 	"google.golang.org/grpc/keepalive"
 
 	"github.com/atolldb/atoll/internal/cluster"
@@ -59,7 +60,9 @@ type Member struct {
 	registry *prometheus.Registry
 	metrics  *metrics.Metrics
 	started  atomic.Bool // the cluster node started
-	stable   stability
+	// memoryLimit is the member's memory limit (Config.ResolveMemoryLimit).
+	memoryLimit int64
+	stable      stability
 
 	stop     chan struct{}
 	bg       sync.WaitGroup
@@ -110,7 +113,8 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 	if m.registry == nil {
 		m.registry = prometheus.NewRegistry()
 	}
-	m.metrics = metrics.New(m.registry, metrics.Sources{Maps: m.mapStats, Cluster: m.clusterStats, Ready: m.ready, Exchange: m.exchangeStats},
+	m.metrics = metrics.New(m.registry, metrics.Sources{Maps: m.mapStats, Cluster: m.clusterStats, Ready: m.ready, Exchange: m.exchangeStats,
+		QueryMemory: m.queryMemory},
 		metrics.Options{Version: Version, MapOperations: cfg.Metrics.Operations})
 	transport := &transportMetrics{m: m.metrics.Transport, self: advertise, known: m.isMember}
 	replicas := &replicaStore{backup: make([]atomic.Bool, cfg.PartitionCount), clock: cfg.Clock}
@@ -144,7 +148,10 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 	}
 	m.node = node
 	writer := &dmlWriter{}
-	if m.query, err = newQuery(cfg.Query, cat, m.maps, ser, m.table, m.self.UUID, cfg.PartitionCount, node, writer, m.metrics.Queries, log); err != nil {
+	memLimit, memSource := cfg.ResolveMemoryLimit()
+	m.memoryLimit = memLimit
+	log.Info("memory limit", "bytes", memLimit, "size", FormatByteSize(memLimit), "from", memSource)
+	if m.query, err = newQuery(cfg.Query, memLimit, cat, m.maps, ser, m.table, m.self.UUID, cfg.PartitionCount, node, writer, m.metrics.Queries, log); err != nil {
 		_ = ln.Close()
 		if m.adminLn != nil {
 			_ = m.adminLn.Close()
@@ -162,6 +169,7 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		// heartbeat); gRPC's default policy would close them for pinging
 		// more often than every 5 minutes.
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
+		experimental.BufferPool(bufferPool),
 		grpc.MaxRecvMsgSize(cfg.Limits.MaxMessageSize),
 		grpc.MaxSendMsgSize(cfg.Limits.MaxMessageSize),
 		grpc.ChainUnaryInterceptor(m.server.UnaryInterceptor, transport.serverUnary),

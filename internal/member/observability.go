@@ -41,6 +41,16 @@ func (m *Member) exchangeStats() metrics.ExchangeStats {
 		WriteBlockSeconds: x.WriteBlock.Seconds(), SchedulingWaitSeconds: x.SchedulingWait.Seconds()}
 }
 
+// queryMemory reads the query memory pool for /metrics.
+func (m *Member) queryMemory() metrics.QueryMemoryStats {
+	if m.query == nil {
+		return metrics.QueryMemoryStats{MemberLimit: m.memoryLimit}
+	}
+	s := m.query.engine.MemoryPool().Stats()
+	return metrics.QueryMemoryStats{Reserved: s.Reserved, Limit: s.Limit, MemberLimit: m.memoryLimit, Open: s.Open,
+		Rejected: s.Rejected, Terminated: s.Terminated}
+}
+
 // clusterStats reads the member's view of the cluster for /metrics.
 func (m *Member) clusterStats() metrics.ClusterStats {
 	t := m.table.Load()

@@ -143,18 +143,19 @@ type queryPeers interface {
 // the plan cache shared by both front ends, and the engine, which runs
 // fragments on other members through peers and carries out DML through
 // writer.
-func newQuery(cfg QueryConfig, cat *catalog.Local, reg *maps.Registry, ser *serialization.Service, table *partition.Holder, self partition.UUID,
+func newQuery(cfg QueryConfig, memoryLimit int64, cat *catalog.Local, reg *maps.Registry, ser *serialization.Service, table *partition.Holder, self partition.UUID,
 	partitions int, peers queryPeers, writer exec.Writer, qm *metrics.Queries, log *slog.Logger) (*queryParts, error) {
 	cache, err := plan.NewCache(10000)
 	if err != nil {
 		return nil, err
 	}
+	pool := exec.NewMemoryPool(poolConfig(cfg, memoryLimit, log))
 	remote := &exec.GRPCRemote{Conn: func(_ context.Context, m partition.Member) (grpc.ClientConnInterface, error) {
 		return peers.Conn(m.Address)
 	}}
 	eng := exec.New(exec.Config{
 		Maps: queryMaps{reg}, Catalog: cat, Serialization: ser, Table: table, Self: self,
-		Remote: remote, Owned: peers.Owned, Merging: peers.Merging, Writer: writer, Logger: log, MemoryLimit: cfg.MemoryLimitPerQuery,
+		Remote: remote, Owned: peers.Owned, Merging: peers.Merging, Writer: writer, Logger: log, MemoryLimit: int64(cfg.MemoryLimitPerQuery), Memory: pool,
 		Exchange: exec.ExchangeSettings{BatchBytes: cfg.Join.BatchBytes, VectorSize: cfg.Join.VectorSize, InFlightBytes: cfg.Join.InFlightBytes},
 		OnScanned: func(ctx context.Context, n int64) {
 			kind, _ := pprof.Label(ctx, profiling.LabelKind)
@@ -193,6 +194,18 @@ func newQuery(cfg QueryConfig, cat *catalog.Local, reg *maps.Registry, ser *seri
 			Metrics:    qm,
 		},
 	}, nil
+}
+
+// poolConfig is the query memory pool of a member with memoryLimit.
+func poolConfig(cfg QueryConfig, memoryLimit int64, log *slog.Logger) exec.PoolConfig {
+	b := cfg.Breaker
+	limit := int64(cfg.MemoryLimitPerMember)
+	if limit <= 0 {
+		limit = int64(float64(memoryLimit) * poolFraction)
+	}
+	return exec.PoolConfig{Limit: limit, MemoryLimit: memoryLimit, Breaker: b.Enabled,
+		PoolOpen: b.PoolOpen, PoolClose: b.PoolClose, HeapOpen: b.HeapOpen, HeapClose: b.HeapClose,
+		Interval: time.Duration(b.CheckInterval), RetryAfter: time.Duration(b.RetryAfter), Logger: log}
 }
 
 func (q *queryParts) close() {

@@ -32,6 +32,22 @@ type Sources struct {
 	// Exchange returns the counters of the join exchange since the member
 	// started.
 	Exchange func() ExchangeStats
+	// QueryMemory returns the state of the member's query memory pool and
+	// its circuit breaker.
+	QueryMemory func() QueryMemoryStats
+}
+
+// QueryMemoryStats is a member's query memory: what queries hold, its
+// limits, and the memory circuit breaker's state and actions since the
+// member started.
+type QueryMemoryStats struct {
+	// Reserved is what queries hold now; Limit what they may hold
+	// together (0: no limit); MemberLimit the member's memory limit.
+	Reserved, Limit, MemberLimit int64
+	// Open: the breaker refuses new queries that need memory.
+	Open bool
+	// Rejected and Terminated count the breaker's actions.
+	Rejected, Terminated int64
 }
 
 // ExchangeStats are the counters of a member's join exchange: the rows of

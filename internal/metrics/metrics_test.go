@@ -198,3 +198,33 @@ atoll_exchange_write_block_seconds_total 0.25
 		t.Fatal(err)
 	}
 }
+
+func TestQueryMemoryMetrics(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	New(reg, Sources{QueryMemory: func() QueryMemoryStats {
+		return QueryMemoryStats{Reserved: 1000, Limit: 5000, MemberLimit: 10000, Open: true, Rejected: 7, Terminated: 2}
+	}}, Options{Version: "test"})
+	want := `
+# HELP atoll_member_memory_limit_bytes The member's memory limit (Go's soft limit for a member process), of which the breaker's heap thresholds are fractions.
+# TYPE atoll_member_memory_limit_bytes gauge
+atoll_member_memory_limit_bytes 10000
+# HELP atoll_query_breaker_open 1 while the memory circuit breaker refuses new queries that need memory, else 0.
+# TYPE atoll_query_breaker_open gauge
+atoll_query_breaker_open 1
+# HELP atoll_query_breaker_total Queries the memory circuit breaker refused (action reject) or terminated (action terminate) on this member.
+# TYPE atoll_query_breaker_total counter
+atoll_query_breaker_total{action="reject"} 7
+atoll_query_breaker_total{action="terminate"} 2
+# HELP atoll_query_memory_limit_bytes Memory all queries together may hold on this member (query.memory-limit-per-member); 0 when the breaker is off.
+# TYPE atoll_query_memory_limit_bytes gauge
+atoll_query_memory_limit_bytes 5000
+# HELP atoll_query_memory_reserved_bytes Memory queries hold on this member (join tables, exchange buffers, aggregation and DISTINCT tables, sort buffers, result pages).
+# TYPE atoll_query_memory_reserved_bytes gauge
+atoll_query_memory_reserved_bytes 1000
+`
+	names := []string{"atoll_member_memory_limit_bytes", "atoll_query_breaker_open", "atoll_query_breaker_total",
+		"atoll_query_memory_limit_bytes", "atoll_query_memory_reserved_bytes"}
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), names...); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -46,13 +46,25 @@ var (
 		"Time this member's join senders waited to write to a peer (its in-flight limit or flow control).", nil, nil)
 	exchangeSchedulingDesc = prometheus.NewDesc("atoll_exchange_scheduling_wait_seconds_total",
 		"Time spent waiting for the locks and queues that hand exchanged rows to the join.", nil, nil)
+
+	queryMemoryReservedDesc = prometheus.NewDesc("atoll_query_memory_reserved_bytes",
+		"Memory queries hold on this member (join tables, exchange buffers, aggregation and DISTINCT tables, sort buffers, result pages).", nil, nil)
+	queryMemoryLimitDesc = prometheus.NewDesc("atoll_query_memory_limit_bytes",
+		"Memory all queries together may hold on this member (query.memory-limit-per-member); 0 when the breaker is off.", nil, nil)
+	memberMemoryLimitDesc = prometheus.NewDesc("atoll_member_memory_limit_bytes",
+		"The member's memory limit (Go's soft limit for a member process), of which the breaker's heap thresholds are fractions.", nil, nil)
+	breakerOpenDesc = prometheus.NewDesc("atoll_query_breaker_open",
+		"1 while the memory circuit breaker refuses new queries that need memory, else 0.", nil, nil)
+	breakerDesc = prometheus.NewDesc("atoll_query_breaker_total",
+		"Queries the memory circuit breaker refused (action reject) or terminated (action terminate) on this member.", []string{"action"}, nil)
 )
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{mapEntriesDesc, mapMemoryDesc, mapHitsDesc, mapEvictionsDesc, mapExpirationsDesc,
 		membersDesc, coordinatorDesc, tableVersionDesc, partitionsDesc, migrationsInFlightDesc,
 		migrationsCompletedDesc, migrationsFailedDesc, readyDesc,
-		exchangeMessagesDesc, exchangeBytesDesc, exchangeRowsDesc, exchangeWriteBlockDesc, exchangeSchedulingDesc} {
+		exchangeMessagesDesc, exchangeBytesDesc, exchangeRowsDesc, exchangeWriteBlockDesc, exchangeSchedulingDesc,
+		queryMemoryReservedDesc, queryMemoryLimitDesc, memberMemoryLimitDesc, breakerOpenDesc, breakerDesc} {
 		ch <- d
 	}
 }
@@ -98,6 +110,15 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		counter(exchangeRowsDesc, float64(x.RowsShipped))
 		counter(exchangeWriteBlockDesc, x.WriteBlockSeconds)
 		counter(exchangeSchedulingDesc, x.SchedulingWaitSeconds)
+	}
+	if c.src.QueryMemory != nil {
+		q := c.src.QueryMemory()
+		gauge(queryMemoryReservedDesc, float64(q.Reserved))
+		gauge(queryMemoryLimitDesc, float64(q.Limit))
+		gauge(memberMemoryLimitDesc, float64(q.MemberLimit))
+		gauge(breakerOpenDesc, boolFloat(q.Open))
+		counter(breakerDesc, float64(q.Rejected), "reject")
+		counter(breakerDesc, float64(q.Terminated), "terminate")
 	}
 }
 

@@ -81,7 +81,8 @@ var errorTable = []errorClass{
 	{is(exec.ErrCorruptRows), codes.Internal, pb.ErrorCode_ERROR_CODE_INTERNAL, false},
 	{is(exec.ErrClosed), codes.Unavailable, pb.ErrorCode_ERROR_CODE_SHUTTING_DOWN, true},
 	{is(exec.ErrUnavailable), codes.Unavailable, pb.ErrorCode_ERROR_CODE_UNAVAILABLE, true},
-	{is(exec.ErrMemoryLimit), codes.ResourceExhausted, pb.ErrorCode_ERROR_CODE_OVERLOADED, false},
+	{is(exec.ErrMemoryLimit), codes.ResourceExhausted, pb.ErrorCode_ERROR_CODE_MEMORY_LIMIT, false},
+	{is(exec.ErrMemoryBreaker), codes.ResourceExhausted, pb.ErrorCode_ERROR_CODE_MEMORY_LIMIT, true},
 	{is(exec.ErrExchange), codes.Aborted, pb.ErrorCode_ERROR_CODE_UNAVAILABLE, true},
 }
 
@@ -114,6 +115,10 @@ func describe(err error) (codes.Code, *pb.ErrorDetail) {
 			var qe *plan.Error
 			if errors.As(err, &qe) {
 				d.Line, d.Column = int32(qe.Line), int32(qe.Column)
+			}
+			var be *exec.BreakerError
+			if errors.As(err, &be) {
+				d.RetryAfterMs = max(1, be.RetryAfter.Milliseconds())
 			}
 			return c.grpc, d
 		}

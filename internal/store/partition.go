@@ -29,9 +29,11 @@ func allocSlots(n int) []uint64 {
 	return s[:cap(s)]
 }
 
-// partition is one partition of one map. All fields are guarded by mu.
+// partition is one partition of one map. All fields are guarded by mu;
+// the query engine's reads (ScanKV, PeekAll, CountExact) take it shared,
+// so that concurrent queries scan a partition together.
 type partition struct {
-	mu   sync.Mutex
+	mu   sync.RWMutex
 	m    *Map
 	id   int32
 	role Role

@@ -7,8 +7,9 @@ package store
 // partition, in memory order, until fn returns false. It is Scan without
 // the metadata: no EntryView is built, and expiry is checked only when the
 // partition holds entries that can expire. The views are valid only during
-// the call; fn runs with the partition locked and must not call into the
-// Map. Expired entries are skipped; scanning does not count as access.
+// the call; fn runs with the partition read-locked (other scans run at the
+// same time, writes wait) and must not call into the Map. Expired entries
+// are skipped; scanning does not count as access.
 func (m *Map) ScanKV(pid int32, fn func(key, value []byte) bool) error {
 	if err := m.checkPartition("scan", pid); err != nil {
 		return err
@@ -17,8 +18,8 @@ func (m *Map) ScanKV(pid int32, fn func(key, value []byte) bool) error {
 	if p == nil {
 		return nil
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	p.mu.RLock()
+	defer p.mu.RUnlock()
 	checkExpiry := p.expirable > 0
 	now := int64(0)
 	if checkExpiry {
@@ -82,8 +83,8 @@ func (m *Map) PeekAll(pid int32, keys [][]byte, fn func(key, value []byte)) erro
 	if p == nil || len(keys) == 0 {
 		return nil
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	p.mu.RLock()
+	defer p.mu.RUnlock()
 	checkExpiry := p.expirable > 0
 	now := int64(0)
 	if checkExpiry {
@@ -117,8 +118,8 @@ func (m *Map) CountExact(pid int32) (n int, exact bool, err error) {
 	if p == nil {
 		return 0, true, nil
 	}
-	p.mu.Lock()
+	p.mu.RLock()
 	n, exact = p.count, p.expirable == 0
-	p.mu.Unlock()
+	p.mu.RUnlock()
 	return n, exact, nil
 }

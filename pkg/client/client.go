@@ -42,6 +42,13 @@ type Config struct {
 	InvocationTimeout time.Duration
 	// Retry controls retries of calls that fail with a retryable error.
 	Retry RetryConfig
+	// QueryRetry is how a query (SQL or predicate) that the members'
+	// memory circuit breaker refused or terminated is sent again: binary
+	// exponential backoff with full jitter, after the member's RetryAfter,
+	// 10 attempts by default (Attempts 1 turns it off). Then the query
+	// fails with a *QueryMemoryError. A query that has returned rows is
+	// never sent again: Rows reports the error.
+	QueryRetry Backoff
 	// NearCaches configures near caches by map name; a key may be an exact
 	// name or a pattern with * (path.Match syntax).
 	NearCaches map[string]NearCacheConfig
@@ -111,6 +118,7 @@ func (c *Config) withDefaults() Config {
 	} else if cfg.Retry.Jitter == 0 {
 		cfg.Retry.Jitter = 0.2
 	}
+	cfg.QueryRetry = cfg.QueryRetry.withDefaults()
 	if cfg.MaxMessageSize <= 0 {
 		cfg.MaxMessageSize = 64 << 20
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"syscall"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -45,7 +46,10 @@ var (
 	ErrQuery = errors.New("atoll: invalid query")
 	// ErrConflict: a transaction conflicted with another one.
 	ErrConflict = errors.New("atoll: transaction conflict")
-	// ErrMemoryLimit: a query was stopped by the memory circuit breaker.
+	// ErrMemoryLimit: a query needed more memory than it may take: the
+	// members' memory circuit breaker refused or terminated it (a
+	// *QueryMemoryError once the query retries are spent), or it passed
+	// its own limit (not retryable).
 	ErrMemoryLimit = errors.New("atoll: memory limit")
 	// ErrUnavailable: the cluster cannot serve the call right now.
 	ErrUnavailable = errors.New("atoll: unavailable")
@@ -95,6 +99,9 @@ type Error struct {
 	TableVersion int64
 	// Line and Column locate an ErrQuery problem (1-based, 0 if unknown).
 	Line, Column int32
+	// RetryAfter is the least wait the member asks for before a retry
+	// (ErrMemoryLimit from the memory circuit breaker).
+	RetryAfter time.Duration
 
 	kind error
 }
@@ -119,6 +126,7 @@ func errorFromDetail(code codes.Code, msg string, d *pb.ErrorDetail, member stri
 		e.SchemaID, e.TableVersion = d.SchemaId, d.PartitionTableVersion
 		e.FactoryID, e.ClassID, e.ClassVersion = d.FactoryId, d.ClassId, d.ClassVersion
 		e.Line, e.Column = d.Line, d.Column
+		e.RetryAfter = time.Duration(d.RetryAfterMs) * time.Millisecond
 	}
 	return e
 }
@@ -155,6 +163,39 @@ func errorFromStatus(err error, member string) error {
 		return &Error{Member: member, Code: s.Code(), Message: s.Message(), Retryable: true, kind: ErrUnavailable}
 	}
 	return &Error{Member: member, Code: s.Code(), Message: s.Message(), kind: ErrInternal}
+}
+
+// QueryMemoryError reports a query that the members' memory circuit
+// breaker refused or terminated on every attempt Config.QueryRetry
+// allowed (or until its context ended). It matches ErrMemoryLimit:
+//
+//	var me *client.QueryMemoryError
+//	if errors.As(err, &me) { log.Printf("refused for memory after %d attempts", me.Attempts) }
+type QueryMemoryError struct {
+	// Attempts is how many times the query was sent.
+	Attempts int
+	// Last is the members' last refusal.
+	Last *Error
+	// Cause is the context's error when it ended the retries (nil when
+	// they were spent).
+	Cause error
+}
+
+func (e *QueryMemoryError) Error() string {
+	msg := fmt.Sprintf("atoll: query refused for memory after %d attempt(s): %s", e.Attempts, e.Last.Message)
+	if e.Cause != nil {
+		msg += fmt.Sprintf(" (then %v)", e.Cause)
+	}
+	return msg
+}
+
+// Unwrap returns the last refusal (which matches ErrMemoryLimit) and the
+// context's error, if any.
+func (e *QueryMemoryError) Unwrap() []error {
+	if e.Cause != nil {
+		return []error{e.Last, e.Cause}
+	}
+	return []error{e.Last}
 }
 
 // connError marks a failure of the connection rather than of the call.

@@ -378,12 +378,17 @@ func (c *Client) execute(ctx context.Context, req *pb.ExecuteRequest) (*Rows, er
 		ctx, cancel = context.WithTimeout(ctx, c.cfg.InvocationTimeout)
 		defer cancel()
 	}
-	if dl, ok := ctx.Deadline(); ok && req.TimeoutMs == 0 {
-		// The member stops the query when the caller gives up waiting.
-		req.TimeoutMs = max(1, time.Until(dl).Milliseconds())
-	}
+	dl, untilDeadline := ctx.Deadline()
+	untilDeadline = untilDeadline && req.TimeoutMs == 0
 	var lastErr error
-	for attempt := 0; attempt < 3; attempt++ {
+	// Failures of the connection, a schema to publish or another
+	// retryable error: three attempts; memory refusals: QueryRetry's.
+	others, memory := 0, 0
+	for others < 3 {
+		if untilDeadline {
+			// The member stops the query when the caller gives up waiting.
+			req.TimeoutMs = max(1, time.Until(dl).Milliseconds())
+		}
 		cn, err := c.anyConn(ctx)
 		if err != nil {
 			return nil, err
@@ -395,11 +400,23 @@ func (c *Client) execute(ctx context.Context, req *pb.ExecuteRequest) (*Rows, er
 		resp, err := qs.call(ctx, &pb.QueryCall{Op: &pb.QueryCall_Execute{Execute: req}})
 		if err != nil {
 			lastErr = err
+			var e *Error
+			if errors.As(err, &e) && errors.Is(e, ErrMemoryLimit) && e.Retryable {
+				memory++
+				policy := c.cfg.QueryRetry
+				if memory >= policy.Attempts {
+					return nil, &QueryMemoryError{Attempts: memory, Last: e}
+				}
+				if werr := policy.Wait(ctx, policy.Delay(memory-1, e.RetryAfter)); werr != nil {
+					return nil, &QueryMemoryError{Attempts: memory, Last: e, Cause: werr}
+				}
+				continue
+			}
+			others++
 			var ce *connError
 			if errors.As(err, &ce) && !ce.sent && ctx.Err() == nil {
 				continue // never reached the member: a new stream on the next attempt
 			}
-			var e *Error
 			if errors.As(lastErr, &e) && errors.Is(e, ErrUnknownSchema) {
 				if perr := c.meta.publishSchema(ctx, e.SchemaID); perr == nil {
 					continue
@@ -408,7 +425,7 @@ func (c *Client) execute(ctx context.Context, req *pb.ExecuteRequest) (*Rows, er
 			if errors.As(lastErr, &e) && e.Retryable && ctx.Err() == nil {
 				select {
 				case <-ctx.Done():
-				case <-time.After(c.jitter(c.cfg.Retry.InitialBackoff << attempt)):
+				case <-time.After(c.jitter(c.cfg.Retry.InitialBackoff << (others - 1))):
 				}
 				continue
 			}

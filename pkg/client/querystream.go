@@ -21,9 +21,14 @@ type queryStream struct {
 	sendMu  sync.Mutex
 	mu      sync.Mutex
 	pending map[uint64]chan *pb.QueryReply
-	nextID  atomic.Uint64
-	failed  error // set once the stream broke; guarded by mu
-	done    chan struct{}
+	// abandoned are Execute calls whose caller gave up waiting: their
+	// reply, when it comes, may name a cursor nobody will fetch from,
+	// which is closed at once rather than left to the member's idle
+	// timeout (with the memory its query holds). Guarded by mu.
+	abandoned map[uint64]bool
+	nextID    atomic.Uint64
+	failed    error // set once the stream broke; guarded by mu
+	done      chan struct{}
 }
 
 // queryStreams holds one stream per connection.
@@ -60,7 +65,8 @@ func (c *Client) queryStreamFor(cn *conn) (*queryStream, error) {
 		cancel()
 		return nil, errorFromStatus(err, cn.addr)
 	}
-	qs := &queryStream{addr: cn.addr, cn: cn, stream: stream, cancel: cancel, pending: map[uint64]chan *pb.QueryReply{}, done: make(chan struct{})}
+	qs := &queryStream{addr: cn.addr, cn: cn, stream: stream, cancel: cancel, pending: map[uint64]chan *pb.QueryReply{},
+		abandoned: map[uint64]bool{}, done: make(chan struct{})}
 	go qs.receive()
 	c.qstreams.m[cn] = qs
 	return qs, nil
@@ -81,9 +87,14 @@ func (qs *queryStream) receive() {
 		qs.mu.Lock()
 		ch := qs.pending[r.CallId]
 		delete(qs.pending, r.CallId)
+		orphan := qs.abandoned[r.CallId]
+		delete(qs.abandoned, r.CallId)
 		qs.mu.Unlock()
 		if ch != nil {
 			ch <- r // buffered
+		}
+		if orphan {
+			qs.closeOrphan(r)
 		}
 	}
 }
@@ -137,10 +148,34 @@ func (qs *queryStream) call(ctx context.Context, call *pb.QueryCall) (*pb.Execut
 		return r.Result, nil
 	case <-ctx.Done():
 		qs.mu.Lock()
-		delete(qs.pending, id)
+		if _, waiting := qs.pending[id]; waiting {
+			delete(qs.pending, id)
+			if _, execute := call.Op.(*pb.QueryCall_Execute); execute {
+				qs.abandoned[id] = true
+			}
+		}
 		qs.mu.Unlock()
+		select {
+		case r := <-ch: // the reply came as the caller gave up
+			qs.closeOrphan(r)
+		default:
+		}
 		return nil, ctx.Err()
 	}
+}
+
+// closeOrphan closes the cursor of an Execute reply nobody waits for (in
+// the background: the caller has gone, and the receiver must not block).
+func (qs *queryStream) closeOrphan(r *pb.QueryReply) {
+	if r.Error != nil || r.Result == nil || r.Result.CursorId == 0 {
+		return
+	}
+	closing := &pb.QueryCall{CallId: qs.nextID.Add(1), Op: &pb.QueryCall_Close{Close: &pb.CloseRequest{CursorId: r.Result.CursorId}}}
+	go func() {
+		qs.sendMu.Lock()
+		defer qs.sendMu.Unlock()
+		_ = qs.stream.Send(closing) // its reply is dropped: no call waits for it
+	}()
 }
 
 // close ends the stream and waits for its receiver.

@@ -36,6 +36,17 @@ type Heap = imember.Heap
 // Duration is a duration written as "30s" in YAML configuration.
 type Duration = imember.Duration
 
+// ByteSize is a number of bytes written as "512MiB" or "1GiB" in YAML
+// configuration.
+type ByteSize = imember.ByteSize
+
+// BreakerConfig configures the query memory circuit breaker.
+type BreakerConfig = imember.BreakerConfig
+
+// ParseByteSize reads a size: a number of bytes, or a number with a unit
+// (KiB, MiB, GiB, TiB; KB, MB, GB, TB).
+func ParseByteSize(s string) (int64, error) { return imember.ParseByteSize(s) }
+
 // Member is a running member.
 type Member = imember.Member
 

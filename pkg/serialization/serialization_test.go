@@ -181,6 +181,33 @@ func TestPartitionID(t *testing.T) {
 	}
 }
 
+// TestIntegerPayloadHash: LongPayloadHash and IntPayloadHash hash as
+// PartitionHash does the Data of an int64 and an int32 with the same value.
+func TestIntegerPayloadHash(t *testing.T) {
+	svc := newService(t)
+	r := rand.New(rand.NewPCG(1, 2))
+	longs := []int64{0, 1, -1, 150000, math.MaxInt64, math.MinInt64, 1 << 32, -1 << 31}
+	for range 2000 {
+		longs = append(longs, int64(r.Uint64()), r.Int64N(1<<20))
+	}
+	for _, v := range longs {
+		d, err := svc.ToData(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := s.LongPayloadHash(v), d.PartitionHash(); got != want {
+			t.Fatalf("LongPayloadHash(%d) = %d, want %d", v, got, want)
+		}
+		i := int32(v)
+		if d, err = svc.ToData(i); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := s.IntPayloadHash(i), d.PartitionHash(); got != want {
+			t.Fatalf("IntPayloadHash(%d) = %d, want %d", i, got, want)
+		}
+	}
+}
+
 // TestDataInts: Data.Int32 and Data.Int64 read what ToData wrote for
 // int32 and int64, and refuse every other Data.
 func TestDataInts(t *testing.T) {

@@ -185,6 +185,15 @@ func queryPanels() []panel {
 		ts("Join exchange: write-block and scheduling wait (seconds per second)", "percentunit",
 			t(`sum by (instance) (rate(atoll_exchange_write_block_seconds_total{`+sel+`}`+ri+`))`, "{{instance}} write-block"),
 			t(`sum by (instance) (rate(atoll_exchange_scheduling_wait_seconds_total{`+sel+`}`+ri+`))`, "{{instance}} scheduling wait")),
+		// The query memory pool and its circuit breaker.
+		ts("Query memory: reserved, limits and live heap, by member", "bytes",
+			t(`atoll_query_memory_reserved_bytes{`+sel+`}`, "{{instance}} reserved by queries"),
+			t(`atoll_query_memory_limit_bytes{`+sel+`}`, "{{instance}} queries' limit"),
+			t(`atoll_member_memory_limit_bytes{`+sel+`}`, "{{instance}} member's memory limit"),
+			t(`go_gc_heap_live_bytes{`+sel+`}`, "{{instance}} live heap")),
+		ts("Memory breaker: queries refused and terminated per second", "ops",
+			t(`sum by (instance, action) (rate(atoll_query_breaker_total{`+sel+`}`+ri+`))`, "{{instance}} {{action}}")),
+		ts("Memory breaker open", "short", t(`atoll_query_breaker_open{`+sel+`}`, "{{instance}}")),
 	)
 }
 

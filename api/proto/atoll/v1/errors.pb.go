@@ -56,8 +56,11 @@ const (
 	ErrorCode_ERROR_CODE_QUERY ErrorCode = 11
 	// A transaction lost a conflict with another one. Retry the transaction.
 	ErrorCode_ERROR_CODE_CONFLICT ErrorCode = 12
-	// A query was rejected or terminated by the memory circuit breaker.
-	// Retryable with backoff.
+	// A query needed more memory than it may take: retryable when the
+	// member's memory circuit breaker refused or terminated it (retry with
+	// backoff, after retry_after_ms at least); not retryable when the query
+	// passed its own limit (query.memory-limit-per-query or the MEMORY_LIMIT
+	// hint).
 	ErrorCode_ERROR_CODE_MEMORY_LIMIT ErrorCode = 13
 	// The member lacks the partitions or members it needs (for example below
 	// the minimum cluster size). Retryable.
@@ -159,8 +162,11 @@ type ErrorDetail struct {
 	// TOO_LARGE: the limit in bytes that was exceeded.
 	Limit int64 `protobuf:"varint,8,opt,name=limit,proto3" json:"limit,omitempty"`
 	// QUERY: 1-based line and column of the problem, 0 when unknown.
-	Line          int32 `protobuf:"varint,9,opt,name=line,proto3" json:"line,omitempty"`
-	Column        int32 `protobuf:"varint,10,opt,name=column,proto3" json:"column,omitempty"`
+	Line   int32 `protobuf:"varint,9,opt,name=line,proto3" json:"line,omitempty"`
+	Column int32 `protobuf:"varint,10,opt,name=column,proto3" json:"column,omitempty"`
+	// MEMORY_LIMIT (from the breaker): the least time to wait before
+	// retrying, in milliseconds.
+	RetryAfterMs  int64 `protobuf:"varint,11,opt,name=retry_after_ms,json=retryAfterMs,proto3" json:"retry_after_ms,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -265,6 +271,13 @@ func (x *ErrorDetail) GetColumn() int32 {
 	return 0
 }
 
+func (x *ErrorDetail) GetRetryAfterMs() int64 {
+	if x != nil {
+		return x.RetryAfterMs
+	}
+	return 0
+}
+
 // Error is a failed pipeline call: the gRPC code and message a unary call
 // would have returned, and the detail.
 type Error struct {
@@ -331,7 +344,7 @@ var File_atoll_v1_errors_proto protoreflect.FileDescriptor
 
 const file_atoll_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x15atoll/v1/errors.proto\x12\batoll.v1\"\xca\x02\n" +
+	"\x15atoll/v1/errors.proto\x12\batoll.v1\"\xf0\x02\n" +
 	"\vErrorDetail\x12'\n" +
 	"\x04code\x18\x01 \x01(\x0e2\x13.atoll.v1.ErrorCodeR\x04code\x12\x1c\n" +
 	"\tretryable\x18\x02 \x01(\bR\tretryable\x12\x1b\n" +
@@ -344,7 +357,8 @@ const file_atoll_v1_errors_proto_rawDesc = "" +
 	"\x05limit\x18\b \x01(\x03R\x05limit\x12\x12\n" +
 	"\x04line\x18\t \x01(\x05R\x04line\x12\x16\n" +
 	"\x06column\x18\n" +
-	" \x01(\x05R\x06column\"m\n" +
+	" \x01(\x05R\x06column\x12$\n" +
+	"\x0eretry_after_ms\x18\v \x01(\x03R\fretryAfterMs\"m\n" +
 	"\x05Error\x12\x1b\n" +
 	"\tgrpc_code\x18\x01 \x01(\x05R\bgrpcCode\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12-\n" +

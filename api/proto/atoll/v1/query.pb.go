@@ -2915,11 +2915,14 @@ type RunFragmentRequest struct {
 	Kind string `protobuf:"bytes,4,opt,name=kind,proto3" json:"kind,omitempty"`
 	// Set when the fragment has exchanges (a join whose rows move).
 	Exchange *ExchangeContext `protobuf:"bytes,5,opt,name=exchange,proto3" json:"exchange,omitempty"`
-	// The most memory the query may use on the member (hash tables and
-	// exchange buffers), in bytes; 0: the member's own limit.
+	// The most memory the query may use on the member, in bytes; 0: the
+	// member's own limit.
 	MemoryLimitBytes int64 `protobuf:"varint,6,opt,name=memory_limit_bytes,json=memoryLimitBytes,proto3" json:"memory_limit_bytes,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The query's id, for the members' logs (the coordinator's member id
+	// and its number of the query); empty when unknown.
+	QueryId       string `protobuf:"bytes,7,opt,name=query_id,json=queryId,proto3" json:"query_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RunFragmentRequest) Reset() {
@@ -2992,6 +2995,13 @@ func (x *RunFragmentRequest) GetMemoryLimitBytes() int64 {
 		return x.MemoryLimitBytes
 	}
 	return 0
+}
+
+func (x *RunFragmentRequest) GetQueryId() string {
+	if x != nil {
+		return x.QueryId
+	}
+	return ""
 }
 
 var File_atoll_v1_query_proto protoreflect.FileDescriptor
@@ -3193,7 +3203,7 @@ const file_atoll_v1_query_proto_rawDesc = "" +
 	"\x0fin_flight_bytes\x18\x06 \x01(\x03R\rinFlightBytes\">\n" +
 	"\x0eExchangeMember\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x12\n" +
-	"\x04uuid\x18\x02 \x01(\fR\x04uuid\"\xe8\x01\n" +
+	"\x04uuid\x18\x02 \x01(\fR\x04uuid\"\x83\x02\n" +
 	"\x12RunFragmentRequest\x12\x1a\n" +
 	"\bfragment\x18\x01 \x01(\fR\bfragment\x12\x1e\n" +
 	"\n" +
@@ -3203,7 +3213,8 @@ const file_atoll_v1_query_proto_rawDesc = "" +
 	"timeout_ms\x18\x03 \x01(\x03R\ttimeoutMs\x12\x12\n" +
 	"\x04kind\x18\x04 \x01(\tR\x04kind\x125\n" +
 	"\bexchange\x18\x05 \x01(\v2\x19.atoll.v1.ExchangeContextR\bexchange\x12,\n" +
-	"\x12memory_limit_bytes\x18\x06 \x01(\x03R\x10memoryLimitBytes*\x85\x03\n" +
+	"\x12memory_limit_bytes\x18\x06 \x01(\x03R\x10memoryLimitBytes\x12\x19\n" +
+	"\bquery_id\x18\a \x01(\tR\aqueryId*\x85\x03\n" +
 	"\aSqlType\x12\x18\n" +
 	"\x14SQL_TYPE_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rSQL_TYPE_NULL\x10\x01\x12\x14\n" +

@@ -56,6 +56,7 @@ public final class AtollClient implements AutoCloseable {
 
     final AtollClientConfig config;
     final RetryConfig retry;
+    final QueryRetryConfig queryRetry;
     final SerializationService serialization;
     final ByteString clientUuid;
     final ScheduledThreadPoolExecutor scheduler;
@@ -83,6 +84,7 @@ public final class AtollClient implements AutoCloseable {
     private AtollClient(AtollClientConfig config) {
         this.config = config;
         this.retry = config.getRetryConfig().copy();
+        this.queryRetry = config.getQueryRetryConfig().copy();
         this.serialization = new SerializationService(config.getSerializationConfig());
         byte[] uuid = new byte[16];
         new SecureRandom().nextBytes(uuid);

@@ -34,6 +34,7 @@ public final class AtollClientConfig {
     private Duration heartbeatInterval = Duration.ofSeconds(10);
     private Duration heartbeatTimeout = Duration.ofSeconds(60);
     private RetryConfig retryConfig = new RetryConfig();
+    private QueryRetryConfig queryRetryConfig = new QueryRetryConfig();
     private final Map<String, NearCacheConfig> nearCacheConfigs = new LinkedHashMap<>();
     private int maxMessageSize = 64 << 20;
 
@@ -100,6 +101,16 @@ public final class AtollClientConfig {
     public AtollClientConfig setHeartbeatTimeout(Duration heartbeatTimeout) {
         this.heartbeatTimeout = RetryConfig.positive(heartbeatTimeout, "heartbeatTimeout");
         return this;
+    }
+
+    /** How queries that the members' memory circuit breaker refused are retried. */
+    public AtollClientConfig setQueryRetryConfig(QueryRetryConfig queryRetryConfig) {
+        this.queryRetryConfig = Objects.requireNonNull(queryRetryConfig, "queryRetryConfig");
+        return this;
+    }
+
+    public QueryRetryConfig getQueryRetryConfig() {
+        return queryRetryConfig;
     }
 
     public AtollClientConfig setRetryConfig(RetryConfig retryConfig) {

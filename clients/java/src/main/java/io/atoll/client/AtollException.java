@@ -54,4 +54,9 @@ public class AtollException extends RuntimeException {
         String m = super.getMessage();
         return memberAddress == null ? m : m + " (member " + memberAddress + ")";
     }
+
+    /** The message without the member's address. */
+    String rawMessage() {
+        return super.getMessage();
+    }
 }

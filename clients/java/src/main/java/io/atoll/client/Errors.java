@@ -54,7 +54,7 @@ final class Errors {
             case ERROR_CODE_CONFLICT:
                 return new ConflictException(message, member, grpcCode, r, cause);
             case ERROR_CODE_MEMORY_LIMIT:
-                return new MemoryLimitException(message, member, grpcCode, r, cause);
+                return new MemoryLimitException(message, member, grpcCode, r, cause, 1, java.time.Duration.ofMillis(d.getRetryAfterMs()));
             case ERROR_CODE_UNAVAILABLE:
                 return new UnavailableException(message, member, grpcCode, r, cause);
             case ERROR_CODE_CANCELLED:

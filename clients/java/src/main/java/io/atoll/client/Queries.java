@@ -3,6 +3,7 @@ package io.atoll.client;
 import io.atoll.client.proto.ExecuteRequest;
 import io.atoll.client.proto.QueryCall;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -13,7 +14,11 @@ import java.util.concurrent.TimeUnit;
  * (the Go client's Client.execute). A query is retried — on another member when several are
  * known — when it never reached a member, when the member asks for a schema first, or when
  * its error is retryable; at most {@value #MAX_ATTEMPTS} attempts within the invocation
- * timeout. A query that may have run (a DML statement whose stream broke) is not repeated.
+ * timeout. A query the memory circuit breaker refused is retried by the client's
+ * {@link QueryRetryConfig} instead (binary exponential backoff, full jitter, after the
+ * member's retry-after), then fails with a {@link MemoryLimitException} that counts the
+ * attempts. A query that may have run (a DML statement whose stream broke) is not repeated;
+ * one that returned rows is never sent again (its cursor reports the error).
  */
 final class Queries {
     static final int MAX_ATTEMPTS = 3;
@@ -39,7 +44,7 @@ final class Queries {
                 fail(client, out, Errors.unwrap(err));
                 return;
             }
-            attempt(client, built, deadline, 0, client.retry.getInitialBackoff().toNanos(), out);
+            attempt(client, built, deadline, 0, 0, client.retry.getInitialBackoff().toNanos(), out);
         });
         return out;
     }
@@ -49,7 +54,11 @@ final class Queries {
         out.completeExceptionally(client.isClosed() ? new ClientNotActiveException() : t);
     }
 
-    private static void attempt(AtollClient client, ExecuteRequest req, long deadline, int attempt, long backoff,
+    /**
+     * One attempt: {@code attempt} counts the earlier attempts that failed otherwise than for
+     * memory (at most {@value #MAX_ATTEMPTS}), {@code memory} those the breaker refused.
+     */
+    private static void attempt(AtollClient client, ExecuteRequest req, long deadline, int attempt, int memory, long backoff,
                                 CompletableFuture<QueryCursor> out) {
         if (client.isClosed()) {
             fail(client, out, new ClientNotActiveException());
@@ -65,6 +74,10 @@ final class Queries {
                 return;
             }
             Throwable e = Errors.unwrap(err);
+            if (e instanceof MemoryLimitException && ((MemoryLimitException) e).isRetryable()) {
+                retryMemory(client, req, deadline, attempt, memory + 1, backoff, (MemoryLimitException) e, out);
+                return;
+            }
             boolean time = System.nanoTime() - deadline < 0;
             if (attempt + 1 >= MAX_ATTEMPTS || !time || client.isClosed()) {
                 fail(client, out, e);
@@ -72,14 +85,14 @@ final class Queries {
             }
             if (e instanceof MemberConnectionException && !((MemberConnectionException) e).isSent()) {
                 client.stats.retries.increment();
-                attempt(client, req, deadline, attempt + 1, backoff, out);
+                attempt(client, req, deadline, attempt + 1, memory, backoff, out);
             } else if (e instanceof UnknownCompactSchemaException) {
                 client.stats.retries.increment();
                 client.metadata.publishSchema(((UnknownCompactSchemaException) e).getSchemaId()).whenComplete((v, perr) -> {
                     if (perr != null) {
                         fail(client, out, e);
                     } else {
-                        attempt(client, req, deadline, attempt + 1, backoff, out);
+                        attempt(client, req, deadline, attempt + 1, memory, backoff, out);
                     }
                 });
             } else if (e instanceof AtollException && ((AtollException) e).isRetryable() && !(e instanceof MemberConnectionException)) {
@@ -88,7 +101,7 @@ final class Queries {
                 long delay = (long) (backoff * (1 - j + 2 * j * ThreadLocalRandom.current().nextDouble()));
                 long next = Math.min((long) (backoff * client.retry.getMultiplier()), client.retry.getMaxBackoff().toNanos());
                 try {
-                    client.scheduler.schedule(() -> attempt(client, req, deadline, attempt + 1, next, out), delay, TimeUnit.NANOSECONDS);
+                    client.scheduler.schedule(() -> attempt(client, req, deadline, attempt + 1, memory, next, out), delay, TimeUnit.NANOSECONDS);
                 } catch (RejectedExecutionException rex) {
                     fail(client, out, new ClientNotActiveException());
                 }
@@ -96,5 +109,34 @@ final class Queries {
                 fail(client, out, e);
             }
         });
+    }
+
+    /**
+     * The breaker refused the query for the {@code memory}-th time: wait and send it again, or
+     * give up with the refusal and the number of attempts.
+     */
+    private static void retryMemory(AtollClient client, ExecuteRequest req, long deadline, int attempt, int memory, long backoff,
+                                    MemoryLimitException e, CompletableFuture<QueryCursor> out) {
+        QueryRetryConfig policy = client.queryRetry;
+        if (memory >= policy.getAttempts() || client.isClosed()) {
+            fail(client, out, e.afterAttempts(memory));
+            return;
+        }
+        Duration delay = policy.delay(memory - 1, e.getRetryAfter());
+        if (System.nanoTime() + delay.toNanos() - deadline >= 0) {
+            fail(client, out, e.afterAttempts(memory)); // the next attempt would come after the timeout
+            return;
+        }
+        client.stats.retries.increment();
+        Runnable next = () -> attempt(client, req, deadline, attempt, memory, backoff, out);
+        try {
+            if (policy.getDelayer() != null) {
+                policy.getDelayer().schedule(next, delay);
+            } else {
+                client.scheduler.schedule(next, delay.toNanos(), TimeUnit.NANOSECONDS);
+            }
+        } catch (RejectedExecutionException rex) {
+            fail(client, out, new ClientNotActiveException());
+        }
     }
 }

@@ -1,0 +1,666 @@
+package overload
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/atolldb/atoll/bench/harness"
+	"github.com/atolldb/atoll/pkg/client"
+)
+
+// Config configures a run of the workload.
+type Config struct {
+	// Clients are the client counts, in order; each loops the join.
+	Clients []int
+	// Step is how long each client count runs; its throughput is sampled
+	// once a second.
+	Step time.Duration
+	// MemoryLimit is the members' memory limit: a member whose resident
+	// set passes it has exceeded it.
+	MemoryLimit int64
+	// KillAbove is the resident set at which the run kills a member it
+	// started, as a container's out-of-memory killer would at the
+	// container's limit; 0 never.
+	KillAbove int64
+	// StallAfter is how long a member may leave its metrics and gets
+	// unanswered before it counts as stalled (default 5s).
+	StallAfter time.Duration
+	// RetryBudget is the client's retry budget, for the report.
+	RetryBudget time.Duration
+	// Progress receives a line per client count (nil: none).
+	Progress io.Writer
+}
+
+// Step is the figures of one client count.
+type Step struct {
+	Clients int `json:"clients"`
+	// Requests counts the queries that ended in the step (retries inside
+	// the client included in one), Errors those that failed.
+	Requests int64 `json:"requests"`
+	Errors   int64 `json:"errors"`
+	// OtherErrors counts the failed queries that the breaker did not
+	// refuse (anything but client.ErrMemoryLimit); FirstError is the
+	// message of the step's first failed query.
+	OtherErrors int64   `json:"otherErrors"`
+	FirstError  string  `json:"firstError,omitempty"`
+	ErrorRate   float64 `json:"errorRatePercent"`
+	// Throughput: queries answered per second, over the step's seconds.
+	MinThroughput    float64 `json:"minThroughput"`
+	MedianThroughput float64 `json:"medianThroughput"`
+	MaxThroughput    float64 `json:"maxThroughput"`
+	// Latency of every query that ended, answered or failed, in ms.
+	P50Ms  float64 `json:"p50Ms"`
+	P90Ms  float64 `json:"p90Ms"`
+	P100Ms float64 `json:"p100Ms"`
+	// Breaker actions during the step, all members.
+	Rejected   int64 `json:"rejected"`
+	Terminated int64 `json:"terminated"`
+	// The largest resident set, anonymous resident set (what the
+	// memory limit is judged on) and query memory of any member.
+	MaxRSSBytes      int64 `json:"maxRssBytes"`
+	MaxAnonBytes     int64 `json:"maxAnonRssBytes"`
+	MaxReservedBytes int64 `json:"maxReservedBytes"`
+	// Gets made on the side while the queries ran.
+	Gets        int64   `json:"gets"`
+	GetFailures int64   `json:"getFailures"`
+	MaxGetMs    float64 `json:"maxGetMs"`
+	// Failure names a member that died or stalled, if one did.
+	Failure string  `json:"failure,omitempty"`
+	Load1   float64 `json:"load1"`
+}
+
+// Tripped reports whether the breaker acted in the step.
+func (s Step) Tripped() bool { return s.Rejected+s.Terminated > 0 }
+
+// Result is one run: every client count with the breaker on or off.
+type Result struct {
+	Breaker     bool    `json:"breaker"`
+	Members     int     `json:"members"`
+	MemoryLimit int64   `json:"memoryLimitBytes"`
+	KillAbove   int64   `json:"killAboveBytes"`
+	Size        Size    `json:"size"`
+	StepSeconds float64 `json:"stepSeconds"`
+	// RetryBudgetMs is the client's retry budget.
+	RetryBudgetMs float64 `json:"retryBudgetMs"`
+	Steps         []Step  `json:"steps"`
+	// FirstTrip is the client count at which the breaker first acted;
+	// FailedAt the one at which a member died or stalled (0: none).
+	FirstTrip int    `json:"firstTrip"`
+	FailedAt  int    `json:"failedAt"`
+	Failure   string `json:"failure,omitempty"`
+	// Each member's goroutines before the first client count, and its
+	// query memory and goroutines after the last.
+	ReservedAfter    []int64 `json:"reservedAfter"`
+	GoroutinesBefore []int64 `json:"goroutinesBefore"`
+	GoroutinesAfter  []int64 `json:"goroutinesAfter"`
+	// The goroutines of the query engine (internal/exec frames) before
+	// and after: a query that left one behind shows here.
+	EngineGoroutinesBefore []int64 `json:"engineGoroutinesBefore"`
+	EngineGoroutinesAfter  []int64 `json:"engineGoroutinesAfter"`
+	LoadStart              float64 `json:"loadStart"`
+	LoadEnd                float64 `json:"loadEnd"`
+}
+
+// Run loops the join on each client count of cfg against the members
+// (loaded with s), watching them, and returns the figures. It stops at
+// the first client count at which a member dies or stalls. Between client
+// counts it waits for the members' query memory to return to 0; after the
+// last one (a minute at most) for their query engine goroutines to return
+// to their count before the first. It reports their goroutines in all
+// too; those also count connections and streams opened on demand that
+// stay open (the client's to each member, the members' to each other).
+func Run(ctx context.Context, c *client.Client, members []*Member, s Size, cfg Config) (*Result, error) {
+	if cfg.StallAfter <= 0 {
+		cfg.StallAfter = 5 * time.Second
+	}
+	if cfg.Step < time.Second {
+		return nil, fmt.Errorf("step %v: want at least a second (throughput is sampled per second)", cfg.Step)
+	}
+	res := &Result{Members: len(members), MemoryLimit: cfg.MemoryLimit, KillAbove: cfg.KillAbove, Size: s,
+		StepSeconds: cfg.Step.Seconds(), RetryBudgetMs: ms(cfg.RetryBudget), LoadStart: harness.LoadAverage()}
+	for range 4 * len(members) {
+		if _, err := count(ctx, c); err != nil {
+			return nil, fmt.Errorf("warming up: %w", err)
+		}
+	}
+	// The baseline is taken before the watch starts and compared after
+	// it stopped: its own requests are in neither.
+	before, err := Settle(ctx, members, nil, time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	w := newWatch(members, cfg)
+	wctx, stopWatch := context.WithCancel(ctx)
+	var watchers sync.WaitGroup
+	watchers.Add(2)
+	go func() { defer watchers.Done(); w.run(wctx) }()
+	go func() { defer watchers.Done(); w.probeGets(wctx, c, s) }()
+	endWatch := func() { stopWatch(); watchers.Wait() }
+	defer endWatch()
+
+	for _, n := range cfg.Clients {
+		st, err := runStep(ctx, c, w, n, cfg)
+		if err != nil {
+			return res, err
+		}
+		res.Steps = append(res.Steps, st)
+		if cfg.Progress != nil {
+			fmt.Fprintf(cfg.Progress, "  %3d clients: %6.2f q/s median, p50 %7.0f ms, p100 %7.0f ms, errors %5.1f%%, rejected %d, terminated %d, max RSS %s (anonymous %s), gets %d (%d failed, slowest %.0f ms)%s\n",
+				n, st.MedianThroughput, st.P50Ms, st.P100Ms, st.ErrorRate, st.Rejected, st.Terminated, mib(st.MaxRSSBytes), mib(st.MaxAnonBytes),
+				st.Gets, st.GetFailures, st.MaxGetMs, failureNote(st.Failure))
+			if st.FirstError != "" {
+				fmt.Fprintf(cfg.Progress, "       first error: %s\n", st.FirstError)
+			}
+		}
+		if res.FirstTrip == 0 && st.Tripped() {
+			res.FirstTrip = n
+		}
+		if st.Failure != "" {
+			res.FailedAt, res.Failure = n, st.Failure
+			break
+		}
+		// The next client count starts from a quiet cluster: the queries
+		// the step cancelled have given their memory back.
+		if _, err := Settle(ctx, members, nil, time.Minute); err != nil {
+			res.FailedAt, res.Failure = n, err.Error()
+			break
+		}
+	}
+	endWatch()
+	if res.FailedAt == 0 {
+		after, err := Settle(ctx, members, before, time.Minute)
+		res.recordSettled(before, after)
+		if err != nil {
+			return res, err
+		}
+	}
+	res.LoadEnd = harness.LoadAverage()
+	return res, nil
+}
+
+func failureNote(f string) string {
+	if f == "" {
+		return ""
+	}
+	return ": " + f
+}
+
+// completion is one query that ended.
+type completion struct {
+	end     time.Duration // since the step began
+	latency time.Duration
+	err     error
+}
+
+func runStep(ctx context.Context, c *client.Client, w *watch, n int, cfg Config) (Step, error) {
+	st := Step{Clients: n}
+	base := w.snapshot()
+	w.resetPeaks()
+	// At the step's end the clients start no new query, and those under
+	// way (retries included) run to their end: the latencies include
+	// the slowest. Only a member that failed, or a query still going
+	// after the drain bound, cuts them short.
+	stepCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stopping := make(chan struct{})
+	start := time.Now()
+	var mu sync.Mutex
+	var done []completion
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stopping:
+					return
+				default:
+				}
+				t := time.Now()
+				_, err := count(stepCtx, c)
+				if stepCtx.Err() != nil {
+					return // cut short: not an outcome
+				}
+				mu.Lock()
+				done = append(done, completion{end: time.Since(start), latency: time.Since(t), err: err})
+				mu.Unlock()
+			}
+		}()
+	}
+	select {
+	case <-time.After(cfg.Step):
+	case <-w.failed:
+	case <-ctx.Done():
+	}
+	close(stopping)
+	drained := make(chan struct{})
+	go func() { wg.Wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-w.failed:
+	case <-ctx.Done():
+	case <-time.After(cfg.RetryBudget + time.Minute):
+	}
+	cancel()
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return st, err
+	}
+	end := w.snapshot()
+	st.Failure = w.failure()
+	st.Load1 = harness.LoadAverage()
+	seconds := int(cfg.Step / time.Second)
+	perSecond := make([]float64, seconds)
+	var lat []time.Duration
+	for _, d := range done {
+		st.Requests++
+		if d.err != nil {
+			st.Errors++
+			if !errors.Is(d.err, client.ErrMemoryLimit) {
+				st.OtherErrors++
+			}
+			if st.FirstError == "" {
+				st.FirstError = d.err.Error()
+			}
+		} else if i := int(d.end / time.Second); i < seconds {
+			perSecond[i]++
+		}
+		lat = append(lat, d.latency)
+	}
+	if st.Failure != "" {
+		// The step ended early: only the seconds that passed count.
+		perSecond = perSecond[:min(seconds, max(1, int(time.Since(start)/time.Second)))]
+	}
+	if st.Requests > 0 {
+		st.ErrorRate = 100 * float64(st.Errors) / float64(st.Requests)
+	}
+	slices.Sort(perSecond)
+	st.MinThroughput, st.MaxThroughput = perSecond[0], perSecond[len(perSecond)-1]
+	st.MedianThroughput = harness.Median(perSecond)
+	slices.Sort(lat)
+	st.P50Ms, st.P90Ms, st.P100Ms = ms(harness.Percentile(lat, 0.5)), ms(harness.Percentile(lat, 0.9)), ms(harness.Percentile(lat, 1))
+	for i := range end.members {
+		st.Rejected += end.members[i].rejected - base.members[i].rejected
+		st.Terminated += end.members[i].terminated - base.members[i].terminated
+		st.MaxRSSBytes = max(st.MaxRSSBytes, end.members[i].peakRSS)
+		st.MaxAnonBytes = max(st.MaxAnonBytes, end.members[i].peakAnon)
+		st.MaxReservedBytes = max(st.MaxReservedBytes, end.members[i].peakReserved)
+	}
+	st.Gets, st.GetFailures = end.gets-base.gets, end.getFailures-base.getFailures
+	st.MaxGetMs = ms(end.peakGet)
+	return st, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
+
+// memberState is what the watch knows of a member.
+type memberState struct {
+	rss, peakRSS           int64
+	anon, peakAnon         int64
+	reserved, peakReserved int64
+	rejected, terminated   int64
+	goroutines             int64
+	answered               time.Time // its metrics last answered
+}
+
+// watchState is a copy of the watch's figures.
+type watchState struct {
+	members           []memberState
+	gets, getFailures int64
+	peakGet           time.Duration
+}
+
+// watch follows the members while the workload runs: their resident
+// sets (from /proc for the processes this one started, else their
+// metrics), query memory and breaker counters (their metrics), whether
+// they live and answer, and gets on the side.
+type watch struct {
+	members []*Member
+	cfg     Config
+	failed  chan struct{} // closed at the first member that dies or stalls
+
+	mu    sync.Mutex
+	state watchState
+	why   string
+}
+
+func newWatch(members []*Member, cfg Config) *watch {
+	w := &watch{members: members, cfg: cfg, failed: make(chan struct{})}
+	w.state.members = make([]memberState, len(members))
+	now := time.Now()
+	for i := range w.state.members {
+		w.state.members[i].answered = now
+	}
+	return w
+}
+
+func (w *watch) snapshot() watchState {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s := w.state
+	s.members = slices.Clone(w.state.members)
+	return s
+}
+
+func (w *watch) resetPeaks() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i := range w.state.members {
+		m := &w.state.members[i]
+		m.peakRSS, m.peakAnon, m.peakReserved = m.rss, m.anon, m.reserved
+	}
+	w.state.peakGet = 0
+}
+
+func (w *watch) failure() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.why
+}
+
+// fail records the first member failure.
+func (w *watch) fail(why string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.why == "" {
+		w.why = why
+		close(w.failed)
+	}
+}
+
+// run polls resident sets every 20ms and metrics every 250ms.
+func (w *watch) run(ctx context.Context) {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	var scrapes sync.WaitGroup
+	defer scrapes.Wait()
+	scraping := make([]bool, len(w.members))
+	var scrapeMu sync.Mutex
+	lastScrape := time.Time{}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		for i, m := range w.members {
+			if dead, how := m.Exited(); dead {
+				w.fail(fmt.Sprintf("%s died (%s)", m.Name, how))
+				continue
+			}
+			if pid := m.PID(); pid > 0 {
+				if rss, anon, err := processRSS(pid); err == nil {
+					w.recordRSS(i, rss, anon)
+				}
+			}
+			w.mu.Lock()
+			silent := time.Since(w.state.members[i].answered)
+			w.mu.Unlock()
+			if silent > w.cfg.StallAfter {
+				w.fail(fmt.Sprintf("%s stalled (no answer for %v)", m.Name, silent.Round(time.Second)))
+			}
+		}
+		if time.Since(lastScrape) < 250*time.Millisecond {
+			continue
+		}
+		lastScrape = time.Now()
+		for i, m := range w.members {
+			scrapeMu.Lock()
+			busy := scraping[i]
+			scraping[i] = true
+			scrapeMu.Unlock()
+			if busy {
+				continue // the last scrape has not answered yet
+			}
+			scrapes.Add(1)
+			go func() {
+				defer scrapes.Done()
+				defer func() { scrapeMu.Lock(); scraping[i] = false; scrapeMu.Unlock() }()
+				sctx, cancel := context.WithTimeout(ctx, w.cfg.StallAfter)
+				defer cancel()
+				mf, err := scrape(sctx, m.Admin)
+				if err != nil {
+					return
+				}
+				w.recordMetrics(i, m, mf)
+			}()
+		}
+	}
+}
+
+func (w *watch) recordRSS(i int, rss, anon int64) {
+	w.mu.Lock()
+	m := &w.state.members[i]
+	m.rss, m.peakRSS = rss, max(m.peakRSS, rss)
+	m.anon, m.peakAnon = anon, max(m.peakAnon, anon)
+	w.mu.Unlock()
+	if w.cfg.KillAbove > 0 && anon > w.cfg.KillAbove {
+		mem := w.members[i]
+		if mem.PID() > 0 {
+			mem.kill(fmt.Sprintf("killed at an anonymous resident set of %s, past the %s a container would allow", mib(anon), mib(w.cfg.KillAbove)))
+		}
+	}
+}
+
+func (w *watch) recordMetrics(i int, mem *Member, mf map[string]*dto.MetricFamily) {
+	if mem.PID() == 0 {
+		// Only the whole resident set is exported: it stands for both.
+		if v, ok := gauge(mf, "process_resident_memory_bytes", ""); ok {
+			w.recordRSS(i, int64(v), int64(v))
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	m := &w.state.members[i]
+	m.answered = time.Now()
+	if v, ok := gauge(mf, "atoll_query_memory_reserved_bytes", ""); ok {
+		m.reserved, m.peakReserved = int64(v), max(m.peakReserved, int64(v))
+	}
+	if v, ok := gauge(mf, "atoll_query_breaker_total", "reject"); ok {
+		m.rejected = int64(v)
+	}
+	if v, ok := gauge(mf, "atoll_query_breaker_total", "terminate"); ok {
+		m.terminated = int64(v)
+	}
+	if v, ok := gauge(mf, "go_goroutines", ""); ok {
+		m.goroutines = int64(v)
+	}
+}
+
+// probeGets gets a random key of the probe map every 50ms: map
+// operations must go on while queries are refused.
+func (w *watch) probeGets(ctx context.Context, c *client.Client, s Size) {
+	probe := client.GetMap[int32, *ProbeRow](c, "overload_probe")
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		gctx, cancel := context.WithTimeout(ctx, w.cfg.StallAfter)
+		t := time.Now()
+		_, found, err := probe.Get(gctx, int32(rand.IntN(max(s.ProbeRows, 1))))
+		took := time.Since(t)
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		w.mu.Lock()
+		w.state.gets++
+		if err != nil || !found {
+			w.state.getFailures++
+		}
+		w.state.peakGet = max(w.state.peakGet, took)
+		w.mu.Unlock()
+	}
+}
+
+// scrapeClient keeps no connection open between scrapes: an idle
+// connection holds a goroutine on the member, which would blur the count
+// of its goroutines before and after the workload.
+var scrapeClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+
+// scrape reads a member's metrics.
+func scrape(ctx context.Context, admin string) (map[string]*dto.MetricFamily, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+admin+"/metrics", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := scrapeClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s/metrics: %s", admin, resp.Status)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	return parser.TextToMetricFamilies(resp.Body)
+}
+
+// gauge returns a gauge's or counter's value; action, when set, picks the
+// series with that action label.
+func gauge(mf map[string]*dto.MetricFamily, name, action string) (float64, bool) {
+	f := mf[name]
+	if f == nil {
+		return 0, false
+	}
+	for _, m := range f.GetMetric() {
+		if action != "" {
+			match := false
+			for _, l := range m.GetLabel() {
+				match = match || (l.GetName() == "action" && l.GetValue() == action)
+			}
+			if !match {
+				continue
+			}
+		}
+		switch {
+		case m.Gauge != nil:
+			return m.Gauge.GetValue(), true
+		case m.Counter != nil:
+			return m.Counter.GetValue(), true
+		case m.Untyped != nil:
+			return m.Untyped.GetValue(), true
+		}
+	}
+	return 0, false
+}
+
+// Figures are a member's query memory, its goroutines, and those of them
+// in the query engine (a frame of internal/exec on their stack: its own
+// few background loops, and every goroutine a query runs).
+type Figures struct{ Reserved, Goroutines, EngineGoroutines int64 }
+
+// ErrNotSettled is wrapped when members keep query memory or engine
+// goroutines after the workload.
+var ErrNotSettled = errors.New("members did not settle")
+
+// Settle waits until no member holds query memory and, with baseline, no
+// member runs more engine goroutines than baseline's count; it returns the
+// last figures. Its requests keep no connection open.
+func Settle(ctx context.Context, members []*Member, baseline []Figures, timeout time.Duration) ([]Figures, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		figs, why := make([]Figures, len(members)), ""
+		for i, m := range members {
+			sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			mf, err := scrape(sctx, m.Admin)
+			var eg int64
+			if err == nil {
+				eg, err = engineGoroutines(sctx, m.Admin)
+			}
+			cancel()
+			if err != nil {
+				why = fmt.Sprintf("%s: %v", m.Name, err)
+				continue
+			}
+			r, _ := gauge(mf, "atoll_query_memory_reserved_bytes", "")
+			g, _ := gauge(mf, "go_goroutines", "")
+			figs[i] = Figures{Reserved: int64(r), Goroutines: int64(g), EngineGoroutines: eg}
+			switch {
+			case r != 0:
+				why = fmt.Sprintf("%s holds %d bytes of query memory", m.Name, int64(r))
+			case baseline != nil && eg > baseline[i].EngineGoroutines:
+				why = fmt.Sprintf("%s runs %d query engine goroutines, %d before the workload", m.Name, eg, baseline[i].EngineGoroutines)
+			}
+		}
+		if why == "" {
+			return figs, nil
+		}
+		if time.Now().After(deadline) {
+			return figs, fmt.Errorf("%w after %v: %s", ErrNotSettled, timeout, why)
+		}
+		select {
+		case <-ctx.Done():
+			return figs, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+var goroutineGroup = regexp.MustCompile(`^(\d+) @ `)
+
+// engineGoroutines counts a member's goroutines with a frame of the query
+// engine (internal/exec) on their stack, from its goroutine profile.
+func engineGoroutines(ctx context.Context, admin string) (int64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+admin+"/debug/pprof/goroutine?debug=1", nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := scrapeClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("%s goroutine profile: %s", admin, resp.Status)
+	}
+	var n, group int64
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if m := goroutineGroup.FindStringSubmatch(line); m != nil {
+			group, _ = strconv.ParseInt(m[1], 10, 64)
+		} else if strings.HasPrefix(line, "#\t") && strings.Contains(line, "/internal/exec.") {
+			n += group
+			group = 0 // once per group
+		}
+	}
+	return n, sc.Err()
+}
+
+// recordSettled records each member's goroutines before the workload and
+// after it (all of them, and the engine's), and its query memory after.
+func (res *Result) recordSettled(before, after []Figures) {
+	for _, f := range before {
+		res.GoroutinesBefore = append(res.GoroutinesBefore, f.Goroutines)
+		res.EngineGoroutinesBefore = append(res.EngineGoroutinesBefore, f.EngineGoroutines)
+	}
+	for _, f := range after {
+		res.ReservedAfter = append(res.ReservedAfter, f.Reserved)
+		res.GoroutinesAfter = append(res.GoroutinesAfter, f.Goroutines)
+		res.EngineGoroutinesAfter = append(res.EngineGoroutinesAfter, f.EngineGoroutines)
+	}
+}
