@@ -70,6 +70,13 @@ func (a lineageInfo) larger(b lineageInfo) bool {
 	return bytes.Compare(a.oldest.UUID[:], b.oldest.UUID[:]) < 0
 }
 
+// Merging reports whether a split-brain merge is under way as this member
+// sees it: it is merging into another cluster, or it sees members of
+// another cluster (the smaller side merges once it finds them).
+func (n *Node) Merging() bool {
+	return n.merging.Load() || len(n.sides()) > 0
+}
+
 // mergeIfSmaller merges this member into a larger cluster it can see.
 func (c *coordinator) mergeIfSmaller() {
 	n := c.n
@@ -119,21 +126,31 @@ func (c *coordinator) mergeIfSmaller() {
 // already under way finish first, so every write this member acknowledged
 // is in what it sends. Backup copies are sent too: the tables of a split
 // may disagree about who owns what, and what this member drops is gone
-// unless it was sent.
+// unless it was sent. A member that was never in a cluster and holds
+// nothing is simply joining: that is logged as a join, and WARN is kept
+// for real merges.
 func (c *coordinator) mergeInto(theirs *partition.Table, why string) {
 	n := c.n
 	if !n.merging.CompareAndSwap(false, true) {
 		return
 	}
 	defer n.merging.Store(false)
-	n.log.Warn("merging this member's data into another cluster", "reason", why, "their members", len(theirs.Members))
 	n.repl.drainWrites()
-	merged, skipped := int64(0), int64(0)
+	var held []int32
 	for p := range n.cfg.PartitionCount {
-		if !n.holdsEntries(int32(p)) {
-			continue
+		if n.holdsEntries(int32(p)) {
+			held = append(held, int32(p))
 		}
-		m, s, err := n.sendMerge(int32(p), theirs)
+	}
+	join := len(held) == 0 && !n.clustered.Load()
+	if join {
+		n.log.Info("joining the cluster", "their members", len(theirs.Members))
+	} else {
+		n.log.Warn("merging this member's data into another cluster", "reason", why, "their members", len(theirs.Members))
+	}
+	merged, skipped := int64(0), int64(0)
+	for _, p := range held {
+		m, s, err := n.sendMerge(p, theirs)
 		if err != nil {
 			n.log.Error("merging a partition into the other cluster failed; will retry", "partition", p, "err", err)
 			return
@@ -144,6 +161,10 @@ func (c *coordinator) mergeInto(theirs *partition.Table, why string) {
 	n.applyTable()
 	n.repl.dropAll()
 	n.updateMeta()
+	if join {
+		n.log.Info("joined the cluster", "members", len(theirs.Members))
+		return
+	}
 	n.log.Warn("merged into the other cluster", "entries merged", merged, "entries already present there", skipped)
 }
 

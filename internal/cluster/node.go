@@ -160,7 +160,11 @@ type Node struct {
 	known       map[string]time.Time           // member addresses and when they were last alive
 	selfLeaving atomic.Bool
 	merging     atomic.Bool // merging into another cluster: writes wait
-	metaMu      sync.Mutex  // one metadata update at a time
+	// clustered: a table this member applied named another member (a
+	// member that never was in a cluster and holds nothing joins one
+	// rather than merging into it).
+	clustered atomic.Bool
+	metaMu    sync.Mutex // one metadata update at a time
 
 	repl  *replicator
 	coord *coordinator
@@ -460,6 +464,9 @@ func (n *Node) applyTable() {
 	n.applied = t
 	for _, m := range t.Members {
 		n.remember(m.Address)
+	}
+	if len(t.Members) > 1 {
+		n.clustered.Store(true)
 	}
 	n.kick()
 }

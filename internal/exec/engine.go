@@ -46,6 +46,11 @@ var (
 	// queries running or with an open cursor as allowed; the message names
 	// the limit. Retryable once cursors are closed.
 	ErrTooManyCursors = errors.New("exec: too many open cursors")
+	// ErrMerging: partitions had no stable owners within the query's time
+	// while the cluster merged after a network partition healed. It comes
+	// with ErrUnavailable: the query can be retried once the cluster
+	// settles.
+	ErrMerging = errors.New("exec: the cluster is merging")
 )
 
 // Session is who holds cursors: a client's query stream, or a client
@@ -127,6 +132,9 @@ type Config struct {
 	// with all its data (the cluster layer knows; the table may name an
 	// owner whose copy is still arriving). Nil trusts the table.
 	Owned func(pid int32) bool
+	// Merging reports whether the cluster is merging after a network
+	// partition healed (nil: never), to say so when a query gives up.
+	Merging func() bool
 	// OnScanned is told how many entries each fragment run on this member
 	// read, with the context the fragment ran under (which carries the
 	// query's pprof labels, such as its kind); nil records nothing.
@@ -631,20 +639,20 @@ func (e *Engine) Execute(ctx context.Context, ph *plan.Physical, params []expr.V
 	// before it returns rows: it is started again on the new placement.
 	var q *query
 	var p page
-	for attempt := 0; ; attempt++ {
+	err := e.whileMoving(ctx, opts, func(opts Options) error {
 		var err error
-		q, p, err = e.start(ctx, ph, bound, opts, pageSize)
-		if err != nil {
-			return nil, err
+		if q, p, err = e.start(ctx, ph, bound, opts, pageSize); err != nil {
+			return err
 		}
-		if !placementMoved(p.err, attempt) {
-			break
+		if p.err != nil && errors.Is(p.err, ErrUnavailable) {
+			q.took(p)
+			q.discard()
+			return p.err
 		}
-		q.took(p)
-		q.discard()
-		if err := waitPlacement(ctx, attempt); err != nil {
-			return nil, err
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	q.took(p)
 	if p.err != nil {
@@ -723,24 +731,62 @@ func (e *Engine) EndSession(s *Session) {
 	}
 }
 
-// placementRetries bounds the restarts of a query whose partitions moved
-// (10 ms doubling: about 10 s in all, the time a migration takes).
-const placementRetries = 10
+// maxPlacementWait caps the wait between restarts of a query whose
+// partitions moved (10 ms, doubling); noTimeoutRestarts bounds the
+// restarts of a query that has no timeout and no deadline.
+const (
+	maxPlacementWait  = 640 * time.Millisecond
+	noTimeoutRestarts = 2 * time.Minute
+)
 
-// placementMoved reports whether err is a partition that moved (or a
-// member that went) and attempt may be followed by another.
-func placementMoved(err error, attempt int) bool {
-	return err != nil && errors.Is(err, ErrUnavailable) && attempt < placementRetries
+// restartDeadline is when a query stops restarting: before its timeout or
+// its caller's deadline, whichever comes first (a small margin is kept to
+// answer in time).
+func restartDeadline(ctx context.Context, timeout time.Duration) time.Time {
+	end := time.Now().Add(noTimeoutRestarts)
+	if timeout > 0 {
+		end = time.Now().Add(timeout)
+	}
+	if dl, ok := ctx.Deadline(); ok && dl.Before(end) {
+		end = dl
+	}
+	return end.Add(-20 * time.Millisecond)
 }
 
-// waitPlacement waits before attempt+1 (10 ms, doubling) or until ctx ends.
-func waitPlacement(ctx context.Context, attempt int) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(time.Duration(10<<attempt) * time.Millisecond):
-		return nil
+// whileMoving runs attempt, and again while it fails with ErrUnavailable
+// (its partitions moved, or their owner went), until the partitions settle
+// or the query's own time (its timeout, the caller's deadline) would run
+// out: it then returns the last error, which is retryable and says when
+// the cluster is merging. Each attempt gets the time left as its timeout.
+func (e *Engine) whileMoving(ctx context.Context, opts Options, attempt func(Options) error) error {
+	end := restartDeadline(ctx, opts.Timeout)
+	for n := 0; ; n++ {
+		if opts.Timeout > 0 {
+			opts.Timeout = max(time.Until(end), time.Millisecond)
+		}
+		err := attempt(opts)
+		if err == nil || !errors.Is(err, ErrUnavailable) {
+			return err
+		}
+		wait := min(time.Duration(10<<min(n, 6))*time.Millisecond, maxPlacementWait)
+		if time.Until(end) < wait {
+			return e.unsettled(err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
 	}
+}
+
+// unsettled is the error of a query that gave up restarting: err, or when
+// the cluster is merging, a retryable error that says so.
+func (e *Engine) unsettled(err error) error {
+	if e.cfg.Merging != nil && e.cfg.Merging() {
+		return fmt.Errorf("%w: %w after a network partition healed: partitions had no stable owners within the query's time; retry once it settles (%v)", ErrUnavailable, ErrMerging, err)
+	}
+	return err
 }
 
 // start runs a query until its first page, which it returns with the

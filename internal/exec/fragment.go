@@ -408,6 +408,10 @@ func (w *worker) entryAgg(k, v []byte) bool {
 	for i := range states {
 		if c := w.argCol[i]; c >= 0 {
 			states[i].add(&cols[c], nil)
+			if states[i].failed != nil {
+				w.err = states[i].failed
+				return false
+			}
 		} else {
 			states[i].count++
 		}
@@ -655,7 +659,7 @@ func (w *worker) emitRow() bool {
 		}
 		w.count++
 	}
-	return w.env.Err == nil
+	return w.env.Err == nil && w.err == nil
 }
 
 // groupBytes is what a new group of keys key values costs (their bytes
@@ -679,6 +683,9 @@ func (w *worker) accumulate(g *group) {
 		switch c := w.argCol[i]; {
 		case c >= 0:
 			s.add(&w.row.Cols[c], nil)
+			if s.failed != nil && w.err == nil {
+				w.err = s.failed
+			}
 			continue
 		case c == -2:
 			s.count++
@@ -690,6 +697,9 @@ func (w *worker) accumulate(g *group) {
 		}
 		arg := w.argFn[i](&w.row)
 		s.add(&arg, &by)
+		if s.failed != nil && w.err == nil {
+			w.err = s.failed
+		}
 	}
 }
 

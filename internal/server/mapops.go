@@ -485,20 +485,29 @@ func (s *Server) size(ctx context.Context, r *pb.MapRequest) (*pb.SizeResponse, 
 	return resp, nil
 }
 
-func (s *Server) clear(ctx context.Context, r *pb.MapRequest) (*pb.Empty, error) {
+// clear empties the partitions this member owns and names them, so that a
+// client can tell when every partition was cleared while partitions move.
+func (s *Server) clear(ctx context.Context, r *pb.MapRequest) (*pb.SizeResponse, error) {
 	m, err := s.cfg.Maps.Get(r.Map)
 	if err != nil {
 		return nil, err
 	}
+	resp := &pb.SizeResponse{}
 	for pid := int32(0); pid < int32(s.cfg.Maps.PartitionCount()); pid++ {
 		if !s.cfg.Cluster.Owned(pid) {
 			continue
 		}
-		if err := s.write(ctx, m, pid, func() error { _, err := m.Store.Clear(pid); return err }); err != nil {
+		err := s.write(ctx, m, pid, func() error {
+			n, err := m.Store.Clear(pid)
+			resp.Size += int64(n)
+			return err
+		})
+		if err != nil {
 			return nil, err
 		}
+		resp.Partitions = append(resp.Partitions, pid)
 	}
-	return &pb.Empty{}, nil
+	return resp, nil
 }
 
 func (s *Server) evictAll(ctx context.Context, r *pb.MapRequest) (*pb.Empty, error) {

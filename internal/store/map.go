@@ -23,7 +23,7 @@ type Map struct {
 	parts   atomic.Pointer[partSet]
 	partsMu sync.Mutex
 
-	defTTL, defIdle uint32 // map defaults in seconds; 0 = forever
+	defTTL, defIdle uint32 // map defaults as duration codes; 0 = forever
 	defExpiry       bool   // defTTL != 0 || defIdle != 0
 	evict           bool   // eviction configured
 
@@ -51,8 +51,8 @@ func NewMap(cfg MapConfig) (*Map, error) {
 		cfg:     cfg,
 		seed:    maphash.MakeSeed(),
 		clock:   cfg.Clock,
-		defTTL:  configSecs(cfg.TTL),
-		defIdle: configSecs(cfg.MaxIdle),
+		defTTL:  configCode(cfg.TTL),
+		defIdle: configCode(cfg.MaxIdle),
 	}
 	m.parts.Store(&partSet{})
 	m.defExpiry = m.defTTL != 0 || m.defIdle != 0
@@ -168,7 +168,7 @@ func (m *Map) checkValue(op string, value []byte) error {
 
 // ---- expiry -----------------------------------------------------------
 
-// limits returns a record's effective TTL and max-idle in seconds (0 = none).
+// limits returns a record's effective TTL and max-idle codes (0 = none).
 func (m *Map) limits(b []byte, r *rec) (ttl, idle uint32) {
 	ttl, idle = m.defTTL, m.defIdle
 	i := r.opt
@@ -201,27 +201,28 @@ func (m *Map) metaCanExpire(mt *meta) bool {
 	return ttl != 0 || idle != 0
 }
 
-// deadline is the stored second at which a record expires; ok is false if
-// it never does.
-func (m *Map) deadline(b []byte, r *rec) (sec uint64, ok bool) {
+// deadline is the Unix millisecond at which a record expires; ok is false
+// if it never does. TTL counts from the last write, max-idle from the last
+// access (both stored rounded up to the second).
+func (m *Map) deadline(b []byte, r *rec) (ms int64, ok bool) {
 	if r.flags&flagsExpiry == 0 && !m.defExpiry {
 		return 0, false
 	}
 	ttl, idle := m.limits(b, r)
 	if ttl != 0 {
-		sec, ok = uint64(r.u32(b, offUpdated))+uint64(ttl), true
+		ms, ok = msOf(r.u32(b, offUpdated))+codeMs(ttl), true
 	}
 	if idle != 0 {
-		if d := uint64(r.u32(b, offAccessed)) + uint64(idle); !ok || d < sec {
-			sec, ok = d, true
+		if d := msOf(r.u32(b, offAccessed)) + codeMs(idle); !ok || d < ms {
+			ms, ok = d, true
 		}
 	}
-	return sec, ok
+	return ms, ok
 }
 
-func (m *Map) expired(b []byte, r *rec, now uint32) bool {
+func (m *Map) expired(b []byte, r *rec, nowMs int64) bool {
 	d, ok := m.deadline(b, r)
-	return ok && uint64(now) >= d
+	return ok && nowMs >= d
 }
 
 // view builds an EntryView over the record (views, not copies).
@@ -229,7 +230,7 @@ func (m *Map) view(b []byte, r *rec) EntryView {
 	mt := r.meta(b)
 	v := EntryView{Key: r.key(b), Value: r.value(b), EntryMeta: entryMeta(&mt)}
 	if d, ok := m.deadline(b, r); ok {
-		v.ExpirationTime = (int64(d) + epochUnix) * 1000
+		v.ExpirationTime = d
 	}
 	return v
 }

@@ -46,7 +46,7 @@ func (p *partition) sweep(res *SweepResult, budget int, obs Observer, now instan
 		if s := p.slots[pos]; s != 0 {
 			res.Examined++
 			b, r := p.recOf(uint32(s))
-			if p.m.expired(b, &r, now.sec) {
+			if p.m.expired(b, &r, now.ms) {
 				// Backward shift moves the next slot into pos: look again.
 				p.removeAt(obs, pos, EventExpired)
 				p.expirations++

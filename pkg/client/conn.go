@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"google.golang.org/grpc"
@@ -33,11 +35,15 @@ type conn struct {
 	cancel context.CancelFunc
 	sendMu sync.Mutex // the stream's Send is not safe for concurrent use
 
-	nextID  atomic.Uint64
-	pending [pendingShards]pendingShard
-	broken  atomic.Pointer[connError] // set once the stream failed
-	done    chan struct{}             // closed when the receiver exits
+	nextID   atomic.Uint64
+	pending  [pendingShards]pendingShard
+	broken   atomic.Pointer[connError] // set once the stream failed
+	done     chan struct{}             // closed when the receiver exits
+	lastSeen atomic.Int64              // Unix nanoseconds of the member's last answer
 }
+
+// seen records that the member answered.
+func (c *conn) seen() { c.lastSeen.Store(time.Now().UnixNano()) }
 
 const pendingShards = 16
 
@@ -57,9 +63,21 @@ type call struct {
 
 var callPool = sync.Pool{New: func() any { return &call{ch: make(chan *pb.PipelineResponse, 1)} }}
 
-// dial connects to a member, checks the cluster name and opens the pipeline.
+// dial connects to a member, checks the cluster name and opens the
+// pipeline. An address that refuses the connection (nothing listens there)
+// fails at once rather than after ConnectTimeout.
 func dial(ctx context.Context, addr string, cfg *Config, clientUUID []byte) (*conn, *pb.ConnectResponse, error) {
+	hctx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout)
+	defer cancel()
+	var refused atomic.Pointer[error]
 	cc, err := grpc.NewClient(addr,
+		grpc.WithContextDialer(func(dctx context.Context, a string) (net.Conn, error) {
+			nc, err := (&net.Dialer{}).DialContext(dctx, "tcp", a)
+			if errors.Is(err, syscall.ECONNREFUSED) && refused.CompareAndSwap(nil, &err) {
+				cancel()
+			}
+			return nc, err
+		}),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.MaxMessageSize), grpc.MaxCallSendMsgSize(cfg.MaxMessageSize)),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: cfg.HeartbeatInterval, Timeout: cfg.HeartbeatTimeout, PermitWithoutStream: true}),
@@ -77,8 +95,6 @@ func dial(ctx context.Context, addr string, cfg *Config, clientUUID []byte) (*co
 	for i := range c.pending {
 		c.pending[i].m = map[uint64]*call{}
 	}
-	hctx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout)
-	defer cancel()
 	hello, err := c.cluster.Connect(hctx, &pb.ConnectRequest{
 		ClusterName: cfg.ClusterName, ClientName: cfg.ClientName, ClientUuid: clientUUID, ClientVersion: "go/" + Version,
 	}, grpc.WaitForReady(true))
@@ -87,9 +103,13 @@ func dial(ctx context.Context, addr string, cfg *Config, clientUUID []byte) (*co
 		if e := errorFromStatus(err, addr); errors.Is(e, ErrClusterName) {
 			return nil, nil, e
 		}
+		if r := refused.Load(); r != nil && ctx.Err() == nil {
+			err = *r
+		}
 		return nil, nil, &connError{member: addr, err: err}
 	}
 	c.member = hello.MemberUuid
+	c.seen()
 	pctx, pcancel := context.WithCancel(context.Background())
 	pipe, err := pb.NewPipelineServiceClient(cc).Pipeline(pctx, withEncodedMessages)
 	if err != nil {
@@ -117,6 +137,7 @@ func (c *conn) receive() {
 			c.fail(err, !errors.Is(errorFromStatus(err, c.addr), ErrShuttingDown))
 			return
 		}
+		c.seen()
 		sh := &c.pending[resp.CallId%pendingShards]
 		sh.mu.Lock()
 		cl, ok := sh.m[resp.CallId]

@@ -572,30 +572,45 @@ func (m *Map[K, V]) GetAll(ctx context.Context, keys []K) ([]Entry[K, V], error)
 func (m *Map[K, V]) Size(ctx context.Context) (int64, error) {
 	var total int64
 	err := m.onEveryMember(ctx, &pb.PipelineRequest{Op: &pb.PipelineRequest_Size{Size: &pb.MapRequest{Map: m.name}}}, func(resps []*pb.PipelineResponse) error {
-		count := m.c.routing.Load().count
-		seen := make([]bool, count)
-		total = 0
-		for _, r := range resps {
-			sr := r.GetSize()
-			for _, p := range sr.GetPartitions() {
-				if p < 0 || p >= count || seen[p] {
-					return partitionsMoved("counted twice", p)
-				}
-				seen[p] = true
-			}
-			total += sr.GetSize()
-		}
-		if i := slices.Index(seen, false); i >= 0 {
-			return partitionsMoved("not counted", int32(i))
-		}
-		return nil
+		var err error
+		total, err = m.c.everyPartition(resps, true, "counted")
+		return err
 	})
 	return total, err
 }
 
-// Clear removes every entry (listeners see one CLEARED event per partition).
+// everyPartition checks that the members' answers of a whole-map call
+// (Size, Clear) cover every partition, exactly once when exact, and sums
+// their sizes. Partitions that move while the call runs may be covered
+// twice or not at all: the error then asks for another round.
+func (c *Client) everyPartition(resps []*pb.PipelineResponse, exact bool, what string) (int64, error) {
+	count := c.routing.Load().count
+	seen := make([]bool, count)
+	var total int64
+	for _, r := range resps {
+		sr := r.GetSize()
+		for _, p := range sr.GetPartitions() {
+			if p < 0 || p >= count || (seen[p] && exact) {
+				return 0, partitionsMoved(what+" twice", p)
+			}
+			seen[p] = true
+		}
+		total += sr.GetSize()
+	}
+	if i := slices.Index(seen, false); i >= 0 {
+		return 0, partitionsMoved("not "+what, int32(i))
+	}
+	return total, nil
+}
+
+// Clear removes every entry (listeners see one CLEARED event per
+// partition). Every partition is cleared by its owner at the time; a
+// partition that moves meanwhile is cleared again by its new owner.
 func (m *Map[K, V]) Clear(ctx context.Context) error {
-	err := m.onEveryMember(ctx, &pb.PipelineRequest{Op: &pb.PipelineRequest_Clear{Clear: &pb.MapRequest{Map: m.name}}}, nil)
+	err := m.onEveryMember(ctx, &pb.PipelineRequest{Op: &pb.PipelineRequest_Clear{Clear: &pb.MapRequest{Map: m.name}}}, func(resps []*pb.PipelineResponse) error {
+		_, err := m.c.everyPartition(resps, false, "cleared")
+		return err
+	})
 	if m.near != nil {
 		m.near.clear()
 	}

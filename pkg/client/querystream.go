@@ -15,7 +15,8 @@ import (
 // stream: each call carries an id and waits for the reply with that id.
 type queryStream struct {
 	addr    string
-	maxMsg  int // the largest call it sends
+	maxMsg  int   // the largest call it sends
+	cn      *conn // the connection it runs on (answers count as signs of life)
 	stream  pb.QueryService_PipelineClient
 	cancel  context.CancelFunc
 	sendMu  sync.Mutex
@@ -65,7 +66,7 @@ func (c *Client) queryStreamFor(cn *conn) (*queryStream, error) {
 		cancel()
 		return nil, errorFromStatus(err, cn.addr)
 	}
-	qs := &queryStream{addr: cn.addr, maxMsg: cn.maxMsg, stream: stream, cancel: cancel, pending: map[uint64]chan *pb.QueryReply{},
+	qs := &queryStream{addr: cn.addr, maxMsg: cn.maxMsg, cn: cn, stream: stream, cancel: cancel, pending: map[uint64]chan *pb.QueryReply{},
 		abandoned: map[uint64]bool{}, done: make(chan struct{})}
 	go qs.receive()
 	c.qstreams.m[cn] = qs
@@ -83,6 +84,7 @@ func (qs *queryStream) receive() {
 			qs.fail(errorFromStatus(err, qs.addr))
 			return
 		}
+		qs.cn.seen()
 		qs.mu.Lock()
 		ch := qs.pending[r.CallId]
 		delete(qs.pending, r.CallId)

@@ -159,11 +159,18 @@ func compareCond(op string, left, right Expr) Cond {
 		return nil
 	}
 	i, code := col.Index, cmpCodes[op]
+	var attr *operand
+	if name, ok := attributeOf(col, right); ok {
+		attr = &operand{attr: name}
+	}
 	switch k := right.(type) {
 	case *Lit:
 		lit := k.V
 		if lit.IsNull() {
 			return func(*Row) bool { return false }
+		}
+		if attr != nil {
+			return func(r *Row) bool { return compareAttrValues(r, attr, op, code, &r.Cols[i], &lit) }
 		}
 		return constCompare(op, code, i, func(*Row) *Value { return &lit })
 	case *Param:
@@ -180,7 +187,10 @@ func compareCond(op string, left, right Expr) Cond {
 					r.Env.Fail(err)
 					return false
 				}
-				return compareValues(op, code, &r.Cols[i], &c)
+				p = &c
+			}
+			if attr != nil {
+				return compareAttrValues(r, attr, op, code, &r.Cols[i], p)
 			}
 			return compareValues(op, code, &r.Cols[i], p)
 		}
@@ -190,6 +200,19 @@ func compareCond(op string, left, right Expr) Cond {
 
 func constCompare(op string, code cmpCode, i int, konst func(*Row) *Value) Cond {
 	return func(r *Row) bool { return compareValues(op, code, &r.Cols[i], konst(r)) }
+}
+
+// compareAttrValues is compareValues for an attribute of unknown type:
+// values of the same kind compare directly, others through the
+// attribute's conversion of the constant.
+func compareAttrValues(r *Row, attr *operand, op string, code cmpCode, v, k *Value) bool {
+	switch {
+	case v.T == Null || v.T == Unknown || k.T == Null:
+		return false
+	case (v.T == Varchar || v.T == JSON) && k.T == Varchar, v.T.IsNumeric() && k.T.IsNumeric():
+		return compareValues(op, code, v, k)
+	}
+	return Truth(attr.compare(r, op, *v, *k))
 }
 
 // compareValues applies a comparison to two values in place.

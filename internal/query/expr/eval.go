@@ -212,6 +212,9 @@ func compileCall(c *Call, a []Fn) (Fn, error) {
 		if err := arity(c, 2, 2); err != nil {
 			return nil, err
 		}
+		if attr, ok := attributeOf(c.Args[0], c.Args[1]); ok {
+			return compileAttrCompare(c.Op, attr, a[0], a[1]), nil
+		}
 		return compileCompare(c.Op, a[0], a[1]), nil
 	case "+", "-", "*", "/", "%":
 		if err := arity(c, 2, 2); err != nil {
@@ -244,8 +247,10 @@ func compileCall(c *Call, a []Fn) (Fn, error) {
 		if err := arity(c, 3, 3); err != nil {
 			return nil, err
 		}
-		ge := compileCompare(">=", a[0], a[1])
-		le := compileCompare("<=", a[0], a[2])
+		ge, le := compileCompare(">=", a[0], a[1]), compileCompare("<=", a[0], a[2])
+		if attr, ok := attributeOf(c.Args[0], c.Args[1], c.Args[2]); ok {
+			ge, le = compileAttrCompare(">=", attr, a[0], a[1]), compileAttrCompare("<=", attr, a[0], a[2])
+		}
 		return func(r *Row) Value {
 			x, y := ge(r), le(r)
 			switch {
@@ -259,6 +264,9 @@ func compileCall(c *Call, a []Fn) (Fn, error) {
 	case "in":
 		if err := arity(c, 2, -1); err != nil {
 			return nil, err
+		}
+		if attr, ok := attributeOf(c.Args[0], c.Args[1:]...); ok {
+			return compileAttrIn(attr, a[0], a[1:]), nil
 		}
 		return compileIn(c, a), nil
 	case "like", "ilike", "regex":

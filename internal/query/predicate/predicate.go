@@ -78,7 +78,7 @@ func (c *conv) col(path string, t expr.Type) expr.Expr {
 	if !ok {
 		i = len(c.scan.Cols)
 		c.cols[k] = i
-		c.scan.Cols = append(c.scan.Cols, plan.ScanCol{Path: path, Type: t})
+		c.scan.Cols = append(c.scan.Cols, plan.ScanCol{Path: path, Type: t, Strict: true})
 	}
 	return &expr.Col{Index: i, Name: path, T: t}
 }
@@ -215,6 +215,9 @@ func (c *conv) outputs() (outputs, error) {
 		for _, a := range q.Projection {
 			if a == "" {
 				return o, plan.Errorf("empty projection attribute")
+			}
+			if strings.Contains(a, "[any]") || strings.Contains(a, "[*]") {
+				return o, plan.Errorf("projection attribute %s: a projection reads one value per entry, so it cannot use [any] (as in Hazelcast)", a)
 			}
 			o.exprs = append(o.exprs, c.col(a, expr.Unknown))
 			o.names = append(o.names, plan.NormalizePath(a))

@@ -2078,7 +2078,12 @@ type ScanColumn struct {
 	Format string `protobuf:"bytes,3,opt,name=format,proto3" json:"format,omitempty"`
 	// The path is a JSON path into the value's JSON document (JSON_VALUE
 	// pushed into the scan).
-	Json          bool `protobuf:"varint,4,opt,name=json,proto3" json:"json,omitempty"`
+	Json bool `protobuf:"varint,4,opt,name=json,proto3" json:"json,omitempty"`
+	// The attribute must exist in the value's type (a Predicate API
+	// attribute): reading it from a Compact, Portable or IDS value whose
+	// type has no such field in any version fails the query, as a column
+	// that does not exist fails SQL.
+	Strict        bool `protobuf:"varint,5,opt,name=strict,proto3" json:"strict,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2137,6 +2142,13 @@ func (x *ScanColumn) GetFormat() string {
 func (x *ScanColumn) GetJson() bool {
 	if x != nil {
 		return x.Json
+	}
+	return false
+}
+
+func (x *ScanColumn) GetStrict() bool {
+	if x != nil {
+		return x.Strict
 	}
 	return false
 }
@@ -3133,13 +3145,14 @@ const file_atoll_v1_query_proto_rawDesc = "" +
 	"\x05value\x18\x03 \x01(\v2\x14.atoll.v1.QueryValueR\x05value\x12\x14\n" +
 	"\x05index\x18\x04 \x01(\x05R\x05index\x12%\n" +
 	"\x04type\x18\x05 \x01(\x0e2\x11.atoll.v1.SqlTypeR\x04type\x12\x12\n" +
-	"\x04name\x18\x06 \x01(\tR\x04name\"s\n" +
+	"\x04name\x18\x06 \x01(\tR\x04name\"\x8b\x01\n" +
 	"\n" +
 	"ScanColumn\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12%\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x11.atoll.v1.SqlTypeR\x04type\x12\x16\n" +
 	"\x06format\x18\x03 \x01(\tR\x06format\x12\x12\n" +
-	"\x04json\x18\x04 \x01(\bR\x04json\"\xa2\x01\n" +
+	"\x04json\x18\x04 \x01(\bR\x04json\x12\x16\n" +
+	"\x06strict\x18\x05 \x01(\bR\x06strict\"\xa2\x01\n" +
 	"\aAggCall\x12\x12\n" +
 	"\x04func\x18\x01 \x01(\tR\x04func\x12 \n" +
 	"\x03arg\x18\x02 \x01(\v2\x0e.atoll.v1.ExprR\x03arg\x12\x1a\n" +
