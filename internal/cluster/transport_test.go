@@ -124,11 +124,12 @@ func TestDialedStreamWriteDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := grpc.NewServer()
+	creds := Credentials("c", 271)
+	srv := grpc.NewServer(grpc.Creds(creds))
 	memberv1.RegisterMemberServiceServer(srv, stalledGossip{})
 	go func() { _ = srv.Serve(lis) }()
 	defer srv.Stop()
-	p := newPeers(4<<20, nil)
+	p := newPeers(creds, 4<<20, nil)
 	defer p.close()
 	gt := newGossipTransport("127.0.0.1:1", p)
 	defer func() { _ = gt.Shutdown() }()
