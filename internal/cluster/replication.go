@@ -415,9 +415,24 @@ func (r *replicator) stopSenders() {
 	r.senders.Store(&map[partition.UUID]*sender{})
 }
 
-// apply applies one change received from an owner as a backup and reports
+// isOwner reports whether this member's table names u the owner of pid.
+// A backup takes changes and copies of a partition only from the owner
+// its table names: a member that lost the partition (a handoff this
+// member already applied, or a member the cluster took for dead) may
+// still send, and what it sends must neither be acknowledged as safe nor
+// overwrite what the current owner sent.
+func (r *replicator) isOwner(u partition.UUID, pid int32) bool {
+	t := r.n.table.Load()
+	if t == nil {
+		return false
+	}
+	o, ok := t.Owner(pid)
+	return ok && o.UUID == u
+}
+
+// apply applies one change received from owner as a backup and reports
 // whether the partition needs a snapshot.
-func (r *replicator) apply(ev *memberv1.ReplicationEvent) (resync bool, err error) {
+func (r *replicator) apply(owner partition.UUID, ev *memberv1.ReplicationEvent) (resync bool, err error) {
 	pid := ev.Partition
 	if pid < 0 || int(pid) >= len(r.parts) {
 		return false, nil
@@ -425,9 +440,11 @@ func (r *replicator) apply(ev *memberv1.ReplicationEvent) (resync bool, err erro
 	ps := r.parts[pid]
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	if ps.owned || ps.syncing {
-		// A stale owner's change (this member owns the partition now), or
-		// one that a copy arriving now includes or precedes.
+	if ps.owned || ps.syncing || !r.isOwner(owner, pid) {
+		// A stale owner's change (this member owns the partition now, or
+		// its table names another owner), or one that a copy arriving now
+		// includes or precedes. A new owner this member does not know yet
+		// sends a copy first, which it refuses until it does.
 		return false, nil
 	}
 	switch {
@@ -937,33 +954,52 @@ func (s *sender) copyPartition(pid int32) (uint64, error) {
 // ignored, and the copy it holds stays whole until the new one has
 // arrived and applies at once (applySync). The caller holds ps.syncMu
 // until applySync or abortSync.
-func (r *replicator) beginSync(pid int32) error {
+func (r *replicator) beginSync(owner partition.UUID, pid int32) error {
 	ps := r.parts[pid]
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	if ps.owned {
-		return r.staleCopy(pid)
+	if err := r.staleCopy(ps, owner, pid, 0, 0); err != nil {
+		return err
 	}
 	ps.syncing = true
 	return nil
 }
 
-func (r *replicator) staleCopy(pid int32) error {
-	return &WrongOwnerError{Partition: pid, TableVersion: r.n.table.Load().Version, Reason: "this member owns the partition; a copy from another owner is stale"}
+// staleCopy refuses a copy of pid from owner, of its history epoch up to
+// seq (0 before the copy arrived), that must not replace what this member
+// holds: this member owns the partition, its table names another owner (a
+// copy a former owner started before it handed the partition over would
+// overwrite the changes the new owner replicated since), or the copy is
+// older than the changes of the same history already applied (a copy
+// whose sender gave up on it while it was under way). The caller holds
+// ps.mu.
+func (r *replicator) staleCopy(ps *partState, owner partition.UUID, pid int32, epoch, seq uint64) error {
+	reason := ""
+	switch {
+	case ps.owned:
+		reason = "this member owns the partition; a copy from another owner is stale"
+	case !r.isOwner(owner, pid):
+		reason = "this member's table names another owner of the partition; the copy is stale or early"
+	case seq > 0 && ps.applied && ps.appliedEpoch == epoch && seq < ps.appliedSeq:
+		reason = "this member applied later changes of the partition than the copy holds"
+	default:
+		return nil
+	}
+	return &WrongOwnerError{Partition: pid, TableVersion: r.n.table.Load().Version, Reason: reason}
 }
 
-// applySync replaces the backup's copy of pid by the one that arrived
-// (fill drops the old and imports the new) and records that it holds the
-// owner's changes of epoch up to seq. The partition's state is locked
+// applySync replaces the backup's copy of pid by the one that arrived from
+// owner (fill drops the old and imports the new) and records that it holds
+// the owner's changes of epoch up to seq. The partition's state is locked
 // meanwhile, so that no table makes this member its owner with half a
 // copy.
-func (r *replicator) applySync(pid int32, epoch, seq uint64, fill func() error) error {
+func (r *replicator) applySync(owner partition.UUID, pid int32, epoch, seq uint64, fill func() error) error {
 	ps := r.parts[pid]
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	ps.syncing = false
-	if ps.owned {
-		return r.staleCopy(pid)
+	if err := r.staleCopy(ps, owner, pid, epoch, seq); err != nil {
+		return err
 	}
 	if err := fill(); err != nil {
 		ps.applied = false

@@ -57,10 +57,14 @@ func (s *service) Replicate(stream memberv1.MemberService_ReplicateServer) error
 		if err != nil {
 			return err
 		}
+		owner, err := uuidOf(batch.OwnerUuid)
+		if err != nil {
+			return err
+		}
 		epochs := map[int32]uint64{}
 		resync := map[int32]bool{}
 		for _, ev := range batch.Events {
-			need, err := repl.apply(ev)
+			need, err := repl.apply(owner, ev)
 			if err != nil {
 				s.n.log.Warn("applying a replicated change failed; asking for a snapshot", "partition", ev.Partition, "err", err)
 				need = true
@@ -89,7 +93,8 @@ func (s *service) Sync(stream memberv1.MemberService_SyncServer) error {
 		return err
 	}
 	pid := first.Partition
-	if _, err := uuidOf(first.OwnerUuid); err != nil {
+	owner, err := uuidOf(first.OwnerUuid)
+	if err != nil {
 		return err
 	}
 	if pid < 0 || int(pid) >= s.n.cfg.PartitionCount {
@@ -99,7 +104,7 @@ func (s *service) Sync(stream memberv1.MemberService_SyncServer) error {
 	ps := repl.parts[pid]
 	ps.syncMu.Lock()
 	defer ps.syncMu.Unlock()
-	if err := repl.beginSync(pid); err != nil {
+	if err := repl.beginSync(owner, pid); err != nil {
 		return err
 	}
 	// The copy is checked as it arrives and kept until it is complete: the
@@ -121,7 +126,7 @@ func (s *service) Sync(stream memberv1.MemberService_SyncServer) error {
 		}
 		chunks = append(chunks, msg)
 	}
-	err = repl.applySync(pid, first.Epoch, first.Seq, func() error {
+	err = repl.applySync(owner, pid, first.Epoch, first.Seq, func() error {
 		if err := s.n.cfg.Store.DropPartition(pid); err != nil {
 			return err
 		}
