@@ -67,6 +67,9 @@ type coordinator struct {
 	retryAt   map[int32]time.Time
 	retryWait map[int32]time.Duration
 	start     int32 // where the next step starts looking for operations
+	// round counts the times this member stopped coordinating: an
+	// operation started in an earlier round has been abandoned.
+	round int64
 
 	synced map[int32]syncedCopies // confirmed backups, by partition
 
@@ -117,6 +120,7 @@ type migration struct {
 	to     partition.UUID   // handoff: the new owner
 	want   []partition.UUID // catch-up: the backups, in order
 	table  int64            // table version the operation started from
+	round  int64            // the coordinator's round it started in
 	failed bool
 	cancel context.CancelFunc
 }
@@ -175,6 +179,9 @@ func (c *coordinator) run() {
 			}
 			c.step()
 		} else {
+			if c.coordinated {
+				c.abandonOps()
+			}
 			c.coordinated = false
 			if tick {
 				c.n.syncWithCoordinator()
@@ -182,6 +189,21 @@ func (c *coordinator) run() {
 		}
 		c.mergeIfSmaller()
 	}
+}
+
+// abandonOps cancels and forgets the operations of a member that stopped
+// coordinating: only the coordinator applies their results, so they would
+// otherwise show as in flight for good, and applying a handoff that
+// completed long ago, when this member coordinates again, would lose the
+// writes its old owner took after a newer table unfroze the partition.
+func (c *coordinator) abandonOps() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, op := range c.ops {
+		op.cancel()
+	}
+	c.ops, c.done = map[int32]migration{}, nil
+	c.round++
 }
 
 // collect adopts the newest table of this lineage among the members.
@@ -532,6 +554,7 @@ func (c *coordinator) startOps(cur *partition.Table, target assignment) {
 		full := len(c.ops) >= c.n.cfg.MaxConcurrentMigrations
 		var ctx context.Context
 		if !busy && !full {
+			op.round = c.round
 			ctx, op.cancel = context.WithTimeout(context.Background(), opTimeout)
 			c.ops[pid] = op
 			c.start = pid + 1
@@ -579,6 +602,10 @@ func (c *coordinator) runOp(ctx context.Context, op migration) {
 		}, func() error { return c.n.repl.catchUp(ctx, op.pid, op.want) })
 	}
 	c.mu.Lock()
+	if op.round != c.round {
+		c.mu.Unlock()
+		return // abandoned: this member stopped coordinating meanwhile
+	}
 	if op.failed = err != nil; op.failed {
 		c.failed++
 		wait := min(max(2*c.retryWait[op.pid], minOpRetry), maxOpRetry)

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"log/slog"
 	"testing"
 
@@ -117,5 +118,28 @@ func TestHandoffFreeze(t *testing.T) {
 		if got := staysFrozen(c.t, pid, c.owned, startedAt); got != c.frozen {
 			t.Errorf("%s: frozen %v, want %v", c.name, got, c.frozen)
 		}
+	}
+}
+
+// TestAbandonedOpsLeave: a member that stops coordinating cancels and
+// forgets its operations (only a coordinator applies their results, so
+// they would show as in flight for good) and drops the results it had
+// not published yet.
+func TestAbandonedOpsLeave(t *testing.T) {
+	ms := members(2)
+	co := newCoordinator(&Node{log: slog.Default()})
+	ctx, cancel := context.WithCancel(context.Background())
+	co.ops[3] = migration{pid: 3, kind: "syncing", from: ms[0].UUID, want: []partition.UUID{ms[1].UUID}, cancel: cancel}
+	co.done = []migration{{pid: 4, kind: "handing-off", from: ms[0].UUID, to: ms[1].UUID}}
+	co.n.coord = co
+	co.abandonOps()
+	if ctx.Err() == nil {
+		t.Fatal("an abandoned operation was not cancelled")
+	}
+	if inFlight, _, _ := co.n.Migrations(); len(inFlight) != 0 || len(co.done) != 0 {
+		t.Fatalf("after abandoning: %d in flight, %d results kept", len(inFlight), len(co.done))
+	}
+	if co.round != 1 {
+		t.Fatalf("round %d after abandoning, want 1", co.round)
 	}
 }
