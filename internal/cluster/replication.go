@@ -32,7 +32,11 @@ import (
 // Replicate stream and apply again to the same result (a change carries
 // the entry's whole state, a removal or a clear removes). While the copy
 // runs, the partition's changes wait in the log. When ownership moves, the
-// new owner copies the partition to all its backups.
+// new owner copies the partition to all its backups. A backup takes
+// changes and copies only from the member its own table names as the
+// owner, and never a copy older than the changes of the same history it
+// applied: what a former owner still sends must not overwrite, nor be
+// acknowledged as, what the current owner replicated.
 type replicator struct {
 	n     *Node
 	parts []*partState
