@@ -15,7 +15,10 @@ import (
 // not have yet, or has lost.
 func TestNearCacheFollowsMembership(t *testing.T) {
 	const keys = 300
-	c := testcluster.Start(t, testcluster.InProcess, 2, testcluster.Options{})
+	// Memberlist's own timings notice the member killed below within
+	// seconds; the fast test timings also took live members for dead
+	// under -race on a loaded machine.
+	c := testcluster.Start(t, testcluster.InProcess, 2, testcluster.Options{SlowFailureDetection: true})
 	c.WaitStable(1, time.Minute)
 	reader := connect(t, c, client.Config{NearCaches: map[string]client.NearCacheConfig{"near": {}}})
 	writer := connect(t, c, client.Config{})
