@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 
 	memberv1 "github.com/atolldb/atoll/api/proto/atoll/member/v1"
 )
@@ -124,12 +125,11 @@ func TestDialedStreamWriteDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	creds := Credentials("c", 271)
-	srv := grpc.NewServer(grpc.Creds(creds))
+	srv := grpc.NewServer()
 	memberv1.RegisterMemberServiceServer(srv, stalledGossip{})
 	go func() { _ = srv.Serve(lis) }()
 	defer srv.Stop()
-	p := newPeers(creds, 4<<20, nil)
+	p := newPeers(insecure.NewCredentials(), 4<<20, nil)
 	defer p.close()
 	gt := newGossipTransport("127.0.0.1:1", p)
 	defer func() { _ = gt.Shutdown() }()

@@ -208,7 +208,7 @@ func TestQueryRestartsUntilPartitionsSettle(t *testing.T) {
 	e := New(Config{Maps: maps, Catalog: cat, Serialization: ser, Table: h, Self: self.UUID, Remote: &loopRemote{e: peer},
 		Owned: func(pid int32) bool { return pid%2 == 0 }, Merging: merging})
 	t.Cleanup(e.Close)
-	ph := plan.Build(&plan.Aggregate{Input: &plan.Scan{Table: "s", Map: "s"}, Aggs: []plan.AggCall{{Func: "count", T: expr.BigInt}}, Names: []string{"n"}}, cat, nil, "query", plan.Options{})
+	ph := plan.Build(context.Background(), &plan.Aggregate{Input: &plan.Scan{Table: "s", Map: "s"}, Aggs: []plan.AggCall{{Func: "count", T: expr.BigInt}}, Names: []string{"n"}}, cat, nil, "query", plan.Options{})
 
 	// Settles after 11 s: the query, with a minute to run, waits it out.
 	settled.Store(time.Now().Add(11 * time.Second).UnixNano())
