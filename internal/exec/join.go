@@ -330,7 +330,7 @@ type prober struct {
 	fresh bool
 	// onPair, when set, takes the pairs of inner and left joins instead of
 	// emit: the probe row and the build row's index (a group join).
-	onPair func(probe []expr.Value, build int32)
+	onPair func(probe []expr.Value, build int32) error
 }
 
 func (t *joinTable) newProber(params []expr.Value, fresh bool) *prober {
@@ -467,7 +467,9 @@ func (p *prober) probe(row []expr.Value, emit func([]expr.Value) error) error {
 		switch {
 		case t.spec.kind == plan.JoinInner || t.spec.kind == plan.JoinLeft:
 			if p.onPair != nil { // the group join counts the pairs itself
-				p.onPair(row, i)
+				if err := p.onPair(row, i); err != nil {
+					return err
+				}
 				continue
 			}
 			if p.marks != nil {
