@@ -690,7 +690,7 @@ func compileAggregation(groupBy []expr.Expr, aggs []plan.AggCall) (groups, args,
 
 // build turns a physical node into a row iterator.
 func (q *query) build(n plan.Node) (rowIter, error) {
-	env := &expr.Env{Params: q.params, Now: q.now}
+	env := &expr.Env{Params: q.params, Now: q.now, Ctx: q.ctx}
 	switch x := n.(type) {
 	case *plan.HashJoin:
 		return q.hashJoin(x)
@@ -848,6 +848,7 @@ type page struct {
 type query struct {
 	e       *Engine
 	id      uint64
+	session *Session // holds the query's cursor
 	ctx     context.Context
 	cancel  context.CancelFunc
 	params  []expr.Value

@@ -243,7 +243,7 @@ func (s *stage) join(f *plan.Fragment, out sink) error {
 	}()
 	tail := func(w int) (*worker, error) {
 		if tails[w] == nil {
-			tw, err := s.e.newWorker(&tf, nil, nil, s.mem)
+			tw, err := s.e.newWorker(s.ctx, &tf, nil, nil, s.mem)
 			if err != nil {
 				return nil, err
 			}

@@ -7,9 +7,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"reflect"
-	"runtime"
 	"testing"
 	"time"
 
@@ -18,10 +16,11 @@ import (
 	s "github.com/atolldb/atoll/pkg/serialization"
 )
 
-func sharedVectors(t testing.TB) map[string]vectors.Vector {
+// committedVectors loads the repository's vectors (testdata/vectors), which
+// Hazelcast's own serialization service wrote, by name.
+func committedVectors(t testing.TB) map[string]vectors.Vector {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	vs, errs := vectors.Load(filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "vectors"))
+	vs, errs := vectors.Load("../../testdata/vectors")
 	if len(errs) > 0 || len(vs) == 0 {
 		t.Fatalf("loading vectors: %v", errs)
 	}
@@ -57,7 +56,7 @@ func newService(t testing.TB) *s.Service {
 // The Go model types, written through the public API as a user would, must
 // produce exactly the bytes the Java benchmark stores.
 func TestModelTypesMatchBenchmarkVectors(t *testing.T) {
-	vs := sharedVectors(t)
+	vs := committedVectors(t)
 	svc := newService(t)
 	large1 := model.LargeForKey(1)
 	small1 := model.SmallForKey(1)
@@ -513,17 +512,17 @@ func TestTypedErrors(t *testing.T) {
 }
 
 // serviceForVectors knows every schema, class definition and layout the
-// shared vectors use, so that hostile variants of them get past lookups.
+// committed vectors use, so that hostile variants of them get past lookups.
 func serviceForVectors(t testing.TB) *s.Service {
-	svc, err := s.NewService(vectors.Config(sharedVectorsList(t)))
+	svc, err := s.NewService(vectors.Config(committedVectorsList(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return svc
 }
 
-func sharedVectorsList(t testing.TB) []vectors.Vector {
-	m := sharedVectors(t)
+func committedVectorsList(t testing.TB) []vectors.Vector {
+	m := committedVectors(t)
 	out := make([]vectors.Vector, 0, len(m))
 	for _, v := range m {
 		out = append(out, v)
@@ -574,7 +573,7 @@ func readAll(v any) {
 // field reads fail cleanly), and never panic.
 func TestTruncatedInputNeverPanics(t *testing.T) {
 	svc := serviceForVectors(t)
-	for name, v := range sharedVectors(t) {
+	for name, v := range committedVectors(t) {
 		data, _ := hex.DecodeString(v.DataHex)
 		for n := 0; n < len(data); n++ {
 			func() {
@@ -595,7 +594,7 @@ func TestTruncatedInputNeverPanics(t *testing.T) {
 func TestCorruptedInputNeverPanics(t *testing.T) {
 	svc := serviceForVectors(t)
 	rng := rand.New(rand.NewPCG(1, 2))
-	for name, v := range sharedVectors(t) {
+	for name, v := range committedVectors(t) {
 		data, _ := hex.DecodeString(v.DataHex)
 		for i := 0; i < 300; i++ {
 			b := bytes.Clone(data)
