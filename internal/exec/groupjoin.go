@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"math"
 	"sync/atomic"
 
 	"github.com/atolldb/atoll/internal/query/expr"
@@ -15,6 +16,9 @@ import (
 // never put together. TPC-H Q13's "orders per customer" is one.
 
 // groupJoin holds the counters of a group join, one array per worker.
+// Counters are 32-bit, which halves the memory a probe touches at random:
+// before a worker could pass 2^32-1 pairs since its last fold, it folds its
+// counters into 64-bit ones (allocated then, and in practice never).
 type groupJoin struct {
 	t       *joinTable
 	aggs    []plan.AggCall
@@ -23,13 +27,22 @@ type groupJoin struct {
 	counts   []gjCount
 	width    int // counters per build row: pairs, then one per counted probe column
 	mem      *MemoryAccount
-	workers  [][]int64    // by worker index: each worker writes its own
-	reserved atomic.Int64 // workers add to it as they start
+	workers  []*gjCounters // by worker index: each worker writes its own
+	reserved atomic.Int64  // workers add to it as they start
+	// foldEvery: the pairs a worker counts before folding (a test lowers it).
+	foldEvery uint32
+}
+
+// gjCounters are one worker's counters.
+type gjCounters struct {
+	c      []uint32
+	folded []int64 // earlier counts of c, when a fold was ever needed
+	left   uint32  // pairs c may still count before it must be folded
 }
 
 type gjCount struct {
 	star  bool // COUNT(*)
-	pairs bool // a probe key column: never NULL in a pair, so the pairs
+	pairs bool // never NULL in a pair (a probe key, the probe map's key): the pairs
 	build bool // a build column (counted once per pair when not NULL)
 	col   int  // the column in its side's row
 	slot  int  // its counter among a build row's, for a probe column
@@ -48,11 +61,11 @@ func newGroupJoin(f *plan.Fragment, t *joinTable, mem *MemoryAccount, workers in
 		return nil
 	}
 	nl := len(j.Left.Out)
-	buildFrag, buildOff, buildW := j.Left, 0, nl
+	buildFrag, buildOff, buildW, probeFrag := j.Left, 0, nl, j.Right
 	if j.BuildRight {
-		buildFrag, buildOff, buildW = j.Right, nl, len(j.Right.Out)
+		buildFrag, buildOff, buildW, probeFrag = j.Right, nl, len(j.Right.Out), j.Left
 	}
-	g := &groupJoin{t: t, aggs: f.Aggs, width: 1, mem: mem}
+	g := &groupJoin{t: t, aggs: f.Aggs, width: 1, mem: mem, foldEvery: math.MaxUint32}
 	unique := false
 	for _, e := range f.GroupBy {
 		c, ok := e.(*expr.Col)
@@ -88,7 +101,9 @@ func newGroupJoin(f *plan.Fragment, t *joinTable, mem *MemoryAccount, workers in
 		} else {
 			col = c.Index - nl
 		}
-		isKey := false
+		// A probe key column is never NULL in a pair, nor is the probe
+		// map's key: counting either counts the pairs.
+		isKey := !inBuild && isMapKey(probeFrag, col)
 		for _, k := range probeKeys {
 			if kc, ok := k.(*expr.Col); ok && kc.Index == col && !inBuild {
 				isKey = true
@@ -101,7 +116,7 @@ func newGroupJoin(f *plan.Fragment, t *joinTable, mem *MemoryAccount, workers in
 		}
 		g.counts = append(g.counts, cnt)
 	}
-	g.workers = make([][]int64, workers)
+	g.workers = make([]*gjCounters, workers)
 	return g
 }
 
@@ -122,28 +137,69 @@ func isMapKey(f *plan.Fragment, c int) bool {
 }
 
 // counters returns a worker's counters, allocating them on first use.
-func (g *groupJoin) counters(w int) ([]int64, error) {
+func (g *groupJoin) counters(w int) (*gjCounters, error) {
 	if c := g.workers[w]; c != nil {
 		return c, nil
 	}
 	n := int64(len(g.t.rows) * g.width)
-	if err := g.mem.Reserve("join hash table", n*8); err != nil {
+	if err := g.mem.Reserve("join hash table", n*4); err != nil {
 		return nil, err
 	}
-	g.reserved.Add(n * 8)
-	g.workers[w] = make([]int64, n)
+	g.reserved.Add(n * 4)
+	g.workers[w] = &gjCounters{c: make([]uint32, n), left: g.foldEvery}
 	return g.workers[w], nil
 }
 
 // pair counts one pair of a probe row and build row b.
-func (g *groupJoin) pair(c []int64, probe []expr.Value, b int32) {
-	at := int(b) * g.width
-	c[at]++
-	for _, cnt := range g.counts {
-		if cnt.slot > 0 && !probe[cnt.col].IsNull() {
-			c[at+cnt.slot]++
+func (g *groupJoin) pair(c *gjCounters, probe []expr.Value, b int32) error {
+	if c.left == 0 {
+		if err := g.fold(c); err != nil {
+			return err
 		}
 	}
+	c.left--
+	at := int(b) * g.width
+	c.c[at]++
+	for _, cnt := range g.counts {
+		if cnt.slot > 0 && !probe[cnt.col].IsNull() {
+			c.c[at+cnt.slot]++
+		}
+	}
+	return nil
+}
+
+// fold adds a worker's 32-bit counters to its 64-bit ones and clears them.
+func (g *groupJoin) fold(c *gjCounters) error {
+	if c.folded == nil {
+		n := int64(len(c.c))
+		if err := g.mem.Reserve("join hash table", n*8); err != nil {
+			return err
+		}
+		g.reserved.Add(n * 8)
+		c.folded = make([]int64, n)
+	}
+	for i, v := range c.c {
+		c.folded[i] += int64(v)
+		c.c[i] = 0
+	}
+	c.left = g.foldEvery
+	return nil
+}
+
+// total returns counter slot of build row i, summed over the workers.
+func (g *groupJoin) total(i, slot int) int64 {
+	at := i*g.width + slot
+	n := int64(0)
+	for _, c := range g.workers {
+		if c == nil {
+			continue
+		}
+		n += int64(c.c[at])
+		if c.folded != nil {
+			n += c.folded[at]
+		}
+	}
+	return n
 }
 
 // finish emits one partial row per group: the build row's key columns,
@@ -152,12 +208,7 @@ func (g *groupJoin) finish(t *worker) error {
 	defer func() { g.mem.Release(g.reserved.Swap(0)) }()
 	var row []expr.Value
 	for i, b := range g.t.rows {
-		pairs := int64(0)
-		for _, c := range g.workers {
-			if c != nil {
-				pairs += c[i*g.width]
-			}
-		}
+		pairs := g.total(i, 0)
 		outer := pairs == 0
 		if outer && g.t.spec.kind == plan.JoinInner {
 			continue
@@ -178,11 +229,7 @@ func (g *groupJoin) finish(t *worker) error {
 					s.count = max(pairs, 1)
 				}
 			default:
-				for _, c := range g.workers {
-					if c != nil {
-						s.count += c[i*g.width+cnt.slot]
-					}
-				}
+				s.count = g.total(i, cnt.slot)
 			}
 			row = s.partial(row)
 		}

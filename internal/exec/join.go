@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"math/bits"
 	"sync"
 
 	"github.com/atolldb/atoll/internal/query/expr"
@@ -52,16 +53,22 @@ type joinTable struct {
 	residual expr.Fn
 
 	rows [][]expr.Value
-	// intKeys: one integer key on both sides, looked up in dense (the
-	// head row of key dense0+i, -1 for none) when the keys span a range at
-	// most a few times their number (surrogate keys), else in ints.
-	intKeys bool
-	ints    map[int64]int32
-	dense   []int32
-	dense0  int64
-	strs    map[string]int32
-	next    []int32 // the next row with the same key, -1 at the end
-	unique  bool    // no two rows share a key: chains have one row
+	// intKeys: one integer key on both sides, looked up in a direct-address
+	// table when the keys span a range at most a few times their number
+	// (surrogate keys), else in ints. The table is a bitmap of the range
+	// (bit i: key dense0+i is here) with the count of keys before each
+	// word, so a key's rank among the keys present indexes dense (its head
+	// row): on a member holding part of the keys, only its own keys take
+	// a slot, and the bitmap stays small enough for the nearest cache.
+	intKeys    bool
+	ints       map[int64]int32
+	denseBits  []uint64
+	denseRanks []int32 // keys present before each word of denseBits
+	dense      []int32
+	dense0     int64
+	strs       map[string]int32
+	next       []int32 // the next row with the same key, -1 at the end
+	unique     bool    // no two rows share a key: chains have one row
 	// nullRows are build rows whose IN key is NULL (NOT IN only).
 	nullRows []int32
 	// inTable: the build row's keys were all non-NULL, so it is in the
@@ -189,7 +196,7 @@ func (t *joinTable) build() error {
 			continue
 		}
 		if t.dense != nil {
-			d := keys[0].I - t.dense0
+			d, _ := t.denseSlot(keys[0].I)
 			t.next[i] = t.dense[d]
 			t.unique = t.unique && t.next[i] < 0
 			t.dense[d] = int32(i)
@@ -270,16 +277,44 @@ func (t *joinTable) chooseDense(env *expr.Env) error {
 	if n == 0 || hi < lo || span >= uint64(4*n) || span >= 1<<31 {
 		return nil
 	}
-	size := int64(span) + 1
-	if err := t.mem.Reserve("join hash table", size*4); err != nil {
+	words := int64(span)/64 + 1
+	if err := t.mem.Reserve("join hash table", words*12); err != nil {
 		return err
 	}
-	t.reserved += size * 4
-	t.dense, t.dense0 = make([]int32, size), lo
+	t.reserved += words * 12
+	t.denseBits, t.denseRanks, t.dense0 = make([]uint64, words), make([]int32, words), lo
+	for _, row := range t.rows {
+		if v := t.key(0, row, env); !v.IsNull() && v.T.IsInteger() {
+			d := uint64(v.I - lo)
+			t.denseBits[d/64] |= 1 << (d % 64)
+		}
+	}
+	keys := int32(0)
+	for w, b := range t.denseBits {
+		t.denseRanks[w] = keys
+		keys += int32(bits.OnesCount64(b))
+	}
+	if err := t.mem.Reserve("join hash table", int64(keys)*4); err != nil {
+		return err
+	}
+	t.reserved += int64(keys) * 4
+	t.dense = make([]int32, keys)
 	for i := range t.dense {
 		t.dense[i] = -1
 	}
-	return nil
+	return env.Err
+}
+
+// denseSlot returns integer key k's slot in dense, and whether the table
+// holds it.
+func (t *joinTable) denseSlot(k int64) (int32, bool) {
+	d := uint64(k - t.dense0)
+	w := d / 64
+	if w >= uint64(len(t.denseBits)) {
+		return 0, false
+	}
+	b, bit := t.denseBits[w], uint64(1)<<(d%64)
+	return t.denseRanks[w] + int32(bits.OnesCount64(b&(bit-1))), b&bit != 0
 }
 
 // release returns the table's memory.
@@ -287,6 +322,7 @@ func (t *joinTable) release() {
 	t.mem.Release(t.reserved)
 	t.reserved = 0
 	t.rows, t.ints, t.strs, t.next, t.dense = nil, nil, nil, nil, nil
+	t.denseBits, t.denseRanks = nil, nil
 }
 
 func (t *joinTable) key(k int, row []expr.Value, env *expr.Env) expr.Value {
@@ -330,7 +366,7 @@ type prober struct {
 	fresh bool
 	// onPair, when set, takes the pairs of inner and left joins instead of
 	// emit: the probe row and the build row's index (a group join).
-	onPair func(probe []expr.Value, build int32)
+	onPair func(probe []expr.Value, build int32) error
 }
 
 func (t *joinTable) newProber(params []expr.Value, fresh bool) *prober {
@@ -407,8 +443,8 @@ func (p *prober) first(row []expr.Value) (int32, bool) {
 			return -1, false
 		}
 		if t.dense != nil {
-			d := uint64(v.I - t.dense0)
-			if d >= uint64(len(t.dense)) {
+			d, ok := t.denseSlot(v.I)
+			if !ok {
 				return -1, false
 			}
 			return t.dense[d], false
@@ -467,7 +503,9 @@ func (p *prober) probe(row []expr.Value, emit func([]expr.Value) error) error {
 		switch {
 		case t.spec.kind == plan.JoinInner || t.spec.kind == plan.JoinLeft:
 			if p.onPair != nil { // the group join counts the pairs itself
-				p.onPair(row, i)
+				if err := p.onPair(row, i); err != nil {
+					return err
+				}
 				continue
 			}
 			if p.marks != nil {

@@ -316,7 +316,7 @@ func (ps *probeSide) prober(w int) (*prober, *worker, error) {
 			return nil, nil, err
 		}
 		gj := ps.gj
-		p.onPair = func(probe []expr.Value, b int32) { gj.pair(counters, probe, b) }
+		p.onPair = func(probe []expr.Value, b int32) error { return gj.pair(counters, probe, b) }
 	}
 	ps.probers[w] = p
 	return p, tw, nil
