@@ -119,11 +119,11 @@ func TestSplitBrainMerge(t *testing.T) {
 		return
 	}
 	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("skipped: iproute2 (the ip command) is not installed")
+		testcluster.Missing(t, "iproute2 (the ip command) is not installed, so no network namespaces")
 	}
 	n := netns{prefix: fmt.Sprintf("atl%d", os.Getpid()%100000)}
 	if err := ip("netns", "add", n.hub()); err != nil {
-		t.Skipf("skipped: creating network namespaces is not permitted here (run as root with CAP_SYS_ADMIN): %v", err)
+		testcluster.Missing(t, fmt.Sprintf("network namespaces: creating one is not permitted here (run as root with CAP_SYS_ADMIN): %v", err))
 	}
 	_ = ip("netns", "del", n.hub())
 	t.Cleanup(n.remove)
