@@ -6,7 +6,7 @@ GOFILES  = $(shell git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -
 # Packages that run goroutines or share state between them; they also run under -race.
 RACE_PKGS = ./pkg/... ./internal/...
 
-.PHONY: test deps lint unit race java build run fuzz
+.PHONY: test deps lint unit race java build run fuzz vectors hazelcast-random
 
 test: deps lint unit race java
 
@@ -23,9 +23,27 @@ unit:
 race:
 	$(GO) test -count=1 -race $(RACE_PKGS)
 
-# The Java SDK: compiles, runs its tests (vectors, and later a real member).
+# The Java modules (pom.xml lists them): the SDK against real members, the Hazelcast
+# benchmark runner, and the vector tools: the committed vectors checked against the SDK and
+# against what Hazelcast writes now, and a comparison of Hazelcast with the SDK on random
+# objects. Go then checks the same random objects (written to $(RANDOM_VECTORS)).
+RANDOM_VECTORS = $(CURDIR)/tools/hazelcast-vectors/target/random-vectors
 java:
-	cd clients/java && mvn -q -B verify
+	mvn -q -B verify
+	ATOLL_RANDOM_VECTORS=$(RANDOM_VECTORS) $(GO) test -count=1 -run '^TestHazelcastRandom$$' ./internal/vectors/
+
+# Rewrites testdata/vectors with Hazelcast's serialization service (tools/hazelcast-vectors).
+vectors:
+	mvn -q -B -DskipTests package -pl tools/hazelcast-vectors -am
+	cd tools/hazelcast-vectors && java -cp "target/classes:$$(cat target/runtime.classpath)" io.atoll.vectors.Generate ../../testdata/vectors
+
+# The random comparison with Hazelcast alone, at any size: make hazelcast-random COUNT=100000 [SEED=n].
+COUNT ?= 3000
+SEED ?= 0
+hazelcast-random:
+	mvn -q -B test -pl tools/hazelcast-vectors -am -Dtest=HazelcastRandomTest -Dsurefire.failIfNoSpecifiedTests=false \
+		-Datoll.random.count=$(COUNT) -Datoll.random.seed=$(SEED)
+	ATOLL_RANDOM_VECTORS=$(RANDOM_VECTORS) $(GO) test -count=1 -v -run '^TestHazelcastRandom$$' ./internal/vectors/
 
 build:
 	$(GO) build -o bin/ ./cmd/...

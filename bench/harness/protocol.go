@@ -1,4 +1,4 @@
-// Package harness runs the workloads of ../shared/workloads against an
+// Package harness runs the workloads of bench/WORKLOADS.md against an
 // Atoll cluster by their measurement protocol: per case a validation run,
 // a warm-up and timed rounds on C threads, reported as the median of the
 // rounds' throughputs and nearest-rank latency percentiles over every
@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/atolldb/atoll/bench/report"
 )
 
 // Protocol is how long and how wide one case runs.
@@ -152,7 +154,7 @@ func Measure(ctx context.Context, p Protocol, name string, want int64, newOp fun
 		all = append(all, l...)
 	}
 	slices.Sort(all)
-	m.OpsPerSec = Median(m.RoundOpsPerSec)
+	m.OpsPerSec = report.Median(m.RoundOpsPerSec)
 	m.P50, m.P90, m.P99 = Percentile(all, 0.50), Percentile(all, 0.90), Percentile(all, 0.99)
 	if len(all) > 0 {
 		m.Max = all[len(all)-1]
@@ -234,18 +236,4 @@ func Percentile(sorted []time.Duration, q float64) time.Duration {
 	}
 	i := int(math.Ceil(q*float64(len(sorted)))) - 1
 	return sorted[max(0, min(i, len(sorted)-1))]
-}
-
-// Median is the median of v (the mean of the two middle values for an
-// even count); NaN for none.
-func Median(v []float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

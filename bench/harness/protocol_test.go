@@ -3,12 +3,13 @@ package harness
 import (
 	"context"
 	"errors"
-	"math"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/atolldb/atoll/bench/report"
 )
 
 func TestPercentileNearestRank(t *testing.T) {
@@ -43,29 +44,6 @@ func TestPercentileNearestRank(t *testing.T) {
 				t.Errorf("Percentile(%v, %v) = %v, want %v", tc.sorted, tc.q, got, tc.want)
 			}
 		})
-	}
-}
-
-func TestMedian(t *testing.T) {
-	for _, tc := range []struct {
-		in   []float64
-		want float64
-	}{
-		{[]float64{3}, 3},
-		{[]float64{5, 1, 3}, 3},
-		{[]float64{4, 1, 3, 2}, 2.5},
-		{[]float64{10, 30}, 20},
-	} {
-		in := slices.Clone(tc.in)
-		if got := Median(tc.in); got != tc.want {
-			t.Errorf("Median(%v) = %v, want %v", tc.in, got, tc.want)
-		}
-		if !slices.Equal(in, tc.in) {
-			t.Errorf("Median reordered its input: %v", tc.in)
-		}
-	}
-	if !math.IsNaN(Median(nil)) {
-		t.Error("Median(nil) is not NaN")
 	}
 }
 
@@ -128,7 +106,7 @@ func TestMeasureRunsTheProtocol(t *testing.T) {
 	if m.Ops <= 0 || m.Ops >= total {
 		t.Errorf("measured %d operations of %d run (the warm-up's must not count)", m.Ops, total)
 	}
-	if m.OpsPerSec != Median(m.RoundOpsPerSec) || m.OpsPerSec <= 0 {
+	if m.OpsPerSec != report.Median(m.RoundOpsPerSec) || m.OpsPerSec <= 0 {
 		t.Errorf("ops/s %v, want the median of %v", m.OpsPerSec, m.RoundOpsPerSec)
 	}
 	if !(m.P50 <= m.P90 && m.P90 <= m.P99 && m.P99 <= m.Max) {

@@ -253,13 +253,13 @@ func (r *runner) runCase(ctx context.Context, cs workload.Case, p Protocol) {
 		OpsPerSecMedian: report.NaN(), P50ms: report.NaN(), P90ms: report.NaN(), P99ms: report.NaN(), Maxms: report.NaN(), ProcessCPU: report.NaN()}
 	hooks := Hooks{Phase: func(ph Phase) { r.obs.Phase(cs, ph) }}
 	hooks.Rounds = func() func() {
-		cpu0, t0 := processCPU(), time.Now()
+		cpu0, t0 := ProcessCPU(), time.Now()
 		var stop func() []report.Profile
 		if r.prof != nil {
 			stop = r.prof.Start(ctx, cs, time.Duration(p.Rounds)*p.Duration)
 		}
 		return func() {
-			rc.ProcessCPU = report.Float((processCPU() - cpu0).Seconds() / time.Since(t0).Seconds())
+			rc.ProcessCPU = report.Float((ProcessCPU() - cpu0).Seconds() / time.Since(t0).Seconds())
 			if stop != nil {
 				rc.Profiles = stop()
 			}
@@ -288,8 +288,8 @@ func (r *runner) runCase(ctx context.Context, cs workload.Case, p Protocol) {
 	r.obs.CaseDone(rc)
 }
 
-// processCPU is the CPU time this process has used (user and system).
-func processCPU() time.Duration {
+// ProcessCPU is the CPU time this process has used (user and system).
+func ProcessCPU() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0

@@ -1,5 +1,5 @@
 // Package jrand reproduces java.util.Random bit for bit, so that Go
-// benchmarks generate exactly the data the Java reference harness does.
+// benchmarks generate exactly the data the Hazelcast runner (bench/hazelcast) does.
 package jrand
 
 const (

@@ -7,8 +7,8 @@ import (
 )
 
 // SmallCompact is the Compact serializer of *Small, type name "small". It
-// writes in declaration order, as the Java harness's serializer does, so
-// the bytes are identical.
+// writes in declaration order, as the Hazelcast runner's serializer
+// (bench/hazelcast, CompactModel) does, so the bytes are identical.
 type SmallCompact struct{}
 
 // Type implements serialization.CompactSerializer.

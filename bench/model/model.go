@@ -1,8 +1,8 @@
-// Package model holds the benchmark objects of ../shared/workloads: the
+// Package model holds the benchmark objects of bench/WORKLOADS.md: the
 // SMALL and LARGE objects of workload B and the document of workload A, in
 // each of Hazelcast's formats (Compact, Portable, IdentifiedDataSerializable),
-// with the seeded generators that produce exactly the values the Java
-// reference harness stores.
+// with the seeded generators that produce exactly the values the Hazelcast
+// runner (bench/hazelcast) stores.
 package model
 
 import (
@@ -66,7 +66,8 @@ type Large struct {
 	SmallArray   []Small
 }
 
-// RandString returns n characters drawn from Alpha, as the harness's str().
+// RandString returns n characters drawn from Alpha, as the Hazelcast runner's
+// Values.string (bench/hazelcast).
 func RandString(r *jrand.Random, n int) string {
 	var b strings.Builder
 	b.Grow(n)

@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/atolldb/atoll/bench/harness"
+	"github.com/atolldb/atoll/bench/report"
 	"github.com/atolldb/atoll/pkg/client"
 )
 
@@ -292,7 +293,7 @@ func runStep(ctx context.Context, c *client.Client, w *watch, n int, cfg Config)
 	}
 	slices.Sort(perSecond)
 	st.MinThroughput, st.MaxThroughput = perSecond[0], perSecond[len(perSecond)-1]
-	st.MedianThroughput = harness.Median(perSecond)
+	st.MedianThroughput = report.Median(perSecond)
 	slices.Sort(lat)
 	st.P50Ms, st.P90Ms, st.P100Ms = ms(harness.Percentile(lat, 0.5)), ms(harness.Percentile(lat, 0.9)), ms(harness.Percentile(lat, 1))
 	for i := range end.members {

@@ -1,6 +1,6 @@
 // Package report holds the figures of a benchmark run of the workloads of
-// ../shared/workloads and writes them as a table, as JSON and as an HTML
-// page with charts. The JSON has the shape of the reference harness's
+// bench/WORKLOADS.md and writes them as a table, as JSON and as an HTML
+// page with charts. The JSON has the shape of the Hazelcast runner's
 // results file (the same case ids and field names, plus Atoll's
 // environment), so that a run compares with another run or with
 // Hazelcast's figures alike.
@@ -18,8 +18,8 @@ import (
 
 // Run is one benchmark run: its environment, its protocol and every case.
 type Run struct {
-	// Tool names the program that wrote the run ("atoll-bench"); the
-	// reference harness's files have none and name HazelcastVersion.
+	// Tool names the program that wrote the run ("atoll-bench",
+	// "bench/hazelcast"); Hazelcast's runs name HazelcastVersion too.
 	Tool             string   `json:"tool,omitempty"`
 	Date             string   `json:"date"`
 	HazelcastVersion string   `json:"hazelcastVersion,omitempty"`
@@ -48,7 +48,7 @@ type Run struct {
 	// WorkloadB is keyed by kind and size, e.g. "COMPACT SMALL".
 	WorkloadB map[string]BInfo `json:"workloadB"`
 	// BOrder lists WorkloadB's keys in the order the run measured them
-	// (absent in the reference harness's files: see BKeys).
+	// (absent in the Hazelcast runner's files: see BKeys).
 	BOrder []string `json:"bOrder,omitempty"`
 }
 
@@ -178,7 +178,7 @@ func (e *FileError) Unwrap() error { return e.Err }
 // ErrNotARun is wrapped by FileError when a JSON file holds no cases.
 var ErrNotARun = errors.New("not a benchmark run (no \"cases\")")
 
-// ReadFile reads a run written by WriteJSON or by the reference harness.
+// ReadFile reads a run written by WriteJSON or by the Hazelcast runner.
 func ReadFile(path string) (*Run, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 
 const hazelcastFile = "testdata/hazelcast-5.7-full.json"
 
-func TestReadsTheReferenceHarnessFile(t *testing.T) {
+func TestReadsAHazelcastRunnerFile(t *testing.T) {
 	r, err := ReadFile(hazelcastFile)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-// Package workload loads the maps of ../shared/workloads (workload A: SQL
+// Package workload loads the maps of bench/WORKLOADS.md (workload A: SQL
 // against the Predicate API on a 20-int document; workload B: the query of
 // the serialization kinds) into an Atoll cluster through the public client,
 // and defines their query cases, each as a SQL statement and as the
@@ -81,8 +81,8 @@ func putAll[V any](ctx context.Context, m *client.Map[int32, V], n, loaders int,
 
 // A mappings, verbatim from the workload.
 var AMappings = []string{
-	`CREATE OR REPLACE MAPPING a_ids (__key INT, "value" BIGINT) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='java', 'valueJavaClass'='hzb.model.Ids$ADoc')`,
-	`CREATE OR REPLACE MAPPING a_ids_idx (__key INT, "value" BIGINT) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='java', 'valueJavaClass'='hzb.model.Ids$ADoc')`,
+	`CREATE OR REPLACE MAPPING a_ids (__key INT, "value" BIGINT) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='java', 'valueJavaClass'='io.atoll.bench.hazelcast.model.IdentifiedModel$IdsDoc')`,
+	`CREATE OR REPLACE MAPPING a_ids_idx (__key INT, "value" BIGINT) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='java', 'valueJavaClass'='io.atoll.bench.hazelcast.model.IdentifiedModel$IdsDoc')`,
 	`CREATE OR REPLACE MAPPING a_portable (__key INT, "value" BIGINT) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='portable', 'valuePortableFactoryId'='2', 'valuePortableClassId'='3')`,
 	`CREATE OR REPLACE MAPPING a_json TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='json')`,
 	`CREATE OR REPLACE MAPPING a_json_flat EXTERNAL NAME a_json (__key INT, "value" BIGINT) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='json-flat')`,
@@ -195,9 +195,9 @@ func BMapping(kind, size string) string {
 		}
 		fmtOpts = fmt.Sprintf("'valueFormat'='portable', 'valuePortableFactoryId'='2', 'valuePortableClassId'='%d'", cid)
 	default:
-		class := "hzb.model.Ids$IdsSmall"
+		class := "io.atoll.bench.hazelcast.model.IdentifiedModel$IdsSmall"
 		if size == "large" {
-			class = "hzb.model.Ids$IdsLarge"
+			class = "io.atoll.bench.hazelcast.model.IdentifiedModel$IdsLarge"
 		}
 		fmtOpts = fmt.Sprintf("'valueFormat'='java', 'valueJavaClass'='%s'", class)
 	}
@@ -335,7 +335,7 @@ type Case struct {
 // Title is the case's name in tables, e.g. "A3 sum IDS".
 func (c Case) Title() string { return c.Group + " " + c.Name }
 
-// ID identifies the case and its API as the reference harness does, e.g.
+// ID identifies the case and its API as the Hazelcast runner does, e.g.
 // "A3/sum IDS/SQL".
 func (c Case) ID() string { return c.Group + "/" + c.Name + "/" + c.API }
 

@@ -1,4 +1,4 @@
-// Command atoll-bench runs the workloads of ../shared/workloads (SQL
+// Command atoll-bench runs the workloads of bench/WORKLOADS.md (SQL
 // against the Predicate API; the serialization kinds) against an embedded
 // cluster or an existing one, by the workloads' measurement protocol, and
 // reports the figures as a table, JSON and an HTML page with charts.
@@ -64,6 +64,7 @@ minutes for all); --quick runs the smoke sizes in under a minute.`,
 		newQ13Cmd(),
 		newOverloadCmd(),
 		newCompareCmd(),
+		newSummarizeCmd(),
 	)
 	return root
 }
@@ -117,7 +118,7 @@ func newRunCmd(name, short string, a, b bool) *cobra.Command {
 	}
 	fl.StringVar(&f.jsonOut, "json", "", "write every figure and the environment to this JSON file")
 	fl.StringVar(&f.htmlOut, "html", "", "write a self-contained HTML page with charts to this file")
-	fl.StringVar(&f.compare, "compare", "", "compare with another run's JSON (atoll-bench's or the Hazelcast harness's results file)")
+	fl.StringVar(&f.compare, "compare", "", "compare with another run's JSON (atoll-bench's or the Hazelcast runner's results file)")
 	fl.StringVar(&f.profileDir, "profile", "", "capture CPU and allocation profiles of the members during each case into this directory")
 	return cmd
 }
@@ -312,10 +313,10 @@ func newCompareCmd() *cobra.Command {
 	var htmlOut, format string
 	cmd := &cobra.Command{
 		Use:   "compare THIS.json OTHER.json",
-		Short: "Compare two runs (atoll-bench's or the Hazelcast harness's results files)",
+		Short: "Compare two runs (atoll-bench's or the Hazelcast runner's results files)",
 		Long: `compare prints the ratio THIS ÷ OTHER of every case's throughput and median
 latency and of the memory per entry of every workload B map; when OTHER is
-the Hazelcast harness's results file it also judges Atoll's goals against
+the Hazelcast runner's results file it also judges Atoll's goals against
 it. --html writes THIS run's page with the comparison charted; --format
 markdown writes the tables as Markdown.`,
 		Args: cobra.ExactArgs(2),
@@ -346,6 +347,30 @@ markdown writes the tables as Markdown.`,
 	cmd.Flags().StringVar(&htmlOut, "html", "", "write THIS run's HTML page with the comparison to this file")
 	cmd.Flags().StringVar(&format, "format", "text", "text or markdown (tables for RESULTS.md)")
 	return cmd
+}
+
+func newSummarizeCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "summarize RUN.json...",
+		Short: "Medians of several runs (atoll-bench's or the Hazelcast runner's results files) as Markdown",
+		Long: `summarize prints, as Markdown tables, the median over the runs of every
+case's throughput (with each run's figure), the medians of their p50, p90
+and p99 latencies, the largest max, the SQL÷PRED ratio of the medians, and
+the memory per entry of every workload B map. The runs should follow the
+same protocol (several full runs of one system).`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			runs := make([]*report.Run, len(args))
+			for i, p := range args {
+				r, err := report.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				runs[i] = r
+			}
+			return report.WriteSummary(cmd.OutOrStdout(), runs)
+		},
+	}
 }
 
 // cpuModel is the processor's model name (Linux), for the environment.

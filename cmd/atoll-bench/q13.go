@@ -194,7 +194,7 @@ func q13Cluster(ctx context.Context, f q13Flags, n int, dir string, ref *tpch.Re
 		if admin != "" {
 			stopProfile = startQ13Profile(ctx, f.profileDir, admin, fmt.Sprintf("q13-sf%g-%dm-v%d", f.sf, n, v), stderr)
 		}
-		began := time.Now()
+		began, cpu0 := time.Now(), harness.ProcessCPU()
 		for i := 0; i < f.runs; i++ {
 			t := time.Now()
 			if _, err := tpch.Q13Rows(ctx, c, q); err != nil {
@@ -203,6 +203,7 @@ func q13Cluster(ctx context.Context, f q13Flags, n int, dir string, ref *tpch.Re
 			r.Millis = append(r.Millis, float64(time.Since(t).Microseconds())/1000)
 		}
 		elapsed := time.Since(began).Seconds()
+		r.CPUMsPerRun = float64((harness.ProcessCPU() - cpu0).Microseconds()) / 1000 / float64(f.runs)
 		if stopProfile != nil {
 			r.Profiles = stopProfile()
 		}
@@ -232,8 +233,8 @@ func q13Cluster(ctx context.Context, f q13Flags, n int, dir string, ref *tpch.Re
 		r.DuckDBMs = duckMs
 		r.VsDuckDB = r.MedianMs / duckMs
 		run.Results = append(run.Results, r)
-		fmt.Fprintf(stderr, "  %d member(s), vector %d: %.1f ms (median of %d), %.2f× DuckDB, %.0f µs scheduling wait, %.0f µs write-block per run\n",
-			n, v, r.MedianMs, f.runs, r.VsDuckDB, r.SchedulingWaitUs, r.WriteBlockUs)
+		fmt.Fprintf(stderr, "  %d member(s), vector %d: %.1f ms (median of %d), %.2f× DuckDB, %.0f ms CPU, %.0f µs scheduling wait, %.0f µs write-block per run\n",
+			n, v, r.MedianMs, f.runs, r.VsDuckDB, r.CPUMsPerRun, r.SchedulingWaitUs, r.WriteBlockUs)
 	}
 	return nil
 }

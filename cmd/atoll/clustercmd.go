@@ -38,7 +38,7 @@ func newClusterCmd() *cobra.Command {
 		RunE: withState(printMembers),
 	}
 	partitions := &cobra.Command{
-		Use: "partitions", Short: "List each partition's owner and backups, and the migrations in flight", Args: cobra.NoArgs,
+		Use: "partitions", Short: "List each partition's owner and backups, whether its backups are synced, and the migrations in flight", Args: cobra.NoArgs,
 		RunE: withState(printPartitions),
 	}
 	var clear bool
@@ -180,17 +180,24 @@ func printMembers(out io.Writer, st *client.ClusterState) {
 
 func printPartitions(out io.Writer, st *client.ClusterState) {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "PARTITION\tOWNER\tBACKUPS")
+	fmt.Fprintln(w, "PARTITION\tOWNER\tBACKUPS\tSYNCED")
 	for _, p := range st.Partitions {
 		owner := p.Owner
 		if owner == "" {
 			owner = "-"
 		}
-		fmt.Fprintf(w, "%d\t%s\t%s\n", p.ID, owner, strings.Join(p.Backups, ","))
+		synced := "yes"
+		if !p.Synced {
+			synced = "no"
+		}
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", p.ID, owner, strings.Join(p.Backups, ","), synced)
 	}
 	_ = w.Flush()
-	fmt.Fprintf(out, "partition table version %d; migrations in flight: %d (completed %d, failed %d)\n",
-		st.TableVersion, len(st.Migrations), st.MigrationsCompleted, st.MigrationsFailed)
+	fmt.Fprintf(out, "partition table version %d; migrations in flight: %d (completed %d, failed %d); partitions lacking a synced backup: %d\n",
+		st.TableVersion, len(st.Migrations), st.MigrationsCompleted, st.MigrationsFailed, st.Unsynced)
+	if len(st.Unreachable) > 0 {
+		fmt.Fprintf(out, "owners that did not answer (their partitions count as lacking a synced backup): %s\n", strings.Join(st.Unreachable, ", "))
+	}
 	if len(st.Migrations) == 0 {
 		return
 	}

@@ -48,10 +48,11 @@ func TestClusterCommands(t *testing.T) {
 
 	out = c.MustCLI("cluster", "partitions")
 	lines = strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 1+271+1 || !strings.Contains(lines[272], "migrations in flight: 0") {
+	if len(lines) != 1+271+1 || !strings.Contains(lines[272], "migrations in flight: 0") ||
+		!strings.Contains(lines[272], "partitions lacking a synced backup: 0") {
 		t.Fatalf("cluster partitions printed %d lines:\n%s", len(lines), out)
 	}
-	part := regexp.MustCompile(`^(\d+)\s+(\S+)\s+(\S+)$`)
+	part := regexp.MustCompile(`^(\d+)\s+(\S+)\s+(\S+)\s+yes$`)
 	for i, l := range lines[1:272] {
 		m := part.FindStringSubmatch(l)
 		if m == nil || m[1] != strconv.Itoa(i) || !addrs[m[2]] || !addrs[m[3]] || m[2] == m[3] {

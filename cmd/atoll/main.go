@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/atolldb/atoll/internal/member"
 )
 
 func main() {
@@ -18,7 +21,9 @@ func main() {
 			fmt.Fprintln(os.Stderr, exit.message)
 		case errors.As(err, &exit):
 		default:
-			fmt.Fprintln(os.Stderr, "atoll:", err)
+			// Errors of the client library already say where they come
+			// from ("atoll: ..."): one prefix is enough.
+			fmt.Fprintln(os.Stderr, "atoll:", strings.TrimPrefix(err.Error(), "atoll: "))
 		}
 		os.Exit(exitCode(err))
 	}
@@ -28,9 +33,11 @@ func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "atoll",
 		Short:         "Atoll in-memory data grid: member and tools",
+		Version:       member.Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate("atoll {{.Version}}\n")
 	root.AddCommand(newMemberCmd(), newMapCmd(), newClusterCmd(), newSQLCmd(), newVectorsCmd(), newProfileCmd())
 	return root
 }

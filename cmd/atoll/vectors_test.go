@@ -21,20 +21,21 @@ func runCLI(t *testing.T, args ...string) (string, error) {
 	return out.String(), err
 }
 
-const sharedVectors = "../../../shared/vectors"
+// committedVectors is the repository's vectors (testdata/vectors).
+const committedVectors = "../../testdata/vectors"
 
-func TestVectorsVerifyShared(t *testing.T) {
-	out, err := runCLI(t, "vectors", "verify", sharedVectors)
+func TestVectorsVerifyCommitted(t *testing.T) {
+	out, err := runCLI(t, "vectors", "verify", committedVectors)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if !strings.HasSuffix(out, "80 passed, 0 failed\n") {
+	if !strings.HasSuffix(out, "153 passed, 0 failed\n") {
 		t.Fatalf("output does not end with the summary:\n%s", out)
 	}
 }
 
 func TestVectorsVerifyReportsFailures(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join(sharedVectors, "primitive.json"))
+	raw, err := os.ReadFile(filepath.Join(committedVectors, "primitive.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,8 +60,8 @@ func TestVectorsVerifyReportsFailures(t *testing.T) {
 		t.Fatalf("want exit status 1, got %v\n%s", err, out)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if got := lines[len(lines)-1]; got != "11 passed, 2 failed" {
-		t.Fatalf("summary %q, want %q\n%s", got, "11 passed, 2 failed", out)
+	if got := lines[len(lines)-1]; got != "31 passed, 2 failed" {
+		t.Fatalf("summary %q, want %q\n%s", got, "31 passed, 2 failed", out)
 	}
 	if !strings.Contains(out, "FAIL int_42") || !strings.Contains(out, "broken.json") {
 		t.Fatalf("failure lines missing:\n%s", out)

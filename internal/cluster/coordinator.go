@@ -29,6 +29,14 @@ import (
 //     owner confirms the new backups have every change. Completed
 //     operations are published together by the next step.
 //
+// Copying a partition to a new backup is not an operation: owners start
+// copying as soon as a table lists the backup, all partitions at once
+// (replication.go), so an operation only waits for the end of a copy, at
+// most opTimeout. One that fails (a copy still under way, a member gone)
+// frees its place for other partitions and is tried again after a backoff
+// that doubles, per partition; one whose members leave the cluster is
+// cancelled at once. Repairs never wait for operations.
+//
 // A backup is only trusted once a catch-up or handoff confirmed it has
 // every change under its current owner (synced): a backup that repair
 // added, or one left after its owner died (an asynchronous backup may lag
@@ -54,6 +62,11 @@ type coordinator struct {
 	completed   int64
 	failed      int64
 	coordinated bool // this member coordinated in the previous step
+	// A partition whose last operation failed waits until retryAt; the
+	// wait doubles with every failure in a row.
+	retryAt   map[int32]time.Time
+	retryWait map[int32]time.Duration
+	start     int32 // where the next step starts looking for operations
 
 	synced map[int32]syncedCopies // confirmed backups, by partition
 
@@ -105,11 +118,28 @@ type migration struct {
 	want   []partition.UUID // catch-up: the backups, in order
 	table  int64            // table version the operation started from
 	failed bool
+	cancel context.CancelFunc
 }
+
+// members lists the members an operation needs.
+func (op migration) members() []partition.UUID {
+	if op.kind == "handing-off" {
+		return []partition.UUID{op.from, op.to}
+	}
+	return append([]partition.UUID{op.from}, op.want...)
+}
+
+// Bounds of an operation and of the backoff after it failed.
+const (
+	opTimeout    = 15 * time.Second
+	minOpRetry   = 500 * time.Millisecond
+	maxOpRetry   = 10 * time.Second
+	opRetryReset = time.Minute // a success this long after the last failure forgets the backoff
+)
 
 func newCoordinator(n *Node) *coordinator {
 	return &coordinator{n: n, wake: make(chan struct{}, 1), ops: map[int32]migration{}, synced: map[int32]syncedCopies{},
-		forked: map[partition.UUID]*forkedMember{}}
+		forked: map[partition.UUID]*forkedMember{}, retryAt: map[int32]time.Time{}, retryWait: map[int32]time.Duration{}}
 }
 
 func (c *coordinator) kick() {
@@ -254,6 +284,7 @@ func (c *coordinator) target(cur *partition.Table) (assignment, []partition.Memb
 func (c *coordinator) step() {
 	cur := c.n.table.Load()
 	target, alive := c.target(cur)
+	c.cancelStranded(alive)
 	next, force := c.applyDone(cur, target)
 	next = c.repair(next, alive, target)
 	if force || !sameTable(next, cur) {
@@ -441,12 +472,45 @@ func (c *coordinator) repair(cur *partition.Table, alive []partition.Member, tar
 	return tableOf(0, alive, a)
 }
 
-// startOps starts handoffs and catch-ups toward the target.
+// cancelStranded cancels the operations that need a member that is no
+// longer alive: they would only hold their place until they time out.
+func (c *coordinator) cancelStranded(alive []partition.Member) {
+	isAlive := map[partition.UUID]bool{}
+	for _, m := range alive {
+		isAlive[m.UUID] = true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, op := range c.ops {
+		for _, u := range op.members() {
+			if !isAlive[u] && op.cancel != nil {
+				op.cancel()
+				break
+			}
+		}
+	}
+}
+
+// startOps starts handoffs and catch-ups toward the target, looking at the
+// partitions from where the previous step stopped, so that every
+// partition gets its turn; partitions waiting after a failure are skipped.
 func (c *coordinator) startOps(cur *partition.Table, target assignment) {
-	for p := range cur.Owners {
-		pid := int32(p)
+	n := int32(len(cur.Owners))
+	c.mu.Lock()
+	first := c.start % max(n, 1)
+	c.mu.Unlock()
+	now := time.Now()
+	for i := int32(0); i < n; i++ {
+		pid := (first + i) % n
+		p := int(pid)
 		owner, ok := cur.Owner(pid)
 		if !ok {
+			continue
+		}
+		c.mu.Lock()
+		waiting := now.Before(c.retryAt[pid])
+		c.mu.Unlock()
+		if waiting {
 			continue
 		}
 		var op migration
@@ -466,15 +530,18 @@ func (c *coordinator) startOps(cur *partition.Table, target assignment) {
 		c.mu.Lock()
 		_, busy := c.ops[pid]
 		full := len(c.ops) >= c.n.cfg.MaxConcurrentMigrations
+		var ctx context.Context
 		if !busy && !full {
+			ctx, op.cancel = context.WithTimeout(context.Background(), opTimeout)
 			c.ops[pid] = op
+			c.start = pid + 1
 		}
 		c.mu.Unlock()
 		if full {
 			return
 		}
 		if !busy {
-			go c.runOp(op)
+			go c.runOp(ctx, op)
 		}
 	}
 }
@@ -493,9 +560,8 @@ func sameMembers(ms []partition.Member, us []partition.UUID) bool {
 
 // runOp runs one operation on the partition's owner and queues its result
 // for the next step.
-func (c *coordinator) runOp(op migration) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+func (c *coordinator) runOp(ctx context.Context, op migration) {
+	defer op.cancel()
 	var err error
 	if op.kind == "handing-off" {
 		err = c.callOwner(ctx, op.from, func(cl memberv1.MemberServiceClient) error {
@@ -512,14 +578,18 @@ func (c *coordinator) runOp(op migration) {
 			return err
 		}, func() error { return c.n.repl.catchUp(ctx, op.pid, op.want) })
 	}
-	if err != nil {
-		c.n.log.Info("partition migration failed; it will be retried", "partition", op.pid, "operation", op.kind, "err", err)
-	}
 	c.mu.Lock()
 	if op.failed = err != nil; op.failed {
 		c.failed++
+		wait := min(max(2*c.retryWait[op.pid], minOpRetry), maxOpRetry)
+		c.retryWait[op.pid], c.retryAt[op.pid] = wait, time.Now().Add(wait)
+		c.n.log.Info("partition migration failed; it will be retried", "partition", op.pid, "operation", op.kind, "retry in", wait, "err", err)
 	} else {
 		c.completed++
+		if time.Since(c.retryAt[op.pid]) > opRetryReset {
+			delete(c.retryWait, op.pid)
+			delete(c.retryAt, op.pid)
+		}
 	}
 	c.done = append(c.done, op) // the operation stays in flight until the next step
 	c.mu.Unlock()

@@ -70,6 +70,13 @@ func (a lineageInfo) larger(b lineageInfo) bool {
 	return bytes.Compare(a.oldest.UUID[:], b.oldest.UUID[:]) < 0
 }
 
+// Merging reports whether a split-brain merge is under way as this member
+// sees it: it is merging into another cluster, or it sees members of
+// another cluster (the smaller side merges once it finds them).
+func (n *Node) Merging() bool {
+	return n.merging.Load() || len(n.sides()) > 0
+}
+
 // mergeIfSmaller merges this member into a larger cluster it can see.
 func (c *coordinator) mergeIfSmaller() {
 	n := c.n
@@ -119,21 +126,31 @@ func (c *coordinator) mergeIfSmaller() {
 // already under way finish first, so every write this member acknowledged
 // is in what it sends. Backup copies are sent too: the tables of a split
 // may disagree about who owns what, and what this member drops is gone
-// unless it was sent.
+// unless it was sent. A member that was never in a cluster and holds
+// nothing is simply joining: that is logged as a join, and WARN is kept
+// for real merges.
 func (c *coordinator) mergeInto(theirs *partition.Table, why string) {
 	n := c.n
 	if !n.merging.CompareAndSwap(false, true) {
 		return
 	}
 	defer n.merging.Store(false)
-	n.log.Warn("merging this member's data into another cluster", "reason", why, "their members", len(theirs.Members))
 	n.repl.drainWrites()
-	merged, skipped := int64(0), int64(0)
+	var held []int32
 	for p := range n.cfg.PartitionCount {
-		if !n.holdsEntries(int32(p)) {
-			continue
+		if n.holdsEntries(int32(p)) {
+			held = append(held, int32(p))
 		}
-		m, s, err := n.sendMerge(int32(p), theirs)
+	}
+	join := len(held) == 0 && !n.clustered.Load()
+	if join {
+		n.log.Info("joining the cluster", "their members", len(theirs.Members))
+	} else {
+		n.log.Warn("merging this member's data into another cluster", "reason", why, "their members", len(theirs.Members))
+	}
+	merged, skipped := int64(0), int64(0)
+	for _, p := range held {
+		m, s, err := n.sendMerge(p, theirs)
 		if err != nil {
 			n.log.Error("merging a partition into the other cluster failed; will retry", "partition", p, "err", err)
 			return
@@ -144,26 +161,29 @@ func (c *coordinator) mergeInto(theirs *partition.Table, why string) {
 	n.applyTable()
 	n.repl.dropAll()
 	n.updateMeta()
+	if join {
+		n.log.Info("joined the cluster", "members", len(theirs.Members))
+		return
+	}
 	n.log.Warn("merged into the other cluster", "entries merged", merged, "entries already present there", skipped)
 }
 
 // holdsEntries reports whether any map has an entry in partition pid.
 func (n *Node) holdsEntries(pid int32) bool {
 	found := false
-	for _, m := range n.cfg.Store.Maps() {
-		_ = n.cfg.Store.Entries(m, pid, func(_, _ []byte, _ time.Duration) bool {
-			found = true
-			return false
-		})
-		if found {
-			return true
-		}
-	}
-	return false
+	_ = n.cfg.Store.Entries(pid, func(string, []byte, []byte, time.Duration) bool {
+		found = true
+		return false
+	})
+	return found
 }
 
-// mergeBatch bounds the entries of one merge message.
-const mergeBatch = 500
+// A merge message holds at most mergeBatch entries and about
+// mergeBatchBytes of keys and values.
+const (
+	mergeBatch      = 500
+	mergeBatchBytes = 1 << 20
+)
 
 // sendMerge sends one partition's entries to its owner in theirs. An
 // owner that moved meanwhile is asked for its table and the partition sent
@@ -194,6 +214,7 @@ func (n *Node) sendMergeTo(pid int32, addr string) (merged, skipped int64, err e
 	defer cancel()
 	var stream memberv1.MemberService_MergeClient
 	batch := &memberv1.MergeBatch{}
+	size := 0
 	var sendErr error
 	flush := func() {
 		if len(batch.Entries) == 0 || sendErr != nil {
@@ -205,19 +226,17 @@ func (n *Node) sendMergeTo(pid int32, addr string) (merged, skipped int64, err e
 			}
 		}
 		sendErr = stream.Send(batch)
-		batch = &memberv1.MergeBatch{}
+		batch, size = &memberv1.MergeBatch{}, 0
 	}
-	for _, m := range n.cfg.Store.Maps() {
-		err := n.cfg.Store.Entries(m, pid, func(key, value []byte, ttl time.Duration) bool {
-			batch.Entries = append(batch.Entries, &memberv1.MergeEntry{Map: m, Key: bytes.Clone(key), Value: bytes.Clone(value), TtlMs: ttl.Milliseconds(), Partition: pid})
-			if len(batch.Entries) >= mergeBatch {
-				flush()
-			}
-			return sendErr == nil
-		})
-		if err != nil {
-			return 0, 0, err
+	err = n.cfg.Store.Entries(pid, func(m string, key, value []byte, ttl time.Duration) bool {
+		batch.Entries = append(batch.Entries, &memberv1.MergeEntry{Map: m, Key: bytes.Clone(key), Value: bytes.Clone(value), TtlMs: ttl.Milliseconds(), Partition: pid})
+		if size += len(key) + len(value); len(batch.Entries) >= mergeBatch || size >= mergeBatchBytes {
+			flush()
 		}
+		return sendErr == nil
+	})
+	if err != nil {
+		return 0, 0, err
 	}
 	flush()
 	if sendErr != nil {
@@ -235,7 +254,8 @@ func (n *Node) sendMergeTo(pid int32, addr string) (merged, skipped int64, err e
 
 // receiveMerge stores merged entries whose keys are absent, as the owner.
 // It fails the whole stream when this member does not own a partition, so
-// that the sender retries with the current owner.
+// that the sender retries with the current owner. The entries of a message
+// are written together and wait once for the backups.
 func (n *Node) receiveMerge(stream memberv1.MemberService_MergeServer) error {
 	resp := &memberv1.MergeResponse{}
 	for {
@@ -246,23 +266,36 @@ func (n *Node) receiveMerge(stream memberv1.MemberService_MergeServer) error {
 		if err != nil {
 			return err
 		}
-		for _, e := range batch.Entries {
-			end, err := n.BeginWrite(e.Partition, n.cfg.Replicas)
+		for i := 0; i < len(batch.Entries); {
+			// A run of entries of one partition (a sender sends one
+			// partition per stream).
+			pid, j := batch.Entries[i].Partition, i+1
+			for j < len(batch.Entries) && batch.Entries[j].Partition == pid {
+				j++
+			}
+			end, err := n.BeginWrite(pid, n.cfg.Replicas)
 			if err != nil {
 				return err
 			}
-			stored, err := n.cfg.Store.MergeEntry(e.Map, e.Partition, e.Key, e.Value, time.Duration(e.TtlMs)*time.Millisecond)
+			for _, e := range batch.Entries[i:j] {
+				var stored bool
+				if stored, err = n.cfg.Store.MergeEntry(e.Map, pid, e.Key, e.Value, time.Duration(e.TtlMs)*time.Millisecond); err != nil {
+					n.log.Warn("refused an entry another member merged into this cluster", "map", e.Map, "partition", pid, "err", err)
+					break
+				}
+				if stored {
+					resp.Merged++
+				} else {
+					resp.Skipped++
+				}
+			}
 			if werr := end(stream.Context()); err == nil {
 				err = werr
 			}
 			if err != nil {
 				return err
 			}
-			if stored {
-				resp.Merged++
-			} else {
-				resp.Skipped++
-			}
+			i = j
 		}
 	}
 }

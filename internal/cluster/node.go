@@ -34,19 +34,25 @@ import (
 )
 
 // ReplicaStore is the member's data as the cluster layer sees it: whole
-// partitions across every map. Implementations must be safe for concurrent
-// use; calls for different partitions run in parallel.
+// partitions across every map. What it does for a partition costs what the
+// maps holding that partition hold, not what every map of the member
+// costs. Implementations must be safe for concurrent use; calls for
+// different partitions run in parallel.
 type ReplicaStore interface {
-	// Maps lists the maps that exist on this member.
-	Maps() []string
-	// Export returns a map's partition in the store's export format (one
-	// or more chunks, each importable on its own).
-	Export(mapName string, pid int32) ([][]byte, error)
-	// Import adds an exported chunk to a map's partition (creating the map).
+	// Export passes partition pid of every map that holds entries there to
+	// fn, in chunks of the store's export format of about chunkBytes each
+	// (each importable on its own), until fn fails. It holds off no
+	// writes: entries written meanwhile may or may not be included.
+	Export(pid int32, chunkBytes int, fn func(mapName string, chunk []byte) error) error
+	// Check checks an exported chunk as Import would (every entry as a
+	// client's write), changing no data.
+	Check(mapName string, pid int32, chunk []byte) error
+	// Import adds an exported chunk to a map's partition (creating the
+	// map), after checking every entry as a client's write.
 	Import(mapName string, pid int32, chunk []byte) error
 	// Apply applies one replicated change to a map's backup partition.
 	Apply(mapName string, pid int32, ev *memberv1.ReplicationEvent) error
-	// DropPartition empties a partition in every map.
+	// DropPartition empties a partition in every map that holds it.
 	DropPartition(pid int32) error
 	// SetRole sets the accounting role of a partition in every map (and
 	// in maps created later): owned, or held as a backup.
@@ -55,8 +61,9 @@ type ReplicaStore interface {
 	// its key is absent (Hazelcast's default merge policy, put-if-absent);
 	// it reports whether it stored it.
 	MergeEntry(mapName string, pid int32, key, value []byte, ttl time.Duration) (bool, error)
-	// Entries calls fn for every entry of a map's partition (for merges).
-	Entries(mapName string, pid int32, fn func(key, value []byte, ttl time.Duration) bool) error
+	// Entries calls fn for every entry of partition pid in every map (for
+	// merges) until fn returns false.
+	Entries(pid int32, fn func(mapName string, key, value []byte, ttl time.Duration) bool) error
 }
 
 // MetadataStore is the type metadata that must exist on every member.
@@ -153,7 +160,11 @@ type Node struct {
 	known       map[string]time.Time           // member addresses and when they were last alive
 	selfLeaving atomic.Bool
 	merging     atomic.Bool // merging into another cluster: writes wait
-	metaMu      sync.Mutex  // one metadata update at a time
+	// clustered: a table this member applied named another member (a
+	// member that never was in a cluster and holds nothing joins one
+	// rather than merging into it).
+	clustered atomic.Bool
+	metaMu    sync.Mutex // one metadata update at a time
 
 	repl  *replicator
 	coord *coordinator
@@ -181,7 +192,7 @@ func New(cfg Config) (*Node, error) {
 	}
 	n := &Node{
 		cfg: cfg, log: cfg.Logger.With("component", "cluster"), self: cfg.Self,
-		peers: newPeers(cfg.MaxMessageSize, cfg.DialOptions), table: cfg.Table,
+		peers: newPeers(Credentials(cfg.ClusterName, cfg.PartitionCount), cfg.MaxMessageSize, cfg.DialOptions), table: cfg.Table,
 		aliveAll: map[partition.UUID]aliveMember{cfg.Self.UUID: {Member: cfg.Self, lineage: cfg.Self.UUID}},
 		leaving:  map[partition.UUID]bool{},
 		left:     map[partition.UUID]bool{},
@@ -256,7 +267,7 @@ func (n *Node) Start(ctx context.Context) error {
 	return nil
 }
 
-// join checks the seeds with Hello (concurrently), then joins the ones of
+// join checks the seeds with the member handshake (concurrently), then joins the ones of
 // this cluster through memberlist.
 func (n *Node) join(ctx context.Context, seeds []string) error {
 	type result struct {
@@ -297,23 +308,12 @@ func (n *Node) join(ctx context.Context, seeds []string) error {
 	return nil
 }
 
-// hello checks that the member at addr belongs to this cluster.
+// hello checks that the member at addr belongs to this cluster: it runs
+// the member handshake on a connection of its own.
 func (n *Node) hello(ctx context.Context, addr string) error {
-	c, err := n.peers.client(addr)
-	if err != nil {
-		return err
-	}
 	hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	resp, err := c.Hello(hctx, &memberv1.HelloRequest{ClusterName: n.cfg.ClusterName, PartitionCount: int32(n.cfg.PartitionCount), Uuid: n.self.UUID[:], Address: n.self.Address})
-	if err != nil {
-		return err
-	}
-	if resp.ClusterName != n.cfg.ClusterName || int(resp.PartitionCount) != n.cfg.PartitionCount {
-		return fmt.Errorf("%w: the member at %s belongs to cluster %q with %d partitions; this member is configured for cluster %q with %d partitions",
-			ErrClusterMismatch, addr, resp.ClusterName, resp.PartitionCount, n.cfg.ClusterName, n.cfg.PartitionCount)
-	}
-	return nil
+	return probe(hctx, addr, n.cfg.ClusterName, n.cfg.PartitionCount)
 }
 
 func (n *Node) remember(addr string) {
@@ -464,6 +464,9 @@ func (n *Node) applyTable() {
 	n.applied = t
 	for _, m := range t.Members {
 		n.remember(m.Address)
+	}
+	if len(t.Members) > 1 {
+		n.clustered.Store(true)
 	}
 	n.kick()
 }
@@ -963,5 +966,6 @@ func (n *Node) State() *pb.ClusterState {
 		st.Migrations = append(st.Migrations, m)
 	}
 	st.MigrationsCompleted, st.MigrationsFailed = completed, failed
+	st.UnsyncedPartitions = n.UnsyncedPartitions()
 	return st
 }

@@ -4,15 +4,17 @@ import (
 	"sync"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/credentials"
 
 	memberv1 "github.com/atolldb/atoll/api/proto/atoll/member/v1"
 )
 
 // peers holds one gRPC channel per other member, shared by gossip,
-// replication and coordination. Channels connect lazily and reconnect by
+// replication and coordination; each of its connections opens with the
+// member handshake (handshake.go). Channels connect lazily and reconnect by
 // themselves; a member that left is dropped with forget.
 type peers struct {
+	creds  credentials.TransportCredentials // the member handshake
 	maxMsg int
 	opts   []grpc.DialOption
 	mu     sync.Mutex
@@ -20,8 +22,8 @@ type peers struct {
 	closed bool
 }
 
-func newPeers(maxMsg int, opts []grpc.DialOption) *peers {
-	return &peers{maxMsg: maxMsg, opts: opts, conns: map[string]*grpc.ClientConn{}}
+func newPeers(creds credentials.TransportCredentials, maxMsg int, opts []grpc.DialOption) *peers {
+	return &peers{creds: creds, maxMsg: maxMsg, opts: opts, conns: map[string]*grpc.ClientConn{}}
 }
 
 // client returns a MemberService client for the member at addr.
@@ -44,7 +46,7 @@ func (p *peers) conn(addr string) (*grpc.ClientConn, error) {
 	if !ok {
 		var err error
 		opts := append([]grpc.DialOption{
-			grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithTransportCredentials(p.creds),
 			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(p.maxMsg), grpc.MaxCallSendMsgSize(p.maxMsg)),
 		}, p.opts...)
 		cc, err = grpc.NewClient(addr, opts...)

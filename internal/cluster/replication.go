@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -23,10 +24,15 @@ import (
 // only after the map's synchronous backups acknowledged it.
 //
 // A backup that is new for a partition, or that reports a gap, first gets a
-// snapshot: the whole partition (every map), taken while writes to the
-// partition are held off, tagged with the sequence it includes. Changes
-// made after the snapshot follow it on the same stream. When ownership
-// moves, the new owner sends snapshots to all its backups.
+// copy of the whole partition (the entries of every map that holds it) on
+// a Sync stream of its own, chunk by chunk: its cost follows the bytes
+// copied, not the number of maps, and it holds off no writes. The copy is
+// tagged with the sequence of the last change made before it started; it
+// may include later changes too, which is harmless: they follow it on the
+// Replicate stream and apply again to the same result (a change carries
+// the entry's whole state, a removal or a clear removes). While the copy
+// runs, the partition's changes wait in the log. When ownership moves, the
+// new owner copies the partition to all its backups.
 type replicator struct {
 	n     *Node
 	parts []*partState
@@ -55,16 +61,24 @@ type partState struct {
 	base     uint64 // seq of the change before log[0]
 	log      []*memberv1.ReplicationEvent
 	acked    map[partition.UUID]uint64
+	// copying lists the backups a copy of the partition is going to: each
+	// dropped what it had, so it counts as having nothing (and its late
+	// acknowledgements of changes are ignored) until the copy applied.
+	copying map[partition.UUID]int
 	// extra backups every write waits for, besides the synchronous ones:
 	// backups that caught up and that the coordinator is about to make
 	// the synchronous ones.
 	extra  []partition.UUID
 	notify chan struct{} // closed and replaced when acked grows
 
-	// As a backup: the epoch and sequence applied.
+	// As a backup: the epoch and sequence applied, and whether a copy is
+	// arriving (its changes are ignored meanwhile). syncMu lets one copy
+	// arrive at a time.
 	appliedEpoch uint64
 	appliedSeq   uint64
 	applied      bool
+	syncing      bool
+	syncMu       sync.Mutex
 }
 
 func newReplicator(n *Node) *replicator {
@@ -72,7 +86,7 @@ func newReplicator(n *Node) *replicator {
 	r.senders.Store(&map[partition.UUID]*sender{})
 	r.parts = make([]*partState, n.cfg.PartitionCount)
 	for i := range r.parts {
-		r.parts[i] = &partState{acked: map[partition.UUID]uint64{}, notify: make(chan struct{})}
+		r.parts[i] = &partState{acked: map[partition.UUID]uint64{}, copying: map[partition.UUID]int{}, notify: make(chan struct{})}
 	}
 	return r
 }
@@ -266,7 +280,7 @@ func (r *replicator) ack(peer partition.UUID, pid int32, epoch, seq uint64) {
 	t := r.n.table.Load()
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	if !ps.owned || epoch != ps.epoch || seq <= ps.acked[peer] {
+	if !ps.owned || epoch != ps.epoch || seq <= ps.acked[peer] || ps.copying[peer] > 0 {
 		return
 	}
 	ps.acked[peer] = seq
@@ -330,6 +344,14 @@ func (r *replicator) onTable(prev, t *partition.Table) {
 		}
 		if !owned {
 			ps.log, ps.base = nil, ps.seq
+		} else {
+			// A member that is no longer a backup dropped its copy: what
+			// it acknowledged no longer counts if it becomes one again.
+			for u := range ps.acked {
+				if !wasBackup(t, pid, u) {
+					delete(ps.acked, u)
+				}
+			}
 		}
 		ps.mu.Unlock()
 		r.n.cfg.Store.SetRole(pid, owned)
@@ -393,30 +415,6 @@ func (r *replicator) stopSenders() {
 	r.senders.Store(&map[partition.UUID]*sender{})
 }
 
-// snapshot takes a consistent copy of a partition. Writes are held off
-// while it is taken; changes by expiry sweeps may run concurrently, which
-// is why the sequence is read first: they follow the snapshot and apply
-// idempotently.
-func (r *replicator) snapshot(pid int32) (*memberv1.ReplicationEvent, error) {
-	ps := r.parts[pid]
-	ps.rw.Lock()
-	defer ps.rw.Unlock()
-	ps.mu.Lock()
-	seq, epoch := ps.seq, ps.epoch
-	ps.mu.Unlock()
-	snap := &memberv1.Snapshot{}
-	for _, m := range r.n.cfg.Store.Maps() {
-		chunks, err := r.n.cfg.Store.Export(m, pid)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range chunks {
-			snap.Chunks = append(snap.Chunks, &memberv1.SnapshotChunk{Map: m, Data: c})
-		}
-	}
-	return &memberv1.ReplicationEvent{Partition: pid, Seq: seq, Epoch: epoch, Change: &memberv1.ReplicationEvent_Snapshot{Snapshot: snap}}, nil
-}
-
 // apply applies one change received from an owner as a backup and reports
 // whether the partition needs a snapshot.
 func (r *replicator) apply(ev *memberv1.ReplicationEvent) (resync bool, err error) {
@@ -427,19 +425,9 @@ func (r *replicator) apply(ev *memberv1.ReplicationEvent) (resync bool, err erro
 	ps := r.parts[pid]
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	if ps.owned {
-		return false, nil // a stale owner's change: this member owns it now
-	}
-	if snap := ev.GetSnapshot(); snap != nil {
-		if err := r.n.cfg.Store.DropPartition(pid); err != nil {
-			return false, err
-		}
-		for _, c := range snap.Chunks {
-			if err := r.n.cfg.Store.Import(c.Map, pid, c.Data); err != nil {
-				return false, err
-			}
-		}
-		ps.appliedEpoch, ps.appliedSeq, ps.applied = ev.Epoch, ev.Seq, true
+	if ps.owned || ps.syncing {
+		// A stale owner's change (this member owns the partition now), or
+		// one that a copy arriving now includes or precedes.
 		return false, nil
 	}
 	switch {
@@ -455,6 +443,34 @@ func (r *replicator) apply(ev *memberv1.ReplicationEvent) (resync bool, err erro
 	}
 	ps.appliedSeq = ev.Seq
 	return false, nil
+}
+
+// UnsyncedPartitions returns the partitions this member owns whose
+// backups (every one the table lists) have not all confirmed a full copy
+// under its ownership: until they have, a failure of this member may lose
+// what only it holds.
+func (n *Node) UnsyncedPartitions() []int32 {
+	t := n.table.Load()
+	if t == nil {
+		return nil
+	}
+	self := t.IndexOf(n.self.UUID)
+	var out []int32
+	for p, o := range t.Owners {
+		if self < 0 || o != self {
+			continue
+		}
+		ps := n.repl.parts[p]
+		ps.mu.Lock()
+		for _, b := range t.BackupsOf(int32(p)) {
+			if ps.acked[b.UUID] == 0 {
+				out = append(out, int32(p))
+				break
+			}
+		}
+		ps.mu.Unlock()
+	}
+	return out
 }
 
 // appliedFrom returns what this backup applied of pid in epoch.
@@ -609,12 +625,17 @@ type sender struct {
 	dirty    []bool  // by partition: may have something to send
 	dirtyIDs []int32 // the partitions marked dirty
 	sent     map[int32]uint64
-	snapshot map[int32]bool
+	snapshot map[int32]bool // the backup needs a copy of the partition
 	// Changes sent but not acknowledged are sent again after a timeout
 	// that doubles while the backup makes no progress (a backup that did
 	// not yet learn it lost ownership ignores them).
 	sentAt map[int32]time.Time
 	rto    map[int32]time.Duration
+	// Copies (Sync streams) under way, at most maxSyncs at once; a copy
+	// that failed is tried again after a backoff that doubles.
+	syncing   map[int32]bool
+	syncAfter map[int32]time.Time
+	syncWait  map[int32]time.Duration
 }
 
 const (
@@ -622,10 +643,20 @@ const (
 	maxRetransmit = time.Minute
 )
 
+// Copies of partitions to one backup member: how many run at once, the
+// size of their messages, and the backoff after a failure.
+const (
+	maxSyncs     = 4
+	syncChunk    = 1 << 20
+	minSyncRetry = 100 * time.Millisecond
+	maxSyncRetry = 10 * time.Second
+)
+
 func newSender(r *replicator, peer partition.UUID, addr string) *sender {
 	s := &sender{r: r, peer: peer, addr: addr, wake: make(chan struct{}, 1), done: make(chan struct{}),
 		dirty: make([]bool, len(r.parts)),
-		sent:  map[int32]uint64{}, snapshot: map[int32]bool{}, sentAt: map[int32]time.Time{}, rto: map[int32]time.Duration{}}
+		sent:  map[int32]uint64{}, snapshot: map[int32]bool{}, sentAt: map[int32]time.Time{}, rto: map[int32]time.Duration{},
+		syncing: map[int32]bool{}, syncAfter: map[int32]time.Time{}, syncWait: map[int32]time.Duration{}}
 	s.markAll()
 	go s.run()
 	return s
@@ -721,6 +752,21 @@ func (s *sender) run() {
 	}
 }
 
+// streamContext returns the context of a stream to the backup: it ends
+// when the sender closes, so that a send blocked by a peer that stopped
+// reading ends with the sender, or when cancel is called.
+func (s *sender) streamContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-s.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
+
 // stream opens a Replicate stream and sends until the sender closes
 // (nil) or the stream breaks (the error).
 func (s *sender) stream() error {
@@ -728,16 +774,8 @@ func (s *sender) stream() error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := s.streamContext()
 	defer cancel()
-	go func() {
-		// A send blocked by a peer that stopped reading ends with the sender.
-		select {
-		case <-s.done:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	st, err := c.Replicate(ctx)
 	if err != nil {
 		return err
@@ -782,6 +820,168 @@ func (s *sender) stream() error {
 	}
 }
 
+// startSync starts copying partition pid to the peer on a Sync stream of
+// its own, unless maxSyncs copies run already or the last one failed too
+// recently; the partition stays marked for a copy until one starts.
+func (s *sender) startSync(pid int32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.snapshot[pid] = true
+	if len(s.syncing) >= maxSyncs || time.Now().Before(s.syncAfter[pid]) {
+		return // a finishing copy, or the next kick, marks it again
+	}
+	delete(s.snapshot, pid)
+	s.syncing[pid] = true
+	go s.sync(pid)
+}
+
+// sync copies partition pid to the peer and records the outcome: the
+// backup's acknowledgement of the copy's sequence, or a failure that
+// schedules the next attempt.
+func (s *sender) sync(pid int32) {
+	seq, err := s.copyPartition(pid)
+	s.mu.Lock()
+	delete(s.syncing, pid)
+	if err != nil {
+		wait := min(max(2*s.syncWait[pid], minSyncRetry), maxSyncRetry)
+		s.syncWait[pid], s.syncAfter[pid] = wait, time.Now().Add(wait)
+		s.snapshot[pid] = true
+	} else {
+		delete(s.syncWait, pid)
+		delete(s.syncAfter, pid)
+		s.sent[pid], s.sentAt[pid] = seq, time.Now()
+	}
+	// Changes made since the copy go next, and a copy waiting for a free
+	// place starts.
+	for p := range s.snapshot {
+		s.markLocked(p)
+	}
+	s.markLocked(pid)
+	s.mu.Unlock()
+	if err != nil {
+		select {
+		case <-s.done:
+		default:
+			s.r.n.log.Debug("copying a partition to a backup failed; will retry", "partition", pid, "peer", s.addr, "err", err)
+		}
+	}
+	s.poke()
+}
+
+// copyPartition streams partition pid, the entries of every map that
+// holds it, to the peer and returns the sequence the copy includes, once
+// the peer applied it.
+func (s *sender) copyPartition(pid int32) (uint64, error) {
+	ps := s.r.parts[pid]
+	ps.mu.Lock()
+	owned, epoch, seq := ps.owned, ps.epoch, ps.seq
+	if owned {
+		// The backup drops its copy first: what it acknowledged no longer
+		// counts (handoffs, catch-ups and writes wait for the new copy).
+		delete(ps.acked, s.peer)
+		ps.copying[s.peer]++
+	}
+	ps.mu.Unlock()
+	if !owned {
+		return 0, &WrongOwnerError{Partition: pid, Reason: "this member no longer owns the partition"}
+	}
+	copying := true
+	done := func() {
+		ps.mu.Lock()
+		if copying {
+			if ps.copying[s.peer]--; ps.copying[s.peer] <= 0 {
+				delete(ps.copying, s.peer)
+			}
+			copying = false
+		}
+		ps.mu.Unlock()
+	}
+	defer done()
+	c, err := s.r.n.peers.client(s.addr)
+	if err != nil {
+		return 0, err
+	}
+	ctx, cancel := s.streamContext()
+	defer cancel()
+	st, err := c.Sync(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if err := st.Send(&memberv1.SyncChunk{OwnerUuid: s.r.n.self.UUID[:], Partition: pid, Epoch: epoch, Seq: seq}); err != nil {
+		_, err = st.CloseAndRecv()
+		return 0, err
+	}
+	// Entries written after seq may be copied too: their changes follow
+	// on the Replicate stream and apply again harmlessly.
+	err = s.r.n.cfg.Store.Export(pid, syncChunk, func(mapName string, chunk []byte) error {
+		return st.Send(&memberv1.SyncChunk{Map: mapName, Data: chunk})
+	})
+	if err != nil {
+		_, rerr := st.CloseAndRecv()
+		if rerr != nil && rerr != io.EOF {
+			return 0, rerr
+		}
+		return 0, err
+	}
+	ack, err := st.CloseAndRecv()
+	if err != nil {
+		return 0, err
+	}
+	done()
+	s.r.ack(s.peer, pid, ack.Epoch, ack.Seq)
+	return seq, nil
+}
+
+// beginSync prepares this member, a backup of pid, to receive a copy of
+// the partition from its owner: the changes that arrive meanwhile are
+// ignored, and the copy it holds stays whole until the new one has
+// arrived and applies at once (applySync). The caller holds ps.syncMu
+// until applySync or abortSync.
+func (r *replicator) beginSync(pid int32) error {
+	ps := r.parts[pid]
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.owned {
+		return r.staleCopy(pid)
+	}
+	ps.syncing = true
+	return nil
+}
+
+func (r *replicator) staleCopy(pid int32) error {
+	return &WrongOwnerError{Partition: pid, TableVersion: r.n.table.Load().Version, Reason: "this member owns the partition; a copy from another owner is stale"}
+}
+
+// applySync replaces the backup's copy of pid by the one that arrived
+// (fill drops the old and imports the new) and records that it holds the
+// owner's changes of epoch up to seq. The partition's state is locked
+// meanwhile, so that no table makes this member its owner with half a
+// copy.
+func (r *replicator) applySync(pid int32, epoch, seq uint64, fill func() error) error {
+	ps := r.parts[pid]
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.syncing = false
+	if ps.owned {
+		return r.staleCopy(pid)
+	}
+	if err := fill(); err != nil {
+		ps.applied = false
+		return err
+	}
+	ps.appliedEpoch, ps.appliedSeq, ps.applied = epoch, seq, true
+	return nil
+}
+
+// abortSync ends a copy that failed to arrive: the backup keeps what it
+// had.
+func (r *replicator) abortSync(pid int32) {
+	ps := r.parts[pid]
+	ps.mu.Lock()
+	ps.syncing = false
+	ps.mu.Unlock()
+}
+
 // collect gathers the next batch of changes for the peer, or nil.
 func (s *sender) collect() (*memberv1.ReplicationBatch, error) {
 	t := s.r.n.table.Load()
@@ -810,6 +1010,10 @@ func (s *sender) collect() (*memberv1.ReplicationBatch, error) {
 		acked := ps.acked[s.peer]
 		ps.mu.Unlock()
 		s.mu.Lock()
+		if s.syncing[pid] {
+			s.mu.Unlock()
+			continue // its changes follow the copy under way
+		}
 		wantSnap := s.snapshot[pid]
 		sent := s.sent[pid]
 		if sent > acked {
@@ -841,15 +1045,8 @@ func (s *sender) collect() (*memberv1.ReplicationBatch, error) {
 			ps.mu.Unlock()
 		}
 		if wantSnap {
-			snap, err := s.r.snapshot(pid)
-			if err != nil {
-				return nil, err
-			}
-			batch.Events = append(batch.Events, snap)
-			sent = snap.Seq
-			s.mu.Lock()
-			delete(s.snapshot, pid)
-			s.mu.Unlock()
+			s.startSync(pid)
+			continue
 		}
 		s.mu.Lock()
 		if sent != s.sent[pid] {

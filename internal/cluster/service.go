@@ -25,10 +25,6 @@ func uuidOf(b []byte) (partition.UUID, error) {
 	return u, nil
 }
 
-func (s *service) Hello(_ context.Context, r *memberv1.HelloRequest) (*memberv1.HelloResponse, error) {
-	return &memberv1.HelloResponse{ClusterName: s.n.cfg.ClusterName, PartitionCount: int32(s.n.cfg.PartitionCount), Uuid: s.n.self.UUID[:]}, nil
-}
-
 func (s *service) GossipPacket(_ context.Context, r *memberv1.GossipPacketRequest) (*memberv1.Ack, error) {
 	s.n.gt.receivePacket(r.From, r.Payload)
 	return &memberv1.Ack{}, nil
@@ -85,6 +81,61 @@ func (s *service) Replicate(stream memberv1.MemberService_ReplicateServer) error
 			return err
 		}
 	}
+}
+
+func (s *service) Sync(stream memberv1.MemberService_SyncServer) error {
+	first, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	pid := first.Partition
+	if _, err := uuidOf(first.OwnerUuid); err != nil {
+		return err
+	}
+	if pid < 0 || int(pid) >= s.n.cfg.PartitionCount {
+		return fmt.Errorf("cluster: a copy of partition %d, out of range", pid)
+	}
+	repl := s.n.repl
+	ps := repl.parts[pid]
+	ps.syncMu.Lock()
+	defer ps.syncMu.Unlock()
+	if err := repl.beginSync(pid); err != nil {
+		return err
+	}
+	// The copy is checked as it arrives and kept until it is complete: the
+	// backup's current copy stays whole if it never is.
+	var chunks []*memberv1.SyncChunk
+	for {
+		msg, err := stream.Recv()
+		if err == io.EOF {
+			break
+		}
+		if err == nil {
+			if err = s.n.cfg.Store.Check(msg.Map, pid, msg.Data); err != nil {
+				s.n.log.Warn("refused a copy of a partition from its owner", "partition", pid, "map", msg.Map, "err", err)
+			}
+		}
+		if err != nil {
+			repl.abortSync(pid)
+			return err
+		}
+		chunks = append(chunks, msg)
+	}
+	err = repl.applySync(pid, first.Epoch, first.Seq, func() error {
+		if err := s.n.cfg.Store.DropPartition(pid); err != nil {
+			return err
+		}
+		for _, c := range chunks {
+			if err := s.n.cfg.Store.Import(c.Map, pid, c.Data); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return stream.SendAndClose(&memberv1.PartitionAck{Partition: pid, Epoch: first.Epoch, Seq: first.Seq})
 }
 
 func (s *service) Handoff(ctx context.Context, r *memberv1.HandoffRequest) (*memberv1.HandoffResponse, error) {

@@ -169,8 +169,20 @@ func (t *gossipTransport) DialTimeout(addr string, timeout time.Duration) (net.C
 	}
 	remote, _ := net.ResolveTCPAddr("tcp", addr)
 	local, _ := net.ResolveTCPAddr("tcp", t.self)
-	conn := newStreamConn(local, remote, stream.Send, stream.Recv, func() {
-		_ = stream.CloseSend()
+	// gRPC forbids CloseSend during a Send. A close while a send is
+	// blocked (a write deadline passed: the peer stopped reading) skips
+	// the half-close; cancel ends the stream and the send either way.
+	var sendMu sync.Mutex
+	send := func(c *memberv1.GossipChunk) error {
+		sendMu.Lock()
+		defer sendMu.Unlock()
+		return stream.Send(c)
+	}
+	conn := newStreamConn(local, remote, send, stream.Recv, func() {
+		if sendMu.TryLock() {
+			_ = stream.CloseSend()
+			sendMu.Unlock()
+		}
 		cancel()
 	})
 	return conn, nil

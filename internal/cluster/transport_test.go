@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
+
 	memberv1 "github.com/atolldb/atoll/api/proto/atoll/member/v1"
 )
 
@@ -95,6 +97,65 @@ func TestStreamConnWriteDeadline(t *testing.T) {
 		t.Fatal("a write with a deadline never returned")
 	}
 	if _, err := a.Write([]byte("x")); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("write after the deadline closed the conn: %v", err)
+	}
+}
+
+// stalledGossip is a MemberService whose gossip streams read the greeting
+// and nothing more, as a member that stopped reading would.
+type stalledGossip struct {
+	memberv1.UnimplementedMemberServiceServer
+}
+
+func (stalledGossip) GossipStream(stream memberv1.MemberService_GossipStreamServer) error {
+	if _, err := stream.Recv(); err != nil {
+		return err
+	}
+	<-stream.Context().Done()
+	return nil
+}
+
+// TestDialedStreamWriteDeadline writes past a write deadline to a real gRPC
+// gossip stream whose peer stopped reading: the deadline closes the
+// connection while its send is blocked, which must end the write and must
+// not touch the gRPC stream from two goroutines at once (run with -race).
+func TestDialedStreamWriteDeadline(t *testing.T) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	memberv1.RegisterMemberServiceServer(srv, stalledGossip{})
+	go func() { _ = srv.Serve(lis) }()
+	defer srv.Stop()
+	p := newPeers(4<<20, nil)
+	defer p.close()
+	gt := newGossipTransport("127.0.0.1:1", p)
+	defer func() { _ = gt.Shutdown() }()
+
+	conn, err := gt.DialTimeout(lis.Addr().String(), 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		n   int
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		_ = conn.SetWriteDeadline(time.Now().Add(time.Second))
+		n, err := conn.Write(make([]byte, 1024*maxChunk)) // far more than gRPC's flow-control windows
+		done <- result{n, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err == nil || r.n == 0 {
+			t.Fatalf("wrote %d bytes (%v) to a peer that does not read, want some and then an error", r.n, r.err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a write with a deadline never returned")
+	}
+	if _, err := conn.Write([]byte("x")); !errors.Is(err, net.ErrClosed) {
 		t.Fatalf("write after the deadline closed the conn: %v", err)
 	}
 }

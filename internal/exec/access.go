@@ -48,6 +48,9 @@ type accessor struct {
 	cField *serialization.SchemaField
 	cVar   bool // the schema has variable-size fields (data length word)
 	cOK    bool
+	// cUnknown: a strict column whose field no version of the schema's
+	// type has (the generic path reports it).
+	cUnknown bool
 	// Portable cache.
 	pFid, pCid, pVer int32
 	pIdx             int
@@ -541,9 +544,13 @@ func (a *accessor) compactInto(d []byte, dst *expr.Value) bool {
 		if f, ok := s.Field(a.steps[0].name); ok {
 			a.cField = f
 		}
+		a.cUnknown = a.cField == nil && a.col.Strict && a.unknownField(&compactType{s}, a.steps[0].name) != nil
 	}
 	f := a.cField
 	if f == nil {
+		if a.cUnknown {
+			return false
+		}
 		*dst = expr.Value{T: expr.Null}
 		return true // schema evolution: absent field
 	}
@@ -739,6 +746,9 @@ func (a *accessor) portableInto(d []byte, dst *expr.Value) bool {
 			}
 		}
 		if !ok {
+			if a.col.Strict {
+				return false // the generic path tells evolution from an unknown field
+			}
 			*dst = expr.Value{T: expr.Null}
 			return true // no such field
 		}
@@ -821,6 +831,9 @@ func (a *accessor) identifiedInto(d []byte, dst *expr.Value) bool {
 		}
 	}
 	if a.iIdx < 0 {
+		if a.col.Strict {
+			return false // the generic path reports the unknown field
+		}
 		*dst = expr.Value{T: expr.Null}
 		return true
 	}
@@ -944,6 +957,9 @@ func (a *accessor) generic(d []byte, typ int32) (expr.Value, error) {
 	case serialization.TypeJSON:
 		return a.readJSON(d, typ)
 	default:
+		if a.col.Strict && typ != serialization.TypeNull {
+			return expr.NullValue, plan.Errorf("attribute %s does not exist: the values are of type id %d, which has no fields", a.col.Path, typ)
+		}
 		return expr.NullValue, nil // scalars have no fields
 	}
 	if err != nil {
@@ -956,6 +972,11 @@ func (a *accessor) generic(d []byte, typ int32) (expr.Value, error) {
 		for _, v := range vals {
 			fv, ok := field(v, st.name)
 			if !ok {
+				if a.col.Strict {
+					if err := a.unknownField(v, st.name); err != nil {
+						return expr.NullValue, err
+					}
+				}
 				continue
 			}
 			switch {
@@ -977,11 +998,11 @@ func (a *accessor) generic(d []byte, typ int32) (expr.Value, error) {
 		if len(vals) == 0 {
 			return expr.NullValue, nil
 		}
-		return a.convert(fromAny(vals[0]), nil)
+		return a.convert(a.fromAny(vals[0]))
 	}
 	list := make([]expr.Value, 0, len(vals))
 	for _, v := range vals {
-		x, err := a.convert(fromAny(v), nil)
+		x, err := a.convert(a.fromAny(v))
 		if err != nil {
 			return expr.NullValue, err
 		}
@@ -992,6 +1013,58 @@ func (a *accessor) generic(d []byte, typ int32) (expr.Value, error) {
 
 type getter interface {
 	Get(name string) (any, error)
+}
+
+// compactType is a Compact schema seen as a type that may have other
+// versions (schemas of the same type name).
+type compactType struct{ s *serialization.Schema }
+
+// unknownField returns a query error when v is an object none of whose
+// type's versions has the field: a Compact type name, a Portable class
+// (any version) or an IDS layout. A field that only some versions have
+// is no error (its value is NULL in the others), nor is a missing (nil)
+// object.
+func (a *accessor) unknownField(v any, name string) error {
+	switch r := v.(type) {
+	case nil:
+		return nil
+	case *compactType:
+		for _, s := range a.ser.Schemas().All() {
+			if s.TypeName == r.s.TypeName {
+				if _, ok := s.Field(name); ok {
+					return nil
+				}
+			}
+		}
+		return plan.Errorf("attribute %s does not exist: Compact type %q has no field %q", a.col.Path, r.s.TypeName, name)
+	case *serialization.CompactRecord:
+		return a.unknownField(&compactType{r.Schema()}, name)
+	case *serialization.PortableRecord:
+		cd, err := r.ClassDefinition()
+		if err != nil {
+			return nil
+		}
+		for _, c := range a.ser.ClassRegistry().All() {
+			if c.FactoryID == cd.FactoryID && c.ClassID == cd.ClassID {
+				for _, f := range c.Fields {
+					if f.Name == name {
+						return nil
+					}
+				}
+			}
+		}
+		return plan.Errorf("attribute %s does not exist: Portable class %d/%d has no field %q", a.col.Path, cd.FactoryID, cd.ClassID, name)
+	case *serialization.IdentifiedRecord:
+		l := r.Layout()
+		if _, _, ok := l.Field(name); ok {
+			return nil
+		}
+		return plan.Errorf("attribute %s does not exist: the layout of IdentifiedDataSerializable %d/%d has no field %q", a.col.Path, l.FactoryID, l.ClassID, name)
+	}
+	if _, ok := v.(getter); ok {
+		return nil
+	}
+	return plan.Errorf("attribute %s does not exist: a %T value has no field %q", a.col.Path, v, name)
 }
 
 func field(v any, name string) (any, bool) {
@@ -1018,7 +1091,25 @@ func elements(v any) []any {
 	return out
 }
 
-// fromAny converts a value a record returned.
+// fromAny converts a value a record returned. Nested objects (Compact,
+// Portable and IDS records) become OBJECT values: their own Data, which a
+// client decodes through its registered types or as a generic record.
+func (a *accessor) fromAny(v any) (expr.Value, error) {
+	switch x := v.(type) {
+	case *serialization.CompactRecord, *serialization.PortableRecord, *serialization.IdentifiedRecord:
+		d, err := a.ser.ToData(x)
+		if err != nil {
+			return expr.NullValue, fmt.Errorf("attribute %s: %w", a.col.Path, err)
+		}
+		return expr.ObjectValue(d), nil
+	}
+	if v != nil && reflect.TypeOf(v).Kind() == reflect.Slice {
+		return expr.NullValue, plan.Errorf("attribute %s is an array, which cannot be read as one value: read an element (%[1]s[0]) or every element (%[1]s[any])", a.col.Path)
+	}
+	return fromAny(v), nil
+}
+
+// fromAny converts a scalar value a record returned (NULL for others).
 func fromAny(v any) expr.Value {
 	switch x := v.(type) {
 	case nil:

@@ -3,6 +3,7 @@ package exec
 import (
 	"math"
 	"math/bits"
+	"strings"
 
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
@@ -13,6 +14,7 @@ import (
 // results, as in Hazelcast).
 type aggState struct {
 	fn     string
+	arg    expr.Expr // the argument (or min_by/max_by's compared one), named in errors
 	kind   aggKind
 	t      expr.Type
 	count  int64
@@ -41,7 +43,11 @@ const (
 var aggKinds = map[string]aggKind{"count": aggCount, "sum": aggSum, "avg": aggAvg, "min": aggMin, "max": aggMax, "min_by": aggMinBy, "max_by": aggMaxBy}
 
 func newAggState(a plan.AggCall) aggState {
-	return aggState{fn: a.Func, kind: aggKinds[a.Func], t: a.T}
+	s := aggState{fn: a.Func, kind: aggKinds[a.Func], t: a.T, arg: a.Arg}
+	if a.By != nil {
+		s.arg = a.By
+	}
+	return s
 }
 
 func newAggStates(aggs []plan.AggCall) []aggState {
@@ -52,8 +58,17 @@ func newAggStates(aggs []plan.AggCall) []aggState {
 	return s
 }
 
-// add accumulates a raw value (by is min_by/max_by's compared value).
+// add accumulates a raw value (by is min_by/max_by's compared value). A
+// LIST (a multi-valued attribute, arr[any]) adds each of its elements, as
+// Hazelcast's aggregators do. Values an aggregate cannot take (a string
+// to sum, an object to order) fail it, naming the argument and the type.
 func (s *aggState) add(v, by *expr.Value) {
+	if v.T == expr.List && s.kind != aggMinBy && s.kind != aggMaxBy {
+		for i := range v.L.Items {
+			s.add(&v.L.Items[i], by)
+		}
+		return
+	}
 	switch s.kind {
 	case aggCount:
 		if !v.IsNull() {
@@ -73,9 +88,17 @@ func (s *aggState) add(v, by *expr.Value) {
 			s.count++
 			return
 		}
+		if !v.T.IsNumeric() {
+			s.fail("only numbers can be summed or averaged", v.T)
+			return
+		}
 		s.addNumber(*v, 1)
 	case aggMin, aggMax:
 		if v.IsNull() {
+			return
+		}
+		if v.T == expr.Object {
+			s.fail("objects cannot be compared on a member (numbers, strings, booleans and dates can)", v.T)
 			return
 		}
 		if !s.has || s.better(*v, s.val) {
@@ -85,9 +108,24 @@ func (s *aggState) add(v, by *expr.Value) {
 		if by == nil || by.IsNull() {
 			return
 		}
+		if by.T == expr.Object {
+			s.fail("objects cannot be compared on a member (numbers, strings, booleans and dates can)", by.T)
+			return
+		}
 		if !s.has || s.better(*by, s.val) {
 			s.val, s.res, s.has = by.Clone(), v.Clone(), true
 		}
+	}
+}
+
+// fail records the first value the aggregate cannot take.
+func (s *aggState) fail(why string, found expr.Type) {
+	if s.failed == nil {
+		name := "*"
+		if s.arg != nil {
+			name = s.arg.String()
+		}
+		s.failed = evalErrf("%s of %s: found a value of type %s; %s", strings.ToUpper(s.fn), name, found, why)
 	}
 }
 
@@ -106,11 +144,6 @@ func (s *aggState) better(v, cur expr.Value) bool {
 }
 
 func (s *aggState) addNumber(v expr.Value, n int64) {
-	if v.T == expr.Varchar {
-		if c, err := expr.Cast(v, expr.Double); err == nil {
-			v = c
-		}
-	}
 	switch {
 	case v.T.IsInteger() && !s.float:
 		sum, carry := bits.Add64(uint64(s.isum), uint64(v.I), 0)
@@ -129,10 +162,8 @@ func (s *aggState) addNumber(v expr.Value, n int64) {
 			s.float, s.fsum = true, float64(s.isum)
 		}
 		s.fsum += v.Float()
-	case v.T == expr.Boolean:
-		return
 	default:
-		s.failed = evalErrf("cannot sum a %s value", v.T)
+		s.fail("only numbers can be summed or averaged", v.T)
 		return
 	}
 	s.count += n

@@ -201,7 +201,7 @@ func BenchmarkIndexedEqual(b *testing.B) {
 			Project: []expr.Expr{&expr.Col{Index: 0, Name: "__key", T: expr.Object}, &expr.Col{Index: 1, Name: "this", T: expr.Object}},
 			Names:   []string{"__key", "this"},
 			Filter:  expr.NewCall("=", expr.Boolean, &expr.Col{Index: 2, Name: "value"}, &expr.Param{Index: 0, T: expr.BigInt})}
-		ph := plan.Build(scan, cat, []expr.Type{expr.BigInt}, "query", plan.Options{})
+		ph := plan.Build(context.Background(), scan, cat, []expr.Type{expr.BigInt}, "query", plan.Options{})
 		if got := plan.ExplainText(ph); !strings.Contains(got, "IndexScan") {
 			b.Fatalf("plan has no index scan:\n%s", got)
 		}

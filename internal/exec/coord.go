@@ -652,23 +652,45 @@ func materialize(in rowIter, ops *memGrant) ([][]expr.Value, error) {
 	}
 }
 
+// compileExprs compiles expressions (a nil one stays a nil function).
+func compileExprs(es []expr.Expr) ([]expr.Fn, error) {
+	out := make([]expr.Fn, len(es))
+	for i, e := range es {
+		if e == nil {
+			continue
+		}
+		f, err := expr.Compile(e)
+		if err != nil {
+			return nil, plan.Errorf("%v", err)
+		}
+		out[i] = f
+	}
+	return out, nil
+}
+
+// compileAggregation compiles an aggregation's group keys, and its
+// aggregates' arguments and ordering keys (nil where an aggregate has
+// none), for aggregateRows.
+func compileAggregation(groupBy []expr.Expr, aggs []plan.AggCall) (groups, args, bys []expr.Fn, err error) {
+	var argEs, byEs []expr.Expr
+	for _, a := range aggs {
+		argEs, byEs = append(argEs, a.Arg), append(byEs, a.By)
+	}
+	if groups, err = compileExprs(groupBy); err != nil {
+		return nil, nil, nil, err
+	}
+	if args, err = compileExprs(argEs); err != nil {
+		return nil, nil, nil, err
+	}
+	if bys, err = compileExprs(byEs); err != nil {
+		return nil, nil, nil, err
+	}
+	return groups, args, bys, nil
+}
+
 // build turns a physical node into a row iterator.
 func (q *query) build(n plan.Node) (rowIter, error) {
-	env := &expr.Env{Params: q.params, Now: q.now}
-	compile := func(es []expr.Expr) ([]expr.Fn, error) {
-		out := make([]expr.Fn, len(es))
-		for i, e := range es {
-			if e == nil {
-				continue
-			}
-			f, err := expr.Compile(e)
-			if err != nil {
-				return nil, plan.Errorf("%v", err)
-			}
-			out[i] = f
-		}
-		return out, nil
-	}
+	env := &expr.Env{Params: q.params, Now: q.now, Ctx: q.ctx}
 	switch x := n.(type) {
 	case *plan.HashJoin:
 		return q.hashJoin(x)
@@ -700,19 +722,7 @@ func (q *query) build(n plan.Node) (rowIter, error) {
 		if err != nil {
 			return nil, err
 		}
-		gfs, err := compile(x.GroupBy)
-		if err != nil {
-			return nil, err
-		}
-		var args, bys []expr.Expr
-		for _, a := range x.Aggs {
-			args, bys = append(args, a.Arg), append(bys, a.By)
-		}
-		afs, err := compile(args)
-		if err != nil {
-			return nil, err
-		}
-		bfs, err := compile(bys)
+		gfs, afs, bfs, err := compileAggregation(x.GroupBy, x.Aggs)
 		if err != nil {
 			return nil, err
 		}
@@ -741,7 +751,7 @@ func (q *query) build(n plan.Node) (rowIter, error) {
 		if err != nil {
 			return nil, err
 		}
-		fs, err := compile(x.Exprs)
+		fs, err := compileExprs(x.Exprs)
 		if err != nil {
 			return nil, err
 		}
@@ -798,7 +808,7 @@ func (q *query) build(n plan.Node) (rowIter, error) {
 	case *plan.Values:
 		var rows [][]expr.Value
 		for _, r := range x.Rows {
-			fs, err := compile(r)
+			fs, err := compileExprs(r)
 			if err != nil {
 				return nil, err
 			}
@@ -838,6 +848,7 @@ type page struct {
 type query struct {
 	e       *Engine
 	id      uint64
+	session *Session // holds the query's cursor
 	ctx     context.Context
 	cancel  context.CancelFunc
 	params  []expr.Value

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
@@ -186,15 +187,13 @@ feed:
 // collect runs a plan node to completion and returns its rows (cloned),
 // starting again when its partitions moved (as Execute does).
 func (e *Engine) collect(ctx context.Context, n plan.Node, params []expr.Value, opts Options) ([][]expr.Value, error) {
-	for attempt := 0; ; attempt++ {
-		rows, err := e.collectOnce(ctx, n, params, opts)
-		if !placementMoved(err, attempt) {
-			return rows, err
-		}
-		if err := waitPlacement(ctx, attempt); err != nil {
-			return nil, err
-		}
-	}
+	var rows [][]expr.Value
+	err := e.whileMoving(ctx, opts, func(opts Options) error {
+		var err error
+		rows, err = e.collectOnce(ctx, n, params, opts)
+		return err
+	})
+	return rows, err
 }
 
 func (e *Engine) collectOnce(ctx context.Context, n plan.Node, params []expr.Value, opts Options) ([][]expr.Value, error) {
@@ -338,6 +337,8 @@ var compactKinds = map[expr.Type]serialization.FieldKind{
 	expr.Boolean: serialization.KindBoolean, expr.TinyInt: serialization.KindInt8, expr.SmallInt: serialization.KindInt16,
 	expr.Integer: serialization.KindInt32, expr.BigInt: serialization.KindInt64, expr.Real: serialization.KindFloat32,
 	expr.Double: serialization.KindFloat64, expr.Varchar: serialization.KindString, expr.Decimal: serialization.KindFloat64,
+	expr.Date: serialization.KindDate, expr.Time: serialization.KindTime, expr.Timestamp: serialization.KindTimestamp,
+	expr.TimestampTZ: serialization.KindTimestampWithTimezone,
 }
 
 var nullableKinds = map[serialization.FieldKind]serialization.FieldKind{
@@ -407,6 +408,16 @@ func (e *Engine) encodeRow(m *plan.Mapping, cols []plan.MappingColumn, row []exp
 		for path, v := range fields {
 			if v.IsNull() {
 				obj[path] = nil
+				continue
+			}
+			if t := colType(path); t.IsTemporal() {
+				// JSON has no temporal types: ISO-8601 text, which
+				// reads back through the column's type.
+				c, err := expr.Cast(v, t)
+				if err != nil {
+					return nil, nil, plan.Errorf("%s: %v", path, err)
+				}
+				obj[path] = c.String()
 				continue
 			}
 			gv, err := goValue(v, colType(path))
@@ -672,7 +683,8 @@ func compactGo(v expr.Value, k serialization.FieldKind) (any, error) {
 		switch k {
 		case serialization.KindString, serialization.KindNullableBoolean, serialization.KindNullableInt8,
 			serialization.KindNullableInt16, serialization.KindNullableInt32, serialization.KindNullableInt64,
-			serialization.KindNullableFloat32, serialization.KindNullableFloat64:
+			serialization.KindNullableFloat32, serialization.KindNullableFloat64,
+			serialization.KindDate, serialization.KindTime, serialization.KindTimestamp, serialization.KindTimestampWithTimezone:
 			return nil, nil
 		}
 		return nil, fmt.Errorf("NULL cannot be stored in a %s field", k)
@@ -686,9 +698,41 @@ func compactGo(v expr.Value, k serialization.FieldKind) (any, error) {
 		serialization.KindFloat32: expr.Real, serialization.KindNullableFloat32: expr.Real,
 		serialization.KindFloat64: expr.Double, serialization.KindNullableFloat64: expr.Double,
 		serialization.KindString: expr.Varchar,
+		serialization.KindDate:   expr.Date, serialization.KindTime: expr.Time,
+		serialization.KindTimestamp: expr.Timestamp, serialization.KindTimestampWithTimezone: expr.TimestampTZ,
 	}[k]
 	if t == expr.Unknown {
 		return nil, fmt.Errorf("fields of kind %s cannot be written from SQL", k)
 	}
+	if t.IsTemporal() {
+		c, err := expr.Cast(v, t)
+		if err != nil {
+			return nil, err
+		}
+		return temporalGo(c), nil
+	}
 	return goValue(v, t)
+}
+
+// temporalGo converts a DATE, TIME, TIMESTAMP or TIMESTAMP WITH TIME ZONE
+// value to the serialization type of its Compact field (time zones are
+// UTC).
+func temporalGo(v expr.Value) any {
+	date := func(t time.Time) serialization.LocalDate {
+		return serialization.LocalDate{Year: int32(t.Year()), Month: int8(t.Month()), Day: int8(t.Day())}
+	}
+	clock := func(t time.Time) serialization.LocalTime {
+		return serialization.LocalTime{Hour: int8(t.Hour()), Minute: int8(t.Minute()), Second: int8(t.Second()), Nanosecond: int32(t.Nanosecond())}
+	}
+	switch v.T {
+	case expr.Date:
+		return date(time.Unix(v.I*86400, 0).UTC())
+	case expr.Time:
+		return clock(time.Unix(0, v.I).UTC())
+	case expr.Timestamp:
+		t := time.UnixMicro(v.I).UTC()
+		return serialization.LocalDateTime{Date: date(t), Time: clock(t)}
+	}
+	t := time.UnixMicro(v.I).UTC()
+	return serialization.OffsetDateTime{LocalDateTime: serialization.LocalDateTime{Date: date(t), Time: clock(t)}}
 }

@@ -42,7 +42,29 @@ var (
 	// member that does not own its partitions (a migration moved them);
 	// retrying the query re-plans the placement.
 	ErrUnavailable = errors.New("exec: partitions unavailable")
+	// ErrTooManyCursors: the member or the session already holds as many
+	// queries running or with an open cursor as allowed; the message names
+	// the limit. Retryable once cursors are closed.
+	ErrTooManyCursors = errors.New("exec: too many open cursors")
+	// ErrMerging: partitions had no stable owners within the query's time
+	// while the cluster merged after a network partition healed. It comes
+	// with ErrUnavailable: the query can be retried once the cluster
+	// settles.
+	ErrMerging = errors.New("exec: the cluster is merging")
 )
+
+// Session is who holds cursors: a client's query stream, or a client
+// connection that runs queries outside a stream. Its cursors close when
+// it ends (EndSession), only it can fetch or close them, and it holds at
+// most Config.MaxCursorsPerSession queries running or with an open
+// cursor. Its fields are guarded by the engine's lock.
+type Session struct {
+	open  int
+	ended bool
+}
+
+// NewSession returns a session for a client's stream or connection.
+func NewSession() *Session { return &Session{} }
 
 // Maps gives the engine the member's maps.
 type Maps interface {
@@ -110,6 +132,9 @@ type Config struct {
 	// with all its data (the cluster layer knows; the table may name an
 	// owner whose copy is still arriving). Nil trusts the table.
 	Owned func(pid int32) bool
+	// Merging reports whether the cluster is merging after a network
+	// partition healed (nil: never), to say so when a query gives up.
+	Merging func() bool
 	// OnScanned is told how many entries each fragment run on this member
 	// read, with the context the fragment ran under (which carries the
 	// query's pprof labels, such as its kind); nil records nothing.
@@ -120,8 +145,15 @@ type Config struct {
 	Logger *slog.Logger
 	// PageSize is the default rows per page; 4096 when 0.
 	PageSize int
-	// CursorIdleTimeout closes cursors that nobody fetches; 2 minutes when 0.
+	// CursorIdleTimeout closes cursors that nobody fetches; 2 minutes when 0
+	// (the member's query.cursor-idle-timeout).
 	CursorIdleTimeout time.Duration
+	// MaxCursors bounds the queries running or holding an open cursor on
+	// this member (query.max-cursors; DefaultMaxCursors when 0), and
+	// MaxCursorsPerSession those of one session
+	// (query.max-cursors-per-client; DefaultMaxCursorsPerSession when 0).
+	// A query over either fails with ErrTooManyCursors before it runs.
+	MaxCursors, MaxCursorsPerSession int
 	// Clock is used for CURRENT_TIMESTAMP (time.Now when nil).
 	Clock func() time.Time
 	// Exchange holds the defaults of the join exchanges.
@@ -134,6 +166,12 @@ type Config struct {
 	Memory *MemoryPool
 }
 
+// Defaults of the cursor limits.
+const (
+	DefaultMaxCursors           = 1024
+	DefaultMaxCursorsPerSession = 64
+)
+
 // Engine executes plans on a member. Safe for concurrent use.
 type Engine struct {
 	cfg     Config
@@ -143,6 +181,7 @@ type Engine struct {
 
 	mu      sync.Mutex
 	cursors map[uint64]*query
+	open    int // queries running or holding a cursor (see reserve)
 	closed  bool
 	bg      sync.WaitGroup
 	stop    chan struct{}
@@ -176,6 +215,12 @@ func New(cfg Config) *Engine {
 	}
 	if cfg.CursorIdleTimeout <= 0 {
 		cfg.CursorIdleTimeout = 2 * time.Minute
+	}
+	if cfg.MaxCursors <= 0 {
+		cfg.MaxCursors = DefaultMaxCursors
+	}
+	if cfg.MaxCursorsPerSession <= 0 {
+		cfg.MaxCursorsPerSession = DefaultMaxCursorsPerSession
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -291,7 +336,7 @@ func (e *Engine) reap() {
 			idle := now.Sub(q.lastUsed) > e.cfg.CursorIdleTimeout
 			q.mu.Unlock()
 			if idle {
-				delete(e.cursors, id)
+				e.dropLocked(id, q)
 				q.discard()
 			}
 		}
@@ -527,6 +572,9 @@ type Result struct {
 type Options struct {
 	PageSize int
 	Timeout  time.Duration
+	// Session holds the query's cursor; nil: nobody's (only the member's
+	// limit and the idle timeout apply).
+	Session *Session
 }
 
 // Execute runs a physical plan with its parameter values and returns the
@@ -570,6 +618,19 @@ func (e *Engine) Execute(ctx context.Context, ph *plan.Physical, params []expr.V
 	if e.cfg.Catalog != nil && e.synced.Load() != e.cfg.Catalog.Version() {
 		e.SyncIndexes()
 	}
+	// A query counts against the cursor limits from its start: until it
+	// ends, or, if it leaves a cursor, until the cursor closes.
+	if err := e.reserve(opts.Session); err != nil {
+		return nil, err
+	}
+	kept := false
+	defer func() {
+		if !kept {
+			e.mu.Lock()
+			e.releaseLocked(opts.Session)
+			e.mu.Unlock()
+		}
+	}()
 	pageSize := opts.PageSize
 	if pageSize <= 0 {
 		pageSize = e.cfg.PageSize
@@ -578,20 +639,20 @@ func (e *Engine) Execute(ctx context.Context, ph *plan.Physical, params []expr.V
 	// before it returns rows: it is started again on the new placement.
 	var q *query
 	var p page
-	for attempt := 0; ; attempt++ {
+	err := e.whileMoving(ctx, opts, func(opts Options) error {
 		var err error
-		q, p, err = e.start(ctx, ph, bound, opts, pageSize)
-		if err != nil {
-			return nil, err
+		if q, p, err = e.start(ctx, ph, bound, opts, pageSize); err != nil {
+			return err
 		}
-		if !placementMoved(p.err, attempt) {
-			break
+		if p.err != nil && errors.Is(p.err, ErrUnavailable) {
+			q.took(p)
+			q.discard()
+			return p.err
 		}
-		q.took(p)
-		q.discard()
-		if err := waitPlacement(ctx, attempt); err != nil {
-			return nil, err
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	q.took(p)
 	if p.err != nil {
@@ -604,31 +665,128 @@ func (e *Engine) Execute(ctx context.Context, ph *plan.Physical, params []expr.V
 		return res, nil
 	}
 	q.id = e.nextID.Add(1)
+	q.session = opts.Session
 	e.mu.Lock()
+	if s := opts.Session; s != nil && s.ended {
+		e.mu.Unlock()
+		q.discard()
+		return nil, context.Canceled // the client's stream or connection is gone
+	}
 	e.cursors[q.id] = q
+	kept = true
 	e.mu.Unlock()
 	res.Cursor = q.id
 	return res, nil
 }
 
-// placementRetries bounds the restarts of a query whose partitions moved
-// (10 ms doubling: about 10 s in all, the time a migration takes).
-const placementRetries = 10
-
-// placementMoved reports whether err is a partition that moved (or a
-// member that went) and attempt may be followed by another.
-func placementMoved(err error, attempt int) bool {
-	return err != nil && errors.Is(err, ErrUnavailable) && attempt < placementRetries
+// reserve counts a query against the member's and its session's cursor
+// limits, or fails with ErrTooManyCursors.
+func (e *Engine) reserve(s *Session) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.open >= e.cfg.MaxCursors {
+		return fmt.Errorf("%w: this member has %d queries running or holding a cursor, its limit (query.max-cursors); close cursors or raise the limit",
+			ErrTooManyCursors, e.open)
+	}
+	if s != nil && s.open >= e.cfg.MaxCursorsPerSession {
+		return fmt.Errorf("%w: this client has %d queries running or holding a cursor on this member, its limit (query.max-cursors-per-client); close cursors or raise the limit",
+			ErrTooManyCursors, s.open)
+	}
+	e.open++
+	if s != nil {
+		s.open++
+	}
+	return nil
 }
 
-// waitPlacement waits before attempt+1 (10 ms, doubling) or until ctx ends.
-func waitPlacement(ctx context.Context, attempt int) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(time.Duration(10<<attempt) * time.Millisecond):
-		return nil
+// releaseLocked undoes reserve; e.mu is held.
+func (e *Engine) releaseLocked(s *Session) {
+	e.open--
+	if s != nil {
+		s.open--
 	}
+}
+
+// dropLocked forgets cursor id and releases its reservation; e.mu is held.
+func (e *Engine) dropLocked(id uint64, q *query) {
+	delete(e.cursors, id)
+	e.releaseLocked(q.session)
+}
+
+// EndSession closes every cursor of a session whose stream or connection
+// ended; queries it starts afterwards keep no cursor.
+func (e *Engine) EndSession(s *Session) {
+	e.mu.Lock()
+	s.ended = true
+	var qs []*query
+	for id, q := range e.cursors {
+		if q.session == s {
+			e.dropLocked(id, q)
+			qs = append(qs, q)
+		}
+	}
+	e.mu.Unlock()
+	for _, q := range qs {
+		q.discard()
+	}
+}
+
+// maxPlacementWait caps the wait between restarts of a query whose
+// partitions moved (10 ms, doubling); noTimeoutRestarts bounds the
+// restarts of a query that has no timeout and no deadline.
+const (
+	maxPlacementWait  = 640 * time.Millisecond
+	noTimeoutRestarts = 2 * time.Minute
+)
+
+// restartDeadline is when a query stops restarting: before its timeout or
+// its caller's deadline, whichever comes first (a small margin is kept to
+// answer in time).
+func restartDeadline(ctx context.Context, timeout time.Duration) time.Time {
+	end := time.Now().Add(noTimeoutRestarts)
+	if timeout > 0 {
+		end = time.Now().Add(timeout)
+	}
+	if dl, ok := ctx.Deadline(); ok && dl.Before(end) {
+		end = dl
+	}
+	return end.Add(-20 * time.Millisecond)
+}
+
+// whileMoving runs attempt, and again while it fails with ErrUnavailable
+// (its partitions moved, or their owner went), until the partitions settle
+// or the query's own time (its timeout, the caller's deadline) would run
+// out: it then returns the last error, which is retryable and says when
+// the cluster is merging. Each attempt gets the time left as its timeout.
+func (e *Engine) whileMoving(ctx context.Context, opts Options, attempt func(Options) error) error {
+	end := restartDeadline(ctx, opts.Timeout)
+	for n := 0; ; n++ {
+		if opts.Timeout > 0 {
+			opts.Timeout = max(time.Until(end), time.Millisecond)
+		}
+		err := attempt(opts)
+		if err == nil || !errors.Is(err, ErrUnavailable) {
+			return err
+		}
+		wait := min(time.Duration(10<<min(n, 6))*time.Millisecond, maxPlacementWait)
+		if time.Until(end) < wait {
+			return e.unsettled(err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+}
+
+// unsettled is the error of a query that gave up restarting: err, or when
+// the cluster is merging, a retryable error that says so.
+func (e *Engine) unsettled(err error) error {
+	if e.cfg.Merging != nil && e.cfg.Merging() {
+		return fmt.Errorf("%w: %w after a network partition healed: partitions had no stable owners within the query's time; retry once it settles (%v)", ErrUnavailable, ErrMerging, err)
+	}
+	return err
 }
 
 // start runs a query until its first page, which it returns with the
@@ -693,12 +851,12 @@ func labelsOf(ctx context.Context) pprof.LabelSet {
 	return pprof.Labels(kv...)
 }
 
-// Fetch returns the next page of a cursor.
-func (e *Engine) Fetch(ctx context.Context, id uint64) (*Result, error) {
+// Fetch returns the next page of a cursor of session s.
+func (e *Engine) Fetch(ctx context.Context, id uint64, s *Session) (*Result, error) {
 	e.mu.Lock()
 	q := e.cursors[id]
 	e.mu.Unlock()
-	if q == nil {
+	if q == nil || q.session != s {
 		return nil, fmt.Errorf("%w: %d", ErrCursorNotFound, id)
 	}
 	q.mu.Lock()
@@ -715,7 +873,7 @@ func (e *Engine) Fetch(ctx context.Context, id uint64) (*Result, error) {
 		q.took(p)
 	}
 	if !ok || p.err != nil || p.last {
-		e.CloseCursor(id)
+		e.CloseCursor(id, s)
 	}
 	if !ok {
 		if q.ctx.Err() != nil {
@@ -734,25 +892,27 @@ func (e *Engine) Fetch(ctx context.Context, id uint64) (*Result, error) {
 	return res, nil
 }
 
-// CloseCursor cancels a cursor's query on every member; it reports whether
-// the cursor existed.
-func (e *Engine) CloseCursor(id uint64) bool {
+// CloseCursor cancels the query of a cursor of session s on every member;
+// it reports whether the cursor existed.
+func (e *Engine) CloseCursor(id uint64, s *Session) bool {
 	e.mu.Lock()
 	q := e.cursors[id]
-	delete(e.cursors, id)
-	e.mu.Unlock()
-	if q == nil {
+	if q == nil || q.session != s {
+		e.mu.Unlock()
 		return false
 	}
+	e.dropLocked(id, q)
+	e.mu.Unlock()
 	q.discard()
 	return true
 }
 
-// Cursors returns the number of open cursors.
+// Cursors returns the number of queries running or holding an open
+// cursor.
 func (e *Engine) Cursors() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return len(e.cursors)
+	return e.open
 }
 
 func splitLines(s string) []string {

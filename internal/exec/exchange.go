@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -466,6 +468,7 @@ type router struct {
 	ws     []*routeWorker // by worker
 	stops  []func() bool
 	batch  int64
+	parts  partitionDivisor
 }
 
 // routeWorker is one worker's buffers and scratch space.
@@ -489,7 +492,7 @@ type routeBuf struct {
 type routeCut struct{ end, count int }
 
 func (s *stage) newRouter(x *plan.Exchange, width int, local consumer) (*router, error) {
-	r := &router{s: s, x: x, width: width, local: local, batch: s.settings.BatchBytes}
+	r := &router{s: s, x: x, width: width, local: local, batch: s.settings.BatchBytes, parts: newPartitionDivisor(int32(len(s.owners)))}
 	var err error
 	if r.keyFns, r.keyCol, err = compileKeys(x.Keys); err != nil {
 		return nil, err
@@ -533,9 +536,9 @@ func (r *router) add(worker int, b *Batch) error {
 	rows := b.Rows
 	for n := 0; n < b.Count; n++ {
 		rest := rows
-		for c := 0; c < r.width; c++ {
+		for c := range rw.row {
 			var err error
-			if rw.row[c], rest, err = decodeValue(rest); err != nil {
+			if rest, err = decodeInto(rest, &rw.row[c]); err != nil {
 				return err
 			}
 		}
@@ -563,19 +566,27 @@ func (r *router) route(worker int, rw *routeWorker, row []expr.Value, enc []byte
 		}
 		return nil
 	}
-	for k := range rw.keys {
-		if c := r.keyCol[k]; c >= 0 {
-			rw.keys[k] = row[c]
-		} else {
-			rw.keys[k] = r.keyFns[k](&expr.Row{Cols: row, Env: &rw.env})
+	keys := rw.keys
+	if len(keys) == 1 && r.keyCol[0] >= 0 {
+		keys = row[r.keyCol[0] : r.keyCol[0]+1] // one key column, the commonest: no copy
+	} else {
+		for k := range keys {
+			if c := r.keyCol[k]; c >= 0 {
+				keys[k] = row[c]
+			} else {
+				keys[k] = r.keyFns[k](&expr.Row{Cols: row, Env: &rw.env})
+			}
+		}
+		if rw.env.Err != nil {
+			return rw.env.Err
 		}
 	}
-	if rw.env.Err != nil {
-		return rw.env.Err
-	}
 	dest := r.s.self // a NULL key matches nothing: its row stays
-	if pid, ok := partitionOf(rw.keys, r.x.HashType, &rw.hbuf, int32(len(r.s.owners))); ok {
-		dest = int(r.s.owners[pid])
+	if h, ok := partitionHash(keys, r.x.HashType, &rw.hbuf); ok {
+		dest = int(r.s.owners[r.parts.of(h)])
+	}
+	if dest == r.s.self && r.local.rows != nil {
+		return r.local.rows.row(worker, row)
 	}
 	return r.append(worker, rw, dest, row, enc)
 }
@@ -733,19 +744,19 @@ func (r *router) release() {
 	}
 }
 
-// partitionOf returns the partition of a row's key values: that of the
-// first key serialized as hashType (a map key's type), or of a hash of the
-// values (hashType Unknown). ok is false for a NULL key, or a value that
-// no key of hashType can equal.
-func partitionOf(keys []expr.Value, hashType expr.Type, buf *[]byte, count int32) (int32, bool) {
+// partitionHash returns the partition hash of a row's key values: that of
+// the first key serialized as hashType (a map key's type), or of a hash of
+// the values (hashType Unknown). ok is false for a NULL key, or a value
+// that no key of hashType can equal.
+func partitionHash(keys []expr.Value, hashType expr.Type, buf *[]byte) (int32, bool) {
 	if hashType == expr.Unknown {
 		var ok bool
 		if *buf, ok = hashKeys((*buf)[:0], keys); !ok {
 			return 0, false
 		}
-		return serialization.PartitionID(serialization.PayloadHash(*buf), count), true
+		return serialization.PayloadHash(*buf), true
 	}
-	v := keys[0]
+	v := &keys[0]
 	if v.IsNull() {
 		return 0, false
 	}
@@ -758,12 +769,12 @@ func partitionOf(keys []expr.Value, hashType expr.Type, buf *[]byte, count int32
 		}
 		switch hashType {
 		case expr.BigInt:
-			b = append(b, byte(i>>56), byte(i>>48), byte(i>>40), byte(i>>32), byte(i>>24), byte(i>>16), byte(i>>8), byte(i))
+			return serialization.LongPayloadHash(i), true
 		case expr.Integer:
 			if int64(int32(i)) != i {
 				return 0, false
 			}
-			b = append(b, byte(i>>24), byte(i>>16), byte(i>>8), byte(i))
+			return serialization.IntPayloadHash(int32(i)), true
 		case expr.SmallInt:
 			if int64(int16(i)) != i {
 				return 0, false
@@ -792,11 +803,36 @@ func partitionOf(keys []expr.Value, hashType expr.Type, buf *[]byte, count int32
 		}
 	}
 	*buf = b
-	return serialization.PartitionID(serialization.PayloadHash(b), count), true
+	return serialization.PayloadHash(b), true
+}
+
+// partitionDivisor maps partition hashes to partitions as
+// serialization.PartitionID does, with a multiplication in place of the
+// division (Lemire's "faster remainder by direct computation"): routing
+// does it once per row.
+type partitionDivisor struct {
+	count uint64
+	m     uint64 // 2^64 / count, rounded up
+}
+
+func newPartitionDivisor(count int32) partitionDivisor {
+	return partitionDivisor{count: uint64(count), m: ^uint64(0)/uint64(count) + 1}
+}
+
+// of returns the partition of a partition hash.
+func (d partitionDivisor) of(hash int32) int32 {
+	if hash == math.MinInt32 {
+		return 0 // Java's abs leaves it negative; Hazelcast maps it to 0
+	}
+	if hash < 0 {
+		hash = -hash
+	}
+	rem, _ := bits.Mul64(d.m*uint64(hash), d.count)
+	return int32(rem)
 }
 
 // integral returns an integer or whole floating value as an int64.
-func integral(v expr.Value) (int64, bool) {
+func integral(v *expr.Value) (int64, bool) {
 	switch {
 	case v.T.IsInteger():
 		return v.I, true

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,6 +15,7 @@ import (
 
 	memberpb "github.com/atolldb/atoll/api/proto/atoll/member/v1"
 	"github.com/atolldb/atoll/internal/query/expr"
+	"github.com/atolldb/atoll/pkg/serialization"
 )
 
 // glogDaemon is the flush goroutine of glog, which vitess (imported by
@@ -296,5 +299,67 @@ func TestMemoryAccount(t *testing.T) {
 	a.Release(600)
 	if err := a.Reserve("join hash table", 1000); err != nil || a.Peak() != 1000 {
 		t.Fatalf("after release: %v, peak %d", err, a.Peak())
+	}
+}
+
+// TestPartitionHashOfMapKeys: a join key routes by the partition hash its
+// value has as a map key of hashType (as the store placed the entries),
+// and a key no map key of that type can equal stays.
+func TestPartitionHashOfMapKeys(t *testing.T) {
+	ser, err := serialization.NewService(serialization.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		hashType expr.Type
+		key      expr.Value
+		data     any // the map key with the same value; nil: no partition
+	}{
+		{expr.BigInt, expr.BigIntValue(150000), int64(150000)},
+		{expr.BigInt, expr.BigIntValue(-7), int64(-7)},
+		{expr.BigInt, expr.Value{T: expr.Integer, I: 42}, int64(42)},
+		{expr.BigInt, expr.DoubleValue(3), int64(3)},
+		{expr.BigInt, expr.DoubleValue(3.5), nil},
+		{expr.Integer, expr.BigIntValue(1 << 20), int32(1 << 20)},
+		{expr.Integer, expr.BigIntValue(1 << 40), nil},
+		{expr.SmallInt, expr.BigIntValue(-300), int16(-300)},
+		{expr.TinyInt, expr.BigIntValue(9), int8(9)},
+		{expr.Varchar, expr.StringValue("Customer#000000001"), "Customer#000000001"},
+		{expr.BigInt, expr.NullValue, nil},
+	}
+	var buf []byte
+	for _, c := range cases {
+		h, ok := partitionHash([]expr.Value{c.key}, c.hashType, &buf)
+		if c.data == nil {
+			if ok {
+				t.Errorf("%v as %v: hash %d, want none", c.key, c.hashType, h)
+			}
+			continue
+		}
+		d, err := ser.ToData(c.data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := d.PartitionHash(); !ok || h != want {
+			t.Errorf("%v as %v: hash %d (%v), want %d", c.key, c.hashType, h, ok, want)
+		}
+	}
+}
+
+// TestPartitionDivisor: the router's division-free mapping of hashes to
+// partitions agrees with serialization.PartitionID.
+func TestPartitionDivisor(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 271))
+	hashes := []int32{0, 1, -1, 270, 271, -271, math.MaxInt32, math.MinInt32, math.MinInt32 + 1}
+	for range 5000 {
+		hashes = append(hashes, int32(r.Uint32()))
+	}
+	for _, count := range []int32{1, 2, 7, 271, 1000, 65537, math.MaxInt32} {
+		d := newPartitionDivisor(count)
+		for _, h := range hashes {
+			if got, want := d.of(h), serialization.PartitionID(h, count); got != want {
+				t.Fatalf("hash %d of %d partitions: %d, want %d", h, count, got, want)
+			}
+		}
 	}
 }

@@ -110,45 +110,15 @@ func post(p *plan.Post, rows [][]expr.Value, env *expr.Env, ops *memGrant) ([][]
 		}
 		it = &filterIter{in: it, cond: f, env: env}
 	}
-	fns := make([]expr.Fn, len(p.Project))
-	for i, e := range p.Project {
-		f, err := expr.Compile(e)
-		if err != nil {
-			return nil, plan.Errorf("%v", err)
-		}
-		fns[i] = f
+	fns, err := compileExprs(p.Project)
+	if err != nil {
+		return nil, err
 	}
 	it = &projectIter{in: it, exprs: fns, env: env}
 	if len(p.Aggs) == 0 && len(p.GroupBy) == 0 {
 		return materialize(it, ops)
 	}
-	compile := func(es []expr.Expr) ([]expr.Fn, error) {
-		out := make([]expr.Fn, len(es))
-		for i, e := range es {
-			if e == nil {
-				continue
-			}
-			f, err := expr.Compile(e)
-			if err != nil {
-				return nil, plan.Errorf("%v", err)
-			}
-			out[i] = f
-		}
-		return out, nil
-	}
-	gfs, err := compile(p.GroupBy)
-	if err != nil {
-		return nil, err
-	}
-	var args, bys []expr.Expr
-	for _, a := range p.Aggs {
-		args, bys = append(args, a.Arg), append(bys, a.By)
-	}
-	afs, err := compile(args)
-	if err != nil {
-		return nil, err
-	}
-	bfs, err := compile(bys)
+	gfs, afs, bfs, err := compileAggregation(p.GroupBy, p.Aggs)
 	if err != nil {
 		return nil, err
 	}

@@ -110,7 +110,7 @@ func (e *Engine) runScan(ctx context.Context, f *plan.Fragment, parts []int32, o
 	}
 	workers := make([]*worker, nw)
 	for i := range workers {
-		w, err := e.newWorker(f, st, ix, mem)
+		w, err := e.newWorker(ctx, f, st, ix, mem)
 		if err != nil {
 			return err
 		}
@@ -256,10 +256,11 @@ type worker struct {
 	aggOnly bool // no filter, one group, aggregates of plain columns
 	done    bool
 
-	buf     []byte
-	count   int
-	err     error
-	scanned int64 // entries read
+	buf        []byte
+	count      int
+	err        error
+	scanned    int64 // entries read
+	sinceCheck int   // entries since the context was looked at
 
 	// rows, when set, takes the projected rows (rowBuf) instead of buf.
 	rows   rowSink
@@ -267,17 +268,21 @@ type worker struct {
 	rowBuf []expr.Value
 }
 
+// interruptEvery is how many entries a scan reads between two looks at the
+// query's context.
+const interruptEvery = 1024
+
 type group struct {
 	keys   []expr.Value
 	states []aggState
 }
 
-func (e *Engine) newWorker(f *plan.Fragment, st *store.Map, ix *index, mem *MemoryAccount) (*worker, error) {
+func (e *Engine) newWorker(ctx context.Context, f *plan.Fragment, st *store.Map, ix *index, mem *MemoryAccount) (*worker, error) {
 	w := &worker{f: f, st: st, ix: ix, ops: memGrant{mem: mem, what: "aggregation table"}}
 	if len(f.Sort) > 0 {
 		w.ops.what = "sort buffer"
 	}
-	w.env = expr.Env{Params: f.Params, Now: time.Now()}
+	w.env = expr.Env{Params: f.Params, Now: time.Now(), Ctx: ctx}
 	w.row = expr.Row{Cols: make([]expr.Value, len(f.Cols)), Env: &w.env}
 	for _, c := range f.Cols {
 		a, err := newAccessor(c, e.cfg.Serialization)
@@ -386,6 +391,12 @@ func (e *Engine) newWorker(f *plan.Fragment, st *store.Map, ix *index, mem *Memo
 // entryAgg is entry for the commonest aggregation: no filter, no groups,
 // aggregates of plain columns (SUM(x), COUNT(*), MIN(x), ...).
 func (w *worker) entryAgg(k, v []byte) bool {
+	if w.sinceCheck++; w.sinceCheck >= interruptEvery {
+		w.sinceCheck = 0
+		if w.env.Interrupted() {
+			return false
+		}
+	}
 	cols := w.row.Cols
 	for _, c := range w.post {
 		if err := w.accs[c].readInto(k, v, &cols[c]); err != nil {
@@ -397,6 +408,10 @@ func (w *worker) entryAgg(k, v []byte) bool {
 	for i := range states {
 		if c := w.argCol[i]; c >= 0 {
 			states[i].add(&cols[c], nil)
+			if states[i].failed != nil {
+				w.err = states[i].failed
+				return false
+			}
 		} else {
 			states[i].count++
 		}
@@ -468,7 +483,7 @@ func (w *worker) evalLookup() error {
 		if e == nil {
 			return nil, nil
 		}
-		env := expr.Env{Params: w.f.Params, Now: w.env.Now}
+		env := expr.Env{Params: w.f.Params, Now: w.env.Now, Ctx: w.env.Ctx}
 		v, err := expr.Eval(e, &env)
 		if err != nil {
 			return nil, err
@@ -505,6 +520,14 @@ func (w *worker) evalLookup() error {
 // entry processes one entry (called under the store's partition lock: it
 // must not block).
 func (w *worker) entry(k, v []byte) bool {
+	// A scan looks at the query's context every interruptEvery entries
+	// (the expressions that run long on one entry look themselves).
+	if w.sinceCheck++; w.sinceCheck >= interruptEvery {
+		w.sinceCheck = 0
+		if w.env.Interrupted() {
+			return false
+		}
+	}
 	cols := w.row.Cols
 	for _, c := range w.pre {
 		if err := w.accs[c].readInto(k, v, &cols[c]); err != nil {
@@ -636,7 +659,7 @@ func (w *worker) emitRow() bool {
 		}
 		w.count++
 	}
-	return w.env.Err == nil
+	return w.env.Err == nil && w.err == nil
 }
 
 // groupBytes is what a new group of keys key values costs (their bytes
@@ -660,6 +683,9 @@ func (w *worker) accumulate(g *group) {
 		switch c := w.argCol[i]; {
 		case c >= 0:
 			s.add(&w.row.Cols[c], nil)
+			if s.failed != nil && w.err == nil {
+				w.err = s.failed
+			}
 			continue
 		case c == -2:
 			s.count++
@@ -671,6 +697,9 @@ func (w *worker) accumulate(g *group) {
 		}
 		arg := w.argFn[i](&w.row)
 		s.add(&arg, &by)
+		if s.failed != nil && w.err == nil {
+			w.err = s.failed
+		}
 	}
 }
 

@@ -93,7 +93,7 @@ func (f *indexFixture) keys(attr, op string, v expr.Value, wantIndex bool) []int
 			Filter: expr.NewCall(op, expr.Boolean, &expr.Col{Index: 1, Name: attr}, &expr.Param{Index: 0, T: v.T})}
 	}
 	run := func(cat plan.Catalog) []int64 {
-		ph := plan.Build(scan(), cat, []expr.Type{v.T}, "query", plan.Options{})
+		ph := plan.Build(context.Background(), scan(), cat, []expr.Type{v.T}, "query", plan.Options{})
 		text := plan.ExplainText(ph)
 		if got := strings.Contains(text, "IndexScan"); got != (wantIndex && cat != nil) {
 			f.t.Fatalf("index use %v, want %v:\n%s", got, wantIndex && cat != nil, text)

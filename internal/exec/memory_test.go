@@ -288,7 +288,7 @@ func memEngineMaps(t *testing.T, n int32, cfg PoolConfig) (*Engine, func(sql str
 	_ = cat.PutMapping(mapping, true, false)
 	planner := qsql.NewPlanner(cat, nil)
 	return e, func(sql string) *plan.Physical {
-		ph, err := planner.Plan(sql, nil)
+		ph, err := planner.Plan(context.Background(), sql, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", sql, err)
 		}
@@ -373,7 +373,7 @@ func TestBreakerTerminatesHalfOfRunningQueries(t *testing.T) {
 		var err error
 		for {
 			var res *Result
-			if res, err = e.Fetch(context.Background(), c); err != nil {
+			if res, err = e.Fetch(context.Background(), c, nil); err != nil {
 				break
 			}
 			rows += res.Count
@@ -441,7 +441,7 @@ func TestReservedBytesTrackTheHeap(t *testing.T) {
 			}
 			res.Rows = nil // the first page is the client's
 			defer func() {
-				e.CloseCursor(res.Cursor)
+				e.CloseCursor(res.Cursor, nil)
 				waitFor(t, "the pool empty", func() bool { return pool.Reserved() == 0 && pool.Stats().Queries == 0 })
 			}()
 			// The query stops where its client left it: the reservations
@@ -505,7 +505,7 @@ func TestWorkerMemoryTracksTheHeap(t *testing.T) {
 			find(planOf(q.sql).Root)
 			mem := NewMemoryAccount(0)
 			base := heapBytes()
-			w, err := e.newWorker(frag, st, nil, mem)
+			w, err := e.newWorker(context.Background(), frag, st, nil, mem)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,7 +6,10 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/bench/model"
@@ -122,7 +125,7 @@ func TestFragmentsOverTheWire(t *testing.T) {
 		{"SELECT COUNT(DISTINCT intField), AVG(intField) FROM s", false},
 		{"SELECT DISTINCT intField FROM s WHERE __key > 100", false},
 	} {
-		ph, err := p.Plan(q.sql, nil)
+		ph, err := p.Plan(context.Background(), q.sql, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", q.sql, err)
 		}
@@ -168,5 +171,70 @@ func TestFragmentsOverTheWire(t *testing.T) {
 	}
 	if err := dual.RunFragment(context.Background(), &pb.RunFragmentRequest{Fragment: []byte{0xff, 0x01}, Partitions: []int32{0}}, func(*Batch) error { return nil }); !errors.Is(err, plan.ErrBadFragment) {
 		t.Fatalf("garbage fragment: %v", err)
+	}
+}
+
+// TestQueryRestartsUntilPartitionsSettle: a query whose partitions have no
+// stable owner (another member refuses them, as during a split-brain merge)
+// starts again until they settle, for as long as its own time allows; it
+// used to give up after about ten seconds. When its time runs out while
+// the cluster is merging, it fails with a retryable error that says so,
+// before its deadline.
+func TestQueryRestartsUntilPartitionsSettle(t *testing.T) {
+	ser, err := serialization.NewService(model.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := &memCatalog{}
+	_, maps := testEngine(t, ser, cat)
+	st, _ := maps.Get("s")
+	for k := int32(0); k < 500; k++ {
+		v := model.SmallForKey(k)
+		put(t, ser, st, k, &v)
+	}
+	self := partition.Member{UUID: partition.NewUUID(), Address: "self"}
+	other := partition.Member{UUID: partition.NewUUID(), Address: "other"}
+	table := &partition.Table{Version: 2, Members: []partition.Member{self, other}, Owners: make([]int32, 271), Backups: make([][]int32, 271)}
+	for p := range table.Owners {
+		table.Owners[p] = int32(p % 2)
+	}
+	h := &partition.Holder{}
+	h.Store(table)
+	var settled atomic.Int64 // Unix nanoseconds from which the other member owns its partitions
+	owned := func(pid int32) bool { return pid%2 == 1 && time.Now().UnixNano() >= settled.Load() }
+	merging := func() bool { return time.Now().UnixNano() < settled.Load() }
+	peer := New(Config{Maps: maps, Catalog: cat, Serialization: ser, Table: h, Self: other.UUID, Owned: owned})
+	t.Cleanup(peer.Close)
+	e := New(Config{Maps: maps, Catalog: cat, Serialization: ser, Table: h, Self: self.UUID, Remote: &loopRemote{e: peer},
+		Owned: func(pid int32) bool { return pid%2 == 0 }, Merging: merging})
+	t.Cleanup(e.Close)
+	ph := plan.Build(&plan.Aggregate{Input: &plan.Scan{Table: "s", Map: "s"}, Aggs: []plan.AggCall{{Func: "count", T: expr.BigInt}}, Names: []string{"n"}}, cat, nil, "query", plan.Options{})
+
+	// Settles after 11 s: the query, with a minute to run, waits it out.
+	settled.Store(time.Now().Add(11 * time.Second).UnixNano())
+	res, err := e.Execute(context.Background(), ph, nil, Options{Timeout: time.Minute})
+	if err != nil {
+		t.Fatalf("a query while partitions settle for 11 s: %v", err)
+	}
+	if rows, err := DecodeRows(res.Rows, res.Count, 1); err != nil || rows[0][0].I != 500 {
+		t.Fatalf("count %v %v, want 500", rows, err)
+	}
+
+	// Never settles within the query's 2 s: a retryable error naming the
+	// merge, before the deadline.
+	settled.Store(time.Now().Add(time.Hour).UnixNano())
+	start := time.Now()
+	_, err = e.Execute(context.Background(), ph, nil, Options{Timeout: 2 * time.Second})
+	if !errors.Is(err, ErrUnavailable) || !errors.Is(err, ErrMerging) || !strings.Contains(err.Error(), "the cluster is merging") {
+		t.Fatalf("a query during a merge longer than its timeout: %v", err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Fatalf("gave up after %v, past its 2 s timeout", took)
+	}
+	// The caller's deadline bounds it the same way.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if _, err := e.Execute(ctx, ph, nil, Options{}); !errors.Is(err, ErrMerging) {
+		t.Fatalf("a query during a merge longer than its caller's deadline: %v", err)
 	}
 }

@@ -57,6 +57,23 @@ func appendValue(dst []byte, v expr.Value) []byte {
 	return binary.AppendVarint(dst, v.I)
 }
 
+// decodeInto reads one value into v (strings and objects alias b): an
+// integer, the commonest value (keys), without a copy of the value.
+func decodeInto(b []byte, v *expr.Value) ([]byte, error) {
+	if len(b) > 2 && b[0] == tagInt {
+		if t := expr.Type(b[1]); t.IsInteger() {
+			u, n := binary.Uvarint(b[2:])
+			if n > 0 {
+				v.T, v.I, v.F, v.B, v.L = t, int64(u>>1)^-int64(u&1), 0, nil, nil
+				return b[2+n:], nil
+			}
+		}
+	}
+	var err error
+	*v, b, err = decodeValue(b)
+	return b, err
+}
+
 // decodeValue reads one value; strings and objects alias b.
 func decodeValue(b []byte) (expr.Value, []byte, error) {
 	if len(b) == 0 {
@@ -119,9 +136,9 @@ func DecodeRows(b []byte, count, width int) ([][]expr.Value, error) {
 	flat := make([]expr.Value, count*width)
 	for r := 0; r < count; r++ {
 		row := flat[r*width : (r+1)*width : (r+1)*width]
-		for c := 0; c < width; c++ {
+		for c := range row {
 			var err error
-			if row[c], b, err = decodeValue(b); err != nil {
+			if b, err = decodeInto(b, &row[c]); err != nil {
 				return nil, err
 			}
 		}
@@ -133,10 +150,15 @@ func DecodeRows(b []byte, count, width int) ([][]expr.Value, error) {
 	return out, nil
 }
 
-// EncodeRow appends a row.
+// EncodeRow appends a row; an integer, the commonest value (keys), is
+// written without a copy of the value.
 func EncodeRow(dst []byte, row []expr.Value) []byte {
-	for _, v := range row {
-		dst = appendValue(dst, v)
+	for i := range row {
+		if v := &row[i]; v.T.IsInteger() {
+			dst = binary.AppendVarint(append(dst, tagInt, byte(v.T)), v.I)
+		} else {
+			dst = appendValue(dst, *v)
+		}
 	}
 	return dst
 }

@@ -243,7 +243,7 @@ func (s *stage) join(f *plan.Fragment, out sink) error {
 	}()
 	tail := func(w int) (*worker, error) {
 		if tails[w] == nil {
-			tw, err := s.e.newWorker(&tf, nil, nil, s.mem)
+			tw, err := s.e.newWorker(s.ctx, &tf, nil, nil, s.mem)
 			if err != nil {
 				return nil, err
 			}
@@ -352,7 +352,7 @@ func (ps *probeSide) batch(w int, b *Batch) error {
 	rows := b.Rows
 	for n := 0; n < b.Count && !tw.done; n++ {
 		for c := range row {
-			if row[c], rows, err = decodeValue(rows); err != nil {
+			if rows, err = decodeInto(rows, &row[c]); err != nil {
 				return err
 			}
 		}

@@ -23,6 +23,10 @@ var ErrMapExists = errors.New("maps: map already exists")
 // ErrInvalidName reports an empty or oversized map name.
 var ErrInvalidName = errors.New("maps: invalid map name")
 
+// ErrTooManyMaps: creating the map would exceed the member's limit on the
+// number of maps (Options.MaxMaps).
+var ErrTooManyMaps = errors.New("maps: too many maps")
+
 // maxNameLen bounds map names.
 const maxNameLen = 1024
 
@@ -55,9 +59,18 @@ type Options struct {
 	// store.Observer: synchronous, under the partition lock, non-blocking.
 	// The cluster layer replicates changes through it.
 	OnEvent func(mapName string, e store.Event)
-	// Backup reports whether this member holds partition pid as a backup;
-	// maps created later start with those roles.
-	Backup func(pid int32) bool
+	// Directory is shared by every map's store: the role of each partition
+	// on this member and the maps that hold it (store.Directory). Nil: a
+	// directory of the registry's own.
+	Directory *store.Directory
+	// MaxMaps bounds the maps Get creates (0: unlimited): the member-wide
+	// cap on the number of maps (limits.max-maps).
+	MaxMaps int
+	// MaxMapSeries is how many maps get observability series of their own
+	// (metrics and profile labels by map; metrics.map-series-limit): the
+	// first ones created, a slot freed by a destroyed map going to the next
+	// one created. The others are summed into one aggregate.
+	MaxMapSeries int
 }
 
 // Registry holds the member's maps. It is safe for concurrent use.
@@ -66,7 +79,9 @@ type Registry struct {
 
 	mu      sync.Mutex // serializes map creation and configuration
 	configs map[string]Config
-	maps    atomic.Pointer[map[string]*Map] // copy-on-write, lock-free reads
+	maps    sync.Map // name → *Map; lock-free reads
+	count   int      // maps; guarded by mu
+	series  int      // maps with series of their own; guarded by mu
 }
 
 // NewRegistry returns an empty registry.
@@ -74,31 +89,56 @@ func NewRegistry(opts Options) *Registry {
 	if opts.PartitionCount == 0 {
 		opts.PartitionCount = store.DefaultPartitionCount
 	}
+	if opts.Directory == nil {
+		opts.Directory = store.NewDirectory(opts.PartitionCount)
+	}
 	r := &Registry{opts: opts, configs: map[string]Config{}}
 	for k, v := range opts.Configs {
 		r.configs[k] = v
 	}
-	empty := map[string]*Map{}
-	r.maps.Store(&empty)
 	return r
 }
+
+// Directory returns the directory the maps' stores share.
+func (r *Registry) Directory() *store.Directory { return r.opts.Directory }
 
 // PartitionCount returns the number of partitions of every map.
 func (r *Registry) PartitionCount() int { return r.opts.PartitionCount }
 
-// Get returns the named map, creating it on first use.
-func (r *Registry) Get(name string) (*Map, error) {
-	if m, ok := (*r.maps.Load())[name]; ok {
-		return m, nil
-	}
+// Get returns the named map, creating it on first use. A map it would
+// create past Options.MaxMaps fails with ErrTooManyMaps.
+func (r *Registry) Get(name string) (*Map, error) { return r.get(name, true) }
+
+// Replica returns the named map, creating it without the limit on the
+// number of maps: for data another member already holds (a backup's copy,
+// a migration, a merge), which must not be refused where the owner
+// accepted it.
+func (r *Registry) Replica(name string) (*Map, error) { return r.get(name, false) }
+
+// CheckName fails with ErrInvalidName for a name no map may have: empty or
+// over 1024 bytes.
+func CheckName(name string) error {
 	if name == "" || len(name) > maxNameLen {
-		return nil, fmt.Errorf("%w: %q (names are 1 to %d bytes)", ErrInvalidName, truncate(name), maxNameLen)
+		return fmt.Errorf("%w: %q (names are 1 to %d bytes)", ErrInvalidName, truncate(name), maxNameLen)
+	}
+	return nil
+}
+
+func (r *Registry) get(name string, limited bool) (*Map, error) {
+	if m, ok := r.maps.Load(name); ok {
+		return m.(*Map), nil
+	}
+	if err := CheckName(name); err != nil {
+		return nil, err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	cur := *r.maps.Load()
-	if m, ok := cur[name]; ok {
-		return m, nil
+	if m, ok := r.maps.Load(name); ok {
+		return m.(*Map), nil
+	}
+	if limited && r.opts.MaxMaps > 0 && r.count >= r.opts.MaxMaps {
+		return nil, fmt.Errorf("%w: this member holds %d maps, its limit (limits.max-maps); %q was not created: destroy maps or raise the limit",
+			ErrTooManyMaps, r.count, truncate(name))
 	}
 	cfg := r.configFor(name)
 	st, err := store.NewMap(store.MapConfig{
@@ -110,52 +150,49 @@ func (r *Registry) Get(name string) (*Map, error) {
 		MaxIdle:        cfg.MaxIdle,
 		Eviction:       cfg.Eviction,
 		Clock:          r.opts.Clock,
+		Directory:      r.opts.Directory,
 	})
 	if err != nil {
 		return nil, err
 	}
 	m := &Map{name: name, cfg: cfg, Store: st, created: r.now(), onEvent: r.opts.OnEvent}
-	if r.opts.Backup != nil {
-		for pid := int32(0); pid < int32(r.opts.PartitionCount); pid++ {
-			if r.opts.Backup(pid) {
-				_ = st.SetRole(pid, store.RoleBackup) // pid is in range
-			}
-		}
+	if r.series < r.opts.MaxMapSeries {
+		m.ownSeries = true
+		r.series++
 	}
 	st.SetObserver(m)
-	next := make(map[string]*Map, len(cur)+1)
-	for k, v := range cur {
-		next[k] = v
-	}
-	next[name] = m
-	r.maps.Store(&next)
+	r.maps.Store(name, m)
+	r.count++
 	return m, nil
 }
 
 // Lookup returns the named map if it exists, without creating it.
 func (r *Registry) Lookup(name string) (*Map, bool) {
-	m, ok := (*r.maps.Load())[name]
-	return m, ok
+	m, ok := r.maps.Load(name)
+	if !ok {
+		return nil, false
+	}
+	return m.(*Map), true
 }
 
 // All returns every map, in no particular order.
 func (r *Registry) All() []*Map {
-	cur := *r.maps.Load()
-	out := make([]*Map, 0, len(cur))
-	for _, m := range cur {
-		out = append(out, m)
-	}
+	var out []*Map
+	r.maps.Range(func(_, m any) bool {
+		out = append(out, m.(*Map))
+		return true
+	})
 	return out
 }
 
 // Configure sets the configuration of a map that does not exist yet.
 func (r *Registry) Configure(name string, cfg Config) error {
-	if name == "" || len(name) > maxNameLen {
-		return fmt.Errorf("%w: %q", ErrInvalidName, truncate(name))
+	if err := CheckName(name); err != nil {
+		return err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := (*r.maps.Load())[name]; ok {
+	if _, ok := r.maps.Load(name); ok {
 		return fmt.Errorf("%w: %q; configure a map before its first use", ErrMapExists, name)
 	}
 	r.configs[name] = cfg
@@ -198,19 +235,18 @@ func (r *Registry) configFor(name string) Config {
 // Destroy removes a map and its data.
 func (r *Registry) Destroy(name string) bool {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	cur := *r.maps.Load()
-	m, ok := cur[name]
+	v, ok := r.maps.LoadAndDelete(name)
 	if !ok {
+		r.mu.Unlock()
 		return false
 	}
-	next := make(map[string]*Map, len(cur))
-	for k, v := range cur {
-		if k != name {
-			next[k] = v
-		}
+	m := v.(*Map)
+	r.count--
+	if m.ownSeries {
+		r.series--
 	}
-	r.maps.Store(&next)
+	r.mu.Unlock()
+	r.opts.Directory.Forget(m.Store)
 	for pid := 0; pid < r.opts.PartitionCount; pid++ {
 		_, _ = m.Store.Clear(int32(pid)) // pid is in range
 	}
@@ -248,6 +284,9 @@ type Map struct {
 	name    string
 	cfg     Config
 	created time.Time
+	// ownSeries: the map has observability series of its own (see
+	// Options.MaxMapSeries).
+	ownSeries bool
 	// Store holds the entries. Callers use it directly for data operations;
 	// they count them with the Count* methods.
 	Store *store.Map
@@ -276,6 +315,10 @@ func (m *Map) SetIndexObserver(o store.Observer) {
 
 // Name returns the map's name.
 func (m *Map) Name() string { return m.name }
+
+// OwnSeries reports whether the map has metric series and profile labels
+// of its own; the others share one aggregate (Options.MaxMapSeries).
+func (m *Map) OwnSeries() bool { return m.ownSeries }
 
 // Config returns the map's configuration.
 func (m *Map) Config() Config { return m.cfg }

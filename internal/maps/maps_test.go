@@ -130,3 +130,40 @@ func TestEventQueueKeepsOrderAcrossGrowth(t *testing.T) {
 		t.Fatalf("drained %d of %d; ring of %d left", want, next, len(q.buf))
 	}
 }
+
+// TestMapLimitAndSeries: Get creates at most MaxMaps maps (Replica, for
+// other members' data, is never refused), and the first MaxMapSeries maps
+// created have series of their own, a destroyed map's slot going to the
+// next one created.
+func TestMapLimitAndSeries(t *testing.T) {
+	r := NewRegistry(Options{PartitionCount: 7, MaxMaps: 3, MaxMapSeries: 2})
+	for _, name := range []string{"a", "b", "c"} {
+		if _, err := r.Get(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := r.Get("d"); !errors.Is(err, ErrTooManyMaps) {
+		t.Fatalf("a fourth map: %v", err)
+	}
+	if _, err := r.Get("a"); err != nil {
+		t.Fatalf("an existing map past the limit: %v", err)
+	}
+	if _, err := r.Replica("d"); err != nil {
+		t.Fatalf("a copy of another member's map: %v", err)
+	}
+	own := func(name string) bool {
+		m, ok := r.Lookup(name)
+		return ok && m.OwnSeries()
+	}
+	if !own("a") || !own("b") || own("c") || own("d") {
+		t.Fatal("series: want a and b only")
+	}
+	r.Destroy("a")
+	r.Destroy("b")
+	if _, err := r.Get("e"); err != nil {
+		t.Fatal(err)
+	}
+	if !own("e") || own("c") {
+		t.Fatal("a freed series slot goes to the next map created, not to one that exists")
+	}
+}

@@ -13,7 +13,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"gopkg.in/yaml.v3"
 
+	"github.com/atolldb/atoll/internal/exec"
 	"github.com/atolldb/atoll/internal/maps"
+	"github.com/atolldb/atoll/internal/server"
 	"github.com/atolldb/atoll/internal/store"
 )
 
@@ -59,7 +61,8 @@ type Config struct {
 	Metrics MetricsConfig `yaml:"metrics"`
 	// Profiling configures the profiling hooks.
 	Profiling ProfilingConfig `yaml:"profiling"`
-	// Query configures the query engine.
+	// Query configures the query engine and bounds what clients' queries
+	// hold on the member.
 	Query QueryConfig `yaml:"query"`
 	// MemoryLimit is the member's memory limit: `atoll member start` makes
 	// it the process's Go soft limit (debug.SetMemoryLimit), and the query
@@ -87,6 +90,12 @@ type MetricsConfig struct {
 	// by map and kind (default true). Everything else on /metrics is read
 	// at scrape time and costs the operations nothing.
 	Operations bool `yaml:"operations"`
+	// MapSeriesLimit is how many maps have series (and profile labels) of
+	// their own (default 100): the first ones created on the member, a
+	// slot freed by a destroyed map going to the next one created. The
+	// series of all the others are summed under an empty map label, so
+	// that /metrics stays small with any number of maps.
+	MapSeriesLimit int `yaml:"map-series-limit"`
 }
 
 // ProfilingConfig configures the profiling hooks.
@@ -97,7 +106,11 @@ type ProfilingConfig struct {
 	Labels bool `yaml:"labels"`
 }
 
-// QueryConfig configures the query engine.
+// QueryConfig configures the query engine and bounds the cursors of
+// queries: results a client reads page by page, which the member keeps (and
+// the rows a sorted result materialised) until the client reads them to the
+// end or closes them. Cursors belong to the client's query stream (or its
+// connection, outside a stream) and close when it goes away.
 type QueryConfig struct {
 	// MemoryLimitPerQuery bounds the memory one query may hold on this
 	// member (join tables, exchange buffers, aggregation and DISTINCT
@@ -112,6 +125,15 @@ type QueryConfig struct {
 	Breaker BreakerConfig `yaml:"breaker"`
 	// Join configures joins.
 	Join JoinConfig `yaml:"join"`
+	// CursorIdleTimeout closes a cursor nobody fetched from for this long
+	// (default 2m).
+	CursorIdleTimeout Duration `yaml:"cursor-idle-timeout"`
+	// MaxCursors bounds the queries running or holding a cursor on the
+	// member (default 1024), MaxCursorsPerClient those of one client's
+	// stream or connection (default 64); a query over either is refused
+	// with LIMIT_EXCEEDED before it runs.
+	MaxCursors          int `yaml:"max-cursors"`
+	MaxCursorsPerClient int `yaml:"max-cursors-per-client"`
 }
 
 // BreakerConfig configures the query memory circuit breaker. It opens
@@ -187,9 +209,18 @@ type EvictionConfig struct {
 
 // Limits bound what the member accepts.
 type Limits struct {
-	MaxMessageSize int `yaml:"max-message-size"` // bytes of one gRPC message
+	MaxMessageSize int `yaml:"max-message-size"` // bytes of one gRPC message, received or sent
 	MaxKeySize     int `yaml:"max-key-size"`
 	MaxValueSize   int `yaml:"max-value-size"`
+	// MaxBatchEntries bounds the keys of one GetAll and the entries of one
+	// PutAll; larger requests are refused before any work (default
+	// 100 000). An answer is also refused as soon as it would grow past
+	// MaxMessageSize.
+	MaxBatchEntries int `yaml:"max-batch-entries"`
+	// MaxMaps bounds the maps clients create on this member (default
+	// 50 000): a write that would create one more fails with
+	// LIMIT_EXCEEDED. Copies from other members are never refused.
+	MaxMaps int `yaml:"max-maps"`
 }
 
 // LogConfig configures the member's logger.
@@ -227,15 +258,19 @@ func DefaultConfig() Config {
 		Admin:          "127.0.0.1:8080",
 		PartitionCount: store.DefaultPartitionCount,
 		Limits: Limits{
-			MaxMessageSize: 64 << 20,
-			MaxKeySize:     store.DefaultMaxKeySize,
-			MaxValueSize:   store.DefaultMaxValueSize,
+			MaxMessageSize:  64 << 20,
+			MaxKeySize:      store.DefaultMaxKeySize,
+			MaxValueSize:    store.DefaultMaxValueSize,
+			MaxBatchEntries: server.DefaultMaxBatchEntries,
+			MaxMaps:         50_000,
 		},
 		SweepInterval: Duration(time.Second),
 		Log:           LogConfig{Level: "info", Format: "text"},
-		Metrics:       MetricsConfig{Operations: true},
+		Metrics:       MetricsConfig{Operations: true, MapSeriesLimit: 100},
 		Profiling:     ProfilingConfig{Labels: true},
 		Query: QueryConfig{
+			CursorIdleTimeout: Duration(2 * time.Minute),
+			MaxCursors:        exec.DefaultMaxCursors, MaxCursorsPerClient: exec.DefaultMaxCursorsPerSession,
 			Breaker: BreakerConfig{Enabled: true, PoolOpen: 0.9, PoolClose: 0.7, HeapOpen: 0.85, HeapClose: 0.75,
 				CheckInterval: Duration(100 * time.Millisecond), RetryAfter: Duration(200 * time.Millisecond)},
 			Join: JoinConfig{BroadcastThresholdRows: 10000, BatchBytes: 64 << 10, VectorSize: 10000, InFlightBytes: 4 << 20},
@@ -294,6 +329,18 @@ func (c *Config) Validate() error {
 	}
 	if c.Limits.MaxMessageSize < 1<<10 {
 		errs = append(errs, fmt.Sprintf("limits.max-message-size %d is below 1 KiB", c.Limits.MaxMessageSize))
+	}
+	if c.Query.CursorIdleTimeout <= 0 || c.Query.MaxCursors < 1 || c.Query.MaxCursorsPerClient < 1 {
+		errs = append(errs, "query.cursor-idle-timeout, query.max-cursors and query.max-cursors-per-client must be positive")
+	}
+	if c.Limits.MaxMaps < 1 {
+		errs = append(errs, fmt.Sprintf("limits.max-maps %d is below 1", c.Limits.MaxMaps))
+	}
+	if c.Metrics.MapSeriesLimit < 0 {
+		errs = append(errs, "metrics.map-series-limit is negative")
+	}
+	if c.Limits.MaxBatchEntries < 1 {
+		errs = append(errs, fmt.Sprintf("limits.max-batch-entries %d is below 1", c.Limits.MaxBatchEntries))
 	}
 	for name, m := range c.Maps {
 		if _, err := m.toMaps(); err != nil {

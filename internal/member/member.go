@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/experimental"
 	"google.golang.org/grpc/keepalive"
 
 	"github.com/atolldb/atoll/internal/cluster"
@@ -112,16 +113,16 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 	if m.registry == nil {
 		m.registry = prometheus.NewRegistry()
 	}
-	m.metrics = metrics.New(m.registry, metrics.Sources{Maps: m.mapStats, Cluster: m.clusterStats, Ready: m.ready, Exchange: m.exchangeStats,
+	m.metrics = metrics.New(m.registry, metrics.Sources{Maps: m.mapStats, Cluster: m.clusterStats, Ready: m.ready, Cursors: m.QueryCursors, Exchange: m.exchangeStats,
 		QueryMemory: m.queryMemory},
 		metrics.Options{Version: Version, MapOperations: cfg.Metrics.Operations})
 	transport := &transportMetrics{m: m.metrics.Transport, self: advertise, known: m.isMember}
-	replicas := &replicaStore{backup: make([]atomic.Bool, cfg.PartitionCount), clock: cfg.Clock}
+	replicas := &replicaStore{ser: ser, partitions: int32(cfg.PartitionCount), clock: cfg.Clock}
 	var node *cluster.Node
 	m.maps = maps.NewRegistry(maps.Options{
 		PartitionCount: cfg.PartitionCount, Configs: configs,
 		MaxKeySize: cfg.Limits.MaxKeySize, MaxValueSize: cfg.Limits.MaxValueSize, Clock: cfg.Clock,
-		Backup: replicas.isBackup,
+		MaxMaps: cfg.Limits.MaxMaps, MaxMapSeries: cfg.Metrics.MapSeriesLimit,
 		OnEvent: func(mapName string, e store.Event) {
 			if ev, ok := changeOf(mapName, e); ok {
 				node.Record(e.Partition, ev)
@@ -161,13 +162,20 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		ClusterName: cfg.ClusterName, Version: Version, Self: m.self,
 		Maps: m.maps, Serialization: ser, Table: m.table, Cluster: node, Logger: log, Query: m.query.config,
 		Metrics: m.metrics.MapOps, ProfileLabels: cfg.Profiling.Labels, Clients: m.metrics.Clients,
+		IsMember: cluster.PeerIsMember, RefusedCalls: m.metrics.RefusedCalls,
+		MaxBatchEntries: cfg.Limits.MaxBatchEntries, MaxMessageSize: cfg.Limits.MaxMessageSize,
 	})
 	writer.w = m.server.DMLWriter(node.Conn)
 	m.grpc = grpc.NewServer(
+		// Connections that open with the member handshake are member
+		// connections; the server's access check serves member-only calls
+		// on them alone.
+		grpc.Creds(cluster.Credentials(cfg.ClusterName, cfg.PartitionCount)),
 		// Clients check idle connections every 10s or more (their
 		// heartbeat); gRPC's default policy would close them for pinging
 		// more often than every 5 minutes.
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
+		experimental.BufferPool(bufferPool),
 		grpc.MaxRecvMsgSize(cfg.Limits.MaxMessageSize),
 		grpc.MaxSendMsgSize(cfg.Limits.MaxMessageSize),
 		grpc.ChainUnaryInterceptor(m.server.UnaryInterceptor, transport.serverUnary),

@@ -15,16 +15,35 @@ import (
 func (m *Member) Registry() *prometheus.Registry { return m.registry }
 
 // mapStats reads every map's statistics for /metrics.
+// mapStats reads the maps' statistics for /metrics: one series set per
+// map with series of its own (metrics.map-series-limit), and one, with an
+// empty map name, summing all the others.
 func (m *Member) mapStats() []metrics.MapStats {
-	all := m.maps.All()
-	out := make([]metrics.MapStats, 0, len(all))
-	for _, mp := range all {
+	var out []metrics.MapStats
+	others := metrics.MapStats{}
+	anyOther := false
+	for _, mp := range m.maps.All() {
 		st := mp.Store.Stats()
-		out = append(out, metrics.MapStats{
+		s := metrics.MapStats{
 			Name: mp.Name(), OwnedEntries: st.OwnedEntryCount, OwnedEntryBytes: st.OwnedEntryMemoryCost,
 			BackupEntries: st.BackupEntryCount, BackupEntryBytes: st.BackupEntryMemoryCost,
 			Hits: st.Hits, Evictions: st.Evictions, Expirations: st.Expirations,
-		})
+		}
+		if mp.OwnSeries() {
+			out = append(out, s)
+			continue
+		}
+		anyOther = true
+		others.OwnedEntries += s.OwnedEntries
+		others.OwnedEntryBytes += s.OwnedEntryBytes
+		others.BackupEntries += s.BackupEntries
+		others.BackupEntryBytes += s.BackupEntryBytes
+		others.Hits += s.Hits
+		others.Evictions += s.Evictions
+		others.Expirations += s.Expirations
+	}
+	if anyOther {
+		out = append(out, others)
 	}
 	return out
 }
@@ -147,6 +166,9 @@ func (m *Member) unready() string {
 	}
 	if inFlight, _, _ := m.node.Migrations(); len(inFlight) > 0 {
 		return fmt.Sprintf("%d partition migrations in flight", len(inFlight))
+	}
+	if u := m.node.UnsyncedPartitions(); len(u) > 0 {
+		return fmt.Sprintf("%d partitions this member owns lack a synced backup (their copies are still arriving or a backup is gone)", len(u))
 	}
 	if d := m.stable.unchangedFor(); d < stableFor {
 		return "partition table changed " + d.Round(time.Millisecond).String() + " ago"

@@ -134,6 +134,7 @@ func (m mapSizes) EntryCount(name string) int64 {
 // forwarded DML writes) and the broadcast of catalog changes.
 type queryPeers interface {
 	Owned(pid int32) bool
+	Merging() bool
 	Conn(addr string) (grpc.ClientConnInterface, error)
 	BroadcastCatalog(ctx context.Context, changes [][]byte) error
 }
@@ -154,8 +155,9 @@ func newQuery(cfg QueryConfig, memoryLimit int64, cat *catalog.Local, reg *maps.
 	}}
 	eng := exec.New(exec.Config{
 		Maps: queryMaps{reg}, Catalog: cat, Serialization: ser, Table: table, Self: self,
-		Remote: remote, Owned: peers.Owned, Writer: writer, Logger: log, MemoryLimit: int64(cfg.MemoryLimitPerQuery), Memory: pool,
-		Exchange: exec.ExchangeSettings{BatchBytes: cfg.Join.BatchBytes, VectorSize: cfg.Join.VectorSize, InFlightBytes: cfg.Join.InFlightBytes},
+		Remote: remote, Owned: peers.Owned, Merging: peers.Merging, Writer: writer, Logger: log, MemoryLimit: int64(cfg.MemoryLimitPerQuery), Memory: pool,
+		Exchange:          exec.ExchangeSettings{BatchBytes: cfg.Join.BatchBytes, VectorSize: cfg.Join.VectorSize, InFlightBytes: cfg.Join.InFlightBytes},
+		CursorIdleTimeout: time.Duration(cfg.CursorIdleTimeout), MaxCursors: cfg.MaxCursors, MaxCursorsPerSession: cfg.MaxCursorsPerClient,
 		OnScanned: func(ctx context.Context, n int64) {
 			kind, _ := pprof.Label(ctx, profiling.LabelKind)
 			qm.Scanned(kind, n)
@@ -212,6 +214,12 @@ func (q *queryParts) close() {
 	q.cache.Close()
 }
 
-// QueryCursors returns the number of open query cursors on this member
-// (results that clients have not read to the end or closed).
-func (m *Member) QueryCursors() int { return m.query.engine.Cursors() }
+// QueryCursors returns the number of queries running or holding an open
+// cursor on this member (results that clients have not read to the end or
+// closed).
+func (m *Member) QueryCursors() int {
+	if m.query == nil { // scraped while starting
+		return 0
+	}
+	return m.query.engine.Cursors()
+}

@@ -2,7 +2,9 @@ package member
 
 import (
 	"bytes"
-	"sync/atomic"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	memberv1 "github.com/atolldb/atoll/api/proto/atoll/member/v1"
@@ -14,48 +16,88 @@ import (
 )
 
 // replicaStore shows the member's maps to the cluster layer as whole
-// partitions (cluster.ReplicaStore).
+// partitions (cluster.ReplicaStore). Every entry another member sends
+// (snapshots, replicated changes, merged entries) is checked as a client's
+// write is before it is stored: see checkEntry.
 type replicaStore struct {
-	maps   *maps.Registry
-	backup []atomic.Bool // by partition: held as a backup
-	clock  store.Clock
+	maps       *maps.Registry
+	ser        *serialization.Service
+	partitions int32
+	clock      store.Clock
 }
 
-func (r *replicaStore) isBackup(pid int32) bool { return r.backup[pid].Load() }
-
-func (r *replicaStore) Maps() []string {
-	all := r.maps.All()
-	out := make([]string, len(all))
-	for i, m := range all {
-		out[i] = m.Name()
+// checkEntry validates an entry of partition pid that another member sent,
+// as the server validates a client's write: the key and the value are
+// well-formed Data of types this member knows, and the key's hash maps to
+// pid. Sizes are checked by the store.
+func (r *replicaStore) checkEntry(pid int32, key, value []byte) error {
+	if err := r.checkKey(pid, key); err != nil {
+		return err
 	}
-	return out
+	if len(value) == 0 {
+		return fmt.Errorf("value: %w", store.ErrInvalidValue)
+	}
+	if err := r.ser.Validate(value); err != nil {
+		return fmt.Errorf("value: %w", err)
+	}
+	return nil
 }
 
-// exportChunk bounds one chunk of a partition export.
-const exportChunk = 4 << 20
-
-func (r *replicaStore) Export(name string, pid int32) ([][]byte, error) {
-	m, ok := r.maps.Lookup(name)
-	if !ok {
-		return nil, nil
+func (r *replicaStore) checkKey(pid int32, key []byte) error {
+	if len(key) == 0 {
+		return fmt.Errorf("key: %w", store.ErrInvalidKey)
 	}
-	var out [][]byte
-	for cursor := store.Cursor(0); cursor != store.CursorDone; {
-		var chunk []byte
-		var err error
-		chunk, cursor, err = m.Store.ExportAppend(nil, pid, cursor, exportChunk)
-		if err != nil {
-			return nil, err
+	if err := r.ser.Validate(key); err != nil {
+		return fmt.Errorf("key: %w", err)
+	}
+	if got := serialization.Data(key).PartitionID(r.partitions); got != pid {
+		return fmt.Errorf("key: %w: its hash maps to partition %d, not %d", store.ErrInvalidKey, got, pid)
+	}
+	return nil
+}
+
+// holding returns the maps that hold partition pid, sorted by name.
+func (r *replicaStore) holding(pid int32) []*store.Map {
+	ms := r.maps.Directory().Maps(pid)
+	slices.SortFunc(ms, func(a, b *store.Map) int { return strings.Compare(a.Config().Name, b.Config().Name) })
+	return ms
+}
+
+func (r *replicaStore) Export(pid int32, chunkBytes int, fn func(mapName string, chunk []byte) error) error {
+	var buf []byte
+	for _, m := range r.holding(pid) {
+		for cursor := store.Cursor(0); cursor != store.CursorDone; {
+			var err error
+			buf, cursor, err = m.ExportAppend(buf[:0], pid, cursor, chunkBytes)
+			if err != nil {
+				return err
+			}
+			if len(buf) <= 1 {
+				continue // the format byte alone: no entries
+			}
+			if err := fn(m.Config().Name, buf); err != nil {
+				return err
+			}
+			buf = nil // fn may keep it (a message in flight)
 		}
-		out = append(out, chunk)
 	}
-	return out, nil
+	return nil
+}
+
+func (r *replicaStore) Check(name string, pid int32, chunk []byte) error {
+	m, err := r.maps.Replica(name)
+	if err != nil {
+		return err
+	}
+	return m.Store.CheckImport(chunk, func(key, value []byte) error { return r.checkEntry(pid, key, value) })
 }
 
 func (r *replicaStore) Import(name string, pid int32, chunk []byte) error {
-	m, err := r.maps.Get(name)
+	m, err := r.maps.Replica(name)
 	if err != nil {
+		return err
+	}
+	if err := m.Store.CheckImport(chunk, func(key, value []byte) error { return r.checkEntry(pid, key, value) }); err != nil {
 		return err
 	}
 	_, err = m.Store.Import(pid, chunk)
@@ -79,19 +121,25 @@ func durationFromProto(ms int64) time.Duration {
 }
 
 func (r *replicaStore) Apply(name string, pid int32, ev *memberv1.ReplicationEvent) error {
-	m, err := r.maps.Get(name)
+	m, err := r.maps.Replica(name)
 	if err != nil {
 		return err
 	}
 	switch c := ev.Change.(type) {
 	case *memberv1.ReplicationEvent_Record:
 		rec := c.Record
+		if err := r.checkEntry(pid, rec.Key, rec.Value); err != nil {
+			return err
+		}
 		return m.Store.ApplyRecord(pid, store.EntryView{Key: rec.Key, Value: rec.Value, EntryMeta: store.EntryMeta{
 			Version: rec.Version, Hits: rec.Hits,
 			CreationTime: rec.CreationTimeMs, LastUpdateTime: rec.LastUpdateTimeMs, LastAccessTime: rec.LastAccessTimeMs,
 			Expiry: store.Expiry{TTL: durationFromProto(rec.TtlMs), MaxIdle: durationFromProto(rec.MaxIdleMs)},
 		}})
 	case *memberv1.ReplicationEvent_RemovedKey:
+		if err := r.checkKey(pid, c.RemovedKey); err != nil {
+			return err
+		}
 		_, err := m.Store.ApplyRemove(pid, c.RemovedKey)
 		return err
 	case *memberv1.ReplicationEvent_Cleared:
@@ -102,8 +150,8 @@ func (r *replicaStore) Apply(name string, pid int32, ev *memberv1.ReplicationEve
 }
 
 func (r *replicaStore) DropPartition(pid int32) error {
-	for _, m := range r.maps.All() {
-		if err := m.Store.DropPartition(pid); err != nil {
+	for _, m := range r.maps.Directory().Maps(pid) {
+		if err := m.DropPartition(pid); err != nil {
 			return err
 		}
 	}
@@ -111,18 +159,18 @@ func (r *replicaStore) DropPartition(pid int32) error {
 }
 
 func (r *replicaStore) SetRole(pid int32, owned bool) {
-	r.backup[pid].Store(!owned)
 	role := store.RoleOwner
 	if !owned {
 		role = store.RoleBackup
 	}
-	for _, m := range r.maps.All() {
-		_ = m.Store.SetRole(pid, role) // pid is in range
-	}
+	_ = r.maps.Directory().SetRole(pid, role) // pid is in range
 }
 
 func (r *replicaStore) MergeEntry(name string, pid int32, key, value []byte, ttl time.Duration) (bool, error) {
-	m, err := r.maps.Get(name)
+	if err := r.checkEntry(pid, key, value); err != nil {
+		return false, err
+	}
+	m, err := r.maps.Replica(name)
 	if err != nil {
 		return false, err
 	}
@@ -134,19 +182,23 @@ func (r *replicaStore) MergeEntry(name string, pid int32, key, value []byte, ttl
 	return stored, err
 }
 
-func (r *replicaStore) Entries(name string, pid int32, fn func(key, value []byte, ttl time.Duration) bool) error {
-	m, ok := r.maps.Lookup(name)
-	if !ok {
-		return nil
-	}
+func (r *replicaStore) Entries(pid int32, fn func(mapName string, key, value []byte, ttl time.Duration) bool) error {
 	now := r.now().UnixMilli()
-	return m.Store.Scan(pid, func(v store.EntryView) bool {
-		var ttl time.Duration
-		if v.ExpirationTime > 0 {
-			ttl = time.Duration(max(v.ExpirationTime-now, 1)) * time.Millisecond
+	for _, m := range r.holding(pid) {
+		name, more := m.Config().Name, true
+		err := m.Scan(pid, func(v store.EntryView) bool {
+			var ttl time.Duration
+			if v.ExpirationTime > 0 {
+				ttl = time.Duration(max(v.ExpirationTime-now, 1)) * time.Millisecond
+			}
+			more = fn(name, v.Key, v.Value, ttl)
+			return more
+		})
+		if err != nil || !more {
+			return err
 		}
-		return fn(v.Key, v.Value, ttl)
-	})
+	}
+	return nil
 }
 
 func (r *replicaStore) now() time.Time {

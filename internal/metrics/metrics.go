@@ -29,6 +29,8 @@ type Sources struct {
 	Cluster func() ClusterStats
 	// Ready reports whether the member is ready (see the member's /readyz).
 	Ready func() bool
+	// Cursors returns the queries running or holding a cursor.
+	Cursors func() int
 	// Exchange returns the counters of the join exchange since the member
 	// started.
 	Exchange func() ExchangeStats
@@ -90,6 +92,8 @@ type Metrics struct {
 	Transport *Transport
 	// Clients aggregates the statistics clients push.
 	Clients *Clients
+	// RefusedCalls counts the calls the access check refused.
+	RefusedCalls prometheus.Counter
 }
 
 // Options choose what New registers.
@@ -108,6 +112,10 @@ func New(reg prometheus.Registerer, src Sources, opts Options) *Metrics {
 		Queries:   newQueries(),
 		Transport: newTransport(),
 		Clients:   newClients(),
+		RefusedCalls: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: namespace, Name: "calls_refused_total",
+			Help: "Calls the member's access check refused: member-to-member calls on connections that did not open with the member handshake.",
+		}),
 	}
 	reg.MustRegister(
 		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.MetricsGC, collectors.MetricsScheduler)),
@@ -117,7 +125,7 @@ func New(reg prometheus.Registerer, src Sources, opts Options) *Metrics {
 			ConstLabels: prometheus.Labels{"version": opts.Version},
 		}, func() float64 { return 1 }),
 		&stateCollector{src: src},
-		m.Queries, m.Transport, m.Clients,
+		m.Queries, m.Transport, m.Clients, m.RefusedCalls,
 	)
 	if opts.MapOperations {
 		m.MapOps = newMapOps()

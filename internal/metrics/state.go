@@ -35,6 +35,8 @@ var (
 		"Partition migrations that failed while this member coordinated.", nil, nil)
 	readyDesc = prometheus.NewDesc("atoll_member_ready",
 		"1 when the member is ready (joined, partition table stable), else 0.", nil, nil)
+	cursorsDesc = prometheus.NewDesc("atoll_query_cursors",
+		"Queries running or holding an open cursor on this member (bounded by query.max-cursors).", nil, nil)
 
 	exchangeMessagesDesc = prometheus.NewDesc("atoll_exchange_messages_total",
 		"Messages of join rows this member exchanged with other members, by direction (sent or received).", []string{"direction"}, nil)
@@ -62,7 +64,7 @@ var (
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{mapEntriesDesc, mapMemoryDesc, mapHitsDesc, mapEvictionsDesc, mapExpirationsDesc,
 		membersDesc, coordinatorDesc, tableVersionDesc, partitionsDesc, migrationsInFlightDesc,
-		migrationsCompletedDesc, migrationsFailedDesc, readyDesc,
+		migrationsCompletedDesc, migrationsFailedDesc, readyDesc, cursorsDesc,
 		exchangeMessagesDesc, exchangeBytesDesc, exchangeRowsDesc, exchangeWriteBlockDesc, exchangeSchedulingDesc,
 		queryMemoryReservedDesc, queryMemoryLimitDesc, memberMemoryLimitDesc, breakerOpenDesc, breakerDesc} {
 		ch <- d
@@ -100,6 +102,9 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if c.src.Ready != nil {
 		gauge(readyDesc, boolFloat(c.src.Ready()))
+	}
+	if c.src.Cursors != nil {
+		gauge(cursorsDesc, float64(c.src.Cursors()))
 	}
 	if c.src.Exchange != nil {
 		x := c.src.Exchange()

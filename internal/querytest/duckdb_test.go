@@ -15,23 +15,76 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
 )
 
-// diffRow is one generated row of table t.
+// diffRow is one generated row of table t: the columns a, b, c, s, g of
+// the general queries, and one NULL-heavy column of every SQL type
+// (typedCols; typed[i] is the index of its value in the column's domain,
+// -1 for NULL).
 type diffRow struct {
-	key  int32
-	a    *int32
-	b    int64
-	c    *float64
-	s    *string
-	g    int32
-	null [3]bool
+	key   int32
+	a     *int32
+	b     int64
+	c     *float64
+	s     *string
+	g     int32
+	typed []int
 }
 
 var words = []string{"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"}
+
+// typedCol is a column of one SQL type with a small domain of values (so
+// that DISTINCT, GROUP BY and UNION meet duplicates) and many NULLs.
+type typedCol struct {
+	name, typ string
+	duck      string // the reference's type (TIMESTAMP WITH TIME ZONE: UTC timestamps)
+	domain    int
+	lit       func(i int) string // SQL literal of value i
+	csv       func(i int) string // the reference's CSV text of value i
+	numeric   bool
+}
+
+var typedCols = []typedCol{
+	{name: "e", typ: "BOOLEAN", duck: "BOOLEAN", domain: 2,
+		lit: func(i int) string { return []string{"FALSE", "TRUE"}[i] }, csv: func(i int) string { return []string{"false", "true"}[i] }},
+	{name: "ti", typ: "TINYINT", duck: "TINYINT", domain: 11, numeric: true,
+		lit: func(i int) string { return strconv.Itoa(i - 5) }, csv: func(i int) string { return strconv.Itoa(i - 5) }},
+	{name: "si", typ: "SMALLINT", duck: "SMALLINT", domain: 31, numeric: true,
+		lit: func(i int) string { return strconv.Itoa(i*20 - 300) }, csv: func(i int) string { return strconv.Itoa(i*20 - 300) }},
+	{name: "i", typ: "INT", duck: "INTEGER", domain: 25, numeric: true,
+		lit: func(i int) string { return strconv.Itoa(i*1000 - 12000) }, csv: func(i int) string { return strconv.Itoa(i*1000 - 12000) }},
+	{name: "n", typ: "BIGINT", duck: "BIGINT", domain: 25, numeric: true,
+		lit: func(i int) string { return strconv.FormatInt(int64(i)*10_000_000_000-120_000_000_000, 10) },
+		csv: func(i int) string { return strconv.FormatInt(int64(i)*10_000_000_000-120_000_000_000, 10) }},
+	// Multiples of 1/8 and 1/4: exact in binary, so sums agree.
+	{name: "r", typ: "REAL", duck: "REAL", domain: 41, numeric: true,
+		lit: func(i int) string { return strconv.FormatFloat(float64(i-20)/8, 'g', -1, 64) },
+		csv: func(i int) string { return strconv.FormatFloat(float64(i-20)/8, 'g', -1, 64) }},
+	{name: "f", typ: "DOUBLE", duck: "DOUBLE", domain: 41, numeric: true,
+		lit: func(i int) string { return strconv.FormatFloat(float64(i-20)*2.5, 'g', -1, 64) },
+		csv: func(i int) string { return strconv.FormatFloat(float64(i-20)*2.5, 'g', -1, 64) }},
+	{name: "dc", typ: "DECIMAL", duck: "DECIMAL(18,3)", domain: 41, numeric: true,
+		lit: func(i int) string { return strconv.FormatFloat(float64(i-20)/4, 'f', 2, 64) },
+		csv: func(i int) string { return strconv.FormatFloat(float64(i-20)/4, 'f', 2, 64) }},
+	{name: "v", typ: "VARCHAR", duck: "VARCHAR", domain: len(words),
+		lit: func(i int) string { return "'" + words[i] + "'" }, csv: func(i int) string { return words[i] }},
+	{name: "d", typ: "DATE", duck: "DATE", domain: 25,
+		lit: func(i int) string { return fmt.Sprintf("DATE '2020-01-%02d'", i+1) },
+		csv: func(i int) string { return fmt.Sprintf("2020-01-%02d", i+1) }},
+	{name: "tm", typ: "TIME", duck: "TIME", domain: 24,
+		lit: func(i int) string { return fmt.Sprintf("TIME '%02d:%02d:00'", 8+i/4, i%4*15) },
+		csv: func(i int) string { return fmt.Sprintf("%02d:%02d:00", 8+i/4, i%4*15) }},
+	{name: "ts", typ: "TIMESTAMP", duck: "TIMESTAMP", domain: 30,
+		lit: func(i int) string { return fmt.Sprintf("TIMESTAMP '2020-01-%02d %02d:30:00'", 1+i/3, 9+i%3) },
+		csv: func(i int) string { return fmt.Sprintf("2020-01-%02d %02d:30:00", 1+i/3, 9+i%3) }},
+	{name: "tz", typ: "TIMESTAMP WITH TIME ZONE", duck: "TIMESTAMP", domain: 30,
+		lit: func(i int) string { return fmt.Sprintf("TIMESTAMP '2021-06-%02d %02d:00:00'", 1+i/3, 20+i%3) },
+		csv: func(i int) string { return fmt.Sprintf("2021-06-%02d %02d:00:00", 1+i/3, 20+i%3) }},
+}
 
 func genRows(r *rand.Rand, n int) []diffRow {
 	rows := make([]diffRow, n)
@@ -48,6 +101,13 @@ func genRows(r *rand.Rand, n int) []diffRow {
 		if r.IntN(9) > 0 {
 			s := words[r.IntN(len(words))] + strconv.Itoa(r.IntN(30))
 			row.s = &s
+		}
+		row.typed = make([]int, len(typedCols))
+		for j, tc := range typedCols {
+			row.typed[j] = -1
+			if r.IntN(5) >= 2 { // 40% NULL
+				row.typed[j] = r.IntN(tc.domain)
+			}
 		}
 		rows[i] = row
 	}
@@ -132,6 +192,67 @@ func genQueries(r *rand.Rand, n int) []diffQuery {
 	return out
 }
 
+// typedCond returns a condition on typed column j.
+func typedCond(r *rand.Rand, j int) string {
+	tc := typedCols[j]
+	switch r.IntN(6) {
+	case 0:
+		return tc.name + " IS NULL"
+	case 1:
+		return tc.name + " IS NOT NULL"
+	}
+	cmp := []string{"=", "<>", "<", "<=", ">", ">="}[r.IntN(6)]
+	return fmt.Sprintf("%s %s %s", tc.name, cmp, tc.lit(r.IntN(tc.domain)))
+}
+
+// genTypedQueries returns queries on the NULL-heavy typed columns: DISTINCT,
+// COUNT(DISTINCT), UNION, GROUP BY and ORDER BY meet NULLs of every type.
+func genTypedQueries(r *rand.Rand, n int) []diffQuery {
+	var out []diffQuery
+	for len(out) < n {
+		j, k := r.IntN(len(typedCols)), r.IntN(len(typedCols))
+		x, y := typedCols[j].name, typedCols[k].name
+		w := typedCond(r, r.IntN(len(typedCols)))
+		if r.IntN(2) == 0 {
+			w = "(" + w + " OR " + typedCond(r, j) + ")"
+		}
+		dir := []string{"", " DESC"}[r.IntN(2)]
+		var q diffQuery
+		switch r.IntN(12) {
+		case 0:
+			q.sql = "SELECT DISTINCT " + x + " FROM t WHERE " + w
+		case 1:
+			q.sql = "SELECT " + x + ", COUNT(*), COUNT(" + x + ") FROM t WHERE " + w + " GROUP BY " + x
+		case 2:
+			q.sql = "SELECT COUNT(DISTINCT " + x + "), COUNT(" + x + "), COUNT(*) FROM t WHERE " + w
+		case 3:
+			q.sql = "SELECT " + x + " FROM t WHERE " + w + " UNION SELECT " + x + " FROM t WHERE " + typedCond(r, k)
+		case 4:
+			q.sql = "SELECT " + x + ", " + y + " FROM t WHERE " + w + " UNION ALL SELECT " + x + ", " + y + " FROM t WHERE " + typedCond(r, j)
+		case 5:
+			q.sql, q.ordered = fmt.Sprintf("SELECT __key, %s FROM t WHERE %s ORDER BY %s%s, __key LIMIT %d", x, w, x, dir, 1+r.IntN(40)), true
+		case 6:
+			q.sql, q.ordered = "SELECT "+x+", COUNT(*) FROM t GROUP BY "+x+" ORDER BY "+x+dir, true
+		case 7:
+			q.sql = "SELECT MIN(" + x + "), MAX(" + x + "), COUNT(" + x + ") FROM t WHERE " + w
+		case 8:
+			q.sql = "SELECT g, MIN(" + x + "), MAX(" + x + "), COUNT(DISTINCT " + x + ") FROM t WHERE " + w + " GROUP BY g"
+		case 9:
+			q.sql = "SELECT DISTINCT " + x + ", " + y + " FROM t WHERE " + w
+		case 10:
+			q.sql, q.ordered = "SELECT DISTINCT "+x+" FROM t ORDER BY "+x+dir, true
+		default:
+			if !typedCols[j].numeric {
+				q.sql = "SELECT " + x + ", " + y + ", COUNT(*) FROM t WHERE " + w + " GROUP BY " + x + ", " + y
+				break
+			}
+			q.sql = "SELECT SUM(" + x + "), AVG(" + x + "), SUM(DISTINCT " + x + ") FROM t WHERE " + w
+		}
+		out = append(out, q)
+	}
+	return out
+}
+
 // norm prints a value the same way for both engines.
 func norm(v any) string {
 	switch x := v.(type) {
@@ -156,6 +277,10 @@ func norm(v any) string {
 		return normFloat(float64(x))
 	case float64:
 		return normFloat(x)
+	case time.Time: // DATE and the timestamps (UTC)
+		return "'" + x.UTC().Format("2006-01-02 15:04:05.999999") + "'"
+	case time.Duration: // TIME
+		return "'" + time.Unix(0, int64(x)).UTC().Format("15:04:05.999999") + "'"
 	}
 	return fmt.Sprint(v)
 }
@@ -171,14 +296,24 @@ func TestDifferentialDuckDB(t *testing.T) {
 	c, ctx := start(t)
 	r := rand.New(rand.NewPCG(20261121, 5))
 	rows := genRows(r, 1000)
-	mustExec(t, ctx, c, `CREATE MAPPING t (__key INT, a INT, b BIGINT, c DOUBLE, s VARCHAR, g INT)
+	cols := []string{"__key INT", "a INT", "b BIGINT", "c DOUBLE", "s VARCHAR", "g INT"}
+	refCols := slices.Clone(tColumns)
+	for _, tc := range typedCols {
+		cols = append(cols, tc.name+" "+tc.typ)
+		refCols = append(refCols, [2]string{tc.name, tc.duck})
+	}
+	mustExec(t, ctx, c, `CREATE MAPPING t (`+strings.Join(cols, ", ")+`)
 		TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='compact', 'valueCompactTypeName'='diff_row')`)
 	// Load through INSERT (which writes Compact values following the
 	// mapping), in batches.
 	dir := t.TempDir()
 	var csvBuf bytes.Buffer
 	cw := csv.NewWriter(&csvBuf)
-	_ = cw.Write([]string{"__key", "a", "b", "c", "s", "g"})
+	header := make([]string, len(refCols))
+	for i, rc := range refCols {
+		header[i] = rc[0]
+	}
+	_ = cw.Write(header)
 	for start := 0; start < len(rows); start += 200 {
 		var vals []string
 		for _, row := range rows[start:min(start+200, len(rows))] {
@@ -193,8 +328,17 @@ func TestDifferentialDuckDB(t *testing.T) {
 			if row.s != nil {
 				s, cs = "'"+*row.s+"'", *row.s
 			}
-			vals = append(vals, fmt.Sprintf("(%d, %s, %d, %s, %s, %d)", row.key, a, row.b, c2, s, row.g))
-			_ = cw.Write([]string{strconv.Itoa(int(row.key)), ca, strconv.FormatInt(row.b, 10), cc, cs, strconv.Itoa(int(row.g))})
+			lits := []string{strconv.Itoa(int(row.key)), a, strconv.FormatInt(row.b, 10), c2, s, strconv.Itoa(int(row.g))}
+			rec := []string{strconv.Itoa(int(row.key)), ca, strconv.FormatInt(row.b, 10), cc, cs, strconv.Itoa(int(row.g))}
+			for j, tc := range typedCols {
+				if v := row.typed[j]; v < 0 {
+					lits, rec = append(lits, "NULL"), append(rec, `\N`)
+				} else {
+					lits, rec = append(lits, tc.lit(v)), append(rec, tc.csv(v))
+				}
+			}
+			vals = append(vals, "("+strings.Join(lits, ", ")+")")
+			_ = cw.Write(rec)
 		}
 		mustExec(t, ctx, c, "INSERT INTO t VALUES "+strings.Join(vals, ", "))
 	}
@@ -206,12 +350,12 @@ func TestDifferentialDuckDB(t *testing.T) {
 	if got := queryRows(t, ctx, c, "SELECT COUNT(*) FROM t"); got[0] != "1000" {
 		t.Fatalf("loaded %v rows", got)
 	}
-	queries := genQueries(r, 300)
+	queries := append(genQueries(r, 300), genTypedQueries(r, 300)...)
 	texts := make([]string, len(queries))
 	for i, q := range queries {
 		texts[i] = q.sql
 	}
-	ref := duckdbReference(t, dir, []refTable{{name: "t", csv: dataPath, columns: tColumns}}, texts)
+	ref := duckdbReference(t, dir, []refTable{{name: "t", csv: dataPath, columns: refCols}}, texts)
 	nonEmpty := 0
 	for i, q := range queries {
 		if ref[i].Error != "" {

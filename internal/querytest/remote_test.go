@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/cluster"
 	"github.com/atolldb/atoll/internal/exec"
 	"github.com/atolldb/atoll/internal/partition"
 	"github.com/atolldb/atoll/internal/query/expr"
@@ -38,7 +38,8 @@ func TestGRPCRemote(t *testing.T) {
 	if err := m.PutAll(ctx, batch); err != nil {
 		t.Fatal(err)
 	}
-	cc, err := grpc.NewClient(cl.Addrs()[0], grpc.WithTransportCredentials(insecure.NewCredentials()))
+	// RunFragment is served on member connections only.
+	cc, err := grpc.NewClient(cl.Addrs()[0], grpc.WithTransportCredentials(cluster.Credentials("test", 271)))
 	if err != nil {
 		t.Fatal(err)
 	}

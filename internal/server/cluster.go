@@ -11,7 +11,7 @@ import (
 
 func (s *Server) connect(_ context.Context, r *pb.ConnectRequest) (*pb.ConnectResponse, error) {
 	if r.ClusterName != s.cfg.ClusterName {
-		return nil, invalidCluster(r.ClusterName, s.cfg.ClusterName)
+		return nil, &clusterNameError{got: r.ClusterName}
 	}
 	t := s.cfg.Table.Load()
 	return &pb.ConnectResponse{
@@ -23,14 +23,13 @@ func (s *Server) connect(_ context.Context, r *pb.ConnectRequest) (*pb.ConnectRe
 	}, nil
 }
 
-func invalidCluster(got, want string) error {
-	return &clusterNameError{got: got, want: want}
-}
-
-type clusterNameError struct{ got, want string }
+// clusterNameError refuses a client of another cluster. It names the
+// client's cluster, never the member's: a stranger learns only that its
+// guess was wrong.
+type clusterNameError struct{ got string }
 
 func (e *clusterNameError) Error() string {
-	return "cluster name " + strconv.Quote(e.got) + " does not match this member's cluster " + strconv.Quote(e.want)
+	return "this member does not belong to cluster " + strconv.Quote(e.got) + " (check the client's cluster name)"
 }
 
 func (e *clusterNameError) Unwrap() error { return ErrClusterName }
@@ -68,8 +67,9 @@ func (s *Server) clusterState(context.Context, *pb.GetClusterStateRequest) (*pb.
 const maxNearCachesPerReport = 1024
 
 // pushClientStatistics passes a client's report on to the metrics. Near
-// caches of maps this member does not have are left out, so that clients
-// cannot grow the map label set.
+// caches of maps this member does not have are left out, and those of maps
+// without series of their own count under the empty map name, so that
+// clients cannot grow the map label set.
 func (s *Server) pushClientStatistics(_ context.Context, r *pb.ClientStatistics) (*pb.Empty, error) {
 	if len(r.ClientUuid) != 16 {
 		return nil, invalid("client uuid has %d bytes, want 16", len(r.ClientUuid))
@@ -85,9 +85,13 @@ func (s *Server) pushClientStatistics(_ context.Context, r *pb.ClientStatistics)
 		Calls: r.Calls, Retries: r.Retries, Failures: r.Failures, Connections: int64(r.Connections),
 	}
 	for _, nc := range r.NearCaches {
-		if _, ok := s.cfg.Maps.Lookup(nc.Map); ok {
+		if m, ok := s.cfg.Maps.Lookup(nc.Map); ok {
+			name := nc.Map
+			if !m.OwnSeries() {
+				name = ""
+			}
 			rep.NearCaches = append(rep.NearCaches, metrics.NearCacheReport{
-				Map: nc.Map, Hits: nc.Hits, Misses: nc.Misses, Invalidations: nc.Invalidations, Entries: nc.Entries,
+				Map: name, Hits: nc.Hits, Misses: nc.Misses, Invalidations: nc.Invalidations, Entries: nc.Entries,
 			})
 		}
 	}

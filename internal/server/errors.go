@@ -32,7 +32,31 @@ var (
 	ErrOverloaded = errors.New("server: overloaded")
 	// ErrUnavailable: the cluster cannot complete the call now.
 	ErrUnavailable = errors.New("server: unavailable")
+	// ErrPermissionDenied: the caller may not make the call on its
+	// connection (a member-only call from a client).
+	ErrPermissionDenied = errors.New("server: permission denied")
 )
+
+// TooLargeError refuses a request, or an answer being built, over a limit
+// of the member; it matches store.ErrTooLarge and its ErrorDetail carries
+// the limit.
+type TooLargeError struct {
+	Op, What    string // the operation and what was too large ("request", "answer")
+	Size, Limit int
+	Unit        string // "entries", "bytes", "fields"
+	Setting     string // the configuration key of the limit, if any
+}
+
+func (e *TooLargeError) Error() string {
+	msg := fmt.Sprintf("%s: the %s has %d %s, more than the limit of %d", e.Op, e.What, e.Size, e.Unit, e.Limit)
+	if e.Setting != "" {
+		msg += " (" + e.Setting + ")"
+	}
+	return msg
+}
+
+// Unwrap makes the error match store.ErrTooLarge.
+func (e *TooLargeError) Unwrap() error { return store.ErrTooLarge }
 
 // invalid returns an ErrInvalidArgument with a message.
 func invalid(format string, args ...any) error {
@@ -57,6 +81,7 @@ var errorTable = []errorClass{
 	{is(context.Canceled), codes.Canceled, pb.ErrorCode_ERROR_CODE_CANCELLED, false},
 	{is(ErrShuttingDown), codes.Unavailable, pb.ErrorCode_ERROR_CODE_SHUTTING_DOWN, true},
 	{is(ErrOverloaded), codes.ResourceExhausted, pb.ErrorCode_ERROR_CODE_OVERLOADED, true},
+	{is(ErrPermissionDenied), codes.PermissionDenied, pb.ErrorCode_ERROR_CODE_PERMISSION_DENIED, false},
 	{is(ErrClusterName), codes.PermissionDenied, pb.ErrorCode_ERROR_CODE_CLUSTER_NAME_MISMATCH, false},
 	{is(cluster.ErrWrongOwner), codes.FailedPrecondition, pb.ErrorCode_ERROR_CODE_WRONG_OWNER, true},
 	{is(cluster.ErrUnavailable), codes.Unavailable, pb.ErrorCode_ERROR_CODE_UNAVAILABLE, true},
@@ -73,11 +98,13 @@ var errorTable = []errorClass{
 	{is(store.ErrPartitionFull), codes.ResourceExhausted, pb.ErrorCode_ERROR_CODE_OVERLOADED, false},
 	{is(maps.ErrInvalidName), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, false},
 	{is(maps.ErrMapExists), codes.FailedPrecondition, pb.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, false},
+	{is(maps.ErrTooManyMaps), codes.ResourceExhausted, pb.ErrorCode_ERROR_CODE_LIMIT_EXCEEDED, false},
 	{is(ErrInvalidArgument), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, false},
 	{is(plan.ErrQuery), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_QUERY, false},
 	{is(expr.ErrEval), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_QUERY, false},
 	{is(plan.ErrBadFragment), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, false},
 	{is(exec.ErrCursorNotFound), codes.NotFound, pb.ErrorCode_ERROR_CODE_NOT_FOUND, false},
+	{is(exec.ErrTooManyCursors), codes.ResourceExhausted, pb.ErrorCode_ERROR_CODE_LIMIT_EXCEEDED, false},
 	{is(exec.ErrCorruptRows), codes.Internal, pb.ErrorCode_ERROR_CODE_INTERNAL, false},
 	{is(exec.ErrClosed), codes.Unavailable, pb.ErrorCode_ERROR_CODE_SHUTTING_DOWN, true},
 	{is(exec.ErrUnavailable), codes.Unavailable, pb.ErrorCode_ERROR_CODE_UNAVAILABLE, true},
@@ -111,6 +138,10 @@ func describe(err error) (codes.Code, *pb.ErrorDetail) {
 			var noClass *serialization.ClassNotFoundError
 			if errors.As(err, &noClass) {
 				d.FactoryId, d.ClassId, d.ClassVersion = noClass.FactoryID, noClass.ClassID, noClass.Version
+			}
+			var tl *TooLargeError
+			if errors.As(err, &tl) {
+				d.Limit = int64(tl.Limit)
 			}
 			var qe *plan.Error
 			if errors.As(err, &qe) {

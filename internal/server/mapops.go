@@ -38,6 +38,38 @@ func (s *Server) target(name string, key []byte) (*maps.Map, int32, error) {
 	return m, s.partitionOf(key), nil
 }
 
+// existing resolves a call that reads or removes: the map, or nil when it
+// does not exist on this member (the call then finds and changes nothing,
+// and creates no map), and the key's partition, which this member must
+// own.
+func (s *Server) existing(name string, key []byte) (*maps.Map, int32, error) {
+	if len(key) == 0 {
+		return nil, 0, fmt.Errorf("key: %w", store.ErrInvalidKey)
+	}
+	if err := s.checkData("key", key); err != nil {
+		return nil, 0, err
+	}
+	m, err := s.lookup(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	pid := s.partitionOf(key)
+	if err := s.cfg.Cluster.CheckRead(pid); err != nil {
+		return nil, 0, err
+	}
+	return m, pid, nil
+}
+
+// lookup returns the named map if it exists on this member (nil if not),
+// without creating it.
+func (s *Server) lookup(name string) (*maps.Map, error) {
+	if err := maps.CheckName(name); err != nil {
+		return nil, err
+	}
+	m, _ := s.cfg.Maps.Lookup(name)
+	return m, nil
+}
+
 // write runs fn, a change of partition pid, as the owner: it fails when
 // this member does not own pid, and returns once the map's synchronous
 // backups confirmed the change.
@@ -150,12 +182,9 @@ func (s *Server) putIfAbsent(ctx context.Context, r *pb.PutRequest) (*pb.ValueRe
 }
 
 func (s *Server) get(ctx context.Context, r *pb.KeyRequest) (*pb.ValueResponse, error) {
-	m, pid, err := s.target(r.Map, r.Key)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.cfg.Cluster.CheckRead(pid); err != nil {
-		return nil, err
+	m, pid, err := s.existing(r.Map, r.Key)
+	if err != nil || m == nil {
+		return &pb.ValueResponse{}, err
 	}
 	m.CountGet()
 	v, found, err := m.Store.Get(pid, r.Key)
@@ -166,9 +195,9 @@ func (s *Server) get(ctx context.Context, r *pb.KeyRequest) (*pb.ValueResponse, 
 }
 
 func (s *Server) remove(ctx context.Context, r *pb.KeyRequest) (*pb.ValueResponse, error) {
-	m, pid, err := s.target(r.Map, r.Key)
-	if err != nil {
-		return nil, err
+	m, pid, err := s.existing(r.Map, r.Key)
+	if err != nil || m == nil {
+		return &pb.ValueResponse{}, err
 	}
 	m.CountRemove()
 	var old []byte
@@ -184,9 +213,9 @@ func (s *Server) remove(ctx context.Context, r *pb.KeyRequest) (*pb.ValueRespons
 }
 
 func (s *Server) delete(ctx context.Context, r *pb.KeyRequest) (*pb.BoolResponse, error) {
-	m, pid, err := s.target(r.Map, r.Key)
-	if err != nil {
-		return nil, err
+	m, pid, err := s.existing(r.Map, r.Key)
+	if err != nil || m == nil {
+		return &pb.BoolResponse{}, err
 	}
 	m.CountRemove()
 	var ok bool
@@ -198,12 +227,12 @@ func (s *Server) delete(ctx context.Context, r *pb.KeyRequest) (*pb.BoolResponse
 }
 
 func (s *Server) removeIfSame(ctx context.Context, r *pb.ReplaceIfSameRequest) (*pb.BoolResponse, error) {
-	m, pid, err := s.target(r.Map, r.Key)
+	m, pid, err := s.existing(r.Map, r.Key)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkData("expected", r.Expected); err != nil {
-		return nil, err
+	if err := s.checkData("expected", r.Expected); err != nil || m == nil {
+		return &pb.BoolResponse{}, err
 	}
 	m.CountRemove()
 	var ok bool
@@ -215,7 +244,7 @@ func (s *Server) removeIfSame(ctx context.Context, r *pb.ReplaceIfSameRequest) (
 }
 
 func (s *Server) replace(ctx context.Context, r *pb.PutRequest) (*pb.ValueResponse, error) {
-	m, pid, err := s.target(r.Map, r.Key)
+	m, pid, err := s.existing(r.Map, r.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -224,6 +253,9 @@ func (s *Server) replace(ctx context.Context, r *pb.PutRequest) (*pb.ValueRespon
 	}
 	if r.TtlMs != nil || r.MaxIdleMs != nil {
 		return nil, invalid("replace keeps the entry's expiry; ttl and max-idle are not accepted")
+	}
+	if m == nil {
+		return &pb.ValueResponse{}, nil
 	}
 	m.CountPut()
 	var old []byte
@@ -239,15 +271,15 @@ func (s *Server) replace(ctx context.Context, r *pb.PutRequest) (*pb.ValueRespon
 }
 
 func (s *Server) replaceIfSame(ctx context.Context, r *pb.ReplaceIfSameRequest) (*pb.BoolResponse, error) {
-	m, pid, err := s.target(r.Map, r.Key)
+	m, pid, err := s.existing(r.Map, r.Key)
 	if err != nil {
 		return nil, err
 	}
 	if err := s.checkData("expected", r.Expected); err != nil {
 		return nil, err
 	}
-	if err := s.checkData("value", r.Value); err != nil {
-		return nil, err
+	if err := s.checkData("value", r.Value); err != nil || m == nil {
+		return &pb.BoolResponse{}, err
 	}
 	m.CountPut()
 	var ok bool
@@ -259,21 +291,18 @@ func (s *Server) replaceIfSame(ctx context.Context, r *pb.ReplaceIfSameRequest) 
 }
 
 func (s *Server) containsKey(ctx context.Context, r *pb.KeyRequest) (*pb.BoolResponse, error) {
-	m, pid, err := s.target(r.Map, r.Key)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.cfg.Cluster.CheckRead(pid); err != nil {
-		return nil, err
+	m, pid, err := s.existing(r.Map, r.Key)
+	if err != nil || m == nil {
+		return &pb.BoolResponse{}, err
 	}
 	ok, err := m.Store.ContainsKey(pid, r.Key)
 	return &pb.BoolResponse{Value: ok}, err
 }
 
 func (s *Server) evict(ctx context.Context, r *pb.KeyRequest) (*pb.BoolResponse, error) {
-	m, pid, err := s.target(r.Map, r.Key)
-	if err != nil {
-		return nil, err
+	m, pid, err := s.existing(r.Map, r.Key)
+	if err != nil || m == nil {
+		return &pb.BoolResponse{}, err
 	}
 	var ok bool
 	err = s.write(ctx, m, pid, func() (err error) {
@@ -284,13 +313,13 @@ func (s *Server) evict(ctx context.Context, r *pb.KeyRequest) (*pb.BoolResponse,
 }
 
 func (s *Server) setTTL(ctx context.Context, r *pb.SetTtlRequest) (*pb.BoolResponse, error) {
-	m, pid, err := s.target(r.Map, r.Key)
+	m, pid, err := s.existing(r.Map, r.Key)
 	if err != nil {
 		return nil, err
 	}
 	exp, err := expiry(&r.TtlMs, nil)
-	if err != nil {
-		return nil, err
+	if err != nil || m == nil {
+		return &pb.BoolResponse{}, err
 	}
 	var ok bool
 	err = s.write(ctx, m, pid, func() (err error) {
@@ -301,12 +330,9 @@ func (s *Server) setTTL(ctx context.Context, r *pb.SetTtlRequest) (*pb.BoolRespo
 }
 
 func (s *Server) getEntryView(ctx context.Context, r *pb.KeyRequest) (*pb.EntryViewResponse, error) {
-	m, pid, err := s.target(r.Map, r.Key)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.cfg.Cluster.CheckRead(pid); err != nil {
-		return nil, err
+	m, pid, err := s.existing(r.Map, r.Key)
+	if err != nil || m == nil {
+		return &pb.EntryViewResponse{}, err
 	}
 	v, found, err := m.Store.GetEntryView(pid, r.Key)
 	if err != nil || !found {
@@ -338,7 +364,19 @@ func entryView(v store.EntryView, cfg maps.Config) *pb.EntryView {
 	}
 }
 
+// checkBatch refuses a request of n keys or entries over the batch limit,
+// before any work.
+func (s *Server) checkBatch(what string, n int) error {
+	if n > s.cfg.MaxBatchEntries {
+		return &TooLargeError{Op: what, What: "request", Size: n, Limit: s.cfg.MaxBatchEntries, Unit: "entries", Setting: "limits.max-batch-entries"}
+	}
+	return nil
+}
+
 func (s *Server) putAll(ctx context.Context, r *pb.PutAllRequest) (*pb.Empty, error) {
+	if err := s.checkBatch("putAll", len(r.Entries)); err != nil {
+		return nil, err
+	}
 	m, err := s.cfg.Maps.Get(r.Map)
 	if err != nil {
 		return nil, err
@@ -374,8 +412,15 @@ func (s *Server) putAll(ctx context.Context, r *pb.PutAllRequest) (*pb.Empty, er
 	return &pb.Empty{}, nil
 }
 
+// entryOverhead approximates what an Entry adds to an answer beyond its
+// key and value (tags and lengths).
+const entryOverhead = 16
+
 func (s *Server) getAll(ctx context.Context, r *pb.GetAllRequest) (*pb.EntriesResponse, error) {
-	m, err := s.cfg.Maps.Get(r.Map)
+	if err := s.checkBatch("getAll", len(r.Keys)); err != nil {
+		return nil, err
+	}
+	m, err := s.lookup(r.Map)
 	if err != nil {
 		return nil, err
 	}
@@ -387,23 +432,62 @@ func (s *Server) getAll(ctx context.Context, r *pb.GetAllRequest) (*pb.EntriesRe
 		pid := s.partitionOf(k)
 		byPartition[pid] = append(byPartition[pid], k)
 	}
-	resp := &pb.EntriesResponse{}
-	for pid, keys := range byPartition {
+	for pid := range byPartition {
 		if err := s.cfg.Cluster.CheckRead(pid); err != nil {
 			return nil, err
 		}
+	}
+	// The answer stops growing at the largest message the member sends.
+	resp := &pb.EntriesResponse{}
+	if m == nil {
+		return resp, nil
+	}
+	size, over := 0, false
+	for pid, keys := range byPartition {
 		m.CountGet()
 		err := m.Store.GetAll(pid, keys, func(i int, v []byte) {
-			resp.Entries = append(resp.Entries, &pb.Entry{Key: keys[i], Value: append([]byte(nil), v...)})
+			if size += len(keys[i]) + len(v) + entryOverhead; size > s.cfg.MaxMessageSize {
+				over = true
+			}
+			if !over {
+				resp.Entries = append(resp.Entries, &pb.Entry{Key: keys[i], Value: append([]byte(nil), v...)})
+			}
 		})
 		if err != nil {
 			return nil, err
+		}
+		if over {
+			return nil, &TooLargeError{Op: "getAll", What: "answer", Size: size, Limit: s.cfg.MaxMessageSize, Unit: "bytes", Setting: "limits.max-message-size"}
 		}
 	}
 	return resp, nil
 }
 
 func (s *Server) size(ctx context.Context, r *pb.MapRequest) (*pb.SizeResponse, error) {
+	m, err := s.lookup(r.Map)
+	if err != nil {
+		return nil, err
+	}
+	resp := &pb.SizeResponse{}
+	for pid := int32(0); pid < int32(s.cfg.Maps.PartitionCount()); pid++ {
+		if !s.cfg.Cluster.Owned(pid) {
+			continue
+		}
+		if m != nil { // a map this member does not have is empty here
+			n, err := m.Store.PartitionSize(pid)
+			if err != nil {
+				return nil, err
+			}
+			resp.Size += int64(n)
+		}
+		resp.Partitions = append(resp.Partitions, pid)
+	}
+	return resp, nil
+}
+
+// clear empties the partitions this member owns and names them, so that a
+// client can tell when every partition was cleared while partitions move.
+func (s *Server) clear(ctx context.Context, r *pb.MapRequest) (*pb.SizeResponse, error) {
 	m, err := s.cfg.Maps.Get(r.Map)
 	if err != nil {
 		return nil, err
@@ -413,30 +497,17 @@ func (s *Server) size(ctx context.Context, r *pb.MapRequest) (*pb.SizeResponse, 
 		if !s.cfg.Cluster.Owned(pid) {
 			continue
 		}
-		n, err := m.Store.PartitionSize(pid)
+		err := s.write(ctx, m, pid, func() error {
+			n, err := m.Store.Clear(pid)
+			resp.Size += int64(n)
+			return err
+		})
 		if err != nil {
 			return nil, err
 		}
-		resp.Size += int64(n)
 		resp.Partitions = append(resp.Partitions, pid)
 	}
 	return resp, nil
-}
-
-func (s *Server) clear(ctx context.Context, r *pb.MapRequest) (*pb.Empty, error) {
-	m, err := s.cfg.Maps.Get(r.Map)
-	if err != nil {
-		return nil, err
-	}
-	for pid := int32(0); pid < int32(s.cfg.Maps.PartitionCount()); pid++ {
-		if !s.cfg.Cluster.Owned(pid) {
-			continue
-		}
-		if err := s.write(ctx, m, pid, func() error { _, err := m.Store.Clear(pid); return err }); err != nil {
-			return nil, err
-		}
-	}
-	return &pb.Empty{}, nil
 }
 
 func (s *Server) evictAll(ctx context.Context, r *pb.MapRequest) (*pb.Empty, error) {
@@ -464,9 +535,9 @@ func (s *Server) destroy(ctx context.Context, r *pb.MapRequest) (*pb.Empty, erro
 }
 
 func (s *Server) mapStats(ctx context.Context, r *pb.MapRequest) (*pb.MapStats, error) {
-	m, err := s.cfg.Maps.Get(r.Map)
-	if err != nil {
-		return nil, err
+	m, err := s.lookup(r.Map)
+	if err != nil || m == nil {
+		return &pb.MapStats{Map: r.Map}, err
 	}
 	st := m.Stats()
 	return &pb.MapStats{

@@ -9,14 +9,54 @@ import (
 	"github.com/atolldb/atoll/pkg/serialization"
 )
 
-// maxMetadataPerCall bounds the definitions one registration call carries.
-const maxMetadataPerCall = 10000
+// Limits of a metadata registration call, checked before anything is
+// converted or registered: definitions per call, fields per definition
+// (schema, class definition or layout) and fields per call.
+const (
+	maxMetadataPerCall   = 10_000
+	maxDefinitionFields  = 10_000
+	maxFieldsPerMetadata = 100_000
+)
+
+// checkMetadata refuses a registration call over the limits.
+func checkMetadata(list *pb.MetadataList) error {
+	if n := len(list.Schemas) + len(list.ClassDefinitions) + len(list.Layouts); n > maxMetadataPerCall {
+		return &TooLargeError{Op: "putMetadata", What: "request", Size: n, Limit: maxMetadataPerCall, Unit: "definitions"}
+	}
+	total := 0
+	count := func(kind string, n int) error {
+		total += n
+		switch {
+		case n > maxDefinitionFields:
+			return &TooLargeError{Op: "putMetadata", What: kind, Size: n, Limit: maxDefinitionFields, Unit: "fields"}
+		case total > maxFieldsPerMetadata:
+			return &TooLargeError{Op: "putMetadata", What: "request", Size: total, Limit: maxFieldsPerMetadata, Unit: "fields"}
+		}
+		return nil
+	}
+	for _, sc := range list.Schemas {
+		if err := count(fmt.Sprintf("schema %.64q", sc.TypeName), len(sc.Fields)); err != nil {
+			return err
+		}
+	}
+	for _, cd := range list.ClassDefinitions {
+		if err := count(fmt.Sprintf("class definition %d/%d", cd.FactoryId, cd.ClassId), len(cd.Fields)); err != nil {
+			return err
+		}
+	}
+	for _, l := range list.Layouts {
+		if err := count(fmt.Sprintf("layout %d/%d", l.FactoryId, l.ClassId), len(l.Fields)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // putMetadata registers metadata on this member and on every other member
 // before it answers, so that data needing it is accepted anywhere.
 func (s *Server) putMetadata(ctx context.Context, list *pb.MetadataList) (*pb.Empty, error) {
-	if n := len(list.Schemas) + len(list.ClassDefinitions) + len(list.Layouts); n > maxMetadataPerCall {
-		return nil, invalid("%d definitions in one call; the limit is %d", n, maxMetadataPerCall)
+	if err := checkMetadata(list); err != nil {
+		return nil, err
 	}
 	if err := metaproto.Register(s.cfg.Serialization, list); err != nil {
 		return nil, err

@@ -78,23 +78,32 @@ func (in *instruments) op(s *Server, k op) *opInstruments {
 	return in.ops[k].Load()
 }
 
-// observer keeps the instruments of every map, copy-on-write like the
-// maps registry, so that the lookup on the operation path takes no lock.
+// observer keeps the instruments of the maps with series of their own
+// (maps.Map.OwnSeries: the first metrics.map-series-limit maps),
+// copy-on-write, so that the lookup on the operation path takes no lock;
+// the other maps share the instruments of the aggregate, whose map label
+// is empty.
 type observer struct {
 	s      *Server
 	mu     sync.Mutex
 	byName atomic.Pointer[map[string]*instruments]
+	others *instruments
 }
 
 // of returns the instruments of an existing map, creating them on first
 // use, or nil when there is no such map: names of maps that do not exist
-// never become label values.
+// never become label values, and neither do those of maps beyond the
+// series limit.
 func (o *observer) of(name string) *instruments {
 	if in, ok := (*o.byName.Load())[name]; ok {
 		return in
 	}
-	if _, ok := o.s.cfg.Maps.Lookup(name); !ok {
+	m, ok := o.s.cfg.Maps.Lookup(name)
+	if !ok {
 		return nil
+	}
+	if !m.OwnSeries() {
+		return o.others
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()

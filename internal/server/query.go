@@ -13,7 +13,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/grpc/peer"
+
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/cluster"
 	"github.com/atolldb/atoll/internal/exec"
 	"github.com/atolldb/atoll/internal/metrics"
 	"github.com/atolldb/atoll/internal/profiling"
@@ -34,10 +37,47 @@ type QueryConfig struct {
 	Metrics *metrics.Queries
 }
 
+// maxParams bounds the parameter values of one statement.
+const maxParams = 1 << 16
+
 type queryService struct {
 	pb.UnimplementedQueryServiceServer
 	s   *Server
 	ids atomic.Uint64 // query ids for profile labels
+	// conns holds the cursor sessions of client connections that run
+	// queries outside a stream, by connection.
+	conns sync.Map // *cluster.Conn → *exec.Session
+}
+
+// sessionKey carries the cursor session of a query stream's calls.
+type sessionKey struct{}
+
+// session returns who holds the cursors a call opens: its query stream,
+// else its connection (whose end closes them), else nobody.
+func (q *queryService) session(ctx context.Context) *exec.Session {
+	if s, ok := ctx.Value(sessionKey{}).(*exec.Session); ok {
+		return s
+	}
+	p, ok := peer.FromContext(ctx)
+	if !ok {
+		return nil
+	}
+	info, ok := p.AuthInfo.(cluster.PeerInfo)
+	if !ok || info.Conn == nil || q.s.cfg.Query == nil {
+		return nil
+	}
+	if s, ok := q.conns.Load(info.Conn); ok {
+		return s.(*exec.Session)
+	}
+	s, loaded := q.conns.LoadOrStore(info.Conn, exec.NewSession())
+	if !loaded {
+		engine := q.s.cfg.Query.Engine
+		info.Conn.OnClose(func() {
+			q.conns.Delete(info.Conn)
+			engine.EndSession(s.(*exec.Session))
+		})
+	}
+	return s.(*exec.Session)
 }
 
 func (q *queryService) cfg() (*QueryConfig, error) {
@@ -71,6 +111,9 @@ func (q *queryService) Execute(ctx context.Context, r *pb.ExecuteRequest) (resp 
 			}
 		}()
 	}
+	if len(r.Params) > maxParams {
+		return nil, &TooLargeError{Op: "execute", What: "request", Size: len(r.Params), Limit: maxParams, Unit: "parameters"}
+	}
 	params := make([]expr.Value, len(r.Params))
 	types := make([]expr.Type, len(r.Params))
 	for i, p := range r.Params {
@@ -79,14 +122,22 @@ func (q *queryService) Execute(ctx context.Context, r *pb.ExecuteRequest) (resp 
 		}
 		types[i] = params[i].T
 	}
+	// Planning (constant folding included) runs under the call and the
+	// query's timeout.
+	pctx := ctx
+	if r.TimeoutMs > 0 {
+		var cancel context.CancelFunc
+		pctx, cancel = context.WithTimeout(ctx, time.Duration(r.TimeoutMs)*time.Millisecond)
+		defer cancel()
+	}
 	var ph *plan.Physical
 	switch x := r.Query.(type) {
 	case *pb.ExecuteRequest_Sql:
-		if ph, err = qc.SQL.Plan(x.Sql, types); err != nil {
+		if ph, err = qc.SQL.Plan(pctx, x.Sql, types); err != nil {
 			return nil, err
 		}
 	case *pb.ExecuteRequest_Predicate:
-		if ph, params, err = qc.Predicates.Plan(x.Predicate); err != nil {
+		if ph, params, err = qc.Predicates.Plan(pctx, x.Predicate); err != nil {
 			return nil, err
 		}
 	default:
@@ -95,7 +146,7 @@ func (q *queryService) Execute(ctx context.Context, r *pb.ExecuteRequest) (resp 
 	if r.Explain && ph.Kind != "explain" {
 		ph = &plan.Physical{Root: &plan.Explain{Input: ph.Root}, Kind: "explain", ParamTypes: ph.ParamTypes}
 	}
-	opts := exec.Options{PageSize: int(r.PageSize), Timeout: time.Duration(r.TimeoutMs) * time.Millisecond}
+	opts := exec.Options{PageSize: int(r.PageSize), Timeout: time.Duration(r.TimeoutMs) * time.Millisecond, Session: q.session(ctx)}
 	res, err := qc.Engine.Execute(ctx, ph, params, opts)
 	if err != nil {
 		return nil, err
@@ -120,7 +171,7 @@ func (q *queryService) Fetch(ctx context.Context, r *pb.FetchRequest) (*pb.Execu
 	if err != nil {
 		return nil, err
 	}
-	res, err := qc.Engine.Fetch(ctx, r.CursorId)
+	res, err := qc.Engine.Fetch(ctx, r.CursorId, q.session(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -130,12 +181,12 @@ func (q *queryService) Fetch(ctx context.Context, r *pb.FetchRequest) (*pb.Execu
 	return resultResponse(res), nil
 }
 
-func (q *queryService) Close(_ context.Context, r *pb.CloseRequest) (*pb.Empty, error) {
+func (q *queryService) Close(ctx context.Context, r *pb.CloseRequest) (*pb.Empty, error) {
 	qc, err := q.cfg()
 	if err != nil {
 		return nil, err
 	}
-	qc.Engine.CloseCursor(r.CursorId)
+	qc.Engine.CloseCursor(r.CursorId, q.session(ctx))
 	return &pb.Empty{}, nil
 }
 
@@ -180,7 +231,12 @@ func (q *queryService) RunFragment(r *pb.RunFragmentRequest, stream pb.QueryServ
 // the calls in flight finish first.
 func (q *queryService) Pipeline(stream pb.QueryService_PipelineServer) error {
 	s := q.s
-	ctx := stream.Context()
+	// The stream holds the cursors its calls open: they close when it ends.
+	session := exec.NewSession()
+	if qc := s.cfg.Query; qc != nil {
+		defer qc.Engine.EndSession(session)
+	}
+	ctx := context.WithValue(stream.Context(), sessionKey{}, session)
 	var sendMu sync.Mutex
 	var sendErr error
 	send := func(r *pb.QueryReply) {
@@ -208,6 +264,9 @@ func (q *queryService) Pipeline(stream pb.QueryService_PipelineServer) error {
 	}()
 	sem := make(chan struct{}, s.cfg.PipelineInFlight)
 	var calls sync.WaitGroup
+	// Each call runs under a context of its own, so that a cancel stops it.
+	var runningMu sync.Mutex
+	running := map[uint64]context.CancelFunc{}
 loop:
 	for {
 		select {
@@ -216,16 +275,34 @@ loop:
 		case <-s.done:
 			break loop
 		case call := <-in:
+			if _, ok := call.Op.(*pb.QueryCall_Cancel); ok {
+				runningMu.Lock()
+				if stop := running[call.CallId]; stop != nil {
+					stop()
+				}
+				runningMu.Unlock()
+				continue
+			}
 			select {
 			case sem <- struct{}{}:
 			case <-ctx.Done():
 				break loop
 			}
+			cctx, stop := context.WithCancel(ctx)
+			runningMu.Lock()
+			running[call.CallId] = stop
+			runningMu.Unlock()
 			calls.Add(1)
 			go func() {
 				defer calls.Done()
 				defer func() { <-sem }()
-				send(q.runCall(ctx, call))
+				defer func() {
+					runningMu.Lock()
+					delete(running, call.CallId)
+					runningMu.Unlock()
+					stop()
+				}()
+				send(q.runCall(cctx, call))
 			}()
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 
 	memberpb "github.com/atolldb/atoll/api/proto/atoll/member/v1"
@@ -61,6 +62,14 @@ type Config struct {
 	IteratePageSize int
 	// DefaultTimeout bounds pipeline calls that carry no timeout; 0 = none.
 	DefaultTimeout time.Duration
+	// MaxBatchEntries bounds the keys of a GetAll and the entries of a
+	// PutAll (limits.max-batch-entries); larger requests are refused
+	// before any work. Default 100 000.
+	MaxBatchEntries int
+	// MaxMessageSize is the largest message the member sends
+	// (limits.max-message-size): an answer that would grow past it is
+	// refused while it is built. Default 64 MiB.
+	MaxMessageSize int
 	// Query runs SQL and predicate queries; nil disables the query service.
 	Query *QueryConfig
 	// Metrics records the latency and failures of map operations by map
@@ -70,7 +79,17 @@ type Config struct {
 	ProfileLabels bool
 	// Clients receives the statistics clients push; nil drops them.
 	Clients *metrics.Clients
+	// IsMember reports whether a call arrived on a member connection (one
+	// that opened with the member handshake); member-only calls are
+	// refused on any other. Nil: no caller is a member.
+	IsMember func(ctx context.Context) bool
+	// RefusedCalls counts the calls refused by the access check; nil
+	// counts nothing.
+	RefusedCalls prometheus.Counter
 }
+
+// DefaultMaxBatchEntries is the default of Config.MaxBatchEntries.
+const DefaultMaxBatchEntries = 100_000
 
 // Server serves the member's API. It is safe for concurrent use.
 type Server struct {
@@ -83,6 +102,8 @@ type Server struct {
 	done   chan struct{}
 	// obs instruments map operations; nil when metrics and labels are off.
 	obs *observer
+	// access decides who may call what.
+	access access
 }
 
 // New returns a Server.
@@ -93,12 +114,19 @@ func New(cfg Config) *Server {
 	if cfg.IteratePageSize <= 0 {
 		cfg.IteratePageSize = 1000
 	}
+	if cfg.MaxBatchEntries <= 0 {
+		cfg.MaxBatchEntries = DefaultMaxBatchEntries
+	}
+	if cfg.MaxMessageSize <= 0 {
+		cfg.MaxMessageSize = 64 << 20
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, done: make(chan struct{})}
+	s.access.s = s
 	if cfg.Metrics != nil || cfg.ProfileLabels {
-		s.obs = &observer{s: s}
+		s.obs = &observer{s: s, others: &instruments{name: ""}}
 		s.obs.byName.Store(&map[string]*instruments{})
 	}
 	return s
@@ -131,9 +159,14 @@ func (s *Server) admit() error {
 	return nil
 }
 
-// UnaryInterceptor refuses calls while draining, maps handler errors to
-// statuses, and turns a panic into an internal error.
+// UnaryInterceptor refuses calls the caller may not make (access.go) and
+// calls while draining, maps handler errors to statuses, and turns a panic
+// into an internal error. It intercepts every service of the member's
+// address, the member-to-member one included.
 func (s *Server) UnaryInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
+	if err := s.access.check(ctx, info.FullMethod); err != nil {
+		return nil, toStatus(err)
+	}
 	if err := s.admit(); err != nil {
 		return nil, toStatus(err)
 	}
@@ -144,6 +177,9 @@ func (s *Server) UnaryInterceptor(ctx context.Context, req any, info *grpc.Unary
 
 // StreamInterceptor is UnaryInterceptor for streaming calls.
 func (s *Server) StreamInterceptor(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
+	if err := s.access.check(ss.Context(), info.FullMethod); err != nil {
+		return toStatus(err)
+	}
 	if err := s.admit(); err != nil {
 		return toStatus(err)
 	}

@@ -233,3 +233,98 @@ func TestDisconnectMidStreamLeaksNoGoroutine(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestLimits: repeated-field requests over the documented limits
+// are refused before any work, and an answer stops growing at the largest
+// message the member sends.
+func TestRequestLimits(t *testing.T) {
+	cluster := testcluster.Start(t, testcluster.InProcess, 1, testcluster.Options{Configure: func(c *member.Config) {
+		c.Limits.MaxBatchEntries = 1000
+		c.Limits.MaxMessageSize = 1 << 20
+	}})
+	cc := dialRaw(t, cluster.Addrs()[0])
+	maps := pb.NewMapServiceClient(cc)
+	ctx := context.Background()
+	// 100 entries of 20 KiB: 2 MB in all, more than one answer may hold.
+	var entries []*pb.Entry
+	var keys [][]byte
+	for i := int32(0); i < 100; i++ {
+		k := data(t, i)
+		keys = append(keys, k)
+		entries = append(entries, &pb.Entry{Key: k, Value: data(t, strings.Repeat("v", 20<<10))})
+	}
+	for i := 0; i < len(entries); i += 10 {
+		if _, err := maps.PutAll(ctx, &pb.PutAllRequest{Map: "big", Entries: entries[i : i+10]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stats := func() *pb.MapStats {
+		st, err := maps.GetMapStats(ctx, &pb.MapRequest{Map: "big"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	before := stats()
+
+	// Over the count limit: refused before any lookup (no get counted, no hit).
+	many := make([][]byte, 1001)
+	for i := range many {
+		many[i] = keys[i%len(keys)]
+	}
+	_, err := maps.GetAll(ctx, &pb.GetAllRequest{Map: "big", Keys: many})
+	if d := wantError(t, "GetAll over limits.max-batch-entries", err, codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_TOO_LARGE); d.Limit != 1000 ||
+		!strings.Contains(status.Convert(err).Message(), "limits.max-batch-entries") {
+		t.Fatalf("the refusal does not name the limit: %v (limit %d)", err, d.Limit)
+	}
+	if after := stats(); after.GetCount != before.GetCount || after.Hits != before.Hits {
+		t.Fatalf("a refused GetAll looked keys up: gets %d -> %d, hits %d -> %d", before.GetCount, after.GetCount, before.Hits, after.Hits)
+	}
+	more := make([]*pb.Entry, 1001)
+	for i := range more {
+		more[i] = &pb.Entry{Key: data(t, int32(1000+i)), Value: data(t, "x")}
+	}
+	_, err = maps.PutAll(ctx, &pb.PutAllRequest{Map: "big", Entries: more})
+	wantError(t, "PutAll over limits.max-batch-entries", err, codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_TOO_LARGE)
+	if st := stats(); st.OwnedEntryCount != 100 {
+		t.Fatalf("a refused PutAll stored entries: %d", st.OwnedEntryCount)
+	}
+
+	// Under the count limit, but the answer would exceed the message limit.
+	_, err = maps.GetAll(ctx, &pb.GetAllRequest{Map: "big", Keys: keys})
+	if wantError(t, "GetAll answer over limits.max-message-size", err, codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_TOO_LARGE); !strings.Contains(status.Convert(err).Message(), "limits.max-message-size") {
+		t.Fatalf("the refusal does not name the limit: %v", err)
+	}
+	if resp, err := maps.GetAll(ctx, &pb.GetAllRequest{Map: "big", Keys: keys[:10]}); err != nil || len(resp.Entries) != 10 {
+		t.Fatalf("a GetAll within the limits: %v", err)
+	}
+
+	// An iteration sends several messages rather than one too large.
+	it, err := maps.Iterate(ctx, &pb.IterateRequest{Map: "big", Kind: pb.IterationKind_ITERATION_KIND_ENTRIES, PageSize: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for {
+		page, err := it.Recv()
+		if err != nil {
+			if err.Error() != "EOF" && status.Code(err) != codes.OK {
+				t.Fatalf("iterate: %v", err)
+			}
+			break
+		}
+		n += len(page.Entries)
+	}
+	if n != 100 {
+		t.Fatalf("iterated %d entries, want 100", n)
+	}
+
+	// A schema with too many fields is refused before it is registered.
+	fields := make([]*pb.SchemaField, 10_001)
+	for i := range fields {
+		fields[i] = &pb.SchemaField{Name: "f" + strings.Repeat("x", i%7), Kind: 9}
+	}
+	meta := pb.NewMetadataServiceClient(cc)
+	_, err = meta.PutSchemas(ctx, &pb.PutSchemasRequest{Schemas: []*pb.Schema{{Id: 42, TypeName: "wide", Fields: fields}}})
+	wantError(t, "schema over the field limit", err, codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_TOO_LARGE)
+}

@@ -88,7 +88,7 @@ func (m *mapService) Size(ctx context.Context, r *pb.MapRequest) (*pb.SizeRespon
 	return observe(m.s, ctx, opSize, r, m.s.size)
 }
 
-func (m *mapService) Clear(ctx context.Context, r *pb.MapRequest) (*pb.Empty, error) {
+func (m *mapService) Clear(ctx context.Context, r *pb.MapRequest) (*pb.SizeResponse, error) {
 	return observe(m.s, ctx, opClear, r, m.s.clear)
 }
 
@@ -250,9 +250,9 @@ func (s *Server) dispatch(ctx context.Context, req *pb.PipelineRequest) *pb.Pipe
 			resp.Result = &pb.PipelineResponse_Size{Size: r}
 		}
 	case *pb.PipelineRequest_Clear:
-		var r *pb.Empty
+		var r *pb.SizeResponse
 		if r, err = observe(s, ctx, opClear, op.Clear, s.clear); err == nil {
-			resp.Result = &pb.PipelineResponse_Empty{Empty: r}
+			resp.Result = &pb.PipelineResponse_Size{Size: r}
 		}
 	case *pb.PipelineRequest_EvictAll:
 		var r *pb.Empty

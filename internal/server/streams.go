@@ -16,7 +16,7 @@ const maxPageSize = 10000
 // changed during the iteration may or may not be seen, but every entry
 // present throughout is seen exactly once.
 func (s *Server) iterate(r *pb.IterateRequest, stream pb.MapService_IterateServer) error {
-	m, err := s.cfg.Maps.Get(r.Map)
+	m, err := s.lookup(r.Map) // nil: a map this member does not have, empty here
 	if err != nil {
 		return err
 	}
@@ -33,6 +33,9 @@ func (s *Server) iterate(r *pb.IterateRequest, stream pb.MapService_IterateServe
 	case page > maxPageSize:
 		page = maxPageSize
 	}
+	if len(r.Partitions) > s.cfg.Maps.PartitionCount() {
+		return invalid("%d partitions named; there are %d", len(r.Partitions), s.cfg.Maps.PartitionCount())
+	}
 	parts := r.Partitions
 	if len(parts) == 0 {
 		parts = make([]int32, s.cfg.Maps.PartitionCount())
@@ -42,25 +45,33 @@ func (s *Server) iterate(r *pb.IterateRequest, stream pb.MapService_IterateServe
 	}
 	ctx := stream.Context()
 	msg := &pb.EntriesResponse{}
+	// A message is sent once it holds page entries or a quarter of the
+	// largest message (one more entry then still fits).
+	msgBytes, maxBytes := 0, s.cfg.MaxMessageSize/4
 	flush := func() error {
 		if len(msg.Entries) == 0 && len(msg.CompletedPartitions) == 0 {
 			return nil
 		}
 		err := stream.Send(msg)
-		msg = &pb.EntriesResponse{}
+		msg, msgBytes = &pb.EntriesResponse{}, 0
 		return err
 	}
+	seen := make([]bool, s.cfg.Maps.PartitionCount())
 	for _, pid := range parts {
 		if pid < 0 || int(pid) >= s.cfg.Maps.PartitionCount() {
 			return invalid("partition %d is out of range", pid)
 		}
+		if seen[pid] {
+			return invalid("partition %d is named twice", pid)
+		}
+		seen[pid] = true
 		if len(r.Partitions) == 0 && !s.cfg.Cluster.Owned(pid) {
 			continue // all partitions: those this member owns
 		}
 		if err := s.cfg.Cluster.CheckRead(pid); err != nil {
 			return err
 		}
-		for cursor := store.Cursor(0); cursor != store.CursorDone; {
+		for cursor := store.Cursor(0); m != nil && cursor != store.CursorDone; {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -73,12 +84,13 @@ func (s *Server) iterate(r *pb.IterateRequest, stream pb.MapService_IterateServe
 					e.Value = bytes.Clone(v.Value)
 				}
 				msg.Entries = append(msg.Entries, e)
-				return true
+				msgBytes += len(e.Key) + len(e.Value) + entryOverhead
+				return msgBytes < maxBytes
 			})
 			if err != nil {
 				return err
 			}
-			if len(msg.Entries) >= page {
+			if len(msg.Entries) >= page || msgBytes >= maxBytes {
 				if err := flush(); err != nil {
 					return err
 				}

@@ -99,6 +99,10 @@ type MapConfig struct {
 	Eviction EvictionConfig
 	// Clock is the time source; nil means SystemClock.
 	Clock Clock
+	// Directory, when set, is shared by the maps of one member: partitions
+	// take their role from it, and it lists the maps holding each
+	// partition. Its partition count must be PartitionCount.
+	Directory *Directory
 }
 
 func (c MapConfig) withDefaults() (MapConfig, error) {
@@ -135,6 +139,8 @@ func (c MapConfig) withDefaults() (MapConfig, error) {
 		return bad("negative eviction limit")
 	case c.Eviction.SampleSize < 1 || c.Eviction.SampleSize > 1024:
 		return bad("eviction SampleSize %d not in 1..1024", c.Eviction.SampleSize)
+	case c.Directory != nil && len(c.Directory.parts) != c.PartitionCount:
+		return bad("a directory of %d partitions for %d", len(c.Directory.parts), c.PartitionCount)
 	}
 	return c, nil
 }

@@ -48,13 +48,15 @@
 //	[ttl u32] [maxIdle u32] | key | value
 //
 // Times are whole seconds since 2000-01-01 (uint32, to 2136), the way
-// Hazelcast keeps them (from its own 2018 base): TTL and max-idle have a
-// one-second granularity. Writes and accesses record the second rounded up
-// and expiry checks use the current second rounded down, so an entry never
-// expires before its TTL or max-idle has elapsed, and at most a second
-// after. The per-entry TTL and max-idle fields exist only
-// when set. flags holds "dead" and the two presence bits, so a key of up to
-// 15 bytes shares one byte with them.
+// Hazelcast keeps them (from its own 2018 base). TTL and max-idle are
+// stored in milliseconds (up to about 24.8 days; whole seconds beyond, up
+// to 68 years), so that they read back as they were set, and deadlines
+// are computed in milliseconds. Writes and accesses record the second
+// rounded up, so an entry never expires before its TTL or max-idle has
+// elapsed, and at most a second after. SetTTL counts as a write (the TTL
+// counts from it), as in Hazelcast. The per-entry TTL and max-idle fields
+// exist only when set. flags holds "dead" and the two presence bits, so a
+// key of up to 15 bytes shares one byte with them.
 //
 // The index slot holds the full 32-bit hash: lookups compare keys only on a
 // hash match, growth rehashes without touching records, the home slot is

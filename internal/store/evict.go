@@ -52,7 +52,7 @@ func (p *partition) sample(keepHash uint32, keepKey []byte, now instant) (int, b
 			b, r := p.recOf(uint32(s))
 			if uint32(s>>32) != keepHash || string(r.key(b)) != string(keepKey) {
 				seen++
-				if p.m.expired(b, &r, now.sec) {
+				if p.m.expired(b, &r, now.ms) {
 					return pos, true
 				}
 				a, h := r.u32(b, offAccessed), r.u32(b, offHits)

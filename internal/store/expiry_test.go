@@ -22,8 +22,9 @@ func TestTTL(t *testing.T) {
 		{"entry forever beats default", 10 * time.Second, Expiry{TTL: Forever}, []check{{1000 * time.Hour, true}}},
 		{"no default: forever", 0, Expiry{}, []check{{1000 * time.Hour, true}}},
 		{"entry ttl without default", 0, Expiry{TTL: 5 * time.Second}, []check{{4 * time.Second, true}, {time.Second, false}}},
-		{"sub-second rounds up to 1s", 0, Expiry{TTL: time.Millisecond}, []check{{999 * time.Millisecond, true}, {time.Millisecond, false}}},
-		{"1.5s rounds up to 2s", 0, Expiry{TTL: 1500 * time.Millisecond}, []check{{1999 * time.Millisecond, true}, {time.Millisecond, false}}},
+		{"milliseconds", 0, Expiry{TTL: 1500 * time.Millisecond}, []check{{1499 * time.Millisecond, true}, {time.Millisecond, false}}},
+		{"one millisecond", 0, Expiry{TTL: time.Millisecond}, []check{{0, true}, {time.Millisecond, false}}},
+		{"beyond 24 days: whole seconds", 0, Expiry{TTL: 30*24*time.Hour + 1500*time.Millisecond}, []check{{30*24*time.Hour + 1999*time.Millisecond, true}, {time.Millisecond, false}}},
 		{"reads do not extend ttl", 0, Expiry{TTL: 5 * time.Second}, []check{{2 * time.Second, true}, {2 * time.Second, true}, {time.Second, false}}},
 	}
 	for _, tc := range tests {
@@ -242,14 +243,53 @@ func TestSetTTL(t *testing.T) {
 	if _, ok := mustGet(t, m, 0, "k"); !ok {
 		t.Fatal("Forever expired")
 	}
-	if ok, _ := m.SetTTL(0, []byte("k"), 0); !ok { // back to the map default, from the last write
+	if ok, _ := m.SetTTL(0, []byte("k"), 0); !ok { // back to the map default, from now
 		t.Fatal("SetTTL 0")
 	}
+	clk.Advance(99 * time.Second)
+	if _, ok := mustGet(t, m, 0, "k"); !ok {
+		t.Fatal("the map default did not count from SetTTL")
+	}
+	clk.Advance(time.Second)
 	if _, ok := mustGet(t, m, 0, "k"); ok {
 		t.Fatal("map default not restored")
 	}
 	if ok, _ := m.SetTTL(0, []byte("absent"), time.Second); ok {
 		t.Fatal("SetTTL on an absent key")
+	}
+}
+
+// TestSetTTLReadsBackAsSet: the entry view reports the TTL that was set,
+// to the millisecond, however much time passed since the last write (it
+// used to report the TTL shifted by the whole seconds since the write:
+// 2h0m1s for 2h when a second ticked in between), and the entry expires
+// that long after SetTTL.
+func TestSetTTLReadsBackAsSet(t *testing.T) {
+	for _, ttl := range []time.Duration{2 * time.Hour, 1500 * time.Millisecond, 40 * 24 * time.Hour} {
+		clk := newManualClock()
+		clk.Advance(700 * time.Millisecond)
+		m := newTestMap(t, MapConfig{PartitionCount: 1, Clock: clk})
+		mustSet(t, m, 0, "k", "v")
+		clk.Advance(600 * time.Millisecond) // a second ticks
+		if ok, err := m.SetTTL(0, []byte("k"), ttl); !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+		set := clk.Now()
+		v, _, _ := m.GetEntryView(0, []byte("k"))
+		if v.Expiry.TTL != ttl {
+			t.Errorf("TTL %v reads back as %v", ttl, v.Expiry.TTL)
+		}
+		if exp := time.UnixMilli(v.ExpirationTime); exp.Before(set.Add(ttl)) || exp.After(set.Add(ttl+time.Second)) {
+			t.Errorf("TTL %v set at %v expires at %v", ttl, set, exp)
+		}
+		clk.Advance(ttl - time.Millisecond)
+		if _, ok := mustGet(t, m, 0, "k"); !ok {
+			t.Errorf("TTL %v: expired before the TTL elapsed since SetTTL", ttl)
+		}
+		clk.Advance(time.Second + time.Millisecond)
+		if _, ok := mustGet(t, m, 0, "k"); ok {
+			t.Errorf("TTL %v: present a second after it elapsed", ttl)
+		}
 	}
 }
 

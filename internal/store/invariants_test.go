@@ -10,11 +10,7 @@ import (
 func checkInvariants(t testing.TB, m *Map) {
 	t.Helper()
 	var owned, backup [2]int64 // count, cost
-	for i := range m.parts {
-		p := m.parts[i].Load()
-		if p == nil {
-			continue
-		}
+	m.parts.Load().each(0, func(p *partition) bool {
 		p.mu.Lock()
 		err := p.check()
 		if p.role == RoleOwner {
@@ -29,9 +25,10 @@ func checkInvariants(t testing.TB, m *Map) {
 		}
 		p.mu.Unlock()
 		if err != nil {
-			t.Fatalf("partition %d: %v", i, err)
+			t.Fatalf("partition %d: %v", p.id, err)
 		}
-	}
+		return true
+	})
 	if got := [2]int64{m.owned.count.Load(), m.owned.cost.Load()}; got != owned {
 		t.Fatalf("owned totals %v, partitions sum to %v", got, owned)
 	}

@@ -56,7 +56,7 @@ func (p *partition) scan(now instant, fn func(EntryView) bool) {
 		for off := 0; off < len(data); {
 			r := decodeRec(data, off)
 			off = alignUp(r.end(), shift)
-			if r.flags&flagDead != 0 || p.m.expired(data, &r, now.sec) {
+			if r.flags&flagDead != 0 || p.m.expired(data, &r, now.ms) {
 				continue
 			}
 			if !fn(p.m.view(data, &r)) {
@@ -88,7 +88,7 @@ func (p *partition) iterate(from uint64, limit int, now instant, fn func(EntryVi
 			return true
 		}
 		b, r := p.recOf(uint32(s))
-		if p.m.expired(b, &r, now.sec) {
+		if p.m.expired(b, &r, now.ms) {
 			return false
 		}
 		more := fn(p.m.view(b, &r))

@@ -2,6 +2,7 @@ package store
 
 import (
 	"hash/maphash"
+	"sync"
 	"sync/atomic"
 )
 
@@ -17,9 +18,12 @@ type Map struct {
 	cfg   MapConfig
 	seed  maphash.Seed
 	clock Clock
-	parts []atomic.Pointer[partition] // created on first write
+	// parts holds the partitions that exist (created on first write,
+	// parts.go); partsMu serializes their creation.
+	parts   atomic.Pointer[partSet]
+	partsMu sync.Mutex
 
-	defTTL, defIdle uint32 // map defaults in seconds; 0 = forever
+	defTTL, defIdle uint32 // map defaults as duration codes; 0 = forever
 	defExpiry       bool   // defTTL != 0 || defIdle != 0
 	evict           bool   // eviction configured
 
@@ -47,10 +51,10 @@ func NewMap(cfg MapConfig) (*Map, error) {
 		cfg:     cfg,
 		seed:    maphash.MakeSeed(),
 		clock:   cfg.Clock,
-		parts:   make([]atomic.Pointer[partition], cfg.PartitionCount),
-		defTTL:  configSecs(cfg.TTL),
-		defIdle: configSecs(cfg.MaxIdle),
+		defTTL:  configCode(cfg.TTL),
+		defIdle: configCode(cfg.MaxIdle),
 	}
+	m.parts.Store(&partSet{})
 	m.defExpiry = m.defTTL != 0 || m.defIdle != 0
 	m.evict = cfg.Eviction.Policy != EvictionNone && (cfg.Eviction.MaxEntries > 0 || cfg.Eviction.MaxBytes > 0)
 	return m, nil
@@ -60,7 +64,7 @@ func NewMap(cfg MapConfig) (*Map, error) {
 func (m *Map) Config() MapConfig { return m.cfg }
 
 // PartitionCount returns the number of partitions.
-func (m *Map) PartitionCount() int { return len(m.parts) }
+func (m *Map) PartitionCount() int { return m.cfg.PartitionCount }
 
 // SetObserver installs the observer that receives every change (nil
 // removes it). Changes in flight may still go to the previous one. With no
@@ -92,36 +96,55 @@ func (m *Map) totals(r Role) *totals {
 }
 
 // partition returns partition pid if it exists (nil otherwise).
-func (m *Map) partition(pid int32) *partition { return m.parts[pid].Load() }
+func (m *Map) partition(pid int32) *partition { return m.parts.Load().get(pid) }
 
-// partitionForWrite returns partition pid, creating it.
+// partitionForWrite returns partition pid, creating it. A partition
+// created in a map that shares a Directory takes the directory's role for
+// it and is listed there, both under the directory's lock of the
+// partition, so that a concurrent role change reaches it.
 func (m *Map) partitionForWrite(pid int32) *partition {
-	if p := m.parts[pid].Load(); p != nil {
+	if p := m.partition(pid); p != nil {
+		return p
+	}
+	var dp *dirPart
+	if d := m.cfg.Directory; d != nil {
+		dp = &d.parts[pid]
+		dp.mu.Lock()
+		defer dp.mu.Unlock()
+	}
+	m.partsMu.Lock()
+	defer m.partsMu.Unlock()
+	if p := m.partition(pid); p != nil {
 		return p
 	}
 	np := newPartition(m, pid)
 	np.rng ^= uint64(m.hash([]byte{byte(pid), byte(pid >> 8), byte(pid >> 16), byte(pid >> 24)}))
 	np.rng |= 1
-	if m.parts[pid].CompareAndSwap(nil, np) {
-		np.mu.Lock()
-		np.publish()
-		np.mu.Unlock()
-		return np
+	if dp != nil {
+		np.role = dp.role
+		if dp.maps == nil {
+			dp.maps = map[*Map]struct{}{}
+		}
+		dp.maps[m] = struct{}{}
 	}
-	return m.parts[pid].Load()
+	m.parts.Store(m.parts.Load().with(np, m.cfg.PartitionCount))
+	np.mu.Lock()
+	np.publish()
+	np.mu.Unlock()
+	return np
 }
 
 // ---- validation ---------------------------------------------------------
 
 func (m *Map) checkPartition(op string, pid int32) error {
-	if pid < 0 || int(pid) >= len(m.parts) {
+	if pid < 0 || int(pid) >= m.cfg.PartitionCount {
 		return opErr(op, ErrPartitionRange)
 	}
 	return nil
 }
 
 func (m *Map) checkKey(op string, pid int32, key []byte) error {
-	if pid < 0 || int(pid) >= len(m.parts) {
+	if pid < 0 || int(pid) >= m.cfg.PartitionCount {
 		return opErr(op, ErrPartitionRange)
 	}
 	if len(key) == 0 {
@@ -145,7 +168,7 @@ func (m *Map) checkValue(op string, value []byte) error {
 
 // ---- expiry -----------------------------------------------------------
 
-// limits returns a record's effective TTL and max-idle in seconds (0 = none).
+// limits returns a record's effective TTL and max-idle codes (0 = none).
 func (m *Map) limits(b []byte, r *rec) (ttl, idle uint32) {
 	ttl, idle = m.defTTL, m.defIdle
 	i := r.opt
@@ -178,27 +201,28 @@ func (m *Map) metaCanExpire(mt *meta) bool {
 	return ttl != 0 || idle != 0
 }
 
-// deadline is the stored second at which a record expires; ok is false if
-// it never does.
-func (m *Map) deadline(b []byte, r *rec) (sec uint64, ok bool) {
+// deadline is the Unix millisecond at which a record expires; ok is false
+// if it never does. TTL counts from the last write, max-idle from the last
+// access (both stored rounded up to the second).
+func (m *Map) deadline(b []byte, r *rec) (ms int64, ok bool) {
 	if r.flags&flagsExpiry == 0 && !m.defExpiry {
 		return 0, false
 	}
 	ttl, idle := m.limits(b, r)
 	if ttl != 0 {
-		sec, ok = uint64(r.u32(b, offUpdated))+uint64(ttl), true
+		ms, ok = msOf(r.u32(b, offUpdated))+codeMs(ttl), true
 	}
 	if idle != 0 {
-		if d := uint64(r.u32(b, offAccessed)) + uint64(idle); !ok || d < sec {
-			sec, ok = d, true
+		if d := msOf(r.u32(b, offAccessed)) + codeMs(idle); !ok || d < ms {
+			ms, ok = d, true
 		}
 	}
-	return sec, ok
+	return ms, ok
 }
 
-func (m *Map) expired(b []byte, r *rec, now uint32) bool {
+func (m *Map) expired(b []byte, r *rec, nowMs int64) bool {
 	d, ok := m.deadline(b, r)
-	return ok && uint64(now) >= d
+	return ok && nowMs >= d
 }
 
 // view builds an EntryView over the record (views, not copies).
@@ -206,7 +230,7 @@ func (m *Map) view(b []byte, r *rec) EntryView {
 	mt := r.meta(b)
 	v := EntryView{Key: r.key(b), Value: r.value(b), EntryMeta: entryMeta(&mt)}
 	if d, ok := m.deadline(b, r); ok {
-		v.ExpirationTime = (int64(d) + epochUnix) * 1000
+		v.ExpirationTime = d
 	}
 	return v
 }

@@ -6,7 +6,7 @@ import (
 )
 
 // Workload B sizes: Integer key Data (12 B); COMPACT SMALL / LARGE value
-// Data (55 B / 446 B). See shared/workloads/README.md.
+// Data (55 B / 446 B). See bench/WORKLOADS.md.
 const (
 	memEntries  = 100_000
 	keySize     = 12

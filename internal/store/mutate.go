@@ -125,7 +125,7 @@ func (p *partition) lookup(obs Observer, h uint32, key []byte, now instant) int 
 		return -1
 	}
 	b, r := p.recOf(uint32(p.slots[pos]))
-	if p.m.expired(b, &r, now.sec) {
+	if p.m.expired(b, &r, now.ms) {
 		p.removeAt(obs, pos, EventExpired)
 		p.expirations++
 		return -1

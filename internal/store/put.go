@@ -128,7 +128,7 @@ func (m *Map) SetTTL(pid int32, key []byte, ttl time.Duration) (bool, error) {
 	if err := m.checkKey(op, pid, key); err != nil {
 		return false, err
 	}
-	present, secs, ok := expirySecs(ttl)
+	present, code, ok := expiryCode(ttl)
 	if !ok {
 		return false, opErr(op, ErrInvalidExpiry)
 	}
@@ -151,13 +151,11 @@ func (m *Map) SetTTL(pid int32, key []byte, ttl time.Duration) (bool, error) {
 	mt.ttl = 0
 	if present {
 		mt.flags |= flagTTL
-		if secs != 0 {
-			// The TTL counts from the last write; shift it so the entry
-			// expires secs from now.
-			t := uint64(now.stamp) - uint64(min(mt.updated, now.stamp)) + uint64(secs)
-			mt.ttl = uint32(min(t, 1<<32-2))
-		}
+		mt.ttl = code
 	}
+	// Setting a TTL counts as a write, as in Hazelcast: the TTL counts
+	// from now and reads back as it was set.
+	mt.updated = now.stamp
 	if err := p.update(obs, pos, r.value(b), &mt, EventExpiryChanged); err != nil {
 		return false, opErr(op, err)
 	}

@@ -21,9 +21,9 @@ func (m *Map) ScanKV(pid int32, fn func(key, value []byte) bool) error {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	checkExpiry := p.expirable > 0
-	now := uint32(0)
+	now := int64(0)
 	if checkExpiry {
-		now = m.now().sec
+		now = m.now().ms
 	}
 	for i := range p.chunks {
 		c := &p.chunks[i]
@@ -86,9 +86,9 @@ func (m *Map) PeekAll(pid int32, keys [][]byte, fn func(key, value []byte)) erro
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	checkExpiry := p.expirable > 0
-	now := uint32(0)
+	now := int64(0)
 	if checkExpiry {
-		now = m.now().sec
+		now = m.now().ms
 	}
 	for _, k := range keys {
 		if len(k) == 0 || len(k) > m.cfg.MaxKeySize {

@@ -16,8 +16,8 @@ import (
 //	 16     4  hits             uint32 LE, saturating
 //	 20   1-5  key length << 3 | flags   uvarint (flags in the low 3 bits of byte 20)
 //	  .   1-5  value length     uvarint
-//	  .     4  TTL seconds      only when flagTTL (0 = Forever)
-//	  .     4  max-idle seconds only when flagMaxIdle (0 = Forever)
+//	  .     4  TTL              only when flagTTL: a duration code (see expiryCode)
+//	  .     4  max-idle         only when flagMaxIdle: a duration code
 //	  .     k  key bytes
 //	  .     v  value bytes
 //
@@ -85,9 +85,18 @@ func secOf(ms int64) uint32 {
 // msOf converts stored seconds to Unix milliseconds.
 func msOf(sec uint32) int64 { return (int64(sec) + epochUnix) * 1000 }
 
-// expirySecs converts one Expiry field to its stored form. present is false
-// for "map default"; secs is 0 for Forever.
-func expirySecs(d time.Duration) (present bool, secs uint32, ok bool) {
+// Stored durations (per-entry TTL and max-idle, map defaults) are uint32
+// codes: 0 is Forever; below 1<<31 the code is milliseconds (up to about
+// 24.8 days), so that a TTL reads back exactly as it was set; from 1<<31
+// the low 31 bits are whole seconds (up to 68 years, rounded up).
+const (
+	durSeconds = 1 << 31
+	durMaxMs   = durSeconds - 1
+)
+
+// expiryCode converts one Expiry field to its stored form. present is
+// false for "map default"; code is 0 for Forever.
+func expiryCode(d time.Duration) (present bool, code uint32, ok bool) {
 	switch {
 	case d == 0:
 		return false, 0, true
@@ -96,27 +105,38 @@ func expirySecs(d time.Duration) (present bool, secs uint32, ok bool) {
 	case d == Forever:
 		return true, 0, true
 	}
-	s := (d + time.Second - 1) / time.Second
-	if s >= math.MaxUint32 {
-		return true, 0, true
+	if ms := (d + time.Millisecond - 1) / time.Millisecond; ms <= durMaxMs {
+		return true, uint32(ms), true
 	}
-	return true, uint32(s), true
+	s := (d + time.Second - 1) / time.Second
+	if s >= durSeconds-1 {
+		return true, 0, true // beyond 68 years: forever
+	}
+	return true, durSeconds | uint32(s), true
 }
 
-// configSecs converts a map default (0 = forever) to stored seconds.
-func configSecs(d time.Duration) uint32 {
-	_, s, _ := expirySecs(d)
-	return s
+// configCode converts a map default (0 = forever) to its stored form.
+func configCode(d time.Duration) uint32 {
+	_, c, _ := expiryCode(d)
+	return c
 }
 
-func durationOf(present bool, secs uint32) time.Duration {
+// codeMs returns a stored duration in milliseconds (0 = forever).
+func codeMs(code uint32) int64 {
+	if code&durSeconds != 0 {
+		return int64(code&^durSeconds) * 1000
+	}
+	return int64(code)
+}
+
+func durationOf(present bool, code uint32) time.Duration {
 	switch {
 	case !present:
 		return 0
-	case secs == 0:
+	case code == 0:
 		return Forever
 	}
-	return time.Duration(secs) * time.Second
+	return time.Duration(codeMs(code)) * time.Millisecond
 }
 
 // meta is a record's metadata in stored form.
@@ -126,14 +146,14 @@ type meta struct {
 	updated  uint32
 	accessed uint32
 	hits     uint32
-	flags    byte // only flagTTL / flagMaxIdle are meaningful here
-	ttl      uint32
+	flags    byte   // only flagTTL / flagMaxIdle are meaningful here
+	ttl      uint32 // duration codes (expiryCode)
 	maxIdle  uint32
 }
 
 func (m *meta) setExpiry(e Expiry) bool {
-	tp, ts, ok1 := expirySecs(e.TTL)
-	ip, is, ok2 := expirySecs(e.MaxIdle)
+	tp, ts, ok1 := expiryCode(e.TTL)
+	ip, is, ok2 := expiryCode(e.MaxIdle)
 	if !ok1 || !ok2 {
 		return false
 	}

@@ -164,6 +164,25 @@ func newChunkReader(chunk []byte) chunkReader {
 	return chunkReader{b: chunk[1:]}
 }
 
+// CheckImport reads an export chunk as Import would (ErrCorrupt for a
+// malformed chunk, ErrTooLarge-style failures for keys or values over this
+// map's limits) and passes every record's key and value to check, stopping
+// at its first error. It changes nothing: a member checks what another
+// member sends before it imports it.
+func (m *Map) CheckImport(chunk []byte, check func(key, value []byte) error) error {
+	rd := newChunkReader(chunk)
+	var d decoded
+	for rd.next(m, &d) {
+		if err := check(d.key, d.value); err != nil {
+			return err
+		}
+	}
+	if rd.err != nil {
+		return opErr("import", rd.err)
+	}
+	return nil
+}
+
 // Import applies an export chunk to a partition: each record replaces any
 // entry with the same key, with the exported metadata kept exactly (ADDED
 // or UPDATED events). The whole chunk is validated first: a malformed chunk
@@ -267,14 +286,7 @@ func (m *Map) SetRole(pid int32, role Role) error {
 	if role > RoleBackup {
 		return opErr("setRole", fmt.Errorf("%w: role %v", ErrInvalidConfig, role))
 	}
-	p := m.partitionForWrite(pid)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.role != role {
-		p.unpublish()
-		p.role = role
-		p.publish()
-	}
+	m.partitionForWrite(pid).setRole(role)
 	return nil
 }
 

@@ -10,11 +10,7 @@ func (m *Map) Stats() Stats {
 		BackupEntryCount:      m.backup.count.Load(),
 		BackupEntryMemoryCost: m.backup.cost.Load(),
 	}
-	for i := range m.parts {
-		p := m.parts[i].Load()
-		if p == nil {
-			continue
-		}
+	m.parts.Load().each(0, func(p *partition) bool {
 		p.mu.Lock()
 		if p.role == RoleOwner {
 			s.GarbageBytes += p.garbage
@@ -26,6 +22,7 @@ func (m *Map) Stats() Stats {
 		s.LastAccessTime = max(s.LastAccessTime, p.lastAccess)
 		s.LastUpdateTime = max(s.LastUpdateTime, p.lastUpdate)
 		p.mu.Unlock()
-	}
+		return true
+	})
 	return s
 }

@@ -9,13 +9,10 @@ package store
 // Concurrent calls are safe but share one position.
 func (m *Map) Sweep(budget int) SweepResult {
 	var res SweepResult
-	n := len(m.parts)
-	start := int(m.sweepAt.Load()) % n
-	for i := 0; i < n && res.Examined < budget; i++ {
-		pid := (start + i) % n
-		p := m.parts[pid].Load()
-		if p == nil {
-			continue
+	n := int32(m.cfg.PartitionCount)
+	m.parts.Load().each(int32(m.sweepAt.Load())%n, func(p *partition) bool {
+		if res.Examined >= budget {
+			return false
 		}
 		finished := true
 		p.mu.Lock()
@@ -23,12 +20,13 @@ func (m *Map) Sweep(budget int) SweepResult {
 			finished = p.sweep(&res, budget, m.obs(), m.now())
 		}
 		p.unlock()
-		next := pid + 1
+		next := p.id + 1
 		if !finished {
-			next = pid
+			next = p.id
 		}
 		m.sweepAt.Store(uint32(next % n))
-	}
+		return true
+	})
 	return res
 }
 
@@ -48,7 +46,7 @@ func (p *partition) sweep(res *SweepResult, budget int, obs Observer, now instan
 		if s := p.slots[pos]; s != 0 {
 			res.Examined++
 			b, r := p.recOf(uint32(s))
-			if p.m.expired(b, &r, now.sec) {
+			if p.m.expired(b, &r, now.ms) {
 				// Backward shift moves the next slot into pos: look again.
 				p.removeAt(obs, pos, EventExpired)
 				p.expirations++

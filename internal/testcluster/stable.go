@@ -23,7 +23,8 @@ func State(ctx context.Context, addr string) (*pb.ClusterState, error) {
 
 // WaitStable waits until every live member has the same partition table,
 // naming exactly the live members, with every partition owned, `backups`
-// backups each, balanced owners and no migration in flight.
+// backups each (every one holding a synced copy), balanced owners and no
+// migration in flight.
 func (c *Cluster) WaitStable(backups int, timeout time.Duration) {
 	c.t.Helper()
 	deadline := time.Now().Add(timeout)
@@ -73,6 +74,9 @@ func (c *Cluster) Unstable(backups int) string {
 		version = t.Version
 		if len(st.Migrations) > 0 {
 			return fmt.Sprintf("%d migrations in flight", len(st.Migrations))
+		}
+		if n := len(st.UnsyncedPartitions); n > 0 {
+			return fmt.Sprintf("%s: %d partitions it owns lack a synced backup", m.Addr, n)
 		}
 		if len(t.Members) != len(live) {
 			return fmt.Sprintf("table names %d members, %d are live", len(t.Members), len(live))

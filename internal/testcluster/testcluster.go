@@ -6,6 +6,7 @@ package testcluster
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -318,12 +319,24 @@ const BinaryEnv = "ATOLL_TEST_BINARY"
 
 // Pause stops a process member with SIGSTOP: it neither answers nor
 // notices anything until Resume, like a member in a long GC pause or on a
-// host that stalls. Only process members can be paused.
+// host that stalls. It returns once the process is stopped (where /proc
+// tells). Only process members can be paused.
 func (n *Node) Pause() {
 	if n.cmd == nil || n.cmd.Process == nil {
 		panic("testcluster: only process members can be paused")
 	}
 	_ = n.cmd.Process.Signal(syscall.SIGSTOP)
+	stat := fmt.Sprintf("/proc/%d/stat", n.cmd.Process.Pid)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		b, err := os.ReadFile(stat)
+		if err != nil {
+			return // no /proc: the signal has to do
+		}
+		// The state follows the parenthesized command name.
+		if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) && b[i+2] == 'T' {
+			return
+		}
+	}
 }
 
 // Resume continues a paused member (SIGCONT).

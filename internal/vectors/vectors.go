@@ -1,5 +1,6 @@
 // Package vectors checks Atoll's serialization against test vectors in the
-// JSON format of Hazelcast's generated vectors (see ../shared/vectors/README.md):
+// JSON format of the repository's vectors (testdata/vectors/README.md), which
+// Hazelcast's own serialization service writes (tools/hazelcast-vectors):
 // every vector is rebuilt from its tagged value and encoded (bytes must be
 // identical), decoded and compared with the value, and routed (partition hash
 // and id must match). It backs both the Go tests and `atoll vectors verify`.
@@ -13,6 +14,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 
@@ -241,10 +243,40 @@ func parseObject(format string, raw json.RawMessage) (*object, error) {
 		if err != nil {
 			return nil, fmt.Errorf("field %q: %w", wf.Name, err)
 		}
-		f.value = val
+		f.value = objectValue(f.op, val)
 		o.fields = append(o.fields, f)
 	}
 	return o, nil
+}
+
+// objectValue gives the values of writeObject and writeObjectArray fields the
+// Go types an identified record reads and writes for them: a byte array is a
+// []byte, and the items of an object array are values of any type (nil for
+// null), not pointers.
+func objectValue(op serialization.LayoutOp, v any) any {
+	switch {
+	case op == serialization.OpObject:
+		if b, ok := v.([]int8); ok {
+			out := make([]byte, len(b))
+			for i, x := range b {
+				out[i] = byte(x)
+			}
+			return out
+		}
+	case op == serialization.OpObjectArray && v != nil:
+		if _, ok := v.([]*object); ok {
+			return v
+		}
+		rv := reflect.ValueOf(v)
+		out := make([]any, rv.Len())
+		for i := range out {
+			if it := rv.Index(i); !it.IsNil() {
+				out[i] = it.Elem().Interface()
+			}
+		}
+		return out
+	}
+	return v
 }
 
 func isNull(raw json.RawMessage) bool { return len(raw) == 0 || string(raw) == "null" }

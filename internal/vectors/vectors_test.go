@@ -1,19 +1,15 @@
 package vectors
 
 import (
-	"path/filepath"
-	"runtime"
 	"testing"
 )
 
-// sharedVectors is the directory of Hazelcast's vectors beside the checkout.
-func sharedVectors(t *testing.T) string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "vectors")
-}
+// committedVectors is the repository's vectors, written by Hazelcast
+// (tools/hazelcast-vectors, `make vectors`).
+const committedVectors = "../../testdata/vectors"
 
-func TestSharedVectors(t *testing.T) {
-	vs, errs := Load(sharedVectors(t))
+func TestCommittedVectors(t *testing.T) {
+	vs, errs := Load(committedVectors)
 	for _, err := range errs {
 		t.Error(err)
 	}

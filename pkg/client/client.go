@@ -21,7 +21,9 @@ const Version = "0.1.0"
 // 127.0.0.1:5701 in the cluster "dev", Atoll's embedded defaults.
 type Config struct {
 	// Addresses are seed members (host:port); any one reachable member is
-	// enough, the others are learned from it.
+	// enough, the others are learned from it. New dials them all at once
+	// and keeps the first that answers; an address that refuses the
+	// connection fails at once rather than after ConnectTimeout.
 	Addresses []string
 	// ClusterName must match the members' cluster name.
 	ClusterName string
@@ -181,6 +183,12 @@ type routingTable struct {
 // New connects to the cluster through the first reachable seed address.
 func New(ctx context.Context, cfg Config) (*Client, error) {
 	cfg = cfg.withDefaults()
+	if err := checkText("cluster name", cfg.ClusterName); err != nil {
+		return nil, err
+	}
+	if err := checkText("client name", cfg.ClientName); err != nil {
+		return nil, err
+	}
 	ser, err := serialization.NewService(cfg.Serialization)
 	if err != nil {
 		return nil, err
@@ -190,27 +198,42 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	_, _ = crand.Read(c.uuid) // crypto/rand.Read never fails
 	c.meta.init(c)
 	c.near.init(c)
-	var errs []error
-	for _, addr := range cfg.Addresses {
+	// The seeds are dialed at once: the first that answers is used, and
+	// a hung or absent seed costs nothing when another answers.
+	_, err = firstOf(ctx, cfg.Addresses, func(ctx context.Context, addr string) (*conn, error) {
 		cn, hello, err := dial(ctx, addr, &c.cfg, c.uuid)
 		if err != nil {
-			if errors.Is(err, ErrClusterName) {
-				return nil, err
-			}
-			errs = append(errs, err)
-			continue
+			return nil, err
+		}
+		c.mu.Lock()
+		if c.closed.Load() {
+			c.mu.Unlock()
+			cn.close()
+			return nil, ErrClosed
 		}
 		c.conns[addr] = cn
+		c.mu.Unlock()
 		c.setTable(hello.PartitionCount, hello.PartitionTable, true)
-		c.bg.Add(1)
-		go c.watchTable()
-		if cfg.StatisticsInterval > 0 {
-			c.bg.Add(1)
-			go c.reportStatistics()
+		return cn, nil
+	})
+	if err != nil {
+		var nm *noMemberError
+		if errors.As(err, &nm) {
+			for _, e := range nm.errs {
+				if errors.Is(e, ErrClusterName) {
+					return nil, e
+				}
+			}
 		}
-		return c, nil
+		return nil, err
 	}
-	return nil, fmt.Errorf("%w: %w", ErrNoMember, errors.Join(errs...))
+	c.bg.Add(1)
+	go c.watchTable()
+	if cfg.StatisticsInterval > 0 {
+		c.bg.Add(1)
+		go c.reportStatistics()
+	}
+	return c, nil
 }
 
 // Serialization returns the client's serialization service.
@@ -319,6 +342,7 @@ func (c *Client) watchTable() {
 			for err == nil {
 				var t *pb.PartitionTable
 				if t, err = stream.Recv(); err == nil {
+					cn.seen()
 					c.setTable(0, t, true)
 					r.reset()
 				}
@@ -394,30 +418,93 @@ func (c *Client) connTo(ctx context.Context, addr string) (*conn, error) {
 }
 
 // anyConn returns some usable connection: an open one, or a new one to a
-// known member or a seed address.
+// known member or a seed address. Of the open connections it takes the one
+// that answered last; when none answered within a heartbeat interval (a
+// member may have hung since), it probes them all at once and takes the
+// first that answers. Without an open connection it dials every candidate
+// at once and takes the first that connects: hung members cost one
+// heartbeat or connect timeout in all, not one each.
 func (c *Client) anyConn(ctx context.Context) (*conn, error) {
+	var usable []*conn
+	var best *conn
 	c.mu.Lock()
 	for _, cn := range c.conns {
 		if cn.usable() {
-			c.mu.Unlock()
-			return cn, nil
+			usable = append(usable, cn)
+			if best == nil || cn.lastSeen.Load() > best.lastSeen.Load() {
+				best = cn
+			}
 		}
 	}
 	c.mu.Unlock()
-	var candidates []string
-	if rt := c.routing.Load(); rt != nil {
-		candidates = append(candidates, rt.members...)
+	if best != nil && (len(usable) == 1 || time.Since(time.Unix(0, best.lastSeen.Load())) < c.cfg.HeartbeatInterval) {
+		return best, nil
 	}
-	candidates = append(candidates, c.cfg.Addresses...)
-	var errs []error
-	for _, addr := range candidates {
-		cn, err := c.connTo(ctx, addr)
-		if err == nil {
+	if len(usable) > 1 {
+		if cn, err := firstOf(ctx, usable, c.probe); err == nil {
 			return cn, nil
 		}
-		errs = append(errs, err)
 	}
-	return nil, fmt.Errorf("%w: %w", ErrNoMember, errors.Join(errs...))
+	seen := map[string]bool{}
+	for _, cn := range usable {
+		seen[cn.addr] = true
+	}
+	var all, candidates []string
+	if rt := c.routing.Load(); rt != nil {
+		all = append(all, rt.members...)
+	}
+	for _, addr := range append(all, c.cfg.Addresses...) {
+		if !seen[addr] {
+			seen[addr] = true
+			candidates = append(candidates, addr)
+		}
+	}
+	if len(candidates) == 0 {
+		return nil, ErrNoMember
+	}
+	return firstOf(ctx, candidates, c.connTo)
+}
+
+// probe asks a member for its partition table (adopting it): a member
+// that answers within the connect timeout is alive enough to use.
+func (c *Client) probe(ctx context.Context, cn *conn) (*conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.ConnectTimeout)
+	defer cancel()
+	t, err := cn.cluster.GetPartitionTable(ctx, &pb.GetPartitionTableRequest{})
+	if err != nil {
+		return nil, &connError{member: cn.addr, err: err}
+	}
+	cn.seen()
+	c.setTable(0, t, false)
+	return cn, nil
+}
+
+// firstOf runs try on every item at once and returns the first connection
+// one of them yields; the others are cancelled. It fails with ErrNoMember
+// and every error when none does.
+func firstOf[T any](ctx context.Context, items []T, try func(context.Context, T) (*conn, error)) (*conn, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		cn  *conn
+		err error
+	}
+	results := make(chan result, len(items))
+	for _, it := range items {
+		go func() {
+			cn, err := try(ctx, it)
+			results <- result{cn, err}
+		}()
+	}
+	var errs []error
+	for range items {
+		r := <-results
+		if r.err == nil {
+			return r.cn, nil
+		}
+		errs = append(errs, r.err)
+	}
+	return nil, noMember(errs)
 }
 
 // invoke runs a pipeline call against the owner of pid (any member when

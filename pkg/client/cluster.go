@@ -20,6 +20,10 @@ type Partition struct {
 	ID      int32
 	Owner   string   // "" when no member owns it
 	Backups []string // in order: the first ones are the synchronous backups
+	// Synced reports that the owner confirmed every backup has a full copy
+	// (true for a partition without backups); false too when the owner
+	// could not be asked.
+	Synced bool
 }
 
 // Migration is a partition moving: its ownership ("handing-off", from the
@@ -47,11 +51,17 @@ type ClusterState struct {
 	// MigrationsCompleted and MigrationsFailed count moves since the
 	// coordinator started coordinating.
 	MigrationsCompleted, MigrationsFailed int64
+	// Unsynced is the number of partitions that lack a synced backup
+	// (Partition.Synced false); Unreachable lists the owners that could
+	// not be asked, whose partitions count among them.
+	Unsynced    int
+	Unreachable []string
 }
 
 // ClusterState returns the members, the partition table and the
 // migrations in flight, as the coordinator knows them (only it knows the
-// migrations; another member answers if it cannot be reached).
+// migrations; another member answers if it cannot be reached), and which
+// partitions lack a synced backup, as each owner knows it.
 func (c *Client) ClusterState(ctx context.Context) (*ClusterState, error) {
 	cn, err := c.anyConn(ctx)
 	if err != nil {
@@ -71,7 +81,63 @@ func (c *Client) ClusterState(ctx context.Context) (*ClusterState, error) {
 			break
 		}
 	}
-	return clusterStateFromProto(st)
+	out, err := clusterStateFromProto(st)
+	if err != nil {
+		return nil, err
+	}
+	c.askOwners(ctx, st, out)
+	return out, nil
+}
+
+// askOwners marks the partitions whose owners report them synced: each
+// member reports the partitions it owns that lack a synced backup.
+func (c *Client) askOwners(ctx context.Context, coord *pb.ClusterState, out *ClusterState) {
+	type answer struct {
+		addr     string
+		unsynced []int32
+		err      error
+	}
+	owners := map[string]bool{}
+	for _, p := range out.Partitions {
+		if p.Owner != "" {
+			owners[p.Owner] = true
+		}
+	}
+	answers := make(chan answer, len(owners))
+	for addr := range owners {
+		go func() {
+			cc, err := c.connTo(ctx, addr)
+			if err != nil {
+				answers <- answer{addr: addr, err: err}
+				return
+			}
+			st, err := cc.cluster.GetClusterState(ctx, &pb.GetClusterStateRequest{})
+			if err != nil {
+				answers <- answer{addr: addr, err: err}
+				return
+			}
+			answers <- answer{addr: addr, unsynced: st.UnsyncedPartitions}
+		}()
+	}
+	unsynced := map[int32]bool{}
+	unreachable := map[string]bool{}
+	for range owners {
+		a := <-answers
+		if a.err != nil {
+			unreachable[a.addr] = true
+			out.Unreachable = append(out.Unreachable, a.addr)
+		}
+		for _, p := range a.unsynced {
+			unsynced[p] = true
+		}
+	}
+	for i := range out.Partitions {
+		p := &out.Partitions[i]
+		p.Synced = p.Owner != "" && !unreachable[p.Owner] && !unsynced[p.ID]
+		if !p.Synced {
+			out.Unsynced++
+		}
+	}
 }
 
 func memberFromProto(m *pb.Member) Member {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"google.golang.org/grpc"
@@ -16,11 +18,14 @@ import (
 )
 
 // conn is the client's connection to one member: a gRPC channel with one
-// pipeline stream on which calls are multiplexed by call id.
+// pipeline stream on which calls are multiplexed by call id. A call whose
+// request cannot be encoded fails alone, before anything is sent
+// (encode.go); only a failure of the stream itself breaks the connection.
 type conn struct {
 	addr   string
 	cc     *grpc.ClientConn
 	member []byte // member UUID from the handshake
+	maxMsg int    // the largest request it sends
 
 	maps     pb.MapServiceClient
 	cluster  pb.ClusterServiceClient
@@ -30,11 +35,15 @@ type conn struct {
 	cancel context.CancelFunc
 	sendMu sync.Mutex // the stream's Send is not safe for concurrent use
 
-	nextID  atomic.Uint64
-	pending [pendingShards]pendingShard
-	broken  atomic.Pointer[connError] // set once the stream failed
-	done    chan struct{}             // closed when the receiver exits
+	nextID   atomic.Uint64
+	pending  [pendingShards]pendingShard
+	broken   atomic.Pointer[connError] // set once the stream failed
+	done     chan struct{}             // closed when the receiver exits
+	lastSeen atomic.Int64              // Unix nanoseconds of the member's last answer
 }
+
+// seen records that the member answered.
+func (c *conn) seen() { c.lastSeen.Store(time.Now().UnixNano()) }
 
 const pendingShards = 16
 
@@ -54,9 +63,21 @@ type call struct {
 
 var callPool = sync.Pool{New: func() any { return &call{ch: make(chan *pb.PipelineResponse, 1)} }}
 
-// dial connects to a member, checks the cluster name and opens the pipeline.
+// dial connects to a member, checks the cluster name and opens the
+// pipeline. An address that refuses the connection (nothing listens there)
+// fails at once rather than after ConnectTimeout.
 func dial(ctx context.Context, addr string, cfg *Config, clientUUID []byte) (*conn, *pb.ConnectResponse, error) {
+	hctx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout)
+	defer cancel()
+	var refused atomic.Pointer[error]
 	cc, err := grpc.NewClient(addr,
+		grpc.WithContextDialer(func(dctx context.Context, a string) (net.Conn, error) {
+			nc, err := (&net.Dialer{}).DialContext(dctx, "tcp", a)
+			if errors.Is(err, syscall.ECONNREFUSED) && refused.CompareAndSwap(nil, &err) {
+				cancel()
+			}
+			return nc, err
+		}),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.MaxMessageSize), grpc.MaxCallSendMsgSize(cfg.MaxMessageSize)),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: cfg.HeartbeatInterval, Timeout: cfg.HeartbeatTimeout, PermitWithoutStream: true}),
@@ -65,7 +86,7 @@ func dial(ctx context.Context, addr string, cfg *Config, clientUUID []byte) (*co
 		return nil, nil, &connError{member: addr, err: err}
 	}
 	c := &conn{
-		addr: addr, cc: cc,
+		addr: addr, cc: cc, maxMsg: cfg.MaxMessageSize,
 		maps:     pb.NewMapServiceClient(cc),
 		cluster:  pb.NewClusterServiceClient(cc),
 		metadata: pb.NewMetadataServiceClient(cc),
@@ -74,8 +95,6 @@ func dial(ctx context.Context, addr string, cfg *Config, clientUUID []byte) (*co
 	for i := range c.pending {
 		c.pending[i].m = map[uint64]*call{}
 	}
-	hctx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout)
-	defer cancel()
 	hello, err := c.cluster.Connect(hctx, &pb.ConnectRequest{
 		ClusterName: cfg.ClusterName, ClientName: cfg.ClientName, ClientUuid: clientUUID, ClientVersion: "go/" + Version,
 	}, grpc.WaitForReady(true))
@@ -84,11 +103,15 @@ func dial(ctx context.Context, addr string, cfg *Config, clientUUID []byte) (*co
 		if e := errorFromStatus(err, addr); errors.Is(e, ErrClusterName) {
 			return nil, nil, e
 		}
+		if r := refused.Load(); r != nil && ctx.Err() == nil {
+			err = *r
+		}
 		return nil, nil, &connError{member: addr, err: err}
 	}
 	c.member = hello.MemberUuid
+	c.seen()
 	pctx, pcancel := context.WithCancel(context.Background())
-	pipe, err := pb.NewPipelineServiceClient(cc).Pipeline(pctx)
+	pipe, err := pb.NewPipelineServiceClient(cc).Pipeline(pctx, withEncodedMessages)
 	if err != nil {
 		pcancel()
 		_ = cc.Close()
@@ -114,6 +137,7 @@ func (c *conn) receive() {
 			c.fail(err, !errors.Is(errorFromStatus(err, c.addr), ErrShuttingDown))
 			return
 		}
+		c.seen()
 		sh := &c.pending[resp.CallId%pendingShards]
 		sh.mu.Lock()
 		cl, ok := sh.m[resp.CallId]
@@ -147,7 +171,9 @@ func (c *conn) fail(err error, sent bool) {
 func (c *conn) usable() bool { return c.broken.Load() == nil }
 
 // invoke sends req and waits for its response, ctx's end, or the
-// connection's failure. It sets req.CallId and req.TimeoutMs.
+// connection's failure. It sets req.CallId and req.TimeoutMs. A request
+// that cannot be encoded fails with a *RequestError: nothing was sent and
+// the connection is unaffected.
 func (c *conn) invoke(ctx context.Context, req *pb.PipelineRequest) (*pb.PipelineResponse, error) {
 	if ce := c.broken.Load(); ce != nil {
 		return nil, &connError{member: c.addr, err: ce.err}
@@ -157,6 +183,10 @@ func (c *conn) invoke(ctx context.Context, req *pb.PipelineRequest) (*pb.Pipelin
 	if dl, ok := ctx.Deadline(); ok {
 		req.TimeoutMs = max(1, time.Until(dl).Milliseconds())
 	}
+	msg, err := encodeRequest(req, c.maxMsg)
+	if err != nil {
+		return nil, err
+	}
 	cl := callPool.Get().(*call)
 	sh := &c.pending[id%pendingShards]
 	sh.mu.Lock()
@@ -165,10 +195,12 @@ func (c *conn) invoke(ctx context.Context, req *pb.PipelineRequest) (*pb.Pipelin
 	// Registered after a failure's sweep? Then nobody will answer: give up.
 	if ce := c.broken.Load(); ce != nil {
 		c.abandon(sh, id, cl)
+		msg.data.Free()
 		return nil, &connError{member: c.addr, err: ce.err}
 	}
+	// The message is encoded: a failure to send it is the stream's.
 	c.sendMu.Lock()
-	err := c.pipe.Send(req)
+	err = c.pipe.SendMsg(msg)
 	c.sendMu.Unlock()
 	if err != nil {
 		c.fail(err, true)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"syscall"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -57,6 +59,12 @@ var (
 	ErrNotFound = errors.New("atoll: not found")
 	// ErrInternal: the member failed unexpectedly.
 	ErrInternal = errors.New("atoll: internal error")
+	// ErrPermissionDenied: the member refused a call the client may not
+	// make on its connection (a call between members, for example).
+	ErrPermissionDenied = errors.New("atoll: permission denied")
+	// ErrLimitExceeded: a configured limit of the member would be exceeded
+	// (the number of maps, open cursors, ...); the message names it.
+	ErrLimitExceeded = errors.New("atoll: member limit exceeded")
 )
 
 var codeErrors = map[pb.ErrorCode]error{
@@ -77,6 +85,8 @@ var codeErrors = map[pb.ErrorCode]error{
 	pb.ErrorCode_ERROR_CODE_CANCELLED:             ErrCancelled,
 	pb.ErrorCode_ERROR_CODE_NOT_FOUND:             ErrNotFound,
 	pb.ErrorCode_ERROR_CODE_INTERNAL:              ErrInternal,
+	pb.ErrorCode_ERROR_CODE_PERMISSION_DENIED:     ErrPermissionDenied,
+	pb.ErrorCode_ERROR_CODE_LIMIT_EXCEEDED:        ErrLimitExceeded,
 	pb.ErrorCode_ERROR_CODE_UNSPECIFIED:           ErrInternal,
 }
 
@@ -205,8 +215,30 @@ type connError struct {
 }
 
 func (e *connError) Error() string {
-	return fmt.Sprintf("atoll: connection to %s: %v", e.member, e.err)
+	return fmt.Sprintf("atoll: connection to %s: %s", e.member, strings.TrimPrefix(e.err.Error(), "atoll: "))
 }
+
+// noMemberError reports that no member could be reached, with each
+// address's reason; it matches ErrNoMember and each reason.
+type noMemberError struct{ errs []error }
+
+func noMember(errs []error) error { return &noMemberError{errs: errs} }
+
+func (e *noMemberError) Error() string {
+	refused := len(e.errs) > 0
+	reasons := make([]string, len(e.errs))
+	for i, err := range e.errs {
+		refused = refused && errors.Is(err, syscall.ECONNREFUSED)
+		reasons[i] = strings.TrimPrefix(err.Error(), "atoll: ")
+	}
+	msg := "atoll: no member reachable: "
+	if refused {
+		msg += "every address refused the connection (is a member running there?): "
+	}
+	return msg + strings.Join(reasons, "; ")
+}
+
+func (e *noMemberError) Unwrap() []error { return append([]error{ErrNoMember}, e.errs...) }
 
 func (e *connError) Unwrap() []error { return []error{ErrUnavailable, e.err} }
 

@@ -17,6 +17,9 @@ import (
 // partitions not completed are asked again from their current owners;
 // keys already yielded from a partition are not yielded again.
 func (m *Map[K, V]) iterate(ctx context.Context, kind pb.IterationKind, yield func(key, value []byte) bool) error {
+	if m.err != nil {
+		return m.err
+	}
 	wire := kind
 	if kind == pb.IterationKind_ITERATION_KIND_VALUES {
 		wire = pb.IterationKind_ITERATION_KIND_ENTRIES // keys tell partitions apart on a retry
@@ -77,7 +80,7 @@ func (m *Map[K, V]) iterate(ctx context.Context, kind pb.IterationKind, yield fu
 func (m *Map[K, V]) iterateMember(ctx context.Context, addr string, kind pb.IterationKind, parts []int32, remaining map[int32]bool, seen map[int32]map[string]bool, yield func(key, value []byte) bool) (stop bool, err error) {
 	var cn *conn
 	if addr == "" {
-		cn, err = m.c.anyConn(ctx)
+		cn, err = m.anyConn(ctx)
 	} else {
 		cn, err = m.c.connTo(ctx, addr)
 	}

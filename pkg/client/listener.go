@@ -106,7 +106,7 @@ func (m *Map[K, V]) AddEntryListener(ctx context.Context, cfg ListenerConfig[K],
 		req.Types = append(req.Types, pb.EntryEventType(t))
 	}
 	var handlerMu sync.Mutex // events reach the handler one at a time
-	sub, err := m.c.subscribe(ctx, req, func(member string, b *pb.EntryEventBatch) {
+	sub, err := m.subscribe(ctx, req, func(member string, b *pb.EntryEventBatch) {
 		if b.Dropped > 0 {
 			handlerMu.Lock()
 			handler(EntryEvent[K, V]{Type: EventLost, Member: member, Lost: b.Dropped})

@@ -28,6 +28,9 @@ type Map[K, V any] struct {
 	c    *Client
 	name string
 	near *nearCache // nil without a near cache
+	// err is set when a member would refuse the name: every call then
+	// fails with it, before anything is sent.
+	err error
 }
 
 // Entry is a key and its value.
@@ -38,10 +41,60 @@ type Entry[K, V any] struct {
 
 // GetMap returns the map called name. K and V are the Go types of its keys
 // and values; values that were stored by other clients must decode to V.
+// A name a member would refuse (empty, over 1024 bytes or not valid UTF-8)
+// makes every call of the map fail with a *RequestError.
 func GetMap[K, V any](c *Client, name string) *Map[K, V] {
 	c.registerType(reflect.TypeFor[K]())
 	c.registerType(reflect.TypeFor[V]())
+	if err := checkMapName(name); err != nil {
+		return &Map[K, V]{c: c, name: name, err: err}
+	}
 	return &Map[K, V]{c: c, name: name, near: c.near.forMap(name)}
+}
+
+// The map's calls go through the methods below, which fail at once when
+// the map's name is one a member would refuse.
+
+func (m *Map[K, V]) invoke(ctx context.Context, pid int32, idempotent bool, req *pb.PipelineRequest) (*pb.PipelineResponse, error) {
+	if m.err != nil {
+		return nil, m.err
+	}
+	return m.c.invoke(ctx, pid, idempotent, req)
+}
+
+func (m *Map[K, V]) invokeByOwner(ctx context.Context, keys [][]byte, idempotent bool, build func(idx []int) *pb.PipelineRequest, handle func(*pb.PipelineResponse) error) error {
+	if m.err != nil {
+		return m.err
+	}
+	return m.c.invokeByOwner(ctx, keys, idempotent, build, handle)
+}
+
+func (m *Map[K, V]) onEveryMember(ctx context.Context, req *pb.PipelineRequest, fn func([]*pb.PipelineResponse) error) error {
+	if m.err != nil {
+		return m.err
+	}
+	return m.c.onEveryMember(ctx, req, fn)
+}
+
+func (m *Map[K, V]) execute(ctx context.Context, req *pb.ExecuteRequest) (*Rows, error) {
+	if m.err != nil {
+		return nil, m.err
+	}
+	return m.c.execute(ctx, req)
+}
+
+func (m *Map[K, V]) subscribe(ctx context.Context, req *pb.ListenRequest, onBatch func(string, *pb.EntryEventBatch), onGap func(string)) (*subscription, error) {
+	if m.err != nil {
+		return nil, m.err
+	}
+	return m.c.subscribe(ctx, req, onBatch, onGap)
+}
+
+func (m *Map[K, V]) anyConn(ctx context.Context) (*conn, error) {
+	if m.err != nil {
+		return nil, m.err
+	}
+	return m.c.anyConn(ctx)
 }
 
 // Name returns the map's name.
@@ -191,7 +244,7 @@ func (m *Map[K, V]) keyOp(ctx context.Context, key K, idempotent bool, build fun
 		return nil, err
 	}
 	defer kd.release()
-	return m.c.invoke(ctx, m.c.partitionOf(kd.bytes()), idempotent, build(kd.bytes()))
+	return m.invoke(ctx, m.c.partitionOf(kd.bytes()), idempotent, build(kd.bytes()))
 }
 
 // writeOp is keyOp for writes: it serializes the value (nil for calls that
@@ -217,7 +270,7 @@ func (m *Map[K, V]) writeOp(ctx context.Context, key K, value *V, build func(kd,
 	if vd.buf != nil {
 		vb = vd.bytes()
 	}
-	resp, err := m.c.invoke(ctx, m.c.partitionOf(kd.bytes()), false, build(kd.bytes(), vb))
+	resp, err := m.invoke(ctx, m.c.partitionOf(kd.bytes()), false, build(kd.bytes(), vb))
 	if m.near != nil {
 		m.near.invalidate(kd.bytes()) // also on error: the outcome may be unknown
 	}
@@ -299,7 +352,7 @@ func (m *Map[K, V]) Get(ctx context.Context, key K) (V, bool, error) {
 		}
 		res = m.near.reserve(kd.bytes())
 	}
-	resp, err := m.c.invoke(ctx, m.c.partitionOf(kd.bytes()), true, &pb.PipelineRequest{Op: &pb.PipelineRequest_Get{Get: &pb.KeyRequest{Map: m.name, Key: kd.bytes()}}})
+	resp, err := m.invoke(ctx, m.c.partitionOf(kd.bytes()), true, &pb.PipelineRequest{Op: &pb.PipelineRequest_Get{Get: &pb.KeyRequest{Map: m.name, Key: kd.bytes()}}})
 	if err != nil {
 		return zero, false, err
 	}
@@ -463,7 +516,7 @@ func (m *Map[K, V]) PutAll(ctx context.Context, entries []Entry[K, V], opts ...W
 	if err := m.c.meta.flush(ctx); err != nil {
 		return err
 	}
-	err = m.c.invokeByOwner(ctx, keys, false, func(idx []int) *pb.PipelineRequest {
+	err = m.invokeByOwner(ctx, keys, false, func(idx []int) *pb.PipelineRequest {
 		req := &pb.PutAllRequest{Map: m.name, TtlMs: o.ttl, Entries: make([]*pb.Entry, len(idx))}
 		for j, i := range idx {
 			req.Entries[j] = &pb.Entry{Key: keys[i], Value: values[i]}
@@ -490,7 +543,7 @@ func (m *Map[K, V]) GetAll(ctx context.Context, keys []K) ([]Entry[K, V], error)
 	}
 	var mu sync.Mutex
 	var out []Entry[K, V]
-	err := m.c.invokeByOwner(ctx, kds, true, func(idx []int) *pb.PipelineRequest {
+	err := m.invokeByOwner(ctx, kds, true, func(idx []int) *pb.PipelineRequest {
 		req := &pb.GetAllRequest{Map: m.name, Keys: make([][]byte, len(idx))}
 		for j, i := range idx {
 			req.Keys[j] = kds[i]
@@ -518,31 +571,46 @@ func (m *Map[K, V]) GetAll(ctx context.Context, keys []K) ([]Entry[K, V], error)
 // Size returns the number of entries in the map across the cluster.
 func (m *Map[K, V]) Size(ctx context.Context) (int64, error) {
 	var total int64
-	err := m.c.onEveryMember(ctx, &pb.PipelineRequest{Op: &pb.PipelineRequest_Size{Size: &pb.MapRequest{Map: m.name}}}, func(resps []*pb.PipelineResponse) error {
-		count := m.c.routing.Load().count
-		seen := make([]bool, count)
-		total = 0
-		for _, r := range resps {
-			sr := r.GetSize()
-			for _, p := range sr.GetPartitions() {
-				if p < 0 || p >= count || seen[p] {
-					return partitionsMoved("counted twice", p)
-				}
-				seen[p] = true
-			}
-			total += sr.GetSize()
-		}
-		if i := slices.Index(seen, false); i >= 0 {
-			return partitionsMoved("not counted", int32(i))
-		}
-		return nil
+	err := m.onEveryMember(ctx, &pb.PipelineRequest{Op: &pb.PipelineRequest_Size{Size: &pb.MapRequest{Map: m.name}}}, func(resps []*pb.PipelineResponse) error {
+		var err error
+		total, err = m.c.everyPartition(resps, true, "counted")
+		return err
 	})
 	return total, err
 }
 
-// Clear removes every entry (listeners see one CLEARED event per partition).
+// everyPartition checks that the members' answers of a whole-map call
+// (Size, Clear) cover every partition, exactly once when exact, and sums
+// their sizes. Partitions that move while the call runs may be covered
+// twice or not at all: the error then asks for another round.
+func (c *Client) everyPartition(resps []*pb.PipelineResponse, exact bool, what string) (int64, error) {
+	count := c.routing.Load().count
+	seen := make([]bool, count)
+	var total int64
+	for _, r := range resps {
+		sr := r.GetSize()
+		for _, p := range sr.GetPartitions() {
+			if p < 0 || p >= count || (seen[p] && exact) {
+				return 0, partitionsMoved(what+" twice", p)
+			}
+			seen[p] = true
+		}
+		total += sr.GetSize()
+	}
+	if i := slices.Index(seen, false); i >= 0 {
+		return 0, partitionsMoved("not "+what, int32(i))
+	}
+	return total, nil
+}
+
+// Clear removes every entry (listeners see one CLEARED event per
+// partition). Every partition is cleared by its owner at the time; a
+// partition that moves meanwhile is cleared again by its new owner.
 func (m *Map[K, V]) Clear(ctx context.Context) error {
-	err := m.c.onEveryMember(ctx, &pb.PipelineRequest{Op: &pb.PipelineRequest_Clear{Clear: &pb.MapRequest{Map: m.name}}}, nil)
+	err := m.onEveryMember(ctx, &pb.PipelineRequest{Op: &pb.PipelineRequest_Clear{Clear: &pb.MapRequest{Map: m.name}}}, func(resps []*pb.PipelineResponse) error {
+		_, err := m.c.everyPartition(resps, false, "cleared")
+		return err
+	})
 	if m.near != nil {
 		m.near.clear()
 	}
@@ -551,7 +619,7 @@ func (m *Map[K, V]) Clear(ctx context.Context) error {
 
 // EvictAll evicts every entry from memory.
 func (m *Map[K, V]) EvictAll(ctx context.Context) error {
-	err := m.c.onEveryMember(ctx, &pb.PipelineRequest{Op: &pb.PipelineRequest_EvictAll{EvictAll: &pb.MapRequest{Map: m.name}}}, nil)
+	err := m.onEveryMember(ctx, &pb.PipelineRequest{Op: &pb.PipelineRequest_EvictAll{EvictAll: &pb.MapRequest{Map: m.name}}}, nil)
 	if m.near != nil {
 		m.near.clear()
 	}
@@ -560,7 +628,7 @@ func (m *Map[K, V]) EvictAll(ctx context.Context) error {
 
 // Destroy removes the map and its data from the cluster.
 func (m *Map[K, V]) Destroy(ctx context.Context) error {
-	err := m.c.onEveryMember(ctx, &pb.PipelineRequest{Op: &pb.PipelineRequest_Destroy{Destroy: &pb.MapRequest{Map: m.name}}}, nil)
+	err := m.onEveryMember(ctx, &pb.PipelineRequest{Op: &pb.PipelineRequest_Destroy{Destroy: &pb.MapRequest{Map: m.name}}}, nil)
 	if m.near != nil {
 		m.near.clear()
 	}
@@ -606,7 +674,7 @@ func (m *Map[K, V]) Configure(ctx context.Context, cfg MapConfig) error {
 		p := pb.EvictionPolicy(cfg.EvictionPolicy)
 		req.EvictionPolicy = &p
 	}
-	return m.c.onEveryMember(ctx, &pb.PipelineRequest{Op: &pb.PipelineRequest_ConfigureMap{ConfigureMap: req}}, nil)
+	return m.onEveryMember(ctx, &pb.PipelineRequest{Op: &pb.PipelineRequest_ConfigureMap{ConfigureMap: req}}, nil)
 }
 
 // MapStats are a map's statistics summed over the members, like
@@ -630,7 +698,7 @@ type MapStats struct {
 // Stats returns the map's statistics from every member.
 func (m *Map[K, V]) Stats(ctx context.Context) (MapStats, error) {
 	var st MapStats
-	err := m.c.onEveryMember(ctx, &pb.PipelineRequest{Op: &pb.PipelineRequest_GetMapStats{GetMapStats: &pb.MapRequest{Map: m.name}}}, func(resps []*pb.PipelineResponse) error {
+	err := m.onEveryMember(ctx, &pb.PipelineRequest{Op: &pb.PipelineRequest_GetMapStats{GetMapStats: &pb.MapRequest{Map: m.name}}}, func(resps []*pb.PipelineResponse) error {
 		for _, resp := range resps {
 			st.add(resp.GetMapStats())
 		}

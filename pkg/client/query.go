@@ -327,6 +327,9 @@ func (c *Client) encoder() predicate.Encoder {
 // Column set. Options (WithPageSize, WithQueryTimeout) may be passed among
 // the parameters; they are not parameters.
 func (c *Client) SQL(ctx context.Context, stmt string, params ...any) (*Rows, error) {
+	if err := checkText("sql", stmt); err != nil {
+		return nil, err
+	}
 	req := &pb.ExecuteRequest{Query: &pb.ExecuteRequest_Sql{Sql: stmt}}
 	for _, p := range params {
 		if o, ok := p.(QueryOption); ok {
@@ -453,7 +456,7 @@ func (m *Map[K, V]) predicateQuery(ctx context.Context, result pb.PredicateResul
 	if build != nil {
 		build(q)
 	}
-	return m.c.execute(ctx, &pb.ExecuteRequest{Query: &pb.ExecuteRequest_Predicate{Predicate: q}})
+	return m.execute(ctx, &pb.ExecuteRequest{Query: &pb.ExecuteRequest_Predicate{Predicate: q}})
 }
 
 func firstPredicate(ps []predicate.Predicate) predicate.Predicate {
@@ -647,7 +650,7 @@ func (m *Map[K, V]) Explain(ctx context.Context, p predicate.Predicate, opts ...
 	for _, o := range opts {
 		o(q)
 	}
-	rows, err := m.c.execute(ctx, &pb.ExecuteRequest{Query: &pb.ExecuteRequest_Predicate{Predicate: q}, Explain: true})
+	rows, err := m.execute(ctx, &pb.ExecuteRequest{Query: &pb.ExecuteRequest_Predicate{Predicate: q}, Explain: true})
 	if err != nil {
 		return "", err
 	}
@@ -679,7 +682,7 @@ func (m *Map[K, V]) AddIndex(ctx context.Context, cfg IndexConfig) error {
 	if cfg.Type == 0 {
 		cfg.Type = IndexSorted
 	}
-	cn, err := m.c.anyConn(ctx)
+	cn, err := m.anyConn(ctx)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,8 @@ import (
 // stream: each call carries an id and waits for the reply with that id.
 type queryStream struct {
 	addr    string
+	maxMsg  int   // the largest call it sends
+	cn      *conn // the connection it runs on (answers count as signs of life)
 	stream  pb.QueryService_PipelineClient
 	cancel  context.CancelFunc
 	sendMu  sync.Mutex
@@ -59,12 +61,12 @@ func (c *Client) queryStreamFor(cn *conn) (*queryStream, error) {
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	stream, err := pb.NewQueryServiceClient(cn.cc).Pipeline(ctx)
+	stream, err := pb.NewQueryServiceClient(cn.cc).Pipeline(ctx, withEncodedMessages)
 	if err != nil {
 		cancel()
 		return nil, errorFromStatus(err, cn.addr)
 	}
-	qs := &queryStream{addr: cn.addr, stream: stream, cancel: cancel, pending: map[uint64]chan *pb.QueryReply{},
+	qs := &queryStream{addr: cn.addr, maxMsg: cn.maxMsg, cn: cn, stream: stream, cancel: cancel, pending: map[uint64]chan *pb.QueryReply{},
 		abandoned: map[uint64]bool{}, done: make(chan struct{})}
 	go qs.receive()
 	c.qstreams.m[cn] = qs
@@ -82,6 +84,7 @@ func (qs *queryStream) receive() {
 			qs.fail(errorFromStatus(err, qs.addr))
 			return
 		}
+		qs.cn.seen()
 		qs.mu.Lock()
 		ch := qs.pending[r.CallId]
 		delete(qs.pending, r.CallId)
@@ -112,21 +115,27 @@ func (qs *queryStream) fail(err error) {
 	qs.cancel()
 }
 
-// call sends one call and waits for its reply (or ctx's end).
+// call sends one call and waits for its reply (or ctx's end). A call that
+// cannot be encoded fails with a *RequestError; the stream carries on.
 func (qs *queryStream) call(ctx context.Context, call *pb.QueryCall) (*pb.ExecuteResponse, error) {
 	id := qs.nextID.Add(1)
 	call.CallId = id
+	msg, err := encodeRequest(call, qs.maxMsg)
+	if err != nil {
+		return nil, err
+	}
 	ch := make(chan *pb.QueryReply, 1)
 	qs.mu.Lock()
 	if qs.failed != nil {
 		err := qs.failed
 		qs.mu.Unlock()
+		msg.data.Free()
 		return nil, err
 	}
 	qs.pending[id] = ch
 	qs.mu.Unlock()
 	qs.sendMu.Lock()
-	err := qs.stream.Send(call)
+	err = qs.stream.SendMsg(msg)
 	qs.sendMu.Unlock()
 	if err != nil {
 		qs.fail(errorFromStatus(err, qs.addr))
@@ -157,6 +166,10 @@ func (qs *queryStream) call(ctx context.Context, call *pb.QueryCall) (*pb.Execut
 		case r := <-ch: // the reply came as the caller gave up
 			qs.closeOrphan(r)
 		default:
+			// The member stops the call (an Execute's planning and query).
+			qs.sendMu.Lock()
+			_ = qs.stream.Send(&pb.QueryCall{CallId: id, Op: &pb.QueryCall_Cancel{Cancel: true}})
+			qs.sendMu.Unlock()
 		}
 		return nil, ctx.Err()
 	}

@@ -72,7 +72,9 @@ func (c *Client) reportStatistics() {
 			cn, err = c.anyConn(ctx)
 		}
 		if err == nil {
-			_, err = cn.cluster.PushClientStatistics(ctx, req)
+			if _, err = cn.cluster.PushClientStatistics(ctx, req); err == nil {
+				cn.seen()
+			}
 		}
 		cancel()
 		if err != nil {

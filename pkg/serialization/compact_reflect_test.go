@@ -97,7 +97,7 @@ func mustReflective[T any](t testing.TB, name string) s.CompactSerializer {
 // kinds and declaration order write the bytes of the hand-written
 // serializers, which are the bytes the Java benchmark stores.
 func TestReflectiveMatchesHandWrittenBytes(t *testing.T) {
-	vs := sharedVectors(t)
+	vs := committedVectors(t)
 	small1, small1000, large1 := model.SmallForKey(1), model.SmallForKey(1000), model.LargeForKey(1)
 	rsmall1, rsmall1000, rlarge1 := mirrorSmall(small1), mirrorSmall(small1000), mirrorLarge(large1)
 

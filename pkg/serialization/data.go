@@ -125,18 +125,11 @@ const murmurSeed = 0x01000193
 // PayloadHash returns MurmurHash3 x86_32 of b with Hazelcast's seed, as a
 // signed int: the partition hash of a Data whose header word is zero.
 func PayloadHash(b []byte) int32 {
-	const c1, c2 = 0xcc9e2d51, 0x1b873593
 	h := uint32(murmurSeed)
 	n := len(b)
 	i := 0
 	for ; i+4 <= n; i += 4 {
-		k := binary.LittleEndian.Uint32(b[i:])
-		k *= c1
-		k = bits.RotateLeft32(k, 15)
-		k *= c2
-		h ^= k
-		h = bits.RotateLeft32(h, 13)
-		h = h*5 + 0xe6546b64
+		h = murmurBlock(h, binary.LittleEndian.Uint32(b[i:]))
 	}
 	var k uint32
 	switch n - i {
@@ -148,11 +141,37 @@ func PayloadHash(b []byte) int32 {
 		fallthrough
 	case 1:
 		k ^= uint32(b[i])
-		k *= c1
-		k = bits.RotateLeft32(k, 15)
-		k *= c2
-		h ^= k
+		h ^= murmurScramble(k)
 	}
+	return murmurFinish(h, n)
+}
+
+// LongPayloadHash is PayloadHash of a Long's payload, v's eight bytes
+// big-endian, without writing them out.
+func LongPayloadHash(v int64) int32 {
+	h := murmurBlock(murmurSeed, bits.ReverseBytes32(uint32(uint64(v)>>32)))
+	return murmurFinish(murmurBlock(h, bits.ReverseBytes32(uint32(v))), 8)
+}
+
+// IntPayloadHash is PayloadHash of an Integer's payload, v's four bytes
+// big-endian, without writing them out.
+func IntPayloadHash(v int32) int32 {
+	return murmurFinish(murmurBlock(murmurSeed, bits.ReverseBytes32(uint32(v))), 4)
+}
+
+func murmurScramble(k uint32) uint32 {
+	k *= 0xcc9e2d51
+	k = bits.RotateLeft32(k, 15)
+	return k * 0x1b873593
+}
+
+func murmurBlock(h, k uint32) uint32 {
+	h ^= murmurScramble(k)
+	h = bits.RotateLeft32(h, 13)
+	return h*5 + 0xe6546b64
+}
+
+func murmurFinish(h uint32, n int) int32 {
 	h ^= uint32(n)
 	h ^= h >> 16
 	h *= 0x85ebca6b

@@ -12,7 +12,7 @@ import (
 )
 
 func addVectorSeeds(f *testing.F, format string) {
-	for _, v := range sharedVectors(f) {
+	for _, v := range committedVectors(f) {
 		if format == "" || v.Format == format {
 			b, _ := hex.DecodeString(v.DataHex)
 			f.Add(b)
@@ -169,7 +169,7 @@ func FuzzIdentifiedLayout(f *testing.F) {
 		for i, fl := range l.Fields {
 			ops[i] = byte(fl.Op)
 		}
-		for _, v := range sharedVectors(f) {
+		for _, v := range committedVectors(f) {
 			if v.Identified != nil && v.Identified.FactoryID == l.FactoryID && v.Identified.ClassID == l.ClassID {
 				b, _ := hex.DecodeString(v.DataHex)
 				f.Add(ops, b[17:])
@@ -213,7 +213,7 @@ func FuzzIdentifiedLayout(f *testing.F) {
 // FuzzJSONPath evaluates arbitrary paths on arbitrary documents. On a valid
 // document evaluation never fails, and every value found is valid JSON.
 func FuzzJSONPath(f *testing.F) {
-	for _, v := range sharedVectors(f) {
+	for _, v := range committedVectors(f) {
 		if v.Format == "json" {
 			var p struct {
 				Value string `json:"value"`
@@ -252,7 +252,7 @@ func FuzzJSONPath(f *testing.F) {
 // FuzzSchema parses arbitrary bytes as an embedded Compact schema; a schema
 // that parses must write out and read back as the same schema.
 func FuzzSchema(f *testing.F) {
-	for _, v := range sharedVectors(f) {
+	for _, v := range committedVectors(f) {
 		if v.Compact != nil && v.Compact.WithSchema {
 			b, _ := hex.DecodeString(v.DataHex)
 			f.Add(b[20:])

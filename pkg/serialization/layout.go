@@ -327,7 +327,7 @@ func (r *IdentifiedRecord) skip(rd *wire.Reader, f LayoutField, depth int) error
 	case op == OpInline:
 		return r.skipInline(rd, f, depth+1)
 	case op == OpInlineArray:
-		n := rd.Length(1, false)
+		n := r.inlineCount(rd, f) // -1: a null array
 		for i := 0; i < n && rd.Err() == nil; i++ {
 			if err := r.skipInline(rd, f, depth+1); err != nil {
 				return err
@@ -335,6 +335,57 @@ func (r *IdentifiedRecord) skip(rd *wire.Reader, f LayoutField, depth int) error
 		}
 	}
 	return identifiedErr(rd, f.Name)
+}
+
+// maxEmptyItems bounds the count of a writeInlineArray whose items can take
+// no bytes (see inlineCount): the input cannot bound such a count. The Java
+// SDK has the same bound.
+const maxEmptyItems = 1 << 16
+
+// inlineCount reads the length of a writeInlineArray field (-1 for null),
+// checked against the input by the fewest bytes an item takes; items that
+// can take none (their layout has no fields, or only inline objects that
+// take none) are bounded by maxEmptyItems.
+func (r *IdentifiedRecord) inlineCount(rd *wire.Reader, f LayoutField) int {
+	size := 1
+	if nested, ok := r.svc.layouts.Get(f.FactoryID, f.ClassID); ok {
+		size = r.svc.layouts.minSize(nested, 0)
+	}
+	if size > 0 {
+		return rd.Length(size, true)
+	}
+	n := rd.Length(0, true)
+	if n > maxEmptyItems {
+		rd.Fail(wire.ErrLength)
+		return 0
+	}
+	return n
+}
+
+// minSize is the fewest bytes an object of layout l takes when written
+// (unknown nested layouts count as empty).
+func (reg *LayoutRegistry) minSize(l *Layout, depth int) int {
+	if depth > maxDepth {
+		return 0
+	}
+	size := 0
+	for _, f := range l.Fields {
+		switch f.Op {
+		case OpBoolean, OpByte:
+			size++
+		case OpChar, OpShort:
+			size += 2
+		case OpLong, OpDouble:
+			size += 8
+		case OpInline:
+			if nested, ok := reg.Get(f.FactoryID, f.ClassID); ok {
+				size += reg.minSize(nested, depth+1)
+			}
+		default: // int, float, and the length or type id that starts every other field
+			size += 4
+		}
+	}
+	return size
 }
 
 func (r *IdentifiedRecord) skipInline(rd *wire.Reader, f LayoutField, depth int) error {
@@ -630,9 +681,9 @@ func (r *IdentifiedRecord) GetArrayOfInline(name string) ([]*IdentifiedRecord, e
 	if err != nil {
 		return nil, err
 	}
-	n := rd.Length(1, false)
-	if err := identifiedErr(&rd, name); err != nil {
-		return nil, err
+	n := r.inlineCount(&rd, f)
+	if err := identifiedErr(&rd, name); err != nil || n < 0 {
+		return nil, err // n < 0: a null array, written as length -1
 	}
 	out := make([]*IdentifiedRecord, n)
 	for i := range out {
@@ -838,7 +889,13 @@ func (o *DataOutput) writeValue(f LayoutField, v any, depth int) {
 		}
 	case OpInlineArray:
 		var x []*IdentifiedRecord
-		if x, ok = v.([]*IdentifiedRecord); ok {
+		if v == nil {
+			o.WriteInt32(-1)
+			break
+		}
+		if x, ok = v.([]*IdentifiedRecord); ok && x == nil {
+			o.WriteInt32(-1)
+		} else if ok {
 			o.WriteInt32(int32(len(x)))
 			for _, it := range x {
 				if it == nil {

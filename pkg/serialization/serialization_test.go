@@ -7,9 +7,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"reflect"
-	"runtime"
 	"testing"
 	"time"
 
@@ -18,10 +16,11 @@ import (
 	s "github.com/atolldb/atoll/pkg/serialization"
 )
 
-func sharedVectors(t testing.TB) map[string]vectors.Vector {
+// committedVectors loads the repository's vectors (testdata/vectors), which
+// Hazelcast's own serialization service wrote, by name.
+func committedVectors(t testing.TB) map[string]vectors.Vector {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	vs, errs := vectors.Load(filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "vectors"))
+	vs, errs := vectors.Load("../../testdata/vectors")
 	if len(errs) > 0 || len(vs) == 0 {
 		t.Fatalf("loading vectors: %v", errs)
 	}
@@ -57,7 +56,7 @@ func newService(t testing.TB) *s.Service {
 // The Go model types, written through the public API as a user would, must
 // produce exactly the bytes the Java benchmark stores.
 func TestModelTypesMatchBenchmarkVectors(t *testing.T) {
-	vs := sharedVectors(t)
+	vs := committedVectors(t)
 	svc := newService(t)
 	large1 := model.LargeForKey(1)
 	small1 := model.SmallForKey(1)
@@ -178,6 +177,33 @@ func TestPartitionID(t *testing.T) {
 	}
 	if h, p := d.PartitionHash(), d.PartitionID(271); h != 2132451398 || p != 94 {
 		t.Fatalf(`"key-1" hashes to %d / partition %d, want 2132451398 / 94`, h, p)
+	}
+}
+
+// TestIntegerPayloadHash: LongPayloadHash and IntPayloadHash hash as
+// PartitionHash does the Data of an int64 and an int32 with the same value.
+func TestIntegerPayloadHash(t *testing.T) {
+	svc := newService(t)
+	r := rand.New(rand.NewPCG(1, 2))
+	longs := []int64{0, 1, -1, 150000, math.MaxInt64, math.MinInt64, 1 << 32, -1 << 31}
+	for range 2000 {
+		longs = append(longs, int64(r.Uint64()), r.Int64N(1<<20))
+	}
+	for _, v := range longs {
+		d, err := svc.ToData(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := s.LongPayloadHash(v), d.PartitionHash(); got != want {
+			t.Fatalf("LongPayloadHash(%d) = %d, want %d", v, got, want)
+		}
+		i := int32(v)
+		if d, err = svc.ToData(i); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := s.IntPayloadHash(i), d.PartitionHash(); got != want {
+			t.Fatalf("IntPayloadHash(%d) = %d, want %d", i, got, want)
+		}
 	}
 }
 
@@ -486,17 +512,17 @@ func TestTypedErrors(t *testing.T) {
 }
 
 // serviceForVectors knows every schema, class definition and layout the
-// shared vectors use, so that hostile variants of them get past lookups.
+// committed vectors use, so that hostile variants of them get past lookups.
 func serviceForVectors(t testing.TB) *s.Service {
-	svc, err := s.NewService(vectors.Config(sharedVectorsList(t)))
+	svc, err := s.NewService(vectors.Config(committedVectorsList(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return svc
 }
 
-func sharedVectorsList(t testing.TB) []vectors.Vector {
-	m := sharedVectors(t)
+func committedVectorsList(t testing.TB) []vectors.Vector {
+	m := committedVectors(t)
 	out := make([]vectors.Vector, 0, len(m))
 	for _, v := range m {
 		out = append(out, v)
@@ -547,7 +573,7 @@ func readAll(v any) {
 // field reads fail cleanly), and never panic.
 func TestTruncatedInputNeverPanics(t *testing.T) {
 	svc := serviceForVectors(t)
-	for name, v := range sharedVectors(t) {
+	for name, v := range committedVectors(t) {
 		data, _ := hex.DecodeString(v.DataHex)
 		for n := 0; n < len(data); n++ {
 			func() {
@@ -568,7 +594,7 @@ func TestTruncatedInputNeverPanics(t *testing.T) {
 func TestCorruptedInputNeverPanics(t *testing.T) {
 	svc := serviceForVectors(t)
 	rng := rand.New(rand.NewPCG(1, 2))
-	for name, v := range sharedVectors(t) {
+	for name, v := range committedVectors(t) {
 		data, _ := hex.DecodeString(v.DataHex)
 		for i := 0; i < 300; i++ {
 			b := bytes.Clone(data)

@@ -10,7 +10,7 @@ import (
 
 func TestValidateAcceptsEveryVector(t *testing.T) {
 	svc := serviceForVectors(t)
-	for name, v := range sharedVectors(t) {
+	for name, v := range committedVectors(t) {
 		b, _ := hex.DecodeString(v.DataHex)
 		if err := svc.Validate(b); err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -36,7 +36,7 @@ func TestValidateRejects(t *testing.T) {
 			t.Errorf("%s: %v, want a malformed or unknown-schema error", name, err)
 		}
 	}
-	for name, v := range sharedVectors(t) {
+	for name, v := range committedVectors(t) {
 		b, _ := hex.DecodeString(v.DataHex)
 		if err := svc.Validate(append(b[:len(b):len(b)], 0)); err == nil && v.Format != "identified" {
 			t.Errorf("%s with a trailing byte validated", name)

@@ -39,8 +39,9 @@ func (c cmpCode) test(x int) bool {
 }
 
 // likeCond gives col LIKE 'pattern' and NOT (col LIKE 'pattern') direct
-// code when the pattern's only wildcard is % (a NULL or non-string value
-// is not TRUE either way), or returns nil.
+// code, the pattern compiled once (a NULL or non-string value is not TRUE
+// either way), or returns nil for a pattern that does not compile, which
+// then fails at run time.
 func likeCond(c *Call) Cond {
 	negate := false
 	if c.Op == "not" {
@@ -58,8 +59,8 @@ func likeCond(c *Call) Cond {
 	if !ok1 || !ok2 || lit.V.T != Varchar || (col.T != Varchar && col.T != JSON) {
 		return nil
 	}
-	m := simpleLike(lit.V.B, '\\')
-	if m == nil {
+	lp, err := compileLike(lit.V.B, '\\', false)
+	if err != nil {
 		return nil
 	}
 	whole := Expr(c)
@@ -75,7 +76,11 @@ func likeCond(c *Call) Cond {
 		v := &r.Cols[i]
 		switch {
 		case v.T == Varchar || v.T == JSON:
-			return m(v.B) != negate
+			matched := lp.match(r.Env, v.B)
+			if r.Env != nil && r.Env.Err != nil {
+				return false // cancelled: the scan reports the context's error
+			}
+			return matched != negate
 		case v.IsNull():
 			return false // neither LIKE nor NOT LIKE is TRUE
 		}
@@ -154,11 +159,18 @@ func compareCond(op string, left, right Expr) Cond {
 		return nil
 	}
 	i, code := col.Index, cmpCodes[op]
+	var attr *operand
+	if name, ok := attributeOf(col, right); ok {
+		attr = &operand{attr: name}
+	}
 	switch k := right.(type) {
 	case *Lit:
 		lit := k.V
 		if lit.IsNull() {
 			return func(*Row) bool { return false }
+		}
+		if attr != nil {
+			return func(r *Row) bool { return compareAttrValues(r, attr, op, code, &r.Cols[i], &lit) }
 		}
 		return constCompare(op, code, i, func(*Row) *Value { return &lit })
 	case *Param:
@@ -175,7 +187,10 @@ func compareCond(op string, left, right Expr) Cond {
 					r.Env.Fail(err)
 					return false
 				}
-				return compareValues(op, code, &r.Cols[i], &c)
+				p = &c
+			}
+			if attr != nil {
+				return compareAttrValues(r, attr, op, code, &r.Cols[i], p)
 			}
 			return compareValues(op, code, &r.Cols[i], p)
 		}
@@ -185,6 +200,19 @@ func compareCond(op string, left, right Expr) Cond {
 
 func constCompare(op string, code cmpCode, i int, konst func(*Row) *Value) Cond {
 	return func(r *Row) bool { return compareValues(op, code, &r.Cols[i], konst(r)) }
+}
+
+// compareAttrValues is compareValues for an attribute of unknown type:
+// values of the same kind compare directly, others through the
+// attribute's conversion of the constant.
+func compareAttrValues(r *Row, attr *operand, op string, code cmpCode, v, k *Value) bool {
+	switch {
+	case v.T == Null || v.T == Unknown || k.T == Null:
+		return false
+	case (v.T == Varchar || v.T == JSON) && k.T == Varchar, v.T.IsNumeric() && k.T.IsNumeric():
+		return compareValues(op, code, v, k)
+	}
+	return Truth(attr.compare(r, op, *v, *k))
 }
 
 // compareValues applies a comparison to two values in place.

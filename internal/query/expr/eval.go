@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -22,11 +23,32 @@ func (e *EvalError) Unwrap() error { return ErrEval }
 func evalErr(format string, args ...any) error { return &EvalError{Msg: fmt.Sprintf(format, args...)} }
 
 // Env is what an evaluation needs besides the row: parameter values, the
-// statement's clock, and the first error. An Env is used by one goroutine.
+// statement's clock, the query's context, and the first error. An Env is
+// used by one goroutine.
 type Env struct {
 	Params []Value
 	Now    time.Time
 	Err    error
+	// Ctx is the query's context (nil: never interrupted). Evaluations that
+	// may run long on one value (LIKE over long text) look at it as they
+	// go and stop once it ends; callers that loop over rows look at it
+	// between rows (Interrupted).
+	Ctx context.Context
+}
+
+// Interrupted reports whether the query's context ended; it then records
+// the context's error as the evaluation's.
+func (e *Env) Interrupted() bool {
+	if e.Ctx == nil {
+		return false
+	}
+	select {
+	case <-e.Ctx.Done():
+		e.Fail(e.Ctx.Err())
+		return true
+	default:
+		return false
+	}
 }
 
 // Fail records the first error.
@@ -190,6 +212,9 @@ func compileCall(c *Call, a []Fn) (Fn, error) {
 		if err := arity(c, 2, 2); err != nil {
 			return nil, err
 		}
+		if attr, ok := attributeOf(c.Args[0], c.Args[1]); ok {
+			return compileAttrCompare(c.Op, attr, a[0], a[1]), nil
+		}
 		return compileCompare(c.Op, a[0], a[1]), nil
 	case "+", "-", "*", "/", "%":
 		if err := arity(c, 2, 2); err != nil {
@@ -222,8 +247,10 @@ func compileCall(c *Call, a []Fn) (Fn, error) {
 		if err := arity(c, 3, 3); err != nil {
 			return nil, err
 		}
-		ge := compileCompare(">=", a[0], a[1])
-		le := compileCompare("<=", a[0], a[2])
+		ge, le := compileCompare(">=", a[0], a[1]), compileCompare("<=", a[0], a[2])
+		if attr, ok := attributeOf(c.Args[0], c.Args[1], c.Args[2]); ok {
+			ge, le = compileAttrCompare(">=", attr, a[0], a[1]), compileAttrCompare("<=", attr, a[0], a[2])
+		}
 		return func(r *Row) Value {
 			x, y := ge(r), le(r)
 			switch {
@@ -237,6 +264,9 @@ func compileCall(c *Call, a []Fn) (Fn, error) {
 	case "in":
 		if err := arity(c, 2, -1); err != nil {
 			return nil, err
+		}
+		if attr, ok := attributeOf(c.Args[0], c.Args[1:]...); ok {
+			return compileAttrIn(attr, a[0], a[1:]), nil
 		}
 		return compileIn(c, a), nil
 	case "like", "ilike", "regex":

@@ -129,10 +129,10 @@ func TestOrderAndHashKeys(t *testing.T) {
 	}
 }
 
-// TestSimpleLikeAgreesWithRegexp checks the %-only LIKE matcher against
-// the regular expression every other pattern uses, on random patterns and
-// strings over a small alphabet (so that runs overlap and repeat).
-func TestSimpleLikeAgreesWithRegexp(t *testing.T) {
+// TestLikeAgreesWithRegexp checks the LIKE matcher against the regular
+// expression reference on random patterns and strings over a small
+// alphabet (so that segments overlap and repeat).
+func TestLikeAgreesWithRegexp(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 13))
 	gen := func(alphabet string, n int) []byte {
 		b := make([]byte, r.IntN(n+1))
@@ -142,22 +142,19 @@ func TestSimpleLikeAgreesWithRegexp(t *testing.T) {
 		return b
 	}
 	for i := 0; i < 20000; i++ {
-		p := gen("ab%%", 7)
-		m := simpleLike(p, '\\')
-		if m == nil {
-			t.Fatalf("pattern %q has only %% wildcards: want a fast matcher", p)
+		p := gen("ab%%_", 7)
+		lp, err := compileLike(p, '\\', false)
+		if err != nil {
+			t.Fatal(err)
 		}
-		re, err := LikeRegexp(p, '\\', false)
+		re, err := likeRegexp(p, '\\', false)
 		if err != nil {
 			t.Fatal(err)
 		}
 		s := gen("ab", 8)
-		if got, want := m(s), re.Match(s); got != want {
-			t.Fatalf("%q LIKE %q: fast matcher %v, regexp %v", s, p, got, want)
+		if got, want := lp.match(nil, s), re.Match(s); got != want {
+			t.Fatalf("%q LIKE %q: matcher %v, regexp %v", s, p, got, want)
 		}
-	}
-	if simpleLike([]byte("a_b%"), '\\') != nil || simpleLike([]byte(`a\%b`), '\\') != nil {
-		t.Fatal("patterns with _ or an escape need the regexp")
 	}
 }
 
@@ -165,7 +162,7 @@ func TestSimpleLikeAgreesWithRegexp(t *testing.T) {
 // NOT (col LIKE 'p') against the evaluated expression, NULLs included.
 func TestLikeCondAgreesWithEval(t *testing.T) {
 	col := &Col{Index: 0, T: Varchar}
-	for _, p := range []string{"%special%requests%", "ab%", "%ab", "a%b%c", "", "%"} {
+	for _, p := range []string{"%special%requests%", "ab%", "%ab", "a%b%c", "", "%", "a_c%", `%\\%%`} {
 		for _, neg := range []bool{false, true} {
 			var e Expr = NewCall("like", Boolean, col, sv(p))
 			if neg {

@@ -575,30 +575,31 @@ func compileMatch(c *Call, a []Fn) (Fn, error) {
 		}
 		escape = lit.V.B[0]
 	}
-	build := func(pattern []byte) (*regexp.Regexp, error) {
-		switch c.Op {
-		case "regex":
-			return regexp.Compile(string(pattern))
-		case "ilike":
-			return LikeRegexp(pattern, escape, true)
+	build := func(pattern []byte) (matcher, error) {
+		if c.Op != "regex" {
+			lp, err := compileLike(pattern, escape, c.Op == "ilike")
+			if err != nil {
+				return nil, err
+			}
+			return lp.match, nil
 		}
-		return LikeRegexp(pattern, escape, false)
+		if len(pattern) > MaxLikePattern {
+			return nil, fmt.Errorf("the pattern has %d bytes, more than the limit of %d", len(pattern), MaxLikePattern)
+		}
+		re, err := regexp.Compile(string(pattern))
+		if err != nil {
+			return nil, err
+		}
+		return func(_ *Env, b []byte) bool { return re.Match(b) }, nil
 	}
 	if lit, ok := c.Args[1].(*Lit); ok {
 		if lit.V.IsNull() {
 			return func(*Row) Value { return NullValue }, nil
 		}
-		// Constant patterns: prefix/suffix/contains fast paths, else a regexp.
-		if c.Op == "like" {
-			if m := simpleLike(lit.V.B, escape); m != nil {
-				return func(r *Row) Value { return matchValue(r, x(r), m) }, nil
-			}
-		}
-		re, err := build(lit.V.B)
+		m, err := build(lit.V.B)
 		if err != nil {
-			return nil, fmt.Errorf("invalid pattern %s: %v", lit.V.SQLLiteral(), err)
+			return nil, fmt.Errorf("invalid pattern %s: %v", truncate(lit.V.SQLLiteral()), err)
 		}
-		m := func(b []byte) bool { return re.Match(b) }
 		return func(r *Row) Value { return matchValue(r, x(r), m) }, nil
 	}
 	p := a[1]
@@ -607,16 +608,19 @@ func compileMatch(c *Call, a []Fn) (Fn, error) {
 		if pv.IsNull() {
 			return NullValue
 		}
-		re, err := build(pv.B)
+		m, err := build(pv.B)
 		if err != nil {
 			r.Env.Fail(evalErr("invalid pattern '%s': %v", truncate(string(pv.B)), err))
 			return NullValue
 		}
-		return matchValue(r, x(r), func(b []byte) bool { return re.Match(b) })
+		return matchValue(r, x(r), m)
 	}, nil
 }
 
-func matchValue(r *Row, v Value, m func([]byte) bool) Value {
+// matcher matches one text; it may stop early when env's context ends.
+type matcher func(env *Env, text []byte) bool
+
+func matchValue(r *Row, v Value, m matcher) Value {
 	switch {
 	case v.IsNull():
 		return NullValue
@@ -628,98 +632,11 @@ func matchValue(r *Row, v Value, m func([]byte) bool) Value {
 		}
 		return BoolValue(false)
 	case v.T == Varchar || v.T == JSON:
-		return BoolValue(m(v.B))
+		return BoolValue(m(r.Env, v.B))
 	case v.T == Object:
 		return NullValue
 	}
-	return BoolValue(m([]byte(v.String())))
-}
-
-// simpleLike returns a matcher for patterns whose only wildcard is % (abc,
-// abc%, %abc, %abc%, %abc%def%, ...) and that have no escapes, or nil:
-// the literal runs must appear in order, the first at the start unless
-// the pattern starts with %, the last at the end unless it ends with %.
-func simpleLike(p []byte, escape byte) func([]byte) bool {
-	if bytes.IndexByte(p, '_') >= 0 || bytes.IndexByte(p, escape) >= 0 {
-		return nil
-	}
-	pre, suf := bytes.HasPrefix(p, []byte("%")), bytes.HasSuffix(p, []byte("%"))
-	var runs [][]byte
-	for _, r := range bytes.Split(p, []byte("%")) {
-		if len(r) > 0 {
-			runs = append(runs, bytes.Clone(r))
-		}
-	}
-	switch {
-	case len(runs) == 0:
-		if len(p) == 0 {
-			return func(b []byte) bool { return len(b) == 0 }
-		}
-		return func([]byte) bool { return true }
-	case len(runs) == 1:
-		lit := runs[0]
-		switch {
-		case pre && suf:
-			return func(b []byte) bool { return bytes.Contains(b, lit) }
-		case pre:
-			return func(b []byte) bool { return bytes.HasSuffix(b, lit) }
-		case suf:
-			return func(b []byte) bool { return bytes.HasPrefix(b, lit) }
-		}
-		return func(b []byte) bool { return bytes.Equal(b, lit) }
-	}
-	return func(b []byte) bool {
-		rest := runs
-		if !pre {
-			if !bytes.HasPrefix(b, rest[0]) {
-				return false
-			}
-			b, rest = b[len(rest[0]):], rest[1:]
-		}
-		last := []byte(nil)
-		if !suf {
-			last, rest = rest[len(rest)-1], rest[:len(rest)-1]
-		}
-		for _, r := range rest {
-			i := bytes.Index(b, r)
-			if i < 0 {
-				return false
-			}
-			b = b[i+len(r):]
-		}
-		return last == nil || bytes.HasSuffix(b, last)
-	}
-}
-
-// LikeRegexp translates a LIKE pattern (% any run, _ one character, escape
-// before a literal % or _) into an anchored regular expression.
-func LikeRegexp(p []byte, escape byte, fold bool) (*regexp.Regexp, error) {
-	var b strings.Builder
-	if fold {
-		b.WriteString("(?i)")
-	}
-	b.WriteString("(?s)^")
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		switch {
-		case c == escape:
-			if i+1 >= len(p) {
-				return nil, fmt.Errorf("pattern ends with the escape character")
-			}
-			i++
-			b.WriteString(regexp.QuoteMeta(string(p[i])))
-		case c == '%':
-			b.WriteString(".*")
-		case c == '_':
-			b.WriteString(".")
-		default:
-			r, n := utf8.DecodeRune(p[i:])
-			b.WriteString(regexp.QuoteMeta(string(r)))
-			i += n - 1
-		}
-	}
-	b.WriteString("$")
-	return regexp.Compile(b.String())
+	return BoolValue(m(r.Env, []byte(v.String())))
 }
 
 func timeOf(v Value) timeValue { return timeValue(toMicros(v)) }

@@ -52,7 +52,10 @@
 // whole tree once, and each has its own test:
 //
 //   - fold-constants: calls whose arguments are literals (no parameters,
-//     no clock or random functions) become literals;
+//     no clock or random functions) become literals, evaluated under the
+//     planning call's context (a fold still running when it ends stops and
+//     is left for run time; the planners then return the context's error
+//     and cache nothing);
 //   - push-filters: filters move down through projections, sorts, DISTINCT
 //     and UNION ALL, into scans (with the scan's projections substituted
 //     in) and through joins: into an input they only read, except from

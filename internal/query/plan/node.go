@@ -32,6 +32,11 @@ type ScanCol struct {
 	Format string
 	// JSON: Path is a JSON path into the value's JSON document.
 	JSON bool
+	// Strict: the attribute must exist in the value's type (a Predicate
+	// API attribute); a Compact, Portable or IDS type without such a field
+	// in any version fails the query, as an unknown column fails SQL.
+	// JSON documents have no type, and their missing fields are NULL.
+	Strict bool
 }
 
 // Scan reads the entries of a map on every member: the leaf of every

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"context"
+
 	"github.com/atolldb/atoll/internal/query/expr"
 )
 
@@ -15,8 +17,12 @@ import (
 //     there;
 //   - in each fragment, JSON_VALUE over the value becomes a scan column
 //     read by the JSON path evaluator, and unused scan columns are dropped.
-func Build(root Node, cat Catalog, paramTypes []expr.Type, kind string, opts Options) *Physical {
-	pl := &Planning{Catalog: cat, Options: opts}
+//
+// Folding evaluates constant expressions under ctx: one that is still
+// running when ctx ends (a LIKE over a long text) stops and is left for
+// run time.
+func Build(ctx context.Context, root Node, cat Catalog, paramTypes []expr.Type, kind string, opts Options) *Physical {
+	pl := &Planning{Ctx: ctx, Catalog: cat, Options: opts}
 	n := optimize(root, pl)
 	p := &Physical{Root: split(n), ParamTypes: paramTypes, Kind: kind, Hints: opts.Hints, Estimates: pl.estimates}
 	if kind == "query" {

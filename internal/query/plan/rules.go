@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"context"
 	"time"
 
 	"github.com/atolldb/atoll/internal/query/expr"
@@ -30,6 +31,9 @@ type Rule struct {
 
 // Planning is what rules see besides the tree.
 type Planning struct {
+	// Ctx is the planning call's context: a constant fold still running
+	// when it ends stops and is left for run time (nil: never ends).
+	Ctx     context.Context
 	Catalog Catalog
 	Options Options
 	// estimates records the entry count estimate of every map a rule
@@ -142,39 +146,43 @@ func bottomUp(n Node, fn func(Node) Node) Node {
 
 // ---- fold-constants ---------------------------------------------------------------
 
-func foldConstants(n Node, _ *Planning) Node {
+func foldConstants(n Node, p *Planning) Node {
+	ctx := p.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	return bottomUp(n, func(n Node) Node {
 		switch x := n.(type) {
 		case *Scan:
 			s := *x
-			s.Filter = fold(s.Filter)
-			s.Project = foldAll(s.Project)
+			s.Filter = fold(ctx, s.Filter)
+			s.Project = foldAll(ctx, s.Project)
 			if isTrue(s.Filter) {
 				s.Filter = nil
 			}
 			return &s
 		case *Filter:
-			return &Filter{Input: x.Input, Cond: fold(x.Cond)}
+			return &Filter{Input: x.Input, Cond: fold(ctx, x.Cond)}
 		case *Project:
-			return &Project{Input: x.Input, Exprs: foldAll(x.Exprs), Names: x.Names}
+			return &Project{Input: x.Input, Exprs: foldAll(ctx, x.Exprs), Names: x.Names}
 		case *Aggregate:
 			a := *x
-			a.GroupBy = foldAll(x.GroupBy)
+			a.GroupBy = foldAll(ctx, x.GroupBy)
 			a.Aggs = append([]AggCall(nil), x.Aggs...)
 			for i := range a.Aggs {
-				a.Aggs[i].Arg = fold(a.Aggs[i].Arg)
-				a.Aggs[i].By = fold(a.Aggs[i].By)
+				a.Aggs[i].Arg = fold(ctx, a.Aggs[i].Arg)
+				a.Aggs[i].By = fold(ctx, a.Aggs[i].By)
 			}
 			return &a
 		case *Limit:
-			return &Limit{Input: x.Input, Limit: fold(x.Limit), Offset: fold(x.Offset)}
+			return &Limit{Input: x.Input, Limit: fold(ctx, x.Limit), Offset: fold(ctx, x.Offset)}
 		case *Join:
 			j := *x
-			j.Cond = fold(x.Cond)
+			j.Cond = fold(ctx, x.Cond)
 			if isTrue(j.Cond) {
 				j.Cond = nil
 			}
-			j.InLeft, j.InRight = fold(x.InLeft), fold(x.InRight)
+			j.InLeft, j.InRight = fold(ctx, x.InLeft), fold(ctx, x.InRight)
 			return &j
 		}
 		return n
@@ -186,17 +194,17 @@ func isTrue(e expr.Expr) bool {
 	return ok && l.V.T == expr.Boolean && l.V.I != 0
 }
 
-func foldAll(es []expr.Expr) []expr.Expr {
+func foldAll(ctx context.Context, es []expr.Expr) []expr.Expr {
 	out := make([]expr.Expr, len(es))
 	for i, e := range es {
-		out[i] = fold(e)
+		out[i] = fold(ctx, e)
 	}
 	return out
 }
 
 // fold evaluates constant sub-expressions that hold no parameters; ones
 // that fail to evaluate are left for run time, where they fail properly.
-func fold(e expr.Expr) expr.Expr {
+func fold(ctx context.Context, e expr.Expr) expr.Expr {
 	if e == nil {
 		return nil
 	}
@@ -210,7 +218,7 @@ func fold(e expr.Expr) expr.Expr {
 				return x
 			}
 		}
-		v, err := expr.Eval(c, &expr.Env{Now: time.Now()})
+		v, err := expr.Eval(c, &expr.Env{Now: time.Now(), Ctx: ctx})
 		if err != nil {
 			return x
 		}

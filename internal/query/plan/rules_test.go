@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -250,7 +251,7 @@ func TestRuleCountNonNull(t *testing.T) {
 // grown or shrunk by more than a factor of 8 (its join strategies may no
 // longer fit), not before.
 func TestStale(t *testing.T) {
-	p := Build(&Join{Left: scanOf("a", expr.BigInt), Right: scanOf("b", expr.BigInt, "x"), Kind: JoinInner,
+	p := Build(context.Background(), &Join{Left: scanOf("a", expr.BigInt), Right: scanOf("b", expr.BigInt, "x"), Kind: JoinInner,
 		Cond: cmp("=", col(0, "a.__key"), col(2, "b.x"))}, nil, nil, "query", Options{Stats: fixedStats{"a": 1000, "b": 50}})
 	if p.Estimates["a"] != 1000 || p.Estimates["b"] != 50 {
 		t.Fatalf("estimates %v", p.Estimates)

@@ -167,7 +167,7 @@ func FragmentToProto(f *Fragment) *pb.Fragment {
 		p.Join = pj
 	}
 	for _, c := range f.Cols {
-		p.Columns = append(p.Columns, &pb.ScanColumn{Path: c.Path, Type: pb.SqlType(c.Type), Format: c.Format, Json: c.JSON})
+		p.Columns = append(p.Columns, &pb.ScanColumn{Path: c.Path, Type: pb.SqlType(c.Type), Format: c.Format, Json: c.JSON, Strict: c.Strict})
 	}
 	for _, e := range f.Project {
 		p.Project = append(p.Project, ExprToProto(e))
@@ -280,7 +280,7 @@ func fragmentFromProto(p *pb.Fragment, indexes func(mapName, index string) (Inde
 		if c == nil || c.Type > pb.SqlType_SQL_TYPE_JSON {
 			return nil, fmt.Errorf("%w: bad scan column", ErrBadFragment)
 		}
-		f.Cols = append(f.Cols, ScanCol{Path: c.Path, Type: expr.Type(c.Type), Format: c.Format, JSON: c.Json})
+		f.Cols = append(f.Cols, ScanCol{Path: c.Path, Type: expr.Type(c.Type), Format: c.Format, JSON: c.Json, Strict: c.Strict})
 	}
 	nc, np := f.SourceWidth(), len(f.Params)
 	var err error

@@ -1,6 +1,7 @@
 package predicate
 
 import (
+	"context"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -31,7 +32,7 @@ func FuzzPredicateQuery(f *testing.F) {
 		if proto.Unmarshal(b, &q) != nil {
 			return
 		}
-		ph, _, err := pl.Plan(&q)
+		ph, _, err := pl.Plan(context.Background(), &q)
 		if err != nil {
 			return
 		}

@@ -7,6 +7,7 @@
 package predicate
 
 import (
+	"context"
 	"encoding/hex"
 	"strconv"
 	"strings"
@@ -26,7 +27,7 @@ type Planner struct {
 
 // Plan returns the physical plan of a predicate query and the parameter
 // values taken from its predicate.
-func (p *Planner) Plan(q *pb.PredicateQuery) (*plan.Physical, []expr.Value, error) {
+func (p *Planner) Plan(ctx context.Context, q *pb.PredicateQuery) (*plan.Physical, []expr.Value, error) {
 	if q == nil || q.Map == "" {
 		return nil, nil, plan.Errorf("predicate query names no map")
 	}
@@ -50,7 +51,10 @@ func (p *Planner) Plan(q *pb.PredicateQuery) (*plan.Physical, []expr.Value, erro
 	if err := b.run(); err != nil {
 		return nil, nil, err
 	}
-	ph := plan.Build(b.root, p.Catalog, types, "query", plan.Options{})
+	ph := plan.Build(ctx, b.root, p.Catalog, types, "query", plan.Options{})
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err // a plan whose folding stopped short is not cached
+	}
 	p.Cache.Put(key, version, ph)
 	return ph, c.params, nil
 }
@@ -74,7 +78,7 @@ func (c *conv) col(path string, t expr.Type) expr.Expr {
 	if !ok {
 		i = len(c.scan.Cols)
 		c.cols[k] = i
-		c.scan.Cols = append(c.scan.Cols, plan.ScanCol{Path: path, Type: t})
+		c.scan.Cols = append(c.scan.Cols, plan.ScanCol{Path: path, Type: t, Strict: true})
 	}
 	return &expr.Col{Index: i, Name: path, T: t}
 }
@@ -211,6 +215,9 @@ func (c *conv) outputs() (outputs, error) {
 		for _, a := range q.Projection {
 			if a == "" {
 				return o, plan.Errorf("empty projection attribute")
+			}
+			if strings.Contains(a, "[any]") || strings.Contains(a, "[*]") {
+				return o, plan.Errorf("projection attribute %s: a projection reads one value per entry, so it cannot use [any] (as in Hazelcast)", a)
 			}
 			o.exprs = append(o.exprs, c.col(a, expr.Unknown))
 			o.names = append(o.names, plan.NormalizePath(a))

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -19,7 +20,7 @@ func TestPlanCache(t *testing.T) {
 	}
 	defer cache.Close()
 	p := NewPlanner(cat, cache)
-	ddl, err := p.Plan(`CREATE MAPPING m (__key INT, v BIGINT) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='json-flat')`, nil)
+	ddl, err := p.Plan(context.Background(), `CREATE MAPPING m (__key INT, v BIGINT) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='json-flat')`, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +28,7 @@ func TestPlanCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := func(s string, types ...expr.Type) *plan.Physical {
-		ph, err := p.Plan(s, types)
+		ph, err := p.Plan(context.Background(), s, types)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +52,7 @@ func TestPlanCache(t *testing.T) {
 	if err := cat.DropMapping("m", false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Plan("SELECT __key FROM m WHERE v = ?", []expr.Type{expr.BigInt}); err == nil {
+	if _, err := p.Plan(context.Background(), "SELECT __key FROM m WHERE v = ?", []expr.Type{expr.BigInt}); err == nil {
 		t.Fatal("a dropped mapping still planned from the cache")
 	}
 	if hits, _ := cache.Stats(); hits == 0 {

@@ -147,9 +147,6 @@ func (c *converter) query(ts sqlparser.TableStatement) (plan.Node, scope, error)
 	case *sqlparser.Select:
 		return c.selectStmt(s)
 	case *sqlparser.Union:
-		if s.Distinct {
-			return nil, scope{}, c.errAt("union", "UNION (DISTINCT) is not supported; use UNION ALL")
-		}
 		l, ls, err := c.query(s.Left)
 		if err != nil {
 			return nil, scope{}, err
@@ -159,10 +156,15 @@ func (c *converter) query(ts sqlparser.TableStatement) (plan.Node, scope, error)
 			return nil, scope{}, err
 		}
 		if len(l.Output()) != len(r.Output()) {
-			return nil, scope{}, c.errAt("union", "UNION ALL inputs have %d and %d columns", len(l.Output()), len(r.Output()))
+			return nil, scope{}, c.errAt("union", "UNION inputs have %d and %d columns", len(l.Output()), len(r.Output()))
 		}
+		// UNION (DISTINCT) removes duplicates from everything on its left
+		// too: a UNION ALL b UNION c is DISTINCT over all three.
 		var ins []plan.Node
-		for _, n := range []plan.Node{l, r} {
+		for i, n := range []plan.Node{l, r} {
+			if d, ok := n.(*plan.Distinct); ok && i == 0 && s.Distinct {
+				n = d.Input
+			}
 			if u, ok := n.(*plan.UnionAll); ok {
 				ins = append(ins, u.Ins...)
 			} else {
@@ -170,6 +172,9 @@ func (c *converter) query(ts sqlparser.TableStatement) (plan.Node, scope, error)
 			}
 		}
 		var node plan.Node = &plan.UnionAll{Ins: ins}
+		if s.Distinct {
+			node = &plan.Distinct{Input: node}
+		}
 		sc := scope{}
 		for _, col := range ls.cols {
 			sc.cols = append(sc.cols, scopeCol{name: col.name, t: col.t})

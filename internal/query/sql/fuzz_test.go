@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"testing"
 
 	"github.com/atolldb/atoll/internal/query/expr"
@@ -35,7 +36,7 @@ func FuzzPlan(f *testing.F) {
 		if len(s) > 4096 {
 			return
 		}
-		ph, err := p.Plan(s, []expr.Type{expr.BigInt, expr.Varchar})
+		ph, err := p.Plan(context.Background(), s, []expr.Type{expr.BigInt, expr.Varchar})
 		if err != nil {
 			return
 		}

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
@@ -36,7 +37,7 @@ func joinCatalog(t *testing.T) *plan.MemCatalog {
 		`CREATE MAPPING lineitem (__key VARCHAR, l_orderkey BIGINT, l_quantity BIGINT)
 			TYPE IMap OPTIONS ('keyFormat'='varchar', 'valueFormat'='compact', 'valueCompactTypeName'='tpch.lineitem')`,
 	} {
-		ph, err := p.Plan(ddl, nil)
+		ph, err := p.Plan(context.Background(), ddl, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", ddl, err)
 		}
@@ -70,7 +71,7 @@ func TestJoinPlans(t *testing.T) {
 		{"coordinator_input", `SELECT x.o_custkey, x.total, c_name FROM (SELECT o_custkey, SUM(o_totalprice) AS total FROM orders GROUP BY o_custkey) x JOIN customer ON x.o_custkey = c_custkey`},
 	}
 	for _, c := range cases {
-		ph, err := p.Plan(c.sql, nil)
+		ph, err := p.Plan(context.Background(), c.sql, nil)
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 			continue

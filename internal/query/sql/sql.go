@@ -8,6 +8,7 @@
 package sql
 
 import (
+	"context"
 	"regexp"
 	"strconv"
 	"strings"
@@ -74,7 +75,8 @@ func Normalize(s string) string {
 
 // Plan plans a statement. paramTypes are the types of the bound parameter
 // values (they key the cache: a plan depends on them only through casts).
-func (p *Planner) Plan(stmt string, paramTypes []expr.Type) (*plan.Physical, error) {
+// Planning stops when ctx ends, with ctx's error.
+func (p *Planner) Plan(ctx context.Context, stmt string, paramTypes []expr.Type) (*plan.Physical, error) {
 	text := Normalize(stmt)
 	if text == "" {
 		return nil, plan.Errorf("empty statement")
@@ -100,7 +102,10 @@ func (p *Planner) Plan(stmt string, paramTypes []expr.Type) (*plan.Physical, err
 	}
 	opts := p.Options
 	opts.Hints = hints
-	ph := plan.Build(node, p.Catalog, params, kind, opts)
+	ph := plan.Build(ctx, node, p.Catalog, params, kind, opts)
+	if err := ctx.Err(); err != nil {
+		return nil, err // a plan whose folding stopped short is not cached
+	}
 	if kind != "ddl" {
 		p.Cache.Put(key, version, ph)
 	}

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -22,7 +23,7 @@ func testCatalog(t testing.TB) *plan.MemCatalog {
 		`CREATE OR REPLACE MAPPING a_json_flat EXTERNAL NAME a_json (__key INT, "value" BIGINT) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='json-flat')`,
 		`CREATE OR REPLACE MAPPING b_compact_small (__key INT, intField INT, longField BIGINT, doubleField DOUBLE, stringField VARCHAR) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='compact', 'valueCompactTypeName'='small')`,
 	} {
-		ph, err := p.Plan(ddl, nil)
+		ph, err := p.Plan(context.Background(), ddl, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", ddl, err)
 		}
@@ -46,7 +47,7 @@ func TestPlans(t *testing.T) {
 		{`select intField % 10 as g, count(*), max(doubleField) from b_compact_small where longField > 5 group by 1 having count(*) > 1 order by g limit 3`, ""},
 		{`select stringField from b_compact_small order by longField desc limit 5`, ""},
 	} {
-		ph, err := p.Plan(c.sql, nil)
+		ph, err := p.Plan(context.Background(), c.sql, nil)
 		if err != nil {
 			t.Errorf("%s: %v", c.sql, err)
 			continue
@@ -83,7 +84,7 @@ func TestErrors(t *testing.T) {
 		{"SELECT " + strings.Repeat("(", 300) + "1" + strings.Repeat(")", 300), "nest deeper than 200"},
 		{"SELECT 1 FROM a_ids WHERE " + strings.Repeat("__key = 1 AND ", 30000) + "TRUE", "more than 100000 tokens"},
 	} {
-		_, err := p.Plan(c.sql, nil)
+		_, err := p.Plan(context.Background(), c.sql, nil)
 		if err == nil || !strings.Contains(err.Error(), c.msg) || !errors.Is(err, plan.ErrQuery) {
 			t.Errorf("%s: got %v, want %q", c.sql, err, c.msg)
 		}

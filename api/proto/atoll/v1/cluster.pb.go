@@ -462,8 +462,13 @@ type ClusterState struct {
 	// Migrations completed and failed since the coordinator started.
 	MigrationsCompleted int64 `protobuf:"varint,5,opt,name=migrations_completed,json=migrationsCompleted,proto3" json:"migrations_completed,omitempty"`
 	MigrationsFailed    int64 `protobuf:"varint,6,opt,name=migrations_failed,json=migrationsFailed,proto3" json:"migrations_failed,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// Partitions the answering member owns whose backups (those the table
+	// lists) have not all confirmed a full copy under its ownership: a
+	// failure of this member would lose writes of these partitions if no
+	// copy exists elsewhere. Each member reports only its own partitions.
+	UnsyncedPartitions []int32 `protobuf:"varint,7,rep,packed,name=unsynced_partitions,json=unsyncedPartitions,proto3" json:"unsynced_partitions,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *ClusterState) Reset() {
@@ -536,6 +541,13 @@ func (x *ClusterState) GetMigrationsFailed() int64 {
 		return x.MigrationsFailed
 	}
 	return 0
+}
+
+func (x *ClusterState) GetUnsyncedPartitions() []int32 {
+	if x != nil {
+		return x.UnsyncedPartitions
+	}
+	return nil
 }
 
 // Migration is a partition moving: its ownership (from the owner to a
@@ -848,7 +860,7 @@ const file_atoll_v1_cluster_proto_rawDesc = "" +
 	"handingOff\",\n" +
 	"\x10PartitionBackups\x12\x18\n" +
 	"\amembers\x18\x01 \x03(\x05R\amembers\"\x18\n" +
-	"\x16GetClusterStateRequest\"\xbd\x02\n" +
+	"\x16GetClusterStateRequest\"\xee\x02\n" +
 	"\fClusterState\x12A\n" +
 	"\x0fpartition_table\x18\x01 \x01(\v2\x18.atoll.v1.PartitionTableR\x0epartitionTable\x12)\n" +
 	"\x10coordinator_uuid\x18\x02 \x01(\fR\x0fcoordinatorUuid\x12*\n" +
@@ -857,7 +869,8 @@ const file_atoll_v1_cluster_proto_rawDesc = "" +
 	"migrations\x18\x04 \x03(\v2\x13.atoll.v1.MigrationR\n" +
 	"migrations\x121\n" +
 	"\x14migrations_completed\x18\x05 \x01(\x03R\x13migrationsCompleted\x12+\n" +
-	"\x11migrations_failed\x18\x06 \x01(\x03R\x10migrationsFailed\"\x98\x01\n" +
+	"\x11migrations_failed\x18\x06 \x01(\x03R\x10migrationsFailed\x12/\n" +
+	"\x13unsynced_partitions\x18\a \x03(\x05R\x12unsyncedPartitions\"\x98\x01\n" +
 	"\tMigration\x12\x1c\n" +
 	"\tpartition\x18\x01 \x01(\x05R\tpartition\x12\x1b\n" +
 	"\tfrom_uuid\x18\x02 \x01(\fR\bfromUuid\x12\x17\n" +

@@ -71,6 +71,14 @@ const (
 	ErrorCode_ERROR_CODE_NOT_FOUND ErrorCode = 16
 	// A bug or an unexpected condition on the member.
 	ErrorCode_ERROR_CODE_INTERNAL ErrorCode = 17
+	// The caller may not make this call on this connection (for example a
+	// member-to-member call from a connection that is not a member's).
+	ErrorCode_ERROR_CODE_PERMISSION_DENIED ErrorCode = 18
+	// A configured limit of the member would be exceeded (the number of maps,
+	// open cursors, ...): the message names the limit and its configuration
+	// key. Retryable only once something was released (a map destroyed, a
+	// cursor closed).
+	ErrorCode_ERROR_CODE_LIMIT_EXCEEDED ErrorCode = 19
 )
 
 // Enum value maps for ErrorCode.
@@ -94,6 +102,8 @@ var (
 		15: "ERROR_CODE_CANCELLED",
 		16: "ERROR_CODE_NOT_FOUND",
 		17: "ERROR_CODE_INTERNAL",
+		18: "ERROR_CODE_PERMISSION_DENIED",
+		19: "ERROR_CODE_LIMIT_EXCEEDED",
 	}
 	ErrorCode_value = map[string]int32{
 		"ERROR_CODE_UNSPECIFIED":           0,
@@ -114,6 +124,8 @@ var (
 		"ERROR_CODE_CANCELLED":             15,
 		"ERROR_CODE_NOT_FOUND":             16,
 		"ERROR_CODE_INTERNAL":              17,
+		"ERROR_CODE_PERMISSION_DENIED":     18,
+		"ERROR_CODE_LIMIT_EXCEEDED":        19,
 	}
 )
 
@@ -362,7 +374,7 @@ const file_atoll_v1_errors_proto_rawDesc = "" +
 	"\x05Error\x12\x1b\n" +
 	"\tgrpc_code\x18\x01 \x01(\x05R\bgrpcCode\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12-\n" +
-	"\x06detail\x18\x03 \x01(\v2\x15.atoll.v1.ErrorDetailR\x06detail*\x84\x04\n" +
+	"\x06detail\x18\x03 \x01(\v2\x15.atoll.v1.ErrorDetailR\x06detail*\xc5\x04\n" +
 	"\tErrorCode\x12\x1a\n" +
 	"\x16ERROR_CODE_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_CODE_INVALID_ARGUMENT\x10\x01\x12\x1b\n" +
@@ -382,7 +394,9 @@ const file_atoll_v1_errors_proto_rawDesc = "" +
 	"\x16ERROR_CODE_UNAVAILABLE\x10\x0e\x12\x18\n" +
 	"\x14ERROR_CODE_CANCELLED\x10\x0f\x12\x18\n" +
 	"\x14ERROR_CODE_NOT_FOUND\x10\x10\x12\x17\n" +
-	"\x13ERROR_CODE_INTERNAL\x10\x11BN\n" +
+	"\x13ERROR_CODE_INTERNAL\x10\x11\x12 \n" +
+	"\x1cERROR_CODE_PERMISSION_DENIED\x10\x12\x12\x1d\n" +
+	"\x19ERROR_CODE_LIMIT_EXCEEDED\x10\x13BN\n" +
 	"\x15io.atoll.client.protoP\x01Z3github.com/atolldb/atoll/api/proto/atoll/v1;atollv1b\x06proto3"
 
 var (

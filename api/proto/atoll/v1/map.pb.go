@@ -697,13 +697,16 @@ func (x *BoolResponse) GetValue() bool {
 	return false
 }
 
+// SizeResponse answers Size (the entries counted) and Clear (the entries
+// removed).
 type SizeResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Size  int64                  `protobuf:"varint,1,opt,name=size,proto3" json:"size,omitempty"`
-	// The partitions counted: those the member owned while it counted. A
-	// client adds up the members' sizes only when every partition was
-	// counted exactly once (partitions that move while it asks may be
-	// counted twice or not at all), and asks again otherwise.
+	// The partitions counted (or cleared): those the member owned while it
+	// counted. A client adds up the members' sizes only when every
+	// partition was counted exactly once (partitions that move while it
+	// asks may be counted twice or not at all), and asks again otherwise; a
+	// clear is done when every partition was cleared at least once.
 	Partitions    []int32 `protobuf:"varint,2,rep,packed,name=partitions,proto3" json:"partitions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1858,7 +1861,7 @@ const file_atoll_v1_map_proto_rawDesc = "" +
 	"\x1bEVICTION_POLICY_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14EVICTION_POLICY_NONE\x10\x01\x12\x17\n" +
 	"\x13EVICTION_POLICY_LRU\x10\x02\x12\x17\n" +
-	"\x13EVICTION_POLICY_LFU\x10\x032\xc0\n" +
+	"\x13EVICTION_POLICY_LFU\x10\x032\xc7\n" +
 	"\n" +
 	"\n" +
 	"MapService\x124\n" +
@@ -1877,8 +1880,8 @@ const file_atoll_v1_map_proto_rawDesc = "" +
 	"\fGetEntryView\x12\x14.atoll.v1.KeyRequest\x1a\x1b.atoll.v1.EntryViewResponse\x122\n" +
 	"\x06PutAll\x12\x17.atoll.v1.PutAllRequest\x1a\x0f.atoll.v1.Empty\x12<\n" +
 	"\x06GetAll\x12\x17.atoll.v1.GetAllRequest\x1a\x19.atoll.v1.EntriesResponse\x124\n" +
-	"\x04Size\x12\x14.atoll.v1.MapRequest\x1a\x16.atoll.v1.SizeResponse\x12.\n" +
-	"\x05Clear\x12\x14.atoll.v1.MapRequest\x1a\x0f.atoll.v1.Empty\x121\n" +
+	"\x04Size\x12\x14.atoll.v1.MapRequest\x1a\x16.atoll.v1.SizeResponse\x125\n" +
+	"\x05Clear\x12\x14.atoll.v1.MapRequest\x1a\x16.atoll.v1.SizeResponse\x121\n" +
 	"\bEvictAll\x12\x14.atoll.v1.MapRequest\x1a\x0f.atoll.v1.Empty\x120\n" +
 	"\aDestroy\x12\x14.atoll.v1.MapRequest\x1a\x0f.atoll.v1.Empty\x127\n" +
 	"\vGetMapStats\x12\x14.atoll.v1.MapRequest\x1a\x12.atoll.v1.MapStats\x124\n" +
@@ -1976,7 +1979,7 @@ var file_atoll_v1_map_proto_depIdxs = []int32{
 	3,  // 44: atoll.v1.MapService.PutAll:output_type -> atoll.v1.Empty
 	16, // 45: atoll.v1.MapService.GetAll:output_type -> atoll.v1.EntriesResponse
 	12, // 46: atoll.v1.MapService.Size:output_type -> atoll.v1.SizeResponse
-	3,  // 47: atoll.v1.MapService.Clear:output_type -> atoll.v1.Empty
+	12, // 47: atoll.v1.MapService.Clear:output_type -> atoll.v1.SizeResponse
 	3,  // 48: atoll.v1.MapService.EvictAll:output_type -> atoll.v1.Empty
 	3,  // 49: atoll.v1.MapService.Destroy:output_type -> atoll.v1.Empty
 	24, // 50: atoll.v1.MapService.GetMapStats:output_type -> atoll.v1.MapStats

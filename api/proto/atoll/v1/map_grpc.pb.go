@@ -72,7 +72,10 @@ type MapServiceClient interface {
 	PutAll(ctx context.Context, in *PutAllRequest, opts ...grpc.CallOption) (*Empty, error)
 	GetAll(ctx context.Context, in *GetAllRequest, opts ...grpc.CallOption) (*EntriesResponse, error)
 	Size(ctx context.Context, in *MapRequest, opts ...grpc.CallOption) (*SizeResponse, error)
-	Clear(ctx context.Context, in *MapRequest, opts ...grpc.CallOption) (*Empty, error)
+	// Clear removes every entry of the partitions the member owns and names
+	// them (size is the number of entries removed): a client clears again
+	// until every partition was cleared, as partitions may move meanwhile.
+	Clear(ctx context.Context, in *MapRequest, opts ...grpc.CallOption) (*SizeResponse, error)
 	EvictAll(ctx context.Context, in *MapRequest, opts ...grpc.CallOption) (*Empty, error)
 	Destroy(ctx context.Context, in *MapRequest, opts ...grpc.CallOption) (*Empty, error)
 	GetMapStats(ctx context.Context, in *MapRequest, opts ...grpc.CallOption) (*MapStats, error)
@@ -252,9 +255,9 @@ func (c *mapServiceClient) Size(ctx context.Context, in *MapRequest, opts ...grp
 	return out, nil
 }
 
-func (c *mapServiceClient) Clear(ctx context.Context, in *MapRequest, opts ...grpc.CallOption) (*Empty, error) {
+func (c *mapServiceClient) Clear(ctx context.Context, in *MapRequest, opts ...grpc.CallOption) (*SizeResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(Empty)
+	out := new(SizeResponse)
 	err := c.cc.Invoke(ctx, MapService_Clear_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -368,7 +371,10 @@ type MapServiceServer interface {
 	PutAll(context.Context, *PutAllRequest) (*Empty, error)
 	GetAll(context.Context, *GetAllRequest) (*EntriesResponse, error)
 	Size(context.Context, *MapRequest) (*SizeResponse, error)
-	Clear(context.Context, *MapRequest) (*Empty, error)
+	// Clear removes every entry of the partitions the member owns and names
+	// them (size is the number of entries removed): a client clears again
+	// until every partition was cleared, as partitions may move meanwhile.
+	Clear(context.Context, *MapRequest) (*SizeResponse, error)
 	EvictAll(context.Context, *MapRequest) (*Empty, error)
 	Destroy(context.Context, *MapRequest) (*Empty, error)
 	GetMapStats(context.Context, *MapRequest) (*MapStats, error)
@@ -436,7 +442,7 @@ func (UnimplementedMapServiceServer) GetAll(context.Context, *GetAllRequest) (*E
 func (UnimplementedMapServiceServer) Size(context.Context, *MapRequest) (*SizeResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Size not implemented")
 }
-func (UnimplementedMapServiceServer) Clear(context.Context, *MapRequest) (*Empty, error) {
+func (UnimplementedMapServiceServer) Clear(context.Context, *MapRequest) (*SizeResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Clear not implemented")
 }
 func (UnimplementedMapServiceServer) EvictAll(context.Context, *MapRequest) (*Empty, error) {

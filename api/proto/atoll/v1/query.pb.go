@@ -431,6 +431,7 @@ type QueryCall struct {
 	//	*QueryCall_Execute
 	//	*QueryCall_Fetch
 	//	*QueryCall_Close
+	//	*QueryCall_Cancel
 	Op            isQueryCall_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -507,6 +508,15 @@ func (x *QueryCall) GetClose() *CloseRequest {
 	return nil
 }
 
+func (x *QueryCall) GetCancel() bool {
+	if x != nil {
+		if x, ok := x.Op.(*QueryCall_Cancel); ok {
+			return x.Cancel
+		}
+	}
+	return false
+}
+
 type isQueryCall_Op interface {
 	isQueryCall_Op()
 }
@@ -523,11 +533,20 @@ type QueryCall_Close struct {
 	Close *CloseRequest `protobuf:"bytes,4,opt,name=close,proto3,oneof"`
 }
 
+type QueryCall_Cancel struct {
+	// Stops the call in flight on this stream whose id is call_id (its
+	// caller stopped waiting): an Execute's planning and query end with it.
+	// A cancel has no reply; the cancelled call still gets one.
+	Cancel bool `protobuf:"varint,5,opt,name=cancel,proto3,oneof"`
+}
+
 func (*QueryCall_Execute) isQueryCall_Op() {}
 
 func (*QueryCall_Fetch) isQueryCall_Op() {}
 
 func (*QueryCall_Close) isQueryCall_Op() {}
+
+func (*QueryCall_Cancel) isQueryCall_Op() {}
 
 type QueryReply struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
@@ -2059,7 +2078,12 @@ type ScanColumn struct {
 	Format string `protobuf:"bytes,3,opt,name=format,proto3" json:"format,omitempty"`
 	// The path is a JSON path into the value's JSON document (JSON_VALUE
 	// pushed into the scan).
-	Json          bool `protobuf:"varint,4,opt,name=json,proto3" json:"json,omitempty"`
+	Json bool `protobuf:"varint,4,opt,name=json,proto3" json:"json,omitempty"`
+	// The attribute must exist in the value's type (a Predicate API
+	// attribute): reading it from a Compact, Portable or IDS value whose
+	// type has no such field in any version fails the query, as a column
+	// that does not exist fails SQL.
+	Strict        bool `protobuf:"varint,5,opt,name=strict,proto3" json:"strict,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2118,6 +2142,13 @@ func (x *ScanColumn) GetFormat() string {
 func (x *ScanColumn) GetJson() bool {
 	if x != nil {
 		return x.Json
+	}
+	return false
+}
+
+func (x *ScanColumn) GetStrict() bool {
+	if x != nil {
+		return x.Strict
 	}
 	return false
 }
@@ -2996,12 +3027,13 @@ var File_atoll_v1_query_proto protoreflect.FileDescriptor
 
 const file_atoll_v1_query_proto_rawDesc = "" +
 	"\n" +
-	"\x14atoll/v1/query.proto\x12\batoll.v1\x1a\x15atoll/v1/errors.proto\x1a\x12atoll/v1/map.proto\"\xc0\x01\n" +
+	"\x14atoll/v1/query.proto\x12\batoll.v1\x1a\x15atoll/v1/errors.proto\x1a\x12atoll/v1/map.proto\"\xda\x01\n" +
 	"\tQueryCall\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\x04R\x06callId\x124\n" +
 	"\aexecute\x18\x02 \x01(\v2\x18.atoll.v1.ExecuteRequestH\x00R\aexecute\x12.\n" +
 	"\x05fetch\x18\x03 \x01(\v2\x16.atoll.v1.FetchRequestH\x00R\x05fetch\x12.\n" +
-	"\x05close\x18\x04 \x01(\v2\x16.atoll.v1.CloseRequestH\x00R\x05closeB\x04\n" +
+	"\x05close\x18\x04 \x01(\v2\x16.atoll.v1.CloseRequestH\x00R\x05close\x12\x18\n" +
+	"\x06cancel\x18\x05 \x01(\bH\x00R\x06cancelB\x04\n" +
 	"\x02op\"\x7f\n" +
 	"\n" +
 	"QueryReply\x12\x17\n" +
@@ -3113,13 +3145,14 @@ const file_atoll_v1_query_proto_rawDesc = "" +
 	"\x05value\x18\x03 \x01(\v2\x14.atoll.v1.QueryValueR\x05value\x12\x14\n" +
 	"\x05index\x18\x04 \x01(\x05R\x05index\x12%\n" +
 	"\x04type\x18\x05 \x01(\x0e2\x11.atoll.v1.SqlTypeR\x04type\x12\x12\n" +
-	"\x04name\x18\x06 \x01(\tR\x04name\"s\n" +
+	"\x04name\x18\x06 \x01(\tR\x04name\"\x8b\x01\n" +
 	"\n" +
 	"ScanColumn\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12%\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x11.atoll.v1.SqlTypeR\x04type\x12\x16\n" +
 	"\x06format\x18\x03 \x01(\tR\x06format\x12\x12\n" +
-	"\x04json\x18\x04 \x01(\bR\x04json\"\xa2\x01\n" +
+	"\x04json\x18\x04 \x01(\bR\x04json\x12\x16\n" +
+	"\x06strict\x18\x05 \x01(\bR\x06strict\"\xa2\x01\n" +
 	"\aAggCall\x12\x12\n" +
 	"\x04func\x18\x01 \x01(\tR\x04func\x12 \n" +
 	"\x03arg\x18\x02 \x01(\v2\x0e.atoll.v1.ExprR\x03arg\x12\x1a\n" +
@@ -3429,6 +3462,7 @@ func file_atoll_v1_query_proto_init() {
 		(*QueryCall_Execute)(nil),
 		(*QueryCall_Fetch)(nil),
 		(*QueryCall_Close)(nil),
+		(*QueryCall_Cancel)(nil),
 	}
 	file_atoll_v1_query_proto_msgTypes[3].OneofWrappers = []any{
 		(*Predicate_Compare)(nil),

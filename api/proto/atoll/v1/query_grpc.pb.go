@@ -47,7 +47,9 @@ type QueryServiceClient interface {
 	// AddIndex creates an index on every member (IMap.addIndex).
 	AddIndex(ctx context.Context, in *AddIndexRequest, opts ...grpc.CallOption) (*Empty, error)
 	// RunFragment runs a plan fragment over the given partitions of the
-	// receiving member and streams its rows. Member to member only.
+	// receiving member and streams its rows. Member to member only: served
+	// on member connections alone (see MemberService), PERMISSION_DENIED to
+	// any other caller.
 	RunFragment(ctx context.Context, in *RunFragmentRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[RowBatch], error)
 	// Pipeline multiplexes Execute, Fetch and Close calls over one stream,
 	// matched by call id, with the unary methods' semantics and errors at a
@@ -155,7 +157,9 @@ type QueryServiceServer interface {
 	// AddIndex creates an index on every member (IMap.addIndex).
 	AddIndex(context.Context, *AddIndexRequest) (*Empty, error)
 	// RunFragment runs a plan fragment over the given partitions of the
-	// receiving member and streams its rows. Member to member only.
+	// receiving member and streams its rows. Member to member only: served
+	// on member connections alone (see MemberService), PERMISSION_DENIED to
+	// any other caller.
 	RunFragment(*RunFragmentRequest, grpc.ServerStreamingServer[RowBatch]) error
 	// Pipeline multiplexes Execute, Fetch and Close calls over one stream,
 	// matched by call id, with the unary methods' semantics and errors at a

@@ -58,134 +58,6 @@ func (*Ack) Descriptor() ([]byte, []int) {
 	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{0}
 }
 
-type HelloRequest struct {
-	state          protoimpl.MessageState `protogen:"open.v1"`
-	ClusterName    string                 `protobuf:"bytes,1,opt,name=cluster_name,json=clusterName,proto3" json:"cluster_name,omitempty"`
-	PartitionCount int32                  `protobuf:"varint,2,opt,name=partition_count,json=partitionCount,proto3" json:"partition_count,omitempty"`
-	Uuid           []byte                 `protobuf:"bytes,3,opt,name=uuid,proto3" json:"uuid,omitempty"`
-	Address        string                 `protobuf:"bytes,4,opt,name=address,proto3" json:"address,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
-}
-
-func (x *HelloRequest) Reset() {
-	*x = HelloRequest{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[1]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *HelloRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*HelloRequest) ProtoMessage() {}
-
-func (x *HelloRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[1]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use HelloRequest.ProtoReflect.Descriptor instead.
-func (*HelloRequest) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{1}
-}
-
-func (x *HelloRequest) GetClusterName() string {
-	if x != nil {
-		return x.ClusterName
-	}
-	return ""
-}
-
-func (x *HelloRequest) GetPartitionCount() int32 {
-	if x != nil {
-		return x.PartitionCount
-	}
-	return 0
-}
-
-func (x *HelloRequest) GetUuid() []byte {
-	if x != nil {
-		return x.Uuid
-	}
-	return nil
-}
-
-func (x *HelloRequest) GetAddress() string {
-	if x != nil {
-		return x.Address
-	}
-	return ""
-}
-
-type HelloResponse struct {
-	state          protoimpl.MessageState `protogen:"open.v1"`
-	ClusterName    string                 `protobuf:"bytes,1,opt,name=cluster_name,json=clusterName,proto3" json:"cluster_name,omitempty"`
-	PartitionCount int32                  `protobuf:"varint,2,opt,name=partition_count,json=partitionCount,proto3" json:"partition_count,omitempty"`
-	Uuid           []byte                 `protobuf:"bytes,3,opt,name=uuid,proto3" json:"uuid,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
-}
-
-func (x *HelloResponse) Reset() {
-	*x = HelloResponse{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[2]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *HelloResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*HelloResponse) ProtoMessage() {}
-
-func (x *HelloResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[2]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use HelloResponse.ProtoReflect.Descriptor instead.
-func (*HelloResponse) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{2}
-}
-
-func (x *HelloResponse) GetClusterName() string {
-	if x != nil {
-		return x.ClusterName
-	}
-	return ""
-}
-
-func (x *HelloResponse) GetPartitionCount() int32 {
-	if x != nil {
-		return x.PartitionCount
-	}
-	return 0
-}
-
-func (x *HelloResponse) GetUuid() []byte {
-	if x != nil {
-		return x.Uuid
-	}
-	return nil
-}
-
 type GossipPacketRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The sender's gossip address (its member address).
@@ -197,7 +69,7 @@ type GossipPacketRequest struct {
 
 func (x *GossipPacketRequest) Reset() {
 	*x = GossipPacketRequest{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[3]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -209,7 +81,7 @@ func (x *GossipPacketRequest) String() string {
 func (*GossipPacketRequest) ProtoMessage() {}
 
 func (x *GossipPacketRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[3]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -222,7 +94,7 @@ func (x *GossipPacketRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GossipPacketRequest.ProtoReflect.Descriptor instead.
 func (*GossipPacketRequest) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{3}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *GossipPacketRequest) GetFrom() string {
@@ -250,7 +122,7 @@ type GossipChunk struct {
 
 func (x *GossipChunk) Reset() {
 	*x = GossipChunk{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[4]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -262,7 +134,7 @@ func (x *GossipChunk) String() string {
 func (*GossipChunk) ProtoMessage() {}
 
 func (x *GossipChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[4]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -275,7 +147,7 @@ func (x *GossipChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GossipChunk.ProtoReflect.Descriptor instead.
 func (*GossipChunk) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{4}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *GossipChunk) GetFrom() string {
@@ -303,7 +175,7 @@ type TableMessage struct {
 
 func (x *TableMessage) Reset() {
 	*x = TableMessage{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[5]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -315,7 +187,7 @@ func (x *TableMessage) String() string {
 func (*TableMessage) ProtoMessage() {}
 
 func (x *TableMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[5]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -328,7 +200,7 @@ func (x *TableMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableMessage.ProtoReflect.Descriptor instead.
 func (*TableMessage) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{5}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *TableMessage) GetTable() *v1.PartitionTable {
@@ -357,7 +229,7 @@ type ReplicationBatch struct {
 
 func (x *ReplicationBatch) Reset() {
 	*x = ReplicationBatch{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[6]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -369,7 +241,7 @@ func (x *ReplicationBatch) String() string {
 func (*ReplicationBatch) ProtoMessage() {}
 
 func (x *ReplicationBatch) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[6]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -382,7 +254,7 @@ func (x *ReplicationBatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplicationBatch.ProtoReflect.Descriptor instead.
 func (*ReplicationBatch) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{6}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ReplicationBatch) GetOwnerUuid() []byte {
@@ -413,7 +285,6 @@ type ReplicationEvent struct {
 	//	*ReplicationEvent_Record
 	//	*ReplicationEvent_RemovedKey
 	//	*ReplicationEvent_Cleared
-	//	*ReplicationEvent_Snapshot
 	Change        isReplicationEvent_Change `protobuf_oneof:"change"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -421,7 +292,7 @@ type ReplicationEvent struct {
 
 func (x *ReplicationEvent) Reset() {
 	*x = ReplicationEvent{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[7]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -433,7 +304,7 @@ func (x *ReplicationEvent) String() string {
 func (*ReplicationEvent) ProtoMessage() {}
 
 func (x *ReplicationEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[7]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -446,7 +317,7 @@ func (x *ReplicationEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplicationEvent.ProtoReflect.Descriptor instead.
 func (*ReplicationEvent) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{7}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ReplicationEvent) GetPartition() int32 {
@@ -511,15 +382,6 @@ func (x *ReplicationEvent) GetCleared() bool {
 	return false
 }
 
-func (x *ReplicationEvent) GetSnapshot() *Snapshot {
-	if x != nil {
-		if x, ok := x.Change.(*ReplicationEvent_Snapshot); ok {
-			return x.Snapshot
-		}
-	}
-	return nil
-}
-
 type isReplicationEvent_Change interface {
 	isReplicationEvent_Change()
 }
@@ -536,17 +398,11 @@ type ReplicationEvent_Cleared struct {
 	Cleared bool `protobuf:"varint,12,opt,name=cleared,proto3,oneof"` // the partition of the map was cleared
 }
 
-type ReplicationEvent_Snapshot struct {
-	Snapshot *Snapshot `protobuf:"bytes,13,opt,name=snapshot,proto3,oneof"` // replaces the whole partition (every map)
-}
-
 func (*ReplicationEvent_Record) isReplicationEvent_Change() {}
 
 func (*ReplicationEvent_RemovedKey) isReplicationEvent_Change() {}
 
 func (*ReplicationEvent_Cleared) isReplicationEvent_Change() {}
-
-func (*ReplicationEvent_Snapshot) isReplicationEvent_Change() {}
 
 // Record is an entry with all its metadata, so that the backup's copy is
 // identical (versions, times, TTL and max-idle).
@@ -567,7 +423,7 @@ type Record struct {
 
 func (x *Record) Reset() {
 	*x = Record{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[8]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -579,7 +435,7 @@ func (x *Record) String() string {
 func (*Record) ProtoMessage() {}
 
 func (x *Record) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[8]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -592,7 +448,7 @@ func (x *Record) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Record.ProtoReflect.Descriptor instead.
 func (*Record) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{8}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Record) GetKey() []byte {
@@ -658,29 +514,39 @@ func (x *Record) GetMaxIdleMs() int64 {
 	return 0
 }
 
-// Snapshot is every map's content of one partition at seq.
-type Snapshot struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Chunks        []*SnapshotChunk       `protobuf:"bytes,1,rep,name=chunks,proto3" json:"chunks,omitempty"`
+// SyncChunk is one message of a Sync stream.
+type SyncChunk struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The first message: the owner, the partition, the owner's history of
+	// it (epoch) and the sequence number of its last change the copy
+	// includes. The copy may include later changes too: they follow on
+	// Replicate and apply again harmlessly.
+	OwnerUuid []byte `protobuf:"bytes,1,opt,name=owner_uuid,json=ownerUuid,proto3" json:"owner_uuid,omitempty"`
+	Partition int32  `protobuf:"varint,2,opt,name=partition,proto3" json:"partition,omitempty"`
+	Epoch     uint64 `protobuf:"varint,3,opt,name=epoch,proto3" json:"epoch,omitempty"`
+	Seq       uint64 `protobuf:"varint,4,opt,name=seq,proto3" json:"seq,omitempty"`
+	// The other messages: entries of one map, in the store's export format.
+	Map           string `protobuf:"bytes,5,opt,name=map,proto3" json:"map,omitempty"`
+	Data          []byte `protobuf:"bytes,6,opt,name=data,proto3" json:"data,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *Snapshot) Reset() {
-	*x = Snapshot{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[9]
+func (x *SyncChunk) Reset() {
+	*x = SyncChunk{}
+	mi := &file_atoll_member_v1_member_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *Snapshot) String() string {
+func (x *SyncChunk) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*Snapshot) ProtoMessage() {}
+func (*SyncChunk) ProtoMessage() {}
 
-func (x *Snapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[9]
+func (x *SyncChunk) ProtoReflect() protoreflect.Message {
+	mi := &file_atoll_member_v1_member_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -691,64 +557,47 @@ func (x *Snapshot) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use Snapshot.ProtoReflect.Descriptor instead.
-func (*Snapshot) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{9}
+// Deprecated: Use SyncChunk.ProtoReflect.Descriptor instead.
+func (*SyncChunk) Descriptor() ([]byte, []int) {
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{7}
 }
 
-func (x *Snapshot) GetChunks() []*SnapshotChunk {
+func (x *SyncChunk) GetOwnerUuid() []byte {
 	if x != nil {
-		return x.Chunks
+		return x.OwnerUuid
 	}
 	return nil
 }
 
-type SnapshotChunk struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Map           string                 `protobuf:"bytes,1,opt,name=map,proto3" json:"map,omitempty"`
-	Data          []byte                 `protobuf:"bytes,2,opt,name=data,proto3" json:"data,omitempty"` // the store's export format
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *SnapshotChunk) Reset() {
-	*x = SnapshotChunk{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[10]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *SnapshotChunk) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*SnapshotChunk) ProtoMessage() {}
-
-func (x *SnapshotChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[10]
+func (x *SyncChunk) GetPartition() int32 {
 	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
+		return x.Partition
 	}
-	return mi.MessageOf(x)
+	return 0
 }
 
-// Deprecated: Use SnapshotChunk.ProtoReflect.Descriptor instead.
-func (*SnapshotChunk) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{10}
+func (x *SyncChunk) GetEpoch() uint64 {
+	if x != nil {
+		return x.Epoch
+	}
+	return 0
 }
 
-func (x *SnapshotChunk) GetMap() string {
+func (x *SyncChunk) GetSeq() uint64 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
+func (x *SyncChunk) GetMap() string {
 	if x != nil {
 		return x.Map
 	}
 	return ""
 }
 
-func (x *SnapshotChunk) GetData() []byte {
+func (x *SyncChunk) GetData() []byte {
 	if x != nil {
 		return x.Data
 	}
@@ -759,7 +608,7 @@ type ReplicationAck struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Acks  []*PartitionAck        `protobuf:"bytes,1,rep,name=acks,proto3" json:"acks,omitempty"`
 	// Partitions whose changes arrived out of order (or from an owner the
-	// backup has no snapshot of): the owner sends a snapshot.
+	// backup has no copy of): the owner syncs them again (Sync).
 	Resync        []int32 `protobuf:"varint,2,rep,packed,name=resync,proto3" json:"resync,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -767,7 +616,7 @@ type ReplicationAck struct {
 
 func (x *ReplicationAck) Reset() {
 	*x = ReplicationAck{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[11]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -779,7 +628,7 @@ func (x *ReplicationAck) String() string {
 func (*ReplicationAck) ProtoMessage() {}
 
 func (x *ReplicationAck) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[11]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -792,7 +641,7 @@ func (x *ReplicationAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplicationAck.ProtoReflect.Descriptor instead.
 func (*ReplicationAck) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{11}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ReplicationAck) GetAcks() []*PartitionAck {
@@ -820,7 +669,7 @@ type PartitionAck struct {
 
 func (x *PartitionAck) Reset() {
 	*x = PartitionAck{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[12]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -832,7 +681,7 @@ func (x *PartitionAck) String() string {
 func (*PartitionAck) ProtoMessage() {}
 
 func (x *PartitionAck) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[12]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -845,7 +694,7 @@ func (x *PartitionAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartitionAck.ProtoReflect.Descriptor instead.
 func (*PartitionAck) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{12}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *PartitionAck) GetPartition() int32 {
@@ -880,7 +729,7 @@ type HandoffRequest struct {
 
 func (x *HandoffRequest) Reset() {
 	*x = HandoffRequest{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[13]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -892,7 +741,7 @@ func (x *HandoffRequest) String() string {
 func (*HandoffRequest) ProtoMessage() {}
 
 func (x *HandoffRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[13]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -905,7 +754,7 @@ func (x *HandoffRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandoffRequest.ProtoReflect.Descriptor instead.
 func (*HandoffRequest) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{13}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *HandoffRequest) GetPartition() int32 {
@@ -937,7 +786,7 @@ type HandoffResponse struct {
 
 func (x *HandoffResponse) Reset() {
 	*x = HandoffResponse{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[14]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -949,7 +798,7 @@ func (x *HandoffResponse) String() string {
 func (*HandoffResponse) ProtoMessage() {}
 
 func (x *HandoffResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[14]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -962,7 +811,7 @@ func (x *HandoffResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandoffResponse.ProtoReflect.Descriptor instead.
 func (*HandoffResponse) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{14}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{11}
 }
 
 type CatchUpRequest struct {
@@ -975,7 +824,7 @@ type CatchUpRequest struct {
 
 func (x *CatchUpRequest) Reset() {
 	*x = CatchUpRequest{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[15]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -987,7 +836,7 @@ func (x *CatchUpRequest) String() string {
 func (*CatchUpRequest) ProtoMessage() {}
 
 func (x *CatchUpRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[15]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1000,7 +849,7 @@ func (x *CatchUpRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CatchUpRequest.ProtoReflect.Descriptor instead.
 func (*CatchUpRequest) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{15}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CatchUpRequest) GetPartition() int32 {
@@ -1026,7 +875,7 @@ type LeaveRequest struct {
 
 func (x *LeaveRequest) Reset() {
 	*x = LeaveRequest{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[16]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1038,7 +887,7 @@ func (x *LeaveRequest) String() string {
 func (*LeaveRequest) ProtoMessage() {}
 
 func (x *LeaveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[16]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1051,7 +900,7 @@ func (x *LeaveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveRequest.ProtoReflect.Descriptor instead.
 func (*LeaveRequest) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{16}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *LeaveRequest) GetUuid() []byte {
@@ -1072,7 +921,7 @@ type LeaveResponse struct {
 
 func (x *LeaveResponse) Reset() {
 	*x = LeaveResponse{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[17]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1084,7 +933,7 @@ func (x *LeaveResponse) String() string {
 func (*LeaveResponse) ProtoMessage() {}
 
 func (x *LeaveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[17]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1097,7 +946,7 @@ func (x *LeaveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveResponse.ProtoReflect.Descriptor instead.
 func (*LeaveResponse) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{17}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *LeaveResponse) GetStaying() int32 {
@@ -1117,7 +966,7 @@ type MergeBatch struct {
 
 func (x *MergeBatch) Reset() {
 	*x = MergeBatch{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[18]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1129,7 +978,7 @@ func (x *MergeBatch) String() string {
 func (*MergeBatch) ProtoMessage() {}
 
 func (x *MergeBatch) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[18]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1142,7 +991,7 @@ func (x *MergeBatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MergeBatch.ProtoReflect.Descriptor instead.
 func (*MergeBatch) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{18}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *MergeBatch) GetFromLineage() []byte {
@@ -1172,7 +1021,7 @@ type MergeEntry struct {
 
 func (x *MergeEntry) Reset() {
 	*x = MergeEntry{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[19]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1184,7 +1033,7 @@ func (x *MergeEntry) String() string {
 func (*MergeEntry) ProtoMessage() {}
 
 func (x *MergeEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[19]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1197,7 +1046,7 @@ func (x *MergeEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MergeEntry.ProtoReflect.Descriptor instead.
 func (*MergeEntry) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{19}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *MergeEntry) GetMap() string {
@@ -1245,7 +1094,7 @@ type MergeResponse struct {
 
 func (x *MergeResponse) Reset() {
 	*x = MergeResponse{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[20]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1257,7 +1106,7 @@ func (x *MergeResponse) String() string {
 func (*MergeResponse) ProtoMessage() {}
 
 func (x *MergeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[20]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1270,7 +1119,7 @@ func (x *MergeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MergeResponse.ProtoReflect.Descriptor instead.
 func (*MergeResponse) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{20}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *MergeResponse) GetMerged() int64 {
@@ -1298,7 +1147,7 @@ type CatalogChanges struct {
 
 func (x *CatalogChanges) Reset() {
 	*x = CatalogChanges{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[21]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1310,7 +1159,7 @@ func (x *CatalogChanges) String() string {
 func (*CatalogChanges) ProtoMessage() {}
 
 func (x *CatalogChanges) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[21]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1323,7 +1172,7 @@ func (x *CatalogChanges) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CatalogChanges.ProtoReflect.Descriptor instead.
 func (*CatalogChanges) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{21}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CatalogChanges) GetChanges() [][]byte {
@@ -1338,16 +1187,7 @@ var File_atoll_member_v1_member_proto protoreflect.FileDescriptor
 const file_atoll_member_v1_member_proto_rawDesc = "" +
 	"\n" +
 	"\x1catoll/member/v1/member.proto\x12\x0fatoll.member.v1\x1a\x16atoll/v1/cluster.proto\x1a\x17atoll/v1/metadata.proto\"\x05\n" +
-	"\x03Ack\"\x88\x01\n" +
-	"\fHelloRequest\x12!\n" +
-	"\fcluster_name\x18\x01 \x01(\tR\vclusterName\x12'\n" +
-	"\x0fpartition_count\x18\x02 \x01(\x05R\x0epartitionCount\x12\x12\n" +
-	"\x04uuid\x18\x03 \x01(\fR\x04uuid\x12\x18\n" +
-	"\aaddress\x18\x04 \x01(\tR\aaddress\"o\n" +
-	"\rHelloResponse\x12!\n" +
-	"\fcluster_name\x18\x01 \x01(\tR\vclusterName\x12'\n" +
-	"\x0fpartition_count\x18\x02 \x01(\x05R\x0epartitionCount\x12\x12\n" +
-	"\x04uuid\x18\x03 \x01(\fR\x04uuid\"C\n" +
+	"\x03Ack\"C\n" +
 	"\x13GossipPacketRequest\x12\x12\n" +
 	"\x04from\x18\x01 \x01(\tR\x04from\x12\x18\n" +
 	"\apayload\x18\x02 \x01(\fR\apayload\"5\n" +
@@ -1361,7 +1201,7 @@ const file_atoll_member_v1_member_proto_rawDesc = "" +
 	"\x10ReplicationBatch\x12\x1d\n" +
 	"\n" +
 	"owner_uuid\x18\x01 \x01(\fR\townerUuid\x129\n" +
-	"\x06events\x18\x02 \x03(\v2!.atoll.member.v1.ReplicationEventR\x06events\"\x9f\x02\n" +
+	"\x06events\x18\x02 \x03(\v2!.atoll.member.v1.ReplicationEventR\x06events\"\xe6\x01\n" +
 	"\x10ReplicationEvent\x12\x1c\n" +
 	"\tpartition\x18\x01 \x01(\x05R\tpartition\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x04R\x03seq\x12\x10\n" +
@@ -1371,8 +1211,7 @@ const file_atoll_member_v1_member_proto_rawDesc = "" +
 	" \x01(\v2\x17.atoll.member.v1.RecordH\x00R\x06record\x12!\n" +
 	"\vremoved_key\x18\v \x01(\fH\x00R\n" +
 	"removedKey\x12\x1a\n" +
-	"\acleared\x18\f \x01(\bH\x00R\acleared\x127\n" +
-	"\bsnapshot\x18\r \x01(\v2\x19.atoll.member.v1.SnapshotH\x00R\bsnapshotB\b\n" +
+	"\acleared\x18\f \x01(\bH\x00R\aclearedB\b\n" +
 	"\x06change\"\x9d\x02\n" +
 	"\x06Record\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\fR\x03key\x12\x14\n" +
@@ -1383,12 +1222,15 @@ const file_atoll_member_v1_member_proto_rawDesc = "" +
 	"\x13last_update_time_ms\x18\x06 \x01(\x03R\x10lastUpdateTimeMs\x12-\n" +
 	"\x13last_access_time_ms\x18\a \x01(\x03R\x10lastAccessTimeMs\x12\x15\n" +
 	"\x06ttl_ms\x18\b \x01(\x03R\x05ttlMs\x12\x1e\n" +
-	"\vmax_idle_ms\x18\t \x01(\x03R\tmaxIdleMs\"B\n" +
-	"\bSnapshot\x126\n" +
-	"\x06chunks\x18\x01 \x03(\v2\x1e.atoll.member.v1.SnapshotChunkR\x06chunks\"5\n" +
-	"\rSnapshotChunk\x12\x10\n" +
-	"\x03map\x18\x01 \x01(\tR\x03map\x12\x12\n" +
-	"\x04data\x18\x02 \x01(\fR\x04data\"[\n" +
+	"\vmax_idle_ms\x18\t \x01(\x03R\tmaxIdleMs\"\x96\x01\n" +
+	"\tSyncChunk\x12\x1d\n" +
+	"\n" +
+	"owner_uuid\x18\x01 \x01(\fR\townerUuid\x12\x1c\n" +
+	"\tpartition\x18\x02 \x01(\x05R\tpartition\x12\x14\n" +
+	"\x05epoch\x18\x03 \x01(\x04R\x05epoch\x12\x10\n" +
+	"\x03seq\x18\x04 \x01(\x04R\x03seq\x12\x10\n" +
+	"\x03map\x18\x05 \x01(\tR\x03map\x12\x12\n" +
+	"\x04data\x18\x06 \x01(\fR\x04data\"[\n" +
 	"\x0eReplicationAck\x121\n" +
 	"\x04acks\x18\x01 \x03(\v2\x1d.atoll.member.v1.PartitionAckR\x04acks\x12\x16\n" +
 	"\x06resync\x18\x02 \x03(\x05R\x06resync\"T\n" +
@@ -1423,14 +1265,14 @@ const file_atoll_member_v1_member_proto_rawDesc = "" +
 	"\x06merged\x18\x01 \x01(\x03R\x06merged\x12\x18\n" +
 	"\askipped\x18\x02 \x01(\x03R\askipped\"*\n" +
 	"\x0eCatalogChanges\x12\x18\n" +
-	"\achanges\x18\x01 \x03(\fR\achanges2\xfc\a\n" +
-	"\rMemberService\x12F\n" +
-	"\x05Hello\x12\x1d.atoll.member.v1.HelloRequest\x1a\x1e.atoll.member.v1.HelloResponse\x12J\n" +
+	"\achanges\x18\x01 \x03(\fR\achanges2\xf9\a\n" +
+	"\rMemberService\x12J\n" +
 	"\fGossipPacket\x12$.atoll.member.v1.GossipPacketRequest\x1a\x14.atoll.member.v1.Ack\x12N\n" +
 	"\fGossipStream\x12\x1c.atoll.member.v1.GossipChunk\x1a\x1c.atoll.member.v1.GossipChunk(\x010\x01\x12C\n" +
 	"\fPublishTable\x12\x1d.atoll.member.v1.TableMessage\x1a\x14.atoll.member.v1.Ack\x12I\n" +
 	"\tSyncTable\x12\x1d.atoll.member.v1.TableMessage\x1a\x1d.atoll.member.v1.TableMessage\x12S\n" +
-	"\tReplicate\x12!.atoll.member.v1.ReplicationBatch\x1a\x1f.atoll.member.v1.ReplicationAck(\x010\x01\x12L\n" +
+	"\tReplicate\x12!.atoll.member.v1.ReplicationBatch\x1a\x1f.atoll.member.v1.ReplicationAck(\x010\x01\x12C\n" +
+	"\x04Sync\x12\x1a.atoll.member.v1.SyncChunk\x1a\x1d.atoll.member.v1.PartitionAck(\x01\x12L\n" +
 	"\aHandoff\x12\x1f.atoll.member.v1.HandoffRequest\x1a .atoll.member.v1.HandoffResponse\x12@\n" +
 	"\aCatchUp\x12\x1f.atoll.member.v1.CatchUpRequest\x1a\x14.atoll.member.v1.Ack\x12F\n" +
 	"\x05Leave\x12\x1d.atoll.member.v1.LeaveRequest\x1a\x1e.atoll.member.v1.LeaveResponse\x12;\n" +
@@ -1454,74 +1296,69 @@ func file_atoll_member_v1_member_proto_rawDescGZIP() []byte {
 	return file_atoll_member_v1_member_proto_rawDescData
 }
 
-var file_atoll_member_v1_member_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_atoll_member_v1_member_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_atoll_member_v1_member_proto_goTypes = []any{
 	(*Ack)(nil),                 // 0: atoll.member.v1.Ack
-	(*HelloRequest)(nil),        // 1: atoll.member.v1.HelloRequest
-	(*HelloResponse)(nil),       // 2: atoll.member.v1.HelloResponse
-	(*GossipPacketRequest)(nil), // 3: atoll.member.v1.GossipPacketRequest
-	(*GossipChunk)(nil),         // 4: atoll.member.v1.GossipChunk
-	(*TableMessage)(nil),        // 5: atoll.member.v1.TableMessage
-	(*ReplicationBatch)(nil),    // 6: atoll.member.v1.ReplicationBatch
-	(*ReplicationEvent)(nil),    // 7: atoll.member.v1.ReplicationEvent
-	(*Record)(nil),              // 8: atoll.member.v1.Record
-	(*Snapshot)(nil),            // 9: atoll.member.v1.Snapshot
-	(*SnapshotChunk)(nil),       // 10: atoll.member.v1.SnapshotChunk
-	(*ReplicationAck)(nil),      // 11: atoll.member.v1.ReplicationAck
-	(*PartitionAck)(nil),        // 12: atoll.member.v1.PartitionAck
-	(*HandoffRequest)(nil),      // 13: atoll.member.v1.HandoffRequest
-	(*HandoffResponse)(nil),     // 14: atoll.member.v1.HandoffResponse
-	(*CatchUpRequest)(nil),      // 15: atoll.member.v1.CatchUpRequest
-	(*LeaveRequest)(nil),        // 16: atoll.member.v1.LeaveRequest
-	(*LeaveResponse)(nil),       // 17: atoll.member.v1.LeaveResponse
-	(*MergeBatch)(nil),          // 18: atoll.member.v1.MergeBatch
-	(*MergeEntry)(nil),          // 19: atoll.member.v1.MergeEntry
-	(*MergeResponse)(nil),       // 20: atoll.member.v1.MergeResponse
-	(*CatalogChanges)(nil),      // 21: atoll.member.v1.CatalogChanges
-	(*v1.PartitionTable)(nil),   // 22: atoll.v1.PartitionTable
-	(*v1.MetadataList)(nil),     // 23: atoll.v1.MetadataList
+	(*GossipPacketRequest)(nil), // 1: atoll.member.v1.GossipPacketRequest
+	(*GossipChunk)(nil),         // 2: atoll.member.v1.GossipChunk
+	(*TableMessage)(nil),        // 3: atoll.member.v1.TableMessage
+	(*ReplicationBatch)(nil),    // 4: atoll.member.v1.ReplicationBatch
+	(*ReplicationEvent)(nil),    // 5: atoll.member.v1.ReplicationEvent
+	(*Record)(nil),              // 6: atoll.member.v1.Record
+	(*SyncChunk)(nil),           // 7: atoll.member.v1.SyncChunk
+	(*ReplicationAck)(nil),      // 8: atoll.member.v1.ReplicationAck
+	(*PartitionAck)(nil),        // 9: atoll.member.v1.PartitionAck
+	(*HandoffRequest)(nil),      // 10: atoll.member.v1.HandoffRequest
+	(*HandoffResponse)(nil),     // 11: atoll.member.v1.HandoffResponse
+	(*CatchUpRequest)(nil),      // 12: atoll.member.v1.CatchUpRequest
+	(*LeaveRequest)(nil),        // 13: atoll.member.v1.LeaveRequest
+	(*LeaveResponse)(nil),       // 14: atoll.member.v1.LeaveResponse
+	(*MergeBatch)(nil),          // 15: atoll.member.v1.MergeBatch
+	(*MergeEntry)(nil),          // 16: atoll.member.v1.MergeEntry
+	(*MergeResponse)(nil),       // 17: atoll.member.v1.MergeResponse
+	(*CatalogChanges)(nil),      // 18: atoll.member.v1.CatalogChanges
+	(*v1.PartitionTable)(nil),   // 19: atoll.v1.PartitionTable
+	(*v1.MetadataList)(nil),     // 20: atoll.v1.MetadataList
 }
 var file_atoll_member_v1_member_proto_depIdxs = []int32{
-	22, // 0: atoll.member.v1.TableMessage.table:type_name -> atoll.v1.PartitionTable
-	7,  // 1: atoll.member.v1.ReplicationBatch.events:type_name -> atoll.member.v1.ReplicationEvent
-	8,  // 2: atoll.member.v1.ReplicationEvent.record:type_name -> atoll.member.v1.Record
-	9,  // 3: atoll.member.v1.ReplicationEvent.snapshot:type_name -> atoll.member.v1.Snapshot
-	10, // 4: atoll.member.v1.Snapshot.chunks:type_name -> atoll.member.v1.SnapshotChunk
-	12, // 5: atoll.member.v1.ReplicationAck.acks:type_name -> atoll.member.v1.PartitionAck
-	19, // 6: atoll.member.v1.MergeBatch.entries:type_name -> atoll.member.v1.MergeEntry
-	1,  // 7: atoll.member.v1.MemberService.Hello:input_type -> atoll.member.v1.HelloRequest
-	3,  // 8: atoll.member.v1.MemberService.GossipPacket:input_type -> atoll.member.v1.GossipPacketRequest
-	4,  // 9: atoll.member.v1.MemberService.GossipStream:input_type -> atoll.member.v1.GossipChunk
-	5,  // 10: atoll.member.v1.MemberService.PublishTable:input_type -> atoll.member.v1.TableMessage
-	5,  // 11: atoll.member.v1.MemberService.SyncTable:input_type -> atoll.member.v1.TableMessage
-	6,  // 12: atoll.member.v1.MemberService.Replicate:input_type -> atoll.member.v1.ReplicationBatch
-	13, // 13: atoll.member.v1.MemberService.Handoff:input_type -> atoll.member.v1.HandoffRequest
-	15, // 14: atoll.member.v1.MemberService.CatchUp:input_type -> atoll.member.v1.CatchUpRequest
-	16, // 15: atoll.member.v1.MemberService.Leave:input_type -> atoll.member.v1.LeaveRequest
-	23, // 16: atoll.member.v1.MemberService.PutMetadata:input_type -> atoll.v1.MetadataList
-	0,  // 17: atoll.member.v1.MemberService.GetMetadata:input_type -> atoll.member.v1.Ack
-	18, // 18: atoll.member.v1.MemberService.Merge:input_type -> atoll.member.v1.MergeBatch
-	21, // 19: atoll.member.v1.MemberService.PutCatalog:input_type -> atoll.member.v1.CatalogChanges
-	0,  // 20: atoll.member.v1.MemberService.GetCatalog:input_type -> atoll.member.v1.Ack
-	2,  // 21: atoll.member.v1.MemberService.Hello:output_type -> atoll.member.v1.HelloResponse
-	0,  // 22: atoll.member.v1.MemberService.GossipPacket:output_type -> atoll.member.v1.Ack
-	4,  // 23: atoll.member.v1.MemberService.GossipStream:output_type -> atoll.member.v1.GossipChunk
-	0,  // 24: atoll.member.v1.MemberService.PublishTable:output_type -> atoll.member.v1.Ack
-	5,  // 25: atoll.member.v1.MemberService.SyncTable:output_type -> atoll.member.v1.TableMessage
-	11, // 26: atoll.member.v1.MemberService.Replicate:output_type -> atoll.member.v1.ReplicationAck
-	14, // 27: atoll.member.v1.MemberService.Handoff:output_type -> atoll.member.v1.HandoffResponse
-	0,  // 28: atoll.member.v1.MemberService.CatchUp:output_type -> atoll.member.v1.Ack
-	17, // 29: atoll.member.v1.MemberService.Leave:output_type -> atoll.member.v1.LeaveResponse
-	0,  // 30: atoll.member.v1.MemberService.PutMetadata:output_type -> atoll.member.v1.Ack
-	23, // 31: atoll.member.v1.MemberService.GetMetadata:output_type -> atoll.v1.MetadataList
-	20, // 32: atoll.member.v1.MemberService.Merge:output_type -> atoll.member.v1.MergeResponse
-	0,  // 33: atoll.member.v1.MemberService.PutCatalog:output_type -> atoll.member.v1.Ack
-	21, // 34: atoll.member.v1.MemberService.GetCatalog:output_type -> atoll.member.v1.CatalogChanges
-	21, // [21:35] is the sub-list for method output_type
-	7,  // [7:21] is the sub-list for method input_type
-	7,  // [7:7] is the sub-list for extension type_name
-	7,  // [7:7] is the sub-list for extension extendee
-	0,  // [0:7] is the sub-list for field type_name
+	19, // 0: atoll.member.v1.TableMessage.table:type_name -> atoll.v1.PartitionTable
+	5,  // 1: atoll.member.v1.ReplicationBatch.events:type_name -> atoll.member.v1.ReplicationEvent
+	6,  // 2: atoll.member.v1.ReplicationEvent.record:type_name -> atoll.member.v1.Record
+	9,  // 3: atoll.member.v1.ReplicationAck.acks:type_name -> atoll.member.v1.PartitionAck
+	16, // 4: atoll.member.v1.MergeBatch.entries:type_name -> atoll.member.v1.MergeEntry
+	1,  // 5: atoll.member.v1.MemberService.GossipPacket:input_type -> atoll.member.v1.GossipPacketRequest
+	2,  // 6: atoll.member.v1.MemberService.GossipStream:input_type -> atoll.member.v1.GossipChunk
+	3,  // 7: atoll.member.v1.MemberService.PublishTable:input_type -> atoll.member.v1.TableMessage
+	3,  // 8: atoll.member.v1.MemberService.SyncTable:input_type -> atoll.member.v1.TableMessage
+	4,  // 9: atoll.member.v1.MemberService.Replicate:input_type -> atoll.member.v1.ReplicationBatch
+	7,  // 10: atoll.member.v1.MemberService.Sync:input_type -> atoll.member.v1.SyncChunk
+	10, // 11: atoll.member.v1.MemberService.Handoff:input_type -> atoll.member.v1.HandoffRequest
+	12, // 12: atoll.member.v1.MemberService.CatchUp:input_type -> atoll.member.v1.CatchUpRequest
+	13, // 13: atoll.member.v1.MemberService.Leave:input_type -> atoll.member.v1.LeaveRequest
+	20, // 14: atoll.member.v1.MemberService.PutMetadata:input_type -> atoll.v1.MetadataList
+	0,  // 15: atoll.member.v1.MemberService.GetMetadata:input_type -> atoll.member.v1.Ack
+	15, // 16: atoll.member.v1.MemberService.Merge:input_type -> atoll.member.v1.MergeBatch
+	18, // 17: atoll.member.v1.MemberService.PutCatalog:input_type -> atoll.member.v1.CatalogChanges
+	0,  // 18: atoll.member.v1.MemberService.GetCatalog:input_type -> atoll.member.v1.Ack
+	0,  // 19: atoll.member.v1.MemberService.GossipPacket:output_type -> atoll.member.v1.Ack
+	2,  // 20: atoll.member.v1.MemberService.GossipStream:output_type -> atoll.member.v1.GossipChunk
+	0,  // 21: atoll.member.v1.MemberService.PublishTable:output_type -> atoll.member.v1.Ack
+	3,  // 22: atoll.member.v1.MemberService.SyncTable:output_type -> atoll.member.v1.TableMessage
+	8,  // 23: atoll.member.v1.MemberService.Replicate:output_type -> atoll.member.v1.ReplicationAck
+	9,  // 24: atoll.member.v1.MemberService.Sync:output_type -> atoll.member.v1.PartitionAck
+	11, // 25: atoll.member.v1.MemberService.Handoff:output_type -> atoll.member.v1.HandoffResponse
+	0,  // 26: atoll.member.v1.MemberService.CatchUp:output_type -> atoll.member.v1.Ack
+	14, // 27: atoll.member.v1.MemberService.Leave:output_type -> atoll.member.v1.LeaveResponse
+	0,  // 28: atoll.member.v1.MemberService.PutMetadata:output_type -> atoll.member.v1.Ack
+	20, // 29: atoll.member.v1.MemberService.GetMetadata:output_type -> atoll.v1.MetadataList
+	17, // 30: atoll.member.v1.MemberService.Merge:output_type -> atoll.member.v1.MergeResponse
+	0,  // 31: atoll.member.v1.MemberService.PutCatalog:output_type -> atoll.member.v1.Ack
+	18, // 32: atoll.member.v1.MemberService.GetCatalog:output_type -> atoll.member.v1.CatalogChanges
+	19, // [19:33] is the sub-list for method output_type
+	5,  // [5:19] is the sub-list for method input_type
+	5,  // [5:5] is the sub-list for extension type_name
+	5,  // [5:5] is the sub-list for extension extendee
+	0,  // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_atoll_member_v1_member_proto_init() }
@@ -1529,11 +1366,10 @@ func file_atoll_member_v1_member_proto_init() {
 	if File_atoll_member_v1_member_proto != nil {
 		return
 	}
-	file_atoll_member_v1_member_proto_msgTypes[7].OneofWrappers = []any{
+	file_atoll_member_v1_member_proto_msgTypes[5].OneofWrappers = []any{
 		(*ReplicationEvent_Record)(nil),
 		(*ReplicationEvent_RemovedKey)(nil),
 		(*ReplicationEvent_Cleared)(nil),
-		(*ReplicationEvent_Snapshot)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -1541,7 +1377,7 @@ func file_atoll_member_v1_member_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atoll_member_v1_member_proto_rawDesc), len(file_atoll_member_v1_member_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   22,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -20,12 +20,12 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	MemberService_Hello_FullMethodName        = "/atoll.member.v1.MemberService/Hello"
 	MemberService_GossipPacket_FullMethodName = "/atoll.member.v1.MemberService/GossipPacket"
 	MemberService_GossipStream_FullMethodName = "/atoll.member.v1.MemberService/GossipStream"
 	MemberService_PublishTable_FullMethodName = "/atoll.member.v1.MemberService/PublishTable"
 	MemberService_SyncTable_FullMethodName    = "/atoll.member.v1.MemberService/SyncTable"
 	MemberService_Replicate_FullMethodName    = "/atoll.member.v1.MemberService/Replicate"
+	MemberService_Sync_FullMethodName         = "/atoll.member.v1.MemberService/Sync"
 	MemberService_Handoff_FullMethodName      = "/atoll.member.v1.MemberService/Handoff"
 	MemberService_CatchUp_FullMethodName      = "/atoll.member.v1.MemberService/CatchUp"
 	MemberService_Leave_FullMethodName        = "/atoll.member.v1.MemberService/Leave"
@@ -42,11 +42,11 @@ const (
 //
 // MemberService is spoken between the members of a cluster, on the same
 // address as the client API. It is not a client API: its messages may change
-// between versions.
+// between versions. A member serves it only on member connections, those
+// that opened with the member handshake (a preamble before HTTP/2 carrying
+// the cluster name and partition count, see internal/cluster/handshake.go);
+// any other caller gets PERMISSION_DENIED.
 type MemberServiceClient interface {
-	// Hello is the first call of a member joining through this one: it checks
-	// the cluster name and the partition count before any gossip.
-	Hello(ctx context.Context, in *HelloRequest, opts ...grpc.CallOption) (*HelloResponse, error)
 	// GossipPacket carries one memberlist packet (fire and forget).
 	GossipPacket(ctx context.Context, in *GossipPacketRequest, opts ...grpc.CallOption) (*Ack, error)
 	// GossipStream carries one memberlist stream connection.
@@ -59,9 +59,16 @@ type MemberServiceClient interface {
 	// was lost still reaches everyone and a new coordinator continues from
 	// the newest table any member has.
 	SyncTable(ctx context.Context, in *TableMessage, opts ...grpc.CallOption) (*TableMessage, error)
-	// Replicate carries a partition owner's changes and snapshots to a
-	// member that holds backups; the backup acknowledges what it applied.
+	// Replicate carries a partition owner's changes to a member that holds
+	// backups; the backup acknowledges what it applied.
 	Replicate(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ReplicationBatch, ReplicationAck], error)
+	// Sync copies one whole partition, the entries of every map that holds
+	// it, from its owner to a member that holds a backup of it, in chunks of
+	// about a megabyte: its cost follows the bytes copied, not the number of
+	// maps. The first message names the partition and what the copy
+	// includes; the backup replaces its copy, answers once it applied
+	// everything, and the changes made after the copy follow on Replicate.
+	Sync(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[SyncChunk, PartitionAck], error)
 	// Handoff asks the owner of a partition to hand it to a member that
 	// already holds its backup: the owner stops taking writes, waits until
 	// the backup has everything, and answers; the coordinator then publishes
@@ -94,16 +101,6 @@ type memberServiceClient struct {
 
 func NewMemberServiceClient(cc grpc.ClientConnInterface) MemberServiceClient {
 	return &memberServiceClient{cc}
-}
-
-func (c *memberServiceClient) Hello(ctx context.Context, in *HelloRequest, opts ...grpc.CallOption) (*HelloResponse, error) {
-	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(HelloResponse)
-	err := c.cc.Invoke(ctx, MemberService_Hello_FullMethodName, in, out, cOpts...)
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 func (c *memberServiceClient) GossipPacket(ctx context.Context, in *GossipPacketRequest, opts ...grpc.CallOption) (*Ack, error) {
@@ -162,6 +159,19 @@ func (c *memberServiceClient) Replicate(ctx context.Context, opts ...grpc.CallOp
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type MemberService_ReplicateClient = grpc.BidiStreamingClient[ReplicationBatch, ReplicationAck]
 
+func (c *memberServiceClient) Sync(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[SyncChunk, PartitionAck], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &MemberService_ServiceDesc.Streams[2], MemberService_Sync_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[SyncChunk, PartitionAck]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type MemberService_SyncClient = grpc.ClientStreamingClient[SyncChunk, PartitionAck]
+
 func (c *memberServiceClient) Handoff(ctx context.Context, in *HandoffRequest, opts ...grpc.CallOption) (*HandoffResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(HandoffResponse)
@@ -214,7 +224,7 @@ func (c *memberServiceClient) GetMetadata(ctx context.Context, in *Ack, opts ...
 
 func (c *memberServiceClient) Merge(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[MergeBatch, MergeResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	stream, err := c.cc.NewStream(ctx, &MemberService_ServiceDesc.Streams[2], MemberService_Merge_FullMethodName, cOpts...)
+	stream, err := c.cc.NewStream(ctx, &MemberService_ServiceDesc.Streams[3], MemberService_Merge_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -251,11 +261,11 @@ func (c *memberServiceClient) GetCatalog(ctx context.Context, in *Ack, opts ...g
 //
 // MemberService is spoken between the members of a cluster, on the same
 // address as the client API. It is not a client API: its messages may change
-// between versions.
+// between versions. A member serves it only on member connections, those
+// that opened with the member handshake (a preamble before HTTP/2 carrying
+// the cluster name and partition count, see internal/cluster/handshake.go);
+// any other caller gets PERMISSION_DENIED.
 type MemberServiceServer interface {
-	// Hello is the first call of a member joining through this one: it checks
-	// the cluster name and the partition count before any gossip.
-	Hello(context.Context, *HelloRequest) (*HelloResponse, error)
 	// GossipPacket carries one memberlist packet (fire and forget).
 	GossipPacket(context.Context, *GossipPacketRequest) (*Ack, error)
 	// GossipStream carries one memberlist stream connection.
@@ -268,9 +278,16 @@ type MemberServiceServer interface {
 	// was lost still reaches everyone and a new coordinator continues from
 	// the newest table any member has.
 	SyncTable(context.Context, *TableMessage) (*TableMessage, error)
-	// Replicate carries a partition owner's changes and snapshots to a
-	// member that holds backups; the backup acknowledges what it applied.
+	// Replicate carries a partition owner's changes to a member that holds
+	// backups; the backup acknowledges what it applied.
 	Replicate(grpc.BidiStreamingServer[ReplicationBatch, ReplicationAck]) error
+	// Sync copies one whole partition, the entries of every map that holds
+	// it, from its owner to a member that holds a backup of it, in chunks of
+	// about a megabyte: its cost follows the bytes copied, not the number of
+	// maps. The first message names the partition and what the copy
+	// includes; the backup replaces its copy, answers once it applied
+	// everything, and the changes made after the copy follow on Replicate.
+	Sync(grpc.ClientStreamingServer[SyncChunk, PartitionAck]) error
 	// Handoff asks the owner of a partition to hand it to a member that
 	// already holds its backup: the owner stops taking writes, waits until
 	// the backup has everything, and answers; the coordinator then publishes
@@ -305,9 +322,6 @@ type MemberServiceServer interface {
 // pointer dereference when methods are called.
 type UnimplementedMemberServiceServer struct{}
 
-func (UnimplementedMemberServiceServer) Hello(context.Context, *HelloRequest) (*HelloResponse, error) {
-	return nil, status.Error(codes.Unimplemented, "method Hello not implemented")
-}
 func (UnimplementedMemberServiceServer) GossipPacket(context.Context, *GossipPacketRequest) (*Ack, error) {
 	return nil, status.Error(codes.Unimplemented, "method GossipPacket not implemented")
 }
@@ -322,6 +336,9 @@ func (UnimplementedMemberServiceServer) SyncTable(context.Context, *TableMessage
 }
 func (UnimplementedMemberServiceServer) Replicate(grpc.BidiStreamingServer[ReplicationBatch, ReplicationAck]) error {
 	return status.Error(codes.Unimplemented, "method Replicate not implemented")
+}
+func (UnimplementedMemberServiceServer) Sync(grpc.ClientStreamingServer[SyncChunk, PartitionAck]) error {
+	return status.Error(codes.Unimplemented, "method Sync not implemented")
 }
 func (UnimplementedMemberServiceServer) Handoff(context.Context, *HandoffRequest) (*HandoffResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Handoff not implemented")
@@ -366,24 +383,6 @@ func RegisterMemberServiceServer(s grpc.ServiceRegistrar, srv MemberServiceServe
 		t.testEmbeddedByValue()
 	}
 	s.RegisterService(&MemberService_ServiceDesc, srv)
-}
-
-func _MemberService_Hello_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(HelloRequest)
-	if err := dec(in); err != nil {
-		return nil, err
-	}
-	if interceptor == nil {
-		return srv.(MemberServiceServer).Hello(ctx, in)
-	}
-	info := &grpc.UnaryServerInfo{
-		Server:     srv,
-		FullMethod: MemberService_Hello_FullMethodName,
-	}
-	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(MemberServiceServer).Hello(ctx, req.(*HelloRequest))
-	}
-	return interceptor(ctx, in, info, handler)
 }
 
 func _MemberService_GossipPacket_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
@@ -453,6 +452,13 @@ func _MemberService_Replicate_Handler(srv interface{}, stream grpc.ServerStream)
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type MemberService_ReplicateServer = grpc.BidiStreamingServer[ReplicationBatch, ReplicationAck]
+
+func _MemberService_Sync_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(MemberServiceServer).Sync(&grpc.GenericServerStream[SyncChunk, PartitionAck]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type MemberService_SyncServer = grpc.ClientStreamingServer[SyncChunk, PartitionAck]
 
 func _MemberService_Handoff_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(HandoffRequest)
@@ -595,10 +601,6 @@ var MemberService_ServiceDesc = grpc.ServiceDesc{
 	HandlerType: (*MemberServiceServer)(nil),
 	Methods: []grpc.MethodDesc{
 		{
-			MethodName: "Hello",
-			Handler:    _MemberService_Hello_Handler,
-		},
-		{
 			MethodName: "GossipPacket",
 			Handler:    _MemberService_GossipPacket_Handler,
 		},
@@ -650,6 +652,11 @@ var MemberService_ServiceDesc = grpc.ServiceDesc{
 			StreamName:    "Replicate",
 			Handler:       _MemberService_Replicate_Handler,
 			ServerStreams: true,
+			ClientStreams: true,
+		},
+		{
+			StreamName:    "Sync",
+			Handler:       _MemberService_Sync_Handler,
 			ClientStreams: true,
 		},
 		{

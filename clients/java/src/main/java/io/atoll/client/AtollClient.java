@@ -148,12 +148,15 @@ public final class AtollClient implements AutoCloseable {
         watchTable(retry.getInitialBackoff().toNanos());
     }
 
-    /** Returns the map called {@code name}; it is created on the cluster on first use. */
+    /**
+     * Returns the map called {@code name}; it is created on the cluster on first use.
+     *
+     * @throws InvalidArgumentException if a member would refuse the name: empty, over 1024 bytes of
+     *     UTF-8, or with an unpaired surrogate
+     */
     @SuppressWarnings("unchecked")
     public <K, V> AtollMap<K, V> getMap(String name) {
-        if (name == null || name.isEmpty()) {
-            throw new IllegalArgumentException("map name must not be empty");
-        }
+        RequestChecks.mapName(name);
         checkOpen();
         return (AtollMap<K, V>) maps.computeIfAbsent(name, n -> new ClientMap<>(this, n, nearCacheFor(n)));
     }

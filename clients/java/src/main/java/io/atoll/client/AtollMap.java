@@ -183,8 +183,10 @@ public interface AtollMap<K, V> {
     CompletableFuture<Void> configureAsync(MapConfig config);
 
     /**
-     * Every key, streamed in pages from each member for the partitions it owns. Weakly
-     * consistent, like Hazelcast's: entries changed meanwhile may or may not appear.
+     * Every key: a query over the whole map, as {@link #keySet(Predicate)} with a predicate that
+     * is always true. The result is a read-only set that holds the member's pages (4096 rows
+     * each by default) and deserializes each key while it is iterated. A snapshot taken while
+     * no partition moves: entries changed meanwhile may or may not appear.
      */
     Set<K> keySet();
 

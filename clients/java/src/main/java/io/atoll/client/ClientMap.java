@@ -3,11 +3,8 @@ package io.atoll.client;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
 import io.atoll.client.proto.Entry;
-import io.atoll.client.proto.EntriesResponse;
 import io.atoll.client.proto.EntryEventBatch;
 import io.atoll.client.proto.GetAllRequest;
-import io.atoll.client.proto.IterateRequest;
-import io.atoll.client.proto.IterationKind;
 import io.atoll.client.proto.KeyRequest;
 import io.atoll.client.proto.ListenRequest;
 import io.atoll.client.proto.MapRequest;
@@ -585,21 +582,26 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
 
     @Override
     public CompletableFuture<Integer> sizeAsync() {
-        client.checkOpen();
-        CompletableFuture<Integer> out = new CompletableFuture<>();
-        long deadline = System.nanoTime() + client.config.getInvocationTimeout().toNanos();
-        sizeRound(deadline, client.retry.getInitialBackoff().toNanos(), out);
-        return out;
+        PipelineRequest req = PipelineRequest.newBuilder().setSize(MapRequest.newBuilder().setMap(name)).build();
+        return everyPartition(req, true, "counted").thenApply(total -> (int) Math.min(Integer.MAX_VALUE, total));
     }
 
     /**
-     * One round of size: every member counts the partitions it owns and names them. The sizes
-     * add up only when every partition was counted exactly once; partitions that move during
-     * the round may be counted twice or not at all, and then the round is repeated after a
-     * backoff.
+     * Runs a whole-map call (size, clear) on every member in rounds until the members' answers
+     * cover every partition: exactly once when {@code exact}, at least once otherwise. Each
+     * member names the partitions it owned while it answered; partitions that move during a
+     * round may be covered twice or not at all, and the round is then repeated after a
+     * backoff. Completes with the sum of the members' sizes.
      */
-    private void sizeRound(long deadline, long backoffNanos, CompletableFuture<Integer> out) {
-        PipelineRequest req = PipelineRequest.newBuilder().setSize(MapRequest.newBuilder().setMap(name)).build();
+    private CompletableFuture<Long> everyPartition(PipelineRequest req, boolean exact, String what) {
+        client.checkOpen();
+        CompletableFuture<Long> out = new CompletableFuture<>();
+        long deadline = System.nanoTime() + client.config.getInvocationTimeout().toNanos();
+        partitionRound(req, exact, what, deadline, client.retry.getInitialBackoff().toNanos(), out);
+        return out;
+    }
+
+    private void partitionRound(PipelineRequest req, boolean exact, String what, long deadline, long backoffNanos, CompletableFuture<Long> out) {
         onEveryMember(req, true).whenComplete((rs, err) -> {
             if (err != null) {
                 out.completeExceptionally(Errors.unwrap(err));
@@ -611,8 +613,8 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
             long total = 0;
             for (PipelineResponse r : rs) {
                 for (int p : r.getSize().getPartitionsList()) {
-                    if (p < 0 || p >= count || seen[p]) {
-                        moved = "partition " + p + " was counted twice";
+                    if (p < 0 || p >= count || (seen[p] && exact)) {
+                        moved = "partition " + p + " was " + what + " twice";
                         break;
                     }
                     seen[p] = true;
@@ -621,22 +623,23 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
             }
             for (int p = 0; moved == null && p < count; p++) {
                 if (!seen[p]) {
-                    moved = "partition " + p + " was not counted";
+                    moved = "partition " + p + " was not " + what;
                 }
             }
             if (moved == null) {
-                out.complete((int) Math.min(Integer.MAX_VALUE, total));
+                out.complete(total);
                 return;
             }
             long delay = client.jitter(backoffNanos);
             if (System.nanoTime() + delay - deadline >= 0) {
-                out.completeExceptionally(new OperationTimeoutException("size did not complete within the invocation timeout of "
-                        + client.config.getInvocationTimeout() + ": partitions kept moving (" + moved + ")", null, -1, false, null));
+                out.completeExceptionally(new OperationTimeoutException(req.getOpCase().name().toLowerCase(java.util.Locale.ROOT)
+                        + " did not complete within the invocation timeout of " + client.config.getInvocationTimeout()
+                        + ": partitions kept moving (" + moved + ")", null, -1, false, null));
                 return;
             }
             long next = Math.min((long) (backoffNanos * client.retry.getMultiplier()), client.retry.getMaxBackoff().toNanos());
             try {
-                client.scheduler.schedule(() -> sizeRound(deadline, next, out), delay, TimeUnit.NANOSECONDS);
+                client.scheduler.schedule(() -> partitionRound(req, exact, what, deadline, next, out), delay, TimeUnit.NANOSECONDS);
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 out.completeExceptionally(new ClientNotActiveException());
             }
@@ -662,9 +665,15 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
         await(clearAsync());
     }
 
+    /**
+     * Every partition is cleared by its owner at the time; a partition that moves meanwhile is
+     * cleared again by its new owner.
+     */
     @Override
     public CompletableFuture<Void> clearAsync() {
-        return wholeMapWrite(PipelineRequest.newBuilder().setClear(MapRequest.newBuilder().setMap(name)).build());
+        PipelineRequest req = PipelineRequest.newBuilder().setClear(MapRequest.newBuilder().setMap(name)).build();
+        CompletableFuture<Void> f = everyPartition(req, false, "cleared").thenApply(total -> null);
+        return near == null ? f : f.whenComplete((v, e) -> near.clear());
     }
 
     @Override
@@ -749,55 +758,10 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
         return onEveryMember(PipelineRequest.newBuilder().setConfigureMap(b).build(), true).thenApply(r -> null);
     }
 
-    // ---- iteration ----
+    // ---- keys, values and entries ----
 
-    /** Streams the map's pages from every member, each for the partitions it owns. */
-    private CompletableFuture<List<Entry>> iterate(IterationKind kind) {
-        client.checkOpen();
-        RoutingTable t = client.routing();
-        Map<String, List<Integer>> byOwner = t == null ? Map.of() : t.partitionsByOwner();
-        List<CompletableFuture<List<Entry>>> parts = new ArrayList<>();
-        if (byOwner.isEmpty()) {
-            parts.add(iterateOn(null, List.of(), kind));
-        }
-        for (Map.Entry<String, List<Integer>> e : byOwner.entrySet()) {
-            parts.add(iterateOn(e.getKey(), e.getValue(), kind));
-        }
-        return CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
-            List<Entry> all = new ArrayList<>();
-            for (CompletableFuture<List<Entry>> p : parts) {
-                all.addAll(p.join());
-            }
-            return all;
-        });
-    }
-
-    private CompletableFuture<List<Entry>> iterateOn(String owner, List<Integer> partitions, IterationKind kind) {
-        CompletableFuture<Connection> conn = owner == null ? client.anyConnection() : client.connectTo(owner);
-        return conn.thenCompose(c -> {
-            CompletableFuture<List<Entry>> out = new CompletableFuture<>();
-            List<Entry> entries = new ArrayList<>();
-            IterateRequest req = IterateRequest.newBuilder().setMap(name).setKind(kind).addAllPartitions(partitions).build();
-            c.maps.withDeadlineAfter(client.config.getInvocationTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                    .iterate(req, new StreamObserver<>() {
-                        @Override
-                        public void onNext(EntriesResponse page) {
-                            entries.addAll(page.getEntriesList());
-                        }
-
-                        @Override
-                        public void onError(Throwable t) {
-                            out.completeExceptionally(Errors.fromStatus(t, c.address, client.config.getClusterName()));
-                        }
-
-                        @Override
-                        public void onCompleted() {
-                            out.complete(entries);
-                        }
-                    });
-            return out;
-        });
-    }
+    // Without a predicate, as with one: a query over every entry, whose rows arrive page by
+    // page and are deserialized one at a time while the result is iterated.
 
     @Override
     public Set<K> keySet() {
@@ -805,21 +769,8 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public CompletableFuture<Set<K>> keySetAsync() {
-        return iterate(IterationKind.ITERATION_KIND_KEYS).thenCompose(entries -> {
-            List<Data> keys = new ArrayList<>(entries.size());
-            for (Entry e : entries) {
-                keys.add(data(e.getKey()));
-            }
-            return decodeAll(keys).thenApply(objs -> {
-                Set<K> out = new LinkedHashSet<>();
-                for (Object o : objs) {
-                    out.add((K) o);
-                }
-                return out;
-            });
-        });
+        return query(PredicateResult.PREDICATE_RESULT_KEYS, null, null).thenApply(this::keysOf);
     }
 
     @Override
@@ -828,15 +779,8 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public CompletableFuture<Collection<V>> valuesAsync() {
-        return iterate(IterationKind.ITERATION_KIND_VALUES).thenCompose(entries -> {
-            List<Data> values = new ArrayList<>(entries.size());
-            for (Entry e : entries) {
-                values.add(data(e.getValue()));
-            }
-            return decodeAll(values).thenApply(objs -> (Collection<V>) (Collection<?>) objs);
-        });
+        return query(PredicateResult.PREDICATE_RESULT_VALUES, null, null).thenApply(this::valuesOf);
     }
 
     @Override
@@ -845,22 +789,8 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public CompletableFuture<Set<Map.Entry<K, V>>> entrySetAsync() {
-        return iterate(IterationKind.ITERATION_KIND_ENTRIES).thenCompose(entries -> {
-            List<Data> flat = new ArrayList<>(entries.size() * 2);
-            for (Entry e : entries) {
-                flat.add(data(e.getKey()));
-                flat.add(data(e.getValue()));
-            }
-            return decodeAll(flat).thenApply(objs -> {
-                Set<Map.Entry<K, V>> out = new LinkedHashSet<>();
-                for (int i = 0; i < objs.size(); i += 2) {
-                    out.add(new AbstractMap.SimpleImmutableEntry<>((K) objs.get(i), (V) objs.get(i + 1)));
-                }
-                return out;
-            });
-        });
+        return query(PredicateResult.PREDICATE_RESULT_ENTRIES, null, null).thenApply(this::entriesOf);
     }
 
     // ---- listeners ----

@@ -46,6 +46,11 @@ final class ClientSqlService implements SqlService {
 
     private CompletableFuture<QueryCursor> run(SqlStatement statement, boolean explain) {
         Objects.requireNonNull(statement, "statement");
+        try {
+            RequestChecks.text("the SQL text", statement.getSql());
+        } catch (InvalidArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
         client.checkOpen();
         ExecuteRequest.Builder req = ExecuteRequest.newBuilder().setSql(statement.getSql())
                 .setPageSize(statement.getCursorBufferSize()).setExplain(explain);

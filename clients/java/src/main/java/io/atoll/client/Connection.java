@@ -39,6 +39,7 @@ final class Connection {
 
     private volatile ByteString memberUuid = ByteString.EMPTY;
     private final String clientCluster;
+    private final int maxMessageSize; // the largest request it sends
     private final Object sendLock = new Object();
     private ClientCallStreamObserver<PipelineRequest> requests; // guarded by sendLock once set
     private final Map<Long, Pending<PipelineResponse>> pending = new ConcurrentHashMap<>();
@@ -65,10 +66,11 @@ final class Connection {
         }
     }
 
-    private Connection(String address, ManagedChannel channel, String clientCluster) {
+    private Connection(String address, ManagedChannel channel, String clientCluster, int maxMessageSize) {
         this.address = address;
         this.channel = channel;
         this.clientCluster = clientCluster;
+        this.maxMessageSize = maxMessageSize;
         this.cluster = ClusterServiceGrpc.newStub(channel);
         this.maps = MapServiceGrpc.newStub(channel);
         this.self = CompletableFuture.completedFuture(this);
@@ -103,7 +105,7 @@ final class Connection {
             result.completeExceptionally(new MemberConnectionException("cannot connect to " + address + ": " + e.getMessage(), address, false, e));
             return result;
         }
-        Connection c = new Connection(address, ch, cfg.getClusterName());
+        Connection c = new Connection(address, ch, cfg.getClusterName(), cfg.getMaxMessageSize());
         ConnectRequest req = ConnectRequest.newBuilder()
                 .setClusterName(cfg.getClusterName())
                 .setClientName(cfg.getClientName())
@@ -197,7 +199,7 @@ final class Connection {
             throw new MemberConnectionException("connection to " + address + " is broken: " + b.getCause().getMessage(), address, false, b.getCause());
         }
         if (queryStream == null || !queryStream.usable()) {
-            queryStream = new QueryStream(channel, address, clientCluster);
+            queryStream = new QueryStream(channel, address, clientCluster, maxMessageSize);
         }
         return queryStream;
     }
@@ -250,6 +252,14 @@ final class Connection {
         }
         long remainingMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
         PipelineRequest req = template.toBuilder().setCallId(id).setTimeoutMs(remainingMs).build();
+        // A message over the limit would end the stream every call shares: it fails alone, unsent.
+        TooLargeException tooLarge = RequestChecks.tooLarge(req.getSerializedSize(), maxMessageSize);
+        if (tooLarge != null) {
+            if (pending.remove(id) != null) {
+                p.completeExceptionally(tooLarge);
+            }
+            return p;
+        }
         try {
             synchronized (sendLock) {
                 requests.onNext(req);

@@ -10,13 +10,9 @@ import io.grpc.protobuf.StatusProto;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /** The one mapping from the protocol's errors to typed exceptions. */
 final class Errors {
-    private static final Pattern MEMBER_CLUSTER = Pattern.compile("this member's cluster \"((?:[^\"\\\\]|\\\\.)*)\"");
-
     private Errors() {
     }
 
@@ -39,10 +35,8 @@ final class Errors {
                 return new UnknownClassException(message, member, grpcCode, r, cause, d.getFactoryId(), d.getClassId(), d.getClassVersion());
             case ERROR_CODE_WRONG_OWNER:
                 return new WrongOwnerException(message, member, grpcCode, r, cause, d.getPartitionTableVersion());
-            case ERROR_CODE_CLUSTER_NAME_MISMATCH: {
-                Matcher m = MEMBER_CLUSTER.matcher(message == null ? "" : message);
-                return new ClusterNameMismatchException(member, grpcCode, clientCluster, m.find() ? m.group(1) : null, cause);
-            }
+            case ERROR_CODE_CLUSTER_NAME_MISMATCH:
+                return new ClusterNameMismatchException(member, grpcCode, clientCluster, cause);
             case ERROR_CODE_SHUTTING_DOWN:
                 return new ShuttingDownException(message, member, grpcCode, r, cause);
             case ERROR_CODE_OVERLOADED:
@@ -61,6 +55,10 @@ final class Errors {
                 return new OperationCancelledException(message, member, grpcCode, r, cause);
             case ERROR_CODE_NOT_FOUND:
                 return new NotFoundException(message, member, grpcCode, r, cause);
+            case ERROR_CODE_PERMISSION_DENIED:
+                return new PermissionDeniedException(message, member, grpcCode, r, cause);
+            case ERROR_CODE_LIMIT_EXCEEDED:
+                return new LimitExceededException(message, member, grpcCode, r, cause);
             default:
                 return new InternalException(message, member, grpcCode, r, cause);
         }

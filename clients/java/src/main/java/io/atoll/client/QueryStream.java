@@ -23,15 +23,17 @@ import java.util.concurrent.atomic.AtomicLong;
 final class QueryStream {
     private final String address;
     private final String clientCluster;
+    private final int maxMessageSize;
     private final Object sendLock = new Object();
     private ClientCallStreamObserver<QueryCall> requests; // guarded by sendLock
     private final Map<Long, Connection.Pending<ExecuteResponse>> pending = new ConcurrentHashMap<>();
     private final AtomicLong nextId = new AtomicLong();
     private volatile MemberConnectionException broken;
 
-    QueryStream(ManagedChannel channel, String address, String clientCluster) {
+    QueryStream(ManagedChannel channel, String address, String clientCluster, int maxMessageSize) {
         this.address = address;
         this.clientCluster = clientCluster;
+        this.maxMessageSize = maxMessageSize;
         // Replies complete futures on the transport's thread; nothing on this path blocks.
         QueryServiceGrpc.newStub(channel).withExecutor(Runnable::run).pipeline(new ClientResponseObserver<QueryCall, QueryReply>() {
             @Override
@@ -108,6 +110,13 @@ final class QueryStream {
             return p;
         }
         QueryCall req = call.setCallId(id).build();
+        TooLargeException tooLarge = RequestChecks.tooLarge(req.getSerializedSize(), maxMessageSize);
+        if (tooLarge != null) {
+            if (pending.remove(id) != null) {
+                p.completeExceptionally(tooLarge);
+            }
+            return p;
+        }
         try {
             synchronized (sendLock) {
                 requests.onNext(req);

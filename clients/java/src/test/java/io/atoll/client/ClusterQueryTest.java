@@ -101,4 +101,36 @@ class ClusterQueryTest {
             }
         }
     }
+    /**
+     * While partitions move to a joining member, clear() empties the map: a partition in
+     * flight is cleared by its old or its new owner, never by neither.
+     */
+    @Test
+    void clearWhilePartitionsMove() {
+        int n = 20000;
+        try (GoMember first = GoMember.start("cluster-clearing");
+             AtollClient client = AtollClient.newClient(first.clientConfig())) {
+            AtollMap<Integer, String> m = client.getMap("clearing");
+            Map<Integer, String> all = new HashMap<>();
+            for (int k = 0; k < n; k++) {
+                all.put(k, "v" + k);
+            }
+            m.putAll(all);
+            Map<Integer, String> batch = new HashMap<>();
+            for (int k = 0; k < 1000; k++) {
+                batch.put(k, "v" + k);
+            }
+            try (GoMember second = GoMember.join(first)) {
+                int rounds = 0;
+                long deadline = System.nanoTime() + 120_000_000_000L;
+                while (client.routing().partitionsByOwner().getOrDefault(second.address(), List.of()).size() < 271 / 2) {
+                    assertTrue(System.nanoTime() < deadline, "the joining member took over half the partitions within 2 minutes");
+                    m.clear();
+                    assertEquals(0, m.size(), "entries left after a clear while partitions move (round " + rounds + ")");
+                    m.putAll(batch);
+                    rounds++;
+                }
+            }
+        }
+    }
 }

@@ -234,9 +234,14 @@ final class GoMember implements AutoCloseable {
         return process != null && process.isAlive();
     }
 
-    /** A client configured for this member. */
+    /**
+     * A client configured for this member. Its connect timeout is a minute rather than the
+     * default 10 s: on a busy machine a fresh client's first connection (classes loaded,
+     * HTTP/2 handshake) to a member that has just started can take longer than 10 s.
+     */
     AtollClientConfig clientConfig() {
-        return new AtollClientConfig().addAddress(address).setClusterName(clusterName);
+        return new AtollClientConfig().addAddress(address).setClusterName(clusterName)
+                .setConnectTimeout(Duration.ofMinutes(1));
     }
 
     @Override

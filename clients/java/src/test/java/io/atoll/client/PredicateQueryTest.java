@@ -121,10 +121,10 @@ class PredicateQueryTest {
         cases.put(Predicates.equal("smallArray[any].stringField", "y"), keysWhere(l -> l.intField % 2 == 1));
         cases.put(Predicates.equal("smallArray[1].stringField", "x"), keysWhere(l -> l.intField % 2 == 0));
         cases.put(Predicates.equal("intArray[0]", 50), Set.of(5));
-        // Values convert across numeric types; an attribute nothing has matches nothing.
+        // Values convert to the attribute's type (an unknown attribute fails: see badInput).
         cases.put(Predicates.equal("intField", 42L), Set.of(42));
         cases.put(Predicates.lessThan("intField", 2.5), Set.of(0, 1, 2));
-        cases.put(Predicates.equal("noSuchField", 1), Set.of());
+        cases.put(Predicates.equal("intField", "42"), Set.of(42));
         // Objects compare serialized.
         cases.put(Predicates.equal("this", VALUES.get(7)), Set.of(7));
         cases.put(Predicates.equal("__key", 8), Set.of(8));
@@ -163,6 +163,18 @@ class PredicateQueryTest {
         assertTrue(values.iterator().next() != values.iterator().next());
         // The predicate-less forms read every entry.
         assertEquals(VALUES.keySet(), large.keySet(Predicates.alwaysTrue()));
+        // Without a predicate the results are lazy too: read-only, deserialized while iterated.
+        Set<Integer> allKeys = large.keySet();
+        Collection<Large> allValues = large.values();
+        Set<Map.Entry<Integer, Large>> allEntries = large.entrySet();
+        assertEquals(VALUES.keySet(), allKeys);
+        assertEquals(VALUES.size(), allValues.size());
+        assertEquals(VALUES.size(), allEntries.size());
+        assertThrows(UnsupportedOperationException.class, () -> allKeys.add(1));
+        assertThrows(UnsupportedOperationException.class, () -> allValues.clear());
+        assertThrows(UnsupportedOperationException.class, () -> allEntries.iterator().remove());
+        assertTrue(allValues.iterator().next() != allValues.iterator().next());
+        assertTrue(allEntries.iterator().next().getValue() != allEntries.iterator().next().getValue());
     }
 
     @Test
@@ -174,7 +186,6 @@ class PredicateQueryTest {
         double doubleSum = all.stream().mapToDouble(l -> l.doubleField).sum();
         assertEquals((long) N, large.aggregate(Aggregators.count()));
         assertEquals((long) N, large.aggregate(Aggregators.count("intField")));
-        assertEquals(0L, large.aggregate(Aggregators.count("noSuchField")));
         assertEquals(intSum, large.aggregate(Aggregators.integerSum("intField")));
         assertEquals(longSum, large.aggregate(Aggregators.longSum("longField")));
         assertEquals(doubleSum, large.aggregate(Aggregators.doubleSum("doubleField")), 1e-9);
@@ -222,6 +233,11 @@ class PredicateQueryTest {
         Collection<Object[]> pairs = large.project(Projections.multiAttribute("__key", "small.intField", "stringField"), Predicates.equal("intField", 12));
         assertEquals(1, pairs.size());
         assertArrayEquals(new Object[]{12, 2, "Alpha12"}, pairs.iterator().next());
+        // A nested object comes back decoded through its registered serializer.
+        Collection<Small> nested = large.project(Projections.singleAttribute("small"), Predicates.equal("intField", 12));
+        assertEquals(1, nested.size());
+        assertEquals(VALUES.get(12).small.stringField, nested.iterator().next().stringField);
+        assertEquals(VALUES.get(12).small.intField, nested.iterator().next().intField);
         Collection<Object[]> one = large.project(Projections.multiAttribute("intField"), Predicates.equal("intField", 3));
         assertArrayEquals(new Object[]{3}, one.iterator().next());
         Collection<String> strings = large.project(Projections.singleAttribute("stringField"));
@@ -253,6 +269,9 @@ class PredicateQueryTest {
         m.putAll(batch);
         Set<Integer> keys = m.keySet(Predicates.alwaysTrue());
         assertEquals(batch.keySet(), keys);
+        assertEquals(batch.keySet(), m.keySet());
+        assertEquals(new HashSet<>(batch.values()), new HashSet<>(m.valuesAsync().get(60, TimeUnit.SECONDS)));
+        assertEquals(n, m.entrySet().size());
         assertEquals(new HashSet<>(batch.values()), new HashSet<>(m.valuesAsync(Predicates.like("this", "v%")).get(60, TimeUnit.SECONDS)));
         assertEquals(n - 10, m.entrySetAsync(Predicates.greaterEqual("__key", 10)).get(60, TimeUnit.SECONDS).size());
         Set<String> distinct = m.aggregate(Aggregators.distinct("this"));
@@ -405,6 +424,20 @@ class PredicateQueryTest {
         assertTrue(e.getMessage().contains("empty attribute"), e.getMessage());
         e = assertThrows(QueryException.class, () -> large.project(Projections.singleAttribute(".x")));
         assertTrue(e.getMessage().contains("bad attribute path \".x\""), e.getMessage());
+        // Attributes the values' type does not have, values that cannot be converted to the
+        // attribute's type, sums of strings and orders of objects fail as their SQL twins do.
+        e = assertThrows(QueryException.class, () -> large.keySet(Predicates.equal("noSuchField", 1)));
+        assertTrue(e.getMessage().contains("attribute noSuchField does not exist"), e.getMessage());
+        e = assertThrows(QueryException.class, () -> large.aggregate(Aggregators.count("noSuchField")));
+        assertTrue(e.getMessage().contains("attribute noSuchField does not exist"), e.getMessage());
+        e = assertThrows(QueryException.class, () -> large.keySet(Predicates.equal("intField", "abc")));
+        assertTrue(e.getMessage().contains("attribute intField: cannot convert 'abc' (VARCHAR) to INTEGER"), e.getMessage());
+        e = assertThrows(QueryException.class, () -> large.keySet(Predicates.greaterThan("stringField", 5)));
+        assertTrue(e.getMessage().contains("attribute stringField: cannot convert 5 (INTEGER) to VARCHAR"), e.getMessage());
+        e = assertThrows(QueryException.class, () -> large.aggregate(Aggregators.longSum("stringField")));
+        assertTrue(e.getMessage().contains("SUM of stringField: found a value of type VARCHAR"), e.getMessage());
+        e = assertThrows(QueryException.class, () -> large.aggregate(Aggregators.comparableMin("small")));
+        assertTrue(e.getMessage().contains("MIN of small: found a value of type OBJECT; objects cannot be compared"), e.getMessage());
         e = assertThrows(QueryException.class, () -> large.keySet(Predicates.sql("intField >")));
         assertEquals(member.address(), e.getMemberAddress());
         e = assertThrows(QueryException.class, () -> large.keySet(Predicates.regex("stringField", "(")));

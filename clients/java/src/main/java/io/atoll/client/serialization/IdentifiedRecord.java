@@ -87,8 +87,9 @@ final class IdentifiedRecord extends AbstractGenericRecord {
                     return null;
                 }
                 IdentifiedLayout nested = n == 0 ? null : codec.requireLayout(f.getNestedFactoryId(), f.getNestedClassId());
-                if (nested != null && nested.getFieldCount() > 0) {
-                    Bytes.checkCount(n, in.pos, in.limit, 1, "inline array");
+                int itemSize = nested == null ? 0 : minSize(codec, nested, 0);
+                if (itemSize > 0) {
+                    Bytes.checkCount(n, in.pos, in.limit, itemSize, "inline array");
                 } else if (n > 65536) {
                     throw new MalformedDataException("inline array of " + n + " empty items at position " + (in.pos - 4));
                 }
@@ -101,6 +102,40 @@ final class IdentifiedRecord extends AbstractGenericRecord {
             default:
                 throw new MalformedDataException("unsupported layout op " + f.getOp());
         }
+    }
+
+    /**
+     * The fewest bytes an object of the layout takes when written: 0 when it can take none
+     * (no fields, or only inline objects that take none), so that an inline array's length is
+     * checked against the input only when its items take room.
+     */
+    static int minSize(IdentifiedCodec codec, IdentifiedLayout layout, int depth) {
+        if (depth > 64) {
+            return 0;
+        }
+        int size = 0;
+        for (IdentifiedLayout.Field f : layout.getFields()) {
+            switch (f.getOp()) {
+                case WRITE_BOOLEAN:
+                case WRITE_BYTE:
+                    size += 1;
+                    break;
+                case WRITE_CHAR:
+                case WRITE_SHORT:
+                    size += 2;
+                    break;
+                case WRITE_LONG:
+                case WRITE_DOUBLE:
+                    size += 8;
+                    break;
+                case WRITE_DATA_INLINE:
+                    size += minSize(codec, codec.requireLayout(f.getNestedFactoryId(), f.getNestedClassId()), depth + 1);
+                    break;
+                default: // int, float, and the length or type id that starts every other field
+                    size += 4;
+            }
+        }
+        return size;
     }
 
     private static GenericRecord readNested(IdentifiedCodec codec, BufferInput in, IdentifiedLayout.Field f) {

@@ -41,13 +41,13 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntFunction;
 
 /**
- * Workload A of {@code ../shared/workloads} (SQL against the Predicate API on a 20-int
- * document) through the Java SDK, with the harness of the Hazelcast baseline
- * ({@code ../shared/hazelcast-baseline/src/main/java/hzb/Bench.java}): C client threads sharing
+ * Workload A of {@code bench/WORKLOADS.md} (SQL against the Predicate API on a 20-int
+ * document) through the Java SDK, by the protocol of the workloads (as the Hazelcast runner,
+ * {@code bench/hazelcast}, and atoll-bench do): C client threads sharing
  * one client, a validation run on a separate operation instance before timing, warm-up, R
  * rounds of D seconds, ops/s = median of the round throughputs, nearest-rank percentiles over
  * all recorded latencies, cases in the workload's order (SQL before PRED). It prints the same
- * table and writes the same JSON (readable by the baseline's {@code summarize.py}).
+ * table and writes the same JSON (readable by {@code atoll-bench compare} and {@code summarize}).
  *
  * <pre>
  * WorkloadA --addresses 127.0.0.1:15711,127.0.0.1:15712 --cluster bench --mode full [--only 'A5/.*']
@@ -56,7 +56,7 @@ import java.util.function.IntFunction;
  * The members are started by {@code clients/java/bin/bench-workload-a}; this main only
  * connects to them. Data: key k of every map holds {@code value = k} and
  * {@code payload[i] = k*31 + i}, as IDS {@code ADoc} (factory 1, class 3), Portable
- * {@code PADoc} (factory 2, class 3) and JSON, exactly the bytes the Hazelcast harness writes
+ * {@code PADoc} (factory 2, class 3) and JSON, exactly the bytes the Hazelcast runner (bench/hazelcast) writes
  * (the serialization tests check them against Hazelcast's vectors).
  */
 public final class WorkloadA {
@@ -430,9 +430,9 @@ public final class WorkloadA {
         load(por, n, Ports.PADoc::new);
         load(json, n, k -> new JsonValue(Gen.aJson(k)));
         ddl("CREATE OR REPLACE MAPPING a_ids (__key INT, \"value\" BIGINT) TYPE IMap OPTIONS "
-                + "('keyFormat'='int', 'valueFormat'='java', 'valueJavaClass'='hzb.model.Ids$ADoc')");
+                + "('keyFormat'='int', 'valueFormat'='java', 'valueJavaClass'='io.atoll.bench.hazelcast.model.IdentifiedModel$IdsDoc')");
         ddl("CREATE OR REPLACE MAPPING a_ids_idx (__key INT, \"value\" BIGINT) TYPE IMap OPTIONS "
-                + "('keyFormat'='int', 'valueFormat'='java', 'valueJavaClass'='hzb.model.Ids$ADoc')");
+                + "('keyFormat'='int', 'valueFormat'='java', 'valueJavaClass'='io.atoll.bench.hazelcast.model.IdentifiedModel$IdsDoc')");
         ddl("CREATE OR REPLACE MAPPING a_portable (__key INT, \"value\" BIGINT) TYPE IMap OPTIONS "
                 + "('keyFormat'='int', 'valueFormat'='portable', 'valuePortableFactoryId'='2', 'valuePortableClassId'='3')");
         ddl("CREATE OR REPLACE MAPPING a_json TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='json')");
@@ -583,7 +583,7 @@ public final class WorkloadA {
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("date", Instant.now().toString());
         root.put("system", "Atoll " + AtollClient.VERSION + " (Java SDK)");
-        // summarize.py of the Hazelcast baseline prints this field.
+        // atoll-bench summarize prints this field.
         root.put("hazelcastVersion", "none: Atoll " + AtollClient.VERSION + ", Java SDK");
         root.put("javaVersion", System.getProperty("java.version"));
         root.put("cpus", Runtime.getRuntime().availableProcessors());

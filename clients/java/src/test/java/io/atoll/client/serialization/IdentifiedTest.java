@@ -129,4 +129,28 @@ class IdentifiedTest {
         assertThrows(IllegalArgumentException.class, () -> IdentifiedLayout.builder(1, 1).writeObject("x", FieldKind.DECIMAL));
         assertEquals(IdentifiedLayout.Op.WRITE_INLINE_ARRAY, IdentifiedLayout.Op.ofName("writeInlineArray"));
     }
+
+    /**
+     * Items of an inline array may take no bytes: a class that writes nothing, or one that
+     * only inlines such a class. Their count cannot be checked against the bytes left.
+     */
+    @Test
+    void inlineArraysOfItemsWithoutBytes() {
+        IdentifiedLayout nothing = IdentifiedLayout.builder(10, 1).build();
+        IdentifiedLayout wrapper = IdentifiedLayout.builder(10, 2).writeDataInline("nothing", 10, 1).build();
+        IdentifiedLayout holder = IdentifiedLayout.builder(10, 3).writeInlineArray("none", 10, 2)
+                .writeInlineArray("wrapped", 10, 2).build(); // last: no bytes left for its three items
+        SerializationService service = new SerializationService(new SerializationConfig()
+                .addIdentifiedLayout(nothing).addIdentifiedLayout(wrapper).addIdentifiedLayout(holder));
+        GenericRecord empty = GenericRecordBuilder.identified(nothing).build();
+        GenericRecord wrapped = GenericRecordBuilder.identified(wrapper).setGenericRecord("nothing", empty).build();
+        GenericRecord rec = GenericRecordBuilder.identified(holder)
+                .setArrayOfGenericRecord("wrapped", new GenericRecord[] {wrapped, wrapped, wrapped})
+                .setArrayOfGenericRecord("none", null).build();
+        byte[] bytes = service.toData(rec).toByteArray();
+        assertArrayEquals(new byte[] {-1, -1, -1, -1, 0, 0, 0, 3}, java.util.Arrays.copyOfRange(bytes, bytes.length - 8, bytes.length));
+        GenericRecord back = service.toObject(Data.fromByteArray(bytes));
+        assertEquals(3, back.getArrayOfGenericRecord("wrapped").length);
+        assertNull(back.getArrayOfGenericRecord("none"));
+    }
 }

@@ -6,7 +6,6 @@ import io.atoll.client.serialization.GenericRecordBuilder;
 import io.atoll.client.serialization.JsonValue;
 import io.atoll.client.serialization.SerializationConfig;
 import io.atoll.client.serialization.SerializationService;
-import io.atoll.client.serialization.vectors.VectorFiles;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -39,8 +38,8 @@ class BenchModelTest {
 
     private void assertBytes(String vector, Object value) {
         Data d = service.toData(value);
-        assertArrayEquals(VectorFiles.bytes(vector), d.toByteArray(), vector);
-        assertEquals(VectorFiles.named(vector).bytes().length, d.totalSize());
+        assertArrayEquals(TestVectors.bytes(vector), d.toByteArray(), vector);
+        assertEquals(TestVectors.bytes(vector).length, d.totalSize());
     }
 
     @Test
@@ -88,32 +87,32 @@ class BenchModelTest {
     @Test
     void compactVectorsReadIntoUserClasses() {
         Large expected = Gen.largeForKey(1);
-        Large l = service.toObject(Data.fromByteArray(VectorFiles.bytes("compact_large_bench_key1")));
+        Large l = service.toObject(Data.fromByteArray(TestVectors.bytes("compact_large_bench_key1")));
         assertLarge(expected, l);
-        Small s = service.toObject(Data.fromByteArray(VectorFiles.bytes("compact_small_bench_key1000")));
+        Small s = service.toObject(Data.fromByteArray(TestVectors.bytes("compact_small_bench_key1000")));
         assertEquals("metin", s.stringField);
         assertEquals(Gen.smallForKey(1000).longField, s.longField);
     }
 
     @Test
     void schemaOrderedBytesReadAndRewriteInDeclarationOrder() {
-        Large fromSchemaOrder = service.toObject(Data.fromByteArray(VectorFiles.bytes("compact_large_basic_schema_order")));
-        Large fromDeclOrder = service.toObject(Data.fromByteArray(VectorFiles.bytes("compact_large_basic")));
+        Large fromSchemaOrder = service.toObject(Data.fromByteArray(TestVectors.bytes("compact_large_basic_schema_order")));
+        Large fromDeclOrder = service.toObject(Data.fromByteArray(TestVectors.bytes("compact_large_basic")));
         assertLarge(fromDeclOrder, fromSchemaOrder);
-        assertArrayEquals(VectorFiles.bytes("compact_large_basic"), service.toData(fromSchemaOrder).toByteArray());
+        assertArrayEquals(TestVectors.bytes("compact_large_basic"), service.toData(fromSchemaOrder).toByteArray());
     }
 
     @Test
     void portableAndIdentifiedVectorsReadIntoUserClasses() {
         Large expected = Gen.largeForKey(1);
-        Ports.PLarge p = service.toObject(Data.fromByteArray(VectorFiles.bytes("portable_large_bench_key1")));
+        Ports.PLarge p = service.toObject(Data.fromByteArray(TestVectors.bytes("portable_large_bench_key1")));
         assertEquals(expected.longField, p.longField);
         assertEquals(expected.smallArray[2].stringField, p.smallArray[2].stringField);
         assertArrayEquals(expected.doubleArray, p.doubleArray);
-        Ids.IdsLarge i = service.toObject(Data.fromByteArray(VectorFiles.bytes("identified_large_bench_key1")));
+        Ids.IdsLarge i = service.toObject(Data.fromByteArray(TestVectors.bytes("identified_large_bench_key1")));
         assertEquals(expected.small.intField, i.small.intField);
         assertArrayEquals(expected.stringArray, i.stringArray);
-        Ids.ADoc a = service.toObject(Data.fromByteArray(VectorFiles.bytes("identified_adoc_key1")));
+        Ids.ADoc a = service.toObject(Data.fromByteArray(TestVectors.bytes("identified_adoc_key1")));
         assertArrayEquals(Gen.aPayload(1), a.payload);
     }
 
@@ -122,12 +121,12 @@ class BenchModelTest {
         SerializationService plain = new SerializationService(new SerializationConfig()
                 .setSchemaRegistry(service.getSchemaRegistry()));
         service.toData(Gen.largeForKey(1));
-        GenericRecord r = plain.toObject(Data.fromByteArray(VectorFiles.bytes("compact_large_bench_key1")));
+        GenericRecord r = plain.toObject(Data.fromByteArray(TestVectors.bytes("compact_large_bench_key1")));
         Large expected = Gen.largeForKey(1);
         assertEquals(expected.intField, r.getInt32("intField"));
         assertEquals(expected.small.stringField, r.getGenericRecord("small").getString("stringField"));
         assertEquals(expected.smallArray[1].longField, r.getArrayOfGenericRecord("smallArray")[1].getInt64("longField"));
-        GenericRecord p = plain.toObject(Data.fromByteArray(VectorFiles.bytes("portable_large_bench_key1")));
+        GenericRecord p = plain.toObject(Data.fromByteArray(TestVectors.bytes("portable_large_bench_key1")));
         assertInstanceOf(GenericRecord.class, p);
         assertEquals(expected.shortField, p.getInt16("shortField"));
         assertEquals(expected.smallArray[0].doubleField, p.getArrayOfGenericRecord("smallArray")[0].getFloat64("doubleField"));

@@ -1,4 +1,4 @@
-package io.atoll.client.serialization.vectors;
+package io.atoll.vectors;
 
 import io.atoll.client.serialization.AtollSerializationException;
 import io.atoll.client.serialization.Data;

@@ -1,4 +1,4 @@
-package io.atoll.client.serialization.vectors;
+package io.atoll.vectors;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -14,8 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * One test per vector of the shared set (directory from the {@code atoll.vectors.dir}
- * system property): decode and compare with the tagged value, rebuild from JSON and
+ * One test per committed vector ({@code testdata/vectors}) against the Java SDK: decode and compare with the tagged value, rebuild from JSON and
  * compare bytes, partition hash and id, compact schema ids and layouts or the portable
  * class definition.
  */

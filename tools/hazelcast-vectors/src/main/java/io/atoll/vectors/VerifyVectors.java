@@ -1,4 +1,4 @@
-package io.atoll.client.serialization.vectors;
+package io.atoll.vectors;
 
 import java.io.IOException;
 import java.io.PrintStream;

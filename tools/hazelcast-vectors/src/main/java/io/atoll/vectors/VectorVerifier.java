@@ -1,5 +1,8 @@
-package io.atoll.client.serialization.vectors;
+package io.atoll.vectors;
 
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.atoll.client.serialization.AtollSerializationException;
 import io.atoll.client.serialization.ClassDefinition;
 import io.atoll.client.serialization.ClassDefinitionBuilder;
@@ -43,9 +46,9 @@ import java.util.Set;
 import java.util.UUID;
 
 /**
- * Checks serialization test vectors (the JSON format of {@code shared/vectors}: one file
- * holds {@code {"partition_count", "vectors": [...]}}, each vector names its format, the
- * serialized bytes and the type-tagged value). For each vector it checks, using only the
+ * Checks serialization test vectors (the JSON format of {@code testdata/vectors}, described in
+ * its README: one file holds {@code {"partition_count", "vectors": [...]}}, each vector names its
+ * format, the serialized bytes and the type-tagged value). For each vector it checks, using only the
  * public serialization API:
  * <ul>
  * <li>decode: the bytes decode (as generic records where the value is an object) to the value;</li>
@@ -66,6 +69,11 @@ public final class VectorVerifier {
         private final int partitionCount;
         private final String loadError;
 
+        /** A vector held in memory: {@code json} is one entry of a file's "vectors" array. */
+        public static Vector of(Map<String, Object> json, int partitionCount) {
+            return new Vector(String.valueOf(json.get("name")), null, json, partitionCount, null);
+        }
+
         Vector(String name, Path file, Map<String, Object> json, int partitionCount, String loadError) {
             this.name = name;
             this.file = file;
@@ -80,6 +88,11 @@ public final class VectorVerifier {
 
         public Path file() {
             return file;
+        }
+
+        /** The vector's JSON object. */
+        public Map<String, Object> json() {
+            return json;
         }
 
         public String format() {
@@ -100,6 +113,11 @@ public final class VectorVerifier {
             return name;
         }
     }
+
+    /** Reads vector files: JSON numbers become Integer, Long or BigInteger, and BigDecimal. */
+    static final ObjectMapper JSON = new ObjectMapper()
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     /** Loads the vectors of every {@code *.json} file of a directory, files in name order. */
     public static List<Vector> load(Path dir) throws IOException {
@@ -122,11 +140,16 @@ public final class VectorVerifier {
     /** Loads the vectors of one file; a file that is not valid yields one failing entry. */
     @SuppressWarnings("unchecked")
     public static List<Vector> loadFile(Path f) throws IOException {
-        String text = new String(Files.readAllBytes(f), StandardCharsets.UTF_8);
+        byte[] text = Files.readAllBytes(f);
         List<Vector> out = new ArrayList<>();
         String fileName = f.getFileName().toString();
         try {
-            Map<String, Object> root = (Map<String, Object>) Json.parse(text);
+            Map<String, Object> root;
+            try {
+                root = JSON.readValue(text, new TypeReference<Map<String, Object>>() { });
+            } catch (IOException e) {
+                throw new IllegalArgumentException(e.getMessage(), e);
+            }
             int pc = root.get("partition_count") == null ? Partitioning.DEFAULT_PARTITION_COUNT : intOf(root.get("partition_count"));
             List<Object> vs = (List<Object>) root.get("vectors");
             if (vs == null) {
@@ -1215,8 +1238,11 @@ public final class VectorVerifier {
         if (o instanceof String) {
             return new BigDecimal((String) o);
         }
-        if (o instanceof Integer || o instanceof Long) {
+        if (o instanceof Integer || o instanceof Long || o instanceof Short || o instanceof Byte) {
             return BigDecimal.valueOf(((Number) o).longValue());
+        }
+        if (o instanceof BigInteger) {
+            return new BigDecimal((BigInteger) o);
         }
         throw new IllegalArgumentException("expected a number, found " + o);
     }

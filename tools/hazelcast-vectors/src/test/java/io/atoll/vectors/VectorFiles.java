@@ -1,4 +1,4 @@
-package io.atoll.client.serialization.vectors;
+package io.atoll.vectors;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -7,19 +7,23 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.List;
 
-/** Locates the shared test vectors (system property {@code atoll.vectors.dir}, set by the pom). */
+/** The repository's committed vectors, {@code testdata/vectors} (root from the pom's {@code atoll.repo.dir}). */
 public final class VectorFiles {
     private static List<VectorVerifier.Vector> cached;
 
     private VectorFiles() {
     }
 
-    public static Path dir() {
-        String p = System.getProperty("atoll.vectors.dir");
+    static Path repo() {
+        String p = System.getProperty("atoll.repo.dir");
         if (p == null) {
-            throw new IllegalStateException("system property atoll.vectors.dir is not set (run the tests through Maven)");
+            throw new IllegalStateException("system property atoll.repo.dir is not set (run the tests through Maven)");
         }
-        Path dir = Paths.get(p).toAbsolutePath().normalize();
+        return Paths.get(p).toAbsolutePath().normalize();
+    }
+
+    public static Path dir() {
+        Path dir = repo().resolve("testdata").resolve("vectors");
         if (!Files.isDirectory(dir)) {
             throw new IllegalStateException("test vector directory " + dir + " does not exist");
         }
@@ -38,18 +42,5 @@ public final class VectorFiles {
             }
         }
         return cached;
-    }
-
-    public static VectorVerifier.Vector named(String name) {
-        for (VectorVerifier.Vector v : all()) {
-            if (v.name().equals(name)) {
-                return v;
-            }
-        }
-        throw new IllegalArgumentException("no vector named " + name);
-    }
-
-    public static byte[] bytes(String name) {
-        return named(name).bytes();
     }
 }

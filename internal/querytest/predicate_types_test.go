@@ -1,0 +1,244 @@
+package querytest
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/pkg/client"
+	"github.com/atolldb/atoll/pkg/predicate"
+	"github.com/atolldb/atoll/pkg/serialization"
+)
+
+// wantQueryError fails unless err is a query error whose message holds
+// every one of parts.
+func wantQueryError(t *testing.T, what string, err error, parts ...string) {
+	t.Helper()
+	if !errors.Is(err, client.ErrQuery) {
+		t.Errorf("%s: got %v, want a query error", what, err)
+		return
+	}
+	for _, p := range parts {
+		if !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: %q does not say %q", what, err.Error(), p)
+		}
+	}
+}
+
+func fillSmall(t *testing.T, ctx context.Context, c *client.Client, name string, n int32) *client.Map[int32, *model.Small] {
+	t.Helper()
+	m := client.GetMap[int32, *model.Small](c, name)
+	var batch []client.Entry[int32, *model.Small]
+	for k := int32(0); k < n; k++ {
+		s := model.SmallForKey(k)
+		s.IntField = k % 10
+		batch = append(batch, client.Entry[int32, *model.Small]{Key: k, Value: &s})
+	}
+	if err := m.PutAll(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestPredicateUnknownAttribute: a predicate, aggregator or projection on
+// an attribute that the values' type does not have fails with the
+// attribute's name, as its SQL twin fails with "column does not exist";
+// a field that only a newer version of a Compact type has is NULL in the
+// older values, not an error.
+func TestPredicateUnknownAttribute(t *testing.T) {
+	c, ctx := start(t)
+	m := fillSmall(t, ctx, c, "small_unknown", 50)
+	mustExec(t, ctx, c, `CREATE MAPPING small_unknown (__key INT, intField INT, stringField VARCHAR) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='compact', 'valueCompactTypeName'='small')`)
+	_, err := c.SQL(ctx, `SELECT __key FROM small_unknown WHERE nope = 1`)
+	wantQueryError(t, "SQL twin", err, "column nope does not exist")
+
+	_, err = m.KeySetWithPredicate(ctx, predicate.Equal("nope", int32(1)))
+	wantQueryError(t, "equal", err, "attribute nope does not exist", `"small"`)
+	_, err = m.EntrySetWithPredicate(ctx, predicate.And(predicate.GreaterThan("intField", int32(-1)), predicate.Equal("nope", nil)))
+	wantQueryError(t, "is null", err, "attribute nope does not exist")
+	_, err = m.Aggregate(ctx, predicate.Count("nope"))
+	wantQueryError(t, "count", err, "attribute nope does not exist")
+	_, err = m.Project(ctx, predicate.SingleAttribute("nope"))
+	wantQueryError(t, "project", err, "attribute nope does not exist")
+
+	// Nested paths, Portable and IDS values.
+	large := client.GetMap[int32, *model.Large](c, "large_unknown")
+	l := model.LargeForKey(1)
+	if err := large.Set(ctx, 1, &l); err != nil {
+		t.Fatal(err)
+	}
+	_, err = large.KeySetWithPredicate(ctx, predicate.Equal("small.nope", int32(1)))
+	wantQueryError(t, "nested", err, "attribute small.nope does not exist", `no field "nope"`)
+	if err := c.RegisterLayouts(ctx, model.Layouts()...); err != nil {
+		t.Fatal(err)
+	}
+	ps := model.PortableSmall(model.SmallForKey(1))
+	if err := client.GetMap[int32, *model.PortableSmall](c, "portable_unknown").Set(ctx, 1, &ps); err != nil {
+		t.Fatal(err)
+	}
+	_, err = client.GetMap[int32, *model.PortableSmall](c, "portable_unknown").KeySetWithPredicate(ctx, predicate.Equal("nope", int32(1)))
+	wantQueryError(t, "portable", err, "attribute nope does not exist", "Portable class")
+	is := model.IdentifiedSmall(model.SmallForKey(1))
+	if err := client.GetMap[int32, *model.IdentifiedSmall](c, "ids_unknown").Set(ctx, 1, &is); err != nil {
+		t.Fatal(err)
+	}
+	_, err = client.GetMap[int32, *model.IdentifiedSmall](c, "ids_unknown").KeySetWithPredicate(ctx, predicate.Equal("nope", int32(1)))
+	wantQueryError(t, "identified", err, "attribute nope does not exist", "IdentifiedDataSerializable")
+	strs := client.GetMap[int32, string](c, "strings_unknown")
+	if err := strs.Set(ctx, 1, "x"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = strs.KeySetWithPredicate(ctx, predicate.Equal("nope", int32(1)))
+	wantQueryError(t, "scalar values", err, "attribute nope does not exist")
+
+	// Schema evolution: the old version's values read the new field as NULL.
+	ev := client.GetMap[int32, any](c, "evolving")
+	v1, err := serialization.NewCompactRecordBuilder("evolving_person").Set("name", serialization.KindString, "old").Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err := serialization.NewCompactRecordBuilder("evolving_person").Set("name", serialization.KindString, "new").Set("age", serialization.KindInt32, int32(40)).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ev.Set(ctx, 1, v1); err != nil {
+		t.Fatal(err)
+	}
+	if err := ev.Set(ctx, 2, v2); err != nil {
+		t.Fatal(err)
+	}
+	if ks, err := ev.KeySetWithPredicate(ctx, predicate.GreaterThan("age", int32(30))); err != nil || !slices.Equal(ks, []int32{2}) {
+		t.Fatalf("a field only the newer version has: %v %v, want [2]", ks, err)
+	}
+	if ks, err := ev.KeySetWithPredicate(ctx, predicate.Equal("age", nil)); err != nil || !slices.Equal(ks, []int32{1}) {
+		t.Fatalf("the field in the older version: %v %v, want [1]", ks, err)
+	}
+	_, err = ev.KeySetWithPredicate(ctx, predicate.Equal("nope", int32(1)))
+	wantQueryError(t, "evolving type", err, "attribute nope does not exist", `"evolving_person"`)
+}
+
+// TestPredicateLiteralConversion: a predicate converts its value to the
+// type of the attribute's values, as Hazelcast does ('7' for an INTEGER is
+// 7), and fails naming the attribute, the value and the type when it
+// cannot ('abc' for an INTEGER, 5 for a VARCHAR), as the SQL twins fail.
+func TestPredicateLiteralConversion(t *testing.T) {
+	c, ctx := start(t)
+	m := fillSmall(t, ctx, c, "small_conv", 100)
+	mustExec(t, ctx, c, `CREATE MAPPING small_conv (__key INT, intField INT, longField BIGINT, stringField VARCHAR) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='compact', 'valueCompactTypeName'='small')`)
+	for _, stmt := range []string{`SELECT __key FROM small_conv WHERE intField = 'abc'`, `SELECT __key FROM small_conv WHERE stringField > 5`} {
+		_, err := c.SQL(ctx, stmt)
+		wantQueryError(t, "SQL twin "+stmt, err, "cannot apply")
+	}
+	keys := func(p predicate.Predicate) ([]int32, error) {
+		ks, err := m.KeySetWithPredicate(ctx, p)
+		slices.Sort(ks)
+		return ks, err
+	}
+	for _, tc := range []struct {
+		what  string
+		p     predicate.Predicate
+		parts []string
+	}{
+		{"text for an INTEGER", predicate.Equal("intField", "abc"), []string{"intField", "'abc'", "INTEGER"}},
+		{"a number for a VARCHAR", predicate.GreaterThan("stringField", int64(5)), []string{"stringField", "5", "VARCHAR"}},
+		{"under NOT", predicate.Not(predicate.Equal("intField", "abc")), []string{"intField", "'abc'"}},
+		{"between", predicate.Between("longField", "x", "y"), []string{"longField", "'x'", "BIGINT"}},
+		{"in", predicate.In("intField", int32(1), "two"), []string{"intField", "'two'", "INTEGER"}},
+		{"a boolean for a VARCHAR", predicate.Equal("stringField", true), []string{"stringField", "TRUE", "VARCHAR"}},
+		{"predicate SQL", predicate.SQL("intField = 'abc'"), []string{"intField", "'abc'"}},
+	} {
+		_, err := keys(tc.p)
+		wantQueryError(t, tc.what, err, tc.parts...)
+	}
+	want, err := keys(predicate.Equal("intField", int32(7)))
+	if err != nil || len(want) == 0 {
+		t.Fatalf("equal 7: %v %v", want, err)
+	}
+	for _, p := range []predicate.Predicate{predicate.Equal("intField", "7"), predicate.Equal("intField", int64(7)), predicate.Equal("intField", 7.0),
+		predicate.In("intField", "7", int32(70)), predicate.Between("intField", "6.5", "7.5")} {
+		got, err := keys(p)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("%s: %v %v, want %v", p, got, err, want)
+		}
+	}
+	// A fraction never equals an integer (no truncation).
+	if got, err := keys(predicate.Equal("intField", "7.5")); err != nil || len(got) != 0 {
+		t.Errorf("intField = '7.5': %v %v, want no keys", got, err)
+	}
+}
+
+// TestTypedSumsRejectStrings: sums and averages over an attribute holding
+// strings fail with a type error naming the attribute and the type found
+// (they used to return 0).
+func TestTypedSumsRejectStrings(t *testing.T) {
+	c, ctx := start(t)
+	m := fillSmall(t, ctx, c, "small_sums", 100)
+	for _, a := range []predicate.Aggregator{predicate.LongSum("stringField"), predicate.IntegerSum("stringField"), predicate.DoubleSum("stringField"),
+		predicate.FixedPointSum("stringField"), predicate.FloatingPointSum("stringField"), predicate.NumberAvg("stringField"), predicate.LongAvg("stringField")} {
+		_, err := m.Aggregate(ctx, a)
+		wantQueryError(t, a.Kind.String(), err, "stringField", "VARCHAR")
+	}
+	// With a predicate and over groups of entries on every member.
+	_, err := m.Aggregate(ctx, predicate.LongSum("stringField"), predicate.GreaterThan("intField", int32(3)))
+	wantQueryError(t, "longSum with a predicate", err, "stringField", "VARCHAR")
+	if v, err := m.Aggregate(ctx, predicate.IntegerSum("intField")); err != nil || v.(int64) == 0 {
+		t.Fatalf("integerSum over numbers: %v %v", v, err)
+	}
+}
+
+// TestNestedObjectsInProjectionsAndAggregates: projecting a nested object
+// returns it decoded through the registered type; comparableMin/Max over
+// nested objects fail clearly (a member cannot order Java objects), and
+// over a multi-valued attribute they take every element.
+func TestNestedObjectsInProjectionsAndAggregates(t *testing.T) {
+	c, ctx := start(t)
+	m := client.GetMap[int32, *model.Large](c, "large_nested")
+	var batch []client.Entry[int32, *model.Large]
+	for k := int32(0); k < 40; k++ {
+		l := model.LargeForKey(k)
+		l.IntField = k
+		l.Small.IntField = k * 3
+		l.IntArray = []int32{k, 1000 + k, -k}
+		batch = append(batch, client.Entry[int32, *model.Large]{Key: k, Value: &l})
+	}
+	if err := m.PutAll(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.Project(ctx, predicate.SingleAttribute("small"), predicate.Equal("intField", int32(12)))
+	if err != nil || len(got) != 1 {
+		t.Fatalf("project small: %v %v", got, err)
+	}
+	want := model.LargeForKey(12).Small
+	if s, ok := got[0].(*model.Small); !ok || s.IntField != 36 || s.StringField != want.StringField {
+		t.Fatalf("project small: got %T %+v, want the nested Small", got[0], got[0])
+	}
+	multi, err := m.Project(ctx, predicate.MultiAttribute("__key", "small", "smallArray[0]"), predicate.Equal("intField", int32(3)))
+	if err != nil || len(multi) != 1 {
+		t.Fatalf("project several: %v %v", multi, err)
+	}
+	if row := multi[0].([]any); row[0] != int32(3) || row[1].(*model.Small).IntField != 9 || row[2].(*model.Small).StringField != model.LargeForKey(3).SmallArray[0].StringField {
+		t.Fatalf("project several: %v", row)
+	}
+	// Arrays as one value, and [any] in a projection, fail clearly (as
+	// Hazelcast's projections refuse [any]).
+	_, err = m.Project(ctx, predicate.SingleAttribute("smallArray"))
+	wantQueryError(t, "project an array", err, "smallArray", "array")
+	_, err = m.Project(ctx, predicate.SingleAttribute("intArray[any]"))
+	wantQueryError(t, "project [any]", err, "intArray[any]", "[any]")
+	for _, a := range []predicate.Aggregator{predicate.Min("small"), predicate.Max("small"), predicate.MaxBy("small")} {
+		_, err := m.Aggregate(ctx, a)
+		wantQueryError(t, a.Kind.String(), err, "small", "OBJECT", "cannot be compared")
+	}
+	if v, err := m.Aggregate(ctx, predicate.Max("small.intField")); err != nil || v != int32(39*3) {
+		t.Fatalf("max of a nested field: %v %v", v, err)
+	}
+	if v, err := m.Aggregate(ctx, predicate.Max("intArray[any]")); err != nil || v != int32(1039) {
+		t.Fatalf("max over every element: %v %v", v, err)
+	}
+	if v, err := m.Aggregate(ctx, predicate.Min("intArray[any]")); err != nil || v != int32(-39) {
+		t.Fatalf("min over every element: %v %v", v, err)
+	}
+}

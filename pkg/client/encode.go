@@ -1,0 +1,114 @@
+package client
+
+import (
+	"fmt"
+	"unicode/utf8"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/encoding"
+	grpcproto "google.golang.org/grpc/encoding/proto"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/proto"
+)
+
+// Requests the client cannot send
+//
+// Calls share a connection's streams, and a stream ends at the first
+// message gRPC fails to encode, failing every call on it. So the client
+// encodes each message for a shared stream itself, before it hands it
+// over: a message that cannot be encoded (a string that is not valid
+// UTF-8) or is over the maximum message size fails its own call with a
+// *RequestError, nothing is sent, and the connection and the other calls
+// on it carry on. Only what fails after that is the connection's failure.
+// Map names and statements are also checked where the SDK takes them, so
+// that the error names the field.
+
+// RequestError reports a request the client refused to send: nothing was
+// sent and the connection is unaffected; retrying the same request fails
+// the same way. It matches ErrInvalidArgument (a field the protocol cannot
+// carry or a member would refuse) or ErrTooLarge (a message over
+// Config.MaxMessageSize).
+type RequestError struct {
+	// Field names the request field at fault ("map", "sql", ...), or is
+	// empty when the whole message is.
+	Field  string
+	Reason string
+	kind   error
+}
+
+func (e *RequestError) Error() string {
+	if e.Field != "" {
+		return fmt.Sprintf("atoll: request not sent: %s: %s", e.Field, e.Reason)
+	}
+	return "atoll: request not sent: " + e.Reason
+}
+
+// Unwrap returns ErrInvalidArgument or ErrTooLarge.
+func (e *RequestError) Unwrap() error { return e.kind }
+
+// maxMapName is the longest map name a member accepts, in bytes.
+const maxMapName = 1024
+
+// checkMapName checks a map name as a member would: 1 to 1024 bytes of
+// valid UTF-8.
+func checkMapName(name string) error {
+	switch {
+	case name == "":
+		return &RequestError{Field: "map", Reason: "the map name is empty", kind: ErrInvalidArgument}
+	case len(name) > maxMapName:
+		return &RequestError{Field: "map", Reason: fmt.Sprintf("the map name has %d bytes, at most %d", len(name), maxMapName), kind: ErrInvalidArgument}
+	case !utf8.ValidString(name):
+		return &RequestError{Field: "map", Reason: fmt.Sprintf("the map name %.64q is not valid UTF-8", name), kind: ErrInvalidArgument}
+	}
+	return nil
+}
+
+// checkText checks a request string that must be valid UTF-8.
+func checkText(field, s string) error {
+	if !utf8.ValidString(s) {
+		return &RequestError{Field: field, Reason: fmt.Sprintf("%.64q is not valid UTF-8", s), kind: ErrInvalidArgument}
+	}
+	return nil
+}
+
+// protoCodec is gRPC's protobuf codec.
+var protoCodec = encoding.GetCodecV2(grpcproto.Name)
+
+// encodedMessage is a message the client encoded before sending it.
+type encodedMessage struct{ data mem.BufferSlice }
+
+// encodeRequest encodes msg for a shared stream; a message that cannot be
+// encoded or is over maxSize is a *RequestError. The stream's codec
+// (withEncodedMessages) takes the result as it is.
+func encodeRequest(msg proto.Message, maxSize int) (encodedMessage, error) {
+	data, err := protoCodec.Marshal(msg)
+	if err != nil {
+		return encodedMessage{}, &RequestError{Reason: err.Error(), kind: ErrInvalidArgument}
+	}
+	if n := data.Len(); n > maxSize {
+		data.Free()
+		return encodedMessage{}, &RequestError{Reason: fmt.Sprintf("the message has %d bytes, more than the maximum of %d (Config.MaxMessageSize)", n, maxSize), kind: ErrTooLarge}
+	}
+	return encodedMessage{data: data}, nil
+}
+
+// passthroughCodec sends encodedMessages as they are and encodes and
+// decodes everything else as protobuf.
+type passthroughCodec struct{}
+
+func (passthroughCodec) Marshal(v any) (mem.BufferSlice, error) {
+	if m, ok := v.(encodedMessage); ok {
+		return m.data, nil
+	}
+	return protoCodec.Marshal(v)
+}
+
+func (passthroughCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	return protoCodec.Unmarshal(data, v)
+}
+
+func (passthroughCodec) Name() string { return grpcproto.Name }
+
+// withEncodedMessages is the call option of the streams that take
+// encodedMessages.
+var withEncodedMessages = grpc.ForceCodecV2(passthroughCodec{})
