@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 
 	memberv1 "github.com/atolldb/atoll/api/proto/atoll/member/v1"
 )
@@ -128,7 +129,7 @@ func TestDialedStreamWriteDeadline(t *testing.T) {
 	memberv1.RegisterMemberServiceServer(srv, stalledGossip{})
 	go func() { _ = srv.Serve(lis) }()
 	defer srv.Stop()
-	p := newPeers(4<<20, nil)
+	p := newPeers(insecure.NewCredentials(), 4<<20, nil)
 	defer p.close()
 	gt := newGossipTransport("127.0.0.1:1", p)
 	defer func() { _ = gt.Shutdown() }()
