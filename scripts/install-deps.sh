@@ -36,9 +36,10 @@ fi
 
 # The dashboards test runs a real Prometheus server; Debian packages it.
 if ! need prometheus; then
-	# Not fatal: without it the dashboards test skips and says why.
+	# Not fatal here: without it the dashboards test skips and says why, and
+	# fails with CI set.
 	if ! { need apt-get && [ "$(id -u)" = 0 ] && apt-get update -qq &&
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus >/dev/null; }; then
-		echo "install-deps: could not install Prometheus (Debian: apt-get install prometheus); the dashboards test will skip" >&2
+		echo "install-deps: could not install Prometheus (Debian: apt-get install prometheus); the dashboards test will skip, or fail with CI set" >&2
 	fi
 fi

@@ -3,13 +3,17 @@ package cluster_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/atolldb/atoll/internal/member"
 	"github.com/atolldb/atoll/internal/testcluster"
+	"github.com/atolldb/atoll/pkg/client"
 )
 
 // The split-brain test runs members in network namespaces joined by a
@@ -119,11 +123,11 @@ func TestSplitBrainMerge(t *testing.T) {
 		return
 	}
 	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("skipped: iproute2 (the ip command) is not installed")
+		testcluster.Missing(t, "iproute2 (the ip command) is not installed, so no network namespaces")
 	}
 	n := netns{prefix: fmt.Sprintf("atl%d", os.Getpid()%100000)}
 	if err := ip("netns", "add", n.hub()); err != nil {
-		t.Skipf("skipped: creating network namespaces is not permitted here (run as root with CAP_SYS_ADMIN): %v", err)
+		testcluster.Missing(t, fmt.Sprintf("network namespaces: creating one is not permitted here (run as root with CAP_SYS_ADMIN): %v", err))
 	}
 	_ = ip("netns", "del", n.hub())
 	t.Cleanup(n.remove)
@@ -252,5 +256,136 @@ func waitMembers(t *testing.T, addr string, want int) {
 			t.Fatalf("member %s does not see %d members (state %v, err %v)", addr, want, st, err)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// cutNetwork carries in-process members' connections to each other
+// (member.Config.Dialer) and can cut one member off: its dials to the
+// others and theirs to it fail, and the connections open between them
+// close, as a blackhole route would.
+type cutNetwork struct {
+	mu     sync.Mutex
+	selves []string // member i's address, once started
+	off    string   // the member cut off, if any
+	links  []link
+}
+
+type link struct {
+	from int
+	to   string
+	conn net.Conn
+}
+
+// crosses reports whether a connection between from and to crosses the
+// cut; mu is held.
+func (n *cutNetwork) crosses(from int, to string) bool {
+	return n.off != "" && (n.selves[from] == n.off) != (to == n.off)
+}
+
+// dialer is member i's dialer.
+func (n *cutNetwork) dialer(i int) func(context.Context, string) (net.Conn, error) {
+	return func(ctx context.Context, addr string) (net.Conn, error) {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		if n.crosses(i, addr) {
+			return nil, fmt.Errorf("dial %s: the network is cut", addr)
+		}
+		conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+		if err == nil {
+			n.links = append(n.links, link{i, addr, conn})
+		}
+		return conn, err
+	}
+}
+
+func (n *cutNetwork) cut(addr string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.off = addr
+	for _, l := range n.links {
+		if n.crosses(l.from, l.to) {
+			_ = l.conn.Close()
+		}
+	}
+}
+
+func (n *cutNetwork) heal() {
+	n.mu.Lock()
+	n.off = ""
+	n.mu.Unlock()
+}
+
+// TestSplitBrainMergeInProcess plays the split-brain merge with
+// in-process members whose connections to each other run through a
+// network the test cuts: it needs no privileges, so it runs everywhere.
+// Member 2 is cut off, both sides take writes, and when the network
+// heals member 2 merges into the larger side: keys only it wrote arrive,
+// and for a key both sides wrote the larger side's value wins.
+func TestSplitBrainMergeInProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for members to notice a split and a merge")
+	}
+	nw := &cutNetwork{}
+	c := testcluster.Start(t, testcluster.InProcess, 3, testcluster.Options{ClusterName: "test", Configure: func(cfg *member.Config) {
+		nw.mu.Lock()
+		cfg.Dialer = nw.dialer(len(nw.selves))
+		nw.selves = append(nw.selves, "")
+		nw.mu.Unlock()
+	}})
+	addrs := c.Addrs()
+	nw.mu.Lock()
+	copy(nw.selves, addrs)
+	nw.mu.Unlock()
+	c.WaitStable(1, 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	mapAt := func(addr string) *client.Map[string, string] {
+		cl, err := client.New(ctx, client.Config{Addresses: []string{addr}, ClusterName: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cl.Close() })
+		return client.GetMap[string, string](cl, "split")
+	}
+	before := mapAt(addrs[0])
+	for i := range 200 {
+		if err := before.Set(ctx, fmt.Sprint("before-", i), "v"); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	nw.cut(addrs[2])
+	t.Cleanup(nw.heal)
+	waitMembers(t, addrs[0], 2)
+	waitMembers(t, addrs[2], 1)
+	larger, smaller := mapAt(addrs[0]), mapAt(addrs[2])
+	// Each side takes writes: a key of its own, and one key both write.
+	for _, w := range []struct {
+		m          *client.Map[string, string]
+		key, value string
+	}{{larger, "larger-only", "larger"}, {larger, "both", "larger"}, {smaller, "smaller-only", "smaller"}, {smaller, "both", "smaller"}} {
+		if err := w.m.Set(ctx, w.key, w.value); err != nil {
+			t.Fatalf("set %s=%s during the split: %v", w.key, w.value, err)
+		}
+	}
+	if v, _, err := smaller.Get(ctx, "both"); err != nil || v != "smaller" {
+		t.Fatalf("the cut-off member reads %q (%v) for a key it wrote", v, err)
+	}
+
+	nw.heal()
+	c.WaitStable(1, 2*time.Minute)
+	if logs := c.Members()[2].Logs(); !strings.Contains(logs, "merged into the other cluster") {
+		t.Fatalf("the cut-off member did not merge:\n%s", logs)
+	}
+	for _, addr := range addrs {
+		m := mapAt(addr)
+		for key, want := range map[string]string{"larger-only": "larger", "smaller-only": "smaller", "both": "larger", "before-7": "v", "before-199": "v"} {
+			if got, ok, err := m.Get(ctx, key); err != nil || !ok || got != want {
+				t.Errorf("after the merge %s reads %q for %q (found %v, %v), want %q", addr, got, key, ok, err, want)
+			}
+		}
+		if n, err := m.Size(ctx); err != nil || n != 203 {
+			t.Errorf("after the merge the map holds %d entries read through %s (%v), want 203", n, addr, err)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package member
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"log/slog"
 	"net"
@@ -77,6 +78,10 @@ type Config struct {
 	Logger   *slog.Logger         `yaml:"-"`
 	Clock    store.Clock          `yaml:"-"`
 	Registry *prometheus.Registry `yaml:"-"`
+	// Dialer, when set, opens this member's connections to other members
+	// (gossip, replication, coordination) instead of TCP: tests route them
+	// through a network they can cut.
+	Dialer func(ctx context.Context, addr string) (net.Conn, error) `yaml:"-"`
 }
 
 // MetricsConfig configures the member's metrics.

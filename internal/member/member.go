@@ -135,7 +135,7 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		ClusterName: cfg.ClusterName, Self: m.self, PartitionCount: cfg.PartitionCount, Replicas: cfg.replicas(),
 		Join: cfg.Join, MinClusterSize: cfg.MinClusterSize, Store: replicas, Metadata: metadataStore{ser}, Catalog: catalogStore{cat},
 		Table: m.table, Logger: log, MaxMessageSize: cfg.Limits.MaxMessageSize, MaxConcurrentMigrations: cfg.MaxParallelMigrations,
-		DialOptions: transport.dialOptions(),
+		DialOptions: append(transport.dialOptions(), dialer(cfg.Dialer)...),
 		Gossip: cluster.GossipConfig{
 			ProbeInterval: time.Duration(cfg.Gossip.ProbeInterval), ProbeTimeout: time.Duration(cfg.Gossip.ProbeTimeout),
 			GossipInterval: time.Duration(cfg.Gossip.GossipInterval), SuspicionMult: cfg.Gossip.SuspicionMult,
@@ -394,4 +394,12 @@ func (m *Member) Close() error {
 		m.query.close()
 	})
 	return nil
+}
+
+// dialer routes connections to other members through d, when set.
+func dialer(d func(context.Context, string) (net.Conn, error)) []grpc.DialOption {
+	if d == nil {
+		return nil
+	}
+	return []grpc.DialOption{grpc.WithContextDialer(d)}
 }

@@ -18,12 +18,14 @@ type realClock struct{}
 
 func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
-// Backoff is a retry policy: binary exponential backoff with full jitter.
-// Before retry i (0 for the first retry) it waits a random time in
-// [0, min(Max, Initial·Multiplier^i)), after the least wait the member
-// asked for (an error's RetryAfter), and it makes at most Attempts
-// attempts in all. The zero value takes the defaults; a Backoff is a value
-// and safe for concurrent use.
+// Backoff is the client's one retry policy: exponential backoff with
+// jitter. Before retry i (0 for the first retry) it waits a random time
+// below the bound min(Max, Initial·Multiplier^i) — uniform in [0, bound)
+// (full jitter) by default, or within ±Jitter of the bound — after the
+// least wait the member asked for (an error's RetryAfter). Callers that
+// count attempts make at most Attempts in all; the calls that retry until
+// their context ends (Config.Retry) do not count them. The zero value
+// takes the defaults; a Backoff is a value and safe for concurrent use.
 type Backoff struct {
 	// Initial bounds the wait before the first retry (default 100ms).
 	Initial time.Duration
@@ -31,6 +33,10 @@ type Backoff struct {
 	Max time.Duration
 	// Multiplier grows the bound after each retry (default 2).
 	Multiplier float64
+	// Jitter, when in (0, 1), draws each wait uniformly within ±Jitter
+	// of the bound instead of below it; 0 (or any other value) means full
+	// jitter.
+	Jitter float64
 	// Attempts is the most attempts, the first one included (default
 	// 10); 1 turns retrying off.
 	Attempts int
@@ -51,6 +57,9 @@ func (b Backoff) withDefaults() Backoff {
 	b.Max = max(b.Max, b.Initial)
 	if b.Multiplier < 1 {
 		b.Multiplier = 2
+	}
+	if b.Jitter <= 0 || b.Jitter >= 1 {
+		b.Jitter = 0
 	}
 	if b.Attempts <= 0 {
 		b.Attempts = 10
@@ -73,10 +82,14 @@ func (b Backoff) Bound(retry int) time.Duration {
 }
 
 // Delay returns the wait before retry i: hint, then a uniform draw below
-// Bound(i) (full jitter).
+// Bound(i) (full jitter), or within ±Jitter of it.
 func (b Backoff) Delay(retry int, hint time.Duration) time.Duration {
 	b = b.withDefaults()
-	return max(hint, 0) + time.Duration(b.Rand()*float64(b.Bound(retry)))
+	bound, r := float64(b.Bound(retry)), b.Rand()
+	if b.Jitter > 0 {
+		return max(hint, 0) + time.Duration(bound*(1-b.Jitter+2*b.Jitter*r))
+	}
+	return max(hint, 0) + time.Duration(r*bound)
 }
 
 // Budget returns the longest the retries of one call can wait in all,
@@ -100,3 +113,20 @@ func (b Backoff) Wait(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// retrier walks one retry loop through a Backoff: each wait waits the
+// next retry's delay; reset starts over after progress (a stream that
+// delivered again).
+type retrier struct {
+	policy Backoff
+	retry  int
+}
+
+// wait waits the next retry's delay, after hint, or until ctx ends.
+func (r *retrier) wait(ctx context.Context, hint time.Duration) error {
+	d := r.policy.Delay(r.retry, hint)
+	r.retry++
+	return r.policy.Wait(ctx, d)
+}
+
+func (r *retrier) reset() { r.retry = 0 }

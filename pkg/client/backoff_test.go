@@ -78,6 +78,45 @@ func TestBackoff(t *testing.T) {
 	if err := (client.Backoff{}).Wait(ctx, time.Hour); !errors.Is(err, context.Canceled) {
 		t.Fatalf("wait on an ended context: %v", err)
 	}
+
+	// ±Jitter: a uniform draw within Jitter of the bound.
+	for r, want := range map[float64]time.Duration{0: 640 * time.Millisecond, 0.5: 800 * time.Millisecond, 1: 960 * time.Millisecond} {
+		j := client.Backoff{Initial: 100 * time.Millisecond, Max: time.Second, Jitter: 0.2, Rand: func() float64 { return r }}
+		if got := j.Delay(3, 0); got != want {
+			t.Fatalf("jitter 0.2, draw %g: %v, want %v", r, got, want)
+		}
+	}
+
+	// Config.Retry maps onto the policy field for field, with its own
+	// defaults: 20ms doubling to 2s, ±20%.
+	if p := client.RetryPolicy(client.Config{}); p.Initial != 20*time.Millisecond || p.Max != 2*time.Second || p.Multiplier != 2 || p.Jitter != 0.2 {
+		t.Fatalf("default retry policy %+v", p)
+	}
+
+	// A retry loop on Config.Retry's policy waits the growing bounds, the
+	// multiplier honoured, up to the cap, and starts over when reset.
+	policy := client.RetryPolicy(client.Config{Retry: client.RetryConfig{InitialBackoff: 10 * time.Millisecond,
+		MaxBackoff: time.Second, Multiplier: 3, Jitter: 0.5}})
+	clock = &recordingClock{}
+	policy.Clock, policy.Rand = clock, func() float64 { return 0.5 }
+	wait, reset := client.RetryLoop(policy)
+	for range 6 {
+		if err := wait(context.Background(), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reset()
+	if err := wait(context.Background(), 5*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	want = []time.Duration{10 * time.Millisecond, 30 * time.Millisecond, 90 * time.Millisecond, 270 * time.Millisecond,
+		810 * time.Millisecond, time.Second, 15 * time.Millisecond}
+	if got := clock.recorded(); !slices.Equal(got, want) {
+		t.Fatalf("retry loop waits %v, want %v", got, want)
+	}
+	if err := wait(ctx, 0); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a retry loop's wait on an ended context: %v", err)
+	}
 }
 
 // memoryCluster is a member whose queries may hold almost nothing

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -74,7 +73,12 @@ type Config struct {
 	StatisticsInterval time.Duration
 }
 
-// RetryConfig is the retry policy: exponential backoff with jitter.
+// RetryConfig configures the Backoff policy of calls that fail with a
+// retryable error: they are retried until their context ends (or
+// Config.InvocationTimeout passes), waiting min(MaxBackoff,
+// InitialBackoff·Multiplier^i) ±Jitter before retry i. Reconnecting
+// listeners, the partition table watch and near caches' subscriptions
+// back off on the same policy.
 type RetryConfig struct {
 	// InitialBackoff is the first wait; default 20ms.
 	InitialBackoff time.Duration
@@ -88,6 +92,11 @@ type RetryConfig struct {
 	// connection broke after they were sent (they may apply twice). Reads,
 	// and writes that were never sent, are always retried.
 	RedoOperation bool
+}
+
+// backoff is the Backoff policy the fields configure.
+func (r RetryConfig) backoff() Backoff {
+	return Backoff{Initial: r.InitialBackoff, Max: r.MaxBackoff, Multiplier: r.Multiplier, Jitter: r.Jitter}
 }
 
 func (c *Config) withDefaults() Config {
@@ -113,9 +122,7 @@ func (c *Config) withDefaults() Config {
 	if cfg.Retry.Multiplier < 1 {
 		cfg.Retry.Multiplier = 2
 	}
-	if cfg.Retry.Jitter < 0 || cfg.Retry.Jitter >= 1 {
-		cfg.Retry.Jitter = 0.2
-	} else if cfg.Retry.Jitter == 0 {
+	if cfg.Retry.Jitter <= 0 || cfg.Retry.Jitter >= 1 {
 		cfg.Retry.Jitter = 0.2
 	}
 	cfg.QueryRetry = cfg.QueryRetry.withDefaults()
@@ -310,7 +317,16 @@ func (c *Client) refreshTable(ctx context.Context) {
 // watchTable follows partition table changes from one member at a time.
 func (c *Client) watchTable() {
 	defer c.bg.Done()
-	backoff := c.cfg.Retry.InitialBackoff
+	stopped, cancelStopped := context.WithCancel(context.Background())
+	defer cancelStopped()
+	go func() {
+		select {
+		case <-c.stop:
+		case <-stopped.Done():
+		}
+		cancelStopped()
+	}()
+	r := c.retrier()
 	for !c.closed.Load() {
 		cn, err := c.anyConn(context.Background())
 		if err == nil {
@@ -328,24 +344,19 @@ func (c *Client) watchTable() {
 				if t, err = stream.Recv(); err == nil {
 					cn.seen()
 					c.setTable(0, t, true)
-					backoff = c.cfg.Retry.InitialBackoff
+					r.reset()
 				}
 			}
 			cancel()
 		}
-		select {
-		case <-c.stop:
+		if r.wait(stopped, 0) != nil {
 			return
-		case <-time.After(c.jitter(backoff)):
 		}
-		backoff = min(time.Duration(float64(backoff)*c.cfg.Retry.Multiplier), c.cfg.Retry.MaxBackoff)
 	}
 }
 
-func (c *Client) jitter(d time.Duration) time.Duration {
-	j := c.cfg.Retry.Jitter
-	return time.Duration(float64(d) * (1 - j + 2*j*rand.Float64()))
-}
+// retrier starts a retry loop on the Config.Retry policy.
+func (c *Client) retrier() retrier { return retrier{policy: c.cfg.Retry.backoff()} }
 
 // partitionOf returns the partition of a serialized key.
 func (c *Client) partitionOf(key []byte) int32 {
@@ -507,7 +518,7 @@ func (c *Client) invoke(ctx context.Context, pid int32, idempotent bool, req *pb
 		defer cancel()
 	}
 	c.stats.calls.Add(1)
-	backoff := c.cfg.Retry.InitialBackoff
+	r := c.retrier()
 	for attempt := 0; ; attempt++ {
 		cn, err := c.connFor(ctx, pid)
 		var resp *pb.PipelineResponse
@@ -530,13 +541,10 @@ func (c *Client) invoke(ctx context.Context, pid int32, idempotent bool, req *pb
 			return nil, err
 		}
 		if attempt > 0 || !errors.Is(err, ErrUnknownSchema) {
-			select {
-			case <-ctx.Done():
+			if r.wait(ctx, 0) != nil {
 				c.stats.failures.Add(1)
 				return nil, c.finalError(ctx, err)
-			case <-time.After(c.jitter(backoff)):
 			}
-			backoff = min(time.Duration(float64(backoff)*c.cfg.Retry.Multiplier), c.cfg.Retry.MaxBackoff)
 		}
 	}
 }

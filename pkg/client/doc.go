@@ -15,7 +15,19 @@
 // bounds the call with its retries (Config.InvocationTimeout applies when it
 // has none). Retryable failures (a member shutting down, a partition that
 // moved, a lost connection before the call was sent) are retried with
-// exponential backoff and jitter; see RetryConfig.
+// exponential backoff and jitter.
+//
+// # Retries
+//
+// Every retry in the client waits on one policy type, Backoff: the wait
+// before retry i is bounded by min(Max, Initial·Multiplier^i) and drawn
+// at random below that bound (full jitter) or within ±Jitter of it, after
+// any wait the member asked for. Config.Retry (a RetryConfig: 20ms
+// doubling to 2s, ±20%) is mapped onto a Backoff field for field and
+// drives calls, iteration, reconnecting entry listeners and near caches'
+// subscriptions, and the partition table watch; those retry until their
+// context ends. Config.QueryRetry is a Backoff itself and also bounds the
+// attempts of a query the members' memory breaker refused.
 //
 // # Maps
 //

@@ -6,7 +6,6 @@ import (
 	"iter"
 	"slices"
 	"sort"
-	"time"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 )
@@ -30,7 +29,7 @@ func (m *Map[K, V]) iterate(ctx context.Context, kind pb.IterationKind, yield fu
 		remaining[int32(pid)] = true
 	}
 	seen := map[int32]map[string]bool{} // keys yielded of partitions not completed
-	backoff := m.c.cfg.Retry.InitialBackoff
+	r := m.c.retrier()
 	for len(remaining) > 0 {
 		byMember := map[string][]int32{}
 		var order []string
@@ -69,12 +68,9 @@ func (m *Map[K, V]) iterate(ctx context.Context, kind pb.IterationKind, yield fu
 		if err := m.c.prepareRetry(ctx, retryErr); err != nil {
 			return err
 		}
-		select {
-		case <-ctx.Done():
+		if r.wait(ctx, 0) != nil {
 			return m.c.finalError(ctx, retryErr)
-		case <-time.After(m.c.jitter(backoff)):
 		}
-		backoff = min(time.Duration(float64(backoff)*m.c.cfg.Retry.Multiplier), m.c.cfg.Retry.MaxBackoff)
 	}
 	return nil
 }

@@ -288,7 +288,7 @@ func (s *subscription) read(addr string, stream pb.MapService_ListenClient) {
 		delete(s.confirmed, addr)
 		s.mu.Unlock()
 	}()
-	backoff := s.c.cfg.Retry.InitialBackoff
+	r := s.c.retrier()
 	for {
 		for {
 			b, err := stream.Recv()
@@ -296,7 +296,7 @@ func (s *subscription) read(addr string, stream pb.MapService_ListenClient) {
 				break
 			}
 			s.onBatch(addr, b)
-			backoff = s.c.cfg.Retry.InitialBackoff
+			r.reset()
 		}
 		if s.ctx.Err() != nil {
 			return
@@ -307,12 +307,9 @@ func (s *subscription) read(addr string, stream pb.MapService_ListenClient) {
 			if !s.c.isMember(addr) {
 				return
 			}
-			select {
-			case <-s.ctx.Done():
+			if r.wait(s.ctx, 0) != nil {
 				return
-			case <-time.After(s.c.jitter(backoff)):
 			}
-			backoff = min(time.Duration(float64(backoff)*s.c.cfg.Retry.Multiplier), s.c.cfg.Retry.MaxBackoff)
 			var err error
 			if stream, err = s.open(s.ctx, addr); err == nil {
 				s.setConfirmed(addr, true)

@@ -761,7 +761,7 @@ func (c *Client) invokeByOwner(ctx context.Context, keys [][]byte, idempotent bo
 	for i := range pending {
 		pending[i] = i
 	}
-	backoff := c.cfg.Retry.InitialBackoff
+	r := c.retrier()
 	for len(pending) > 0 {
 		groups := map[string][]int{}
 		pids := map[string]int32{}
@@ -808,13 +808,10 @@ func (c *Client) invokeByOwner(ctx context.Context, keys [][]byte, idempotent bo
 			c.stats.failures.Add(1)
 			return err
 		}
-		select {
-		case <-ctx.Done():
+		if r.wait(ctx, 0) != nil {
 			c.stats.failures.Add(1)
 			return c.finalError(ctx, retryErr)
-		case <-time.After(c.jitter(backoff)):
 		}
-		backoff = min(time.Duration(float64(backoff)*c.cfg.Retry.Multiplier), c.cfg.Retry.MaxBackoff)
 		pending = retry
 	}
 	return nil
@@ -853,7 +850,7 @@ func (c *Client) onEveryMember(ctx context.Context, req *pb.PipelineRequest, fn 
 		defer cancel()
 	}
 	c.stats.calls.Add(1)
-	backoff := c.cfg.Retry.InitialBackoff
+	r := c.retrier()
 	for {
 		resps, err := c.everyMemberOnce(ctx, req)
 		if err == nil && fn != nil {
@@ -871,13 +868,10 @@ func (c *Client) onEveryMember(ctx context.Context, req *pb.PipelineRequest, fn 
 			c.stats.failures.Add(1)
 			return err
 		}
-		select {
-		case <-ctx.Done():
+		if r.wait(ctx, 0) != nil {
 			c.stats.failures.Add(1)
 			return c.finalError(ctx, err)
-		case <-time.After(c.jitter(backoff)):
 		}
-		backoff = min(time.Duration(float64(backoff)*c.cfg.Retry.Multiplier), c.cfg.Retry.MaxBackoff)
 	}
 }
 

@@ -175,7 +175,7 @@ func newNearCache(c *Client, name string, cfg NearCacheConfig) (*nearCache, erro
 // listen subscribes to the map's events (without values) and invalidates.
 func (nc *nearCache) listen(ctx context.Context, name string) {
 	defer close(nc.done)
-	backoff := nc.c.cfg.Retry.InitialBackoff
+	r := nc.c.retrier()
 	for ctx.Err() == nil {
 		sub, err := nc.c.subscribe(ctx, &pb.ListenRequest{Map: name}, func(_ string, b *pb.EntryEventBatch) {
 			if b.Dropped > 0 {
@@ -200,11 +200,7 @@ func (nc *nearCache) listen(ctx context.Context, name string) {
 			sub.close()
 			return
 		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(nc.c.jitter(backoff)):
-		}
-		backoff = min(backoff*2, nc.c.cfg.Retry.MaxBackoff)
+		_ = r.wait(ctx, 0) // the loop ends when ctx does
 	}
 }
 

@@ -387,6 +387,7 @@ func (c *Client) execute(ctx context.Context, req *pb.ExecuteRequest) (*Rows, er
 	// Failures of the connection, a schema to publish or another
 	// retryable error: three attempts; memory refusals: QueryRetry's.
 	others, memory := 0, 0
+	otherRetry, memoryRetry := c.retrier(), retrier{policy: c.cfg.QueryRetry}
 	for others < 3 {
 		if untilDeadline {
 			// The member stops the query when the caller gives up waiting.
@@ -406,11 +407,10 @@ func (c *Client) execute(ctx context.Context, req *pb.ExecuteRequest) (*Rows, er
 			var e *Error
 			if errors.As(err, &e) && errors.Is(e, ErrMemoryLimit) && e.Retryable {
 				memory++
-				policy := c.cfg.QueryRetry
-				if memory >= policy.Attempts {
+				if memory >= c.cfg.QueryRetry.Attempts {
 					return nil, &QueryMemoryError{Attempts: memory, Last: e}
 				}
-				if werr := policy.Wait(ctx, policy.Delay(memory-1, e.RetryAfter)); werr != nil {
+				if werr := memoryRetry.wait(ctx, e.RetryAfter); werr != nil {
 					return nil, &QueryMemoryError{Attempts: memory, Last: e, Cause: werr}
 				}
 				continue
@@ -426,10 +426,7 @@ func (c *Client) execute(ctx context.Context, req *pb.ExecuteRequest) (*Rows, er
 				}
 			}
 			if errors.As(lastErr, &e) && e.Retryable && ctx.Err() == nil {
-				select {
-				case <-ctx.Done():
-				case <-time.After(c.jitter(c.cfg.Retry.InitialBackoff << (others - 1))):
-				}
+				_ = otherRetry.wait(ctx, 0) // an ended ctx fails the next attempt
 				continue
 			}
 			return nil, lastErr

@@ -1,0 +1,19 @@
+package client
+
+import (
+	"context"
+	"time"
+)
+
+// RetryPolicy is the Backoff that cfg.Retry configures, defaults filled.
+func RetryPolicy(cfg Config) Backoff {
+	d := cfg.withDefaults()
+	return d.Retry.backoff()
+}
+
+// RetryLoop starts a retry loop on policy, as the client's retrying calls
+// do: wait waits the next retry's delay, reset starts over.
+func RetryLoop(policy Backoff) (wait func(ctx context.Context, hint time.Duration) error, reset func()) {
+	r := retrier{policy: policy}
+	return r.wait, r.reset
+}
