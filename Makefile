@@ -18,10 +18,10 @@ lint:
 	$(GO) vet ./...
 
 unit:
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 30m ./...
 
 race:
-	$(GO) test -count=1 -race $(RACE_PKGS)
+	$(GO) test -count=1 -timeout 30m -race $(RACE_PKGS)
 
 # The Java modules (pom.xml lists them): the SDK against real members, the Hazelcast
 # benchmark runner, and the vector tools: the committed vectors checked against the SDK and
