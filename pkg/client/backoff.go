@@ -106,6 +106,9 @@ func (b Backoff) Budget(hint time.Duration) time.Duration {
 // Wait waits d on the policy's clock, or until ctx ends.
 func (b Backoff) Wait(ctx context.Context, d time.Duration) error {
 	b = b.withDefaults()
+	if err := ctx.Err(); err != nil {
+		return err // an ended context never waits, whatever the clock
+	}
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
