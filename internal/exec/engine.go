@@ -431,7 +431,10 @@ func (e *Engine) RunFragment(ctx context.Context, req *pb.RunFragmentRequest, se
 			return err
 		}
 	}
-	if f.Join != nil && len(f.Exchanges()) > 0 && req.Exchange == nil {
+	// A coordinator sends no exchange context when one member owns every
+	// partition (this one): the rows then stay where they are, as on a
+	// single member.
+	if f.Join != nil && len(f.Exchanges()) > 0 && req.Exchange == nil && (t == nil || len(req.Partitions) < t.PartitionCount()) {
 		return plan.Errorf("a join fragment whose rows move needs an exchange context")
 	}
 	id := req.QueryId
