@@ -360,6 +360,11 @@ type destination struct {
 	h      *hub
 	stream ExchangeSender
 	window int64
+	// mem is the query's account, which holds the bytes sent and not yet
+	// taken by the receiver (held): the messages in gRPC's buffers on both
+	// sides. nil: not accounted.
+	mem  *MemoryAccount
+	held atomic.Int64
 
 	mu          sync.Mutex // one send at a time
 	credit      sync.Mutex // guards outstanding, err
@@ -370,8 +375,8 @@ type destination struct {
 	recvDone    chan struct{}
 }
 
-func newDestination(h *hub, stream ExchangeSender, window int64) *destination {
-	d := &destination{h: h, stream: stream, window: window, recvDone: make(chan struct{})}
+func newDestination(h *hub, stream ExchangeSender, window int64, mem *MemoryAccount) *destination {
+	d := &destination{h: h, stream: stream, window: window, mem: mem, recvDone: make(chan struct{})}
 	d.cond = sync.NewCond(&d.credit)
 	return d
 }
@@ -396,6 +401,22 @@ func (d *destination) readCredits() {
 		d.outstanding -= c.Bytes
 		d.cond.Broadcast()
 		d.credit.Unlock()
+		d.release(c.Bytes)
+	}
+}
+
+// release gives back up to n of the bytes held for messages in flight.
+func (d *destination) release(n int64) {
+	for {
+		h := d.held.Load()
+		r := min(h, n)
+		if r <= 0 {
+			return
+		}
+		if d.held.CompareAndSwap(h, h-r) {
+			d.mem.Release(r)
+			return
+		}
 	}
 }
 
@@ -416,7 +437,14 @@ func (d *destination) send(ctx context.Context, msg *memberpb.ExchangeMessage) e
 		d.cond.Wait()
 	}
 	err := d.err
-	d.outstanding += n
+	if err == nil && d.mem != nil && n > 0 {
+		if err = d.mem.Reserve("exchange messages in flight", n); err == nil {
+			d.held.Add(n)
+		}
+	}
+	if err == nil {
+		d.outstanding += n
+	}
 	d.credit.Unlock()
 	if err == io.EOF {
 		err = fmt.Errorf("%w: the receiver closed its exchange stream", ErrExchange)
@@ -508,7 +536,7 @@ func (s *stage) newRouter(x *plan.Exchange, width int, local consumer) (*router,
 			r.abort()
 			return nil, remoteError(s.ctx, m, err)
 		}
-		d := newDestination(s.e.hub, stream, s.settings.InFlightBytes)
+		d := newDestination(s.e.hub, stream, s.settings.InFlightBytes, s.mem)
 		r.dests[i] = d
 		r.stops = append(r.stops, d.wakeOnCancel(s.ctx))
 		s.e.goRun(d.readCredits)
@@ -733,6 +761,11 @@ func (r *router) release() {
 		stop()
 	}
 	r.stops = nil
+	for _, d := range r.dests {
+		if d != nil {
+			d.release(math.MaxInt64)
+		}
+	}
 	for _, rw := range r.ws {
 		if rw == nil {
 			continue

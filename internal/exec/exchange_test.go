@@ -138,7 +138,7 @@ func TestExchangeBackpressure(t *testing.T) {
 	defer p.cancel()
 	errc := serveAsync(h, p)
 	const window = 4096
-	d := newDestination(h, memSender{p}, window)
+	d := newDestination(h, memSender{p}, window, nil)
 	go d.readCredits()
 	ctx := context.Background()
 	if err := d.send(ctx, &memberpb.ExchangeMessage{QueryId: []byte("q1"), ExchangeId: 1}); err != nil {

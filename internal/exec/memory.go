@@ -136,6 +136,13 @@ type PoolConfig struct {
 	// HeapLive returns the live heap in bytes (by default the runtime's
 	// /gc/heap/live:bytes, the heap marked live by the last GC).
 	HeapLive func() int64
+	// RuntimeHeld returns the memory the Go runtime holds against its soft
+	// limit (by default /memory/classes/total:bytes less what it released
+	// to the OS; with the default HeapLive only). Above MemoryLimit the
+	// collector is not keeping up with the allocations (the runtime lets
+	// the soft limit go rather than spend more than half the CPU on
+	// collection): the breaker opens until it is back under.
+	RuntimeHeld func() int64
 	// Random returns numbers in [0, 1): a running query that holds memory
 	// is terminated when the breaker opens if it draws below ½. Default
 	// math/rand/v2; tests inject their own to know which.
@@ -217,7 +224,7 @@ type poolQuery struct {
 func NewMemoryPool(cfg PoolConfig) *MemoryPool {
 	p := &MemoryPool{wake: make(chan struct{}, 1), queries: map[string]*poolQuery{}}
 	if cfg.HeapLive == nil && cfg.MemoryLimit > 0 {
-		cfg.HeapLive, p.forceGC = liveHeap(), true
+		cfg.HeapLive, cfg.RuntimeHeld, p.forceGC = liveHeap(), runtimeHeld(), true
 	}
 	p.cfg = cfg.withDefaults()
 	return p
@@ -235,6 +242,21 @@ func liveHeap() func() int64 {
 			return 0
 		}
 		return int64(sample[0].Value.Uint64())
+	}
+}
+
+// runtimeHeld reads the memory the runtime counts against its soft limit.
+func runtimeHeld() func() int64 {
+	var mu sync.Mutex
+	sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	return func() int64 {
+		mu.Lock()
+		defer mu.Unlock()
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindUint64 || sample[1].Value.Kind() != metrics.KindUint64 {
+			return 0
+		}
+		return int64(sample[0].Value.Uint64()) - int64(sample[1].Value.Uint64())
 	}
 }
 
@@ -417,10 +439,11 @@ func (p *MemoryPool) run(stop <-chan struct{}) {
 	}
 }
 
-// evaluate opens or closes the breaker by the pool and the live heap;
-// opening terminates half of the queries holding memory.
+// evaluate opens or closes the breaker by the pool, the live heap and
+// the memory the runtime holds; opening terminates half of the queries
+// holding memory.
 func (p *MemoryPool) evaluate() {
-	heap := int64(0)
+	heap, held := int64(0), int64(0)
 	if p.cfg.HeapLive != nil && p.cfg.MemoryLimit > 0 {
 		heap = p.cfg.HeapLive()
 		heapHigh := heap >= int64(p.cfg.HeapOpen*float64(p.cfg.MemoryLimit))
@@ -432,31 +455,40 @@ func (p *MemoryPool) evaluate() {
 			p.lastGC = time.Now()
 			heap = p.cfg.HeapLive()
 		}
+		if p.cfg.RuntimeHeld != nil {
+			held = p.cfg.RuntimeHeld()
+		}
 	}
 	p.heap.Store(heap)
 	reserved := p.reserved.Load()
 	poolHigh := p.cfg.Limit > 0 && reserved > 0 && reserved >= p.poolOpenAt()
 	heapHigh := p.cfg.MemoryLimit > 0 && heap >= int64(p.cfg.HeapOpen*float64(p.cfg.MemoryLimit))
+	overLimit := p.cfg.MemoryLimit > 0 && held > p.cfg.MemoryLimit
 	if !p.open.Load() {
-		if !poolHigh && !heapHigh {
+		if !poolHigh && !heapHigh && !overLimit {
 			return
 		}
-		reason := fmt.Sprintf("queries hold %d bytes, %.0f%% of query.memory-limit-per-member %d", reserved, 100*float64(reserved)/float64(max(p.cfg.Limit, 1)), p.cfg.Limit)
-		if heapHigh {
+		var reason string
+		switch {
+		case heapHigh:
 			reason = fmt.Sprintf("the live heap is %d bytes, %.0f%% of the member's memory-limit %d", heap, 100*float64(heap)/float64(p.cfg.MemoryLimit), p.cfg.MemoryLimit)
+		case overLimit:
+			reason = fmt.Sprintf("the runtime holds %d bytes, past the member's memory-limit %d: collection is not keeping up with the queries' allocations", held, p.cfg.MemoryLimit)
+		default:
+			reason = fmt.Sprintf("queries hold %d bytes, %.0f%% of query.memory-limit-per-member %d", reserved, 100*float64(reserved)/float64(max(p.cfg.Limit, 1)), p.cfg.Limit)
 		}
 		p.open.Store(true)
 		p.trips.Add(1)
 		p.cfg.Logger.Warn("memory circuit breaker open: refusing new queries that need memory, terminating half of those holding it",
-			"reason", reason, "reserved", reserved, "heap", heap)
+			"reason", reason, "reserved", reserved, "heap", heap, "held", held)
 		p.terminateHalf(reason)
 		return
 	}
 	poolLow := p.cfg.Limit <= 0 || reserved < int64(p.cfg.PoolClose*float64(p.cfg.Limit))
 	heapLow := p.cfg.MemoryLimit <= 0 || heap < int64(p.cfg.HeapClose*float64(p.cfg.MemoryLimit))
-	if poolLow && heapLow {
+	if poolLow && heapLow && !overLimit {
 		p.open.Store(false)
-		p.cfg.Logger.Info("memory circuit breaker closed", "reserved", reserved, "heap", heap)
+		p.cfg.Logger.Info("memory circuit breaker closed", "reserved", reserved, "heap", heap, "held", held)
 	}
 }
 

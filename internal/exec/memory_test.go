@@ -218,6 +218,45 @@ func TestPoolLimitAndThresholds(t *testing.T) {
 	b.Close()
 }
 
+// When the runtime holds more than the member's memory limit (the
+// collector cannot keep up with the allocations), the breaker opens with
+// the pool and the live heap low, terminates half of the queries holding
+// memory, refuses new ones, and closes once the runtime is back under.
+func TestBreakerOpensWhenTheRuntimePassesTheLimit(t *testing.T) {
+	var held atomic.Int64
+	held.Store(900)
+	p := NewMemoryPool(PoolConfig{Breaker: true, Limit: 1 << 20, MemoryLimit: 1000,
+		HeapLive: func() int64 { return 100 }, RuntimeHeld: held.Load,
+		Random: func() float64 { return 0.1 }, Logger: slog.New(slog.DiscardHandler)})
+	var stopped error
+	a, err := p.Open("a", 0, true, func(err error) { stopped = err })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Reserve("join hash table", 10); err != nil {
+		t.Fatal(err)
+	}
+	p.evaluate()
+	if p.Stats().Open {
+		t.Fatal("open with the runtime under the limit")
+	}
+	held.Store(1001)
+	p.evaluate()
+	if !p.Stats().Open || !isBreaker(stopped, BreakerTerminate) || !strings.Contains(stopped.Error(), "collection is not keeping up") {
+		t.Fatalf("runtime past the limit: open %v, running query stopped with %v", p.Stats().Open, stopped)
+	}
+	if _, err := p.Open("b", 0, true, func(error) {}); !isBreaker(err, BreakerReject) {
+		t.Fatalf("a new query while open: %v", err)
+	}
+	held.Store(990)
+	p.evaluate()
+	if p.Stats().Open {
+		t.Fatal("still open with the runtime back under the limit")
+	}
+	a.Release(10)
+	a.Close()
+}
+
 // While closed, a new query that needs memory is refused when the running
 // queries' memory, held or expected (the average peak), and its own would
 // pass the admission threshold (PoolClose: 700 of 1000 here).
