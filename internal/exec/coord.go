@@ -10,6 +10,7 @@ import (
 	"time"
 	"unsafe"
 
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
@@ -180,13 +181,20 @@ func (g *gather) nextBatch() (*Batch, error) {
 // note records a member's error: the first, unless a later one says the
 // memory breaker stopped the query (the others then only saw their
 // exchanges break or their fragment cancelled, and the client should
-// retry after the breaker's hint).
+// retry after the breaker's hint), or the first is a bare cancellation
+// and a later one says what went wrong.
 func (g *gather) note(err error) {
 	g.firstMu.Lock()
 	defer g.firstMu.Unlock()
-	if g.first == nil || (stoppedByBreaker(err) && !stoppedByBreaker(g.first)) {
+	if g.first == nil || (stoppedByBreaker(err) && !stoppedByBreaker(g.first)) ||
+		(isCancellation(g.first) && !isCancellation(err)) {
 		g.first = err
 	}
+}
+
+// isCancellation reports whether err only says that a context ended.
+func isCancellation(err error) bool {
+	return errors.Is(err, context.Canceled) || status.Code(err) == codes.Canceled
 }
 
 // stoppedByBreaker reports whether err is a memory breaker's, this

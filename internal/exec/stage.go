@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -56,9 +57,12 @@ func (s *stage) newWorker() int { return int(s.nextWorker.Add(1)) - 1 }
 // send through exchanges), hash tables and probes, and the fragment's own
 // filter, projection or partial aggregation of the joined rows.
 type stage struct {
-	e        *Engine
-	ctx      context.Context
-	cancel   context.CancelFunc
+	e   *Engine
+	ctx context.Context
+	// cancel stops the stage's goroutines with the error that failed it:
+	// those that then see their context end report that error, not a bare
+	// cancellation.
+	cancel   context.CancelCauseFunc
 	id       []byte
 	params   []expr.Value
 	parts    []int32
@@ -79,8 +83,8 @@ type stage struct {
 func (e *Engine) runStage(ctx context.Context, f *plan.Fragment, parts []int32, xc *pb.ExchangeContext, mem *MemoryAccount, emit func(*Batch) error) error {
 	s := &stage{e: e, params: f.Params, parts: parts, mem: mem, settings: e.cfg.Exchange.withDefaults(), workers: stageWorkers(f)}
 	s.nextWorker.Store(int32(runtime.GOMAXPROCS(0)))
-	s.ctx, s.cancel = context.WithCancel(ctx)
-	defer s.cancel()
+	s.ctx, s.cancel = context.WithCancelCause(ctx)
+	defer s.cancel(nil)
 	if xc == nil {
 		t := e.cfg.Table.Load()
 		if t == nil {
@@ -116,6 +120,11 @@ func (e *Engine) runStage(ctx context.Context, f *plan.Fragment, parts []int32, 
 	}})
 	if err != nil && ctx.Err() != nil {
 		return stopCause(ctx)
+	}
+	if err != nil && s.ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		// A goroutine that saw the stage stop returned first: the
+		// stage's error is what stopped it.
+		return stopCause(s.ctx)
 	}
 	return err
 }
@@ -395,7 +404,7 @@ func (s *stage) input(f *plan.Fragment, x *plan.Exchange, consume consumer, prob
 		err = ib.wait(s.ctx)
 	}
 	if err != nil {
-		s.cancel()
+		s.cancel(err)
 	}
 	if vectors != nil {
 		if verr := vectors.close(err == nil); err == nil {
@@ -455,7 +464,7 @@ func (a *assembler) fail(err error) {
 		a.err = err
 	}
 	a.errMu.Unlock()
-	a.s.cancel()
+	a.s.cancel(err)
 }
 
 func (a *assembler) failed() error {
