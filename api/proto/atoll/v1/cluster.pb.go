@@ -645,14 +645,19 @@ type ClientStatistics struct {
 	ClientVersion string `protobuf:"bytes,3,opt,name=client_version,json=clientVersion,proto3" json:"client_version,omitempty"`
 	// How often the client reports; a member forgets a client after three
 	// intervals without a report.
-	IntervalMs    int64                  `protobuf:"varint,4,opt,name=interval_ms,json=intervalMs,proto3" json:"interval_ms,omitempty"`
-	Calls         int64                  `protobuf:"varint,5,opt,name=calls,proto3" json:"calls,omitempty"`
-	Retries       int64                  `protobuf:"varint,6,opt,name=retries,proto3" json:"retries,omitempty"`
-	Failures      int64                  `protobuf:"varint,7,opt,name=failures,proto3" json:"failures,omitempty"`
-	Connections   int32                  `protobuf:"varint,8,opt,name=connections,proto3" json:"connections,omitempty"`
-	NearCaches    []*NearCacheStatistics `protobuf:"bytes,9,rep,name=near_caches,json=nearCaches,proto3" json:"near_caches,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	IntervalMs  int64                  `protobuf:"varint,4,opt,name=interval_ms,json=intervalMs,proto3" json:"interval_ms,omitempty"`
+	Calls       int64                  `protobuf:"varint,5,opt,name=calls,proto3" json:"calls,omitempty"`
+	Retries     int64                  `protobuf:"varint,6,opt,name=retries,proto3" json:"retries,omitempty"`
+	Failures    int64                  `protobuf:"varint,7,opt,name=failures,proto3" json:"failures,omitempty"`
+	Connections int32                  `protobuf:"varint,8,opt,name=connections,proto3" json:"connections,omitempty"`
+	NearCaches  []*NearCacheStatistics `protobuf:"bytes,9,rep,name=near_caches,json=nearCaches,proto3" json:"near_caches,omitempty"`
+	// Transactions: committed, retried after a conflict, and failed with a
+	// conflict once their attempts were spent.
+	TransactionCommits   int64 `protobuf:"varint,10,opt,name=transaction_commits,json=transactionCommits,proto3" json:"transaction_commits,omitempty"`
+	TransactionRetries   int64 `protobuf:"varint,11,opt,name=transaction_retries,json=transactionRetries,proto3" json:"transaction_retries,omitempty"`
+	TransactionConflicts int64 `protobuf:"varint,12,opt,name=transaction_conflicts,json=transactionConflicts,proto3" json:"transaction_conflicts,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
 }
 
 func (x *ClientStatistics) Reset() {
@@ -746,6 +751,27 @@ func (x *ClientStatistics) GetNearCaches() []*NearCacheStatistics {
 		return x.NearCaches
 	}
 	return nil
+}
+
+func (x *ClientStatistics) GetTransactionCommits() int64 {
+	if x != nil {
+		return x.TransactionCommits
+	}
+	return 0
+}
+
+func (x *ClientStatistics) GetTransactionRetries() int64 {
+	if x != nil {
+		return x.TransactionRetries
+	}
+	return 0
+}
+
+func (x *ClientStatistics) GetTransactionConflicts() int64 {
+	if x != nil {
+		return x.TransactionConflicts
+	}
+	return 0
 }
 
 type NearCacheStatistics struct {
@@ -876,7 +902,7 @@ const file_atoll_v1_cluster_proto_rawDesc = "" +
 	"\tfrom_uuid\x18\x02 \x01(\fR\bfromUuid\x12\x17\n" +
 	"\ato_uuid\x18\x03 \x01(\fR\x06toUuid\x12\x14\n" +
 	"\x05state\x18\x04 \x01(\tR\x05state\x12!\n" +
-	"\fbackup_uuids\x18\x05 \x03(\fR\vbackupUuids\"\xca\x02\n" +
+	"\fbackup_uuids\x18\x05 \x03(\fR\vbackupUuids\"\xe1\x03\n" +
 	"\x10ClientStatistics\x12\x1f\n" +
 	"\vclient_uuid\x18\x01 \x01(\fR\n" +
 	"clientUuid\x12\x1f\n" +
@@ -890,7 +916,11 @@ const file_atoll_v1_cluster_proto_rawDesc = "" +
 	"\bfailures\x18\a \x01(\x03R\bfailures\x12 \n" +
 	"\vconnections\x18\b \x01(\x05R\vconnections\x12>\n" +
 	"\vnear_caches\x18\t \x03(\v2\x1d.atoll.v1.NearCacheStatisticsR\n" +
-	"nearCaches\"\x93\x01\n" +
+	"nearCaches\x12/\n" +
+	"\x13transaction_commits\x18\n" +
+	" \x01(\x03R\x12transactionCommits\x12/\n" +
+	"\x13transaction_retries\x18\v \x01(\x03R\x12transactionRetries\x123\n" +
+	"\x15transaction_conflicts\x18\f \x01(\x03R\x14transactionConflicts\"\x93\x01\n" +
 	"\x13NearCacheStatistics\x12\x10\n" +
 	"\x03map\x18\x01 \x01(\tR\x03map\x12\x12\n" +
 	"\x04hits\x18\x02 \x01(\x03R\x04hits\x12\x16\n" +

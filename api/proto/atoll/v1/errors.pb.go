@@ -79,6 +79,9 @@ const (
 	// key. Retryable only once something was released (a map destroyed, a
 	// cursor closed).
 	ErrorCode_ERROR_CODE_LIMIT_EXCEEDED ErrorCode = 19
+	// Unlock of a key the calling client does not hold a lock on (as
+	// Hazelcast's IllegalMonitorStateException).
+	ErrorCode_ERROR_CODE_NOT_LOCK_OWNER ErrorCode = 20
 )
 
 // Enum value maps for ErrorCode.
@@ -104,6 +107,7 @@ var (
 		17: "ERROR_CODE_INTERNAL",
 		18: "ERROR_CODE_PERMISSION_DENIED",
 		19: "ERROR_CODE_LIMIT_EXCEEDED",
+		20: "ERROR_CODE_NOT_LOCK_OWNER",
 	}
 	ErrorCode_value = map[string]int32{
 		"ERROR_CODE_UNSPECIFIED":           0,
@@ -126,6 +130,7 @@ var (
 		"ERROR_CODE_INTERNAL":              17,
 		"ERROR_CODE_PERMISSION_DENIED":     18,
 		"ERROR_CODE_LIMIT_EXCEEDED":        19,
+		"ERROR_CODE_NOT_LOCK_OWNER":        20,
 	}
 )
 
@@ -156,6 +161,62 @@ func (ErrorCode) EnumDescriptor() ([]byte, []int) {
 	return file_atoll_v1_errors_proto_rawDescGZIP(), []int{0}
 }
 
+// ConflictCause says why a transaction lost a conflict (ERROR_CODE_CONFLICT).
+type ConflictCause int32
+
+const (
+	ConflictCause_CONFLICT_CAUSE_UNSPECIFIED ConflictCause = 0
+	// Another transaction or client holds a lock on a key it needs.
+	ConflictCause_CONFLICT_CAUSE_LOCKED ConflictCause = 1
+	// A key it read changed (or was locked for writing) since it read it.
+	ConflictCause_CONFLICT_CAUSE_CHANGED ConflictCause = 2
+	// Its locks outlived their lease and were rolled back by another.
+	ConflictCause_CONFLICT_CAUSE_ABORTED ConflictCause = 3
+)
+
+// Enum value maps for ConflictCause.
+var (
+	ConflictCause_name = map[int32]string{
+		0: "CONFLICT_CAUSE_UNSPECIFIED",
+		1: "CONFLICT_CAUSE_LOCKED",
+		2: "CONFLICT_CAUSE_CHANGED",
+		3: "CONFLICT_CAUSE_ABORTED",
+	}
+	ConflictCause_value = map[string]int32{
+		"CONFLICT_CAUSE_UNSPECIFIED": 0,
+		"CONFLICT_CAUSE_LOCKED":      1,
+		"CONFLICT_CAUSE_CHANGED":     2,
+		"CONFLICT_CAUSE_ABORTED":     3,
+	}
+)
+
+func (x ConflictCause) Enum() *ConflictCause {
+	p := new(ConflictCause)
+	*p = x
+	return p
+}
+
+func (x ConflictCause) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ConflictCause) Descriptor() protoreflect.EnumDescriptor {
+	return file_atoll_v1_errors_proto_enumTypes[1].Descriptor()
+}
+
+func (ConflictCause) Type() protoreflect.EnumType {
+	return &file_atoll_v1_errors_proto_enumTypes[1]
+}
+
+func (x ConflictCause) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ConflictCause.Descriptor instead.
+func (ConflictCause) EnumDescriptor() ([]byte, []int) {
+	return file_atoll_v1_errors_proto_rawDescGZIP(), []int{1}
+}
+
 // ErrorDetail describes an error beyond its gRPC status code.
 type ErrorDetail struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -178,7 +239,11 @@ type ErrorDetail struct {
 	Column int32 `protobuf:"varint,10,opt,name=column,proto3" json:"column,omitempty"`
 	// MEMORY_LIMIT (from the breaker): the least time to wait before
 	// retrying, in milliseconds.
-	RetryAfterMs  int64 `protobuf:"varint,11,opt,name=retry_after_ms,json=retryAfterMs,proto3" json:"retry_after_ms,omitempty"`
+	RetryAfterMs int64 `protobuf:"varint,11,opt,name=retry_after_ms,json=retryAfterMs,proto3" json:"retry_after_ms,omitempty"`
+	// CONFLICT: why, and the key (its map and serialized bytes).
+	ConflictCause ConflictCause `protobuf:"varint,12,opt,name=conflict_cause,json=conflictCause,proto3,enum=atoll.v1.ConflictCause" json:"conflict_cause,omitempty"`
+	ConflictMap   string        `protobuf:"bytes,13,opt,name=conflict_map,json=conflictMap,proto3" json:"conflict_map,omitempty"`
+	ConflictKey   []byte        `protobuf:"bytes,14,opt,name=conflict_key,json=conflictKey,proto3" json:"conflict_key,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -290,6 +355,27 @@ func (x *ErrorDetail) GetRetryAfterMs() int64 {
 	return 0
 }
 
+func (x *ErrorDetail) GetConflictCause() ConflictCause {
+	if x != nil {
+		return x.ConflictCause
+	}
+	return ConflictCause_CONFLICT_CAUSE_UNSPECIFIED
+}
+
+func (x *ErrorDetail) GetConflictMap() string {
+	if x != nil {
+		return x.ConflictMap
+	}
+	return ""
+}
+
+func (x *ErrorDetail) GetConflictKey() []byte {
+	if x != nil {
+		return x.ConflictKey
+	}
+	return nil
+}
+
 // Error is a failed pipeline call: the gRPC code and message a unary call
 // would have returned, and the detail.
 type Error struct {
@@ -356,7 +442,7 @@ var File_atoll_v1_errors_proto protoreflect.FileDescriptor
 
 const file_atoll_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x15atoll/v1/errors.proto\x12\batoll.v1\"\xf0\x02\n" +
+	"\x15atoll/v1/errors.proto\x12\batoll.v1\"\xf6\x03\n" +
 	"\vErrorDetail\x12'\n" +
 	"\x04code\x18\x01 \x01(\x0e2\x13.atoll.v1.ErrorCodeR\x04code\x12\x1c\n" +
 	"\tretryable\x18\x02 \x01(\bR\tretryable\x12\x1b\n" +
@@ -370,11 +456,14 @@ const file_atoll_v1_errors_proto_rawDesc = "" +
 	"\x04line\x18\t \x01(\x05R\x04line\x12\x16\n" +
 	"\x06column\x18\n" +
 	" \x01(\x05R\x06column\x12$\n" +
-	"\x0eretry_after_ms\x18\v \x01(\x03R\fretryAfterMs\"m\n" +
+	"\x0eretry_after_ms\x18\v \x01(\x03R\fretryAfterMs\x12>\n" +
+	"\x0econflict_cause\x18\f \x01(\x0e2\x17.atoll.v1.ConflictCauseR\rconflictCause\x12!\n" +
+	"\fconflict_map\x18\r \x01(\tR\vconflictMap\x12!\n" +
+	"\fconflict_key\x18\x0e \x01(\fR\vconflictKey\"m\n" +
 	"\x05Error\x12\x1b\n" +
 	"\tgrpc_code\x18\x01 \x01(\x05R\bgrpcCode\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12-\n" +
-	"\x06detail\x18\x03 \x01(\v2\x15.atoll.v1.ErrorDetailR\x06detail*\xc5\x04\n" +
+	"\x06detail\x18\x03 \x01(\v2\x15.atoll.v1.ErrorDetailR\x06detail*\xe4\x04\n" +
 	"\tErrorCode\x12\x1a\n" +
 	"\x16ERROR_CODE_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_CODE_INVALID_ARGUMENT\x10\x01\x12\x1b\n" +
@@ -396,7 +485,13 @@ const file_atoll_v1_errors_proto_rawDesc = "" +
 	"\x14ERROR_CODE_NOT_FOUND\x10\x10\x12\x17\n" +
 	"\x13ERROR_CODE_INTERNAL\x10\x11\x12 \n" +
 	"\x1cERROR_CODE_PERMISSION_DENIED\x10\x12\x12\x1d\n" +
-	"\x19ERROR_CODE_LIMIT_EXCEEDED\x10\x13BN\n" +
+	"\x19ERROR_CODE_LIMIT_EXCEEDED\x10\x13\x12\x1d\n" +
+	"\x19ERROR_CODE_NOT_LOCK_OWNER\x10\x14*\x82\x01\n" +
+	"\rConflictCause\x12\x1e\n" +
+	"\x1aCONFLICT_CAUSE_UNSPECIFIED\x10\x00\x12\x19\n" +
+	"\x15CONFLICT_CAUSE_LOCKED\x10\x01\x12\x1a\n" +
+	"\x16CONFLICT_CAUSE_CHANGED\x10\x02\x12\x1a\n" +
+	"\x16CONFLICT_CAUSE_ABORTED\x10\x03BN\n" +
 	"\x15io.atoll.client.protoP\x01Z3github.com/atolldb/atoll/api/proto/atoll/v1;atollv1b\x06proto3"
 
 var (
@@ -411,21 +506,23 @@ func file_atoll_v1_errors_proto_rawDescGZIP() []byte {
 	return file_atoll_v1_errors_proto_rawDescData
 }
 
-var file_atoll_v1_errors_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_atoll_v1_errors_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
 var file_atoll_v1_errors_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_atoll_v1_errors_proto_goTypes = []any{
 	(ErrorCode)(0),      // 0: atoll.v1.ErrorCode
-	(*ErrorDetail)(nil), // 1: atoll.v1.ErrorDetail
-	(*Error)(nil),       // 2: atoll.v1.Error
+	(ConflictCause)(0),  // 1: atoll.v1.ConflictCause
+	(*ErrorDetail)(nil), // 2: atoll.v1.ErrorDetail
+	(*Error)(nil),       // 3: atoll.v1.Error
 }
 var file_atoll_v1_errors_proto_depIdxs = []int32{
 	0, // 0: atoll.v1.ErrorDetail.code:type_name -> atoll.v1.ErrorCode
-	1, // 1: atoll.v1.Error.detail:type_name -> atoll.v1.ErrorDetail
-	2, // [2:2] is the sub-list for method output_type
-	2, // [2:2] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	1, // 1: atoll.v1.ErrorDetail.conflict_cause:type_name -> atoll.v1.ConflictCause
+	2, // 2: atoll.v1.Error.detail:type_name -> atoll.v1.ErrorDetail
+	3, // [3:3] is the sub-list for method output_type
+	3, // [3:3] is the sub-list for method input_type
+	3, // [3:3] is the sub-list for extension type_name
+	3, // [3:3] is the sub-list for extension extendee
+	0, // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_atoll_v1_errors_proto_init() }
@@ -438,7 +535,7 @@ func file_atoll_v1_errors_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atoll_v1_errors_proto_rawDesc), len(file_atoll_v1_errors_proto_rawDesc)),
-			NumEnums:      1,
+			NumEnums:      2,
 			NumMessages:   2,
 			NumExtensions: 0,
 			NumServices:   0,

@@ -1704,6 +1704,362 @@ func (x *MapStats) GetClusterWide() bool {
 	return false
 }
 
+// MapKey names a key of a map.
+type MapKey struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Map           string                 `protobuf:"bytes,1,opt,name=map,proto3" json:"map,omitempty"`
+	Key           []byte                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MapKey) Reset() {
+	*x = MapKey{}
+	mi := &file_atoll_v1_map_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MapKey) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MapKey) ProtoMessage() {}
+
+func (x *MapKey) ProtoReflect() protoreflect.Message {
+	mi := &file_atoll_v1_map_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MapKey.ProtoReflect.Descriptor instead.
+func (*MapKey) Descriptor() ([]byte, []int) {
+	return file_atoll_v1_map_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *MapKey) GetMap() string {
+	if x != nil {
+		return x.Map
+	}
+	return ""
+}
+
+func (x *MapKey) GetKey() []byte {
+	if x != nil {
+		return x.Key
+	}
+	return nil
+}
+
+type LockRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Map   string                 `protobuf:"bytes,1,opt,name=map,proto3" json:"map,omitempty"`
+	Key   []byte                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	// The lease in milliseconds. Unset: a session lock, whose lease is the
+	// session lease the client renews (RenewLocks) while it holds it.
+	LeaseMs *int64 `protobuf:"varint,3,opt,name=lease_ms,json=leaseMs,proto3,oneof" json:"lease_ms,omitempty"`
+	// How long to wait while another holds the key, in milliseconds; 0
+	// tries once.
+	WaitMs int64 `protobuf:"varint,4,opt,name=wait_ms,json=waitMs,proto3" json:"wait_ms,omitempty"`
+	// With lease_ms unset: the session lease in milliseconds.
+	SessionLeaseMs int64 `protobuf:"varint,5,opt,name=session_lease_ms,json=sessionLeaseMs,proto3" json:"session_lease_ms,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *LockRequest) Reset() {
+	*x = LockRequest{}
+	mi := &file_atoll_v1_map_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LockRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LockRequest) ProtoMessage() {}
+
+func (x *LockRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atoll_v1_map_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LockRequest.ProtoReflect.Descriptor instead.
+func (*LockRequest) Descriptor() ([]byte, []int) {
+	return file_atoll_v1_map_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *LockRequest) GetMap() string {
+	if x != nil {
+		return x.Map
+	}
+	return ""
+}
+
+func (x *LockRequest) GetKey() []byte {
+	if x != nil {
+		return x.Key
+	}
+	return nil
+}
+
+func (x *LockRequest) GetLeaseMs() int64 {
+	if x != nil && x.LeaseMs != nil {
+		return *x.LeaseMs
+	}
+	return 0
+}
+
+func (x *LockRequest) GetWaitMs() int64 {
+	if x != nil {
+		return x.WaitMs
+	}
+	return 0
+}
+
+func (x *LockRequest) GetSessionLeaseMs() int64 {
+	if x != nil {
+		return x.SessionLeaseMs
+	}
+	return 0
+}
+
+type LockResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Acquired      bool                   `protobuf:"varint,1,opt,name=acquired,proto3" json:"acquired,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LockResponse) Reset() {
+	*x = LockResponse{}
+	mi := &file_atoll_v1_map_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LockResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LockResponse) ProtoMessage() {}
+
+func (x *LockResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atoll_v1_map_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LockResponse.ProtoReflect.Descriptor instead.
+func (*LockResponse) Descriptor() ([]byte, []int) {
+	return file_atoll_v1_map_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *LockResponse) GetAcquired() bool {
+	if x != nil {
+		return x.Acquired
+	}
+	return false
+}
+
+type LockState struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Locked bool                   `protobuf:"varint,1,opt,name=locked,proto3" json:"locked,omitempty"`
+	// The calling client holds it.
+	HeldByCaller bool `protobuf:"varint,2,opt,name=held_by_caller,json=heldByCaller,proto3" json:"held_by_caller,omitempty"`
+	// A transaction holds it.
+	Transaction bool `protobuf:"varint,3,opt,name=transaction,proto3" json:"transaction,omitempty"`
+	// How many times its holder took it (transactions: 1).
+	Count int32 `protobuf:"varint,4,opt,name=count,proto3" json:"count,omitempty"`
+	// Milliseconds left of its lease.
+	RemainingLeaseMs int64 `protobuf:"varint,5,opt,name=remaining_lease_ms,json=remainingLeaseMs,proto3" json:"remaining_lease_ms,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *LockState) Reset() {
+	*x = LockState{}
+	mi := &file_atoll_v1_map_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LockState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LockState) ProtoMessage() {}
+
+func (x *LockState) ProtoReflect() protoreflect.Message {
+	mi := &file_atoll_v1_map_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LockState.ProtoReflect.Descriptor instead.
+func (*LockState) Descriptor() ([]byte, []int) {
+	return file_atoll_v1_map_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *LockState) GetLocked() bool {
+	if x != nil {
+		return x.Locked
+	}
+	return false
+}
+
+func (x *LockState) GetHeldByCaller() bool {
+	if x != nil {
+		return x.HeldByCaller
+	}
+	return false
+}
+
+func (x *LockState) GetTransaction() bool {
+	if x != nil {
+		return x.Transaction
+	}
+	return false
+}
+
+func (x *LockState) GetCount() int32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+func (x *LockState) GetRemainingLeaseMs() int64 {
+	if x != nil {
+		return x.RemainingLeaseMs
+	}
+	return 0
+}
+
+type RenewLocksRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Session locks of the calling client.
+	Keys          []*MapKey `protobuf:"bytes,1,rep,name=keys,proto3" json:"keys,omitempty"`
+	LeaseMs       int64     `protobuf:"varint,2,opt,name=lease_ms,json=leaseMs,proto3" json:"lease_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RenewLocksRequest) Reset() {
+	*x = RenewLocksRequest{}
+	mi := &file_atoll_v1_map_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RenewLocksRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RenewLocksRequest) ProtoMessage() {}
+
+func (x *RenewLocksRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atoll_v1_map_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RenewLocksRequest.ProtoReflect.Descriptor instead.
+func (*RenewLocksRequest) Descriptor() ([]byte, []int) {
+	return file_atoll_v1_map_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *RenewLocksRequest) GetKeys() []*MapKey {
+	if x != nil {
+		return x.Keys
+	}
+	return nil
+}
+
+func (x *RenewLocksRequest) GetLeaseMs() int64 {
+	if x != nil {
+		return x.LeaseMs
+	}
+	return 0
+}
+
+type RenewLocksResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Indexes of keys the client no longer holds.
+	Lost          []int32 `protobuf:"varint,1,rep,packed,name=lost,proto3" json:"lost,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RenewLocksResponse) Reset() {
+	*x = RenewLocksResponse{}
+	mi := &file_atoll_v1_map_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RenewLocksResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RenewLocksResponse) ProtoMessage() {}
+
+func (x *RenewLocksResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atoll_v1_map_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RenewLocksResponse.ProtoReflect.Descriptor instead.
+func (*RenewLocksResponse) Descriptor() ([]byte, []int) {
+	return file_atoll_v1_map_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *RenewLocksResponse) GetLost() []int32 {
+	if x != nil {
+		return x.Lost
+	}
+	return nil
+}
+
 var File_atoll_v1_map_proto protoreflect.FileDescriptor
 
 const file_atoll_v1_map_proto_rawDesc = "" +
@@ -1843,7 +2199,30 @@ const file_atoll_v1_map_proto_rawDesc = "" +
 	"\x13last_access_time_ms\x18\r \x01(\x03R\x10lastAccessTimeMs\x12-\n" +
 	"\x13last_update_time_ms\x18\x0e \x01(\x03R\x10lastUpdateTimeMs\x12(\n" +
 	"\x10creation_time_ms\x18\x0f \x01(\x03R\x0ecreationTimeMs\x12!\n" +
-	"\fcluster_wide\x18\x10 \x01(\bR\vclusterWide*\x7f\n" +
+	"\fcluster_wide\x18\x10 \x01(\bR\vclusterWide\",\n" +
+	"\x06MapKey\x12\x10\n" +
+	"\x03map\x18\x01 \x01(\tR\x03map\x12\x10\n" +
+	"\x03key\x18\x02 \x01(\fR\x03key\"\xa1\x01\n" +
+	"\vLockRequest\x12\x10\n" +
+	"\x03map\x18\x01 \x01(\tR\x03map\x12\x10\n" +
+	"\x03key\x18\x02 \x01(\fR\x03key\x12\x1e\n" +
+	"\blease_ms\x18\x03 \x01(\x03H\x00R\aleaseMs\x88\x01\x01\x12\x17\n" +
+	"\await_ms\x18\x04 \x01(\x03R\x06waitMs\x12(\n" +
+	"\x10session_lease_ms\x18\x05 \x01(\x03R\x0esessionLeaseMsB\v\n" +
+	"\t_lease_ms\"*\n" +
+	"\fLockResponse\x12\x1a\n" +
+	"\bacquired\x18\x01 \x01(\bR\bacquired\"\xaf\x01\n" +
+	"\tLockState\x12\x16\n" +
+	"\x06locked\x18\x01 \x01(\bR\x06locked\x12$\n" +
+	"\x0eheld_by_caller\x18\x02 \x01(\bR\fheldByCaller\x12 \n" +
+	"\vtransaction\x18\x03 \x01(\bR\vtransaction\x12\x14\n" +
+	"\x05count\x18\x04 \x01(\x05R\x05count\x12,\n" +
+	"\x12remaining_lease_ms\x18\x05 \x01(\x03R\x10remainingLeaseMs\"T\n" +
+	"\x11RenewLocksRequest\x12$\n" +
+	"\x04keys\x18\x01 \x03(\v2\x10.atoll.v1.MapKeyR\x04keys\x12\x19\n" +
+	"\blease_ms\x18\x02 \x01(\x03R\aleaseMs\"(\n" +
+	"\x12RenewLocksResponse\x12\x12\n" +
+	"\x04lost\x18\x01 \x03(\x05R\x04lost*\x7f\n" +
 	"\rIterationKind\x12\x1e\n" +
 	"\x1aITERATION_KIND_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13ITERATION_KIND_KEYS\x10\x01\x12\x19\n" +
@@ -1861,8 +2240,7 @@ const file_atoll_v1_map_proto_rawDesc = "" +
 	"\x1bEVICTION_POLICY_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14EVICTION_POLICY_NONE\x10\x01\x12\x17\n" +
 	"\x13EVICTION_POLICY_LRU\x10\x02\x12\x17\n" +
-	"\x13EVICTION_POLICY_LFU\x10\x032\xc7\n" +
-	"\n" +
+	"\x13EVICTION_POLICY_LFU\x10\x032\xec\f\n" +
 	"\n" +
 	"MapService\x124\n" +
 	"\x03Put\x12\x14.atoll.v1.PutRequest\x1a\x17.atoll.v1.ValueResponse\x12,\n" +
@@ -1887,7 +2265,13 @@ const file_atoll_v1_map_proto_rawDesc = "" +
 	"\vGetMapStats\x12\x14.atoll.v1.MapRequest\x1a\x12.atoll.v1.MapStats\x124\n" +
 	"\fConfigureMap\x12\x13.atoll.v1.MapConfig\x1a\x0f.atoll.v1.Empty\x12@\n" +
 	"\aIterate\x12\x18.atoll.v1.IterateRequest\x1a\x19.atoll.v1.EntriesResponse0\x01\x12>\n" +
-	"\x06Listen\x12\x17.atoll.v1.ListenRequest\x1a\x19.atoll.v1.EntryEventBatch0\x01BN\n" +
+	"\x06Listen\x12\x17.atoll.v1.ListenRequest\x1a\x19.atoll.v1.EntryEventBatch0\x01\x125\n" +
+	"\x04Lock\x12\x15.atoll.v1.LockRequest\x1a\x16.atoll.v1.LockResponse\x12/\n" +
+	"\x06Unlock\x12\x14.atoll.v1.KeyRequest\x1a\x0f.atoll.v1.Empty\x125\n" +
+	"\bIsLocked\x12\x14.atoll.v1.KeyRequest\x1a\x13.atoll.v1.LockState\x12;\n" +
+	"\vForceUnlock\x12\x14.atoll.v1.KeyRequest\x1a\x16.atoll.v1.BoolResponse\x12G\n" +
+	"\n" +
+	"RenewLocks\x12\x1b.atoll.v1.RenewLocksRequest\x1a\x1c.atoll.v1.RenewLocksResponseBN\n" +
 	"\x15io.atoll.client.protoP\x01Z3github.com/atolldb/atoll/api/proto/atoll/v1;atollv1b\x06proto3"
 
 var (
@@ -1903,7 +2287,7 @@ func file_atoll_v1_map_proto_rawDescGZIP() []byte {
 }
 
 var file_atoll_v1_map_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_atoll_v1_map_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_atoll_v1_map_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
 var file_atoll_v1_map_proto_goTypes = []any{
 	(IterationKind)(0),           // 0: atoll.v1.IterationKind
 	(EntryEventType)(0),          // 1: atoll.v1.EntryEventType
@@ -1930,6 +2314,12 @@ var file_atoll_v1_map_proto_goTypes = []any{
 	(*EntryEventBatch)(nil),      // 22: atoll.v1.EntryEventBatch
 	(*MapConfig)(nil),            // 23: atoll.v1.MapConfig
 	(*MapStats)(nil),             // 24: atoll.v1.MapStats
+	(*MapKey)(nil),               // 25: atoll.v1.MapKey
+	(*LockRequest)(nil),          // 26: atoll.v1.LockRequest
+	(*LockResponse)(nil),         // 27: atoll.v1.LockResponse
+	(*LockState)(nil),            // 28: atoll.v1.LockState
+	(*RenewLocksRequest)(nil),    // 29: atoll.v1.RenewLocksRequest
+	(*RenewLocksResponse)(nil),   // 30: atoll.v1.RenewLocksResponse
 }
 var file_atoll_v1_map_proto_depIdxs = []int32{
 	13, // 0: atoll.v1.PutAllRequest.entries:type_name -> atoll.v1.Entry
@@ -1940,57 +2330,68 @@ var file_atoll_v1_map_proto_depIdxs = []int32{
 	1,  // 5: atoll.v1.EntryEvent.type:type_name -> atoll.v1.EntryEventType
 	21, // 6: atoll.v1.EntryEventBatch.events:type_name -> atoll.v1.EntryEvent
 	2,  // 7: atoll.v1.MapConfig.eviction_policy:type_name -> atoll.v1.EvictionPolicy
-	6,  // 8: atoll.v1.MapService.Put:input_type -> atoll.v1.PutRequest
-	7,  // 9: atoll.v1.MapService.Set:input_type -> atoll.v1.SetRequest
-	6,  // 10: atoll.v1.MapService.PutIfAbsent:input_type -> atoll.v1.PutRequest
-	5,  // 11: atoll.v1.MapService.Get:input_type -> atoll.v1.KeyRequest
-	5,  // 12: atoll.v1.MapService.Remove:input_type -> atoll.v1.KeyRequest
-	5,  // 13: atoll.v1.MapService.Delete:input_type -> atoll.v1.KeyRequest
-	8,  // 14: atoll.v1.MapService.RemoveIfSame:input_type -> atoll.v1.ReplaceIfSameRequest
-	6,  // 15: atoll.v1.MapService.Replace:input_type -> atoll.v1.PutRequest
-	8,  // 16: atoll.v1.MapService.ReplaceIfSame:input_type -> atoll.v1.ReplaceIfSameRequest
-	5,  // 17: atoll.v1.MapService.ContainsKey:input_type -> atoll.v1.KeyRequest
-	5,  // 18: atoll.v1.MapService.Evict:input_type -> atoll.v1.KeyRequest
-	9,  // 19: atoll.v1.MapService.SetTtl:input_type -> atoll.v1.SetTtlRequest
-	5,  // 20: atoll.v1.MapService.GetEntryView:input_type -> atoll.v1.KeyRequest
-	14, // 21: atoll.v1.MapService.PutAll:input_type -> atoll.v1.PutAllRequest
-	15, // 22: atoll.v1.MapService.GetAll:input_type -> atoll.v1.GetAllRequest
-	4,  // 23: atoll.v1.MapService.Size:input_type -> atoll.v1.MapRequest
-	4,  // 24: atoll.v1.MapService.Clear:input_type -> atoll.v1.MapRequest
-	4,  // 25: atoll.v1.MapService.EvictAll:input_type -> atoll.v1.MapRequest
-	4,  // 26: atoll.v1.MapService.Destroy:input_type -> atoll.v1.MapRequest
-	4,  // 27: atoll.v1.MapService.GetMapStats:input_type -> atoll.v1.MapRequest
-	23, // 28: atoll.v1.MapService.ConfigureMap:input_type -> atoll.v1.MapConfig
-	19, // 29: atoll.v1.MapService.Iterate:input_type -> atoll.v1.IterateRequest
-	20, // 30: atoll.v1.MapService.Listen:input_type -> atoll.v1.ListenRequest
-	10, // 31: atoll.v1.MapService.Put:output_type -> atoll.v1.ValueResponse
-	3,  // 32: atoll.v1.MapService.Set:output_type -> atoll.v1.Empty
-	10, // 33: atoll.v1.MapService.PutIfAbsent:output_type -> atoll.v1.ValueResponse
-	10, // 34: atoll.v1.MapService.Get:output_type -> atoll.v1.ValueResponse
-	10, // 35: atoll.v1.MapService.Remove:output_type -> atoll.v1.ValueResponse
-	11, // 36: atoll.v1.MapService.Delete:output_type -> atoll.v1.BoolResponse
-	11, // 37: atoll.v1.MapService.RemoveIfSame:output_type -> atoll.v1.BoolResponse
-	10, // 38: atoll.v1.MapService.Replace:output_type -> atoll.v1.ValueResponse
-	11, // 39: atoll.v1.MapService.ReplaceIfSame:output_type -> atoll.v1.BoolResponse
-	11, // 40: atoll.v1.MapService.ContainsKey:output_type -> atoll.v1.BoolResponse
-	11, // 41: atoll.v1.MapService.Evict:output_type -> atoll.v1.BoolResponse
-	11, // 42: atoll.v1.MapService.SetTtl:output_type -> atoll.v1.BoolResponse
-	17, // 43: atoll.v1.MapService.GetEntryView:output_type -> atoll.v1.EntryViewResponse
-	3,  // 44: atoll.v1.MapService.PutAll:output_type -> atoll.v1.Empty
-	16, // 45: atoll.v1.MapService.GetAll:output_type -> atoll.v1.EntriesResponse
-	12, // 46: atoll.v1.MapService.Size:output_type -> atoll.v1.SizeResponse
-	12, // 47: atoll.v1.MapService.Clear:output_type -> atoll.v1.SizeResponse
-	3,  // 48: atoll.v1.MapService.EvictAll:output_type -> atoll.v1.Empty
-	3,  // 49: atoll.v1.MapService.Destroy:output_type -> atoll.v1.Empty
-	24, // 50: atoll.v1.MapService.GetMapStats:output_type -> atoll.v1.MapStats
-	3,  // 51: atoll.v1.MapService.ConfigureMap:output_type -> atoll.v1.Empty
-	16, // 52: atoll.v1.MapService.Iterate:output_type -> atoll.v1.EntriesResponse
-	22, // 53: atoll.v1.MapService.Listen:output_type -> atoll.v1.EntryEventBatch
-	31, // [31:54] is the sub-list for method output_type
-	8,  // [8:31] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	25, // 8: atoll.v1.RenewLocksRequest.keys:type_name -> atoll.v1.MapKey
+	6,  // 9: atoll.v1.MapService.Put:input_type -> atoll.v1.PutRequest
+	7,  // 10: atoll.v1.MapService.Set:input_type -> atoll.v1.SetRequest
+	6,  // 11: atoll.v1.MapService.PutIfAbsent:input_type -> atoll.v1.PutRequest
+	5,  // 12: atoll.v1.MapService.Get:input_type -> atoll.v1.KeyRequest
+	5,  // 13: atoll.v1.MapService.Remove:input_type -> atoll.v1.KeyRequest
+	5,  // 14: atoll.v1.MapService.Delete:input_type -> atoll.v1.KeyRequest
+	8,  // 15: atoll.v1.MapService.RemoveIfSame:input_type -> atoll.v1.ReplaceIfSameRequest
+	6,  // 16: atoll.v1.MapService.Replace:input_type -> atoll.v1.PutRequest
+	8,  // 17: atoll.v1.MapService.ReplaceIfSame:input_type -> atoll.v1.ReplaceIfSameRequest
+	5,  // 18: atoll.v1.MapService.ContainsKey:input_type -> atoll.v1.KeyRequest
+	5,  // 19: atoll.v1.MapService.Evict:input_type -> atoll.v1.KeyRequest
+	9,  // 20: atoll.v1.MapService.SetTtl:input_type -> atoll.v1.SetTtlRequest
+	5,  // 21: atoll.v1.MapService.GetEntryView:input_type -> atoll.v1.KeyRequest
+	14, // 22: atoll.v1.MapService.PutAll:input_type -> atoll.v1.PutAllRequest
+	15, // 23: atoll.v1.MapService.GetAll:input_type -> atoll.v1.GetAllRequest
+	4,  // 24: atoll.v1.MapService.Size:input_type -> atoll.v1.MapRequest
+	4,  // 25: atoll.v1.MapService.Clear:input_type -> atoll.v1.MapRequest
+	4,  // 26: atoll.v1.MapService.EvictAll:input_type -> atoll.v1.MapRequest
+	4,  // 27: atoll.v1.MapService.Destroy:input_type -> atoll.v1.MapRequest
+	4,  // 28: atoll.v1.MapService.GetMapStats:input_type -> atoll.v1.MapRequest
+	23, // 29: atoll.v1.MapService.ConfigureMap:input_type -> atoll.v1.MapConfig
+	19, // 30: atoll.v1.MapService.Iterate:input_type -> atoll.v1.IterateRequest
+	20, // 31: atoll.v1.MapService.Listen:input_type -> atoll.v1.ListenRequest
+	26, // 32: atoll.v1.MapService.Lock:input_type -> atoll.v1.LockRequest
+	5,  // 33: atoll.v1.MapService.Unlock:input_type -> atoll.v1.KeyRequest
+	5,  // 34: atoll.v1.MapService.IsLocked:input_type -> atoll.v1.KeyRequest
+	5,  // 35: atoll.v1.MapService.ForceUnlock:input_type -> atoll.v1.KeyRequest
+	29, // 36: atoll.v1.MapService.RenewLocks:input_type -> atoll.v1.RenewLocksRequest
+	10, // 37: atoll.v1.MapService.Put:output_type -> atoll.v1.ValueResponse
+	3,  // 38: atoll.v1.MapService.Set:output_type -> atoll.v1.Empty
+	10, // 39: atoll.v1.MapService.PutIfAbsent:output_type -> atoll.v1.ValueResponse
+	10, // 40: atoll.v1.MapService.Get:output_type -> atoll.v1.ValueResponse
+	10, // 41: atoll.v1.MapService.Remove:output_type -> atoll.v1.ValueResponse
+	11, // 42: atoll.v1.MapService.Delete:output_type -> atoll.v1.BoolResponse
+	11, // 43: atoll.v1.MapService.RemoveIfSame:output_type -> atoll.v1.BoolResponse
+	10, // 44: atoll.v1.MapService.Replace:output_type -> atoll.v1.ValueResponse
+	11, // 45: atoll.v1.MapService.ReplaceIfSame:output_type -> atoll.v1.BoolResponse
+	11, // 46: atoll.v1.MapService.ContainsKey:output_type -> atoll.v1.BoolResponse
+	11, // 47: atoll.v1.MapService.Evict:output_type -> atoll.v1.BoolResponse
+	11, // 48: atoll.v1.MapService.SetTtl:output_type -> atoll.v1.BoolResponse
+	17, // 49: atoll.v1.MapService.GetEntryView:output_type -> atoll.v1.EntryViewResponse
+	3,  // 50: atoll.v1.MapService.PutAll:output_type -> atoll.v1.Empty
+	16, // 51: atoll.v1.MapService.GetAll:output_type -> atoll.v1.EntriesResponse
+	12, // 52: atoll.v1.MapService.Size:output_type -> atoll.v1.SizeResponse
+	12, // 53: atoll.v1.MapService.Clear:output_type -> atoll.v1.SizeResponse
+	3,  // 54: atoll.v1.MapService.EvictAll:output_type -> atoll.v1.Empty
+	3,  // 55: atoll.v1.MapService.Destroy:output_type -> atoll.v1.Empty
+	24, // 56: atoll.v1.MapService.GetMapStats:output_type -> atoll.v1.MapStats
+	3,  // 57: atoll.v1.MapService.ConfigureMap:output_type -> atoll.v1.Empty
+	16, // 58: atoll.v1.MapService.Iterate:output_type -> atoll.v1.EntriesResponse
+	22, // 59: atoll.v1.MapService.Listen:output_type -> atoll.v1.EntryEventBatch
+	27, // 60: atoll.v1.MapService.Lock:output_type -> atoll.v1.LockResponse
+	3,  // 61: atoll.v1.MapService.Unlock:output_type -> atoll.v1.Empty
+	28, // 62: atoll.v1.MapService.IsLocked:output_type -> atoll.v1.LockState
+	11, // 63: atoll.v1.MapService.ForceUnlock:output_type -> atoll.v1.BoolResponse
+	30, // 64: atoll.v1.MapService.RenewLocks:output_type -> atoll.v1.RenewLocksResponse
+	37, // [37:65] is the sub-list for method output_type
+	9,  // [9:37] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_atoll_v1_map_proto_init() }
@@ -2002,13 +2403,14 @@ func file_atoll_v1_map_proto_init() {
 	file_atoll_v1_map_proto_msgTypes[4].OneofWrappers = []any{}
 	file_atoll_v1_map_proto_msgTypes[11].OneofWrappers = []any{}
 	file_atoll_v1_map_proto_msgTypes[20].OneofWrappers = []any{}
+	file_atoll_v1_map_proto_msgTypes[23].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atoll_v1_map_proto_rawDesc), len(file_atoll_v1_map_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   22,
+			NumMessages:   28,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

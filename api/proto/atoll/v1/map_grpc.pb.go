@@ -42,6 +42,11 @@ const (
 	MapService_ConfigureMap_FullMethodName  = "/atoll.v1.MapService/ConfigureMap"
 	MapService_Iterate_FullMethodName       = "/atoll.v1.MapService/Iterate"
 	MapService_Listen_FullMethodName        = "/atoll.v1.MapService/Listen"
+	MapService_Lock_FullMethodName          = "/atoll.v1.MapService/Lock"
+	MapService_Unlock_FullMethodName        = "/atoll.v1.MapService/Unlock"
+	MapService_IsLocked_FullMethodName      = "/atoll.v1.MapService/IsLocked"
+	MapService_ForceUnlock_FullMethodName   = "/atoll.v1.MapService/ForceUnlock"
+	MapService_RenewLocks_FullMethodName    = "/atoll.v1.MapService/RenewLocks"
 )
 
 // MapServiceClient is the client API for MapService service.
@@ -85,6 +90,18 @@ type MapServiceClient interface {
 	// Listen streams entry events until the client cancels the call. The
 	// first message is a Listening confirmation with no events.
 	Listen(ctx context.Context, in *ListenRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[EntryEventBatch], error)
+	// Per-key locks, as IMap.lock (see LockRequest).
+	Lock(ctx context.Context, in *LockRequest, opts ...grpc.CallOption) (*LockResponse, error)
+	// Unlock releases the calling client's lock once (NOT_LOCK_OWNER when
+	// it holds none).
+	Unlock(ctx context.Context, in *KeyRequest, opts ...grpc.CallOption) (*Empty, error)
+	IsLocked(ctx context.Context, in *KeyRequest, opts ...grpc.CallOption) (*LockState, error)
+	// ForceUnlock releases a client's lock whoever holds it; a
+	// transaction's lock is resolved from its primary (rolled forward when
+	// the transaction committed, back otherwise). value: the key was locked.
+	ForceUnlock(ctx context.Context, in *KeyRequest, opts ...grpc.CallOption) (*BoolResponse, error)
+	// RenewLocks extends the leases of the calling client's session locks.
+	RenewLocks(ctx context.Context, in *RenewLocksRequest, opts ...grpc.CallOption) (*RenewLocksResponse, error)
 }
 
 type mapServiceClient struct {
@@ -343,6 +360,56 @@ func (c *mapServiceClient) Listen(ctx context.Context, in *ListenRequest, opts .
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type MapService_ListenClient = grpc.ServerStreamingClient[EntryEventBatch]
 
+func (c *mapServiceClient) Lock(ctx context.Context, in *LockRequest, opts ...grpc.CallOption) (*LockResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(LockResponse)
+	err := c.cc.Invoke(ctx, MapService_Lock_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *mapServiceClient) Unlock(ctx context.Context, in *KeyRequest, opts ...grpc.CallOption) (*Empty, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Empty)
+	err := c.cc.Invoke(ctx, MapService_Unlock_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *mapServiceClient) IsLocked(ctx context.Context, in *KeyRequest, opts ...grpc.CallOption) (*LockState, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(LockState)
+	err := c.cc.Invoke(ctx, MapService_IsLocked_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *mapServiceClient) ForceUnlock(ctx context.Context, in *KeyRequest, opts ...grpc.CallOption) (*BoolResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BoolResponse)
+	err := c.cc.Invoke(ctx, MapService_ForceUnlock_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *mapServiceClient) RenewLocks(ctx context.Context, in *RenewLocksRequest, opts ...grpc.CallOption) (*RenewLocksResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RenewLocksResponse)
+	err := c.cc.Invoke(ctx, MapService_RenewLocks_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // MapServiceServer is the server API for MapService service.
 // All implementations must embed UnimplementedMapServiceServer
 // for forward compatibility.
@@ -384,6 +451,18 @@ type MapServiceServer interface {
 	// Listen streams entry events until the client cancels the call. The
 	// first message is a Listening confirmation with no events.
 	Listen(*ListenRequest, grpc.ServerStreamingServer[EntryEventBatch]) error
+	// Per-key locks, as IMap.lock (see LockRequest).
+	Lock(context.Context, *LockRequest) (*LockResponse, error)
+	// Unlock releases the calling client's lock once (NOT_LOCK_OWNER when
+	// it holds none).
+	Unlock(context.Context, *KeyRequest) (*Empty, error)
+	IsLocked(context.Context, *KeyRequest) (*LockState, error)
+	// ForceUnlock releases a client's lock whoever holds it; a
+	// transaction's lock is resolved from its primary (rolled forward when
+	// the transaction committed, back otherwise). value: the key was locked.
+	ForceUnlock(context.Context, *KeyRequest) (*BoolResponse, error)
+	// RenewLocks extends the leases of the calling client's session locks.
+	RenewLocks(context.Context, *RenewLocksRequest) (*RenewLocksResponse, error)
 	mustEmbedUnimplementedMapServiceServer()
 }
 
@@ -462,6 +541,21 @@ func (UnimplementedMapServiceServer) Iterate(*IterateRequest, grpc.ServerStreami
 }
 func (UnimplementedMapServiceServer) Listen(*ListenRequest, grpc.ServerStreamingServer[EntryEventBatch]) error {
 	return status.Error(codes.Unimplemented, "method Listen not implemented")
+}
+func (UnimplementedMapServiceServer) Lock(context.Context, *LockRequest) (*LockResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Lock not implemented")
+}
+func (UnimplementedMapServiceServer) Unlock(context.Context, *KeyRequest) (*Empty, error) {
+	return nil, status.Error(codes.Unimplemented, "method Unlock not implemented")
+}
+func (UnimplementedMapServiceServer) IsLocked(context.Context, *KeyRequest) (*LockState, error) {
+	return nil, status.Error(codes.Unimplemented, "method IsLocked not implemented")
+}
+func (UnimplementedMapServiceServer) ForceUnlock(context.Context, *KeyRequest) (*BoolResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ForceUnlock not implemented")
+}
+func (UnimplementedMapServiceServer) RenewLocks(context.Context, *RenewLocksRequest) (*RenewLocksResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RenewLocks not implemented")
 }
 func (UnimplementedMapServiceServer) mustEmbedUnimplementedMapServiceServer() {}
 func (UnimplementedMapServiceServer) testEmbeddedByValue()                    {}
@@ -884,6 +978,96 @@ func _MapService_Listen_Handler(srv interface{}, stream grpc.ServerStream) error
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type MapService_ListenServer = grpc.ServerStreamingServer[EntryEventBatch]
 
+func _MapService_Lock_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(LockRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MapServiceServer).Lock(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MapService_Lock_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MapServiceServer).Lock(ctx, req.(*LockRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MapService_Unlock_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(KeyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MapServiceServer).Unlock(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MapService_Unlock_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MapServiceServer).Unlock(ctx, req.(*KeyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MapService_IsLocked_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(KeyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MapServiceServer).IsLocked(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MapService_IsLocked_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MapServiceServer).IsLocked(ctx, req.(*KeyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MapService_ForceUnlock_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(KeyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MapServiceServer).ForceUnlock(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MapService_ForceUnlock_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MapServiceServer).ForceUnlock(ctx, req.(*KeyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MapService_RenewLocks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RenewLocksRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MapServiceServer).RenewLocks(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MapService_RenewLocks_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MapServiceServer).RenewLocks(ctx, req.(*RenewLocksRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // MapService_ServiceDesc is the grpc.ServiceDesc for MapService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -974,6 +1158,26 @@ var MapService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ConfigureMap",
 			Handler:    _MapService_ConfigureMap_Handler,
+		},
+		{
+			MethodName: "Lock",
+			Handler:    _MapService_Lock_Handler,
+		},
+		{
+			MethodName: "Unlock",
+			Handler:    _MapService_Unlock_Handler,
+		},
+		{
+			MethodName: "IsLocked",
+			Handler:    _MapService_IsLocked_Handler,
+		},
+		{
+			MethodName: "ForceUnlock",
+			Handler:    _MapService_ForceUnlock_Handler,
+		},
+		{
+			MethodName: "RenewLocks",
+			Handler:    _MapService_RenewLocks_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -56,6 +56,17 @@ type PipelineRequest struct {
 	//	*PipelineRequest_GetClassDefinition
 	//	*PipelineRequest_PutLayouts
 	//	*PipelineRequest_GetLayout
+	//	*PipelineRequest_Lock
+	//	*PipelineRequest_Unlock
+	//	*PipelineRequest_IsLocked
+	//	*PipelineRequest_ForceUnlock
+	//	*PipelineRequest_RenewLocks
+	//	*PipelineRequest_TxRead
+	//	*PipelineRequest_TxLock
+	//	*PipelineRequest_TxValidate
+	//	*PipelineRequest_TxCommit
+	//	*PipelineRequest_TxApply
+	//	*PipelineRequest_TxRollback
 	Op            isPipelineRequest_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -355,6 +366,105 @@ func (x *PipelineRequest) GetGetLayout() *GetLayoutRequest {
 	return nil
 }
 
+func (x *PipelineRequest) GetLock() *LockRequest {
+	if x != nil {
+		if x, ok := x.Op.(*PipelineRequest_Lock); ok {
+			return x.Lock
+		}
+	}
+	return nil
+}
+
+func (x *PipelineRequest) GetUnlock() *KeyRequest {
+	if x != nil {
+		if x, ok := x.Op.(*PipelineRequest_Unlock); ok {
+			return x.Unlock
+		}
+	}
+	return nil
+}
+
+func (x *PipelineRequest) GetIsLocked() *KeyRequest {
+	if x != nil {
+		if x, ok := x.Op.(*PipelineRequest_IsLocked); ok {
+			return x.IsLocked
+		}
+	}
+	return nil
+}
+
+func (x *PipelineRequest) GetForceUnlock() *KeyRequest {
+	if x != nil {
+		if x, ok := x.Op.(*PipelineRequest_ForceUnlock); ok {
+			return x.ForceUnlock
+		}
+	}
+	return nil
+}
+
+func (x *PipelineRequest) GetRenewLocks() *RenewLocksRequest {
+	if x != nil {
+		if x, ok := x.Op.(*PipelineRequest_RenewLocks); ok {
+			return x.RenewLocks
+		}
+	}
+	return nil
+}
+
+func (x *PipelineRequest) GetTxRead() *TxReadRequest {
+	if x != nil {
+		if x, ok := x.Op.(*PipelineRequest_TxRead); ok {
+			return x.TxRead
+		}
+	}
+	return nil
+}
+
+func (x *PipelineRequest) GetTxLock() *TxLockRequest {
+	if x != nil {
+		if x, ok := x.Op.(*PipelineRequest_TxLock); ok {
+			return x.TxLock
+		}
+	}
+	return nil
+}
+
+func (x *PipelineRequest) GetTxValidate() *TxValidateRequest {
+	if x != nil {
+		if x, ok := x.Op.(*PipelineRequest_TxValidate); ok {
+			return x.TxValidate
+		}
+	}
+	return nil
+}
+
+func (x *PipelineRequest) GetTxCommit() *TxCommitRequest {
+	if x != nil {
+		if x, ok := x.Op.(*PipelineRequest_TxCommit); ok {
+			return x.TxCommit
+		}
+	}
+	return nil
+}
+
+func (x *PipelineRequest) GetTxApply() *TxReleaseRequest {
+	if x != nil {
+		if x, ok := x.Op.(*PipelineRequest_TxApply); ok {
+			return x.TxApply
+		}
+	}
+	return nil
+}
+
+func (x *PipelineRequest) GetTxRollback() *TxReleaseRequest {
+	if x != nil {
+		if x, ok := x.Op.(*PipelineRequest_TxRollback); ok {
+			return x.TxRollback
+		}
+	}
+	return nil
+}
+
 type isPipelineRequest_Op interface {
 	isPipelineRequest_Op()
 }
@@ -467,6 +577,50 @@ type PipelineRequest_GetLayout struct {
 	GetLayout *GetLayoutRequest `protobuf:"bytes,45,opt,name=get_layout,json=getLayout,proto3,oneof"`
 }
 
+type PipelineRequest_Lock struct {
+	Lock *LockRequest `protobuf:"bytes,50,opt,name=lock,proto3,oneof"`
+}
+
+type PipelineRequest_Unlock struct {
+	Unlock *KeyRequest `protobuf:"bytes,51,opt,name=unlock,proto3,oneof"`
+}
+
+type PipelineRequest_IsLocked struct {
+	IsLocked *KeyRequest `protobuf:"bytes,52,opt,name=is_locked,json=isLocked,proto3,oneof"`
+}
+
+type PipelineRequest_ForceUnlock struct {
+	ForceUnlock *KeyRequest `protobuf:"bytes,53,opt,name=force_unlock,json=forceUnlock,proto3,oneof"`
+}
+
+type PipelineRequest_RenewLocks struct {
+	RenewLocks *RenewLocksRequest `protobuf:"bytes,54,opt,name=renew_locks,json=renewLocks,proto3,oneof"`
+}
+
+type PipelineRequest_TxRead struct {
+	TxRead *TxReadRequest `protobuf:"bytes,60,opt,name=tx_read,json=txRead,proto3,oneof"`
+}
+
+type PipelineRequest_TxLock struct {
+	TxLock *TxLockRequest `protobuf:"bytes,61,opt,name=tx_lock,json=txLock,proto3,oneof"`
+}
+
+type PipelineRequest_TxValidate struct {
+	TxValidate *TxValidateRequest `protobuf:"bytes,62,opt,name=tx_validate,json=txValidate,proto3,oneof"`
+}
+
+type PipelineRequest_TxCommit struct {
+	TxCommit *TxCommitRequest `protobuf:"bytes,63,opt,name=tx_commit,json=txCommit,proto3,oneof"`
+}
+
+type PipelineRequest_TxApply struct {
+	TxApply *TxReleaseRequest `protobuf:"bytes,64,opt,name=tx_apply,json=txApply,proto3,oneof"`
+}
+
+type PipelineRequest_TxRollback struct {
+	TxRollback *TxReleaseRequest `protobuf:"bytes,65,opt,name=tx_rollback,json=txRollback,proto3,oneof"`
+}
+
 func (*PipelineRequest_Put) isPipelineRequest_Op() {}
 
 func (*PipelineRequest_Set) isPipelineRequest_Op() {}
@@ -521,6 +675,28 @@ func (*PipelineRequest_PutLayouts) isPipelineRequest_Op() {}
 
 func (*PipelineRequest_GetLayout) isPipelineRequest_Op() {}
 
+func (*PipelineRequest_Lock) isPipelineRequest_Op() {}
+
+func (*PipelineRequest_Unlock) isPipelineRequest_Op() {}
+
+func (*PipelineRequest_IsLocked) isPipelineRequest_Op() {}
+
+func (*PipelineRequest_ForceUnlock) isPipelineRequest_Op() {}
+
+func (*PipelineRequest_RenewLocks) isPipelineRequest_Op() {}
+
+func (*PipelineRequest_TxRead) isPipelineRequest_Op() {}
+
+func (*PipelineRequest_TxLock) isPipelineRequest_Op() {}
+
+func (*PipelineRequest_TxValidate) isPipelineRequest_Op() {}
+
+func (*PipelineRequest_TxCommit) isPipelineRequest_Op() {}
+
+func (*PipelineRequest_TxApply) isPipelineRequest_Op() {}
+
+func (*PipelineRequest_TxRollback) isPipelineRequest_Op() {}
+
 type PipelineResponse struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	CallId uint64                 `protobuf:"varint,1,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
@@ -538,6 +714,12 @@ type PipelineResponse struct {
 	//	*PipelineResponse_Schema
 	//	*PipelineResponse_ClassDefinition
 	//	*PipelineResponse_Layout
+	//	*PipelineResponse_Lock
+	//	*PipelineResponse_LockState
+	//	*PipelineResponse_RenewLocks
+	//	*PipelineResponse_TxRead
+	//	*PipelineResponse_TxLock
+	//	*PipelineResponse_TxCommit
 	Result        isPipelineResponse_Result `protobuf_oneof:"result"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -684,6 +866,60 @@ func (x *PipelineResponse) GetLayout() *Layout {
 	return nil
 }
 
+func (x *PipelineResponse) GetLock() *LockResponse {
+	if x != nil {
+		if x, ok := x.Result.(*PipelineResponse_Lock); ok {
+			return x.Lock
+		}
+	}
+	return nil
+}
+
+func (x *PipelineResponse) GetLockState() *LockState {
+	if x != nil {
+		if x, ok := x.Result.(*PipelineResponse_LockState); ok {
+			return x.LockState
+		}
+	}
+	return nil
+}
+
+func (x *PipelineResponse) GetRenewLocks() *RenewLocksResponse {
+	if x != nil {
+		if x, ok := x.Result.(*PipelineResponse_RenewLocks); ok {
+			return x.RenewLocks
+		}
+	}
+	return nil
+}
+
+func (x *PipelineResponse) GetTxRead() *TxReadResponse {
+	if x != nil {
+		if x, ok := x.Result.(*PipelineResponse_TxRead); ok {
+			return x.TxRead
+		}
+	}
+	return nil
+}
+
+func (x *PipelineResponse) GetTxLock() *TxLockResponse {
+	if x != nil {
+		if x, ok := x.Result.(*PipelineResponse_TxLock); ok {
+			return x.TxLock
+		}
+	}
+	return nil
+}
+
+func (x *PipelineResponse) GetTxCommit() *TxCommitResponse {
+	if x != nil {
+		if x, ok := x.Result.(*PipelineResponse_TxCommit); ok {
+			return x.TxCommit
+		}
+	}
+	return nil
+}
+
 type isPipelineResponse_Result interface {
 	isPipelineResponse_Result()
 }
@@ -728,6 +964,30 @@ type PipelineResponse_Layout struct {
 	Layout *Layout `protobuf:"bytes,19,opt,name=layout,proto3,oneof"`
 }
 
+type PipelineResponse_Lock struct {
+	Lock *LockResponse `protobuf:"bytes,20,opt,name=lock,proto3,oneof"`
+}
+
+type PipelineResponse_LockState struct {
+	LockState *LockState `protobuf:"bytes,21,opt,name=lock_state,json=lockState,proto3,oneof"`
+}
+
+type PipelineResponse_RenewLocks struct {
+	RenewLocks *RenewLocksResponse `protobuf:"bytes,22,opt,name=renew_locks,json=renewLocks,proto3,oneof"`
+}
+
+type PipelineResponse_TxRead struct {
+	TxRead *TxReadResponse `protobuf:"bytes,23,opt,name=tx_read,json=txRead,proto3,oneof"`
+}
+
+type PipelineResponse_TxLock struct {
+	TxLock *TxLockResponse `protobuf:"bytes,24,opt,name=tx_lock,json=txLock,proto3,oneof"`
+}
+
+type PipelineResponse_TxCommit struct {
+	TxCommit *TxCommitResponse `protobuf:"bytes,25,opt,name=tx_commit,json=txCommit,proto3,oneof"`
+}
+
 func (*PipelineResponse_Empty) isPipelineResponse_Result() {}
 
 func (*PipelineResponse_Value) isPipelineResponse_Result() {}
@@ -748,11 +1008,23 @@ func (*PipelineResponse_ClassDefinition) isPipelineResponse_Result() {}
 
 func (*PipelineResponse_Layout) isPipelineResponse_Result() {}
 
+func (*PipelineResponse_Lock) isPipelineResponse_Result() {}
+
+func (*PipelineResponse_LockState) isPipelineResponse_Result() {}
+
+func (*PipelineResponse_RenewLocks) isPipelineResponse_Result() {}
+
+func (*PipelineResponse_TxRead) isPipelineResponse_Result() {}
+
+func (*PipelineResponse_TxLock) isPipelineResponse_Result() {}
+
+func (*PipelineResponse_TxCommit) isPipelineResponse_Result() {}
+
 var File_atoll_v1_pipeline_proto protoreflect.FileDescriptor
 
 const file_atoll_v1_pipeline_proto_rawDesc = "" +
 	"\n" +
-	"\x17atoll/v1/pipeline.proto\x12\batoll.v1\x1a\x15atoll/v1/errors.proto\x1a\x12atoll/v1/map.proto\x1a\x17atoll/v1/metadata.proto\"\xd8\f\n" +
+	"\x17atoll/v1/pipeline.proto\x12\batoll.v1\x1a\x15atoll/v1/errors.proto\x1a\x12atoll/v1/map.proto\x1a\x17atoll/v1/metadata.proto\x1a\x1aatoll/v1/transaction.proto\"\xbf\x11\n" +
 	"\x0fPipelineRequest\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\x04R\x06callId\x12\x1d\n" +
 	"\n" +
@@ -788,8 +1060,22 @@ const file_atoll_v1_pipeline_proto_rawDesc = "" +
 	"\vput_layouts\x18, \x01(\v2\x1b.atoll.v1.PutLayoutsRequestH\x00R\n" +
 	"putLayouts\x12;\n" +
 	"\n" +
-	"get_layout\x18- \x01(\v2\x1a.atoll.v1.GetLayoutRequestH\x00R\tgetLayoutB\x04\n" +
-	"\x02op\"\xda\x04\n" +
+	"get_layout\x18- \x01(\v2\x1a.atoll.v1.GetLayoutRequestH\x00R\tgetLayout\x12+\n" +
+	"\x04lock\x182 \x01(\v2\x15.atoll.v1.LockRequestH\x00R\x04lock\x12.\n" +
+	"\x06unlock\x183 \x01(\v2\x14.atoll.v1.KeyRequestH\x00R\x06unlock\x123\n" +
+	"\tis_locked\x184 \x01(\v2\x14.atoll.v1.KeyRequestH\x00R\bisLocked\x129\n" +
+	"\fforce_unlock\x185 \x01(\v2\x14.atoll.v1.KeyRequestH\x00R\vforceUnlock\x12>\n" +
+	"\vrenew_locks\x186 \x01(\v2\x1b.atoll.v1.RenewLocksRequestH\x00R\n" +
+	"renewLocks\x122\n" +
+	"\atx_read\x18< \x01(\v2\x17.atoll.v1.TxReadRequestH\x00R\x06txRead\x122\n" +
+	"\atx_lock\x18= \x01(\v2\x17.atoll.v1.TxLockRequestH\x00R\x06txLock\x12>\n" +
+	"\vtx_validate\x18> \x01(\v2\x1b.atoll.v1.TxValidateRequestH\x00R\n" +
+	"txValidate\x128\n" +
+	"\ttx_commit\x18? \x01(\v2\x19.atoll.v1.TxCommitRequestH\x00R\btxCommit\x127\n" +
+	"\btx_apply\x18@ \x01(\v2\x1a.atoll.v1.TxReleaseRequestH\x00R\atxApply\x12=\n" +
+	"\vtx_rollback\x18A \x01(\v2\x1a.atoll.v1.TxReleaseRequestH\x00R\n" +
+	"txRollbackB\x04\n" +
+	"\x02op\"\xa4\a\n" +
 	"\x10PipelineResponse\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\x04R\x06callId\x12%\n" +
 	"\x05error\x18\x02 \x01(\v2\x0f.atoll.v1.ErrorR\x05error\x12'\n" +
@@ -804,7 +1090,15 @@ const file_atoll_v1_pipeline_proto_rawDesc = "" +
 	"\tmap_stats\x18\x10 \x01(\v2\x12.atoll.v1.MapStatsH\x00R\bmapStats\x12*\n" +
 	"\x06schema\x18\x11 \x01(\v2\x10.atoll.v1.SchemaH\x00R\x06schema\x12F\n" +
 	"\x10class_definition\x18\x12 \x01(\v2\x19.atoll.v1.ClassDefinitionH\x00R\x0fclassDefinition\x12*\n" +
-	"\x06layout\x18\x13 \x01(\v2\x10.atoll.v1.LayoutH\x00R\x06layoutB\b\n" +
+	"\x06layout\x18\x13 \x01(\v2\x10.atoll.v1.LayoutH\x00R\x06layout\x12,\n" +
+	"\x04lock\x18\x14 \x01(\v2\x16.atoll.v1.LockResponseH\x00R\x04lock\x124\n" +
+	"\n" +
+	"lock_state\x18\x15 \x01(\v2\x13.atoll.v1.LockStateH\x00R\tlockState\x12?\n" +
+	"\vrenew_locks\x18\x16 \x01(\v2\x1c.atoll.v1.RenewLocksResponseH\x00R\n" +
+	"renewLocks\x123\n" +
+	"\atx_read\x18\x17 \x01(\v2\x18.atoll.v1.TxReadResponseH\x00R\x06txRead\x123\n" +
+	"\atx_lock\x18\x18 \x01(\v2\x18.atoll.v1.TxLockResponseH\x00R\x06txLock\x129\n" +
+	"\ttx_commit\x18\x19 \x01(\v2\x1a.atoll.v1.TxCommitResponseH\x00R\btxCommitB\b\n" +
 	"\x06result2X\n" +
 	"\x0fPipelineService\x12E\n" +
 	"\bPipeline\x12\x19.atoll.v1.PipelineRequest\x1a\x1a.atoll.v1.PipelineResponse(\x010\x01BN\n" +
@@ -841,17 +1135,30 @@ var file_atoll_v1_pipeline_proto_goTypes = []any{
 	(*GetClassDefinitionRequest)(nil),  // 14: atoll.v1.GetClassDefinitionRequest
 	(*PutLayoutsRequest)(nil),          // 15: atoll.v1.PutLayoutsRequest
 	(*GetLayoutRequest)(nil),           // 16: atoll.v1.GetLayoutRequest
-	(*Error)(nil),                      // 17: atoll.v1.Error
-	(*Empty)(nil),                      // 18: atoll.v1.Empty
-	(*ValueResponse)(nil),              // 19: atoll.v1.ValueResponse
-	(*BoolResponse)(nil),               // 20: atoll.v1.BoolResponse
-	(*SizeResponse)(nil),               // 21: atoll.v1.SizeResponse
-	(*EntriesResponse)(nil),            // 22: atoll.v1.EntriesResponse
-	(*EntryViewResponse)(nil),          // 23: atoll.v1.EntryViewResponse
-	(*MapStats)(nil),                   // 24: atoll.v1.MapStats
-	(*Schema)(nil),                     // 25: atoll.v1.Schema
-	(*ClassDefinition)(nil),            // 26: atoll.v1.ClassDefinition
-	(*Layout)(nil),                     // 27: atoll.v1.Layout
+	(*LockRequest)(nil),                // 17: atoll.v1.LockRequest
+	(*RenewLocksRequest)(nil),          // 18: atoll.v1.RenewLocksRequest
+	(*TxReadRequest)(nil),              // 19: atoll.v1.TxReadRequest
+	(*TxLockRequest)(nil),              // 20: atoll.v1.TxLockRequest
+	(*TxValidateRequest)(nil),          // 21: atoll.v1.TxValidateRequest
+	(*TxCommitRequest)(nil),            // 22: atoll.v1.TxCommitRequest
+	(*TxReleaseRequest)(nil),           // 23: atoll.v1.TxReleaseRequest
+	(*Error)(nil),                      // 24: atoll.v1.Error
+	(*Empty)(nil),                      // 25: atoll.v1.Empty
+	(*ValueResponse)(nil),              // 26: atoll.v1.ValueResponse
+	(*BoolResponse)(nil),               // 27: atoll.v1.BoolResponse
+	(*SizeResponse)(nil),               // 28: atoll.v1.SizeResponse
+	(*EntriesResponse)(nil),            // 29: atoll.v1.EntriesResponse
+	(*EntryViewResponse)(nil),          // 30: atoll.v1.EntryViewResponse
+	(*MapStats)(nil),                   // 31: atoll.v1.MapStats
+	(*Schema)(nil),                     // 32: atoll.v1.Schema
+	(*ClassDefinition)(nil),            // 33: atoll.v1.ClassDefinition
+	(*Layout)(nil),                     // 34: atoll.v1.Layout
+	(*LockResponse)(nil),               // 35: atoll.v1.LockResponse
+	(*LockState)(nil),                  // 36: atoll.v1.LockState
+	(*RenewLocksResponse)(nil),         // 37: atoll.v1.RenewLocksResponse
+	(*TxReadResponse)(nil),             // 38: atoll.v1.TxReadResponse
+	(*TxLockResponse)(nil),             // 39: atoll.v1.TxLockResponse
+	(*TxCommitResponse)(nil),           // 40: atoll.v1.TxCommitResponse
 }
 var file_atoll_v1_pipeline_proto_depIdxs = []int32{
 	2,  // 0: atoll.v1.PipelineRequest.put:type_name -> atoll.v1.PutRequest
@@ -881,24 +1188,41 @@ var file_atoll_v1_pipeline_proto_depIdxs = []int32{
 	14, // 24: atoll.v1.PipelineRequest.get_class_definition:type_name -> atoll.v1.GetClassDefinitionRequest
 	15, // 25: atoll.v1.PipelineRequest.put_layouts:type_name -> atoll.v1.PutLayoutsRequest
 	16, // 26: atoll.v1.PipelineRequest.get_layout:type_name -> atoll.v1.GetLayoutRequest
-	17, // 27: atoll.v1.PipelineResponse.error:type_name -> atoll.v1.Error
-	18, // 28: atoll.v1.PipelineResponse.empty:type_name -> atoll.v1.Empty
-	19, // 29: atoll.v1.PipelineResponse.value:type_name -> atoll.v1.ValueResponse
-	20, // 30: atoll.v1.PipelineResponse.bool:type_name -> atoll.v1.BoolResponse
-	21, // 31: atoll.v1.PipelineResponse.size:type_name -> atoll.v1.SizeResponse
-	22, // 32: atoll.v1.PipelineResponse.entries:type_name -> atoll.v1.EntriesResponse
-	23, // 33: atoll.v1.PipelineResponse.entry_view:type_name -> atoll.v1.EntryViewResponse
-	24, // 34: atoll.v1.PipelineResponse.map_stats:type_name -> atoll.v1.MapStats
-	25, // 35: atoll.v1.PipelineResponse.schema:type_name -> atoll.v1.Schema
-	26, // 36: atoll.v1.PipelineResponse.class_definition:type_name -> atoll.v1.ClassDefinition
-	27, // 37: atoll.v1.PipelineResponse.layout:type_name -> atoll.v1.Layout
-	0,  // 38: atoll.v1.PipelineService.Pipeline:input_type -> atoll.v1.PipelineRequest
-	1,  // 39: atoll.v1.PipelineService.Pipeline:output_type -> atoll.v1.PipelineResponse
-	39, // [39:40] is the sub-list for method output_type
-	38, // [38:39] is the sub-list for method input_type
-	38, // [38:38] is the sub-list for extension type_name
-	38, // [38:38] is the sub-list for extension extendee
-	0,  // [0:38] is the sub-list for field type_name
+	17, // 27: atoll.v1.PipelineRequest.lock:type_name -> atoll.v1.LockRequest
+	4,  // 28: atoll.v1.PipelineRequest.unlock:type_name -> atoll.v1.KeyRequest
+	4,  // 29: atoll.v1.PipelineRequest.is_locked:type_name -> atoll.v1.KeyRequest
+	4,  // 30: atoll.v1.PipelineRequest.force_unlock:type_name -> atoll.v1.KeyRequest
+	18, // 31: atoll.v1.PipelineRequest.renew_locks:type_name -> atoll.v1.RenewLocksRequest
+	19, // 32: atoll.v1.PipelineRequest.tx_read:type_name -> atoll.v1.TxReadRequest
+	20, // 33: atoll.v1.PipelineRequest.tx_lock:type_name -> atoll.v1.TxLockRequest
+	21, // 34: atoll.v1.PipelineRequest.tx_validate:type_name -> atoll.v1.TxValidateRequest
+	22, // 35: atoll.v1.PipelineRequest.tx_commit:type_name -> atoll.v1.TxCommitRequest
+	23, // 36: atoll.v1.PipelineRequest.tx_apply:type_name -> atoll.v1.TxReleaseRequest
+	23, // 37: atoll.v1.PipelineRequest.tx_rollback:type_name -> atoll.v1.TxReleaseRequest
+	24, // 38: atoll.v1.PipelineResponse.error:type_name -> atoll.v1.Error
+	25, // 39: atoll.v1.PipelineResponse.empty:type_name -> atoll.v1.Empty
+	26, // 40: atoll.v1.PipelineResponse.value:type_name -> atoll.v1.ValueResponse
+	27, // 41: atoll.v1.PipelineResponse.bool:type_name -> atoll.v1.BoolResponse
+	28, // 42: atoll.v1.PipelineResponse.size:type_name -> atoll.v1.SizeResponse
+	29, // 43: atoll.v1.PipelineResponse.entries:type_name -> atoll.v1.EntriesResponse
+	30, // 44: atoll.v1.PipelineResponse.entry_view:type_name -> atoll.v1.EntryViewResponse
+	31, // 45: atoll.v1.PipelineResponse.map_stats:type_name -> atoll.v1.MapStats
+	32, // 46: atoll.v1.PipelineResponse.schema:type_name -> atoll.v1.Schema
+	33, // 47: atoll.v1.PipelineResponse.class_definition:type_name -> atoll.v1.ClassDefinition
+	34, // 48: atoll.v1.PipelineResponse.layout:type_name -> atoll.v1.Layout
+	35, // 49: atoll.v1.PipelineResponse.lock:type_name -> atoll.v1.LockResponse
+	36, // 50: atoll.v1.PipelineResponse.lock_state:type_name -> atoll.v1.LockState
+	37, // 51: atoll.v1.PipelineResponse.renew_locks:type_name -> atoll.v1.RenewLocksResponse
+	38, // 52: atoll.v1.PipelineResponse.tx_read:type_name -> atoll.v1.TxReadResponse
+	39, // 53: atoll.v1.PipelineResponse.tx_lock:type_name -> atoll.v1.TxLockResponse
+	40, // 54: atoll.v1.PipelineResponse.tx_commit:type_name -> atoll.v1.TxCommitResponse
+	0,  // 55: atoll.v1.PipelineService.Pipeline:input_type -> atoll.v1.PipelineRequest
+	1,  // 56: atoll.v1.PipelineService.Pipeline:output_type -> atoll.v1.PipelineResponse
+	56, // [56:57] is the sub-list for method output_type
+	55, // [55:56] is the sub-list for method input_type
+	55, // [55:55] is the sub-list for extension type_name
+	55, // [55:55] is the sub-list for extension extendee
+	0,  // [0:55] is the sub-list for field type_name
 }
 
 func init() { file_atoll_v1_pipeline_proto_init() }
@@ -909,6 +1233,7 @@ func file_atoll_v1_pipeline_proto_init() {
 	file_atoll_v1_errors_proto_init()
 	file_atoll_v1_map_proto_init()
 	file_atoll_v1_metadata_proto_init()
+	file_atoll_v1_transaction_proto_init()
 	file_atoll_v1_pipeline_proto_msgTypes[0].OneofWrappers = []any{
 		(*PipelineRequest_Put)(nil),
 		(*PipelineRequest_Set)(nil),
@@ -937,6 +1262,17 @@ func file_atoll_v1_pipeline_proto_init() {
 		(*PipelineRequest_GetClassDefinition)(nil),
 		(*PipelineRequest_PutLayouts)(nil),
 		(*PipelineRequest_GetLayout)(nil),
+		(*PipelineRequest_Lock)(nil),
+		(*PipelineRequest_Unlock)(nil),
+		(*PipelineRequest_IsLocked)(nil),
+		(*PipelineRequest_ForceUnlock)(nil),
+		(*PipelineRequest_RenewLocks)(nil),
+		(*PipelineRequest_TxRead)(nil),
+		(*PipelineRequest_TxLock)(nil),
+		(*PipelineRequest_TxValidate)(nil),
+		(*PipelineRequest_TxCommit)(nil),
+		(*PipelineRequest_TxApply)(nil),
+		(*PipelineRequest_TxRollback)(nil),
 	}
 	file_atoll_v1_pipeline_proto_msgTypes[1].OneofWrappers = []any{
 		(*PipelineResponse_Empty)(nil),
@@ -949,6 +1285,12 @@ func file_atoll_v1_pipeline_proto_init() {
 		(*PipelineResponse_Schema)(nil),
 		(*PipelineResponse_ClassDefinition)(nil),
 		(*PipelineResponse_Layout)(nil),
+		(*PipelineResponse_Lock)(nil),
+		(*PipelineResponse_LockState)(nil),
+		(*PipelineResponse_RenewLocks)(nil),
+		(*PipelineResponse_TxRead)(nil),
+		(*PipelineResponse_TxLock)(nil),
+		(*PipelineResponse_TxCommit)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
