@@ -30,6 +30,39 @@ var ErrTooManyMaps = errors.New("maps: too many maps")
 // maxNameLen bounds map names.
 const maxNameLen = 1024
 
+// SystemPrefix starts the names of the member's own maps, which clients
+// may not name: the lock maps (LockMapName) and the transaction outcomes
+// (OutcomeMapName). They are created without the limit on the number of
+// maps, take no series of their own and are left out of merges.
+const SystemPrefix = "__atoll."
+
+// lockMapPrefix names the lock map of a map: LockMapName(m).
+const lockMapPrefix = SystemPrefix + "lock."
+
+// OutcomeMapName is the system map of transaction outcome records
+// (locks.OutcomeKey).
+const OutcomeMapName = SystemPrefix + "txn"
+
+// LockMapName returns the name of the system map that holds the locks of
+// map name: the lock of key k is its entry k, in k's partition.
+func LockMapName(name string) string { return lockMapPrefix + name }
+
+// LockedMapName returns the map whose locks the system map name holds, or
+// false when name is no lock map.
+func LockedMapName(name string) (string, bool) {
+	if !strings.HasPrefix(name, lockMapPrefix) {
+		return "", false
+	}
+	return name[len(lockMapPrefix):], true
+}
+
+// IsSystem reports whether name is a system map's.
+func IsSystem(name string) bool { return strings.HasPrefix(name, SystemPrefix) }
+
+// systemValueSize bounds the values of system maps: a transaction's
+// primary lock names every key of the transaction.
+const systemValueSize = 256 << 20
+
 // Config is the configuration of one map on this member.
 type Config struct {
 	TTL      time.Duration // default time to live; 0 = forever
@@ -115,20 +148,56 @@ func (r *Registry) Get(name string) (*Map, error) { return r.get(name, true) }
 // accepted it.
 func (r *Registry) Replica(name string) (*Map, error) { return r.get(name, false) }
 
-// CheckName fails with ErrInvalidName for a name no map may have: empty or
-// over 1024 bytes.
+// CheckName fails with ErrInvalidName for a name no map of a client may
+// have: empty, over 1024 bytes, or a system map's.
 func CheckName(name string) error {
 	if name == "" || len(name) > maxNameLen {
 		return fmt.Errorf("%w: %q (names are 1 to %d bytes)", ErrInvalidName, truncate(name), maxNameLen)
 	}
+	if IsSystem(name) {
+		return fmt.Errorf("%w: %q (names starting with %q are the member's own)", ErrInvalidName, truncate(name), SystemPrefix)
+	}
 	return nil
+}
+
+// checkAnyName is CheckName for the maps members create themselves too:
+// a system map's name is its prefix and a map name.
+func checkAnyName(name string) error {
+	if rest, ok := LockedMapName(name); ok {
+		return CheckName(rest)
+	}
+	if name == OutcomeMapName {
+		return nil
+	}
+	return CheckName(name)
+}
+
+// System returns the named system map, creating it on first use (like
+// Replica, without the limit on the number of maps).
+func (r *Registry) System(name string) (*Map, error) {
+	if !IsSystem(name) {
+		return nil, fmt.Errorf("%w: %q is no system map", ErrInvalidName, truncate(name))
+	}
+	return r.get(name, false)
+}
+
+// LocksOf returns the lock map of m, creating it on first use.
+func (r *Registry) LocksOf(m *Map) (*Map, error) {
+	if l := m.locks.Load(); l != nil {
+		return l, nil
+	}
+	return r.System(LockMapName(m.name))
 }
 
 func (r *Registry) get(name string, limited bool) (*Map, error) {
 	if m, ok := r.maps.Load(name); ok {
 		return m.(*Map), nil
 	}
-	if err := CheckName(name); err != nil {
+	check := CheckName
+	if !limited {
+		check = checkAnyName // a member's own maps, or data of other members
+	}
+	if err := check(name); err != nil {
 		return nil, err
 	}
 	r.mu.Lock()
@@ -140,12 +209,16 @@ func (r *Registry) get(name string, limited bool) (*Map, error) {
 		return nil, fmt.Errorf("%w: this member holds %d maps, its limit (limits.max-maps); %q was not created: destroy maps or raise the limit",
 			ErrTooManyMaps, r.count, truncate(name))
 	}
-	cfg := r.configFor(name)
+	cfg, maxValue := r.configFor(name), r.opts.MaxValueSize
+	system := IsSystem(name)
+	if system {
+		cfg, maxValue = DefaultConfig(), systemValueSize
+	}
 	st, err := store.NewMap(store.MapConfig{
 		Name:           name,
 		PartitionCount: r.opts.PartitionCount,
 		MaxKeySize:     r.opts.MaxKeySize,
-		MaxValueSize:   r.opts.MaxValueSize,
+		MaxValueSize:   maxValue,
 		TTL:            cfg.TTL,
 		MaxIdle:        cfg.MaxIdle,
 		Eviction:       cfg.Eviction,
@@ -155,14 +228,24 @@ func (r *Registry) get(name string, limited bool) (*Map, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Map{name: name, cfg: cfg, Store: st, created: r.now(), onEvent: r.opts.OnEvent}
-	if r.series < r.opts.MaxMapSeries {
+	m := &Map{name: name, cfg: cfg, Store: st, created: r.now(), onEvent: r.opts.OnEvent, system: system}
+	if !system && r.series < r.opts.MaxMapSeries {
 		m.ownSeries = true
 		r.series++
 	}
 	st.SetObserver(m)
+	// A map and its lock map find each other whichever comes first.
+	if locked, ok := LockedMapName(name); ok {
+		if data, ok := r.maps.Load(locked); ok {
+			data.(*Map).locks.Store(m)
+		}
+	} else if l, ok := r.maps.Load(LockMapName(name)); ok && !system {
+		m.locks.Store(l.(*Map))
+	}
 	r.maps.Store(name, m)
-	r.count++
+	if !system {
+		r.count++
+	}
 	return m, nil
 }
 
@@ -241,7 +324,9 @@ func (r *Registry) Destroy(name string) bool {
 		return false
 	}
 	m := v.(*Map)
-	r.count--
+	if !m.system {
+		r.count--
+	}
 	if m.ownSeries {
 		r.series--
 	}
@@ -287,6 +372,10 @@ type Map struct {
 	// ownSeries: the map has observability series of its own (see
 	// Options.MaxMapSeries).
 	ownSeries bool
+	// system: one of the member's own maps (SystemPrefix).
+	system bool
+	// locks is the map's lock map once it exists (LockMapName).
+	locks atomic.Pointer[Map]
 	// Store holds the entries. Callers use it directly for data operations;
 	// they count them with the Count* methods.
 	Store *store.Map
@@ -315,6 +404,14 @@ func (m *Map) SetIndexObserver(o store.Observer) {
 
 // Name returns the map's name.
 func (m *Map) Name() string { return m.name }
+
+// System reports whether the map is one of the member's own (its lock
+// maps and transaction outcomes).
+func (m *Map) System() bool { return m.system }
+
+// Locks returns the map's lock map, or nil when no key of the map was
+// ever locked on this member.
+func (m *Map) Locks() *Map { return m.locks.Load() }
 
 // OwnSeries reports whether the map has metric series and profile labels
 // of its own; the others share one aggregate (Options.MaxMapSeries).

@@ -55,6 +55,8 @@ type Config struct {
 	// SweepInterval is how often expired entries are removed in the
 	// background (reads never return expired entries anyway).
 	SweepInterval Duration `yaml:"sweep-interval"`
+	// Locks configures the lock table of per-key locks and transactions.
+	Locks LocksConfig `yaml:"locks"`
 	// Log configures logging.
 	Log LogConfig `yaml:"log"`
 	// Metrics configures what /metrics records.
@@ -82,6 +84,15 @@ type Config struct {
 	// (gossip, replication, coordination) instead of TCP: tests route them
 	// through a network they can cut.
 	Dialer func(ctx context.Context, addr string) (net.Conn, error) `yaml:"-"`
+}
+
+// LocksConfig configures the lock table.
+type LocksConfig struct {
+	// SweepInterval is how often the member resolves the locks of its
+	// partitions whose lease is over and that nobody met (default 1s): a
+	// lock outlives its lease by at most this much. Transactions are
+	// rolled forward or back from their primaries' states.
+	SweepInterval Duration `yaml:"sweep-interval"`
 }
 
 // MetricsConfig configures the member's metrics.
@@ -265,6 +276,7 @@ func DefaultConfig() Config {
 			MaxMaps:         50_000,
 		},
 		SweepInterval: Duration(time.Second),
+		Locks:         LocksConfig{SweepInterval: Duration(time.Second)},
 		Log:           LogConfig{Level: "info", Format: "text"},
 		Metrics:       MetricsConfig{Operations: true, MapSeriesLimit: 100},
 		Profiling:     ProfilingConfig{Labels: true},
@@ -332,6 +344,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Query.CursorIdleTimeout <= 0 || c.Query.MaxCursors < 1 || c.Query.MaxCursorsPerClient < 1 {
 		errs = append(errs, "query.cursor-idle-timeout, query.max-cursors and query.max-cursors-per-client must be positive")
+	}
+	if c.Locks.SweepInterval <= 0 {
+		errs = append(errs, "locks.sweep-interval must be positive")
 	}
 	if c.Limits.MaxMaps < 1 {
 		errs = append(errs, fmt.Sprintf("limits.max-maps %d is below 1", c.Limits.MaxMaps))

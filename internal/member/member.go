@@ -114,7 +114,7 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		m.registry = prometheus.NewRegistry()
 	}
 	m.metrics = metrics.New(m.registry, metrics.Sources{Maps: m.mapStats, Cluster: m.clusterStats, Ready: m.ready, Cursors: m.QueryCursors, Exchange: m.exchangeStats,
-		QueryMemory: m.queryMemory},
+		QueryMemory: m.queryMemory, Locks: m.lockCount},
 		metrics.Options{Version: Version, MapOperations: cfg.Metrics.Operations})
 	transport := &transportMetrics{m: m.metrics.Transport, self: advertise, known: m.isMember}
 	replicas := &replicaStore{ser: ser, partitions: int32(cfg.PartitionCount), clock: cfg.Clock}
@@ -164,6 +164,7 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		Metrics: m.metrics.MapOps, ProfileLabels: cfg.Profiling.Labels, Clients: m.metrics.Clients,
 		IsMember: cluster.PeerIsMember, RefusedCalls: m.metrics.RefusedCalls,
 		MaxBatchEntries: cfg.Limits.MaxBatchEntries, MaxMessageSize: cfg.Limits.MaxMessageSize,
+		Transactions: m.metrics.Transactions, Clock: cfg.Clock, MemberConn: node.Conn,
 	})
 	writer.w = m.server.DMLWriter(node.Conn)
 	m.grpc = grpc.NewServer(
@@ -197,6 +198,7 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		})
 	}
 	m.goRun(m.sweep)
+	m.goRun(m.sweepLocks)
 	m.stable.changed()
 	m.goRun(m.watchTable)
 	if err := node.Start(ctx); err != nil {
@@ -283,6 +285,33 @@ func (m *Member) sweep() {
 			return
 		case <-t.C:
 			m.maps.Sweep(10000)
+		}
+	}
+}
+
+// sweepLocks resolves, every locks.sweep-interval, the locks of this
+// member's partitions whose lease is over.
+func (m *Member) sweepLocks() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-m.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	interval := time.Duration(m.cfg.Locks.SweepInterval)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			sweep, done := context.WithTimeout(ctx, 10*interval)
+			m.server.ResolveExpired(sweep)
+			done()
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/atolldb/atoll/internal/maps"
 	"github.com/atolldb/atoll/internal/metrics"
 )
 
@@ -23,6 +24,9 @@ func (m *Member) mapStats() []metrics.MapStats {
 	others := metrics.MapStats{}
 	anyOther := false
 	for _, mp := range m.maps.All() {
+		if mp.System() {
+			continue // the lock table and transaction outcomes: see lockCount
+		}
 		st := mp.Store.Stats()
 		s := metrics.MapStats{
 			Name: mp.Name(), OwnedEntries: st.OwnedEntryCount, OwnedEntryBytes: st.OwnedEntryMemoryCost,
@@ -46,6 +50,18 @@ func (m *Member) mapStats() []metrics.MapStats {
 		out = append(out, others)
 	}
 	return out
+}
+
+// lockCount reads the number of locked keys of owned partitions for
+// /metrics: the owned entries of the lock maps.
+func (m *Member) lockCount() int64 {
+	var n int64
+	for _, mp := range m.maps.All() {
+		if _, ok := maps.LockedMapName(mp.Name()); ok {
+			n += mp.Store.Stats().OwnedEntryCount
+		}
+	}
+	return n
 }
 
 // exchangeStats reads the join exchange's counters for /metrics (the

@@ -186,6 +186,9 @@ func (r *replicaStore) Entries(pid int32, fn func(mapName string, key, value []b
 	now := r.now().UnixMilli()
 	for _, m := range r.holding(pid) {
 		name, more := m.Config().Name, true
+		if maps.IsSystem(name) {
+			continue // locks and transaction outcomes are not merged: see ARCHITECTURE.md
+		}
 		err := m.Scan(pid, func(v store.EntryView) bool {
 			var ttl time.Duration
 			if v.ExpirationTime > 0 {

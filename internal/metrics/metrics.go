@@ -37,6 +37,9 @@ type Sources struct {
 	// QueryMemory returns the state of the member's query memory pool and
 	// its circuit breaker.
 	QueryMemory func() QueryMemoryStats
+	// Locks returns the number of keys locked in the partitions the
+	// member owns.
+	Locks func() int64
 }
 
 // QueryMemoryStats is a member's query memory: what queries hold, its
@@ -92,6 +95,8 @@ type Metrics struct {
 	Transport *Transport
 	// Clients aggregates the statistics clients push.
 	Clients *Clients
+	// Transactions records transactions and locks.
+	Transactions *Transactions
 	// RefusedCalls counts the calls the access check refused.
 	RefusedCalls prometheus.Counter
 }
@@ -109,9 +114,10 @@ type Options struct {
 // process collector on reg.
 func New(reg prometheus.Registerer, src Sources, opts Options) *Metrics {
 	m := &Metrics{
-		Queries:   newQueries(),
-		Transport: newTransport(),
-		Clients:   newClients(),
+		Queries:      newQueries(),
+		Transport:    newTransport(),
+		Clients:      newClients(),
+		Transactions: newTransactions(),
 		RefusedCalls: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: namespace, Name: "calls_refused_total",
 			Help: "Calls the member's access check refused: member-to-member calls on connections that did not open with the member handshake.",
@@ -125,7 +131,7 @@ func New(reg prometheus.Registerer, src Sources, opts Options) *Metrics {
 			ConstLabels: prometheus.Labels{"version": opts.Version},
 		}, func() float64 { return 1 }),
 		&stateCollector{src: src},
-		m.Queries, m.Transport, m.Clients, m.RefusedCalls,
+		m.Queries, m.Transport, m.Clients, m.Transactions, m.RefusedCalls,
 	)
 	if opts.MapOperations {
 		m.MapOps = newMapOps()

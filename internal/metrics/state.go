@@ -57,6 +57,8 @@ var (
 		"The member's memory limit (Go's soft limit for a member process), of which the breaker's heap thresholds are fractions.", nil, nil)
 	breakerOpenDesc = prometheus.NewDesc("atoll_query_breaker_open",
 		"1 while the memory circuit breaker refuses new queries that need memory, else 0.", nil, nil)
+	locksDesc = prometheus.NewDesc("atoll_locks",
+		"Keys locked in the partitions this member owns (by clients' per-key locks or by transactions).", nil, nil)
 	breakerDesc = prometheus.NewDesc("atoll_query_breaker_total",
 		"Queries the memory circuit breaker refused (action reject) or terminated (action terminate) on this member.", []string{"action"}, nil)
 )
@@ -66,7 +68,7 @@ func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 		membersDesc, coordinatorDesc, tableVersionDesc, partitionsDesc, migrationsInFlightDesc,
 		migrationsCompletedDesc, migrationsFailedDesc, readyDesc, cursorsDesc,
 		exchangeMessagesDesc, exchangeBytesDesc, exchangeRowsDesc, exchangeWriteBlockDesc, exchangeSchedulingDesc,
-		queryMemoryReservedDesc, queryMemoryLimitDesc, memberMemoryLimitDesc, breakerOpenDesc, breakerDesc} {
+		queryMemoryReservedDesc, queryMemoryLimitDesc, memberMemoryLimitDesc, breakerOpenDesc, breakerDesc, locksDesc} {
 		ch <- d
 	}
 }
@@ -105,6 +107,9 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if c.src.Cursors != nil {
 		gauge(cursorsDesc, float64(c.src.Cursors()))
+	}
+	if c.src.Locks != nil {
+		gauge(locksDesc, float64(c.src.Locks()))
 	}
 	if c.src.Exchange != nil {
 		x := c.src.Exchange()

@@ -35,7 +35,7 @@ const (
 // requires maps a full gRPC method name to the caller it needs.
 var requires = func() map[string]caller {
 	m := map[string]caller{pb.QueryService_RunFragment_FullMethodName: callerMember}
-	for _, sd := range []*grpc.ServiceDesc{&memberv1.MemberService_ServiceDesc, &memberv1.ExchangeService_ServiceDesc} {
+	for _, sd := range []*grpc.ServiceDesc{&memberv1.MemberService_ServiceDesc, &memberv1.ExchangeService_ServiceDesc, &memberv1.TransactionResolverService_ServiceDesc} {
 		for _, md := range sd.Methods {
 			m["/"+sd.ServiceName+"/"+md.MethodName] = callerMember
 		}

@@ -9,10 +9,11 @@ import (
 	"github.com/atolldb/atoll/internal/metrics"
 )
 
-func (s *Server) connect(_ context.Context, r *pb.ConnectRequest) (*pb.ConnectResponse, error) {
+func (s *Server) connect(ctx context.Context, r *pb.ConnectRequest) (*pb.ConnectResponse, error) {
 	if r.ClusterName != s.cfg.ClusterName {
 		return nil, &clusterNameError{got: r.ClusterName}
 	}
+	s.openSession(ctx, r.ClientUuid)
 	t := s.cfg.Table.Load()
 	return &pb.ConnectResponse{
 		MemberUuid:     s.cfg.Self.UUID[:],

@@ -11,6 +11,7 @@ import (
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/cluster"
 	"github.com/atolldb/atoll/internal/exec"
+	"github.com/atolldb/atoll/internal/locks"
 	"github.com/atolldb/atoll/internal/maps"
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
@@ -100,6 +101,9 @@ var errorTable = []errorClass{
 	{is(maps.ErrMapExists), codes.FailedPrecondition, pb.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, false},
 	{is(maps.ErrTooManyMaps), codes.ResourceExhausted, pb.ErrorCode_ERROR_CODE_LIMIT_EXCEEDED, false},
 	{is(ErrInvalidArgument), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, false},
+	{is(errConflict), codes.Aborted, pb.ErrorCode_ERROR_CODE_CONFLICT, false},
+	{is(ErrNotLockOwner), codes.FailedPrecondition, pb.ErrorCode_ERROR_CODE_NOT_LOCK_OWNER, false},
+	{is(locks.ErrCorrupt), codes.Internal, pb.ErrorCode_ERROR_CODE_INTERNAL, false},
 	{is(plan.ErrQuery), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_QUERY, false},
 	{is(expr.ErrEval), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_QUERY, false},
 	{is(plan.ErrBadFragment), codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, false},
@@ -150,6 +154,10 @@ func describe(err error) (codes.Code, *pb.ErrorDetail) {
 			var be *exec.BreakerError
 			if errors.As(err, &be) {
 				d.RetryAfterMs = max(1, be.RetryAfter.Milliseconds())
+			}
+			var ce *ConflictError
+			if errors.As(err, &ce) {
+				d.ConflictCause, d.ConflictMap, d.ConflictKey = ce.Cause, ce.Map, ce.Key
 			}
 			return c.grpc, d
 		}

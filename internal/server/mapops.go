@@ -6,6 +6,7 @@ import (
 	"time"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/locks"
 	"github.com/atolldb/atoll/internal/maps"
 	"github.com/atolldb/atoll/internal/store"
 	"github.com/atolldb/atoll/pkg/serialization"
@@ -74,15 +75,109 @@ func (s *Server) lookup(name string) (*maps.Map, error) {
 // this member does not own pid, and returns once the map's synchronous
 // backups confirmed the change.
 func (s *Server) write(ctx context.Context, m *maps.Map, pid int32, fn func() error) error {
-	end, err := s.cfg.Cluster.BeginWrite(pid, m.Config().BackupCount)
-	if err != nil {
-		return err
+	return s.writeBackups(ctx, m.Config().BackupCount, pid, fn)
+}
+
+// writeKey is write for a plain operation's change of key: the change
+// waits while another holds a lock on the key (a transaction, or another
+// client's lock), resolving what can be resolved, and runs under the
+// key's latch after a last look at the lock table, so that no lock can be
+// taken between that look and the change.
+func (s *Server) writeKey(ctx context.Context, m *maps.Map, pid int32, key []byte, fn func() error) error {
+	var caller locks.UUID
+	known := false
+	for {
+		if m.Locks() != nil {
+			if !known {
+				caller, known = s.clientOf(ctx), true
+			}
+			if err := s.awaitKey(ctx, m, pid, key, accessWrite, caller, locks.UUID{}); err != nil {
+				return err
+			}
+		}
+		end, err := s.cfg.Cluster.BeginWrite(pid, m.Config().BackupCount)
+		if err != nil {
+			return err
+		}
+		i := s.latches.Stripe(pid, m.Name(), key)
+		s.latches.Lock(i)
+		blocked, werr := false, error(nil)
+		if m.Locks() != nil {
+			if !known {
+				caller, known = s.clientOf(ctx), true
+			}
+			blocked, werr = s.lockedFor(m, pid, key, caller)
+		}
+		if !blocked && werr == nil {
+			werr = fn()
+		}
+		s.latches.Unlock(i)
+		if eerr := end(ctx); werr == nil {
+			werr = eerr
+		}
+		if werr != nil || !blocked {
+			return werr
+		}
 	}
-	werr := fn()
-	if eerr := end(ctx); werr == nil {
-		werr = eerr
+}
+
+// lockedFor reports whether a lock of another stands in caller's way to
+// write key; the key's latch is held.
+func (s *Server) lockedFor(m *maps.Map, pid int32, key []byte, caller locks.UUID) (bool, error) {
+	rec, found, err := s.lockOf(m, pid, key)
+	if err != nil || !found {
+		return false, err
 	}
-	return werr
+	return blocks(rec, accessWrite, caller, locks.UUID{}, s.nowMs()) != free, nil
+}
+
+// writeKeys is writeKey for a change of several keys of one partition.
+func (s *Server) writeKeys(ctx context.Context, m *maps.Map, pid int32, entries []store.Entry, fn func() error) error {
+	var caller locks.UUID
+	known := false
+	stripes := make([]int, len(entries))
+	for {
+		if m.Locks() != nil {
+			if !known {
+				caller, known = s.clientOf(ctx), true
+			}
+			for _, e := range entries {
+				if err := s.awaitKey(ctx, m, pid, e.Key, accessWrite, caller, locks.UUID{}); err != nil {
+					return err
+				}
+			}
+		}
+		end, err := s.cfg.Cluster.BeginWrite(pid, m.Config().BackupCount)
+		if err != nil {
+			return err
+		}
+		for i, e := range entries {
+			stripes[i] = s.latches.Stripe(pid, m.Name(), e.Key)
+		}
+		held := s.latches.LockAll(stripes)
+		blocked, werr := false, error(nil)
+		if m.Locks() != nil {
+			if !known {
+				caller, known = s.clientOf(ctx), true
+			}
+			for _, e := range entries {
+				if blocked, werr = s.lockedFor(m, pid, e.Key, caller); blocked || werr != nil {
+					break
+				}
+			}
+		}
+		if !blocked && werr == nil {
+			werr = fn()
+		}
+		s.latches.UnlockAll(held)
+		if eerr := end(ctx); werr == nil {
+			werr = eerr
+		}
+		if werr != nil || !blocked {
+			return werr
+		}
+		stripes = stripes[:len(entries)]
+	}
 }
 
 // targetWrite resolves a write that stores value under key with an
@@ -144,7 +239,7 @@ func (s *Server) put(ctx context.Context, r *pb.PutRequest) (*pb.ValueResponse, 
 	m.CountPut()
 	var old []byte
 	var found bool
-	err = s.write(ctx, m, pid, func() (err error) {
+	err = s.writeKey(ctx, m, pid, r.Key, func() (err error) {
 		old, found, err = m.Store.Put(pid, r.Key, r.Value, exp)
 		return err
 	})
@@ -160,7 +255,7 @@ func (s *Server) set(ctx context.Context, r *pb.SetRequest) (*pb.Empty, error) {
 		return nil, err
 	}
 	m.CountSet()
-	return &pb.Empty{}, s.write(ctx, m, pid, func() error { return m.Store.Set(pid, r.Key, r.Value, exp) })
+	return &pb.Empty{}, s.writeKey(ctx, m, pid, r.Key, func() error { return m.Store.Set(pid, r.Key, r.Value, exp) })
 }
 
 func (s *Server) putIfAbsent(ctx context.Context, r *pb.PutRequest) (*pb.ValueResponse, error) {
@@ -171,7 +266,7 @@ func (s *Server) putIfAbsent(ctx context.Context, r *pb.PutRequest) (*pb.ValueRe
 	m.CountPut()
 	var cur []byte
 	var stored bool
-	err = s.write(ctx, m, pid, func() (err error) {
+	err = s.writeKey(ctx, m, pid, r.Key, func() (err error) {
 		cur, stored, err = m.Store.PutIfAbsent(pid, r.Key, r.Value, exp)
 		return err
 	})
@@ -185,6 +280,9 @@ func (s *Server) get(ctx context.Context, r *pb.KeyRequest) (*pb.ValueResponse, 
 	m, pid, err := s.existing(r.Map, r.Key)
 	if err != nil || m == nil {
 		return &pb.ValueResponse{}, err
+	}
+	if err := s.awaitKey(ctx, m, pid, r.Key, accessRead, locks.UUID{}, locks.UUID{}); err != nil {
+		return nil, err
 	}
 	m.CountGet()
 	v, found, err := m.Store.Get(pid, r.Key)
@@ -202,7 +300,7 @@ func (s *Server) remove(ctx context.Context, r *pb.KeyRequest) (*pb.ValueRespons
 	m.CountRemove()
 	var old []byte
 	var found bool
-	err = s.write(ctx, m, pid, func() (err error) {
+	err = s.writeKey(ctx, m, pid, r.Key, func() (err error) {
 		old, found, err = m.Store.Remove(pid, r.Key)
 		return err
 	})
@@ -219,7 +317,7 @@ func (s *Server) delete(ctx context.Context, r *pb.KeyRequest) (*pb.BoolResponse
 	}
 	m.CountRemove()
 	var ok bool
-	err = s.write(ctx, m, pid, func() (err error) {
+	err = s.writeKey(ctx, m, pid, r.Key, func() (err error) {
 		ok, err = m.Store.Delete(pid, r.Key)
 		return err
 	})
@@ -236,7 +334,7 @@ func (s *Server) removeIfSame(ctx context.Context, r *pb.ReplaceIfSameRequest) (
 	}
 	m.CountRemove()
 	var ok bool
-	err = s.write(ctx, m, pid, func() (err error) {
+	err = s.writeKey(ctx, m, pid, r.Key, func() (err error) {
 		ok, err = m.Store.RemoveIfSame(pid, r.Key, r.Expected)
 		return err
 	})
@@ -260,7 +358,7 @@ func (s *Server) replace(ctx context.Context, r *pb.PutRequest) (*pb.ValueRespon
 	m.CountPut()
 	var old []byte
 	var found bool
-	err = s.write(ctx, m, pid, func() (err error) {
+	err = s.writeKey(ctx, m, pid, r.Key, func() (err error) {
 		old, found, err = m.Store.Replace(pid, r.Key, r.Value)
 		return err
 	})
@@ -283,7 +381,7 @@ func (s *Server) replaceIfSame(ctx context.Context, r *pb.ReplaceIfSameRequest) 
 	}
 	m.CountPut()
 	var ok bool
-	err = s.write(ctx, m, pid, func() (err error) {
+	err = s.writeKey(ctx, m, pid, r.Key, func() (err error) {
 		ok, err = m.Store.ReplaceIfSame(pid, r.Key, r.Expected, r.Value)
 		return err
 	})
@@ -295,6 +393,9 @@ func (s *Server) containsKey(ctx context.Context, r *pb.KeyRequest) (*pb.BoolRes
 	if err != nil || m == nil {
 		return &pb.BoolResponse{}, err
 	}
+	if err := s.awaitKey(ctx, m, pid, r.Key, accessRead, locks.UUID{}, locks.UUID{}); err != nil {
+		return nil, err
+	}
 	ok, err := m.Store.ContainsKey(pid, r.Key)
 	return &pb.BoolResponse{Value: ok}, err
 }
@@ -305,7 +406,7 @@ func (s *Server) evict(ctx context.Context, r *pb.KeyRequest) (*pb.BoolResponse,
 		return &pb.BoolResponse{}, err
 	}
 	var ok bool
-	err = s.write(ctx, m, pid, func() (err error) {
+	err = s.writeKey(ctx, m, pid, r.Key, func() (err error) {
 		ok, err = m.Store.Evict(pid, r.Key)
 		return err
 	})
@@ -322,7 +423,7 @@ func (s *Server) setTTL(ctx context.Context, r *pb.SetTtlRequest) (*pb.BoolRespo
 		return &pb.BoolResponse{}, err
 	}
 	var ok bool
-	err = s.write(ctx, m, pid, func() (err error) {
+	err = s.writeKey(ctx, m, pid, r.Key, func() (err error) {
 		ok, err = m.Store.SetTTL(pid, r.Key, exp.TTL)
 		return err
 	})
@@ -333,6 +434,9 @@ func (s *Server) getEntryView(ctx context.Context, r *pb.KeyRequest) (*pb.EntryV
 	m, pid, err := s.existing(r.Map, r.Key)
 	if err != nil || m == nil {
 		return &pb.EntryViewResponse{}, err
+	}
+	if err := s.awaitKey(ctx, m, pid, r.Key, accessRead, locks.UUID{}, locks.UUID{}); err != nil {
+		return nil, err
 	}
 	v, found, err := m.Store.GetEntryView(pid, r.Key)
 	if err != nil || !found {
@@ -405,7 +509,7 @@ func (s *Server) putAll(ctx context.Context, r *pb.PutAllRequest) (*pb.Empty, er
 	}
 	for pid, entries := range byPartition {
 		m.CountSet()
-		if err := s.write(ctx, m, pid, func() error { return m.Store.PutAll(pid, entries, exp) }); err != nil {
+		if err := s.writeKeys(ctx, m, pid, entries, func() error { return m.Store.PutAll(pid, entries, exp) }); err != nil {
 			return nil, err
 		}
 	}
@@ -441,6 +545,15 @@ func (s *Server) getAll(ctx context.Context, r *pb.GetAllRequest) (*pb.EntriesRe
 	resp := &pb.EntriesResponse{}
 	if m == nil {
 		return resp, nil
+	}
+	if m.Locks() != nil {
+		for pid, keys := range byPartition {
+			for _, k := range keys {
+				if err := s.awaitKey(ctx, m, pid, k, accessRead, locks.UUID{}, locks.UUID{}); err != nil {
+					return nil, err
+				}
+			}
+		}
 	}
 	size, over := 0, false
 	for pid, keys := range byPartition {

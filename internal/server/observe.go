@@ -38,13 +38,25 @@ const (
 	opDestroy
 	opStats
 	opConfigure
+	opLock
+	opUnlock
+	opIsLocked
+	opForceUnlock
+	opRenewLocks
+	opTxRead
+	opTxLock
+	opTxValidate
+	opTxCommit
+	opTxApply
+	opTxRollback
 	numOps
 )
 
 var opNames = [numOps]string{
 	"put", "set", "put_if_absent", "get", "remove", "delete", "remove_if_same", "replace", "replace_if_same",
 	"contains_key", "evict", "set_ttl", "get_entry_view", "put_all", "get_all", "size", "clear", "evict_all",
-	"destroy", "stats", "configure",
+	"destroy", "stats", "configure", "lock", "unlock", "is_locked", "force_unlock", "renew_locks",
+	"tx_read", "tx_lock", "tx_validate", "tx_commit", "tx_apply", "tx_rollback",
 }
 
 // instruments are one map's recorders, by operation kind, created on the

@@ -19,9 +19,11 @@ import (
 
 	memberpb "github.com/atolldb/atoll/api/proto/atoll/member/v1"
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/locks"
 	"github.com/atolldb/atoll/internal/maps"
 	"github.com/atolldb/atoll/internal/metrics"
 	"github.com/atolldb/atoll/internal/partition"
+	"github.com/atolldb/atoll/internal/store"
 	"github.com/atolldb/atoll/pkg/serialization"
 )
 
@@ -86,6 +88,16 @@ type Config struct {
 	// RefusedCalls counts the calls refused by the access check; nil
 	// counts nothing.
 	RefusedCalls prometheus.Counter
+	// Transactions records commits, conflicts, lock waits and resolved
+	// locks; nil records nothing.
+	Transactions *metrics.Transactions
+	// Clock is what lock leases are read against (the wall clock when
+	// nil): the maps' clock.
+	Clock store.Clock
+	// MemberConn returns a connection to another member's address, for
+	// the calls that resolve a transaction's locks on the owners of its
+	// other keys. Nil: no calls to other members.
+	MemberConn func(addr string) (grpc.ClientConnInterface, error)
 }
 
 // DefaultMaxBatchEntries is the default of Config.MaxBatchEntries.
@@ -104,6 +116,11 @@ type Server struct {
 	obs *observer
 	// access decides who may call what.
 	access access
+	// latches serialize the operations on one key; waiters wake calls
+	// that wait for a key's lock; sessions tie connections to clients.
+	latches  *locks.Latches
+	waiters  *locks.Waiters
+	sessions sessions
 }
 
 // New returns a Server.
@@ -123,7 +140,7 @@ func New(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, done: make(chan struct{})}
+	s := &Server{cfg: cfg, log: cfg.Logger, done: make(chan struct{}), latches: locks.NewLatches(), waiters: locks.NewWaiters()}
 	s.access.s = s
 	if cfg.Metrics != nil || cfg.ProfileLabels {
 		s.obs = &observer{s: s, others: &instruments{name: ""}}
@@ -139,7 +156,9 @@ func (s *Server) Register(g *grpc.Server) {
 	pb.RegisterClusterServiceServer(g, &clusterService{s: s})
 	pb.RegisterPipelineServiceServer(g, &pipelineService{s: s})
 	pb.RegisterQueryServiceServer(g, &queryService{s: s})
+	pb.RegisterTransactionServiceServer(g, &transactionService{s: s})
 	memberpb.RegisterExchangeServiceServer(g, &exchangeService{s: s})
+	memberpb.RegisterTransactionResolverServiceServer(g, &resolverService{s: s})
 }
 
 // Drain makes the server refuse new calls with a retryable "shutting down"

@@ -24,6 +24,100 @@ type clusterService struct {
 	s *Server
 }
 
+type transactionService struct {
+	pb.UnimplementedTransactionServiceServer
+	s *Server
+}
+
+// named gives a request that names several maps the map its call is
+// observed under: the first it names (metrics by map need one).
+type named[R any] struct {
+	r    R
+	name string
+}
+
+func (n named[R]) GetMap() string { return n.name }
+
+// observeNamed is observe for a request observed under name.
+func observeNamed[Req, Resp any](s *Server, ctx context.Context, k op, name string, r Req, h func(context.Context, Req) (Resp, error)) (Resp, error) {
+	return observe(s, ctx, k, named[Req]{r: r, name: name}, func(ctx context.Context, n named[Req]) (Resp, error) { return h(ctx, n.r) })
+}
+
+func firstMap(keys []*pb.MapKey) string {
+	if len(keys) == 0 {
+		return ""
+	}
+	return keys[0].GetMap()
+}
+
+func txLockMap(r *pb.TxLockRequest) string { return r.GetPrimary().GetMap() }
+
+func txValidateMap(r *pb.TxValidateRequest) string {
+	if len(r.Entries) == 0 {
+		return ""
+	}
+	return r.Entries[0].GetMap()
+}
+
+func txCommitMap(r *pb.TxCommitRequest) string {
+	if r.OnePhase != nil {
+		return r.OnePhase.GetMap()
+	}
+	return r.GetPrimary().GetMap()
+}
+
+func (s *Server) txApply(ctx context.Context, r *pb.TxReleaseRequest) (*pb.Empty, error) {
+	return s.txRelease(ctx, r, true)
+}
+
+func (s *Server) txRollback(ctx context.Context, r *pb.TxReleaseRequest) (*pb.Empty, error) {
+	return s.txRelease(ctx, r, false)
+}
+
+func (t *transactionService) Read(ctx context.Context, r *pb.TxReadRequest) (*pb.TxReadResponse, error) {
+	return observe(t.s, ctx, opTxRead, r, t.s.txRead)
+}
+
+func (t *transactionService) Lock(ctx context.Context, r *pb.TxLockRequest) (*pb.TxLockResponse, error) {
+	return observeNamed(t.s, ctx, opTxLock, txLockMap(r), r, t.s.txLock)
+}
+
+func (t *transactionService) Validate(ctx context.Context, r *pb.TxValidateRequest) (*pb.Empty, error) {
+	return observeNamed(t.s, ctx, opTxValidate, txValidateMap(r), r, t.s.txValidate)
+}
+
+func (t *transactionService) Commit(ctx context.Context, r *pb.TxCommitRequest) (*pb.TxCommitResponse, error) {
+	return observeNamed(t.s, ctx, opTxCommit, txCommitMap(r), r, t.s.txCommit)
+}
+
+func (t *transactionService) Apply(ctx context.Context, r *pb.TxReleaseRequest) (*pb.Empty, error) {
+	return observeNamed(t.s, ctx, opTxApply, firstMap(r.Keys), r, t.s.txApply)
+}
+
+func (t *transactionService) Rollback(ctx context.Context, r *pb.TxReleaseRequest) (*pb.Empty, error) {
+	return observeNamed(t.s, ctx, opTxRollback, firstMap(r.Keys), r, t.s.txRollback)
+}
+
+func (m *mapService) Lock(ctx context.Context, r *pb.LockRequest) (*pb.LockResponse, error) {
+	return observe(m.s, ctx, opLock, r, m.s.lock)
+}
+
+func (m *mapService) Unlock(ctx context.Context, r *pb.KeyRequest) (*pb.Empty, error) {
+	return observe(m.s, ctx, opUnlock, r, m.s.unlock)
+}
+
+func (m *mapService) IsLocked(ctx context.Context, r *pb.KeyRequest) (*pb.LockState, error) {
+	return observe(m.s, ctx, opIsLocked, r, m.s.isLocked)
+}
+
+func (m *mapService) ForceUnlock(ctx context.Context, r *pb.KeyRequest) (*pb.BoolResponse, error) {
+	return observe(m.s, ctx, opForceUnlock, r, m.s.forceUnlock)
+}
+
+func (m *mapService) RenewLocks(ctx context.Context, r *pb.RenewLocksRequest) (*pb.RenewLocksResponse, error) {
+	return observeNamed(m.s, ctx, opRenewLocks, firstMap(r.Keys), r, m.s.renewLocks)
+}
+
 func (m *mapService) Put(ctx context.Context, r *pb.PutRequest) (*pb.ValueResponse, error) {
 	return observe(m.s, ctx, opPut, r, m.s.put)
 }
@@ -303,6 +397,61 @@ func (s *Server) dispatch(ctx context.Context, req *pb.PipelineRequest) *pb.Pipe
 		var r *pb.Layout
 		if r, err = s.getLayout(ctx, op.GetLayout); err == nil {
 			resp.Result = &pb.PipelineResponse_Layout{Layout: r}
+		}
+	case *pb.PipelineRequest_Lock:
+		var r *pb.LockResponse
+		if r, err = observe(s, ctx, opLock, op.Lock, s.lock); err == nil {
+			resp.Result = &pb.PipelineResponse_Lock{Lock: r}
+		}
+	case *pb.PipelineRequest_Unlock:
+		var r *pb.Empty
+		if r, err = observe(s, ctx, opUnlock, op.Unlock, s.unlock); err == nil {
+			resp.Result = &pb.PipelineResponse_Empty{Empty: r}
+		}
+	case *pb.PipelineRequest_IsLocked:
+		var r *pb.LockState
+		if r, err = observe(s, ctx, opIsLocked, op.IsLocked, s.isLocked); err == nil {
+			resp.Result = &pb.PipelineResponse_LockState{LockState: r}
+		}
+	case *pb.PipelineRequest_ForceUnlock:
+		var r *pb.BoolResponse
+		if r, err = observe(s, ctx, opForceUnlock, op.ForceUnlock, s.forceUnlock); err == nil {
+			resp.Result = &pb.PipelineResponse_Bool{Bool: r}
+		}
+	case *pb.PipelineRequest_RenewLocks:
+		var r *pb.RenewLocksResponse
+		if r, err = observeNamed(s, ctx, opRenewLocks, firstMap(op.RenewLocks.Keys), op.RenewLocks, s.renewLocks); err == nil {
+			resp.Result = &pb.PipelineResponse_RenewLocks{RenewLocks: r}
+		}
+	case *pb.PipelineRequest_TxRead:
+		var r *pb.TxReadResponse
+		if r, err = observe(s, ctx, opTxRead, op.TxRead, s.txRead); err == nil {
+			resp.Result = &pb.PipelineResponse_TxRead{TxRead: r}
+		}
+	case *pb.PipelineRequest_TxLock:
+		var r *pb.TxLockResponse
+		if r, err = observeNamed(s, ctx, opTxLock, txLockMap(op.TxLock), op.TxLock, s.txLock); err == nil {
+			resp.Result = &pb.PipelineResponse_TxLock{TxLock: r}
+		}
+	case *pb.PipelineRequest_TxValidate:
+		var r *pb.Empty
+		if r, err = observeNamed(s, ctx, opTxValidate, txValidateMap(op.TxValidate), op.TxValidate, s.txValidate); err == nil {
+			resp.Result = &pb.PipelineResponse_Empty{Empty: r}
+		}
+	case *pb.PipelineRequest_TxCommit:
+		var r *pb.TxCommitResponse
+		if r, err = observeNamed(s, ctx, opTxCommit, txCommitMap(op.TxCommit), op.TxCommit, s.txCommit); err == nil {
+			resp.Result = &pb.PipelineResponse_TxCommit{TxCommit: r}
+		}
+	case *pb.PipelineRequest_TxApply:
+		var r *pb.Empty
+		if r, err = observeNamed(s, ctx, opTxApply, firstMap(op.TxApply.Keys), op.TxApply, s.txApply); err == nil {
+			resp.Result = &pb.PipelineResponse_Empty{Empty: r}
+		}
+	case *pb.PipelineRequest_TxRollback:
+		var r *pb.Empty
+		if r, err = observeNamed(s, ctx, opTxRollback, firstMap(op.TxRollback.Keys), op.TxRollback, s.txRollback); err == nil {
+			resp.Result = &pb.PipelineResponse_Empty{Empty: r}
 		}
 	default:
 		err = invalid("pipeline request %d carries no known operation", req.CallId)

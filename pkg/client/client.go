@@ -66,6 +66,19 @@ type Config struct {
 	// pause, a stalled host) is noticed within HeartbeatInterval +
 	// HeartbeatTimeout. Default 60s, as Hazelcast's.
 	HeartbeatTimeout time.Duration
+	// TxRetry is how RunInTransaction runs a transaction again after a
+	// conflict: Attempts attempts in all (default 10), waiting a backoff
+	// with full jitter between them (default 10ms doubling to 1s).
+	TxRetry Backoff
+	// TxLease is how long a transaction's locks hold before anyone who
+	// meets them may resolve them (default 10s): a client that dies in a
+	// commit leaves nothing locked for longer.
+	TxLease time.Duration
+	// LockSessionLease is the lease of a Lock taken without one of its
+	// own (default 30s): the client renews it while it holds the lock, so
+	// a client that dies holds nothing for longer than this (its members
+	// release its locks as soon as they see its connections close).
+	LockSessionLease time.Duration
 	// StatisticsInterval is how often the client reports its statistics
 	// (calls, retries, failures, connections, near caches) to a member,
 	// which exports them as metrics. Default 5s; negative turns reporting
@@ -126,6 +139,19 @@ func (c *Config) withDefaults() Config {
 		cfg.Retry.Jitter = 0.2
 	}
 	cfg.QueryRetry = cfg.QueryRetry.withDefaults()
+	if cfg.TxRetry.Initial <= 0 {
+		cfg.TxRetry.Initial = 10 * time.Millisecond
+	}
+	if cfg.TxRetry.Max <= 0 {
+		cfg.TxRetry.Max = time.Second
+	}
+	cfg.TxRetry = cfg.TxRetry.withDefaults()
+	if cfg.TxLease <= 0 {
+		cfg.TxLease = 10 * time.Second
+	}
+	if cfg.LockSessionLease <= 0 {
+		cfg.LockSessionLease = 30 * time.Second
+	}
 	if cfg.MaxMessageSize <= 0 {
 		cfg.MaxMessageSize = 64 << 20
 	}
@@ -164,6 +190,8 @@ type Client struct {
 	meta     metadataSync
 	near     nearCaches
 	stats    counters
+	// sessionLocks are the locks held for the client's session.
+	sessionLocks sessionLocks
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -227,8 +255,9 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 		}
 		return nil, err
 	}
-	c.bg.Add(1)
+	c.bg.Add(2)
 	go c.watchTable()
+	go c.renewSessionLocks()
 	if cfg.StatisticsInterval > 0 {
 		c.bg.Add(1)
 		go c.reportStatistics()

@@ -65,6 +65,8 @@ var (
 	// ErrLimitExceeded: a configured limit of the member would be exceeded
 	// (the number of maps, open cursors, ...); the message names it.
 	ErrLimitExceeded = errors.New("atoll: member limit exceeded")
+	// ErrNotLockOwner: Unlock of a key this client holds no lock on.
+	ErrNotLockOwner = errors.New("atoll: not the lock's owner")
 )
 
 var codeErrors = map[pb.ErrorCode]error{
@@ -87,6 +89,7 @@ var codeErrors = map[pb.ErrorCode]error{
 	pb.ErrorCode_ERROR_CODE_INTERNAL:              ErrInternal,
 	pb.ErrorCode_ERROR_CODE_PERMISSION_DENIED:     ErrPermissionDenied,
 	pb.ErrorCode_ERROR_CODE_LIMIT_EXCEEDED:        ErrLimitExceeded,
+	pb.ErrorCode_ERROR_CODE_NOT_LOCK_OWNER:        ErrNotLockOwner,
 	pb.ErrorCode_ERROR_CODE_UNSPECIFIED:           ErrInternal,
 }
 
@@ -110,6 +113,11 @@ type Error struct {
 	// RetryAfter is the least wait the member asks for before a retry
 	// (ErrMemoryLimit from the memory circuit breaker).
 	RetryAfter time.Duration
+	// ConflictCause, ConflictMap and ConflictKey say why a transaction
+	// lost a conflict (ErrConflict), and on which key (serialized).
+	ConflictCause pb.ConflictCause
+	ConflictMap   string
+	ConflictKey   []byte
 
 	kind error
 }
@@ -135,6 +143,7 @@ func errorFromDetail(code codes.Code, msg string, d *pb.ErrorDetail, member stri
 		e.FactoryID, e.ClassID, e.ClassVersion = d.FactoryId, d.ClassId, d.ClassVersion
 		e.Line, e.Column = d.Line, d.Column
 		e.RetryAfter = time.Duration(d.RetryAfterMs) * time.Millisecond
+		e.ConflictCause, e.ConflictMap, e.ConflictKey = d.ConflictCause, d.ConflictMap, d.ConflictKey
 	}
 	return e
 }

@@ -17,3 +17,12 @@ func RetryLoop(policy Backoff) (wait func(ctx context.Context, hint time.Duratio
 	r := retrier{policy: policy}
 	return r.wait, r.reset
 }
+
+// CommitUntilLocked runs tx's commit until every key it writes is locked,
+// and stops there, as a client that dies at that point.
+func CommitUntilLocked(ctx context.Context, tx *Tx) error { return tx.commit(ctx, commitUntilLocked) }
+
+// CommitUntilCommitted runs tx's commit until its primary committed, and
+// stops there (no other key applied, no lock released), as a client that
+// dies at that point.
+func CommitUntilCommitted(ctx context.Context, tx *Tx) error { return tx.commit(ctx, commitUntilCommitted) }

@@ -11,6 +11,9 @@ import (
 // counters are the client's own call statistics.
 type counters struct {
 	calls, retries, failures atomic.Int64
+	// Transactions committed, run again after a conflict, and failed
+	// with a conflict once their attempts were spent.
+	txCommits, txRetries, txConflicts atomic.Int64
 }
 
 // Stats are the client's statistics since it was created.
@@ -20,6 +23,10 @@ type Stats struct {
 	Calls, Retries, Failures int64
 	// Connections is the number of open member connections.
 	Connections int
+	// Transactions committed, run again after a conflict
+	// (RunInTransaction), and failed with a conflict once their attempts
+	// were spent.
+	TxCommits, TxRetries, TxConflicts int64
 	// Near cache counters, summed over every near cache.
 	NearCacheHits, NearCacheMisses, NearCacheInvalidations int64
 	NearCacheEntries                                       int64
@@ -27,7 +34,8 @@ type Stats struct {
 
 // Stats returns the client's statistics.
 func (c *Client) Stats() Stats {
-	st := Stats{Calls: c.stats.calls.Load(), Retries: c.stats.retries.Load(), Failures: c.stats.failures.Load()}
+	st := Stats{Calls: c.stats.calls.Load(), Retries: c.stats.retries.Load(), Failures: c.stats.failures.Load(),
+		TxCommits: c.stats.txCommits.Load(), TxRetries: c.stats.txRetries.Load(), TxConflicts: c.stats.txConflicts.Load()}
 	c.mu.Lock()
 	for _, cn := range c.conns {
 		if cn.usable() {
@@ -42,8 +50,9 @@ func (c *Client) Stats() Stats {
 // reported are the cumulative counters of the last report a member
 // accepted; reports carry the increments since.
 type reported struct {
-	calls, retries, failures int64
-	near                     map[string]nearCounters
+	calls, retries, failures          int64
+	txCommits, txRetries, txConflicts int64
+	near                              map[string]nearCounters
 }
 
 type nearCounters struct{ hits, misses, invalidations int64 }
@@ -89,11 +98,14 @@ func (c *Client) reportStatistics() {
 // cumulative counters it is based on.
 func (c *Client) statistics(last reported) (*pb.ClientStatistics, reported) {
 	st := c.Stats()
-	cur := reported{calls: st.Calls, retries: st.Retries, failures: st.Failures, near: map[string]nearCounters{}}
+	cur := reported{calls: st.Calls, retries: st.Retries, failures: st.Failures, near: map[string]nearCounters{},
+		txCommits: st.TxCommits, txRetries: st.TxRetries, txConflicts: st.TxConflicts}
 	req := &pb.ClientStatistics{
 		ClientUuid: c.uuid, ClientType: "go", ClientVersion: Version, IntervalMs: c.cfg.StatisticsInterval.Milliseconds(),
 		Calls: cur.calls - last.calls, Retries: cur.retries - last.retries, Failures: cur.failures - last.failures,
-		Connections: int32(st.Connections),
+		Connections:        int32(st.Connections),
+		TransactionCommits: cur.txCommits - last.txCommits, TransactionRetries: cur.txRetries - last.txRetries,
+		TransactionConflicts: cur.txConflicts - last.txConflicts,
 	}
 	c.near.mu.Lock()
 	for name, nc := range c.near.byMap {

@@ -88,6 +88,22 @@ func (d Data) Payload() []byte {
 	return d[HeaderSize:]
 }
 
+// ContentHash returns the 64-bit FNV-1a hash of d's bytes, header
+// included; 0 for a nil Data. Transactions remember it of each value they
+// read (with the entry's version) and a member compares it with the value
+// it holds: every SDK computes the same.
+func (d Data) ContentHash() uint64 {
+	if d == nil {
+		return 0
+	}
+	h := uint64(14695981039346656037)
+	for _, c := range d {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
+}
+
 // PartitionHash returns the hash Hazelcast partitions d by: the header word
 // when a partition key set it, otherwise MurmurHash3 of the payload.
 func (d Data) PartitionHash() int32 {

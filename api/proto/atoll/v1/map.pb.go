@@ -2017,8 +2017,8 @@ func (x *RenewLocksRequest) GetLeaseMs() int64 {
 
 type RenewLocksResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Indexes of keys the client no longer holds.
-	Lost          []int32 `protobuf:"varint,1,rep,packed,name=lost,proto3" json:"lost,omitempty"`
+	// The keys the client no longer holds.
+	Lost          []*MapKey `protobuf:"bytes,1,rep,name=lost,proto3" json:"lost,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2053,7 +2053,7 @@ func (*RenewLocksResponse) Descriptor() ([]byte, []int) {
 	return file_atoll_v1_map_proto_rawDescGZIP(), []int{27}
 }
 
-func (x *RenewLocksResponse) GetLost() []int32 {
+func (x *RenewLocksResponse) GetLost() []*MapKey {
 	if x != nil {
 		return x.Lost
 	}
@@ -2220,9 +2220,9 @@ const file_atoll_v1_map_proto_rawDesc = "" +
 	"\x12remaining_lease_ms\x18\x05 \x01(\x03R\x10remainingLeaseMs\"T\n" +
 	"\x11RenewLocksRequest\x12$\n" +
 	"\x04keys\x18\x01 \x03(\v2\x10.atoll.v1.MapKeyR\x04keys\x12\x19\n" +
-	"\blease_ms\x18\x02 \x01(\x03R\aleaseMs\"(\n" +
-	"\x12RenewLocksResponse\x12\x12\n" +
-	"\x04lost\x18\x01 \x03(\x05R\x04lost*\x7f\n" +
+	"\blease_ms\x18\x02 \x01(\x03R\aleaseMs\":\n" +
+	"\x12RenewLocksResponse\x12$\n" +
+	"\x04lost\x18\x01 \x03(\v2\x10.atoll.v1.MapKeyR\x04lost*\x7f\n" +
 	"\rIterationKind\x12\x1e\n" +
 	"\x1aITERATION_KIND_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13ITERATION_KIND_KEYS\x10\x01\x12\x19\n" +
@@ -2331,67 +2331,68 @@ var file_atoll_v1_map_proto_depIdxs = []int32{
 	21, // 6: atoll.v1.EntryEventBatch.events:type_name -> atoll.v1.EntryEvent
 	2,  // 7: atoll.v1.MapConfig.eviction_policy:type_name -> atoll.v1.EvictionPolicy
 	25, // 8: atoll.v1.RenewLocksRequest.keys:type_name -> atoll.v1.MapKey
-	6,  // 9: atoll.v1.MapService.Put:input_type -> atoll.v1.PutRequest
-	7,  // 10: atoll.v1.MapService.Set:input_type -> atoll.v1.SetRequest
-	6,  // 11: atoll.v1.MapService.PutIfAbsent:input_type -> atoll.v1.PutRequest
-	5,  // 12: atoll.v1.MapService.Get:input_type -> atoll.v1.KeyRequest
-	5,  // 13: atoll.v1.MapService.Remove:input_type -> atoll.v1.KeyRequest
-	5,  // 14: atoll.v1.MapService.Delete:input_type -> atoll.v1.KeyRequest
-	8,  // 15: atoll.v1.MapService.RemoveIfSame:input_type -> atoll.v1.ReplaceIfSameRequest
-	6,  // 16: atoll.v1.MapService.Replace:input_type -> atoll.v1.PutRequest
-	8,  // 17: atoll.v1.MapService.ReplaceIfSame:input_type -> atoll.v1.ReplaceIfSameRequest
-	5,  // 18: atoll.v1.MapService.ContainsKey:input_type -> atoll.v1.KeyRequest
-	5,  // 19: atoll.v1.MapService.Evict:input_type -> atoll.v1.KeyRequest
-	9,  // 20: atoll.v1.MapService.SetTtl:input_type -> atoll.v1.SetTtlRequest
-	5,  // 21: atoll.v1.MapService.GetEntryView:input_type -> atoll.v1.KeyRequest
-	14, // 22: atoll.v1.MapService.PutAll:input_type -> atoll.v1.PutAllRequest
-	15, // 23: atoll.v1.MapService.GetAll:input_type -> atoll.v1.GetAllRequest
-	4,  // 24: atoll.v1.MapService.Size:input_type -> atoll.v1.MapRequest
-	4,  // 25: atoll.v1.MapService.Clear:input_type -> atoll.v1.MapRequest
-	4,  // 26: atoll.v1.MapService.EvictAll:input_type -> atoll.v1.MapRequest
-	4,  // 27: atoll.v1.MapService.Destroy:input_type -> atoll.v1.MapRequest
-	4,  // 28: atoll.v1.MapService.GetMapStats:input_type -> atoll.v1.MapRequest
-	23, // 29: atoll.v1.MapService.ConfigureMap:input_type -> atoll.v1.MapConfig
-	19, // 30: atoll.v1.MapService.Iterate:input_type -> atoll.v1.IterateRequest
-	20, // 31: atoll.v1.MapService.Listen:input_type -> atoll.v1.ListenRequest
-	26, // 32: atoll.v1.MapService.Lock:input_type -> atoll.v1.LockRequest
-	5,  // 33: atoll.v1.MapService.Unlock:input_type -> atoll.v1.KeyRequest
-	5,  // 34: atoll.v1.MapService.IsLocked:input_type -> atoll.v1.KeyRequest
-	5,  // 35: atoll.v1.MapService.ForceUnlock:input_type -> atoll.v1.KeyRequest
-	29, // 36: atoll.v1.MapService.RenewLocks:input_type -> atoll.v1.RenewLocksRequest
-	10, // 37: atoll.v1.MapService.Put:output_type -> atoll.v1.ValueResponse
-	3,  // 38: atoll.v1.MapService.Set:output_type -> atoll.v1.Empty
-	10, // 39: atoll.v1.MapService.PutIfAbsent:output_type -> atoll.v1.ValueResponse
-	10, // 40: atoll.v1.MapService.Get:output_type -> atoll.v1.ValueResponse
-	10, // 41: atoll.v1.MapService.Remove:output_type -> atoll.v1.ValueResponse
-	11, // 42: atoll.v1.MapService.Delete:output_type -> atoll.v1.BoolResponse
-	11, // 43: atoll.v1.MapService.RemoveIfSame:output_type -> atoll.v1.BoolResponse
-	10, // 44: atoll.v1.MapService.Replace:output_type -> atoll.v1.ValueResponse
-	11, // 45: atoll.v1.MapService.ReplaceIfSame:output_type -> atoll.v1.BoolResponse
-	11, // 46: atoll.v1.MapService.ContainsKey:output_type -> atoll.v1.BoolResponse
-	11, // 47: atoll.v1.MapService.Evict:output_type -> atoll.v1.BoolResponse
-	11, // 48: atoll.v1.MapService.SetTtl:output_type -> atoll.v1.BoolResponse
-	17, // 49: atoll.v1.MapService.GetEntryView:output_type -> atoll.v1.EntryViewResponse
-	3,  // 50: atoll.v1.MapService.PutAll:output_type -> atoll.v1.Empty
-	16, // 51: atoll.v1.MapService.GetAll:output_type -> atoll.v1.EntriesResponse
-	12, // 52: atoll.v1.MapService.Size:output_type -> atoll.v1.SizeResponse
-	12, // 53: atoll.v1.MapService.Clear:output_type -> atoll.v1.SizeResponse
-	3,  // 54: atoll.v1.MapService.EvictAll:output_type -> atoll.v1.Empty
-	3,  // 55: atoll.v1.MapService.Destroy:output_type -> atoll.v1.Empty
-	24, // 56: atoll.v1.MapService.GetMapStats:output_type -> atoll.v1.MapStats
-	3,  // 57: atoll.v1.MapService.ConfigureMap:output_type -> atoll.v1.Empty
-	16, // 58: atoll.v1.MapService.Iterate:output_type -> atoll.v1.EntriesResponse
-	22, // 59: atoll.v1.MapService.Listen:output_type -> atoll.v1.EntryEventBatch
-	27, // 60: atoll.v1.MapService.Lock:output_type -> atoll.v1.LockResponse
-	3,  // 61: atoll.v1.MapService.Unlock:output_type -> atoll.v1.Empty
-	28, // 62: atoll.v1.MapService.IsLocked:output_type -> atoll.v1.LockState
-	11, // 63: atoll.v1.MapService.ForceUnlock:output_type -> atoll.v1.BoolResponse
-	30, // 64: atoll.v1.MapService.RenewLocks:output_type -> atoll.v1.RenewLocksResponse
-	37, // [37:65] is the sub-list for method output_type
-	9,  // [9:37] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	25, // 9: atoll.v1.RenewLocksResponse.lost:type_name -> atoll.v1.MapKey
+	6,  // 10: atoll.v1.MapService.Put:input_type -> atoll.v1.PutRequest
+	7,  // 11: atoll.v1.MapService.Set:input_type -> atoll.v1.SetRequest
+	6,  // 12: atoll.v1.MapService.PutIfAbsent:input_type -> atoll.v1.PutRequest
+	5,  // 13: atoll.v1.MapService.Get:input_type -> atoll.v1.KeyRequest
+	5,  // 14: atoll.v1.MapService.Remove:input_type -> atoll.v1.KeyRequest
+	5,  // 15: atoll.v1.MapService.Delete:input_type -> atoll.v1.KeyRequest
+	8,  // 16: atoll.v1.MapService.RemoveIfSame:input_type -> atoll.v1.ReplaceIfSameRequest
+	6,  // 17: atoll.v1.MapService.Replace:input_type -> atoll.v1.PutRequest
+	8,  // 18: atoll.v1.MapService.ReplaceIfSame:input_type -> atoll.v1.ReplaceIfSameRequest
+	5,  // 19: atoll.v1.MapService.ContainsKey:input_type -> atoll.v1.KeyRequest
+	5,  // 20: atoll.v1.MapService.Evict:input_type -> atoll.v1.KeyRequest
+	9,  // 21: atoll.v1.MapService.SetTtl:input_type -> atoll.v1.SetTtlRequest
+	5,  // 22: atoll.v1.MapService.GetEntryView:input_type -> atoll.v1.KeyRequest
+	14, // 23: atoll.v1.MapService.PutAll:input_type -> atoll.v1.PutAllRequest
+	15, // 24: atoll.v1.MapService.GetAll:input_type -> atoll.v1.GetAllRequest
+	4,  // 25: atoll.v1.MapService.Size:input_type -> atoll.v1.MapRequest
+	4,  // 26: atoll.v1.MapService.Clear:input_type -> atoll.v1.MapRequest
+	4,  // 27: atoll.v1.MapService.EvictAll:input_type -> atoll.v1.MapRequest
+	4,  // 28: atoll.v1.MapService.Destroy:input_type -> atoll.v1.MapRequest
+	4,  // 29: atoll.v1.MapService.GetMapStats:input_type -> atoll.v1.MapRequest
+	23, // 30: atoll.v1.MapService.ConfigureMap:input_type -> atoll.v1.MapConfig
+	19, // 31: atoll.v1.MapService.Iterate:input_type -> atoll.v1.IterateRequest
+	20, // 32: atoll.v1.MapService.Listen:input_type -> atoll.v1.ListenRequest
+	26, // 33: atoll.v1.MapService.Lock:input_type -> atoll.v1.LockRequest
+	5,  // 34: atoll.v1.MapService.Unlock:input_type -> atoll.v1.KeyRequest
+	5,  // 35: atoll.v1.MapService.IsLocked:input_type -> atoll.v1.KeyRequest
+	5,  // 36: atoll.v1.MapService.ForceUnlock:input_type -> atoll.v1.KeyRequest
+	29, // 37: atoll.v1.MapService.RenewLocks:input_type -> atoll.v1.RenewLocksRequest
+	10, // 38: atoll.v1.MapService.Put:output_type -> atoll.v1.ValueResponse
+	3,  // 39: atoll.v1.MapService.Set:output_type -> atoll.v1.Empty
+	10, // 40: atoll.v1.MapService.PutIfAbsent:output_type -> atoll.v1.ValueResponse
+	10, // 41: atoll.v1.MapService.Get:output_type -> atoll.v1.ValueResponse
+	10, // 42: atoll.v1.MapService.Remove:output_type -> atoll.v1.ValueResponse
+	11, // 43: atoll.v1.MapService.Delete:output_type -> atoll.v1.BoolResponse
+	11, // 44: atoll.v1.MapService.RemoveIfSame:output_type -> atoll.v1.BoolResponse
+	10, // 45: atoll.v1.MapService.Replace:output_type -> atoll.v1.ValueResponse
+	11, // 46: atoll.v1.MapService.ReplaceIfSame:output_type -> atoll.v1.BoolResponse
+	11, // 47: atoll.v1.MapService.ContainsKey:output_type -> atoll.v1.BoolResponse
+	11, // 48: atoll.v1.MapService.Evict:output_type -> atoll.v1.BoolResponse
+	11, // 49: atoll.v1.MapService.SetTtl:output_type -> atoll.v1.BoolResponse
+	17, // 50: atoll.v1.MapService.GetEntryView:output_type -> atoll.v1.EntryViewResponse
+	3,  // 51: atoll.v1.MapService.PutAll:output_type -> atoll.v1.Empty
+	16, // 52: atoll.v1.MapService.GetAll:output_type -> atoll.v1.EntriesResponse
+	12, // 53: atoll.v1.MapService.Size:output_type -> atoll.v1.SizeResponse
+	12, // 54: atoll.v1.MapService.Clear:output_type -> atoll.v1.SizeResponse
+	3,  // 55: atoll.v1.MapService.EvictAll:output_type -> atoll.v1.Empty
+	3,  // 56: atoll.v1.MapService.Destroy:output_type -> atoll.v1.Empty
+	24, // 57: atoll.v1.MapService.GetMapStats:output_type -> atoll.v1.MapStats
+	3,  // 58: atoll.v1.MapService.ConfigureMap:output_type -> atoll.v1.Empty
+	16, // 59: atoll.v1.MapService.Iterate:output_type -> atoll.v1.EntriesResponse
+	22, // 60: atoll.v1.MapService.Listen:output_type -> atoll.v1.EntryEventBatch
+	27, // 61: atoll.v1.MapService.Lock:output_type -> atoll.v1.LockResponse
+	3,  // 62: atoll.v1.MapService.Unlock:output_type -> atoll.v1.Empty
+	28, // 63: atoll.v1.MapService.IsLocked:output_type -> atoll.v1.LockState
+	11, // 64: atoll.v1.MapService.ForceUnlock:output_type -> atoll.v1.BoolResponse
+	30, // 65: atoll.v1.MapService.RenewLocks:output_type -> atoll.v1.RenewLocksResponse
+	38, // [38:66] is the sub-list for method output_type
+	10, // [10:38] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_atoll_v1_map_proto_init() }

@@ -598,7 +598,11 @@ type TxCommitRequest struct {
 	Secondaries []*MapKey `protobuf:"bytes,3,rep,name=secondaries,proto3" json:"secondaries,omitempty"`
 	// Instead of primary: a transaction of this one key. The member checks
 	// and applies it at once, with no lock left behind (one round trip).
-	OnePhase      *TxLockEntry `protobuf:"bytes,4,opt,name=one_phase,json=onePhase,proto3" json:"one_phase,omitempty"`
+	OnePhase *TxLockEntry `protobuf:"bytes,4,opt,name=one_phase,json=onePhase,proto3" json:"one_phase,omitempty"`
+	// Keys the transaction read and does not write, of partitions this
+	// member owns: validated (as by Validate) just before the commit, so
+	// that they need no Validate call of their own.
+	Validate      []*TxValidateEntry `protobuf:"bytes,5,rep,name=validate,proto3" json:"validate,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -657,6 +661,13 @@ func (x *TxCommitRequest) GetSecondaries() []*MapKey {
 func (x *TxCommitRequest) GetOnePhase() *TxLockEntry {
 	if x != nil {
 		return x.OnePhase
+	}
+	return nil
+}
+
+func (x *TxCommitRequest) GetValidate() []*TxValidateEntry {
+	if x != nil {
+		return x.Validate
 	}
 	return nil
 }
@@ -791,12 +802,13 @@ const file_atoll_v1_transaction_proto_rawDesc = "" +
 	"\x06expect\x18\x03 \x01(\v2\x12.atoll.v1.TxExpectR\x06expect\"_\n" +
 	"\x11TxValidateRequest\x12\x15\n" +
 	"\x06txn_id\x18\x01 \x01(\fR\x05txnId\x123\n" +
-	"\aentries\x18\x02 \x03(\v2\x19.atoll.v1.TxValidateEntryR\aentries\"\xbc\x01\n" +
+	"\aentries\x18\x02 \x03(\v2\x19.atoll.v1.TxValidateEntryR\aentries\"\xf3\x01\n" +
 	"\x0fTxCommitRequest\x12\x15\n" +
 	"\x06txn_id\x18\x01 \x01(\fR\x05txnId\x12*\n" +
 	"\aprimary\x18\x02 \x01(\v2\x10.atoll.v1.MapKeyR\aprimary\x122\n" +
 	"\vsecondaries\x18\x03 \x03(\v2\x10.atoll.v1.MapKeyR\vsecondaries\x122\n" +
-	"\tone_phase\x18\x04 \x01(\v2\x15.atoll.v1.TxLockEntryR\bonePhase\"\x12\n" +
+	"\tone_phase\x18\x04 \x01(\v2\x15.atoll.v1.TxLockEntryR\bonePhase\x125\n" +
+	"\bvalidate\x18\x05 \x03(\v2\x19.atoll.v1.TxValidateEntryR\bvalidate\"\x12\n" +
 	"\x10TxCommitResponse\"O\n" +
 	"\x10TxReleaseRequest\x12\x15\n" +
 	"\x06txn_id\x18\x01 \x01(\fR\x05txnId\x12$\n" +
@@ -855,24 +867,25 @@ var file_atoll_v1_transaction_proto_depIdxs = []int32{
 	12, // 7: atoll.v1.TxCommitRequest.primary:type_name -> atoll.v1.MapKey
 	12, // 8: atoll.v1.TxCommitRequest.secondaries:type_name -> atoll.v1.MapKey
 	4,  // 9: atoll.v1.TxCommitRequest.one_phase:type_name -> atoll.v1.TxLockEntry
-	12, // 10: atoll.v1.TxReleaseRequest.keys:type_name -> atoll.v1.MapKey
-	2,  // 11: atoll.v1.TransactionService.Read:input_type -> atoll.v1.TxReadRequest
-	5,  // 12: atoll.v1.TransactionService.Lock:input_type -> atoll.v1.TxLockRequest
-	8,  // 13: atoll.v1.TransactionService.Validate:input_type -> atoll.v1.TxValidateRequest
-	9,  // 14: atoll.v1.TransactionService.Commit:input_type -> atoll.v1.TxCommitRequest
-	11, // 15: atoll.v1.TransactionService.Apply:input_type -> atoll.v1.TxReleaseRequest
-	11, // 16: atoll.v1.TransactionService.Rollback:input_type -> atoll.v1.TxReleaseRequest
-	3,  // 17: atoll.v1.TransactionService.Read:output_type -> atoll.v1.TxReadResponse
-	6,  // 18: atoll.v1.TransactionService.Lock:output_type -> atoll.v1.TxLockResponse
-	13, // 19: atoll.v1.TransactionService.Validate:output_type -> atoll.v1.Empty
-	10, // 20: atoll.v1.TransactionService.Commit:output_type -> atoll.v1.TxCommitResponse
-	13, // 21: atoll.v1.TransactionService.Apply:output_type -> atoll.v1.Empty
-	13, // 22: atoll.v1.TransactionService.Rollback:output_type -> atoll.v1.Empty
-	17, // [17:23] is the sub-list for method output_type
-	11, // [11:17] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	7,  // 10: atoll.v1.TxCommitRequest.validate:type_name -> atoll.v1.TxValidateEntry
+	12, // 11: atoll.v1.TxReleaseRequest.keys:type_name -> atoll.v1.MapKey
+	2,  // 12: atoll.v1.TransactionService.Read:input_type -> atoll.v1.TxReadRequest
+	5,  // 13: atoll.v1.TransactionService.Lock:input_type -> atoll.v1.TxLockRequest
+	8,  // 14: atoll.v1.TransactionService.Validate:input_type -> atoll.v1.TxValidateRequest
+	9,  // 15: atoll.v1.TransactionService.Commit:input_type -> atoll.v1.TxCommitRequest
+	11, // 16: atoll.v1.TransactionService.Apply:input_type -> atoll.v1.TxReleaseRequest
+	11, // 17: atoll.v1.TransactionService.Rollback:input_type -> atoll.v1.TxReleaseRequest
+	3,  // 18: atoll.v1.TransactionService.Read:output_type -> atoll.v1.TxReadResponse
+	6,  // 19: atoll.v1.TransactionService.Lock:output_type -> atoll.v1.TxLockResponse
+	13, // 20: atoll.v1.TransactionService.Validate:output_type -> atoll.v1.Empty
+	10, // 21: atoll.v1.TransactionService.Commit:output_type -> atoll.v1.TxCommitResponse
+	13, // 22: atoll.v1.TransactionService.Apply:output_type -> atoll.v1.Empty
+	13, // 23: atoll.v1.TransactionService.Rollback:output_type -> atoll.v1.Empty
+	18, // [18:24] is the sub-list for method output_type
+	12, // [12:18] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_atoll_v1_transaction_proto_init() }

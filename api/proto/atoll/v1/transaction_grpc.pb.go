@@ -41,8 +41,9 @@ const (
 //     transaction read (or of absence). One key is the primary: its lock
 //     holds the transaction's state. A conflict fails the call with
 //     ERROR_CODE_CONFLICT and leaves nothing of it locked.
-//  2. Validate (transactions that write nothing): the versions read are
-//     still current and no transaction holds a write lock on them.
+//  2. Validate: the keys read and not written still have the versions
+//     read and no other transaction holds a write lock on them (on the
+//     primary's owner, Commit validates its own keys).
 //  3. Commit: the primary's state becomes committed (and its write is
 //     applied). This is the point at which the transaction takes effect.
 //  4. Apply: the other keys' writes are applied and their locks released.
@@ -148,8 +149,9 @@ func (c *transactionServiceClient) Rollback(ctx context.Context, in *TxReleaseRe
 //     transaction read (or of absence). One key is the primary: its lock
 //     holds the transaction's state. A conflict fails the call with
 //     ERROR_CODE_CONFLICT and leaves nothing of it locked.
-//  2. Validate (transactions that write nothing): the versions read are
-//     still current and no transaction holds a write lock on them.
+//  2. Validate: the keys read and not written still have the versions
+//     read and no other transaction holds a write lock on them (on the
+//     primary's owner, Commit validates its own keys).
 //  3. Commit: the primary's state becomes committed (and its write is
 //     applied). This is the point at which the transaction takes effect.
 //  4. Apply: the other keys' writes are applied and their locks released.

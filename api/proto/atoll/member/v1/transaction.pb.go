@@ -78,8 +78,12 @@ type ResolveTransactionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	TxnId []byte                 `protobuf:"bytes,1,opt,name=txn_id,json=txnId,proto3" json:"txn_id,omitempty"`
 	// The primary key.
-	Map           string `protobuf:"bytes,2,opt,name=map,proto3" json:"map,omitempty"`
-	Key           []byte `protobuf:"bytes,3,opt,name=key,proto3" json:"key,omitempty"`
+	Map string `protobuf:"bytes,2,opt,name=map,proto3" json:"map,omitempty"`
+	Key []byte `protobuf:"bytes,3,opt,name=key,proto3" json:"key,omitempty"`
+	// The asker's lock of the transaction has outlived its lease: a
+	// primary that is absent (not locked yet, its lock request still on
+	// its way) is then aborted rather than waited for.
+	Expired       bool `protobuf:"varint,4,opt,name=expired,proto3" json:"expired,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -135,6 +139,13 @@ func (x *ResolveTransactionRequest) GetKey() []byte {
 	return nil
 }
 
+func (x *ResolveTransactionRequest) GetExpired() bool {
+	if x != nil {
+		return x.Expired
+	}
+	return false
+}
+
 type ResolveTransactionResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Outcome       TransactionOutcome     `protobuf:"varint,1,opt,name=outcome,proto3,enum=atoll.member.v1.TransactionOutcome" json:"outcome,omitempty"`
@@ -183,11 +194,12 @@ var File_atoll_member_v1_transaction_proto protoreflect.FileDescriptor
 
 const file_atoll_member_v1_transaction_proto_rawDesc = "" +
 	"\n" +
-	"!atoll/member/v1/transaction.proto\x12\x0fatoll.member.v1\"V\n" +
+	"!atoll/member/v1/transaction.proto\x12\x0fatoll.member.v1\"p\n" +
 	"\x19ResolveTransactionRequest\x12\x15\n" +
 	"\x06txn_id\x18\x01 \x01(\fR\x05txnId\x12\x10\n" +
 	"\x03map\x18\x02 \x01(\tR\x03map\x12\x10\n" +
-	"\x03key\x18\x03 \x01(\fR\x03key\"[\n" +
+	"\x03key\x18\x03 \x01(\fR\x03key\x12\x18\n" +
+	"\aexpired\x18\x04 \x01(\bR\aexpired\"[\n" +
 	"\x1aResolveTransactionResponse\x12=\n" +
 	"\aoutcome\x18\x01 \x01(\x0e2#.atoll.member.v1.TransactionOutcomeR\aoutcome*\x9e\x01\n" +
 	"\x12TransactionOutcome\x12#\n" +
