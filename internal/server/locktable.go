@@ -291,24 +291,16 @@ func (s *Server) awaitKey(ctx context.Context, m *maps.Map, pid int32, key []byt
 	}
 	var start time.Time
 	nextResolve := resolveAfter
-	defer func() {
-		if !start.IsZero() {
-			s.cfg.Transactions.Waited(time.Since(start).Seconds())
-		}
-	}()
 	for {
+		rec, b, err := s.blocker(m, pid, key, access, caller, txid)
+		if err != nil || b == free {
+			return s.waited(start, pid, err)
+		}
+		// Watch, then look again: a release between the two looks is seen
+		// by the second, one after it closes the channel.
 		changed := s.waiters.Watch(pid, m.Name(), key)
-		rec, found, err := s.lockOf(m, pid, key)
-		if err != nil {
-			return err
-		}
-		now := s.nowMs()
-		b := free
-		if found {
-			b = blocks(rec, access, caller, txid, now)
-		}
-		if b == free {
-			return nil
+		if rec, b, err = s.blocker(m, pid, key, access, caller, txid); err != nil || b == free {
+			return s.waited(start, pid, err)
 		}
 		if start.IsZero() {
 			start = time.Now()
@@ -316,17 +308,40 @@ func (s *Server) awaitKey(ctx context.Context, m *maps.Map, pid int32, key []byt
 		if b == resolve || (rec.Txn != nil && time.Since(start) >= nextResolve) {
 			progress, err := s.resolveKey(ctx, m, pid, key, rec, false)
 			if err != nil && ctx.Err() != nil {
-				return ctx.Err()
+				return s.waited(start, pid, ctx.Err())
 			}
 			if progress {
 				continue
 			}
 			nextResolve = min(2*nextResolve+resolveAfter, time.Since(start)+maxLockPoll)
 		}
-		if err := s.waitLock(ctx, changed, rec, now, nextResolve-time.Since(start)); err != nil {
-			return err
+		if err := s.waitLock(ctx, changed, rec, s.nowMs(), nextResolve-time.Since(start)); err != nil {
+			return s.waited(start, pid, err)
 		}
 	}
+}
+
+// blocker reads key's lock and says how it stands in the way of access.
+func (s *Server) blocker(m *maps.Map, pid int32, key []byte, access keyAccess, caller, txid locks.UUID) (locks.Record, blocking, error) {
+	rec, found, err := s.lockOf(m, pid, key)
+	if err != nil || !found {
+		return rec, free, err
+	}
+	return rec, blocks(rec, access, caller, txid, s.nowMs()), nil
+}
+
+// waited ends a wait for a lock that started at start (zero: no wait):
+// it records the wait, and since the partition may have moved meanwhile,
+// checks that this member still owns it.
+func (s *Server) waited(start time.Time, pid int32, err error) error {
+	if start.IsZero() {
+		return err
+	}
+	s.cfg.Transactions.Waited(time.Since(start).Seconds())
+	if err != nil {
+		return err
+	}
+	return s.cfg.Cluster.CheckRead(pid)
 }
 
 // waitLock waits for a change of the lock rec (notified on changed), the
