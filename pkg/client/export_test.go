@@ -25,4 +25,6 @@ func CommitUntilLocked(ctx context.Context, tx *Tx) error { return tx.commit(ctx
 // CommitUntilCommitted runs tx's commit until its primary committed, and
 // stops there (no other key applied, no lock released), as a client that
 // dies at that point.
-func CommitUntilCommitted(ctx context.Context, tx *Tx) error { return tx.commit(ctx, commitUntilCommitted) }
+func CommitUntilCommitted(ctx context.Context, tx *Tx) error {
+	return tx.commit(ctx, commitUntilCommitted)
+}
