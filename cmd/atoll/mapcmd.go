@@ -446,6 +446,7 @@ the equivalent SQL.`,
 	query.Flags().BoolVar(&explain, "explain", false, "print the plan instead of the entries")
 	query.Flags().BoolVar(&keysOnly, "keys", false, "print keys only")
 	cmd.AddCommand(put, get, remove, size, entries, clear, stats, fill, verify, query)
+	cmd.AddCommand(lockCommands(withMap, key)...)
 	return cmd
 }
 

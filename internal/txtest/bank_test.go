@@ -36,8 +36,10 @@ import (
 //	ATOLL_BANK_ACCOUNTS  accounts (default 200)
 //	ATOLL_BANK_WORKERS   Go client processes (default 3), 4 goroutines each
 //	ATOLL_BANK_KILLS     member kill-and-restart cycles (default 1)
-//	ATOLL_BANK_JAVA      a command that starts a Java client process (the
-//	                     Java SDK's BankTransferTest sets it; 2 of them run)
+//	ATOLL_BANK_JAVA      the java command, and ATOLL_BANK_JAVA_CLASSPATH the
+//	                     class path of the Java SDK's tests: 2 Java client
+//	                     processes (io.atoll.client.BankWorker) run besides
+//	                     the Go ones (the Java SDK's BankTransferTest sets them)
 //
 // The longer version:
 //
@@ -311,7 +313,7 @@ func TestBankTransfer(t *testing.T) {
 	accounts := envInt("ATOLL_BANK_ACCOUNTS", 200)
 	goWorkers := envInt("ATOLL_BANK_WORKERS", 3)
 	kills := envInt("ATOLL_BANK_KILLS", 1)
-	javaWorker := os.Getenv("ATOLL_BANK_JAVA")
+	javaCmd, javaCP := os.Getenv("ATOLL_BANK_JAVA"), os.Getenv("ATOLL_BANK_JAVA_CLASSPATH")
 
 	cluster := testcluster.Start(t, testcluster.Process, 3, testcluster.Options{
 		ConfigYAML: fmt.Sprintf("locks: {sweep-interval: %s}\n", sweep),
@@ -338,19 +340,19 @@ func TestBankTransfer(t *testing.T) {
 		name := fmt.Sprintf("go%d", i)
 		workers = append(workers, startWorker(t, name, []string{os.Args[0], "-test.run=^$"}, env(name)))
 	}
-	if javaWorker != "" {
+	if javaCmd != "" {
 		for i := 0; i < 2; i++ {
 			name := fmt.Sprintf("java%d", i)
-			workers = append(workers, startWorker(t, name, strings.Fields(javaWorker), env(name)))
+			workers = append(workers, startWorker(t, name, []string{javaCmd, "-cp", javaCP, "io.atoll.client.BankWorker"}, env(name)))
 		}
-		t.Logf("Java client processes: %s", javaWorker)
 	}
 	t.Logf("%d accounts, %d Go and %d Java client processes, %v, %d member kill(s)", accounts, goWorkers, len(workers)-goWorkers, duration, kills)
 
 	// The schedule: member kills and restarts spread over the run, and the
-	// first Go worker killed mid-commit halfway through.
+	// last worker (a Java one when they run) killed mid-commit halfway
+	// through.
 	start := time.Now()
-	victim := workers[0]
+	victim := workers[len(workers)-1]
 	victimKilled := false
 	for k := 0; k < kills; k++ {
 		at := start.Add(duration * time.Duration(k+1) / time.Duration(kills+1))
@@ -374,7 +376,7 @@ func TestBankTransfer(t *testing.T) {
 		victim.killMidCommit(t)
 	}
 	sleepUntil(start.Add(duration))
-	for _, w := range workers[1:] {
+	for _, w := range workers[:len(workers)-1] {
 		w.stop(t)
 	}
 	stopped := time.Now()
@@ -383,7 +385,7 @@ func TestBankTransfer(t *testing.T) {
 	// no member holds a lock record, without anyone touching the keys.
 	waitLocks(t, cluster, stopped.Add(txLease+2*sweep+5*time.Second))
 
-	verify(t, ctx, c, accounts, workers)
+	verify(t, ctx, c, accounts, workers, victim)
 }
 
 func sleepUntil(at time.Time) {
@@ -430,7 +432,7 @@ func locksHeld(cluster *testcluster.Cluster) (float64, string) {
 // reported committed is recorded, and none reported failed is; and the
 // balances are exactly the initial ones moved by every recorded transfer
 // once.
-func verify(t *testing.T, ctx context.Context, c *client.Client, accounts int, workers []*worker) {
+func verify(t *testing.T, ctx context.Context, c *client.Client, accounts int, workers []*worker, victim *worker) {
 	balances := map[int32]int64{}
 	for e, err := range client.GetMap[int32, int64](c, accountsMap).All(ctx) {
 		require.NoError(t, err)
@@ -481,7 +483,7 @@ func verify(t *testing.T, ctx context.Context, c *client.Client, accounts int, w
 		if len(w.errors) > 0 {
 			t.Logf("worker %s errors (first %d): %s", w.name, len(w.errors), strings.Join(w.errors, "; "))
 		}
-		if w != workers[0] && w.cmd.ProcessState != nil && !w.cmd.ProcessState.Success() {
+		if w != victim && w.cmd.ProcessState != nil && !w.cmd.ProcessState.Success() {
 			t.Errorf("worker %s exited with %v:\n%s", w.name, w.cmd.ProcessState, w.stderr.String())
 		}
 		w.mu.Unlock()
@@ -497,4 +499,15 @@ func verify(t *testing.T, ctx context.Context, c *client.Client, accounts int, w
 	}
 	t.Logf("transfers: %s; %d recorded", strings.Join(summary, ", "), len(recorded))
 	assert.Greater(t, counts["ok"], 0, "no transfer committed")
+	for _, w := range workers {
+		w.mu.Lock()
+		ok := 0
+		for _, kind := range w.outcomes {
+			if kind == "ok" {
+				ok++
+			}
+		}
+		w.mu.Unlock()
+		assert.Greater(t, ok, 0, "worker %s committed no transfer", w.name)
+	}
 }

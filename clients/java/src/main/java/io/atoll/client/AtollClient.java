@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -62,6 +63,7 @@ public final class AtollClient implements AutoCloseable {
     final ScheduledThreadPoolExecutor scheduler;
     final ClientStatsCounters stats = new ClientStatsCounters();
     final MetadataSync metadata;
+    final SessionLocks sessionLocks = new SessionLocks(this);
 
     private final Map<String, Connection> connections = new ConcurrentHashMap<>();
     private final Map<String, CompletableFuture<Connection>> dialing = new ConcurrentHashMap<>();
@@ -79,6 +81,9 @@ public final class AtollClient implements AutoCloseable {
         final LongAdder calls = new LongAdder();
         final LongAdder retries = new LongAdder();
         final LongAdder failures = new LongAdder();
+        final LongAdder txCommits = new LongAdder();
+        final LongAdder txRetries = new LongAdder();
+        final LongAdder txConflicts = new LongAdder();
     }
 
     private AtollClient(AtollClientConfig config) {
@@ -145,6 +150,8 @@ public final class AtollClient implements AutoCloseable {
                 c.sweep(now);
             }
         }, sweep, sweep, TimeUnit.NANOSECONDS);
+        long renew = config.getLockSessionLease().toNanos() / 3;
+        scheduler.scheduleWithFixedDelay(sessionLocks::renew, renew, renew, TimeUnit.NANOSECONDS);
         watchTable(retry.getInitialBackoff().toNanos());
     }
 
@@ -159,6 +166,65 @@ public final class AtollClient implements AutoCloseable {
         RequestChecks.mapName(name);
         checkOpen();
         return (AtollMap<K, V>) maps.computeIfAbsent(name, n -> new ClientMap<>(this, n, nearCacheFor(n)));
+    }
+
+    /**
+     * Runs {@code task} in a transaction and commits it, with the default
+     * {@link TransactionOptions}: see {@link #runInTransaction(TransactionOptions, TransactionalTask)}.
+     */
+    public <T> T runInTransaction(TransactionalTask<T> task) {
+        return runInTransaction(TransactionOptions.getDefault(), task);
+    }
+
+    /**
+     * Runs {@code task} in a transaction and commits it, returning what the task returned. When
+     * the task or the commit meets a conflict ({@link ConflictException}) it rolls back and runs
+     * the task again in a new transaction, after a backoff with jitter, until the options'
+     * attempts are spent; it then throws the last {@link ConflictException}. Any other exception
+     * of the task rolls the transaction back and propagates as is. The task may run more than
+     * once: it should have no effects outside the transaction.
+     */
+    public <T> T runInTransaction(TransactionOptions options, TransactionalTask<T> task) {
+        Objects.requireNonNull(task, "task");
+        TransactionOptions o = options.copy();
+        for (int attempt = 1; ; attempt++) {
+            ClientTransaction tx = new ClientTransaction(this, o);
+            ConflictException conflict;
+            try {
+                T result = task.execute(tx);
+                tx.commit();
+                return result;
+            } catch (ConflictException e) {
+                tx.abort();
+                conflict = e;
+            } catch (RuntimeException | Error e) {
+                tx.abort();
+                throw e;
+            }
+            if (attempt >= o.getAttempts()) {
+                stats.txConflicts.increment();
+                conflict.setAttempts(attempt);
+                throw conflict;
+            }
+            stats.txRetries.increment();
+            try {
+                TimeUnit.NANOSECONDS.sleep(o.backoffNanos(attempt - 1, ThreadLocalRandom.current().nextDouble()));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new OperationCancelledException("interrupted while waiting to run a transaction again", null, -1, false, e);
+            }
+        }
+    }
+
+    /** Starts a transaction by hand, with the default options; {@link Transaction#commit} or rollback ends it. */
+    public Transaction beginTransaction() {
+        return beginTransaction(TransactionOptions.getDefault());
+    }
+
+    /** Starts a transaction by hand; {@link Transaction#commit} or rollback ends it. */
+    public Transaction beginTransaction(TransactionOptions options) {
+        checkOpen();
+        return new ClientTransaction(this, options.copy());
     }
 
     /**
@@ -225,7 +291,8 @@ public final class AtollClient implements AutoCloseable {
             invalidations += nc.invalidations.sum();
             entries += nc.size();
         }
-        return new ClientStats(stats.calls.sum(), stats.retries.sum(), stats.failures.sum(), conns, hits, misses, invalidations, entries);
+        return new ClientStats(stats.calls.sum(), stats.retries.sum(), stats.failures.sum(), conns, hits, misses, invalidations, entries,
+                stats.txCommits.sum(), stats.txRetries.sum(), stats.txConflicts.sum());
     }
 
     /** Closes every connection and listener; calls in progress fail with {@link ClientNotActiveException}. */

@@ -37,6 +37,7 @@ public final class AtollClientConfig {
     private QueryRetryConfig queryRetryConfig = new QueryRetryConfig();
     private final Map<String, NearCacheConfig> nearCacheConfigs = new LinkedHashMap<>();
     private int maxMessageSize = 64 << 20;
+    private Duration lockSessionLease = Duration.ofSeconds(30);
 
     /** Adds a seed member (host:port). Any one reachable member is enough; the others are learned from it. */
     public AtollClientConfig addAddress(String address) {
@@ -158,6 +159,20 @@ public final class AtollClientConfig {
 
     public Duration getInvocationTimeout() {
         return invocationTimeout;
+    }
+
+    /**
+     * The lease of a lock taken without one of its own (default 30 s): the client renews it every
+     * third of it while it holds the lock, so a client that dies holds nothing for longer (its
+     * members release its locks as soon as they see its connections close).
+     */
+    public AtollClientConfig setLockSessionLease(Duration lease) {
+        this.lockSessionLease = RetryConfig.positive(lease, "lockSessionLease");
+        return this;
+    }
+
+    public Duration getLockSessionLease() {
+        return lockSessionLease;
     }
 
     public Duration getHeartbeatInterval() {

@@ -120,6 +120,45 @@ public interface AtollMap<K, V> {
 
     CompletableFuture<Boolean> containsKeyAsync(K key);
 
+    // ---- per-key locks (IMap.lock) ----
+    //
+    // A lock is held by this client (any of its threads may unlock it): reentrant, released by as
+    // many unlocks as locks, when its lease ends, or when the client's session ends (close, or its
+    // connection to the key's owner closing). Locks without a lease are renewed by the client
+    // while it lives (AtollClientConfig#setLockSessionLease). While a client holds a key, other
+    // clients' writes to it wait; reads do not. Transactions share the same locks.
+
+    /** Locks the key, waiting while another client or a transaction holds it. */
+    void lock(K key);
+
+    /** Locks the key with a lease: it is released after {@code leaseTime} whatever happens. */
+    void lock(K key, long leaseTime, TimeUnit leaseUnit);
+
+    /** Locks the key if it is free now; returns whether it did. */
+    boolean tryLock(K key);
+
+    /** Locks the key if it can within {@code time}; returns whether it did. */
+    boolean tryLock(K key, long time, TimeUnit unit);
+
+    /** {@link #tryLock(Object, long, TimeUnit)} with a lease. */
+    boolean tryLock(K key, long time, TimeUnit unit, long leaseTime, TimeUnit leaseUnit);
+
+    /**
+     * Releases this client's lock of the key once.
+     *
+     * @throws IllegalMonitorStateException when this client holds no lock on the key
+     */
+    void unlock(K key);
+
+    /** Whether the key is locked, by any client or transaction. */
+    boolean isLocked(K key);
+
+    /**
+     * Releases the key's lock whoever holds it. A transaction's lock is resolved instead: its
+     * writes are applied if it committed, and it is aborted if it had not.
+     */
+    void forceUnlock(K key);
+
     /** Removes the key as eviction would (listeners see EVICTED); returns whether it was present. */
     boolean evict(K key);
 

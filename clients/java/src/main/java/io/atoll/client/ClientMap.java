@@ -7,6 +7,7 @@ import io.atoll.client.proto.EntryEventBatch;
 import io.atoll.client.proto.GetAllRequest;
 import io.atoll.client.proto.KeyRequest;
 import io.atoll.client.proto.ListenRequest;
+import io.atoll.client.proto.LockRequest;
 import io.atoll.client.proto.MapRequest;
 import io.atoll.client.proto.PipelineRequest;
 import io.atoll.client.proto.PipelineResponse;
@@ -414,6 +415,104 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
         Data kd = key(key);
         return read(kd, PipelineRequest.newBuilder().setContainsKey(KeyRequest.newBuilder().setMap(name).setKey(bytes(kd))).build())
                 .thenApply(r -> r.getBool().getValue());
+    }
+
+    // ---- locks ----
+
+    /** One lock request's longest wait at the member; a longer wait sends another. */
+    private long lockWaitChunkMs() {
+        return Math.max(1, Math.min(30_000, client.config.getInvocationTimeout().toMillis() / 2));
+    }
+
+    /** One lock request: waits up to waitMs at the member; leaseMs < 0 asks for a session lock. */
+    private boolean lockOnce(Data kd, long waitMs, long leaseMs) {
+        LockRequest.Builder b = LockRequest.newBuilder().setMap(name).setKey(bytes(kd)).setWaitMs(waitMs);
+        if (leaseMs >= 0) {
+            b.setLeaseMs(leaseMs);
+        } else {
+            b.setSessionLeaseMs(client.config.getLockSessionLease().toMillis());
+        }
+        boolean acquired = await(read(kd, PipelineRequest.newBuilder().setLock(b).build())).getLock().getAcquired();
+        if (acquired && leaseMs < 0) {
+            client.sessionLocks.add(name, kd);
+        }
+        return acquired;
+    }
+
+    private static long leaseMs(long leaseTime, TimeUnit unit) {
+        long ms = toMs(leaseTime, unit, "lease time");
+        if (ms < 1) {
+            throw new IllegalArgumentException("lease time must be positive, got " + leaseTime + " " + unit);
+        }
+        return ms;
+    }
+
+    private boolean lockUntil(K key, long deadlineNanos, long leaseMs) {
+        Data kd = key(key);
+        while (true) {
+            long leftMs = deadlineNanos == Long.MAX_VALUE ? lockWaitChunkMs()
+                    : Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
+            if (lockOnce(kd, Math.min(leftMs, lockWaitChunkMs()), leaseMs)) {
+                return true;
+            }
+            if (deadlineNanos != Long.MAX_VALUE && System.nanoTime() - deadlineNanos >= 0) {
+                return false;
+            }
+            if (Thread.currentThread().isInterrupted()) {
+                throw new OperationCancelledException("interrupted while waiting for a lock", null, -1, false, null);
+            }
+        }
+    }
+
+    @Override
+    public void lock(K key) {
+        lockUntil(key, Long.MAX_VALUE, -1);
+    }
+
+    @Override
+    public void lock(K key, long leaseTime, TimeUnit leaseUnit) {
+        lockUntil(key, Long.MAX_VALUE, leaseMs(leaseTime, leaseUnit));
+    }
+
+    @Override
+    public boolean tryLock(K key) {
+        return lockUntil(key, System.nanoTime(), -1);
+    }
+
+    @Override
+    public boolean tryLock(K key, long time, TimeUnit unit) {
+        return lockUntil(key, System.nanoTime() + unit.toNanos(Math.max(0, time)), -1);
+    }
+
+    @Override
+    public boolean tryLock(K key, long time, TimeUnit unit, long leaseTime, TimeUnit leaseUnit) {
+        return lockUntil(key, System.nanoTime() + unit.toNanos(Math.max(0, time)), leaseMs(leaseTime, leaseUnit));
+    }
+
+    @Override
+    public void unlock(K key) {
+        Data kd = key(key);
+        try {
+            await(write(kd, PipelineRequest.newBuilder().setUnlock(KeyRequest.newBuilder().setMap(name).setKey(bytes(kd))).build()));
+        } catch (NotLockOwnerException e) {
+            IllegalMonitorStateException ise = new IllegalMonitorStateException(e.getMessage());
+            ise.initCause(e);
+            throw ise;
+        }
+        client.sessionLocks.remove(name, kd);
+    }
+
+    @Override
+    public boolean isLocked(K key) {
+        Data kd = key(key);
+        return await(read(kd, PipelineRequest.newBuilder().setIsLocked(KeyRequest.newBuilder().setMap(name).setKey(bytes(kd))).build()))
+                .getLockState().getLocked();
+    }
+
+    @Override
+    public void forceUnlock(K key) {
+        Data kd = key(key);
+        await(write(kd, PipelineRequest.newBuilder().setForceUnlock(KeyRequest.newBuilder().setMap(name).setKey(bytes(kd))).build()));
     }
 
     @Override

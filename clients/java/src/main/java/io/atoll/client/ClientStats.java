@@ -10,8 +10,15 @@ public final class ClientStats {
     private final long nearCacheMisses;
     private final long nearCacheInvalidations;
     private final long nearCacheEntries;
+    private final long txCommits;
+    private final long txRetries;
+    private final long txConflicts;
 
-    ClientStats(long calls, long retries, long failures, int connections, long hits, long misses, long invalidations, long entries) {
+    ClientStats(long calls, long retries, long failures, int connections, long hits, long misses, long invalidations, long entries,
+                long txCommits, long txRetries, long txConflicts) {
+        this.txCommits = txCommits;
+        this.txRetries = txRetries;
+        this.txConflicts = txConflicts;
         this.calls = calls;
         this.retries = retries;
         this.failures = failures;
@@ -58,10 +65,26 @@ public final class ClientStats {
         return nearCacheEntries;
     }
 
+    /** Transactions committed. */
+    public long getTransactionCommits() {
+        return txCommits;
+    }
+
+    /** Transactions run again after a conflict ({@code runInTransaction}). */
+    public long getTransactionRetries() {
+        return txRetries;
+    }
+
+    /** Transactions that failed with a conflict once their attempts were spent. */
+    public long getTransactionConflicts() {
+        return txConflicts;
+    }
+
     @Override
     public String toString() {
         return "ClientStats{calls=" + calls + ", retries=" + retries + ", failures=" + failures + ", connections=" + connections
                 + ", nearCacheHits=" + nearCacheHits + ", nearCacheMisses=" + nearCacheMisses
-                + ", nearCacheInvalidations=" + nearCacheInvalidations + ", nearCacheEntries=" + nearCacheEntries + "}";
+                + ", nearCacheInvalidations=" + nearCacheInvalidations + ", nearCacheEntries=" + nearCacheEntries
+                + ", transactionCommits=" + txCommits + ", transactionRetries=" + txRetries + ", transactionConflicts=" + txConflicts + "}";
     }
 }

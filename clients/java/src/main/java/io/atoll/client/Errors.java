@@ -46,7 +46,9 @@ final class Errors {
             case ERROR_CODE_QUERY:
                 return new QueryException(message, member, grpcCode, r, cause, d.getLine(), d.getColumn());
             case ERROR_CODE_CONFLICT:
-                return new ConflictException(message, member, grpcCode, r, cause);
+                return new ConflictException(message, member, grpcCode, r, cause, conflictCause(d), d.getConflictMap().isEmpty() ? null : d.getConflictMap());
+            case ERROR_CODE_NOT_LOCK_OWNER:
+                return new NotLockOwnerException(message, member, grpcCode, cause);
             case ERROR_CODE_MEMORY_LIMIT:
                 return new MemoryLimitException(message, member, grpcCode, r, cause, 1, java.time.Duration.ofMillis(d.getRetryAfterMs()));
             case ERROR_CODE_UNAVAILABLE:
@@ -61,6 +63,19 @@ final class Errors {
                 return new LimitExceededException(message, member, grpcCode, r, cause);
             default:
                 return new InternalException(message, member, grpcCode, r, cause);
+        }
+    }
+
+    private static ConflictException.Cause conflictCause(ErrorDetail d) {
+        switch (d.getConflictCause()) {
+            case CONFLICT_CAUSE_LOCKED:
+                return ConflictException.Cause.LOCKED;
+            case CONFLICT_CAUSE_CHANGED:
+                return ConflictException.Cause.CHANGED;
+            case CONFLICT_CAUSE_ABORTED:
+                return ConflictException.Cause.ABORTED;
+            default:
+                return ConflictException.Cause.UNKNOWN;
         }
     }
 
