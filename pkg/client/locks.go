@@ -176,8 +176,13 @@ func (s *sessionLocks) remove(mapName string, kd []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := txKey{m: mapName, k: string(kd)}
-	if s.held[k]--; s.held[k] <= 0 {
+	n, ok := s.held[k]
+	switch {
+	case !ok: // a lock with a lease of its own: not renewed
+	case n <= 1:
 		delete(s.held, k)
+	default:
+		s.held[k] = n - 1
 	}
 }
 
