@@ -3,6 +3,7 @@ package deploy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -252,6 +253,34 @@ func runLoad(ctx context.Context, t *testing.T, addrs []string) {
 				return
 			}
 			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	// Transfers between a few accounts, for the transaction panels.
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ctx.Err() == nil; i++ {
+			err := cl.RunInTransaction(ctx, func(tx *client.Tx) error {
+				accounts := client.TxMap[int32, int64](tx, "accounts")
+				from, to := rand.Int32N(10), rand.Int32N(10)
+				a, _, err := accounts.Get(ctx, from)
+				if err != nil {
+					return err
+				}
+				b, _, err := accounts.Get(ctx, to)
+				if err != nil {
+					return err
+				}
+				if err := accounts.Set(ctx, from, a-1); err != nil {
+					return err
+				}
+				return accounts.Set(ctx, to, b+1)
+			})
+			if err != nil && ctx.Err() == nil && !errors.Is(err, client.ErrConflict) {
+				t.Error(err)
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
 	}()
 	for w := range 4 {

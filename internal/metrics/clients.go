@@ -22,8 +22,11 @@ type ClientReport struct {
 	// three intervals (at least maxSilence) without a report.
 	Interval                 time.Duration
 	Calls, Retries, Failures int64
-	Connections              int64
-	NearCaches               []NearCacheReport
+	// Transactions committed, run again after a conflict, and failed with
+	// a conflict once their attempts were spent.
+	TxCommits, TxRetries, TxConflicts int64
+	Connections                       int64
+	NearCaches                        []NearCacheReport
 }
 
 // NearCacheReport is one near cache in a ClientReport. The member passes
@@ -45,6 +48,7 @@ const maxClients = 10000
 // by SDK type, and their near caches by map.
 type Clients struct {
 	calls, retries, failures          *prometheus.CounterVec
+	txCommits, txRetries, txConflicts *prometheus.CounterVec
 	ncHits, ncMisses, ncInvalidations *prometheus.CounterVec
 	clientsDesc, connsDesc, ncEntries *prometheus.Desc
 
@@ -70,6 +74,9 @@ func newClients() *Clients {
 		calls:           counter("client_calls_total", "Calls clients made, as they report them, by SDK type.", typ),
 		retries:         counter("client_call_retries_total", "Extra attempts clients made for calls that failed with a retryable error, by SDK type.", typ),
 		failures:        counter("client_call_failures_total", "Calls that failed at the client after retries, by SDK type.", typ),
+		txCommits:       counter("client_transaction_commits_total", "Transactions clients committed, as they report them, by SDK type.", typ),
+		txRetries:       counter("client_transaction_retries_total", "Transactions clients ran again after a conflict, by SDK type.", typ),
+		txConflicts:     counter("client_transaction_conflicts_total", "Transactions that failed with a conflict once their attempts were spent, by SDK type.", typ),
 		ncHits:          counter("near_cache_hits_total", "Reads clients answered from their near cache, by map.", m),
 		ncMisses:        counter("near_cache_misses_total", "Reads that missed clients' near caches, by map.", m),
 		ncInvalidations: counter("near_cache_invalidations_total", "Near cache entries invalidated by changes on the members, by map.", m),
@@ -90,6 +97,9 @@ func (c *Clients) Record(r ClientReport) {
 	c.calls.WithLabelValues(typ).Add(float64(max(r.Calls, 0)))
 	c.retries.WithLabelValues(typ).Add(float64(max(r.Retries, 0)))
 	c.failures.WithLabelValues(typ).Add(float64(max(r.Failures, 0)))
+	c.txCommits.WithLabelValues(typ).Add(float64(max(r.TxCommits, 0)))
+	c.txRetries.WithLabelValues(typ).Add(float64(max(r.TxRetries, 0)))
+	c.txConflicts.WithLabelValues(typ).Add(float64(max(r.TxConflicts, 0)))
 	st := clientState{typ: typ, until: c.now().Add(max(3*r.Interval, minSilence)), connections: r.Connections, entries: map[string]int64{}}
 	for _, nc := range r.NearCaches {
 		c.ncHits.WithLabelValues(nc.Map).Add(float64(max(nc.Hits, 0)))
@@ -112,7 +122,7 @@ func (c *Clients) ForgetMap(name string) {
 }
 
 func (c *Clients) vecs() []*prometheus.CounterVec {
-	return []*prometheus.CounterVec{c.calls, c.retries, c.failures, c.ncHits, c.ncMisses, c.ncInvalidations}
+	return []*prometheus.CounterVec{c.calls, c.retries, c.failures, c.txCommits, c.txRetries, c.txConflicts, c.ncHits, c.ncMisses, c.ncInvalidations}
 }
 
 // Describe implements prometheus.Collector.

@@ -84,6 +84,7 @@ func (s *Server) pushClientStatistics(_ context.Context, r *pb.ClientStatistics)
 	rep := metrics.ClientReport{
 		ID: string(r.ClientUuid), Type: r.ClientType, Interval: time.Duration(r.IntervalMs) * time.Millisecond,
 		Calls: r.Calls, Retries: r.Retries, Failures: r.Failures, Connections: int64(r.Connections),
+		TxCommits: r.TransactionCommits, TxRetries: r.TransactionRetries, TxConflicts: r.TransactionConflicts,
 	}
 	for _, nc := range r.NearCaches {
 		if m, ok := s.cfg.Maps.Lookup(nc.Map); ok {
