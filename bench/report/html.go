@@ -207,16 +207,64 @@ func (r *Run) WriteHTML(w io.Writer, cmp *Comparison) error {
 			return err
 		}
 	}
-	lib := chartJS
-	if i := strings.LastIndex(lib, "\n//# sourceMappingURL="); i >= 0 {
-		lib = lib[:i+1] // the source map is not shipped
-	}
 	p := page{
 		Title: "atoll-bench: " + r.Name() + ", " + r.Date, Run: r, Cmp: cmp,
 		Table: table.String(), CmpTable: cmpTable.String(), Env: environment(r), Library: ChartLibrary,
-		ChartsJSON: template.JS(js), ChartJS: template.JS(lib),
+		ChartsJSON: template.JS(js), ChartJS: template.JS(embeddedLibrary()),
 	}
 	return pageTemplate.Execute(w, p)
+}
+
+// Chart is a bar chart of a page that WritePage draws: a group of bars
+// per label, a bar per series in each.
+type Chart struct {
+	ID, Title, YTitle string
+	Labels            []string
+	Series            []Series
+	Log               bool
+}
+
+// Series is one bar of every label of a chart (NaN: no bar).
+type Series struct {
+	Label string
+	Data  []float64
+}
+
+// seriesColors colour the series of a Chart in order.
+var seriesColors = []string{"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f"}
+
+// WritePage writes a self-contained page like WriteHTML's for a workload
+// with figures of its own: the environment rows, the charts, and the
+// figures' table as preformatted text.
+func WritePage(w io.Writer, title string, env [][2]string, table string, charts []Chart) error {
+	out := make([]*chart, 0, len(charts))
+	for _, c := range charts {
+		ch := &chart{ID: c.ID, Title: c.Title, YTitle: c.YTitle, Labels: c.Labels, Log: c.Log}
+		for i, s := range c.Series {
+			d := dataset{Label: s.Label, Color: seriesColors[i%len(seriesColors)]}
+			for _, v := range s.Data {
+				d.Data = append(d.Data, fig(v))
+			}
+			ch.Datasets = append(ch.Datasets, d)
+		}
+		out = append(out, ch)
+	}
+	js, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	return pageTemplate.Execute(w, page{Title: title, Table: table, Env: env, Library: ChartLibrary,
+		ChartsJSON: template.JS(js), ChartJS: template.JS(embeddedLibrary())})
+}
+
+// embeddedLibrary is Chart.js without its source map comment (the map is
+// not shipped).
+func embeddedLibrary() string {
+	lib := chartJS
+	if i := strings.LastIndex(lib, "\n//# sourceMappingURL="); i >= 0 {
+		lib = lib[:i+1]
+	}
+	return lib
 }
 
 // bannerComment matches the license banners of the embedded library (the

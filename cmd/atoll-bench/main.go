@@ -46,6 +46,7 @@ func newRootCmd() *cobra.Command {
                     SMALL and LARGE: get, set, memory cost per entry, SQL and predicate query
   all               both
   q13               TPC-H Query 13, a join across partitions and members, against DuckDB
+  txn               transactions against the same operations done raw (Haeinsa's mixes)
 
 Without --addr it starts an embedded cluster of --members members in this
 process; with --addr it drives an existing cluster. Each case runs by the
@@ -63,6 +64,7 @@ minutes for all); --quick runs the smoke sizes in under a minute.`,
 		newRunCmd("all", "Workloads A and B", true, true),
 		newQ13Cmd(),
 		newOverloadCmd(),
+		newTxnCmd(),
 		newCompareCmd(),
 		newSummarizeCmd(),
 	)

@@ -12,6 +12,7 @@
 package locks
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -84,8 +85,6 @@ type Txn struct {
 	PrimaryKey []byte
 	Intent     Intent
 	Value      []byte // IntentPut
-	// Applied: the primary's own write is in the map (done at commit).
-	Applied bool
 	// Secondaries: the primary's record of every other key the
 	// transaction locked, set at commit for rolling forward.
 	Secondaries []Key
@@ -101,10 +100,27 @@ type Record struct {
 // Empty reports whether the record holds no lock.
 func (r Record) Empty() bool { return r.Hold == nil && r.Txn == nil }
 
-// Writes reports whether the record holds a transaction's write lock
-// that may have taken effect, or may soon: what readers must not read
-// past.
-func (r Record) Writes() bool { return r.Txn != nil && r.Txn.Intent != IntentNone && !r.Txn.Applied }
+// Hides reports whether the record holds a transaction's write that a
+// reader of the key's current value (found, value) must not read past:
+// one that is not in the map yet, and may take effect (or has, at its
+// primary). A write the map already shows (the same value, or the key
+// absent for a remove) hides nothing, whatever the transaction's state:
+// reading the value is right whether it commits or not. Replicated
+// changes are applied in order but may be cut short by a member's death,
+// so the map, not the record, says whether a write is in.
+func (r Record) Hides(found bool, value []byte) bool {
+	t := r.Txn
+	if t == nil {
+		return false
+	}
+	switch t.Intent {
+	case IntentPut:
+		return !found || !bytes.Equal(value, t.Value)
+	case IntentRemove:
+		return found
+	}
+	return false
+}
 
 // Expired reports whether every lock of the record has outlived its lease
 // at nowMs; a record with one live lock is not expired.
@@ -120,7 +136,6 @@ const (
 	hasTxn  byte = 1 << 1
 
 	txnPrimary byte = 1 << 0
-	txnApplied byte = 1 << 1
 	holdSess   byte = 1 << 0
 )
 
@@ -158,9 +173,6 @@ func Encode(dst []byte, r Record) ([]byte, error) {
 		var f byte
 		if t.Primary {
 			f |= txnPrimary
-		}
-		if t.Applied {
-			f |= txnApplied
 		}
 		dst = append(dst, t.ID[:]...)
 		dst = append(dst, t.Client[:]...)
@@ -229,7 +241,7 @@ func Decode(b []byte) (Record, error) {
 		t := &Txn{ID: readUUID(&rd), Client: readUUID(&rd)}
 		t.Deadline = rd.Int64()
 		f := byte(rd.Int8())
-		t.Primary, t.Applied = f&txnPrimary != 0, f&txnApplied != 0
+		t.Primary = f&txnPrimary != 0
 		t.State, t.Intent = State(rd.Int8()), Intent(rd.Int8())
 		t.Value = readBytes(&rd)
 		t.PrimaryMap, _ = rd.Str()
@@ -270,7 +282,7 @@ func (r Record) check() error {
 		if t.Intent > IntentRemove {
 			return fmt.Errorf("%w: intent %d", ErrCorrupt, t.Intent)
 		}
-		if !t.Primary && (t.State != Prepared || t.Applied || len(t.Secondaries) > 0) {
+		if !t.Primary && (t.State != Prepared || len(t.Secondaries) > 0) {
 			return fmt.Errorf("%w: a secondary lock with a primary's state", ErrCorrupt)
 		}
 		if (t.Intent == IntentPut) != (len(t.Value) > 0) {

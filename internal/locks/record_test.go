@@ -26,7 +26,7 @@ func TestRecordRoundTrip(t *testing.T) {
 			Intent: IntentPut, Value: []byte("value")}},
 		"secondary read lock": {Txn: &Txn{ID: uuid(2), Client: uuid(3), Deadline: 99, State: Prepared,
 			PrimaryMap: "m", PrimaryKey: []byte("k")}},
-		"committed primary": {Txn: &Txn{ID: uuid(4), Client: uuid(5), Deadline: 7, Primary: true, State: Committed, Applied: true,
+		"committed primary": {Txn: &Txn{ID: uuid(4), Client: uuid(5), Deadline: 7, Primary: true, State: Committed,
 			Intent: IntentRemove, Secondaries: []Key{{Map: "a", Key: []byte("x")}, {Map: "b", Key: []byte("y")}}}},
 		"both": {Hold: &Hold{Owner: uuid(1), Count: 1, Deadline: 5},
 			Txn: &Txn{ID: uuid(6), Client: uuid(1), Deadline: 8, Primary: true, State: Prepared}},
@@ -114,4 +114,16 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("round trip changed the record: %+v vs %+v", rec, rec2)
 		}
 	})
+}
+
+func TestHidesWhatTheMapDoesNotShowYet(t *testing.T) {
+	put := Record{Txn: &Txn{State: Prepared, Intent: IntentPut, Value: []byte("new")}}
+	assert.True(t, put.Hides(true, []byte("old")), "a write not in yet")
+	assert.True(t, put.Hides(false, nil), "a write of an absent key not in yet")
+	assert.False(t, put.Hides(true, []byte("new")), "a write the map shows")
+	remove := Record{Txn: &Txn{State: Committed, Primary: true, Intent: IntentRemove}}
+	assert.True(t, remove.Hides(true, []byte("old")))
+	assert.False(t, remove.Hides(false, nil))
+	assert.False(t, Record{Txn: &Txn{State: Prepared}}.Hides(true, []byte("v")), "a read lock hides nothing")
+	assert.False(t, Record{Hold: &Hold{Count: 1}}.Hides(true, []byte("v")), "a client's lock hides nothing")
 }

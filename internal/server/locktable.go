@@ -198,7 +198,9 @@ func (s *Server) releaseTxn(ctx context.Context, m *maps.Map, pid int32, key []b
 			if when != nil && !when(t) {
 				return nil
 			}
-			if apply && !t.Applied {
+			// Applying again what is in already is harmless: the key was
+			// locked all along, so nothing else wrote it.
+			if apply {
 				if err := applyIntent(m, pid, key, t); err != nil {
 					return err
 				}
@@ -263,9 +265,11 @@ const (
 	resolve                 // a lock in the way that can be resolved now
 )
 
-// blocks says whether rec blocks access by caller at nowMs.
-func blocks(rec locks.Record, access keyAccess, caller locks.UUID, txid locks.UUID, nowMs int64) blocking {
-	if t := rec.Txn; t != nil && t.ID != txid && (access == accessWrite || rec.Writes()) {
+// blocks says whether rec blocks access by caller at nowMs; hides says
+// the record hides a write from readers of the key's value
+// (locks.Record.Hides).
+func blocks(rec locks.Record, access keyAccess, caller locks.UUID, txid locks.UUID, nowMs int64, hides bool) blocking {
+	if t := rec.Txn; t != nil && t.ID != txid && (access == accessWrite || hides) {
 		if t.Expired(nowMs) {
 			return resolve
 		}
@@ -327,7 +331,21 @@ func (s *Server) blocker(m *maps.Map, pid int32, key []byte, access keyAccess, c
 	if err != nil || !found {
 		return rec, free, err
 	}
-	return rec, blocks(rec, access, caller, txid, s.nowMs()), nil
+	hides, err := s.hides(m, pid, key, rec)
+	if err != nil {
+		return rec, free, err
+	}
+	return rec, blocks(rec, access, caller, txid, s.nowMs(), hides), nil
+}
+
+// hides reports whether rec hides a write of a transaction from readers of
+// key's value as the map holds it now.
+func (s *Server) hides(m *maps.Map, pid int32, key []byte, rec locks.Record) (bool, error) {
+	if rec.Txn == nil || rec.Txn.Intent == locks.IntentNone {
+		return false, nil
+	}
+	found, _, value, err := current(m, pid, key)
+	return rec.Hides(found, value), err
 }
 
 // waited ends a wait for a lock that started at start (zero: no wait):

@@ -72,7 +72,7 @@ func (s *Server) lock(ctx context.Context, r *pb.LockRequest) (*pb.LockResponse,
 					return err
 				}
 				now := s.nowMs()
-				if b = blocks(rec, accessWrite, client, locks.UUID{}, now); b != free {
+				if b = blocks(rec, accessWrite, client, locks.UUID{}, now, false); b != free {
 					return nil
 				}
 				if h := rec.Hold; h != nil && h.Owner == client && !h.Expired(now) {

@@ -128,7 +128,7 @@ func (s *Server) lockedFor(m *maps.Map, pid int32, key []byte, caller locks.UUID
 	if err != nil || !found {
 		return false, err
 	}
-	return blocks(rec, accessWrite, caller, locks.UUID{}, s.nowMs()) != free, nil
+	return blocks(rec, accessWrite, caller, locks.UUID{}, s.nowMs(), false) != free, nil
 }
 
 // writeKeys is writeKey for a change of several keys of one partition.

@@ -160,10 +160,14 @@ func (s *Server) resolveTransaction(ctx context.Context, r *memberv1.ResolveTran
 					return err
 				}
 				if t := rec.Txn; found && t != nil && t.ID == id {
+					o, decided, err := s.outcomeOf(id, pid)
+					if err != nil {
+						return err
+					}
 					switch {
 					case t.State == locks.Committed:
 						out = memberv1.TransactionOutcome_TRANSACTION_OUTCOME_COMMITTED
-					case t.Expired(s.nowMs()):
+					case decided && o == locks.OutcomeAborted || t.Expired(s.nowMs()):
 						if err := s.storeOutcome(id, pid, locks.OutcomeAborted); err != nil {
 							return err
 						}

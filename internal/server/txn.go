@@ -300,7 +300,11 @@ func (s *Server) tryLock(id, client locks.UUID, lease time.Duration, primaryKey 
 		return lockTaken, rec, false, s.readForLock(e, read, value)
 	}
 	if t := rec.Txn; t != nil {
-		if t.State == locks.Committed || t.Expired(now) {
+		// Another transaction's: a committed or expired one is resolved;
+		// so is a secondary, whose transaction may have committed already
+		// (its client applies the other keys after it answered), which
+		// only its primary knows.
+		if t.State == locks.Committed || t.Expired(now) || !t.Primary {
 			return lockResolve, rec, false, nil
 		}
 		return lockHeld, rec, false, nil
@@ -375,15 +379,15 @@ func (s *Server) validateKey(id locks.UUID, e txEntry) (validateOutcome, locks.R
 	if err != nil {
 		return 0, rec, err
 	}
-	if t := rec.Txn; found && t != nil && t.ID != id && rec.Writes() {
+	present, version, cur, err := current(e.m, e.pid, e.key)
+	if err != nil {
+		return 0, rec, err
+	}
+	if t := rec.Txn; found && t != nil && t.ID != id && rec.Hides(present, cur) {
 		if t.State == locks.Committed || t.Expired(s.nowMs()) {
 			return invalidResolve, rec, nil
 		}
 		return invalidChanged, rec, nil
-	}
-	present, version, cur, err := current(e.m, e.pid, e.key)
-	if err != nil {
-		return 0, rec, err
 	}
 	if !expectHolds(e.expect, present, version, cur) {
 		return invalidChanged, rec, nil
@@ -537,12 +541,21 @@ func (s *Server) txCommit(ctx context.Context, r *pb.TxCommitRequest) (*pb.TxCom
 		if t.State == locks.Committed {
 			return nil // asked again: committed already
 		}
-		if err := applyIntent(p.m, p.pid, p.key, t); err != nil {
+		if o, decided, err := s.outcomeOf(id, p.pid); err != nil {
+			return err
+		} else if decided && o == locks.OutcomeAborted {
+			return s.lostPrimary(id, p) // a resolver's abort whose removal of the lock a member's death cut short
+		}
+		// The decision first, then the write: a member that dies between
+		// the two leaves a committed primary whose write is not in, which
+		// whoever meets it rolls forward; the other order could leave the
+		// write in and the transaction undecided, then aborted.
+		t.State, t.Secondaries = locks.Committed, secondaries
+		if err := s.putLock(p.m, p.pid, p.key, rec); err != nil {
 			return err
 		}
-		t.State, t.Applied, t.Secondaries = locks.Committed, true, secondaries
 		committed = true
-		return s.putLock(p.m, p.pid, p.key, rec)
+		return applyIntent(p.m, p.pid, p.key, t)
 	})
 	if err != nil {
 		return nil, err

@@ -627,13 +627,7 @@ func (tx *Tx) commit(ctx context.Context, stage commitStage) error {
 			secondaries = append(secondaries, it)
 		}
 	}
-	// Committed: the writes are applied now. A failure leaves them to
-	// whoever meets the locks (they roll a committed transaction forward).
-	if err := tx.applyAll(ctx, secondaries, true); err != nil {
-		c.log.Debug("applying a committed transaction's writes failed; its locks roll it forward", "err", err)
-		return nil
-	}
-	tx.releasePrimary(primary)
+	tx.finish(primary, secondaries)
 	return nil
 }
 
@@ -760,10 +754,13 @@ func (tx *Tx) release(items []*txItem) {
 	}
 }
 
-// releasePrimary releases the committed primary's lock in the background:
-// the transaction's outcome does not depend on it (its write is applied
-// at commit, and a reader does not wait for a lock whose write is in).
-func (tx *Tx) releasePrimary(primary *txItem) {
+// finish applies a committed transaction's writes to its other keys and
+// releases its locks, the primary's last, in the background: the
+// transaction took effect at its commit, and a reader or writer of one of
+// its keys meanwhile waits for the key's lock (or rolls the transaction
+// forward itself), so its client need not wait. A failure (the client
+// closing, a member unreachable) leaves the locks to whoever meets them.
+func (tx *Tx) finish(primary *txItem, secondaries []*txItem) {
 	c := tx.c
 	if c.closed.Load() {
 		return
@@ -780,6 +777,10 @@ func (tx *Tx) releasePrimary(primary *txItem) {
 			case <-ctx.Done():
 			}
 		}()
+		if err := tx.applyAll(ctx, secondaries, true); err != nil {
+			c.log.Debug("applying a committed transaction's writes failed; its locks roll it forward", "err", err)
+			return
+		}
 		if err := tx.applyAll(ctx, []*txItem{primary}, true); err != nil {
 			c.log.Debug("releasing a committed transaction's primary lock failed; its lease ends it", "err", err)
 		}

@@ -297,19 +297,16 @@ final class ClientTransaction implements Transaction {
             throw new TransactionOutcomeUnknownException("the transaction's commit could not be confirmed: " + e.getMessage(), e);
         }
         client.stats.txCommits.increment();
-        // Committed: the writes are applied now. A failure leaves them to whoever meets the
-        // locks (they roll a committed transaction forward).
-        try {
-            applyAll(secondaries, true);
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.DEBUG, "applying a committed transaction's writes failed; its locks roll it forward", e);
-            return;
-        }
-        // The primary's write is in: its lock goes in the background.
-        applyAllAsync(List.of(p), true).exceptionally(e -> {
-            LOG.log(System.Logger.Level.DEBUG, "releasing a committed transaction's primary lock failed; its lease ends it", e);
-            return null;
-        });
+        // Committed: the writes to the other keys are applied, then the locks released (the
+        // primary's last), in the background: the transaction took effect at its commit, and a
+        // reader or writer of one of its keys meanwhile waits for the key's lock (or rolls the
+        // transaction forward itself). A failure leaves the locks to whoever meets them.
+        applyAllAsync(secondaries, true)
+                .thenCompose(v -> applyAllAsync(List.of(p), true))
+                .exceptionally(e -> {
+                    LOG.log(System.Logger.Level.DEBUG, "finishing a committed transaction failed; its locks roll it forward", e);
+                    return null;
+                });
     }
 
     private boolean sameOwner(Item w, List<Item> others) {
