@@ -84,6 +84,7 @@ var errorTable = []errorClass{
 	{is(ErrOverloaded), codes.ResourceExhausted, pb.ErrorCode_ERROR_CODE_OVERLOADED, true},
 	{is(ErrPermissionDenied), codes.PermissionDenied, pb.ErrorCode_ERROR_CODE_PERMISSION_DENIED, false},
 	{is(ErrClusterName), codes.PermissionDenied, pb.ErrorCode_ERROR_CODE_CLUSTER_NAME_MISMATCH, false},
+	{is(errReplan), codes.FailedPrecondition, pb.ErrorCode_ERROR_CODE_WRONG_OWNER, false},
 	{is(cluster.ErrWrongOwner), codes.FailedPrecondition, pb.ErrorCode_ERROR_CODE_WRONG_OWNER, true},
 	{is(cluster.ErrUnavailable), codes.Unavailable, pb.ErrorCode_ERROR_CODE_UNAVAILABLE, true},
 	{is(ErrUnavailable), codes.Unavailable, pb.ErrorCode_ERROR_CODE_UNAVAILABLE, true},

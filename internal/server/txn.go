@@ -7,11 +7,13 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/cluster"
 	"github.com/atolldb/atoll/internal/locks"
 	"github.com/atolldb/atoll/internal/maps"
 	"github.com/atolldb/atoll/internal/metrics"
@@ -167,8 +169,8 @@ func (s *Server) txLock(ctx context.Context, r *pb.TxLockRequest) (*pb.TxLockRes
 	if err != nil {
 		return nil, err
 	}
-	if r.LeaseMs < 1 || time.Duration(r.LeaseMs)*time.Millisecond > maxLease {
-		return nil, invalid("lease_ms %d is not in 1..%d", r.LeaseMs, maxLease.Milliseconds())
+	if err := checkLease(r.LeaseMs); err != nil {
+		return nil, err
 	}
 	if r.Primary == nil {
 		return nil, invalid("no primary key")
@@ -189,18 +191,34 @@ func (s *Server) txLock(ctx context.Context, r *pb.TxLockRequest) (*pb.TxLockRes
 	if err != nil {
 		return nil, err
 	}
-	client := s.clientOf(ctx)
-	lease := time.Duration(r.LeaseMs) * time.Millisecond
-	wait := time.Duration(r.WaitMs) * time.Millisecond
 	resp := &pb.TxLockResponse{}
 	if r.Read {
 		resp.Values = make([]*pb.TxReadResponse, len(entries))
 	}
+	err = s.lockAll(ctx, id, s.clientOf(ctx), time.Duration(r.LeaseMs)*time.Millisecond, time.Duration(r.WaitMs)*time.Millisecond, r.Primary, entries, resp.Values)
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// checkLease checks a transaction's lease.
+func checkLease(ms int64) error {
+	if ms < 1 || time.Duration(ms)*time.Millisecond > maxLease {
+		return invalid("lease_ms %d is not in 1..%d", ms, maxLease.Milliseconds())
+	}
+	return nil
+}
+
+// lockAll locks entries for transaction id in their (global) order. On a
+// conflict it releases what it took and fails. values, when not nil,
+// receives each entry's value and version once locked, by request index.
+func (s *Server) lockAll(ctx context.Context, id, client locks.UUID, lease, wait time.Duration, primaryKey *pb.MapKey, entries []txEntry, values []*pb.TxReadResponse) error {
 	var taken []txEntry
 	for _, e := range entries {
-		primary := e.m.Name() == r.Primary.Map && bytes.Equal(e.key, r.Primary.Key)
+		primary := e.m.Name() == primaryKey.Map && bytes.Equal(e.key, primaryKey.Key)
 		var read *pb.TxReadResponse
-		isNew, err := s.lockEntry(ctx, id, client, lease, wait, r.Primary, primary, e, r.Read, &read)
+		isNew, err := s.lockEntry(ctx, id, client, lease, wait, primaryKey, primary, e, values != nil, &read)
 		if err != nil {
 			for i := len(taken) - 1; i >= 0; i-- {
 				t := taken[i]
@@ -208,16 +226,16 @@ func (s *Server) txLock(ctx context.Context, r *pb.TxLockRequest) (*pb.TxLockRes
 					s.log.Debug("releasing a lock after a conflict failed; its lease ends it", "map", t.m.Name(), "err", rerr)
 				}
 			}
-			return nil, err
+			return err
 		}
 		if isNew {
 			taken = append(taken, e)
 		}
-		if r.Read {
-			resp.Values[e.i] = read
+		if values != nil {
+			values[e.i] = read
 		}
 	}
-	return resp, nil
+	return nil
 }
 
 // lockEntry locks one key for transaction id, waiting up to wait for a
@@ -231,8 +249,10 @@ func (s *Server) lockEntry(ctx context.Context, id, client locks.UUID, lease, wa
 			s.cfg.Transactions.Waited(time.Since(waitStart).Seconds())
 		}
 	}()
+	// changed is watched once a try found the key held: the next try
+	// then sees any release that the wait could miss.
+	var changed <-chan struct{}
 	for {
-		changed := s.waiters.Watch(e.pid, e.m.Name(), e.key)
 		var outcome lockOutcome
 		var rec locks.Record
 		err := s.write(ctx, e.m, e.pid, func() error {
@@ -270,12 +290,17 @@ func (s *Server) lockEntry(ctx context.Context, id, client locks.UUID, lease, wa
 			}
 			return false, conflict(pb.ConflictCause_CONFLICT_CAUSE_LOCKED, e.m.Name(), e.key, "the key is locked by "+what)
 		}
+		if changed == nil {
+			changed = s.waiters.Watch(e.pid, e.m.Name(), e.key)
+			continue // try again, watching
+		}
 		if waitStart.IsZero() {
 			waitStart = time.Now()
 		}
 		if err := s.waitLock(ctx, changed, rec, s.nowMs(), min(time.Until(deadline), resolveAfter)); err != nil {
 			return false, err
 		}
+		changed = s.waiters.Watch(e.pid, e.m.Name(), e.key)
 	}
 }
 
@@ -494,7 +519,7 @@ func (s *Server) txCommit(ctx context.Context, r *pb.TxCommitRequest) (*pb.TxCom
 	}
 	validate, err := s.validateEntries(r.Validate)
 	if err != nil {
-		return nil, err
+		return nil, replanOnMove(err)
 	}
 	if r.OnePhase != nil {
 		if r.Primary != nil || len(r.Secondaries) > 0 {
@@ -525,6 +550,17 @@ func (s *Server) txCommit(ctx context.Context, r *pb.TxCommitRequest) (*pb.TxCom
 		return nil, err
 	}
 	p := primary[0]
+	if len(r.Lock) > 0 {
+		if err := s.lockForCommit(ctx, id, r, p); err != nil {
+			return nil, replanOnMove(err)
+		}
+		if p.m == nil { // the map was created by the lock
+			if p.m, err = s.withLocks(r.Primary.Map); err != nil {
+				return nil, err
+			}
+			primary[0] = p
+		}
+	}
 	if p.m == nil {
 		return nil, s.lostPrimary(id, p)
 	}
@@ -560,10 +596,95 @@ func (s *Server) txCommit(ctx context.Context, r *pb.TxCommitRequest) (*pb.TxCom
 	if err != nil {
 		return nil, err
 	}
-	if committed {
-		s.cfg.Transactions.Commit(metrics.CommitTwoPhase)
+	if !committed {
+		return &pb.TxCommitResponse{}, nil // asked again: another call finishes it
 	}
-	return &pb.TxCommitResponse{}, nil
+	s.cfg.Transactions.Commit(metrics.CommitTwoPhase)
+	if !r.Finish {
+		return &pb.TxCommitResponse{}, nil
+	}
+	for _, k := range secondaries {
+		if !s.cfg.Cluster.Owned(s.partitionOf(k.Key)) {
+			return &pb.TxCommitResponse{}, nil // the client finishes
+		}
+	}
+	go s.finishLocally(id, p, secondaries)
+	return &pb.TxCommitResponse{Finishing: true}, nil
+}
+
+// errReplan marks a commit that names keys (to lock or validate) of a
+// partition this member does not own any more: the client locks and
+// validates them where they live now and commits again with the primary
+// alone. Sending the same call again would fail the same way.
+var errReplan = errors.New("server: the transaction's keys moved")
+
+type replanError struct{ err error }
+
+func (e *replanError) Error() string   { return e.err.Error() + " (lock and validate the keys where they live now)" }
+func (e *replanError) Unwrap() []error { return []error{errReplan, e.err} }
+
+func replanOnMove(err error) error {
+	if errors.Is(err, cluster.ErrWrongOwner) {
+		return &replanError{err}
+	}
+	return err
+}
+
+// lockForCommit locks the keys a Commit call names to lock, unless the
+// transaction committed already (the call is asked again).
+func (s *Server) lockForCommit(ctx context.Context, id locks.UUID, r *pb.TxCommitRequest, p txEntry) error {
+	if p.m != nil {
+		rec, found, err := s.lockOf(p.m, p.pid, p.key)
+		if err != nil {
+			return err
+		}
+		if t := rec.Txn; found && t != nil && t.ID == id && t.State == locks.Committed {
+			return nil
+		}
+	}
+	if err := checkLease(r.LeaseMs); err != nil {
+		return err
+	}
+	entries, err := s.txEntries(len(r.Lock), func(i int) (string, []byte, *pb.TxExpect, pb.TxIntent, []byte) {
+		e := r.Lock[i]
+		return e.Map, e.Key, e.Expect, e.Intent, e.Value
+	}, true)
+	if err != nil {
+		return err
+	}
+	return s.lockAll(ctx, id, s.clientOf(ctx), time.Duration(r.LeaseMs)*time.Millisecond, 0, r.Primary, entries, nil)
+}
+
+// finishTimeout bounds a member's finishing of a transaction it committed.
+const finishTimeout = 30 * time.Second
+
+// finishLocally applies a transaction's secondaries, all of this member's
+// partitions, and releases their locks and then the primary's, after the
+// commit answered. What it cannot finish (the member stopping, a
+// partition moving) its locks leave to whoever meets them.
+func (s *Server) finishLocally(id locks.UUID, p txEntry, secondaries []locks.Key) {
+	ctx, cancel := context.WithTimeout(context.Background(), finishTimeout)
+	defer cancel()
+	go func() {
+		select {
+		case <-s.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	for _, k := range secondaries {
+		m, err := s.withLocks(k.Map)
+		if err == nil && m != nil {
+			_, err = s.releaseTxn(ctx, m, s.partitionOf(k.Key), k.Key, id, true, 0, nil)
+		}
+		if err != nil {
+			s.log.Debug("finishing a committed transaction failed; its locks roll it forward", "err", err)
+			return
+		}
+	}
+	if _, err := s.releaseTxn(ctx, p.m, p.pid, p.key, id, true, 0, func(t *locks.Txn) bool { return t.State == locks.Committed }); err != nil {
+		s.log.Debug("releasing a committed transaction's primary failed; its lease ends it", "err", err)
+	}
 }
 
 // lostPrimary answers a commit that found no lock of its transaction on
@@ -573,11 +694,16 @@ func (s *Server) lostPrimary(id locks.UUID, p txEntry) error {
 	if err != nil {
 		return err
 	}
-	if found && o == locks.OutcomeCommitted {
+	switch {
+	case found && o == locks.OutcomeCommitted:
 		return nil
+	case found:
+		s.cfg.Transactions.Abort(metrics.AbortAborted)
+		return conflict(pb.ConflictCause_CONFLICT_CAUSE_ABORTED, p.name(), p.key, "the transaction's lease ended and another rolled it back")
 	}
-	s.cfg.Transactions.Abort(metrics.AbortAborted)
-	return conflict(pb.ConflictCause_CONFLICT_CAUSE_ABORTED, p.name(), p.key, "the transaction's primary lock is gone: its lease ended and another rolled it back")
+	// No lock and no outcome: the transaction was never locked here, or
+	// it committed and was finished (asked again after a lost answer).
+	return fmt.Errorf("%w: the transaction holds no lock on its primary key (of map %q) and no outcome of it is kept", ErrNotFound, p.name())
 }
 
 // commitOnePhase checks and applies a transaction of one key, leaving no

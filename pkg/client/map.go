@@ -820,6 +820,11 @@ func (c *Client) invokeByOwner(ctx context.Context, keys [][]byte, idempotent bo
 // forEachMember runs fn for each member's request concurrently and joins
 // the errors.
 func forEachMember[R any](reqs map[string]R, fn func(string, R) error) error {
+	if len(reqs) == 1 { // one member: no goroutine
+		for owner, req := range reqs {
+			return fn(owner, req)
+		}
+	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var errs []error

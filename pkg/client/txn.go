@@ -566,69 +566,117 @@ func (tx *Tx) commit(ctx context.Context, stage commitStage) error {
 		for _, it := range readOnly {
 			req.Validate = append(req.Validate, it.validateEntry())
 		}
-		_, err := c.invoke(ctx, writes[0].pid, true, &pb.PipelineRequest{Op: &pb.PipelineRequest_TxCommit{TxCommit: req}})
+		_, err := tx.commitCall(ctx, writes[0].pid, writes[0].k.m, req)
 		if err == nil {
 			c.stats.txCommits.Add(1)
 		}
 		return tx.conflictOr(err)
 	}
 	// Two phases: lock, validate, commit at the primary, apply.
-	// The primary is the first key GetForUpdate locked, else the first
-	// written key in the global order.
-	var primary *txItem
 	locked := append(append([]*txItem(nil), writes...), held...)
 	sortItems(locked)
-	for _, it := range locked {
-		if primaryKey != nil && it.k == *primaryKey || primaryKey == nil && primary == nil {
-			primary = it
+	primary := tx.choosePrimary(primaryKey, locked, writes, readOnly)
+	owner := c.ownerOf(primary.pid)
+	var atPrimary, elsewhere, remoteWrites, localWrites, secondaries []*txItem
+	for _, it := range readOnly {
+		if c.ownerOf(it.pid) == owner {
+			atPrimary = append(atPrimary, it)
+		} else {
+			elsewhere = append(elsewhere, it)
 		}
 	}
-	if err := tx.lock(ctx, primary, writes); err != nil {
+	allLocal := true
+	for _, it := range locked {
+		if it != primary {
+			secondaries = append(secondaries, it)
+			allLocal = allLocal && c.ownerOf(it.pid) == owner
+		}
+	}
+	// The primary's owner locks its own keys in the Commit call, unless
+	// keys read elsewhere must be validated after every lock is taken
+	// (or the commit is to stop once locked).
+	for _, it := range writes {
+		if c.ownerOf(it.pid) == owner && len(elsewhere) == 0 && stage != commitUntilLocked {
+			localWrites = append(localWrites, it)
+		} else {
+			remoteWrites = append(remoteWrites, it)
+		}
+	}
+	if err := tx.lock(ctx, primary, remoteWrites); err != nil {
 		tx.release(locked)
 		return tx.conflictOr(err)
 	}
 	if stage == commitUntilLocked {
 		return nil
 	}
-	var atPrimary, elsewhere []*txItem
-	for _, it := range readOnly {
-		if c.ownerOf(it.pid) == c.ownerOf(primary.pid) {
-			atPrimary = append(atPrimary, it)
-		} else {
-			elsewhere = append(elsewhere, it)
-		}
-	}
 	if err := tx.validate(ctx, elsewhere); err != nil {
 		tx.release(locked)
 		return tx.conflictOr(err)
 	}
-	req := &pb.TxCommitRequest{TxnId: tx.id, Primary: primary.mapKey()}
-	for _, it := range locked {
-		if it != primary {
-			req.Secondaries = append(req.Secondaries, it.mapKey())
-		}
+	req := &pb.TxCommitRequest{TxnId: tx.id, Primary: primary.mapKey(), LeaseMs: tx.opts.lease.Milliseconds(),
+		Finish: allLocal && stage == commitAll}
+	for _, it := range secondaries {
+		req.Secondaries = append(req.Secondaries, it.mapKey())
 	}
 	for _, it := range atPrimary {
 		req.Validate = append(req.Validate, it.validateEntry())
 	}
-	if err := tx.commitPrimary(ctx, primary, req); err != nil {
+	for _, it := range localWrites {
+		req.Lock = append(req.Lock, it.lockEntry())
+	}
+	finishing, err := tx.commitPrimary(ctx, primary, req)
+	if errors.Is(err, ErrWrongOwner) && (len(req.Lock) > 0 || len(req.Validate) > 0) {
+		// Partitions moved since the commit was planned: lock and
+		// validate the primary owner's keys where they live now, then
+		// commit at the primary alone.
+		if err = tx.lock(ctx, primary, localWrites); err == nil {
+			err = tx.validate(ctx, atPrimary)
+		}
+		if err == nil {
+			req.Lock, req.Validate = nil, nil
+			finishing, err = tx.commitPrimary(ctx, primary, req)
+		}
+	}
+	if err != nil {
 		if conflictOf(err) != nil {
 			tx.release(locked)
 		}
 		return tx.conflictOr(err)
 	}
 	c.stats.txCommits.Add(1)
-	if stage == commitUntilCommitted {
+	if stage == commitUntilCommitted || finishing {
 		return nil
-	}
-	var secondaries []*txItem
-	for _, it := range locked {
-		if it != primary {
-			secondaries = append(secondaries, it)
-		}
 	}
 	tx.finish(primary, secondaries)
 	return nil
+}
+
+// choosePrimary picks the transaction's primary: the first key
+// GetForUpdate locked, else the written key whose owner owns the most of
+// the keys only read (the commit validates those itself, which saves a
+// Validate call), the first in the global order among equals.
+func (tx *Tx) choosePrimary(held *txKey, locked, writes, readOnly []*txItem) *txItem {
+	if held != nil {
+		for _, it := range locked {
+			if it.k == *held {
+				return it
+			}
+		}
+	}
+	var best *txItem
+	bestScore := -1
+	for _, w := range writes {
+		score := 0
+		for _, r := range readOnly {
+			if tx.c.ownerOf(r.pid) == tx.c.ownerOf(w.pid) {
+				score++
+			}
+		}
+		if score > bestScore {
+			best, bestScore = w, score
+		}
+	}
+	return best
 }
 
 func (tx *Tx) item(k txKey, w *txWrite) *txItem {
@@ -704,18 +752,96 @@ func (tx *Tx) validate(ctx context.Context, items []*txItem) error {
 	}, nil)
 }
 
-// commitPrimary commits at the primary. A failure that leaves the outcome
-// unknown (the answer was lost) is asked again: committing is idempotent.
-func (tx *Tx) commitPrimary(ctx context.Context, primary *txItem, req *pb.TxCommitRequest) error {
-	_, err := tx.c.invoke(ctx, primary.pid, true, &pb.PipelineRequest{Op: &pb.PipelineRequest_TxCommit{TxCommit: req}})
-	if err == nil || conflictOf(err) != nil {
-		return err
+// commitPrimary commits at the primary and reports whether the primary's
+// owner finishes the transaction (see commitCall).
+func (tx *Tx) commitPrimary(ctx context.Context, primary *txItem, req *pb.TxCommitRequest) (bool, error) {
+	resp, err := tx.commitCall(ctx, primary.pid, primary.k.m, req)
+	return resp.GetFinishing(), err
+}
+
+// commitCall sends a Commit to the owner of pid, one attempt at a time.
+// An attempt that may have run (its connection broke after the request
+// went out, or the member failed after it started) is asked again, as
+// committing is idempotent; but once one may have run, neither a conflict
+// nor a transaction the member no longer knows can tell a commit that
+// happened (and was finished, its keys taken by others since) from one
+// that did not: the answer is then ErrCommitUnknown, never a conflict,
+// which would run the transaction again. Attempts that did not run (a
+// member that did not own the partition, or was shutting down, or a
+// request that was never sent) are tried again freely.
+func (tx *Tx) commitCall(ctx context.Context, pid int32, mapName string, req *pb.TxCommitRequest) (*pb.TxCommitResponse, error) {
+	c := tx.c
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.cfg.InvocationTimeout)
+		defer cancel()
 	}
+	r := c.retrier()
+	mayHaveRun := false
+	unknown := func(err error) error { return fmt.Errorf("%w: %w", ErrCommitUnknown, err) }
+	for {
+		var resp *pb.PipelineResponse
+		cn, err := c.connFor(ctx, pid)
+		if err == nil {
+			resp, err = cn.invoke(ctx, &pb.PipelineRequest{Op: &pb.PipelineRequest_TxCommit{TxCommit: req}})
+			if err == nil && resp.Error != nil {
+				err = errorFromPipeline(resp.Error, cn.addr)
+			}
+		}
+		var e *Error
+		var ce *connError
+		switch {
+		case err == nil:
+			return resp.GetTxCommit(), nil
+		case conflictOf(err) != nil && !mayHaveRun:
+			return nil, err
+		case errors.Is(err, ErrNotFound) && !mayHaveRun:
+			return nil, &ConflictError{Cause: CauseAborted, Map: mapName, Attempts: 1, Last: asError(err)}
+		case conflictOf(err) != nil, errors.Is(err, ErrNotFound):
+			return nil, unknown(err)
+		case errors.As(err, &e) && (errors.Is(e, ErrWrongOwner) || errors.Is(e, ErrShuttingDown)):
+			if !e.Retryable {
+				if mayHaveRun {
+					return nil, unknown(err)
+				}
+				return nil, err // the keys moved: the caller plans again
+			}
+			// Refused before it ran: try again where the table says.
+		case errors.As(err, &ce):
+			mayHaveRun = mayHaveRun || ce.sent
+		case errors.Is(err, ErrNoMember):
+		case errors.As(err, &e) && e.Retryable:
+			mayHaveRun = true // it may have committed before it failed
+		default:
+			if mayHaveRun || ctx.Err() != nil || errors.Is(err, ErrTimeout) || errors.Is(err, ErrInternal) || errors.Is(err, ErrUnavailable) {
+				return nil, unknown(err) // it may have committed before it failed
+			}
+			return nil, err // refused as such (an invalid request): nothing was committed
+		}
+		if ctx.Err() != nil || c.closed.Load() {
+			if mayHaveRun {
+				return nil, unknown(err)
+			}
+			return nil, c.finalError(ctx, err)
+		}
+		c.stats.retries.Add(1)
+		if perr := c.prepareRetry(ctx, err); perr != nil {
+			return nil, unknown(err)
+		}
+		if werr := r.wait(ctx, 0); werr != nil {
+			if mayHaveRun {
+				return nil, unknown(err)
+			}
+			return nil, c.finalError(ctx, err)
+		}
+	}
+}
+
+// asError returns err's *Error, if any.
+func asError(err error) *Error {
 	var e *Error
-	if errors.As(err, &e) && !e.Retryable && !errors.Is(err, ErrTimeout) {
-		return err // refused as such: nothing was committed
-	}
-	return fmt.Errorf("%w: %w", ErrCommitUnknown, err)
+	errors.As(err, &e)
+	return e
 }
 
 // applyAll applies (or, not apply, rolls back) the transaction's locks of

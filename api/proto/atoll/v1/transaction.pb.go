@@ -602,7 +602,18 @@ type TxCommitRequest struct {
 	// Keys the transaction read and does not write, of partitions this
 	// member owns: validated (as by Validate) just before the commit, so
 	// that they need no Validate call of their own.
-	Validate      []*TxValidateEntry `protobuf:"bytes,5,rep,name=validate,proto3" json:"validate,omitempty"`
+	Validate []*TxValidateEntry `protobuf:"bytes,5,rep,name=validate,proto3" json:"validate,omitempty"`
+	// Keys of partitions this member owns to lock first, as Lock would
+	// (the primary among them when it is not locked yet), with lease_ms:
+	// the transaction's keys on the primary's owner need no Lock call of
+	// their own. Every other key must be locked already, and the keys read
+	// elsewhere validated.
+	Lock    []*TxLockEntry `protobuf:"bytes,6,rep,name=lock,proto3" json:"lock,omitempty"`
+	LeaseMs int64          `protobuf:"varint,7,opt,name=lease_ms,json=leaseMs,proto3" json:"lease_ms,omitempty"`
+	// Every secondary is of a partition this member owns: once committed,
+	// the member applies them and releases every lock itself, after it
+	// answered (finishing tells whether it does).
+	Finish        bool `protobuf:"varint,8,opt,name=finish,proto3" json:"finish,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -672,8 +683,32 @@ func (x *TxCommitRequest) GetValidate() []*TxValidateEntry {
 	return nil
 }
 
+func (x *TxCommitRequest) GetLock() []*TxLockEntry {
+	if x != nil {
+		return x.Lock
+	}
+	return nil
+}
+
+func (x *TxCommitRequest) GetLeaseMs() int64 {
+	if x != nil {
+		return x.LeaseMs
+	}
+	return 0
+}
+
+func (x *TxCommitRequest) GetFinish() bool {
+	if x != nil {
+		return x.Finish
+	}
+	return false
+}
+
 type TxCommitResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The member finishes the transaction (finish was asked, and it owns
+	// every secondary): the client has nothing left to do.
+	Finishing     bool `protobuf:"varint,1,opt,name=finishing,proto3" json:"finishing,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -706,6 +741,13 @@ func (x *TxCommitResponse) ProtoReflect() protoreflect.Message {
 // Deprecated: Use TxCommitResponse.ProtoReflect.Descriptor instead.
 func (*TxCommitResponse) Descriptor() ([]byte, []int) {
 	return file_atoll_v1_transaction_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *TxCommitResponse) GetFinishing() bool {
+	if x != nil {
+		return x.Finishing
+	}
+	return false
 }
 
 type TxReleaseRequest struct {
@@ -802,14 +844,18 @@ const file_atoll_v1_transaction_proto_rawDesc = "" +
 	"\x06expect\x18\x03 \x01(\v2\x12.atoll.v1.TxExpectR\x06expect\"_\n" +
 	"\x11TxValidateRequest\x12\x15\n" +
 	"\x06txn_id\x18\x01 \x01(\fR\x05txnId\x123\n" +
-	"\aentries\x18\x02 \x03(\v2\x19.atoll.v1.TxValidateEntryR\aentries\"\xf3\x01\n" +
+	"\aentries\x18\x02 \x03(\v2\x19.atoll.v1.TxValidateEntryR\aentries\"\xd1\x02\n" +
 	"\x0fTxCommitRequest\x12\x15\n" +
 	"\x06txn_id\x18\x01 \x01(\fR\x05txnId\x12*\n" +
 	"\aprimary\x18\x02 \x01(\v2\x10.atoll.v1.MapKeyR\aprimary\x122\n" +
 	"\vsecondaries\x18\x03 \x03(\v2\x10.atoll.v1.MapKeyR\vsecondaries\x122\n" +
 	"\tone_phase\x18\x04 \x01(\v2\x15.atoll.v1.TxLockEntryR\bonePhase\x125\n" +
-	"\bvalidate\x18\x05 \x03(\v2\x19.atoll.v1.TxValidateEntryR\bvalidate\"\x12\n" +
-	"\x10TxCommitResponse\"O\n" +
+	"\bvalidate\x18\x05 \x03(\v2\x19.atoll.v1.TxValidateEntryR\bvalidate\x12)\n" +
+	"\x04lock\x18\x06 \x03(\v2\x15.atoll.v1.TxLockEntryR\x04lock\x12\x19\n" +
+	"\blease_ms\x18\a \x01(\x03R\aleaseMs\x12\x16\n" +
+	"\x06finish\x18\b \x01(\bR\x06finish\"0\n" +
+	"\x10TxCommitResponse\x12\x1c\n" +
+	"\tfinishing\x18\x01 \x01(\bR\tfinishing\"O\n" +
 	"\x10TxReleaseRequest\x12\x15\n" +
 	"\x06txn_id\x18\x01 \x01(\fR\x05txnId\x12$\n" +
 	"\x04keys\x18\x02 \x03(\v2\x10.atoll.v1.MapKeyR\x04keys*G\n" +
@@ -868,24 +914,25 @@ var file_atoll_v1_transaction_proto_depIdxs = []int32{
 	12, // 8: atoll.v1.TxCommitRequest.secondaries:type_name -> atoll.v1.MapKey
 	4,  // 9: atoll.v1.TxCommitRequest.one_phase:type_name -> atoll.v1.TxLockEntry
 	7,  // 10: atoll.v1.TxCommitRequest.validate:type_name -> atoll.v1.TxValidateEntry
-	12, // 11: atoll.v1.TxReleaseRequest.keys:type_name -> atoll.v1.MapKey
-	2,  // 12: atoll.v1.TransactionService.Read:input_type -> atoll.v1.TxReadRequest
-	5,  // 13: atoll.v1.TransactionService.Lock:input_type -> atoll.v1.TxLockRequest
-	8,  // 14: atoll.v1.TransactionService.Validate:input_type -> atoll.v1.TxValidateRequest
-	9,  // 15: atoll.v1.TransactionService.Commit:input_type -> atoll.v1.TxCommitRequest
-	11, // 16: atoll.v1.TransactionService.Apply:input_type -> atoll.v1.TxReleaseRequest
-	11, // 17: atoll.v1.TransactionService.Rollback:input_type -> atoll.v1.TxReleaseRequest
-	3,  // 18: atoll.v1.TransactionService.Read:output_type -> atoll.v1.TxReadResponse
-	6,  // 19: atoll.v1.TransactionService.Lock:output_type -> atoll.v1.TxLockResponse
-	13, // 20: atoll.v1.TransactionService.Validate:output_type -> atoll.v1.Empty
-	10, // 21: atoll.v1.TransactionService.Commit:output_type -> atoll.v1.TxCommitResponse
-	13, // 22: atoll.v1.TransactionService.Apply:output_type -> atoll.v1.Empty
-	13, // 23: atoll.v1.TransactionService.Rollback:output_type -> atoll.v1.Empty
-	18, // [18:24] is the sub-list for method output_type
-	12, // [12:18] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	4,  // 11: atoll.v1.TxCommitRequest.lock:type_name -> atoll.v1.TxLockEntry
+	12, // 12: atoll.v1.TxReleaseRequest.keys:type_name -> atoll.v1.MapKey
+	2,  // 13: atoll.v1.TransactionService.Read:input_type -> atoll.v1.TxReadRequest
+	5,  // 14: atoll.v1.TransactionService.Lock:input_type -> atoll.v1.TxLockRequest
+	8,  // 15: atoll.v1.TransactionService.Validate:input_type -> atoll.v1.TxValidateRequest
+	9,  // 16: atoll.v1.TransactionService.Commit:input_type -> atoll.v1.TxCommitRequest
+	11, // 17: atoll.v1.TransactionService.Apply:input_type -> atoll.v1.TxReleaseRequest
+	11, // 18: atoll.v1.TransactionService.Rollback:input_type -> atoll.v1.TxReleaseRequest
+	3,  // 19: atoll.v1.TransactionService.Read:output_type -> atoll.v1.TxReadResponse
+	6,  // 20: atoll.v1.TransactionService.Lock:output_type -> atoll.v1.TxLockResponse
+	13, // 21: atoll.v1.TransactionService.Validate:output_type -> atoll.v1.Empty
+	10, // 22: atoll.v1.TransactionService.Commit:output_type -> atoll.v1.TxCommitResponse
+	13, // 23: atoll.v1.TransactionService.Apply:output_type -> atoll.v1.Empty
+	13, // 24: atoll.v1.TransactionService.Rollback:output_type -> atoll.v1.Empty
+	19, // [19:25] is the sub-list for method output_type
+	13, // [13:19] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_atoll_v1_transaction_proto_init() }

@@ -46,7 +46,12 @@ const (
 //     primary's owner, Commit validates its own keys).
 //  3. Commit: the primary's state becomes committed (and its write is
 //     applied). This is the point at which the transaction takes effect.
-//  4. Apply: the other keys' writes are applied and their locks released.
+//     The keys on the primary's owner are locked (and read keys there
+//     validated) by the Commit call itself, so a transaction of one
+//     member's keys commits in one call.
+//  4. Apply: the other keys' writes are applied and their locks released,
+//     the primary's last (by the primary's owner itself when it owns
+//     every key).
 //
 // Rollback releases locks of a transaction that did not commit. A key
 // whose lock outlived its lease is resolved by whoever meets it, from the
@@ -154,7 +159,12 @@ func (c *transactionServiceClient) Rollback(ctx context.Context, in *TxReleaseRe
 //     primary's owner, Commit validates its own keys).
 //  3. Commit: the primary's state becomes committed (and its write is
 //     applied). This is the point at which the transaction takes effect.
-//  4. Apply: the other keys' writes are applied and their locks released.
+//     The keys on the primary's owner are locked (and read keys there
+//     validated) by the Commit call itself, so a transaction of one
+//     member's keys commits in one call.
+//  4. Apply: the other keys' writes are applied and their locks released,
+//     the primary's last (by the primary's owner itself when it owns
+//     every key).
 //
 // Rollback releases locks of a transaction that did not commit. A key
 // whose lock outlived its lease is resolved by whoever meets it, from the

@@ -233,70 +233,90 @@ final class ClientTransaction implements Transaction {
             for (Item it : readOnly) {
                 req.addValidate(it.validateEntry());
             }
-            AtollClient.await(Invocation.onPartition(client, writeItems.get(0).pid, true,
-                    PipelineRequest.newBuilder().setTxCommit(req).build()));
+            commitCall(writeItems.get(0).pid, writeItems.get(0).k.map, req.build());
             client.stats.txCommits.increment();
             return;
         }
-        // Two phases: lock, validate, commit at the primary, apply. The primary is the first key
-        // getForUpdate locked, else the first written key in the global order.
+        // Two phases: lock, validate, commit at the primary, apply.
         List<Item> locked = new ArrayList<>(writeItems);
         locked.addAll(heldItems);
         locked.sort(ORDER);
-        Item primary = null;
-        for (Item it : locked) {
-            if (primaryKey != null ? it.k.equals(primaryKey) : primary == null) {
-                primary = it;
-            }
-        }
-        Item p = Objects.requireNonNull(primary, "primary");
-        try {
-            byOwner(writeItems, idx -> {
-                TxLockRequest.Builder req = TxLockRequest.newBuilder().setTxnId(id).setLeaseMs(options.getLease().toMillis())
-                        .setPrimary(mapKey(p.k));
-                for (int i : idx) {
-                    req.addEntries(writeItems.get(i).lockEntry());
-                }
-                return PipelineRequest.newBuilder().setTxLock(req).build();
-            });
-        } catch (RuntimeException e) {
-            release(locked);
-            throw e;
-        }
+        Item p = Objects.requireNonNull(choosePrimary(locked, writeItems, readOnly), "primary");
+        String owner = client.ownerOf(p.pid);
         List<Item> atPrimary = new ArrayList<>();
         List<Item> elsewhere = new ArrayList<>();
         for (Item it : readOnly) {
-            (Objects.equals(client.ownerOf(it.pid), client.ownerOf(p.pid)) ? atPrimary : elsewhere).add(it);
+            (Objects.equals(client.ownerOf(it.pid), owner) ? atPrimary : elsewhere).add(it);
+        }
+        List<Item> secondaries = new ArrayList<>();
+        boolean allLocal = true;
+        for (Item it : locked) {
+            if (it != p) {
+                secondaries.add(it);
+                allLocal &= Objects.equals(client.ownerOf(it.pid), owner);
+            }
+        }
+        // The primary's owner locks its own keys in the Commit call, unless keys read elsewhere
+        // must be validated after every lock is taken.
+        List<Item> localWrites = new ArrayList<>();
+        List<Item> remoteWrites = new ArrayList<>();
+        for (Item it : writeItems) {
+            (Objects.equals(client.ownerOf(it.pid), owner) && elsewhere.isEmpty() ? localWrites : remoteWrites).add(it);
         }
         try {
+            byOwner(remoteWrites, idx -> {
+                TxLockRequest.Builder lr = TxLockRequest.newBuilder().setTxnId(id).setLeaseMs(options.getLease().toMillis())
+                        .setPrimary(mapKey(p.k));
+                for (int i : idx) {
+                    lr.addEntries(remoteWrites.get(i).lockEntry());
+                }
+                return PipelineRequest.newBuilder().setTxLock(lr).build();
+            });
             validate(elsewhere);
         } catch (RuntimeException e) {
             release(locked);
             throw e;
         }
-        TxCommitRequest.Builder req = TxCommitRequest.newBuilder().setTxnId(id).setPrimary(mapKey(p.k));
-        List<Item> secondaries = new ArrayList<>();
-        for (Item it : locked) {
-            if (it != p) {
-                req.addSecondaries(mapKey(it.k));
-                secondaries.add(it);
-            }
+        TxCommitRequest.Builder req = TxCommitRequest.newBuilder().setTxnId(id).setPrimary(mapKey(p.k))
+                .setLeaseMs(options.getLease().toMillis()).setFinish(allLocal);
+        for (Item it : secondaries) {
+            req.addSecondaries(mapKey(it.k));
         }
         for (Item it : atPrimary) {
             req.addValidate(it.validateEntry());
         }
+        for (Item it : localWrites) {
+            req.addLock(it.lockEntry());
+        }
+        boolean finishing;
         try {
-            AtollClient.await(Invocation.onPartition(client, p.pid, true, PipelineRequest.newBuilder().setTxCommit(req).build()));
+            try {
+                finishing = commitPrimary(p, req.build());
+            } catch (WrongOwnerException e) {
+                if (e.isRetryable() || localWrites.isEmpty() && atPrimary.isEmpty()) {
+                    throw e;
+                }
+                // Partitions moved since the commit was planned: lock and validate the primary
+                // owner's keys where they live now, then commit at the primary alone.
+                byOwner(localWrites, idx -> {
+                    TxLockRequest.Builder lr = TxLockRequest.newBuilder().setTxnId(id).setLeaseMs(options.getLease().toMillis())
+                            .setPrimary(mapKey(p.k));
+                    for (int i : idx) {
+                        lr.addEntries(localWrites.get(i).lockEntry());
+                    }
+                    return PipelineRequest.newBuilder().setTxLock(lr).build();
+                });
+                validate(atPrimary);
+                finishing = commitPrimary(p, req.clearLock().clearValidate().build());
+            }
         } catch (ConflictException e) {
             release(locked);
             throw e;
-        } catch (AtollException e) {
-            if (!e.isRetryable() && !(e instanceof OperationTimeoutException) && !(e instanceof MemberConnectionException)) {
-                throw e; // refused as such: nothing was committed
-            }
-            throw new TransactionOutcomeUnknownException("the transaction's commit could not be confirmed: " + e.getMessage(), e);
         }
         client.stats.txCommits.increment();
+        if (finishing) {
+            return;
+        }
         // Committed: the writes to the other keys are applied, then the locks released (the
         // primary's last), in the background: the transaction took effect at its commit, and a
         // reader or writer of one of its keys meanwhile waits for the key's lock (or rolls the
@@ -307,6 +327,115 @@ final class ClientTransaction implements Transaction {
                     LOG.log(System.Logger.Level.DEBUG, "finishing a committed transaction failed; its locks roll it forward", e);
                     return null;
                 });
+    }
+
+    /**
+     * Commits at the primary and returns whether the primary's owner finishes the transaction
+     * (see {@link #commitCall}).
+     */
+    private boolean commitPrimary(Item p, TxCommitRequest req) {
+        return commitCall(p.pid, p.k.map, req).getFinishing();
+    }
+
+    /**
+     * Sends a Commit to the owner of {@code pid}, one attempt at a time, as the Go client does.
+     * An attempt that may have run (its connection broke after the request went out, or the
+     * member failed after it started) is asked again, as committing is idempotent; but once one
+     * may have run, neither a conflict nor a transaction the member no longer knows can tell a
+     * commit that happened (and was finished, its keys taken by others since) from one that did
+     * not: the outcome is then unknown, never a conflict, which would run the transaction again.
+     * Attempts that did not run (a member that did not own the partition or was shutting down, a
+     * request never sent) are tried again freely.
+     */
+    private io.atoll.client.proto.TxCommitResponse commitCall(int pid, String map, TxCommitRequest req) {
+        PipelineRequest call = PipelineRequest.newBuilder().setTxCommit(req).build();
+        long deadline = client.invocationDeadline();
+        boolean mayHaveRun = false;
+        while (true) {
+            AtollException err;
+            try {
+                return AtollClient.await(Invocation.once(client, pid, false, call, deadline)).getTxCommit();
+            } catch (ConflictException e) {
+                if (!mayHaveRun) {
+                    throw e;
+                }
+                throw unknown(e);
+            } catch (NotFoundException e) {
+                if (!mayHaveRun) {
+                    throw new ConflictException(e.getMessage(), e.getMemberAddress(), e.getGrpcCode(), false, e,
+                            ConflictException.Cause.ABORTED, map);
+                }
+                throw unknown(e);
+            } catch (WrongOwnerException | ShuttingDownException e) {
+                if (!e.isRetryable()) {
+                    if (mayHaveRun) {
+                        throw unknown(e);
+                    }
+                    throw e; // the keys moved: the caller plans again
+                }
+                err = e; // refused before it ran
+            } catch (MemberConnectionException e) {
+                mayHaveRun |= e.isSent();
+                err = e;
+            } catch (AtollException e) {
+                if (!e.isRetryable()) {
+                    if (mayHaveRun || e instanceof OperationTimeoutException || e instanceof InternalException
+                            || e instanceof UnavailableException) {
+                        throw unknown(e); // it may have committed before it failed
+                    }
+                    throw e; // refused as such (an invalid request): nothing was committed
+                }
+                mayHaveRun = true; // it may have committed before it failed
+                err = e;
+            }
+            if (System.nanoTime() - deadline >= 0 || client.isClosed()) {
+                if (mayHaveRun) {
+                    throw unknown(err);
+                }
+                throw err;
+            }
+            try {
+                AtollClient.await(client.prepareRetry(err));
+                Thread.sleep(client.jitter(client.retry.getInitialBackoff().toNanos()) / 1_000_000 + 1);
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+                throw unknown(err);
+            }
+        }
+    }
+
+    private static TransactionOutcomeUnknownException unknown(AtollException e) {
+        return new TransactionOutcomeUnknownException("the transaction's commit could not be confirmed: " + e.getMessage(), e);
+    }
+
+    /**
+     * The primary: the first key getForUpdate locked, else the written key whose owner owns the
+     * most of the keys only read (the commit validates those itself, which saves a Validate
+     * call), the first in the global order among equals, as the Go client chooses.
+     */
+    private Item choosePrimary(List<Item> locked, List<Item> writeItems, List<Item> readOnly) {
+        if (primaryKey != null) {
+            for (Item it : locked) {
+                if (it.k.equals(primaryKey)) {
+                    return it;
+                }
+            }
+        }
+        Item best = null;
+        int bestScore = -1;
+        for (Item w : writeItems) {
+            int score = 0;
+            for (Item r : readOnly) {
+                if (Objects.equals(client.ownerOf(r.pid), client.ownerOf(w.pid))) {
+                    score++;
+                }
+            }
+            if (score > bestScore) {
+                best = w;
+                bestScore = score;
+            }
+        }
+        return best;
     }
 
     private boolean sameOwner(Item w, List<Item> others) {
