@@ -94,7 +94,7 @@ func envDuration(name string, def time.Duration) time.Duration {
 // accounts with RunInTransaction, 4 at a time, until its standard input
 // closes, and reports each on standard output:
 //
-//	commit ID   the transfer's function returned; its commit starts
+//	commit ID FROM TO AMOUNT   the transfer's function returned; its commit starts
 //	ok ID       committed
 //	skip ID     committed, nothing moved (not enough money)
 //	conflict ID conflicted on every attempt: not applied
@@ -172,7 +172,7 @@ func transfer(_ context.Context, c *client.Client, id string, from, to int, amou
 				return err
 			}
 		}
-		out.line("commit %s", id)
+		out.line("commit %s %d %d %d", id, from, to, amount)
 		return nil
 	})
 	switch {
@@ -211,7 +211,7 @@ type worker struct {
 
 	mu       sync.Mutex
 	outcomes map[string]string // id → ok, skip, conflict, unknown, error
-	inCommit map[string]bool   // ids between "commit" and their outcome
+	inCommit map[string]string // ids between "commit" and their outcome → "FROM TO AMOUNT"
 	lines    int
 	errors   []string
 	stderr   strings.Builder
@@ -219,7 +219,7 @@ type worker struct {
 
 func startWorker(t *testing.T, name string, argv []string, env []string) *worker {
 	t.Helper()
-	w := &worker{name: name, done: make(chan struct{}), outcomes: map[string]string{}, inCommit: map[string]bool{}}
+	w := &worker{name: name, done: make(chan struct{}), outcomes: map[string]string{}, inCommit: map[string]string{}}
 	w.cmd = exec.Command(argv[0], argv[1:]...)
 	w.cmd.Env = append(os.Environ(), env...)
 	w.cmd.Stderr = &lockedBuilder{b: &w.stderr, mu: &w.mu}
@@ -259,7 +259,7 @@ func (w *worker) record(line string) {
 	w.lines++
 	switch kind {
 	case "commit":
-		w.inCommit[id] = true
+		w.inCommit[id] = msg
 	case "ok", "skip", "conflict", "unknown", "error":
 		delete(w.inCommit, id)
 		w.outcomes[id] = kind
@@ -466,7 +466,16 @@ func verify(t *testing.T, ctx context.Context, c *client.Client, accounts int, w
 			wrong = append(wrong, fmt.Sprintf("account %d: %d, the recorded transfers make %d", i, balances[i], expected[i]))
 		}
 	}
-	assert.Empty(t, wrong, "every recorded transfer applied exactly once")
+	if !assert.Empty(t, wrong, "every recorded transfer applied exactly once") {
+		for _, w := range workers {
+			w.mu.Lock()
+			for id, move := range w.inCommit {
+				_, rec := recorded[id]
+				t.Logf("worker %s was committing %s (%s), recorded %v", w.name, id, move, rec)
+			}
+			w.mu.Unlock()
+		}
+	}
 	counts := map[string]int{}
 	for _, w := range workers {
 		w.mu.Lock()

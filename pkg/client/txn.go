@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,6 +34,22 @@ import (
 // context ended). The transaction may or may not have taken effect; it is
 // not retried.
 var ErrCommitUnknown = errors.New("atoll: transaction outcome unknown")
+
+// CommitUnknownError is a commit whose outcome could not be learned. It
+// matches ErrCommitUnknown and nothing else: in particular not the
+// conflict or the error that Last reports, so that no caller takes it for
+// a transaction that did not happen.
+type CommitUnknownError struct {
+	// Last is what the last attempt met.
+	Last error
+}
+
+func (e *CommitUnknownError) Error() string {
+	return "atoll: transaction outcome unknown (" + strings.TrimPrefix(e.Last.Error(), "atoll: ") + ")"
+}
+
+// Unwrap returns ErrCommitUnknown.
+func (e *CommitUnknownError) Unwrap() error { return ErrCommitUnknown }
 
 // ErrTxDone: the transaction was committed or rolled back already.
 var ErrTxDone = errors.New("atoll: transaction already committed or rolled back")
@@ -778,7 +795,7 @@ func (tx *Tx) commitCall(ctx context.Context, pid int32, mapName string, req *pb
 	}
 	r := c.retrier()
 	mayHaveRun := false
-	unknown := func(err error) error { return fmt.Errorf("%w: %w", ErrCommitUnknown, err) }
+	unknown := func(err error) error { return &CommitUnknownError{Last: err} }
 	for {
 		var resp *pb.PipelineResponse
 		cn, err := c.connFor(ctx, pid)

@@ -558,3 +558,18 @@ func testMapLocks(t *testing.T, cluster *testcluster.Cluster, cl, other *client.
 		return err == nil && !locked
 	})
 }
+
+// A commit whose outcome is unknown is never taken for a conflict (which
+// would run the transaction again) even when what its last attempt met was
+// one.
+func TestCommitUnknownIsNoConflict(t *testing.T) {
+	conflict := &client.Error{Code: 10, Message: "transaction conflict"}
+	err := error(&client.CommitUnknownError{Last: fmt.Errorf("wrapped: %w", client.ErrConflict)})
+	assert.ErrorIs(t, err, client.ErrCommitUnknown)
+	assert.NotErrorIs(t, err, client.ErrConflict)
+	var ce *client.ConflictError
+	assert.False(t, errors.As(err, &ce))
+	var e *client.Error
+	assert.False(t, errors.As(&client.CommitUnknownError{Last: conflict}, &e), "the last attempt's error is not reachable through Unwrap")
+	assert.Contains(t, err.Error(), "outcome unknown")
+}

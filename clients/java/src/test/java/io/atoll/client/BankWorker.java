@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * A Java client process of the bank-transfer test (internal/txtest/bank_test.go, which starts it
  * when the environment names the java command): it makes transfers between random accounts
  * with {@code runInTransaction}, 4 threads at a time, until its standard input closes, and
- * reports each on standard output exactly as the Go workers do ("commit ID" before the commit,
+ * reports each on standard output exactly as the Go workers do ("commit ID FROM TO AMOUNT" before the commit,
  * then "ok", "skip", "conflict", "unknown" or "error" with the id). Each transfer records its
  * id in the transfers map in the same transaction.
  */
@@ -81,7 +81,7 @@ public final class BankWorker {
                     acc.set(to, b + amount);
                     tx.<String, String>getMap("bank-transfers").set(id, from + "," + to + "," + amount);
                 }
-                line(out, "commit " + id);
+                line(out, "commit " + id + " " + from + " " + to + " " + amount);
                 return enough;
             });
             return (moved ? "ok " : "skip ") + id;
