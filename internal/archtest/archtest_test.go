@@ -74,6 +74,7 @@ var rules = []rule{
 	{from: "internal/cluster", forbidden: []string{"internal/store", "internal/maps", "internal/server", "internal/query", "internal/exec", "pkg/client"}, why: "the cluster layer drives data only through the ReplicaStore interface"},
 	{from: "internal/store", forbidden: []string{"internal/cluster", "internal/server", "internal/exec", "internal/query", "pkg/client"}, why: "storage knows nothing of the layers above it"},
 	{from: "internal/metrics", forbidden: []string{""}, why: "metrics is a leaf: the member feeds it plain values"},
+	{from: "internal/locks", forbidden: []string{"internal/", "pkg/client"}, allowed: []string{"internal/serialization/wire"}, why: "the lock table's format is a leaf: the server runs the protocol on it"},
 	{from: "internal/profiling", forbidden: []string{""}, why: "profiling is a leaf"},
 	{from: "bench/", forbidden: []string{"internal/member", "internal/server"}, allowed: []string{}, why: "workloads drive Atoll through its public client"},
 }

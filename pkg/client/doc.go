@@ -50,6 +50,19 @@
 // Size, Clear, Destroy, Stats, iteration (All, AllKeys, AllValues, EntrySet,
 // KeySet, Values) and entry listeners (AddEntryListener).
 //
+// # Transactions and locks
+//
+// RunInTransaction runs a function in an optimistic transaction over any
+// keys of any maps (TxMap gives a map's view in it) and commits it: reads
+// see the transaction's own writes, writes are buffered until the commit,
+// which locks the written keys at their owners, checks that what was read
+// did not change, and commits at one primary key. A conflict runs the
+// function again after Config.TxRetry's backoff; once the attempts are
+// spent it returns a *ConflictError (ErrConflict). Begin, Commit and
+// Rollback do it by hand; GetForUpdate locks a key at once. Map.Lock,
+// TryLock, Unlock, IsLocked and ForceUnlock are IMap's per-key locks, in
+// the same lock table: other clients' writes wait for them.
+//
 // # Near cache
 //
 // Config.NearCaches keeps values of chosen maps in the client (ristretto,

@@ -142,3 +142,51 @@ func ExampleError() {
 	fmt.Println(errors.Is(err, client.ErrClusterName))
 	// Output: true
 }
+
+func ExampleClient_RunInTransaction() {
+	m := startMember()
+	defer m.Shutdown(context.Background())
+	ctx := context.Background()
+	c, _ := client.New(ctx, client.Config{Addresses: []string{m.Addr()}})
+	defer c.Close()
+
+	accounts := client.GetMap[string, int64](c, "accounts")
+	_ = accounts.Set(ctx, "alice", 100)
+	_ = accounts.Set(ctx, "bob", 50)
+	err := c.RunInTransaction(ctx, func(tx *client.Tx) error {
+		a := client.TxMap[string, int64](tx, "accounts")
+		from, _, err := a.Get(ctx, "alice")
+		if err != nil {
+			return err
+		}
+		to, _, err := a.GetForUpdate(ctx, "bob")
+		if err != nil {
+			return err
+		}
+		if err := a.Set(ctx, "alice", from-30); err != nil {
+			return err
+		}
+		return a.Set(ctx, "bob", to+30)
+	})
+	alice, _, _ := accounts.Get(ctx, "alice")
+	bob, _, _ := accounts.Get(ctx, "bob")
+	fmt.Println(err, alice, bob)
+	// Output: <nil> 70 80
+}
+
+func ExampleMap_Lock() {
+	m := startMember()
+	defer m.Shutdown(context.Background())
+	ctx := context.Background()
+	c, _ := client.New(ctx, client.Config{Addresses: []string{m.Addr()}})
+	defer c.Close()
+
+	stock := client.GetMap[string, int32](c, "stock")
+	_ = stock.Lock(ctx, "lamp", client.WithLease(time.Minute)) // other clients' writes wait until Unlock
+	_ = stock.Set(ctx, "lamp", 3)                              // the holder writes
+	locked, _ := stock.IsLocked(ctx, "lamp")
+	_ = stock.Unlock(ctx, "lamp")
+	unlocked, _ := stock.IsLocked(ctx, "lamp")
+	fmt.Println(locked, unlocked)
+	// Output: true false
+}
