@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/atolldb/atoll/pkg/member"
@@ -89,4 +90,16 @@ func waitReady(ctx context.Context, admin string, timeout time.Duration) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// logDir returns the directory for started members' logs: --logs (made if
+// missing), else a new temporary directory named after prefix.
+func logDir(flag, prefix string) (string, error) {
+	if flag == "" {
+		return os.MkdirTemp("", prefix)
+	}
+	if err := os.MkdirAll(flag, 0o755); err != nil {
+		return "", fmt.Errorf("--logs: %w", err)
+	}
+	return flag, nil
 }

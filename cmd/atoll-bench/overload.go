@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strings"
 	"time"
@@ -159,13 +158,9 @@ func overloadRun(ctx context.Context, f overloadFlags, breaker bool, limit int64
 		if err != nil {
 			return nil, err
 		}
-		logs := f.logs
-		if logs == "" {
-			if logs, err = os.MkdirTemp("", "atoll-join-overload-"); err != nil {
-				return nil, err
-			}
-		} else if err := os.MkdirAll(logs, 0o755); err != nil {
-			return nil, fmt.Errorf("--logs: %w", err)
+		logs, err := logDir(f.logs, "atoll-join-overload-")
+		if err != nil {
+			return nil, err
 		}
 		fmt.Fprintf(stderr, "starting %d member processes, memory limit %s, breaker %s (logs in %s)\n", f.members, f.memoryLimit, onOff(breaker), logs)
 		members, err = overload.StartMembers(ctx, overload.ProcessOptions{Binary: bin, ClusterName: f.clusterName,

@@ -180,13 +180,9 @@ func txnCluster(ctx context.Context, f txnFlags, stderr io.Writer) (addrs, admin
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	logs := f.logs
-	if logs == "" {
-		if logs, err = os.MkdirTemp("", "atoll-txn-"); err != nil {
-			return nil, nil, nil, err
-		}
-	} else if err := os.MkdirAll(logs, 0o755); err != nil {
-		return nil, nil, nil, fmt.Errorf("--logs: %w", err)
+	logs, err := logDir(f.logs, "atoll-txn-")
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	fmt.Fprintf(stderr, "starting %d member processes (logs in %s)\n", f.members, logs)
 	members, err := overload.StartMembers(ctx, overload.ProcessOptions{Binary: bin, ClusterName: f.clusterName,

@@ -292,26 +292,16 @@ func (m *Member) sweep() {
 // sweepLocks resolves, every locks.sweep-interval, the locks of this
 // member's partitions whose lease is over.
 func (m *Member) sweepLocks() {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-m.stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	interval := time.Duration(m.cfg.Locks.SweepInterval)
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		select {
-		case <-ctx.Done():
+		case <-m.stop:
 			return
 		case <-t.C:
-			sweep, done := context.WithTimeout(ctx, 10*interval)
-			m.server.ResolveExpired(sweep)
-			done()
+			// The server's work ends when it drains, which stopping does first.
+			m.server.ResolveExpired(context.Background(), 10*interval)
 		}
 	}
 }

@@ -84,34 +84,74 @@ func (s *Server) write(ctx context.Context, m *maps.Map, pid int32, fn func() er
 // key's latch after a last look at the lock table, so that no lock can be
 // taken between that look and the change.
 func (s *Server) writeKey(ctx context.Context, m *maps.Map, pid int32, key []byte, fn func() error) error {
+	return s.writeGuarded(ctx, m, pid, key, nil, fn)
+}
+
+// writeKeys is writeKey for a change of several keys of one partition.
+func (s *Server) writeKeys(ctx context.Context, m *maps.Map, pid int32, entries []store.Entry, fn func() error) error {
+	return s.writeGuarded(ctx, m, pid, nil, entries, fn)
+}
+
+// writeGuarded is writeKey of key, or writeKeys of entries when key is
+// nil (one key takes its latch alone, with no allocation: the path of
+// every plain write).
+func (s *Server) writeGuarded(ctx context.Context, m *maps.Map, pid int32, key []byte, entries []store.Entry, fn func() error) error {
 	var caller locks.UUID
 	known := false
+	who := func() locks.UUID {
+		if !known {
+			caller, known = s.clientOf(ctx), true
+		}
+		return caller
+	}
+	n := len(entries)
+	if key != nil {
+		n = 1
+	}
+	keyAt := func(i int) []byte {
+		if key != nil {
+			return key
+		}
+		return entries[i].Key
+	}
+	var stripes []int
 	for {
 		if m.Locks() != nil {
-			if !known {
-				caller, known = s.clientOf(ctx), true
-			}
-			if err := s.awaitKey(ctx, m, pid, key, accessWrite, caller, locks.UUID{}); err != nil {
-				return err
+			for i := 0; i < n; i++ {
+				if err := s.awaitKey(ctx, m, pid, keyAt(i), accessWrite, who(), locks.UUID{}); err != nil {
+					return err
+				}
 			}
 		}
 		end, err := s.cfg.Cluster.BeginWrite(pid, m.Config().BackupCount)
 		if err != nil {
 			return err
 		}
-		i := s.latches.Stripe(pid, m.Name(), key)
-		s.latches.Lock(i)
+		var one int
+		if key != nil {
+			one = s.latches.Stripe(pid, m.Name(), key)
+			s.latches.Lock(one)
+		} else {
+			stripes = stripes[:0]
+			for _, e := range entries {
+				stripes = append(stripes, s.latches.Stripe(pid, m.Name(), e.Key))
+			}
+			stripes = s.latches.LockAll(stripes)
+		}
 		blocked, werr := false, error(nil)
 		if m.Locks() != nil {
-			if !known {
-				caller, known = s.clientOf(ctx), true
+			for i := 0; i < n && !blocked && werr == nil; i++ {
+				blocked, werr = s.lockedFor(m, pid, keyAt(i), who())
 			}
-			blocked, werr = s.lockedFor(m, pid, key, caller)
 		}
 		if !blocked && werr == nil {
 			werr = fn()
 		}
-		s.latches.Unlock(i)
+		if key != nil {
+			s.latches.Unlock(one)
+		} else {
+			s.latches.UnlockAll(stripes)
+		}
 		if eerr := end(ctx); werr == nil {
 			werr = eerr
 		}
@@ -129,55 +169,6 @@ func (s *Server) lockedFor(m *maps.Map, pid int32, key []byte, caller locks.UUID
 		return false, err
 	}
 	return blocks(rec, accessWrite, caller, locks.UUID{}, s.nowMs(), false) != free, nil
-}
-
-// writeKeys is writeKey for a change of several keys of one partition.
-func (s *Server) writeKeys(ctx context.Context, m *maps.Map, pid int32, entries []store.Entry, fn func() error) error {
-	var caller locks.UUID
-	known := false
-	stripes := make([]int, len(entries))
-	for {
-		if m.Locks() != nil {
-			if !known {
-				caller, known = s.clientOf(ctx), true
-			}
-			for _, e := range entries {
-				if err := s.awaitKey(ctx, m, pid, e.Key, accessWrite, caller, locks.UUID{}); err != nil {
-					return err
-				}
-			}
-		}
-		end, err := s.cfg.Cluster.BeginWrite(pid, m.Config().BackupCount)
-		if err != nil {
-			return err
-		}
-		for i, e := range entries {
-			stripes[i] = s.latches.Stripe(pid, m.Name(), e.Key)
-		}
-		held := s.latches.LockAll(stripes)
-		blocked, werr := false, error(nil)
-		if m.Locks() != nil {
-			if !known {
-				caller, known = s.clientOf(ctx), true
-			}
-			for _, e := range entries {
-				if blocked, werr = s.lockedFor(m, pid, e.Key, caller); blocked || werr != nil {
-					break
-				}
-			}
-		}
-		if !blocked && werr == nil {
-			werr = fn()
-		}
-		s.latches.UnlockAll(held)
-		if eerr := end(ctx); werr == nil {
-			werr = eerr
-		}
-		if werr != nil || !blocked {
-			return werr
-		}
-		stripes = stripes[:len(entries)]
-	}
 }
 
 // targetWrite resolves a write that stores value under key with an

@@ -288,7 +288,7 @@ const sessionEndTimeout = 30 * time.Second
 // released, and its transactions resolved as if their leases were over
 // (rolled forward when committed, back otherwise).
 func (s *Server) endSession(client locks.UUID) {
-	ctx, cancel := context.WithTimeout(context.Background(), sessionEndTimeout)
+	ctx, cancel := context.WithTimeout(s.life, sessionEndTimeout)
 	defer cancel()
 	s.sweepLocks(ctx, func(rec locks.Record, _ int64) (locks.Record, bool) {
 		var mine locks.Record
@@ -305,9 +305,14 @@ func (s *Server) endSession(client locks.UUID) {
 // ResolveExpired resolves the locks of the partitions this member owns
 // whose lease is over (rolling their transactions forward or back, from
 // their primaries' states), so that no lock outlives its lease by more
-// than a sweep interval even when nobody meets it. It returns how many
-// lock records it resolved.
-func (s *Server) ResolveExpired(ctx context.Context) int {
+// than a sweep interval even when nobody meets it. It stops after timeout
+// or when ctx ends or the server drains, and returns how many lock records
+// it resolved.
+func (s *Server) ResolveExpired(ctx context.Context, timeout time.Duration) int {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	stop := context.AfterFunc(s.life, cancel)
+	defer stop()
 	return s.sweepLocks(ctx, func(rec locks.Record, now int64) (locks.Record, bool) {
 		if rec.Hold != nil && rec.Hold.Expired(now) || rec.Txn != nil && rec.Txn.Expired(now) {
 			return rec, false

@@ -112,6 +112,10 @@ type Server struct {
 	// listeners) so that shutdown can wait for them.
 	active atomic.Int64
 	done   chan struct{}
+	// life ends when the server drains: the work it starts on its own
+	// (finishing transactions, ending client sessions) derives from it.
+	life    context.Context
+	endLife context.CancelFunc
 	// obs instruments map operations; nil when metrics and labels are off.
 	obs *observer
 	// access decides who may call what.
@@ -141,6 +145,7 @@ func New(cfg Config) *Server {
 		cfg.Logger = slog.Default()
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, done: make(chan struct{}), latches: locks.NewLatches(), waiters: locks.NewWaiters()}
+	s.life, s.endLife = context.WithCancel(context.Background())
 	s.access.s = s
 	if cfg.Metrics != nil || cfg.ProfileLabels {
 		s.obs = &observer{s: s, others: &instruments{name: ""}}
@@ -167,6 +172,7 @@ func (s *Server) Register(g *grpc.Server) {
 func (s *Server) Drain() {
 	if !s.closing.Swap(true) {
 		close(s.done)
+		s.endLife()
 	}
 }
 

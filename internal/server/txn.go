@@ -663,15 +663,8 @@ const finishTimeout = 30 * time.Second
 // commit answered. What it cannot finish (the member stopping, a
 // partition moving) its locks leave to whoever meets them.
 func (s *Server) finishLocally(id locks.UUID, p txEntry, secondaries []locks.Key) {
-	ctx, cancel := context.WithTimeout(context.Background(), finishTimeout)
+	ctx, cancel := context.WithTimeout(s.life, finishTimeout)
 	defer cancel()
-	go func() {
-		select {
-		case <-s.done:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	for _, k := range secondaries {
 		m, err := s.withLocks(k.Map)
 		if err == nil && m != nil {

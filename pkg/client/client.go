@@ -196,6 +196,10 @@ type Client struct {
 	closed    atomic.Bool
 	closeOnce sync.Once
 	stop      chan struct{}
+	// life ends when the client closes: background work that calls
+	// members (finishing transactions, renewing locks) derives from it.
+	life    context.Context
+	endLife context.CancelFunc
 	bg        sync.WaitGroup // background goroutines
 }
 
@@ -222,6 +226,7 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{cfg: cfg, ser: ser, log: cfg.Logger, conns: map[string]*conn{}, stop: make(chan struct{})}
+	c.life, c.endLife = context.WithCancel(context.Background())
 	c.uuid = make([]byte, 16)
 	_, _ = crand.Read(c.uuid) // crypto/rand.Read never fails
 	c.meta.init(c)
@@ -274,6 +279,7 @@ func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		c.closed.Store(true)
 		close(c.stop)
+		c.endLife()
 		c.near.close()
 		c.mu.Lock()
 		conns := c.conns

@@ -218,7 +218,7 @@ func (c *Client) renewSessionLocks() {
 		if len(held) == 0 {
 			continue
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), c.cfg.LockSessionLease/3)
+		ctx, cancel := context.WithTimeout(c.life, c.cfg.LockSessionLease/3)
 		keys := make([][]byte, len(held))
 		for i, k := range held {
 			keys[i] = []byte(k.k)

@@ -911,15 +911,8 @@ func (tx *Tx) finish(primary *txItem, secondaries []*txItem) {
 	c.bg.Add(1)
 	go func() {
 		defer c.bg.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+		ctx, cancel := context.WithTimeout(c.life, releaseTimeout)
 		defer cancel()
-		go func() {
-			select {
-			case <-c.stop:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
 		if err := tx.applyAll(ctx, secondaries, true); err != nil {
 			c.log.Debug("applying a committed transaction's writes failed; its locks roll it forward", "err", err)
 			return
