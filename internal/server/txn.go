@@ -620,7 +620,9 @@ var errReplan = errors.New("server: the transaction's keys moved")
 
 type replanError struct{ err error }
 
-func (e *replanError) Error() string   { return e.err.Error() + " (lock and validate the keys where they live now)" }
+func (e *replanError) Error() string {
+	return e.err.Error() + " (lock and validate the keys where they live now)"
+}
 func (e *replanError) Unwrap() []error { return []error{errReplan, e.err} }
 
 func replanOnMove(err error) error {

@@ -200,7 +200,7 @@ type Client struct {
 	// members (finishing transactions, renewing locks) derives from it.
 	life    context.Context
 	endLife context.CancelFunc
-	bg        sync.WaitGroup // background goroutines
+	bg      sync.WaitGroup // background goroutines
 }
 
 // routingTable maps partitions to member addresses.
