@@ -61,6 +61,7 @@ class ErrorsTest {
                 Map.entry(ErrorCode.ERROR_CODE_NOT_FOUND, NotFoundException.class),
                 Map.entry(ErrorCode.ERROR_CODE_PERMISSION_DENIED, PermissionDeniedException.class),
                 Map.entry(ErrorCode.ERROR_CODE_LIMIT_EXCEEDED, LimitExceededException.class),
+                Map.entry(ErrorCode.ERROR_CODE_NOT_LOCK_OWNER, NotLockOwnerException.class),
                 Map.entry(ErrorCode.ERROR_CODE_INTERNAL, InternalException.class),
                 Map.entry(ErrorCode.ERROR_CODE_UNSPECIFIED, InternalException.class));
         for (ErrorCode code : ErrorCode.values()) {
@@ -89,6 +90,10 @@ class ErrorsTest {
         assertEquals(2, uc.getClassId());
         assertEquals(3, uc.getClassVersion());
         assertEquals(5, ((WrongOwnerException) Errors.fromDetail(9, "m", d.toBuilder().setCode(ErrorCode.ERROR_CODE_WRONG_OWNER).build(), "a", "c", null)).getPartitionTableVersion());
+        ConflictException c = (ConflictException) Errors.fromDetail(10, "m", d.toBuilder().setCode(ErrorCode.ERROR_CODE_CONFLICT)
+                .setConflictCause(io.atoll.client.proto.ConflictCause.CONFLICT_CAUSE_CHANGED).setConflictMap("accounts").build(), "a", "c", null);
+        assertEquals(ConflictException.Cause.CHANGED, c.getConflictCause());
+        assertEquals("accounts", c.getMapName());
     }
 
     @Test
