@@ -272,8 +272,22 @@ func (m *Member) UUID() partition.UUID { return m.self.UUID }
 // ClusterName returns the member's cluster name.
 func (m *Member) ClusterName() string { return m.cfg.ClusterName }
 
+// sweep removes expired entries every sweep-interval.
 func (m *Member) sweep() {
-	interval := time.Duration(m.cfg.SweepInterval)
+	m.every(time.Duration(m.cfg.SweepInterval), func() { m.maps.Sweep(10000) })
+}
+
+// sweepLocks resolves, every locks.sweep-interval, the locks of this
+// member's partitions whose lease is over (the server's work ends when it
+// drains, which stopping does first).
+func (m *Member) sweepLocks() {
+	interval := time.Duration(m.cfg.Locks.SweepInterval)
+	m.every(interval, func() { m.server.ResolveExpired(context.Background(), 10*interval) })
+}
+
+// every runs fn every interval until the member stops (never when
+// interval is not positive).
+func (m *Member) every(interval time.Duration, fn func()) {
 	if interval <= 0 {
 		return
 	}
@@ -284,24 +298,7 @@ func (m *Member) sweep() {
 		case <-m.stop:
 			return
 		case <-t.C:
-			m.maps.Sweep(10000)
-		}
-	}
-}
-
-// sweepLocks resolves, every locks.sweep-interval, the locks of this
-// member's partitions whose lease is over.
-func (m *Member) sweepLocks() {
-	interval := time.Duration(m.cfg.Locks.SweepInterval)
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-m.stop:
-			return
-		case <-t.C:
-			// The server's work ends when it drains, which stopping does first.
-			m.server.ResolveExpired(context.Background(), 10*interval)
+			fn()
 		}
 	}
 }
