@@ -3,6 +3,7 @@ module github.com/atolldb/atoll
 go 1.26.7
 
 require (
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/compose-spec/compose-go/v2 v2.9.1
 	github.com/dgraph-io/ristretto/v2 v2.4.2
 	github.com/felixge/fgprof v0.9.5
@@ -13,6 +14,7 @@ require (
 	github.com/prometheus/common v0.72.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.10.2
+	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
 	golang.org/x/term v0.46.0
 	google.golang.org/grpc v1.85.0
