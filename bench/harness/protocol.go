@@ -1,19 +1,21 @@
 // Package harness runs the workloads of bench/WORKLOADS.md against an
-// Atoll cluster by their measurement protocol: per case a validation run,
-// a warm-up and timed rounds on C threads, reported as the median of the
-// rounds' throughputs and nearest-rank latency percentiles over every
-// operation of every round.
+// Atoll cluster by their measurement protocols. Throughput mode (closed
+// loop): per case a validation run, a warm-up and timed rounds on C
+// threads, reported as the median of the rounds' throughputs and the
+// latency percentiles of every operation of every round. Latency mode
+// (open loop, rate.go): requests scheduled at a fixed rate, each timed
+// from the moment the schedule meant to send it. Latencies go into
+// HdrHistograms (bench/latency).
 package harness
 
 import (
 	"context"
 	"fmt"
-	"math"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/atolldb/atoll/bench/latency"
 	"github.com/atolldb/atoll/bench/report"
 )
 
@@ -81,8 +83,8 @@ type Measurement struct {
 	Ops            int64
 	RoundOpsPerSec []float64
 	OpsPerSec      float64 // median of RoundOpsPerSec
-	P50, P90, P99  time.Duration
-	Max            time.Duration
+	// Latency holds the latency of every operation of every round.
+	Latency *latency.Histogram
 }
 
 // Hooks let a caller follow a case: Phase is called as each phase starts
@@ -129,7 +131,10 @@ func Measure(ctx context.Context, p Protocol, name string, want int64, newOp fun
 	if _, _, err := runPhase(ctx, ops, p.Warmup, nil, done); err != nil {
 		return m, fmt.Errorf("%s: warm-up: %w", name, err)
 	}
-	lat := make([][]time.Duration, p.Threads)
+	lat := make([]*latency.Histogram, p.Threads)
+	for t := range lat {
+		lat[t] = latency.New()
+	}
 	var end func()
 	if h.Rounds != nil {
 		end = h.Rounds()
@@ -149,16 +154,11 @@ func Measure(ctx context.Context, p Protocol, name string, want int64, newOp fun
 	if end != nil {
 		end()
 	}
-	var all []time.Duration
+	m.Latency = latency.New()
 	for _, l := range lat {
-		all = append(all, l...)
+		m.Latency.Merge(l)
 	}
-	slices.Sort(all)
 	m.OpsPerSec = report.Median(m.RoundOpsPerSec)
-	m.P50, m.P90, m.P99 = Percentile(all, 0.50), Percentile(all, 0.90), Percentile(all, 0.99)
-	if len(all) > 0 {
-		m.Max = all[len(all)-1]
-	}
 	return m, nil
 }
 
@@ -168,7 +168,7 @@ func Measure(ctx context.Context, p Protocol, name string, want int64, newOp fun
 // lat is not nil). An operation in flight at the deadline completes and
 // counts. It returns the time from the start to the end of the last
 // thread and the operations completed.
-func runPhase(ctx context.Context, ops []Op, d time.Duration, lat [][]time.Duration, done *atomic.Int64) (time.Duration, int64, error) {
+func runPhase(ctx context.Context, ops []Op, d time.Duration, lat []*latency.Histogram, done *atomic.Int64) (time.Duration, int64, error) {
 	var (
 		wg       sync.WaitGroup
 		failed   atomic.Bool
@@ -201,7 +201,7 @@ func runPhase(ctx context.Context, ops []Op, d time.Duration, lat [][]time.Durat
 					break
 				}
 				if lat != nil {
-					lat[t] = append(lat[t], time.Since(s))
+					lat[t].Record(time.Since(s))
 				}
 				n++
 				done.Add(1)
@@ -226,14 +226,4 @@ func runPhase(ctx context.Context, ops []Op, d time.Duration, lat [][]time.Durat
 		}
 	}
 	return last.Sub(t0), count.Load(), nil
-}
-
-// Percentile is the nearest-rank percentile q (0 < q ≤ 1) of sorted:
-// sorted[ceil(q·n)-1]; 0 for no values.
-func Percentile(sorted []time.Duration, q float64) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	i := int(math.Ceil(q*float64(len(sorted)))) - 1
-	return sorted[max(0, min(i, len(sorted)-1))]
 }
