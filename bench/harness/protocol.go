@@ -96,6 +96,38 @@ type Hooks struct {
 	Rounds func() (end func())
 }
 
+// phase reports that ph starts, when there is a hook.
+func (h Hooks) phase(ph Phase) {
+	if h.Phase != nil {
+		h.Phase(ph)
+	}
+}
+
+// prepare starts a case: it returns invalid (the error of the protocol's
+// Validate) when there is one, else makes every thread's operation
+// (newOp(t), t < threads) and runs the validation run (thread
+// threads+1000), whose check must be want; it stores the check and whether
+// the run returned.
+func prepare(ctx context.Context, invalid error, threads int, name string, want int64, newOp func(thread int) Op, h Hooks, check *int64, checked *bool) ([]Op, error) {
+	if invalid != nil {
+		return nil, invalid
+	}
+	ops := make([]Op, threads)
+	for t := range ops {
+		ops[t] = newOp(t)
+	}
+	h.phase(PhaseValidate)
+	c, err := newOp(threads + 1000)(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: validation run: %w", name, err)
+	}
+	*check, *checked = c, true
+	if c != want {
+		return nil, &ValidationError{Case: name, Got: c, Want: want}
+	}
+	return ops, nil
+}
+
 // Measure runs one case by the protocol: newOp(t) makes thread t's
 // operation (t = 0..Threads-1, and Threads+1000 for the validation run,
 // whose check must be want), reused across the warm-up and every round.
@@ -103,31 +135,11 @@ type Hooks struct {
 // The first error of any operation ends the case with that error.
 func Measure(ctx context.Context, p Protocol, name string, want int64, newOp func(thread int) Op, done *atomic.Int64, h Hooks) (Measurement, error) {
 	var m Measurement
-	if err := p.Validate(); err != nil {
+	ops, err := prepare(ctx, p.Validate(), p.Threads, name, want, newOp, h, &m.Check, &m.Checked)
+	if err != nil {
 		return m, err
 	}
-	phase := func(ph Phase) {
-		if h.Phase != nil {
-			h.Phase(ph)
-		}
-	}
-	if done == nil {
-		done = new(atomic.Int64)
-	}
-	ops := make([]Op, p.Threads)
-	for t := range ops {
-		ops[t] = newOp(t)
-	}
-	phase(PhaseValidate)
-	check, err := newOp(p.Threads + 1000)(ctx)
-	if err != nil {
-		return m, fmt.Errorf("%s: validation run: %w", name, err)
-	}
-	m.Check, m.Checked = check, true
-	if check != want {
-		return m, &ValidationError{Case: name, Got: check, Want: want}
-	}
-	phase(PhaseWarmup)
+	h.phase(PhaseWarmup)
 	if _, _, err := runPhase(ctx, ops, p.Warmup, nil, done); err != nil {
 		return m, fmt.Errorf("%s: warm-up: %w", name, err)
 	}
@@ -140,7 +152,7 @@ func Measure(ctx context.Context, p Protocol, name string, want int64, newOp fun
 		end = h.Rounds()
 	}
 	for round := 1; round <= p.Rounds; round++ {
-		phase(Phase(fmt.Sprintf("round %d/%d", round, p.Rounds)))
+		h.phase(Phase(fmt.Sprintf("round %d/%d", round, p.Rounds)))
 		elapsed, n, err := runPhase(ctx, ops, p.Duration, lat, done)
 		if err != nil {
 			if end != nil {
@@ -170,14 +182,12 @@ func Measure(ctx context.Context, p Protocol, name string, want int64, newOp fun
 // thread and the operations completed.
 func runPhase(ctx context.Context, ops []Op, d time.Duration, lat []*latency.Histogram, done *atomic.Int64) (time.Duration, int64, error) {
 	var (
-		wg       sync.WaitGroup
-		failed   atomic.Bool
-		errMu    sync.Mutex
-		firstErr error
-		count    atomic.Int64
-		ends     = make([]time.Time, len(ops))
-		start    = make(chan struct{})
-		t0       time.Time
+		wg      sync.WaitGroup
+		failure firstError
+		count   atomic.Int64
+		ends    = make([]time.Time, len(ops))
+		start   = make(chan struct{})
+		t0      time.Time
 	)
 	for t, op := range ops {
 		wg.Add(1)
@@ -186,25 +196,22 @@ func runPhase(ctx context.Context, ops []Op, d time.Duration, lat []*latency.His
 			<-start
 			deadline := t0.Add(d)
 			var n int64
-			for !failed.Load() {
+			for !failure.failed.Load() {
 				s := time.Now()
 				if !s.Before(deadline) {
 					break
 				}
 				if _, err := op(ctx); err != nil {
-					errMu.Lock()
-					if firstErr == nil {
-						firstErr = err
-					}
-					errMu.Unlock()
-					failed.Store(true)
+					failure.set(err)
 					break
 				}
 				if lat != nil {
 					lat[t].Record(time.Since(s))
 				}
 				n++
-				done.Add(1)
+				if done != nil {
+					done.Add(1)
+				}
 			}
 			ends[t] = time.Now()
 			count.Add(n)
@@ -213,11 +220,8 @@ func runPhase(ctx context.Context, ops []Op, d time.Duration, lat []*latency.His
 	t0 = time.Now()
 	close(start)
 	wg.Wait()
-	if firstErr == nil && ctx.Err() != nil {
-		firstErr = ctx.Err()
-	}
-	if firstErr != nil {
-		return 0, 0, firstErr
+	if err := failure.get(ctx); err != nil {
+		return 0, 0, err
 	}
 	last := t0
 	for _, e := range ends {
@@ -226,4 +230,32 @@ func runPhase(ctx context.Context, ops []Op, d time.Duration, lat []*latency.His
 		}
 	}
 	return last.Sub(t0), count.Load(), nil
+}
+
+// firstError keeps the first error of the goroutines of a phase; failed
+// tells the others to stop.
+type firstError struct {
+	failed atomic.Bool
+	mu     sync.Mutex
+	err    error
+}
+
+func (f *firstError) set(err error) {
+	f.mu.Lock()
+	if f.err == nil {
+		f.err = err
+	}
+	f.mu.Unlock()
+	f.failed.Store(true)
+}
+
+// get returns the first error, or ctx's when the goroutines stopped
+// because it ended.
+func (f *firstError) get(ctx context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err == nil {
+		return ctx.Err()
+	}
+	return f.err
 }

@@ -90,41 +90,21 @@ type RateMeasurement struct {
 // MeasureRate runs one case in latency mode: the validation run (newOp
 // of thread Threads+1000, whose check must be want), a warm-up on the
 // schedule for p.Warmup (not recorded), then the measured schedule. Each
-// worker t has its own operation newOp(t). done counts completed
-// requests (progress). The first error of any request ends the case.
+// worker t has its own operation newOp(t). done, when not nil, counts
+// completed requests (progress). The first error of any request ends the case.
 func MeasureRate(ctx context.Context, p RateProtocol, name string, want int64, newOp func(thread int) Op, done *atomic.Int64, h Hooks) (RateMeasurement, error) {
 	var m RateMeasurement
-	if err := p.Validate(); err != nil {
+	ops, err := prepare(ctx, p.Validate(), p.Threads, name, want, newOp, h, &m.Check, &m.Checked)
+	if err != nil {
 		return m, err
 	}
-	phase := func(ph Phase) {
-		if h.Phase != nil {
-			h.Phase(ph)
-		}
-	}
-	if done == nil {
-		done = new(atomic.Int64)
-	}
-	ops := make([]Op, p.Threads)
-	for t := range ops {
-		ops[t] = newOp(t)
-	}
-	phase(PhaseValidate)
-	check, err := newOp(p.Threads + 1000)(ctx)
-	if err != nil {
-		return m, fmt.Errorf("%s: validation run: %w", name, err)
-	}
-	m.Check, m.Checked = check, true
-	if check != want {
-		return m, &ValidationError{Case: name, Got: check, Want: want}
-	}
 	if p.Warmup > 0 {
-		phase(PhaseWarmup)
+		h.phase(PhaseWarmup)
 		if _, err := runSchedule(ctx, ops, p.Rate, p.scheduled(p.Warmup), 0, false, done); err != nil {
 			return m, fmt.Errorf("%s: warm-up: %w", name, err)
 		}
 	}
-	phase(Phase(fmt.Sprintf("%g/s for %v", p.Rate, p.Duration)))
+	h.phase(Phase(fmt.Sprintf("%g/s for %v", p.Rate, p.Duration)))
 	var end func()
 	if h.Rounds != nil {
 		end = h.Rounds()
@@ -166,9 +146,7 @@ func runSchedule(ctx context.Context, ops []Op, rate float64, n int64, giveUp ti
 	var (
 		wg       sync.WaitGroup
 		next     atomic.Int64
-		failed   atomic.Bool
-		errMu    sync.Mutex
-		firstErr error
+		failure  firstError
 		hists    = make([]*latency.Histogram, len(ops))
 		unsent   = make([]int64, len(ops))
 		count    = make([]int64, len(ops))
@@ -185,7 +163,7 @@ func runSchedule(ctx context.Context, ops []Op, rate float64, n int64, giveUp ti
 			defer wg.Done()
 			timer := time.NewTimer(time.Hour)
 			timer.Stop()
-			for !failed.Load() {
+			for !failure.failed.Load() {
 				i := next.Add(1) - 1
 				if i >= n {
 					return
@@ -209,12 +187,7 @@ func runSchedule(ctx context.Context, ops []Op, rate float64, n int64, giveUp ti
 					continue
 				}
 				if _, err := op(ctx); err != nil {
-					errMu.Lock()
-					if firstErr == nil {
-						firstErr = err
-					}
-					errMu.Unlock()
-					failed.Store(true)
+					failure.set(err)
 					return
 				}
 				if record {
@@ -222,16 +195,15 @@ func runSchedule(ctx context.Context, ops []Op, rate float64, n int64, giveUp ti
 				}
 				lastSend[t] = max(lastSend[t], sent)
 				count[t]++
-				done.Add(1)
+				if done != nil {
+					done.Add(1)
+				}
 			}
 		}()
 	}
 	wg.Wait()
-	if firstErr == nil && ctx.Err() != nil {
-		firstErr = ctx.Err()
-	}
-	if firstErr != nil {
-		return schedule{}, firstErr
+	if err := failure.get(ctx); err != nil {
+		return schedule{}, err
 	}
 	s := schedule{scheduled: n, latency: latency.New()}
 	for t := range ops {

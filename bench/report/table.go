@@ -26,10 +26,7 @@ func (r *Run) WriteTable(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "%s, %s mode, %d client threads, %s, %d rounds\n\n",
 		r.Name(), r.Mode, r.ClientThreads, strings.Join(entries, ", "), r.Rounds)
-	width := len("case")
-	for _, c := range r.Cases {
-		width = max(width, len(c.Title()))
-	}
+	width := r.titleWidth()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "%-*s\tapi\tcheck\tops/s\tp50 ms\tp90 ms\tp99 ms\tmax ms\tB/entry\tSQL÷PRED\tCPU cores\t\n", width, "case")
 	for _, c := range r.Cases {
@@ -85,10 +82,7 @@ func (r *Run) WriteRateTable(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "%s, latency mode (open loop; latency from each request's intended send time), at most %d requests in flight, %s\n\n",
 		r.Name(), r.ClientThreads, strings.Join(entries, "; "))
-	width := len("case")
-	for _, c := range r.Cases {
-		width = max(width, len(c.Title()))
-	}
+	width := r.titleWidth()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "%-*s\tapi\tcheck\trate/s\tsent/s\tkept up\trequests\tp50 ms\tp90 ms\tp99 ms\tp99.9 ms\tp99.99 ms\tmax ms\tCPU cores\t\n", width, "case")
 	for _, c := range r.Cases {
@@ -110,6 +104,15 @@ func (r *Run) WriteRateTable(w io.Writer) error {
 	}
 	r.writeErrors(w)
 	return nil
+}
+
+// titleWidth is the width of the case column: the longest case title.
+func (r *Run) titleWidth() int {
+	width := len("case")
+	for _, c := range r.Cases {
+		width = max(width, len(c.Title()))
+	}
+	return width
 }
 
 // keptUpString says whether a latency-mode case kept its schedule, with
