@@ -294,7 +294,6 @@ func (r *runner) workloadB(ctx context.Context) error {
 func (r *runner) runCase(ctx context.Context, cs workload.Case, p Protocol) {
 	var done atomic.Int64
 	rate, rateMode := r.cfg.RateFor(cs.ID())
-	rateMode = rateMode && len(r.cfg.Rates) > 0
 	rp := RateProtocol{Rate: rate, Threads: p.Threads, Warmup: p.Warmup, Duration: p.Duration}
 	expected, measured := p.Expected(), time.Duration(p.Rounds)*p.Duration
 	if rateMode {
