@@ -125,12 +125,12 @@ func runTxn(ctx context.Context, f txnFlags, stdout, stderr io.Writer) error {
 		return fmt.Errorf("loading %d keys: %w", f.keys, err)
 	}
 	fmt.Fprintf(stderr, "loaded %d keys in %.1fs\n", f.keys, time.Since(start).Seconds())
-	var prof *memberProfiler
+	var prof *caseProfiler
 	if f.profileDir != "" && len(admins) > 0 {
 		if err := os.MkdirAll(f.profileDir, 0o755); err != nil {
 			return fmt.Errorf("--profile: %w", err)
 		}
-		prof = &memberProfiler{dir: f.profileDir, admins: admins, warn: stderr}
+		prof = &caseProfiler{dir: f.profileDir, kinds: []string{"cpu", "allocs"}, admins: admins, warn: stderr}
 	}
 	for _, hot := range f.hotKeys {
 		cfg := txn.Config{Keys: f.keys, HotKeys: hot, Retry: retry}
@@ -201,7 +201,7 @@ func txnCluster(ctx context.Context, f txnFlags, stderr io.Writer) (addrs, admin
 }
 
 // txnCase measures one mix in one mode at one contention level.
-func txnCase(ctx context.Context, c *client.Client, cfg txn.Config, mix, mode string, p harness.Protocol, prof *memberProfiler, stderr io.Writer) txn.Case {
+func txnCase(ctx context.Context, c *client.Client, cfg txn.Config, mix, mode string, p harness.Protocol, prof *caseProfiler, stderr io.Writer) txn.Case {
 	level := txn.Level(cfg.HotKeys, cfg.Keys)
 	id := workload.Case{Group: "TX " + mix, Name: level, API: mode}
 	out := txn.Case{Mix: mix, Mode: mode, HotKeys: cfg.HotKeys, Case: report.Case{ID: id.ID(), Group: id.Group, Name: id.Name, API: mode, Map: txn.MapName}}
@@ -239,15 +239,17 @@ func txnCase(ctx context.Context, c *client.Client, cfg txn.Config, mix, mode st
 	}
 	out.Load1 = report.Float(harness.LoadAverage())
 	out.Profiles = profiles
+	if err == nil {
+		err = out.SetLatency(m.Latency)
+	}
 	if err != nil {
 		out.Error = err.Error()
-		out.OpsPerSecMedian, out.P50ms, out.P90ms, out.P99ms, out.Maxms = report.NaN(), report.NaN(), report.NaN(), report.NaN(), report.NaN()
+		out.OpsPerSecMedian, out.P50ms, out.P90ms, out.P99ms = report.NaN(), report.NaN(), report.NaN(), report.NaN()
+		out.P999ms, out.P9999ms, out.Maxms = report.NaN(), report.NaN(), report.NaN()
 		fmt.Fprintf(stderr, "%s %s %s: %v\n", mix, mode, level, err)
 		return out
 	}
-	ms := func(d time.Duration) report.Float { return report.Float(float64(d) / float64(time.Millisecond)) }
 	out.Ops, out.OpsPerSecMedian, out.RoundOpsPerSec = m.Ops, report.Float(m.OpsPerSec), m.RoundOpsPerSec
-	out.P50ms, out.P90ms, out.P99ms, out.Maxms = ms(m.P50), ms(m.P90), ms(m.P99), ms(m.Max)
 	out.ProcessCPU = report.Float(cpu.Seconds() / p.Expected().Seconds())
 	check := m.Check
 	out.Check, out.Expected = &check, new(int64)
