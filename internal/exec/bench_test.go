@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -279,8 +280,13 @@ func (c *memCatalog) AllIndexes() []plan.IndexInfo {
 }
 
 // BenchmarkFragmentFilter measures workload B's query on the member:
-// stringField = 'metin' over 100 000 SMALL values, projecting the key and
-// the four fields of the 100 matches.
+// stringField = 'metin' over 100 000 SMALL or LARGE values of each format,
+// projecting the key and the mapping's scalar columns of the 100 matches
+// (SMALL: four fields; LARGE: eight, behind its variable-size arrays and,
+// for IDS, its inline objects). Besides ns/entry it reports ns per byte of
+// value (ns/value-byte, to compare the sizes) and the allocations per entry
+// scanned (allocs/entry), which must be 0: a query allocates per partition
+// and per match, never per entry.
 func BenchmarkFragmentFilter(b *testing.B) {
 	const n = 100_000
 	ser, err := serialization.NewService(model.Config())
@@ -288,47 +294,83 @@ func BenchmarkFragmentFilter(b *testing.B) {
 		b.Fatal(err)
 	}
 	e, maps := testEngine(b, ser, nil)
+	smallCols := []plan.ScanCol{{Path: "__key", Type: expr.Integer}, {Path: "intField", Type: expr.Integer}, {Path: "longField", Type: expr.BigInt},
+		{Path: "doubleField", Type: expr.Double}, {Path: "stringField", Type: expr.Varchar}}
+	largeCols := []plan.ScanCol{{Path: "__key", Type: expr.Integer}, {Path: "booleanField", Type: expr.Boolean}, {Path: "byteField", Type: expr.TinyInt},
+		{Path: "shortField", Type: expr.SmallInt}, {Path: "intField", Type: expr.Integer}, {Path: "longField", Type: expr.BigInt},
+		{Path: "floatField", Type: expr.Real}, {Path: "doubleField", Type: expr.Double}, {Path: "stringField", Type: expr.Varchar}}
 	for _, format := range []string{"compact", "portable", "identified"} {
-		b.Run(format, func(b *testing.B) {
-			st, _ := maps.Get(format)
-			if st.Size() == 0 {
-				for k := int32(0); k < n; k++ {
-					s := model.SmallForKey(k)
-					var v any = &s
-					switch format {
-					case "portable":
-						p := model.PortableSmall(s)
-						v = &p
-					case "identified":
-						p := model.IdentifiedSmall(s)
-						v = &p
+		for _, size := range []string{"SMALL", "LARGE"} {
+			b.Run(format+"/"+size, func(b *testing.B) {
+				name := format + "_" + size
+				st, _ := maps.Get(name)
+				if st.Size() == 0 {
+					for k := int32(0); k < n; k++ {
+						put(b, ser, st, k, workloadBValue(format, size, k))
 					}
-					put(b, ser, st, k, v)
 				}
-			}
-			cols := []plan.ScanCol{{Path: "__key", Type: expr.Integer}, {Path: "intField", Type: expr.Integer}, {Path: "longField", Type: expr.BigInt},
-				{Path: "doubleField", Type: expr.Double}, {Path: "stringField", Type: expr.Varchar}}
-			f := &plan.Fragment{Map: format, Cols: cols, Limit: -1,
-				Filter: expr.NewCall("=", expr.Boolean, &expr.Col{Index: 4, T: expr.Varchar}, &expr.Lit{V: expr.StringValue("metin")})}
-			for i, c := range cols {
-				f.Project = append(f.Project, &expr.Col{Index: i, T: c.Type})
-				f.Out = append(f.Out, plan.Column{Type: c.Type})
-			}
-			parts := allParts(271)
-			b.ReportAllocs()
-			b.ResetTimer()
-			cpu0 := cpuTime()
-			for i := 0; i < b.N; i++ {
-				rows := 0
-				if err := e.runFragment(context.Background(), f, parts, nil, NewMemoryAccount(0), func(bt *Batch) error { rows += bt.Count; return nil }); err != nil {
-					b.Fatal(err)
+				var valueBytes int64
+				for pid := int32(0); pid < 271; pid++ {
+					_ = st.ScanKV(pid, func(_, v []byte) bool { valueBytes += int64(len(v)); return true })
 				}
-				if rows != n/1000 {
-					b.Fatalf("%d rows", rows)
+				cols := smallCols
+				if size == "LARGE" {
+					cols = largeCols
 				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/entry")
-			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N)/n, "cpu-ns/entry")
-		})
+				str := len(cols) - 1
+				f := &plan.Fragment{Map: name, Cols: cols, Limit: -1,
+					Filter: expr.NewCall("=", expr.Boolean, &expr.Col{Index: str, T: expr.Varchar}, &expr.Lit{V: expr.StringValue("metin")})}
+				for i, c := range cols {
+					f.Project = append(f.Project, &expr.Col{Index: i, T: c.Type})
+					f.Out = append(f.Out, plan.Column{Type: c.Type})
+				}
+				parts := allParts(271)
+				b.ReportAllocs()
+				var ms0, ms1 runtime.MemStats
+				runtime.ReadMemStats(&ms0)
+				b.ResetTimer()
+				cpu0 := cpuTime()
+				for i := 0; i < b.N; i++ {
+					rows := 0
+					if err := e.runFragment(context.Background(), f, parts, nil, NewMemoryAccount(0), func(bt *Batch) error { rows += bt.Count; return nil }); err != nil {
+						b.Fatal(err)
+					}
+					if rows != n/1000 {
+						b.Fatalf("%d rows", rows)
+					}
+				}
+				b.StopTimer()
+				runtime.ReadMemStats(&ms1)
+				perEntry := float64(b.Elapsed().Nanoseconds()) / float64(b.N) / n
+				b.ReportMetric(perEntry, "ns/entry")
+				b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N)/n, "cpu-ns/entry")
+				b.ReportMetric(perEntry/(float64(valueBytes)/n), "ns/value-byte")
+				b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(b.N)/n, "allocs/entry")
+			})
+		}
 	}
+}
+
+// workloadBValue is workload B's value of a format and size under key k.
+func workloadBValue(format, size string, k int32) any {
+	if size == "LARGE" {
+		l := model.LargeForKey(k)
+		switch format {
+		case "portable":
+			return model.NewPortableLarge(l)
+		case "identified":
+			return model.NewIdentifiedLarge(l)
+		}
+		return &l
+	}
+	s := model.SmallForKey(k)
+	switch format {
+	case "portable":
+		p := model.PortableSmall(s)
+		return &p
+	case "identified":
+		p := model.IdentifiedSmall(s)
+		return &p
+	}
+	return &s
 }
