@@ -1,6 +1,7 @@
 package serialization_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/atolldb/atoll/bench/model"
@@ -255,5 +256,42 @@ func BenchmarkReadField(b *testing.B) {
 				sinkBytes = v
 			}
 		})
+	}
+}
+
+// BenchmarkFieldReader reads fields with compiled FieldReaders, as the
+// member's query engine does: the workload's fields, and for LARGE the
+// nested ones behind variable-size arrays and inline objects.
+func BenchmarkFieldReader(b *testing.B) {
+	svc := newService(b)
+	member, err := s.NewService(s.Config{Layouts: model.Layouts(), Schemas: svc.Schemas(), ClassRegistry: svc.ClassRegistry()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range benchValues() {
+		d, err := svc.ToData(c.value)
+		if err != nil {
+			b.Fatal(err)
+		}
+		paths := []string{"longField", "stringField"}
+		if strings.HasSuffix(c.name, "large") {
+			paths = append(paths, "small.stringField", "smallArray[2].stringField")
+		}
+		for _, p := range paths {
+			r, err := member.FieldReader(p, s.FieldOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run(c.name+"/"+p, func(b *testing.B) {
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					v, err := r.Read(d)
+					if err != nil || v.IsNull() {
+						b.Fatal(v, err)
+					}
+					sinkBytes = v.B
+				}
+			})
+		}
 	}
 }

@@ -66,6 +66,28 @@ func parseCompact(b []byte, p, limit int, schemas *SchemaRegistry, embedded bool
 	} else if schema, ok = schemas.Get(id); !ok {
 		return CompactRecord{}, 0, &SchemaNotFoundError{SchemaID: id}
 	}
+	return layoutCompact(b, p, q, limit, schema, schemas, embedded)
+}
+
+// viewCompact is parseCompact for an object whose schema the caller
+// already has (a compiled FieldReader plan): an embedded schema is skipped,
+// not parsed again (its id was checked against its fields when the plan
+// was made, and an id names one schema).
+func viewCompact(b []byte, p, limit int, schema *Schema, schemas *SchemaRegistry, embedded bool) (CompactRecord, int, error) {
+	q := p + 8
+	if embedded {
+		size, ok := wire.Int32At(b[:limit], q)
+		if !ok || size < 0 || int(size) > limit-q-4 {
+			return CompactRecord{}, 0, malformed("compact", q, "embedded schema length out of range")
+		}
+		q += 4 + int(size)
+	}
+	return layoutCompact(b, p, q, limit, schema, schemas, embedded)
+}
+
+// layoutCompact reads the data length and offset table of an object whose
+// body starts at b[q], after its schema id (at b[p]) and embedded schema.
+func layoutCompact(b []byte, p, q, limit int, schema *Schema, schemas *SchemaRegistry, embedded bool) (CompactRecord, int, error) {
 	rec := CompactRecord{schema: schema, schemas: schemas, embedded: embedded}
 	if schema.VarCount == 0 {
 		end := q + int(schema.FixedSize)

@@ -22,6 +22,9 @@ var (
 	ErrFieldKind = errors.New("serialization: field kind mismatch")
 	// ErrInvalidDefinition reports an invalid schema, class definition or layout.
 	ErrInvalidDefinition = errors.New("serialization: invalid definition")
+	// ErrUnknownField reports an attribute path through a field that no
+	// version of the value's type has (see FieldOptions.Strict).
+	ErrUnknownField = errors.New("serialization: unknown field")
 )
 
 // DecodeError describes malformed input: which format, at which byte offset
@@ -127,3 +130,16 @@ func (e *DefinitionError) Error() string {
 
 // Unwrap makes the error match ErrInvalidDefinition.
 func (e *DefinitionError) Unwrap() error { return ErrInvalidDefinition }
+
+// UnknownFieldError reports a field that a strict FieldReader met in no
+// version of a value's type (or a step into a value that has no fields).
+// Reason names the type, as in `Compact type "small" has no field "x"`.
+type UnknownFieldError struct {
+	Field  string
+	Reason string
+}
+
+func (e *UnknownFieldError) Error() string { return "serialization: " + e.Reason }
+
+// Unwrap makes the error match ErrUnknownField.
+func (e *UnknownFieldError) Unwrap() error { return ErrUnknownField }

@@ -118,12 +118,112 @@ type JSONValue struct {
 // JSONMissing. Only the parts of doc on the way to the value are read, and
 // they are checked for well-formedness.
 func (p *JSONPath) Lookup(doc []byte) (JSONValue, error) {
-	var found JSONValue
-	err := p.Each(doc, func(v JSONValue) bool {
-		found = v
-		return false
-	})
-	return found, err
+	return lookupJSON(doc, p.steps)
+}
+
+// lookupJSON is Lookup, without allocating for paths without wildcards.
+func lookupJSON(doc []byte, steps []jsonStep) (JSONValue, error) {
+	sc := jsonScanner{b: doc}
+	sc.ws()
+	for depth, step := range steps {
+		if step.any {
+			var found JSONValue
+			_, err := sc.walk(steps[depth:], func(v JSONValue) bool {
+				found = v
+				return false
+			}, depth)
+			return found, err
+		}
+		more, err := sc.enter(step, depth)
+		if err != nil || !more {
+			return JSONValue{}, err
+		}
+	}
+	start := sc.i
+	kind, err := sc.skip(len(steps))
+	if err != nil {
+		return JSONValue{}, err
+	}
+	return JSONValue{Kind: kind, Raw: sc.b[start:sc.i]}, nil
+}
+
+// enter moves from the value at sc.i to the member or item that a step
+// without wildcard selects; found is false when the value has none (it is
+// then checked to its end, as walk checks the values it passes).
+func (sc *jsonScanner) enter(step jsonStep, depth int) (found bool, err error) {
+	if depth > maxJSONDepth {
+		return false, sc.fail("nesting too deep")
+	}
+	if sc.i >= len(sc.b) {
+		return false, sc.fail("unexpected end of document")
+	}
+	c := sc.b[sc.i]
+	switch {
+	case c == '{' && step.index < 0:
+		sc.i++
+		sc.ws()
+		if sc.i < len(sc.b) && sc.b[sc.i] == '}' {
+			return false, nil
+		}
+		for {
+			key, escaped, err := sc.str()
+			if err != nil {
+				return false, err
+			}
+			sc.ws()
+			if sc.i >= len(sc.b) || sc.b[sc.i] != ':' {
+				return false, sc.fail("expected ':' after member name")
+			}
+			sc.i++
+			sc.ws()
+			if keyEquals(key, escaped, step.name) {
+				return true, nil
+			}
+			if _, err := sc.skip(depth + 1); err != nil {
+				return false, err
+			}
+			sc.ws()
+			if sc.i >= len(sc.b) {
+				return false, sc.fail("unterminated object")
+			}
+			if sc.b[sc.i] == '}' {
+				return false, nil
+			}
+			if sc.b[sc.i] != ',' {
+				return false, sc.fail("expected ',' or '}' in object")
+			}
+			sc.i++
+			sc.ws()
+		}
+	case c == '[' && step.index >= 0:
+		sc.i++
+		sc.ws()
+		if sc.i < len(sc.b) && sc.b[sc.i] == ']' {
+			return false, nil
+		}
+		for n := 0; ; n++ {
+			if n == step.index {
+				return true, nil
+			}
+			if _, err := sc.skip(depth + 1); err != nil {
+				return false, err
+			}
+			sc.ws()
+			if sc.i >= len(sc.b) {
+				return false, sc.fail("unterminated array")
+			}
+			if sc.b[sc.i] == ']' {
+				return false, nil
+			}
+			if sc.b[sc.i] != ',' {
+				return false, sc.fail("expected ',' or ']' in array")
+			}
+			sc.i++
+			sc.ws()
+		}
+	}
+	_, err = sc.skip(depth)
+	return false, err
 }
 
 // Each calls fn for every value the path selects, in document order, until
@@ -547,4 +647,66 @@ func (v JSONValue) Text() (string, bool) {
 		return unescapeJSON(v.Raw[1 : len(v.Raw)-1])
 	}
 	return string(v.Raw), true
+}
+
+// readJSON reads the reader's path in a JSON document (a JSON Data, or a
+// String Data read as one). A malformed document reads as nothing.
+func (r *FieldReader) readJSON(d Data, out *fieldSink) error {
+	doc, ok, err := d.Text()
+	if err != nil || !ok {
+		return nil
+	}
+	if !r.multi {
+		v, err := lookupJSON(doc, r.json)
+		if err != nil || v.Kind == JSONMissing {
+			return nil
+		}
+		return out.emit(jsonFieldValue(v))
+	}
+	// A document found malformed on the way selects nothing at all, so
+	// the values are gathered before they are handed out.
+	var found []JSONValue
+	sc := jsonScanner{b: doc}
+	sc.ws()
+	if _, err := sc.walk(r.json, func(v JSONValue) bool {
+		found = append(found, v)
+		return true
+	}, 0); err != nil {
+		return nil
+	}
+	for _, v := range found {
+		if err := out.emit(jsonFieldValue(v)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// jsonFieldValue converts a JSON value: integral numbers are INT64 and
+// other numbers FLOAT64 (numbers out of range of both are null), strings
+// are views of the document unless they have escapes, objects and arrays
+// are JSON text.
+func jsonFieldValue(v JSONValue) FieldValue {
+	switch v.Kind {
+	case JSONNumber:
+		if n, ok := v.Int64(); ok {
+			return FieldValue{Kind: ValueInt64, I: n}
+		}
+		if f, ok := v.Float64(); ok {
+			return FieldValue{Kind: ValueFloat64, F: f}
+		}
+	case JSONString:
+		raw := v.Raw[1 : len(v.Raw)-1]
+		if bytes.IndexByte(raw, '\\') < 0 {
+			return FieldValue{Kind: ValueString, B: raw}
+		}
+		if s, ok := unescapeJSON(raw); ok {
+			return FieldValue{Kind: ValueString, B: []byte(s)}
+		}
+	case JSONBool:
+		return boolValue(v.Raw[0] == 't')
+	case JSONObject, JSONArray:
+		return FieldValue{Kind: ValueJSON, B: v.Raw}
+	}
+	return FieldValue{}
 }

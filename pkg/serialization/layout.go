@@ -104,6 +104,7 @@ type Layout struct {
 	// offsets[i] is the constant offset of field i from the first field, or
 	// -1 when it depends on the data (after a variable-size field).
 	offsets []int
+	prog    atomic.Pointer[layoutProgram] // see program
 }
 
 // NewLayout validates the fields and returns a layout.
@@ -264,153 +265,14 @@ func (r *IdentifiedRecord) Op(name string) LayoutOp {
 
 // locate returns a reader at the value of field i.
 func (r *IdentifiedRecord) locate(i int) (wire.Reader, error) {
-	buf := r.buf[:r.limit]
-	if off := r.layout.offsets[i]; off >= 0 {
-		return wire.NewReader(buf, r.start+off), nil
-	}
-	j := i
-	for r.layout.offsets[j] < 0 {
-		j--
-	}
-	rd := wire.NewReader(buf, r.start+r.layout.offsets[j])
-	for ; j < i; j++ {
-		if err := r.skip(&rd, r.layout.Fields[j], 0); err != nil {
-			return rd, err
-		}
-	}
-	return rd, nil
+	return r.layout.program(r.svc.layouts).locate(r.svc, r.buf[:r.limit], r.start, i)
 }
 
 // end walks every field and returns the index after the object.
 func (r *IdentifiedRecord) end(depth int) (int, error) {
 	rd := wire.NewReader(r.buf[:r.limit], r.start)
-	for _, f := range r.layout.Fields {
-		if err := r.skip(&rd, f, depth); err != nil {
-			return 0, err
-		}
-	}
-	return rd.Pos(), nil
-}
-
-// skip advances rd over one field.
-func (r *IdentifiedRecord) skip(rd *wire.Reader, f LayoutField, depth int) error {
-	if depth >= maxDepth {
-		return malformed("identified", rd.Pos(), "objects nest deeper than "+strconv.Itoa(maxDepth)+" levels")
-	}
-	switch op := f.Op; {
-	case op.fixed():
-		rd.Skip(opSizes[op])
-	case op == OpString:
-		if n := rd.Length(1, true); n > 0 {
-			rd.Skip(n)
-		}
-	case op >= OpBooleanArray && op <= OpDoubleArray:
-		if n := rd.Length(opSizes[op], true); n > 0 {
-			rd.Skip(n * opSizes[op])
-		}
-	case op == OpStringArray:
-		n := rd.Length(4, true)
-		for i := 0; i < n && rd.Err() == nil; i++ {
-			if m := rd.Length(1, true); m > 0 {
-				rd.Skip(m)
-			}
-		}
-	case op == OpObject:
-		return r.skipObject(rd, depth+1)
-	case op == OpObjectArray:
-		n := rd.Length(4, true)
-		for i := 0; i < n && rd.Err() == nil; i++ {
-			if err := r.skipObject(rd, depth+1); err != nil {
-				return err
-			}
-		}
-	case op == OpInline:
-		return r.skipInline(rd, f, depth+1)
-	case op == OpInlineArray:
-		n := r.inlineCount(rd, f) // -1: a null array
-		for i := 0; i < n && rd.Err() == nil; i++ {
-			if err := r.skipInline(rd, f, depth+1); err != nil {
-				return err
-			}
-		}
-	}
-	return identifiedErr(rd, f.Name)
-}
-
-// maxEmptyItems bounds the count of a writeInlineArray whose items can take
-// no bytes (see inlineCount): the input cannot bound such a count. The Java
-// SDK has the same bound.
-const maxEmptyItems = 1 << 16
-
-// inlineCount reads the length of a writeInlineArray field (-1 for null),
-// checked against the input by the fewest bytes an item takes; items that
-// can take none (their layout has no fields, or only inline objects that
-// take none) are bounded by maxEmptyItems.
-func (r *IdentifiedRecord) inlineCount(rd *wire.Reader, f LayoutField) int {
-	size := 1
-	if nested, ok := r.svc.layouts.Get(f.FactoryID, f.ClassID); ok {
-		size = r.svc.layouts.minSize(nested, 0)
-	}
-	if size > 0 {
-		return rd.Length(size, true)
-	}
-	n := rd.Length(0, true)
-	if n > maxEmptyItems {
-		rd.Fail(wire.ErrLength)
-		return 0
-	}
-	return n
-}
-
-// minSize is the fewest bytes an object of layout l takes when written
-// (unknown nested layouts count as empty).
-func (reg *LayoutRegistry) minSize(l *Layout, depth int) int {
-	if depth > maxDepth {
-		return 0
-	}
-	size := 0
-	for _, f := range l.Fields {
-		switch f.Op {
-		case OpBoolean, OpByte:
-			size++
-		case OpChar, OpShort:
-			size += 2
-		case OpLong, OpDouble:
-			size += 8
-		case OpInline:
-			if nested, ok := reg.Get(f.FactoryID, f.ClassID); ok {
-				size += reg.minSize(nested, depth+1)
-			}
-		default: // int, float, and the length or type id that starts every other field
-			size += 4
-		}
-	}
-	return size
-}
-
-func (r *IdentifiedRecord) skipInline(rd *wire.Reader, f LayoutField, depth int) error {
-	nested, ok := r.svc.layouts.Get(f.FactoryID, f.ClassID)
-	if !ok {
-		return &ClassNotFoundError{Format: "identified", FactoryID: f.FactoryID, ClassID: f.ClassID, Reason: "no layout is registered for inline field " + strconv.Quote(f.Name)}
-	}
-	inner := IdentifiedRecord{layout: nested, buf: r.buf, start: rd.Pos(), limit: r.limit, svc: r.svc}
-	end, err := inner.end(depth)
-	if err != nil {
-		return err
-	}
-	rd.Seek(end)
-	return nil
-}
-
-// skipObject advances rd over a writeObject value by decoding it. The
-// decoder works on a copy of rd, so that only objects fields (and not every
-// field read) put a reader on the heap.
-func (r *IdentifiedRecord) skipObject(rd *wire.Reader, depth int) error {
-	sub := *rd
-	dec := decoder{svc: r.svc, buf: r.buf[:r.limit], depth: depth}
-	_, err := dec.readObject(&sub)
-	*rd = sub
-	return err
+	err := r.layout.program(r.svc.layouts).skipAll(r.svc, &rd, depth)
+	return rd.Pos(), err
 }
 
 // value resolves the named field, checks its op and returns a reader at it.
@@ -681,7 +543,8 @@ func (r *IdentifiedRecord) GetArrayOfInline(name string) ([]*IdentifiedRecord, e
 	if err != nil {
 		return nil, err
 	}
-	n := r.inlineCount(&rd, f)
+	_, i, _ := r.layout.Field(name)
+	n := r.layout.program(r.svc.layouts).inlineCount(&rd, i)
 	if err := identifiedErr(&rd, name); err != nil || n < 0 {
 		return nil, err // n < 0: a null array, written as length -1
 	}
@@ -745,7 +608,7 @@ func (r *IdentifiedRecord) Get(name string) (any, error) {
 	case OpInline:
 		return r.GetInline(name)
 	case OpInlineArray:
-		return r.GetArrayOfInline(name)
+		return nilSlice(r.GetArrayOfInline(name))
 	}
 	return nil, &FieldError{Field: name, Reason: "has unknown op " + f.Op.String()}
 }

@@ -103,23 +103,39 @@ func (r *PortableRecord) locate(name string) (FieldKind, int, error) {
 	if r.buf == nil {
 		return 0, 0, &FieldError{Field: name, Reason: "read from an empty record"}
 	}
+	hint := -1
 	if r.cd != nil {
 		if i, ok := r.cd.byName[name]; ok {
-			if n, k, v, err := r.entry(r.fieldAt(int(i))); err == nil && string(n) == name {
-				return k, v, nil
-			}
+			hint = int(i)
+		}
+	}
+	k, v, i, err := r.find(name, hint)
+	if err == nil && i < 0 {
+		err = &FieldError{Field: name, Reason: fmt.Sprintf("is not in portable %d/%d version %d", r.factoryID, r.classID, r.version), absent: true}
+	}
+	return k, v, err
+}
+
+// find returns the kind, value position and index in the field table of
+// the named field, looking at index hint first (the index of the class
+// definition, or the one a compiled reader found before); index -1 means
+// the object has no such field.
+func (r *PortableRecord) find(name string, hint int) (kind FieldKind, pos, index int, err error) {
+	if hint >= 0 && hint < r.count {
+		if n, k, v, err := r.entry(r.fieldAt(hint)); err == nil && string(n) == name {
+			return k, v, hint, nil
 		}
 	}
 	for i := 0; i < r.count; i++ {
 		n, k, v, err := r.entry(r.fieldAt(i))
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, -1, err
 		}
 		if string(n) == name {
-			return k, v, nil
+			return k, v, i, nil
 		}
 	}
-	return 0, 0, &FieldError{Field: name, Reason: fmt.Sprintf("is not in portable %d/%d version %d", r.factoryID, r.classID, r.version), absent: true}
+	return 0, 0, -1, nil
 }
 
 // FieldKind returns the kind of the named field, or KindNotAvailable.

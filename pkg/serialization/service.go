@@ -67,6 +67,8 @@ type Service struct {
 	layouts             *LayoutRegistry
 
 	encoders sync.Pool // *encoder
+
+	readerCache // FieldReaders by path
 }
 
 type compactType struct {

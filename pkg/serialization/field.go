@@ -1,0 +1,385 @@
+package serialization
+
+import (
+	"encoding/binary"
+	"math"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/atolldb/atoll/internal/serialization/wire"
+)
+
+// FieldOptions say how a FieldReader reads its path.
+type FieldOptions struct {
+	// JSONPath: the path is an SQL/JSON path ("$.a.b[0]", as JSON_VALUE
+	// takes) rather than an attribute path, and only JSON documents are
+	// read (as with JSONOnly).
+	JSONPath bool
+	// JSONOnly: only JSON documents are read, and strings are read as
+	// documents (a json-flat mapping); other values read as null.
+	JSONOnly bool
+	// Strict: a field that no version of the value's type has is an
+	// *UnknownFieldError instead of a null (Hazelcast's predicates fail
+	// on such attributes).
+	Strict bool
+}
+
+// FieldReader reads one attribute path out of serialized values in place:
+// a Compact field by its schema's offsets, a Portable field through the
+// object's field table, an IdentifiedDataSerializable field through its
+// registered Layout, a JSON member by scanning the document, through
+// nested objects ("a.b"), array items ("arr[0]") and every item of an
+// array ("arr[any].x"). An empty path reads the whole value.
+//
+// The path is compiled once per schema, class or layout met, on first use,
+// and the compiled plans are kept for the reader's life, so reading a
+// field costs a type check and the reads at the field's offset: scalars
+// and strings (as views of the bytes) allocate nothing. A FieldReader is
+// safe for concurrent use; the plans are published copy-on-write, so reads
+// take no lock. Get readers from Service.FieldReader, which caches them by
+// path.
+type FieldReader struct {
+	svc   *Service
+	path  string
+	opts  FieldOptions
+	multi bool
+	json  []jsonStep // the path for JSON documents
+	whole bool       // empty path: the whole value
+	root  fieldNode
+}
+
+// FieldReader returns the reader of an attribute path (or, with
+// opts.JSONPath, an SQL/JSON path). Readers are cached per path and
+// options, so that every query on a path shares its compiled plans.
+func (s *Service) FieldReader(path string, opts FieldOptions) (*FieldReader, error) {
+	key := readerKey{path, opts}
+	if r, ok := s.readers.Load(key); ok {
+		return r.(*FieldReader), nil
+	}
+	r, err := s.newFieldReader(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	if s.readerCount.Load() < maxCachedReaders {
+		if old, loaded := s.readers.LoadOrStore(key, r); loaded {
+			return old.(*FieldReader), nil
+		}
+		s.readerCount.Add(1)
+	}
+	return r, nil
+}
+
+// maxCachedReaders bounds the readers a Service keeps: paths come from
+// queries, and a client that sends endless distinct paths must not grow
+// the member's memory. Readers past the bound work, uncached.
+const maxCachedReaders = 4096
+
+type readerKey struct {
+	path string
+	opts FieldOptions
+}
+
+// readerCache holds a Service's readers.
+type readerCache struct {
+	readers     sync.Map // readerKey -> *FieldReader
+	readerCount atomic.Int32
+}
+
+func (s *Service) newFieldReader(path string, opts FieldOptions) (*FieldReader, error) {
+	r := &FieldReader{svc: s, path: path, opts: opts}
+	if opts.JSONPath {
+		r.opts.JSONOnly = true
+		jp, err := ParseJSONPath(path)
+		if err != nil {
+			return nil, err
+		}
+		r.json = jp.steps
+		r.multi = jp.HasWildcard()
+		return r, nil
+	}
+	steps, err := parseAttributePath(path)
+	if err != nil {
+		return nil, err
+	}
+	r.whole = len(steps) == 0
+	r.root = fieldNode{r: r, steps: steps}
+	for _, st := range steps {
+		r.multi = r.multi || st.any
+		if st.name != "" {
+			r.json = append(r.json, jsonStep{name: st.name, index: -1})
+		}
+		switch {
+		case st.any:
+			r.json = append(r.json, jsonStep{index: -1, any: true})
+		case st.index >= 0:
+			r.json = append(r.json, jsonStep{index: st.index})
+		}
+	}
+	return r, nil
+}
+
+// Path returns the path as written.
+func (r *FieldReader) Path() string { return r.path }
+
+// Multi reports whether the path can select several values (it has an
+// [any] step): read it with Each.
+func (r *FieldReader) Multi() bool { return r.multi }
+
+// Read returns the value the path selects in d, or a null value. For a
+// path with [any] it returns the first value; Each returns them all.
+// Malformed bytes on the way are a *DecodeError, a Compact schema that is
+// not registered a *SchemaNotFoundError and an IdentifiedDataSerializable
+// class without a layout a *ClassNotFoundError. A malformed JSON document
+// reads as null.
+func (r *FieldReader) Read(d Data) (FieldValue, error) {
+	var out fieldSink
+	err := r.walk(d, &out)
+	return out.v, err
+}
+
+// Each calls fn for every value the path selects in d, in order, and stops
+// at fn's first error, which it returns.
+func (r *FieldReader) Each(d Data, fn func(FieldValue) error) error {
+	out := fieldSink{each: fn}
+	return r.walk(d, &out)
+}
+
+func (r *FieldReader) walk(d Data, out *fieldSink) error {
+	if len(d) < HeaderSize {
+		return nil
+	}
+	if r.whole {
+		v, err := wholeValue(d)
+		if err != nil {
+			return err
+		}
+		return out.emit(v)
+	}
+	typ := d.Type()
+	if r.opts.JSONOnly {
+		if typ == TypeJSON || typ == TypeString {
+			return r.readJSON(d, out)
+		}
+		return nil
+	}
+	switch typ {
+	case TypeJSON:
+		return r.readJSON(d, out)
+	case TypeCompact, TypeCompactWithSchema, TypePortable, TypeIdentified:
+		return r.root.object(d, HeaderSize, len(d), typ, 0, out)
+	case TypeNull:
+		return nil
+	}
+	if r.opts.Strict {
+		return &UnknownFieldError{Field: r.root.steps[0].name, Reason: "the values are of type id " + strconv.Itoa(int(typ)) + ", which has no fields"}
+	}
+	return nil
+}
+
+// fieldSink receives what a path selects: the one value of a single path,
+// or each value of a path with [any].
+type fieldSink struct {
+	v    FieldValue
+	each func(FieldValue) error
+}
+
+func (s *fieldSink) emit(v FieldValue) error {
+	if s.each != nil {
+		return s.each(v)
+	}
+	s.v = v
+	return nil
+}
+
+// fieldNode reads the steps of a path that are left at an object, with
+// plans compiled per schema (Compact), class and version (Portable) or
+// layout (IDS). A plan that reaches a nested object hands the steps after
+// it to a node of its own, so every level caches its plans.
+type fieldNode struct {
+	r        *FieldReader
+	steps    []pathStep
+	compact  atomic.Pointer[[]*compactPlan]
+	portable atomic.Pointer[[]*portablePlan]
+	ids      atomic.Pointer[[]*idsPlan]
+}
+
+// maxPlans bounds the plans a node keeps (schemas and class versions of
+// one field are few; past the bound, plans are compiled per read).
+const maxPlans = 64
+
+// addPlan publishes p in the copy-on-write list at ptr.
+func addPlan[P any](ptr *atomic.Pointer[[]P], p P) {
+	for {
+		old := ptr.Load()
+		var cur []P
+		if old != nil {
+			cur = *old
+		}
+		if len(cur) >= maxPlans {
+			return
+		}
+		next := append(cur[:len(cur):len(cur)], p)
+		if ptr.CompareAndSwap(old, &next) {
+			return
+		}
+	}
+}
+
+// child returns the node for the steps after the first, or nil.
+func (n *fieldNode) child() *fieldNode {
+	if len(n.steps) < 2 {
+		return nil
+	}
+	return &fieldNode{r: n.r, steps: n.steps[1:]}
+}
+
+// object reads the steps from an object of type typ whose payload starts
+// at buf[p] and ends by buf[limit].
+func (n *fieldNode) object(buf []byte, p, limit int, typ int32, depth int, out *fieldSink) error {
+	if depth >= maxDepth {
+		return malformed("data", p, "objects nest deeper than "+strconv.Itoa(maxDepth)+" levels")
+	}
+	switch typ {
+	case TypeCompact, TypeCompactWithSchema:
+		return n.compactObject(buf, p, limit, typ == TypeCompactWithSchema, depth, out)
+	case TypePortable:
+		rd := newReaderAt(buf, limit, p)
+		fid, cid, ver := rd.Int32(), rd.Int32(), rd.Int32()
+		if rd.Err() != nil {
+			return malformed("portable", p, "truncated class identity")
+		}
+		return n.portableObject(buf, rd.Pos(), limit, fid, cid, ver, depth, out)
+	case TypeIdentified:
+		rd := newReaderAt(buf, limit, p)
+		hdr, fid, cid := rd.Int8(), rd.Int32(), rd.Int32()
+		if rd.Err() != nil || hdr != identifiedHeader {
+			return malformed("identified", p, "truncated or unsupported header")
+		}
+		return n.identifiedObject(buf, rd.Pos(), limit, fid, cid, depth, out)
+	case TypeNull:
+		return nil
+	}
+	if n.r.opts.Strict {
+		return &UnknownFieldError{Field: n.steps[0].name, Reason: "a value of type id " + strconv.Itoa(int(typ)) + " has no field " + strconv.Quote(n.steps[0].name)}
+	}
+	return nil
+}
+
+// notAnObject handles a step into a field that holds no object.
+func (n *fieldNode) notAnObject(field string, kind string) error {
+	if n.r.opts.Strict && len(n.steps) > 1 {
+		next := n.steps[1].name
+		return &UnknownFieldError{Field: next, Reason: "field " + strconv.Quote(field) + " is " + kind + ", which has no field " + strconv.Quote(next)}
+	}
+	return nil
+}
+
+// nestedData returns the Data of a nested object as a value of its own.
+func (n *fieldNode) nestedData(v any) (FieldValue, error) {
+	d, err := n.r.svc.ToData(v)
+	if err != nil {
+		return FieldValue{}, err
+	}
+	return FieldValue{Kind: ValueObject, B: d}, nil
+}
+
+// wholeValue reads a whole key or value: the scalar a built-in type
+// holds, and the Data itself for any other type.
+func wholeValue(d Data) (FieldValue, error) {
+	v, ok, err := builtinValue(d.Type(), d[HeaderSize:], HeaderSize)
+	if !ok {
+		return FieldValue{Kind: ValueObject, B: d}, nil
+	}
+	return v, err
+}
+
+// builtinValue reads the payload p of a built-in scalar type (at offset at
+// of its Data, for errors); ok is false for the other types.
+func builtinValue(typ int32, p []byte, at int) (v FieldValue, ok bool, err error) {
+	be := binary.BigEndian
+	switch typ {
+	case TypeInt32:
+		if len(p) >= 4 {
+			return FieldValue{Kind: ValueInt32, I: int64(int32(be.Uint32(p)))}, true, nil
+		}
+	case TypeInt64:
+		if len(p) >= 8 {
+			return FieldValue{Kind: ValueInt64, I: int64(be.Uint64(p))}, true, nil
+		}
+	case TypeInt16:
+		if len(p) >= 2 {
+			return FieldValue{Kind: ValueInt16, I: int64(int16(be.Uint16(p)))}, true, nil
+		}
+	case TypeByte:
+		if len(p) >= 1 {
+			return FieldValue{Kind: ValueInt8, I: int64(int8(p[0]))}, true, nil
+		}
+	case TypeBool:
+		if len(p) >= 1 {
+			return boolValue(p[0] != 0), true, nil
+		}
+	case TypeFloat32:
+		if len(p) >= 4 {
+			return FieldValue{Kind: ValueFloat32, F: float64(math.Float32frombits(be.Uint32(p)))}, true, nil
+		}
+	case TypeFloat64:
+		if len(p) >= 8 {
+			return FieldValue{Kind: ValueFloat64, F: math.Float64frombits(be.Uint64(p))}, true, nil
+		}
+	case TypeChar:
+		if len(p) >= 2 {
+			return FieldValue{Kind: ValueChar, I: int64(be.Uint16(p))}, true, nil
+		}
+	case TypeString, TypeJSON:
+		b, nonNull, err := stringPayload(p, at)
+		if err != nil || !nonNull {
+			return FieldValue{}, true, err
+		}
+		if typ == TypeJSON {
+			return FieldValue{Kind: ValueJSON, B: b}, true, nil
+		}
+		return FieldValue{Kind: ValueString, B: b}, true, nil
+	case TypeNull:
+		return FieldValue{}, true, nil
+	default:
+		return FieldValue{}, false, nil
+	}
+	return FieldValue{}, true, malformed("builtin", at, "truncated value of type id "+strconv.Itoa(int(typ)))
+}
+
+// stringPayload reads a string's length and UTF-8 bytes from p (at offset
+// at of its Data); a null string reports ok=false.
+func stringPayload(p []byte, at int) (text []byte, ok bool, err error) {
+	if len(p) < 4 {
+		return nil, false, malformed("builtin", at, "truncated string")
+	}
+	n := int(int32(binary.BigEndian.Uint32(p)))
+	if n < 0 {
+		return nil, false, nil
+	}
+	if n > len(p)-4 {
+		return nil, false, malformed("builtin", at, "truncated string")
+	}
+	return p[4 : 4+n], true, nil
+}
+
+func boolValue(b bool) FieldValue {
+	if b {
+		return FieldValue{Kind: ValueBool, I: 1}
+	}
+	return FieldValue{Kind: ValueBool}
+}
+
+// Text returns the text of a String (type id -11) or JSON (-130) Data
+// without copying it: its UTF-8 bytes, ok=false for a null string. Other
+// type ids are an error, as is a length that does not fit the Data.
+func (d Data) Text() (text []byte, ok bool, err error) {
+	if typ := d.Type(); typ != TypeString && typ != TypeJSON {
+		return nil, false, &DecodeError{Format: "builtin", Offset: 4, Reason: "type id " + strconv.Itoa(int(typ)) + " is not a string or JSON"}
+	}
+	return stringPayload(d[HeaderSize:], HeaderSize)
+}
+
+// newReaderAt returns a reader at buf[p] that reads no further than limit.
+func newReaderAt(buf []byte, limit, p int) wire.Reader { return wire.NewReader(buf[:limit], p) }

@@ -1,0 +1,226 @@
+package serialization
+
+import (
+	"reflect"
+	"strconv"
+
+	"github.com/atolldb/atoll/internal/serialization/wire"
+)
+
+// idsPlan is a path step compiled for one IdentifiedDataSerializable
+// layout: the index of the field it names (found through the layout's
+// program) or -1.
+type idsPlan struct {
+	factoryID, classID int32
+	layout             *Layout
+	prog               *layoutProgram
+	index              int
+	next               *fieldNode
+}
+
+// identifiedObject reads the node's steps from the fields of an object of
+// class fid/cid that start at buf[start] (after the header, or where an
+// inline object starts).
+func (n *fieldNode) identifiedObject(buf []byte, start, limit int, fid, cid int32, depth int, out *fieldSink) error {
+	var plan *idsPlan
+	if plans := n.ids.Load(); plans != nil {
+		for _, c := range *plans {
+			if c.factoryID == fid && c.classID == cid {
+				plan = c
+				break
+			}
+		}
+	}
+	svc := n.r.svc
+	if plan == nil {
+		l, ok := svc.layouts.Get(fid, cid)
+		if !ok {
+			return &ClassNotFoundError{Format: "identified", FactoryID: fid, ClassID: cid, Reason: "no layout is registered"}
+		}
+		plan = &idsPlan{factoryID: fid, classID: cid, layout: l, prog: l.program(svc.layouts), index: -1, next: n.child()}
+		if _, i, ok := l.Field(n.steps[0].name); ok {
+			plan.index = i
+		}
+		addPlan(&n.ids, plan)
+	}
+	st := n.steps[0]
+	if plan.index < 0 {
+		if n.r.opts.Strict {
+			return &UnknownFieldError{Field: st.name, Reason: "the layout of IdentifiedDataSerializable " + strconv.Itoa(int(fid)) + "/" + strconv.Itoa(int(cid)) + " has no field " + strconv.Quote(st.name)}
+		}
+		return nil
+	}
+	buf = buf[:limit]
+	rd, err := plan.prog.locate(svc, buf, start, plan.index)
+	if err != nil {
+		return err
+	}
+	f := &plan.layout.Fields[plan.index]
+	op := f.Op
+	if !st.any && st.index < 0 {
+		switch {
+		case op <= OpString:
+			v := varValue(&rd, op.Kind(), false)
+			if err := identifiedErr(&rd, f.Name); err != nil {
+				return err
+			}
+			if plan.next != nil {
+				return n.notAnObject(f.Name, op.String())
+			}
+			return out.emit(v)
+		case op == OpObject:
+			return plan.object(n, &rd, depth, out)
+		case op == OpInline:
+			return plan.inline(n, &rd, depth, out)
+		}
+		if plan.next != nil {
+			return n.notAnObject(f.Name, op.String())
+		}
+		if rd.Int32() == -1 {
+			return out.emit(FieldValue{}) // a null array
+		}
+		if err := identifiedErr(&rd, f.Name); err != nil {
+			return err
+		}
+		return out.emit(FieldValue{Kind: ValueArray})
+	}
+	// An item, or every item, of an array.
+	var count int
+	switch {
+	case op == OpInlineArray:
+		count = plan.prog.inlineCount(&rd, plan.index)
+	case op >= OpBooleanArray:
+		count = rd.Length(1, true)
+	default:
+		return n.notAnObject(f.Name, op.String())
+	}
+	if err := identifiedErr(&rd, f.Name); err != nil || count <= 0 {
+		return err
+	}
+	from, to := 0, count
+	if !st.any {
+		if st.index >= count {
+			return nil
+		}
+		from, to = st.index, st.index+1
+	}
+	size := 0
+	if op <= OpDoubleArray {
+		size = opSizes[op]
+		if int64(count)*int64(size) > int64(rd.Len()) {
+			return malformed("identified", rd.Pos(), "array "+strconv.Quote(f.Name)+" is longer than the data")
+		}
+	}
+	for i := 0; i < to; i++ {
+		if i >= from {
+			item := rd // reading an item leaves rd where it is
+			var err error
+			switch op {
+			case OpObjectArray:
+				err = plan.object(n, &item, depth, out)
+			case OpInlineArray:
+				err = plan.inline(n, &item, depth, out)
+			default:
+				if plan.next != nil {
+					return n.notAnObject(f.Name, op.String())
+				}
+				v := varValue(&item, (op - OpBooleanArray + OpBoolean).Kind(), false)
+				if err = identifiedErr(&item, f.Name); err == nil {
+					err = out.emit(v)
+				}
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if i+1 < to {
+			if err := plan.skipItem(n, &rd, size, depth); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// skipItem advances rd over one item of the plan's array field (size:
+// the item size of a primitive array).
+func (p *idsPlan) skipItem(n *fieldNode, rd *wire.Reader, size, depth int) error {
+	switch p.layout.Fields[p.index].Op {
+	case OpStringArray:
+		if m := rd.Length(1, true); m > 0 {
+			rd.Skip(m)
+		}
+	case OpObjectArray:
+		return n.r.svc.skipObject(rd, depth+1)
+	case OpInlineArray:
+		nested, err := p.prog.inlineProgram(p.index)
+		if err != nil {
+			return err
+		}
+		return nested.skipAll(n.r.svc, rd, depth+1)
+	default:
+		rd.Skip(size)
+	}
+	return identifiedErr(rd, p.layout.Fields[p.index].Name)
+}
+
+// object reads a writeObject value at rd: its value at the end of the
+// path, or the next steps in it, whatever its format.
+func (p *idsPlan) object(n *fieldNode, rd *wire.Reader, depth int, out *fieldSink) error {
+	at := rd.Pos()
+	typ := rd.Int32()
+	if err := identifiedErr(rd, p.layout.Fields[p.index].Name); err != nil {
+		return err
+	}
+	buf := rd.Buf()
+	if p.next != nil {
+		return p.next.object(buf, rd.Pos(), len(buf), typ, depth+1, out)
+	}
+	v, ok, err := builtinValue(typ, buf[rd.Pos():], rd.Pos())
+	if ok {
+		if err != nil {
+			return err
+		}
+		return out.emit(v)
+	}
+	// A nested object: its own Data (a record rewritten, since Portable
+	// positions inside it are relative to the enclosing Data); an array
+	// reads as an array.
+	sub := wire.NewReader(buf, at)
+	dec := decoder{svc: n.r.svc, buf: buf, depth: depth + 1}
+	obj, err := dec.readObject(&sub)
+	if err != nil {
+		return err
+	}
+	switch obj.(type) {
+	case *CompactRecord, *PortableRecord, *IdentifiedRecord:
+		if v, err = n.nestedData(obj); err != nil {
+			return err
+		}
+		return out.emit(v)
+	}
+	if obj != nil && reflect.TypeOf(obj).Kind() == reflect.Slice {
+		return out.emit(FieldValue{Kind: ValueArray})
+	}
+	return out.emit(FieldValue{}) // a value of a Go type, which has no Data here
+}
+
+// inline reads a writeDataInline object at rd (an inline field, or an
+// item of an inline array).
+func (p *idsPlan) inline(n *fieldNode, rd *wire.Reader, depth int, out *fieldSink) error {
+	f := &p.layout.Fields[p.index]
+	buf := rd.Buf()
+	if p.next != nil {
+		return p.next.identifiedObject(buf, rd.Pos(), len(buf), f.FactoryID, f.ClassID, depth+1, out)
+	}
+	rec := IdentifiedRecord{layout: p.layout, buf: buf, start: rd.Pos(), limit: len(buf), svc: n.r.svc}
+	nested, err := rec.inlineAt(rd, *f)
+	if err != nil {
+		return err
+	}
+	v, err := n.nestedData(nested)
+	if err != nil {
+		return err
+	}
+	return out.emit(v)
+}
