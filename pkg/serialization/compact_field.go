@@ -15,6 +15,7 @@ type compactPlan struct {
 	id     int64
 	schema *Schema
 	field  *SchemaField // nil: the schema has no such field
+	top    bool         // compactTop can read the field: a last, plain step to a scalar
 	// known caches, for a strict reader, that another version of the
 	// type has the field (registries only grow, so true stays true).
 	known atomic.Bool
@@ -45,6 +46,7 @@ func (n *fieldNode) compactObject(buf []byte, p, limit int, embedded bool, depth
 		}
 		plan = &compactPlan{id: id, schema: rec.schema, next: n.child()}
 		plan.field, _ = rec.schema.Field(n.steps[0].name)
+		plan.top = plan.next == nil && (plan.field == nil || !plan.field.Kind.IsArray() && plan.field.Kind != KindCompact)
 		addPlan(&n.compact, plan)
 	}
 	rec, _, err := viewCompact(buf, p, limit, plan.schema, n.r.svc.schemas, embedded)
@@ -92,6 +94,81 @@ func (c *compactPlan) read(n *fieldNode, rec *CompactRecord, depth int, out *fie
 		return err
 	}
 	return c.emit(n, rec, v, buf, at, depth, out)
+}
+
+// compactTop is Read's fast path for a plain field of a top-level Compact
+// object (type -55) whose schema has a plan: ok=false leaves the read to
+// the general walk.
+func (n *fieldNode) compactTop(d Data, v *FieldValue) bool {
+	if len(d) < HeaderSize+8 {
+		return false
+	}
+	id := int64(binary.BigEndian.Uint64(d[HeaderSize:]))
+	plans := n.compact.Load()
+	if plans == nil {
+		return false
+	}
+	var c *compactPlan
+	for _, p := range *plans {
+		if p.id == id {
+			c = p
+			break
+		}
+	}
+	if c == nil || !c.top {
+		return false
+	}
+	f := c.field
+	if f == nil { // absent: null
+		*v = FieldValue{}
+		return !n.r.opts.Strict || c.known.Load()
+	}
+	s := c.schema
+	base := HeaderSize + 8
+	if s.VarCount == 0 {
+		if len(d) < base+int(s.FixedSize) {
+			return false
+		}
+		*v = fixedValue(d[base+int(f.Offset):], f)
+		return true
+	}
+	if len(d) < base+4 {
+		return false
+	}
+	dataLen := int(int32(binary.BigEndian.Uint32(d[base:])))
+	base += 4
+	width := offsetWidth(dataLen)
+	if dataLen < int(s.FixedSize) || dataLen > len(d)-base || width*int(s.VarCount) > len(d)-base-dataLen {
+		return false
+	}
+	if f.Offset >= 0 {
+		*v = fixedValue(d[base+int(f.Offset):], f)
+		return true
+	}
+	off, null := offsetAt(d, base+dataLen+int(f.Index)*width, width)
+	if null {
+		*v = FieldValue{}
+		return true
+	}
+	if off < int(s.FixedSize) || off >= dataLen {
+		return false
+	}
+	at, end := base+off, base+dataLen
+	if f.Kind == KindString { // the common case, without a call
+		if at > end-4 {
+			return false
+		}
+		n := int(int32(binary.BigEndian.Uint32(d[at:])))
+		if n < 0 || n > end-at-4 {
+			*v = FieldValue{}
+			return n == -1 // null, or malformed
+		}
+		*v = FieldValue{Kind: ValueString, B: d[at+4 : at+4+n : at+4+n]}
+		return true
+	}
+	var ok bool
+	*v, ok = scalarAt(d[:end], at, f.Kind, false)
+	return ok
 }
 
 // emit hands on a value the step selected: to the sink at the end of the
@@ -194,43 +271,89 @@ func fixedValue(b []byte, f *SchemaField) FieldValue {
 	case KindInt64:
 		return FieldValue{Kind: ValueInt64, I: int64(be.Uint64(b))}
 	case KindFloat32:
-		return FieldValue{Kind: ValueFloat32, F: float64(math.Float32frombits(be.Uint32(b)))}
+		return floatValue(ValueFloat32, float64(math.Float32frombits(be.Uint32(b))))
 	}
-	return FieldValue{Kind: ValueFloat64, F: math.Float64frombits(be.Uint64(b))}
+	return floatValue(ValueFloat64, math.Float64frombits(be.Uint64(b)))
 }
 
-// varValue reads a value of kind k at rd: a nullable primitive, a string
-// (a view of its bytes) or a decimal or temporal value (a view of the
-// bytes from its start; shortYear for Portable's encoding). Errors are
-// left in rd.
+// varValue reads a value of kind k at rd (see scalarAt); a value that does
+// not fit fails rd.
 func varValue(rd *wire.Reader, k FieldKind, shortYear bool) FieldValue {
+	v, ok := scalarAt(rd.Buf(), rd.Pos(), k, shortYear)
+	if !ok {
+		rd.Fail(wire.ErrShort)
+	}
+	return v
+}
+
+// scalarAt reads a value of kind k at b[at], where b ends where the value
+// must end: a primitive (plain or nullable), a string (a view of its
+// bytes; null for length -1) or a decimal or temporal value (a view of
+// the bytes from its start, shortYear for Portable's encoding). Other
+// kinds are arrays. ok is false when the value does not fit.
+func scalarAt(b []byte, at int, k FieldKind, shortYear bool) (v FieldValue, ok bool) {
+	if at < 0 || at > len(b) {
+		return v, false
+	}
+	p := b[at:]
+	be := binary.BigEndian
 	switch k {
 	case KindBoolean, KindNullableBoolean:
-		return boolValue(rd.Bool())
-	case KindInt8, KindNullableInt8:
-		return FieldValue{Kind: ValueInt8, I: int64(rd.Int8())}
-	case KindChar:
-		return FieldValue{Kind: ValueChar, I: int64(rd.Uint16())}
-	case KindInt16, KindNullableInt16:
-		return FieldValue{Kind: ValueInt16, I: int64(rd.Int16())}
-	case KindInt32, KindNullableInt32:
-		return FieldValue{Kind: ValueInt32, I: int64(rd.Int32())}
-	case KindInt64, KindNullableInt64:
-		return FieldValue{Kind: ValueInt64, I: rd.Int64()}
-	case KindFloat32, KindNullableFloat32:
-		return FieldValue{Kind: ValueFloat32, F: float64(rd.Float32())}
-	case KindFloat64, KindNullableFloat64:
-		return FieldValue{Kind: ValueFloat64, F: rd.Float64()}
-	case KindString:
-		b, ok := rd.StringBytes()
-		if !ok {
-			return FieldValue{}
+		if len(p) < 1 {
+			return v, false
 		}
-		return FieldValue{Kind: ValueString, B: b}
+		return boolValue(p[0] != 0), true
+	case KindInt8, KindNullableInt8:
+		if len(p) < 1 {
+			return v, false
+		}
+		return FieldValue{Kind: ValueInt8, I: int64(int8(p[0]))}, true
+	case KindChar:
+		if len(p) < 2 {
+			return v, false
+		}
+		return FieldValue{Kind: ValueChar, I: int64(be.Uint16(p))}, true
+	case KindInt16, KindNullableInt16:
+		if len(p) < 2 {
+			return v, false
+		}
+		return FieldValue{Kind: ValueInt16, I: int64(int16(be.Uint16(p)))}, true
+	case KindInt32, KindNullableInt32:
+		if len(p) < 4 {
+			return v, false
+		}
+		return FieldValue{Kind: ValueInt32, I: int64(int32(be.Uint32(p)))}, true
+	case KindInt64, KindNullableInt64:
+		if len(p) < 8 {
+			return v, false
+		}
+		return FieldValue{Kind: ValueInt64, I: int64(be.Uint64(p))}, true
+	case KindFloat32, KindNullableFloat32:
+		if len(p) < 4 {
+			return v, false
+		}
+		return floatValue(ValueFloat32, float64(math.Float32frombits(be.Uint32(p)))), true
+	case KindFloat64, KindNullableFloat64:
+		if len(p) < 8 {
+			return v, false
+		}
+		return floatValue(ValueFloat64, math.Float64frombits(be.Uint64(p))), true
+	case KindString:
+		if len(p) < 4 {
+			return v, false
+		}
+		n := int(int32(be.Uint32(p)))
+		if n == -1 {
+			return v, true
+		}
+		if n < 0 || n > len(p)-4 {
+			return v, false
+		}
+		return FieldValue{Kind: ValueString, B: p[4 : 4+n : 4+n]}, true
 	case KindDecimal, KindTime, KindDate, KindTimestamp, KindTimestampWithTimezone:
-		return FieldValue{Kind: valueKinds[k], B: rd.Buf()[rd.Pos():], shortYear: shortYear}
+		return FieldValue{Kind: valueKinds[k], B: p, shortYear: shortYear}, true
 	}
-	return FieldValue{Kind: ValueArray}
+	return FieldValue{Kind: ValueArray}, true
 }
 
 // itemCount returns the length of array field f, or -1 for a null array.

@@ -1,6 +1,7 @@
 package serialization
 
 import (
+	"encoding/binary"
 	"strconv"
 
 	"github.com/atolldb/atoll/internal/serialization/wire"
@@ -153,31 +154,28 @@ func nullError(name string) error {
 // varField returns a reader positioned at the body of a variable-size field,
 // or null=true. The reader is bounded by the variable-size section.
 func (r *CompactRecord) varField(f *SchemaField) (rd wire.Reader, null bool, err error) {
-	at := r.dataLen + int(f.Index)*r.width
-	var off int
-	switch r.width {
-	case 1:
-		if r.data[at] == 0xff {
-			return rd, true, nil
-		}
-		off = int(r.data[at])
-	case 2:
-		v := int(r.data[at])<<8 | int(r.data[at+1])
-		if v == 0xffff {
-			return rd, true, nil
-		}
-		off = v
-	default:
-		v, _ := wire.Int32At(r.data, at)
-		if v == -1 {
-			return rd, true, nil
-		}
-		off = int(v)
+	off, null := offsetAt(r.data, r.dataLen+int(f.Index)*r.width, r.width)
+	if null {
+		return rd, true, nil
 	}
 	if off < int(r.schema.FixedSize) || off >= r.dataLen {
 		return rd, false, malformed("compact", off, "offset of field "+strconv.Quote(f.Name)+" is outside the variable-size section")
 	}
 	return wire.NewReader(r.data[:r.dataLen], off), false, nil
+}
+
+// offsetAt reads the offset-table entry of the given width at b[at]; null
+// reports the null marker (all ones). The caller checks that it fits.
+func offsetAt(b []byte, at, width int) (off int, null bool) {
+	switch width {
+	case 1:
+		return int(b[at]), b[at] == 0xff
+	case 2:
+		v := int(b[at])<<8 | int(b[at+1])
+		return v, v == 0xffff
+	}
+	v := int32(binary.BigEndian.Uint32(b[at:]))
+	return int(v), v == -1
 }
 
 func readErr(rd *wire.Reader, f *SchemaField) error {
@@ -728,25 +726,9 @@ func readVarItems(rd *wire.Reader, f *SchemaField) (varItems, error) {
 
 // item returns a reader at item i, or null=true.
 func (it *varItems) item(i int) (rd wire.Reader, null bool, err error) {
-	var off int
-	switch it.width {
-	case 1:
-		if it.table[i] == 0xff {
-			return rd, true, nil
-		}
-		off = int(it.table[i])
-	case 2:
-		v := int(it.table[2*i])<<8 | int(it.table[2*i+1])
-		if v == 0xffff {
-			return rd, true, nil
-		}
-		off = v
-	default:
-		v, _ := wire.Int32At(it.table, 4*i)
-		if v == -1 {
-			return rd, true, nil
-		}
-		off = int(v)
+	off, null := offsetAt(it.table, i*it.width, it.width)
+	if null {
+		return rd, true, nil
 	}
 	if off < 0 || it.first+off >= len(it.rd.Buf()) {
 		return rd, false, malformed("compact", it.first+off, "array item offset out of range")

@@ -46,6 +46,7 @@ type FieldReader struct {
 	multi bool
 	json  []jsonStep // the path for JSON documents
 	whole bool       // empty path: the whole value
+	plain bool       // one step without index: the fast path of Read
 	root  fieldNode
 }
 
@@ -103,6 +104,7 @@ func (s *Service) newFieldReader(path string, opts FieldOptions) (*FieldReader, 
 		return nil, err
 	}
 	r.whole = len(steps) == 0
+	r.plain = len(steps) == 1 && steps[0].index < 0 && !steps[0].any && !opts.JSONOnly
 	r.root = fieldNode{r: r, steps: steps}
 	for _, st := range steps {
 		r.multi = r.multi || st.any
@@ -133,9 +135,36 @@ func (r *FieldReader) Multi() bool { return r.multi }
 // class without a layout a *ClassNotFoundError. A malformed JSON document
 // reads as null.
 func (r *FieldReader) Read(d Data) (FieldValue, error) {
-	var out fieldSink
+	var v FieldValue
+	err := r.ReadTo(d, &v)
+	return v, err
+}
+
+// ReadTo is Read into v, which a caller on a hot path keeps on its stack.
+func (r *FieldReader) ReadTo(d Data, v *FieldValue) error {
+	if r.plain && len(d) >= HeaderSize {
+		// One plain field of a top-level object whose plan is compiled:
+		// read at the plan's offsets, or give way to the general walk,
+		// which also reports what is wrong with odd data.
+		switch d.Type() {
+		case TypeCompact:
+			if r.root.compactTop(d, v) {
+				return nil
+			}
+		case TypePortable:
+			if r.root.portableTop(d, v) {
+				return nil
+			}
+		case TypeIdentified:
+			if r.root.identifiedTop(d, v) {
+				return nil
+			}
+		}
+	}
+	out := fieldSink{}
 	err := r.walk(d, &out)
-	return out.v, err
+	*v = out.v
+	return err
 }
 
 // Each calls fn for every value the path selects in d, in order, and stops
@@ -321,11 +350,11 @@ func builtinValue(typ int32, p []byte, at int) (v FieldValue, ok bool, err error
 		}
 	case TypeFloat32:
 		if len(p) >= 4 {
-			return FieldValue{Kind: ValueFloat32, F: float64(math.Float32frombits(be.Uint32(p)))}, true, nil
+			return floatValue(ValueFloat32, float64(math.Float32frombits(be.Uint32(p)))), true, nil
 		}
 	case TypeFloat64:
 		if len(p) >= 8 {
-			return FieldValue{Kind: ValueFloat64, F: math.Float64frombits(be.Uint64(p))}, true, nil
+			return floatValue(ValueFloat64, math.Float64frombits(be.Uint64(p))), true, nil
 		}
 	case TypeChar:
 		if len(p) >= 2 {

@@ -27,9 +27,9 @@ func describeField(t *testing.T, v s.FieldValue) string {
 	case s.ValueInt8, s.ValueInt16, s.ValueInt32, s.ValueInt64, s.ValueChar:
 		return v.Kind.String() + ":" + strconv.FormatInt(v.I, 10)
 	case s.ValueFloat32:
-		return "FLOAT32:" + strconv.FormatFloat(v.F, 'g', -1, 32)
+		return "FLOAT32:" + strconv.FormatFloat(v.Float(), 'g', -1, 32)
 	case s.ValueFloat64:
-		return "FLOAT64:" + strconv.FormatFloat(v.F, 'g', -1, 64)
+		return "FLOAT64:" + strconv.FormatFloat(v.Float(), 'g', -1, 64)
 	case s.ValueString:
 		return "STRING:" + string(v.B)
 	case s.ValueDecimal:

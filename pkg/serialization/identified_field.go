@@ -1,6 +1,7 @@
 package serialization
 
 import (
+	"encoding/binary"
 	"reflect"
 	"strconv"
 
@@ -140,6 +141,50 @@ func (n *fieldNode) identifiedObject(buf []byte, start, limit int, fid, cid int3
 		}
 	}
 	return nil
+}
+
+// identifiedTop is Read's fast path for a plain scalar or string field of
+// a top-level IdentifiedDataSerializable object whose layout has a plan:
+// ok=false leaves the read to the general walk.
+func (n *fieldNode) identifiedTop(d Data, v *FieldValue) bool {
+	const start = HeaderSize + 9 // after the header byte, factory and class
+	if len(d) < start || d[HeaderSize] != identifiedHeader {
+		return false
+	}
+	fid, cid := int32(binary.BigEndian.Uint32(d[HeaderSize+1:])), int32(binary.BigEndian.Uint32(d[HeaderSize+5:]))
+	plans := n.ids.Load()
+	if plans == nil {
+		return false
+	}
+	var c *idsPlan
+	for _, p := range *plans {
+		if p.factoryID == fid && p.classID == cid {
+			c = p
+			break
+		}
+	}
+	if c == nil {
+		return false
+	}
+	if c.index < 0 { // absent: null
+		*v = FieldValue{}
+		return !n.r.opts.Strict
+	}
+	op := c.layout.Fields[c.index].Op
+	if op > OpString {
+		return false
+	}
+	at := start + c.layout.offsets[c.index]
+	if c.layout.offsets[c.index] < 0 {
+		rd, err := c.prog.locate(n.r.svc, d, start, c.index)
+		if err != nil {
+			return false
+		}
+		at = rd.Pos()
+	}
+	var ok bool
+	*v, ok = scalarAt(d, at, op.Kind(), false)
+	return ok
 }
 
 // skipItem advances rd over one item of the plan's array field (size:

@@ -693,7 +693,7 @@ func jsonFieldValue(v JSONValue) FieldValue {
 			return FieldValue{Kind: ValueInt64, I: n}
 		}
 		if f, ok := v.Float64(); ok {
-			return FieldValue{Kind: ValueFloat64, F: f}
+			return floatValue(ValueFloat64, f)
 		}
 	case JSONString:
 		raw := v.Raw[1 : len(v.Raw)-1]

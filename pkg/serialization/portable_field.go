@@ -1,6 +1,7 @@
 package serialization
 
 import (
+	"encoding/binary"
 	"strconv"
 	"sync/atomic"
 
@@ -86,6 +87,66 @@ func (n *fieldNode) portableObject(buf []byte, p, limit int, fid, cid, ver int32
 		return err
 	}
 	return plan.emit(n, &rec, v, at, pos, kind, depth, out)
+}
+
+// portableTop is Read's fast path for a plain field of a top-level
+// Portable object whose class version has a plan and whose field table has
+// the field where the plan last found it: ok=false leaves the read to the
+// general walk.
+func (n *fieldNode) portableTop(d Data, v *FieldValue) bool {
+	const body = HeaderSize + 12 // after factory, class and version
+	if len(d) < body+8 {
+		return false
+	}
+	be := binary.BigEndian
+	fid, cid, ver := int32(be.Uint32(d[HeaderSize:])), int32(be.Uint32(d[HeaderSize+4:])), int32(be.Uint32(d[HeaderSize+8:]))
+	plans := n.portable.Load()
+	if plans == nil {
+		return false
+	}
+	var c *portablePlan
+	for _, p := range *plans {
+		if p.factoryID == fid && p.classID == cid && p.version == ver {
+			c = p
+			break
+		}
+	}
+	if c == nil {
+		return false
+	}
+	end, count, hint := int(int32(be.Uint32(d[body:]))), int(int32(be.Uint32(d[body+4:]))), int(c.hint.Load())
+	tableEnd := body + 8 + 4*(count+1)
+	if count < 0 || hint < 0 || hint >= count || tableEnd > end || end > len(d) {
+		return false
+	}
+	pos := int(int32(be.Uint32(d[body+8+4*hint:])))
+	if pos < tableEnd || pos > end-3 {
+		return false
+	}
+	name := n.steps[0].name
+	nameLen := int(be.Uint16(d[pos:]))
+	if nameLen != len(name) || pos+3+nameLen > end || string(d[pos+2:pos+2+nameLen]) != name {
+		return false
+	}
+	kind, known := PortableKind(int32(int8(d[pos+2+nameLen])))
+	if !known || kind.IsArray() || kind == KindPortable {
+		return false
+	}
+	at := pos + 3 + nameLen
+	switch kind {
+	case KindDecimal, KindTime, KindDate, KindTimestamp, KindTimestampWithTimezone:
+		if at >= end {
+			return false
+		}
+		if d[at] != 0 { // null
+			*v = FieldValue{}
+			return true
+		}
+		at++
+	}
+	var ok bool
+	*v, ok = scalarAt(d[:end], at, kind, true)
+	return ok
 }
 
 // emit hands on a value a step selected from the field of kind kind at
