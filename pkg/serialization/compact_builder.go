@@ -3,6 +3,8 @@ package serialization
 import (
 	"fmt"
 	"slices"
+
+	"github.com/atolldb/atoll/internal/serialization/core"
 )
 
 // CompactRecordBuilder builds a Compact object from field names, kinds and
@@ -18,7 +20,7 @@ type CompactRecordBuilder struct {
 
 type builderField struct {
 	name  string
-	kind  FieldKind
+	kind  core.FieldKind
 	value any
 }
 
@@ -31,7 +33,7 @@ func NewCompactRecordBuilder(typeName string) *CompactRecordBuilder {
 // CompactRecord getters return (bool, int8 … float64, string, Decimal,
 // LocalTime, LocalDate, LocalDateTime, OffsetDateTime, *CompactRecord and
 // slices of them), pointers to them, or nil for null where the kind allows it.
-func (b *CompactRecordBuilder) Set(name string, kind FieldKind, value any) *CompactRecordBuilder {
+func (b *CompactRecordBuilder) Set(name string, kind core.FieldKind, value any) *CompactRecordBuilder {
 	b.fields = append(b.fields, builderField{name, kind, value})
 	return b
 }
@@ -132,220 +134,178 @@ func recordWriteOrder(rec *CompactRecord) []int {
 	return append(order, vars...)
 }
 
-// asPtr accepts nil, T or *T.
-func asPtr[T any](v any) (*T, bool) {
-	switch x := v.(type) {
-	case nil:
-		return nil, true
-	case T:
-		return &x, true
-	case *T:
-		return x, true
-	}
-	return nil, false
-}
-
-// asPtrSlice accepts nil, []*T or []T.
-func asPtrSlice[T any](v any) ([]*T, bool) {
-	switch x := v.(type) {
-	case nil:
-		return nil, true
-	case []*T:
-		return x, true
-	case []T:
-		if x == nil {
-			return nil, true
-		}
-		out := make([]*T, len(x))
-		for i := range x {
-			out[i] = &x[i]
-		}
-		return out, true
-	}
-	return nil, false
-}
-
-// asSlice accepts nil or []T.
-func asSlice[T any](v any) ([]T, bool) {
-	if v == nil {
-		return nil, true
-	}
-	x, ok := v.([]T)
-	return x, ok
-}
-
 // writeValue writes a field from a generic value (see CompactRecordBuilder.Set).
-func (w *CompactWriter) writeValue(name string, kind FieldKind, v any) {
+func (w *CompactWriter) writeValue(name string, kind core.FieldKind, v any) {
 	ok := true
 	switch kind {
-	case KindBoolean:
+	case core.KindBoolean:
 		var x bool
 		if x, ok = v.(bool); ok {
 			w.WriteBoolean(name, x)
 		}
-	case KindInt8:
+	case core.KindInt8:
 		var x int8
 		if x, ok = v.(int8); ok {
 			w.WriteInt8(name, x)
 		}
-	case KindInt16:
+	case core.KindInt16:
 		var x int16
 		if x, ok = v.(int16); ok {
 			w.WriteInt16(name, x)
 		}
-	case KindInt32:
+	case core.KindInt32:
 		var x int32
 		if x, ok = v.(int32); ok {
 			w.WriteInt32(name, x)
 		}
-	case KindInt64:
+	case core.KindInt64:
 		var x int64
 		if x, ok = v.(int64); ok {
 			w.WriteInt64(name, x)
 		}
-	case KindFloat32:
+	case core.KindFloat32:
 		var x float32
 		if x, ok = v.(float32); ok {
 			w.WriteFloat32(name, x)
 		}
-	case KindFloat64:
+	case core.KindFloat64:
 		var x float64
 		if x, ok = v.(float64); ok {
 			w.WriteFloat64(name, x)
 		}
-	case KindString:
+	case core.KindString:
 		var x *string
-		if x, ok = asPtr[string](v); ok {
+		if x, ok = core.AsPtr[string](v); ok {
 			w.WriteStringPtr(name, x)
 		}
-	case KindDecimal:
-		var x *Decimal
-		if x, ok = asPtr[Decimal](v); ok {
+	case core.KindDecimal:
+		var x *core.Decimal
+		if x, ok = core.AsPtr[core.Decimal](v); ok {
 			w.WriteDecimal(name, x)
 		}
-	case KindTime:
-		var x *LocalTime
-		if x, ok = asPtr[LocalTime](v); ok {
+	case core.KindTime:
+		var x *core.LocalTime
+		if x, ok = core.AsPtr[core.LocalTime](v); ok {
 			w.WriteTime(name, x)
 		}
-	case KindDate:
-		var x *LocalDate
-		if x, ok = asPtr[LocalDate](v); ok {
+	case core.KindDate:
+		var x *core.LocalDate
+		if x, ok = core.AsPtr[core.LocalDate](v); ok {
 			w.WriteDate(name, x)
 		}
-	case KindTimestamp:
-		var x *LocalDateTime
-		if x, ok = asPtr[LocalDateTime](v); ok {
+	case core.KindTimestamp:
+		var x *core.LocalDateTime
+		if x, ok = core.AsPtr[core.LocalDateTime](v); ok {
 			w.WriteTimestamp(name, x)
 		}
-	case KindTimestampWithTimezone:
-		var x *OffsetDateTime
-		if x, ok = asPtr[OffsetDateTime](v); ok {
+	case core.KindTimestampWithTimezone:
+		var x *core.OffsetDateTime
+		if x, ok = core.AsPtr[core.OffsetDateTime](v); ok {
 			w.WriteTimestampWithTimezone(name, x)
 		}
-	case KindCompact:
+	case core.KindCompact:
 		w.WriteCompact(name, v)
-	case KindNullableBoolean:
+	case core.KindNullableBoolean:
 		var x *bool
-		if x, ok = asPtr[bool](v); ok {
+		if x, ok = core.AsPtr[bool](v); ok {
 			w.WriteNullableBoolean(name, x)
 		}
-	case KindNullableInt8:
+	case core.KindNullableInt8:
 		var x *int8
-		if x, ok = asPtr[int8](v); ok {
+		if x, ok = core.AsPtr[int8](v); ok {
 			w.WriteNullableInt8(name, x)
 		}
-	case KindNullableInt16:
+	case core.KindNullableInt16:
 		var x *int16
-		if x, ok = asPtr[int16](v); ok {
+		if x, ok = core.AsPtr[int16](v); ok {
 			w.WriteNullableInt16(name, x)
 		}
-	case KindNullableInt32:
+	case core.KindNullableInt32:
 		var x *int32
-		if x, ok = asPtr[int32](v); ok {
+		if x, ok = core.AsPtr[int32](v); ok {
 			w.WriteNullableInt32(name, x)
 		}
-	case KindNullableInt64:
+	case core.KindNullableInt64:
 		var x *int64
-		if x, ok = asPtr[int64](v); ok {
+		if x, ok = core.AsPtr[int64](v); ok {
 			w.WriteNullableInt64(name, x)
 		}
-	case KindNullableFloat32:
+	case core.KindNullableFloat32:
 		var x *float32
-		if x, ok = asPtr[float32](v); ok {
+		if x, ok = core.AsPtr[float32](v); ok {
 			w.WriteNullableFloat32(name, x)
 		}
-	case KindNullableFloat64:
+	case core.KindNullableFloat64:
 		var x *float64
-		if x, ok = asPtr[float64](v); ok {
+		if x, ok = core.AsPtr[float64](v); ok {
 			w.WriteNullableFloat64(name, x)
 		}
-	case KindArrayOfBoolean:
+	case core.KindArrayOfBoolean:
 		var x []bool
-		if x, ok = asSlice[bool](v); ok {
+		if x, ok = core.AsSlice[bool](v); ok {
 			w.WriteArrayOfBoolean(name, x)
 		}
-	case KindArrayOfInt8:
+	case core.KindArrayOfInt8:
 		var x []int8
-		if x, ok = asSlice[int8](v); ok {
+		if x, ok = core.AsSlice[int8](v); ok {
 			w.WriteArrayOfInt8(name, x)
 		}
-	case KindArrayOfInt16:
+	case core.KindArrayOfInt16:
 		var x []int16
-		if x, ok = asSlice[int16](v); ok {
+		if x, ok = core.AsSlice[int16](v); ok {
 			w.WriteArrayOfInt16(name, x)
 		}
-	case KindArrayOfInt32:
+	case core.KindArrayOfInt32:
 		var x []int32
-		if x, ok = asSlice[int32](v); ok {
+		if x, ok = core.AsSlice[int32](v); ok {
 			w.WriteArrayOfInt32(name, x)
 		}
-	case KindArrayOfInt64:
+	case core.KindArrayOfInt64:
 		var x []int64
-		if x, ok = asSlice[int64](v); ok {
+		if x, ok = core.AsSlice[int64](v); ok {
 			w.WriteArrayOfInt64(name, x)
 		}
-	case KindArrayOfFloat32:
+	case core.KindArrayOfFloat32:
 		var x []float32
-		if x, ok = asSlice[float32](v); ok {
+		if x, ok = core.AsSlice[float32](v); ok {
 			w.WriteArrayOfFloat32(name, x)
 		}
-	case KindArrayOfFloat64:
+	case core.KindArrayOfFloat64:
 		var x []float64
-		if x, ok = asSlice[float64](v); ok {
+		if x, ok = core.AsSlice[float64](v); ok {
 			w.WriteArrayOfFloat64(name, x)
 		}
-	case KindArrayOfString:
+	case core.KindArrayOfString:
 		var x []*string
-		if x, ok = asPtrSlice[string](v); ok {
+		if x, ok = core.AsPtrSlice[string](v); ok {
 			w.WriteArrayOfStringPtr(name, x)
 		}
-	case KindArrayOfDecimal:
-		var x []*Decimal
-		if x, ok = asPtrSlice[Decimal](v); ok {
+	case core.KindArrayOfDecimal:
+		var x []*core.Decimal
+		if x, ok = core.AsPtrSlice[core.Decimal](v); ok {
 			w.WriteArrayOfDecimal(name, x)
 		}
-	case KindArrayOfTime:
-		var x []*LocalTime
-		if x, ok = asPtrSlice[LocalTime](v); ok {
+	case core.KindArrayOfTime:
+		var x []*core.LocalTime
+		if x, ok = core.AsPtrSlice[core.LocalTime](v); ok {
 			w.WriteArrayOfTime(name, x)
 		}
-	case KindArrayOfDate:
-		var x []*LocalDate
-		if x, ok = asPtrSlice[LocalDate](v); ok {
+	case core.KindArrayOfDate:
+		var x []*core.LocalDate
+		if x, ok = core.AsPtrSlice[core.LocalDate](v); ok {
 			w.WriteArrayOfDate(name, x)
 		}
-	case KindArrayOfTimestamp:
-		var x []*LocalDateTime
-		if x, ok = asPtrSlice[LocalDateTime](v); ok {
+	case core.KindArrayOfTimestamp:
+		var x []*core.LocalDateTime
+		if x, ok = core.AsPtrSlice[core.LocalDateTime](v); ok {
 			w.WriteArrayOfTimestamp(name, x)
 		}
-	case KindArrayOfTimestampWithTimezone:
-		var x []*OffsetDateTime
-		if x, ok = asPtrSlice[OffsetDateTime](v); ok {
+	case core.KindArrayOfTimestampWithTimezone:
+		var x []*core.OffsetDateTime
+		if x, ok = core.AsPtrSlice[core.OffsetDateTime](v); ok {
 			w.WriteArrayOfTimestampWithTimezone(name, x)
 		}
-	case KindArrayOfCompact:
+	case core.KindArrayOfCompact:
 		switch x := v.(type) {
 		case nil:
 			w.WriteArrayOfCompact(name, nil)
@@ -356,46 +316,46 @@ func (w *CompactWriter) writeValue(name string, kind FieldKind, v any) {
 		default:
 			ok = false
 		}
-	case KindArrayOfNullableBoolean:
+	case core.KindArrayOfNullableBoolean:
 		var x []*bool
-		if x, ok = asPtrSlice[bool](v); ok {
+		if x, ok = core.AsPtrSlice[bool](v); ok {
 			w.WriteArrayOfNullableBoolean(name, x)
 		}
-	case KindArrayOfNullableInt8:
+	case core.KindArrayOfNullableInt8:
 		var x []*int8
-		if x, ok = asPtrSlice[int8](v); ok {
+		if x, ok = core.AsPtrSlice[int8](v); ok {
 			w.WriteArrayOfNullableInt8(name, x)
 		}
-	case KindArrayOfNullableInt16:
+	case core.KindArrayOfNullableInt16:
 		var x []*int16
-		if x, ok = asPtrSlice[int16](v); ok {
+		if x, ok = core.AsPtrSlice[int16](v); ok {
 			w.WriteArrayOfNullableInt16(name, x)
 		}
-	case KindArrayOfNullableInt32:
+	case core.KindArrayOfNullableInt32:
 		var x []*int32
-		if x, ok = asPtrSlice[int32](v); ok {
+		if x, ok = core.AsPtrSlice[int32](v); ok {
 			w.WriteArrayOfNullableInt32(name, x)
 		}
-	case KindArrayOfNullableInt64:
+	case core.KindArrayOfNullableInt64:
 		var x []*int64
-		if x, ok = asPtrSlice[int64](v); ok {
+		if x, ok = core.AsPtrSlice[int64](v); ok {
 			w.WriteArrayOfNullableInt64(name, x)
 		}
-	case KindArrayOfNullableFloat32:
+	case core.KindArrayOfNullableFloat32:
 		var x []*float32
-		if x, ok = asPtrSlice[float32](v); ok {
+		if x, ok = core.AsPtrSlice[float32](v); ok {
 			w.WriteArrayOfNullableFloat32(name, x)
 		}
-	case KindArrayOfNullableFloat64:
+	case core.KindArrayOfNullableFloat64:
 		var x []*float64
-		if x, ok = asPtrSlice[float64](v); ok {
+		if x, ok = core.AsPtrSlice[float64](v); ok {
 			w.WriteArrayOfNullableFloat64(name, x)
 		}
 	default:
-		w.fail(&FieldError{Field: name, Reason: "kind " + kind.String() + " is not a Compact kind"})
+		w.fail(&core.FieldError{Field: name, Reason: "kind " + kind.String() + " is not a Compact kind"})
 		return
 	}
 	if !ok {
-		w.fail(&FieldError{Field: name, Reason: fmt.Sprintf("a %T value cannot be written as %s", v, kind)})
+		w.fail(&core.FieldError{Field: name, Reason: fmt.Sprintf("a %T value cannot be written as %s", v, kind)})
 	}
 }

@@ -1,8 +1,9 @@
 package serialization
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/atolldb/atoll/internal/serialization/core"
 )
 
 // CompactReader reads the fields of one Compact object for a
@@ -21,7 +22,7 @@ func (r *CompactReader) Err() error { return r.err }
 
 // FieldKind returns the kind of the named field in the writer's schema, or
 // KindNotAvailable when the writer did not write it.
-func (r *CompactReader) FieldKind(name string) FieldKind { return r.rec.FieldKind(name) }
+func (r *CompactReader) FieldKind(name string) core.FieldKind { return r.rec.FieldKind(name) }
 
 // Record returns the in-place view of the object being read.
 func (r *CompactReader) Record() *CompactRecord { return &r.rec }
@@ -30,8 +31,7 @@ func (r *CompactReader) note(err error) {
 	if err == nil || r.err != nil {
 		return
 	}
-	var fe *FieldError
-	if errors.As(err, &fe) && fe.absent {
+	if core.IsAbsentField(err) {
 		return
 	}
 	r.err = err
@@ -101,7 +101,7 @@ func ReadCompactArray[T any](r *CompactReader, name string) []T {
 		case *T:
 			out[i] = *v
 		default:
-			r.note(&FieldError{Field: name, Reason: fmt.Sprintf("item %d is %T, not %T", i, it, out[i])})
+			r.note(&core.FieldError{Field: name, Reason: fmt.Sprintf("item %d is %T, not %T", i, it, out[i])})
 			return nil
 		}
 	}

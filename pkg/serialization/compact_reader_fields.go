@@ -1,5 +1,9 @@
 package serialization
 
+import (
+	"github.com/atolldb/atoll/internal/serialization/core"
+)
+
 // ReadBoolean reads a field as CompactRecord.GetBoolean does; a field the
 // writer's schema lacks reads as the zero value.
 func (r *CompactReader) ReadBoolean(name string) bool {
@@ -74,7 +78,7 @@ func (r *CompactReader) ReadStringPtr(name string) *string {
 
 // ReadDecimal reads a field as CompactRecord.GetDecimal does; a field the
 // writer's schema lacks reads as the zero value.
-func (r *CompactReader) ReadDecimal(name string) *Decimal {
+func (r *CompactReader) ReadDecimal(name string) *core.Decimal {
 	v, err := r.rec.GetDecimal(name)
 	r.note(err)
 	return v
@@ -82,7 +86,7 @@ func (r *CompactReader) ReadDecimal(name string) *Decimal {
 
 // ReadTime reads a field as CompactRecord.GetTime does; a field the
 // writer's schema lacks reads as the zero value.
-func (r *CompactReader) ReadTime(name string) *LocalTime {
+func (r *CompactReader) ReadTime(name string) *core.LocalTime {
 	v, err := r.rec.GetTime(name)
 	r.note(err)
 	return v
@@ -90,7 +94,7 @@ func (r *CompactReader) ReadTime(name string) *LocalTime {
 
 // ReadDate reads a field as CompactRecord.GetDate does; a field the
 // writer's schema lacks reads as the zero value.
-func (r *CompactReader) ReadDate(name string) *LocalDate {
+func (r *CompactReader) ReadDate(name string) *core.LocalDate {
 	v, err := r.rec.GetDate(name)
 	r.note(err)
 	return v
@@ -98,7 +102,7 @@ func (r *CompactReader) ReadDate(name string) *LocalDate {
 
 // ReadTimestamp reads a field as CompactRecord.GetTimestamp does; a field the
 // writer's schema lacks reads as the zero value.
-func (r *CompactReader) ReadTimestamp(name string) *LocalDateTime {
+func (r *CompactReader) ReadTimestamp(name string) *core.LocalDateTime {
 	v, err := r.rec.GetTimestamp(name)
 	r.note(err)
 	return v
@@ -106,7 +110,7 @@ func (r *CompactReader) ReadTimestamp(name string) *LocalDateTime {
 
 // ReadTimestampWithTimezone reads a field as CompactRecord.GetTimestampWithTimezone does; a field the
 // writer's schema lacks reads as the zero value.
-func (r *CompactReader) ReadTimestampWithTimezone(name string) *OffsetDateTime {
+func (r *CompactReader) ReadTimestampWithTimezone(name string) *core.OffsetDateTime {
 	v, err := r.rec.GetTimestampWithTimezone(name)
 	r.note(err)
 	return v
@@ -242,7 +246,7 @@ func (r *CompactReader) ReadArrayOfStringPtr(name string) []*string {
 
 // ReadArrayOfDecimal reads a field as CompactRecord.GetArrayOfDecimal does; a field the
 // writer's schema lacks reads as the zero value.
-func (r *CompactReader) ReadArrayOfDecimal(name string) []*Decimal {
+func (r *CompactReader) ReadArrayOfDecimal(name string) []*core.Decimal {
 	v, err := r.rec.GetArrayOfDecimal(name)
 	r.note(err)
 	return v
@@ -250,7 +254,7 @@ func (r *CompactReader) ReadArrayOfDecimal(name string) []*Decimal {
 
 // ReadArrayOfTime reads a field as CompactRecord.GetArrayOfTime does; a field the
 // writer's schema lacks reads as the zero value.
-func (r *CompactReader) ReadArrayOfTime(name string) []*LocalTime {
+func (r *CompactReader) ReadArrayOfTime(name string) []*core.LocalTime {
 	v, err := r.rec.GetArrayOfTime(name)
 	r.note(err)
 	return v
@@ -258,7 +262,7 @@ func (r *CompactReader) ReadArrayOfTime(name string) []*LocalTime {
 
 // ReadArrayOfDate reads a field as CompactRecord.GetArrayOfDate does; a field the
 // writer's schema lacks reads as the zero value.
-func (r *CompactReader) ReadArrayOfDate(name string) []*LocalDate {
+func (r *CompactReader) ReadArrayOfDate(name string) []*core.LocalDate {
 	v, err := r.rec.GetArrayOfDate(name)
 	r.note(err)
 	return v
@@ -266,7 +270,7 @@ func (r *CompactReader) ReadArrayOfDate(name string) []*LocalDate {
 
 // ReadArrayOfTimestamp reads a field as CompactRecord.GetArrayOfTimestamp does; a field the
 // writer's schema lacks reads as the zero value.
-func (r *CompactReader) ReadArrayOfTimestamp(name string) []*LocalDateTime {
+func (r *CompactReader) ReadArrayOfTimestamp(name string) []*core.LocalDateTime {
 	v, err := r.rec.GetArrayOfTimestamp(name)
 	r.note(err)
 	return v
@@ -274,7 +278,7 @@ func (r *CompactReader) ReadArrayOfTimestamp(name string) []*LocalDateTime {
 
 // ReadArrayOfTimestampWithTimezone reads a field as CompactRecord.GetArrayOfTimestampWithTimezone does; a field the
 // writer's schema lacks reads as the zero value.
-func (r *CompactReader) ReadArrayOfTimestampWithTimezone(name string) []*OffsetDateTime {
+func (r *CompactReader) ReadArrayOfTimestampWithTimezone(name string) []*core.OffsetDateTime {
 	v, err := r.rec.GetArrayOfTimestampWithTimezone(name)
 	r.note(err)
 	return v

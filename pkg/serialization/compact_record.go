@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"strconv"
 
+	"github.com/atolldb/atoll/internal/serialization/core"
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
 
@@ -26,19 +27,19 @@ type CompactRecord struct {
 
 // ReadCompactRecord reads the Compact object of a Data of type -55 or -56.
 // Schemas of -55 data are looked up in schemas.
-func ReadCompactRecord(d Data, schemas *SchemaRegistry) (CompactRecord, error) {
+func ReadCompactRecord(d core.Data, schemas *SchemaRegistry) (CompactRecord, error) {
 	switch d.Type() {
-	case TypeCompact:
-		rec, _, err := parseCompact(d, HeaderSize, len(d), schemas, false)
+	case core.TypeCompact:
+		rec, _, err := parseCompact(d, core.HeaderSize, len(d), schemas, false)
 		return rec, err
-	case TypeCompactWithSchema:
-		rec, _, err := parseCompact(d, HeaderSize, len(d), schemas, true)
+	case core.TypeCompactWithSchema:
+		rec, _, err := parseCompact(d, core.HeaderSize, len(d), schemas, true)
 		return rec, err
 	}
 	if err := d.Check(); err != nil {
 		return CompactRecord{}, err
 	}
-	return CompactRecord{}, &DecodeError{Format: "compact", Offset: 4, Reason: "type id " + strconv.Itoa(int(d.Type())) + " is not a compact type"}
+	return CompactRecord{}, &core.DecodeError{Format: "compact", Offset: 4, Reason: "type id " + strconv.Itoa(int(d.Type())) + " is not a compact type"}
 }
 
 // parseCompact reads an object starting at b[p] (its schema id) that must end
@@ -46,26 +47,26 @@ func ReadCompactRecord(d Data, schemas *SchemaRegistry) (CompactRecord, error) {
 func parseCompact(b []byte, p, limit int, schemas *SchemaRegistry, embedded bool) (CompactRecord, int, error) {
 	id, ok := wire.Int64At(b[:limit], p)
 	if !ok {
-		return CompactRecord{}, 0, malformed("compact", p, "truncated schema id")
+		return CompactRecord{}, 0, core.Malformed("compact", p, "truncated schema id")
 	}
 	q := p + 8
 	var schema *Schema
 	if embedded {
 		size, ok := wire.Int32At(b[:limit], q)
 		if !ok || size < 0 || int(size) > limit-q-4 {
-			return CompactRecord{}, 0, malformed("compact", q, "embedded schema length out of range")
+			return CompactRecord{}, 0, core.Malformed("compact", q, "embedded schema length out of range")
 		}
 		s, n, err := ParseSchema(b[q+4 : q+4+int(size)])
 		if err != nil {
 			return CompactRecord{}, 0, err
 		}
 		if n != int(size) || s.ID != id {
-			return CompactRecord{}, 0, malformed("compact", q, "embedded schema does not match its id or length")
+			return CompactRecord{}, 0, core.Malformed("compact", q, "embedded schema does not match its id or length")
 		}
 		schema = s
 		q += 4 + int(size)
 	} else if schema, ok = schemas.Get(id); !ok {
-		return CompactRecord{}, 0, &SchemaNotFoundError{SchemaID: id}
+		return CompactRecord{}, 0, &core.SchemaNotFoundError{SchemaID: id}
 	}
 	return layoutCompact(b, p, q, limit, schema, schemas, embedded)
 }
@@ -79,7 +80,7 @@ func viewCompact(b []byte, p, limit int, schema *Schema, schemas *SchemaRegistry
 	if embedded {
 		size, ok := wire.Int32At(b[:limit], q)
 		if !ok || size < 0 || int(size) > limit-q-4 {
-			return CompactRecord{}, 0, malformed("compact", q, "embedded schema length out of range")
+			return CompactRecord{}, 0, core.Malformed("compact", q, "embedded schema length out of range")
 		}
 		q += 4 + int(size)
 	}
@@ -93,21 +94,21 @@ func layoutCompact(b []byte, p, q, limit int, schema *Schema, schemas *SchemaReg
 	if schema.VarCount == 0 {
 		end := q + int(schema.FixedSize)
 		if end > limit {
-			return CompactRecord{}, 0, malformed("compact", q, "fixed-size section exceeds the data")
+			return CompactRecord{}, 0, core.Malformed("compact", q, "fixed-size section exceeds the data")
 		}
 		rec.data, rec.dataLen, rec.raw = b[q:end:end], int(schema.FixedSize), b[p:end:end]
 		return rec, end, nil
 	}
 	dl, ok := wire.Int32At(b[:limit], q)
 	if !ok || dl < schema.FixedSize || int(dl) > limit-q-4 {
-		return CompactRecord{}, 0, malformed("compact", q, "data length out of range")
+		return CompactRecord{}, 0, core.Malformed("compact", q, "data length out of range")
 	}
 	rec.dataLen = int(dl)
 	rec.width = offsetWidth(rec.dataLen)
 	start := q + 4
 	end := start + rec.dataLen + rec.width*int(schema.VarCount)
 	if end > limit {
-		return CompactRecord{}, 0, malformed("compact", start+rec.dataLen, "offset table exceeds the data")
+		return CompactRecord{}, 0, core.Malformed("compact", start+rec.dataLen, "offset table exceeds the data")
 	}
 	rec.data, rec.raw = b[start:end:end], b[p:end:end]
 	return rec, end, nil
@@ -121,11 +122,11 @@ func (r *CompactRecord) TypeName() string { return r.schema.TypeName }
 
 // FieldKind returns the kind of the named field, or KindNotAvailable when the
 // writer's schema has no such field (schema evolution).
-func (r *CompactRecord) FieldKind(name string) FieldKind { return r.schema.FieldKind(name) }
+func (r *CompactRecord) FieldKind(name string) core.FieldKind { return r.schema.FieldKind(name) }
 
 // HasField reports whether the writer's schema has the named field.
 func (r *CompactRecord) HasField(name string) bool {
-	return r.schema.FieldKind(name) != KindNotAvailable
+	return r.schema.FieldKind(name) != core.KindNotAvailable
 }
 
 // Bytes returns the object's bytes from its schema id to the end of its
@@ -134,21 +135,21 @@ func (r *CompactRecord) Bytes() []byte { return r.raw }
 
 func (r *CompactRecord) lookup(name string) (*SchemaField, error) {
 	if r.schema == nil {
-		return nil, &FieldError{Field: name, Reason: "read from an empty record"}
+		return nil, &core.FieldError{Field: name, Reason: "read from an empty record"}
 	}
 	i, ok := r.schema.byName[name]
 	if !ok {
-		return nil, &FieldError{Field: name, Reason: "is not in compact schema " + strconv.Quote(r.schema.TypeName), absent: true}
+		return nil, core.AbsentField(name, "is not in compact schema "+strconv.Quote(r.schema.TypeName))
 	}
 	return &r.schema.Fields[i], nil
 }
 
 func kindError(f *SchemaField, want string) error {
-	return &FieldError{Field: f.Name, Reason: "has kind " + f.Kind.String() + ", not " + want}
+	return &core.FieldError{Field: f.Name, Reason: "has kind " + f.Kind.String() + ", not " + want}
 }
 
 func nullError(name string) error {
-	return &FieldError{Field: name, Reason: "is null; read it with the nullable accessor"}
+	return &core.FieldError{Field: name, Reason: "is null; read it with the nullable accessor"}
 }
 
 // varField returns a reader positioned at the body of a variable-size field,
@@ -159,7 +160,7 @@ func (r *CompactRecord) varField(f *SchemaField) (rd wire.Reader, null bool, err
 		return rd, true, nil
 	}
 	if off < int(r.schema.FixedSize) || off >= r.dataLen {
-		return rd, false, malformed("compact", off, "offset of field "+strconv.Quote(f.Name)+" is outside the variable-size section")
+		return rd, false, core.Malformed("compact", off, "offset of field "+strconv.Quote(f.Name)+" is outside the variable-size section")
 	}
 	return wire.NewReader(r.data[:r.dataLen], off), false, nil
 }
@@ -182,12 +183,12 @@ func readErr(rd *wire.Reader, f *SchemaField) error {
 	if rd.Err() == nil {
 		return nil
 	}
-	return &DecodeError{Format: "compact", Offset: rd.Pos(), Reason: "field " + strconv.Quote(f.Name) + " is truncated", Err: rd.Err()}
+	return &core.DecodeError{Format: "compact", Offset: rd.Pos(), Reason: "field " + strconv.Quote(f.Name) + " is truncated", Err: rd.Err()}
 }
 
 // fixed returns the field's bytes in the fixed section when the field has
 // the fixed kind k; nullable twins are read through nullable.
-func (r *CompactRecord) fixedOrNullable(name string, k FieldKind) (f *SchemaField, fixed []byte, rd wire.Reader, err error) {
+func (r *CompactRecord) fixedOrNullable(name string, k core.FieldKind) (f *SchemaField, fixed []byte, rd wire.Reader, err error) {
 	f, err = r.lookup(name)
 	if err != nil {
 		return nil, nil, rd, err
@@ -208,7 +209,7 @@ func (r *CompactRecord) fixedOrNullable(name string, k FieldKind) (f *SchemaFiel
 
 // GetBoolean reads a BOOLEAN (or non-null NULLABLE_BOOLEAN) field.
 func (r *CompactRecord) GetBoolean(name string) (bool, error) {
-	f, fixed, rd, err := r.fixedOrNullable(name, KindBoolean)
+	f, fixed, rd, err := r.fixedOrNullable(name, core.KindBoolean)
 	if err != nil {
 		return false, err
 	}
@@ -221,7 +222,7 @@ func (r *CompactRecord) GetBoolean(name string) (bool, error) {
 
 // GetInt8 reads an INT8 (or non-null NULLABLE_INT8) field.
 func (r *CompactRecord) GetInt8(name string) (int8, error) {
-	f, fixed, rd, err := r.fixedOrNullable(name, KindInt8)
+	f, fixed, rd, err := r.fixedOrNullable(name, core.KindInt8)
 	if err != nil {
 		return 0, err
 	}
@@ -234,7 +235,7 @@ func (r *CompactRecord) GetInt8(name string) (int8, error) {
 
 // GetInt16 reads an INT16 (or non-null NULLABLE_INT16) field.
 func (r *CompactRecord) GetInt16(name string) (int16, error) {
-	f, fixed, rd, err := r.fixedOrNullable(name, KindInt16)
+	f, fixed, rd, err := r.fixedOrNullable(name, core.KindInt16)
 	if err != nil {
 		return 0, err
 	}
@@ -247,7 +248,7 @@ func (r *CompactRecord) GetInt16(name string) (int16, error) {
 
 // GetInt32 reads an INT32 (or non-null NULLABLE_INT32) field.
 func (r *CompactRecord) GetInt32(name string) (int32, error) {
-	f, fixed, rd, err := r.fixedOrNullable(name, KindInt32)
+	f, fixed, rd, err := r.fixedOrNullable(name, core.KindInt32)
 	if err != nil {
 		return 0, err
 	}
@@ -261,7 +262,7 @@ func (r *CompactRecord) GetInt32(name string) (int32, error) {
 
 // GetInt64 reads an INT64 (or non-null NULLABLE_INT64) field.
 func (r *CompactRecord) GetInt64(name string) (int64, error) {
-	f, fixed, rd, err := r.fixedOrNullable(name, KindInt64)
+	f, fixed, rd, err := r.fixedOrNullable(name, core.KindInt64)
 	if err != nil {
 		return 0, err
 	}
@@ -275,7 +276,7 @@ func (r *CompactRecord) GetInt64(name string) (int64, error) {
 
 // GetFloat32 reads a FLOAT32 (or non-null NULLABLE_FLOAT32) field.
 func (r *CompactRecord) GetFloat32(name string) (float32, error) {
-	f, fixed, rd, err := r.fixedOrNullable(name, KindFloat32)
+	f, fixed, rd, err := r.fixedOrNullable(name, core.KindFloat32)
 	if err != nil {
 		return 0, err
 	}
@@ -288,7 +289,7 @@ func (r *CompactRecord) GetFloat32(name string) (float32, error) {
 
 // GetFloat64 reads a FLOAT64 (or non-null NULLABLE_FLOAT64) field.
 func (r *CompactRecord) GetFloat64(name string) (float64, error) {
-	f, fixed, rd, err := r.fixedOrNullable(name, KindFloat64)
+	f, fixed, rd, err := r.fixedOrNullable(name, core.KindFloat64)
 	if err != nil {
 		return 0, err
 	}
@@ -301,7 +302,7 @@ func (r *CompactRecord) GetFloat64(name string) (float64, error) {
 
 // nullable resolves a field read through a nullable accessor: fixed data for
 // the plain kind, a body reader for the nullable kind, or null.
-func (r *CompactRecord) nullable(name string, k FieldKind) (f *SchemaField, fixed []byte, rd wire.Reader, null bool, err error) {
+func (r *CompactRecord) nullable(name string, k core.FieldKind) (f *SchemaField, fixed []byte, rd wire.Reader, null bool, err error) {
 	f, err = r.lookup(name)
 	if err != nil {
 		return nil, nil, rd, false, err
@@ -318,7 +319,7 @@ func (r *CompactRecord) nullable(name string, k FieldKind) (f *SchemaField, fixe
 
 // GetNullableBoolean reads a NULLABLE_BOOLEAN (or BOOLEAN) field; null is nil.
 func (r *CompactRecord) GetNullableBoolean(name string) (*bool, error) {
-	f, fixed, rd, null, err := r.nullable(name, KindBoolean)
+	f, fixed, rd, null, err := r.nullable(name, core.KindBoolean)
 	if err != nil || null {
 		return nil, err
 	}
@@ -333,7 +334,7 @@ func (r *CompactRecord) GetNullableBoolean(name string) (*bool, error) {
 
 // GetNullableInt8 reads a NULLABLE_INT8 (or INT8) field; null is nil.
 func (r *CompactRecord) GetNullableInt8(name string) (*int8, error) {
-	f, fixed, rd, null, err := r.nullable(name, KindInt8)
+	f, fixed, rd, null, err := r.nullable(name, core.KindInt8)
 	if err != nil || null {
 		return nil, err
 	}
@@ -349,7 +350,7 @@ func (r *CompactRecord) GetNullableInt8(name string) (*int8, error) {
 
 // GetNullableInt16 reads a NULLABLE_INT16 (or INT16) field; null is nil.
 func (r *CompactRecord) GetNullableInt16(name string) (*int16, error) {
-	f, fixed, rd, null, err := r.nullable(name, KindInt16)
+	f, fixed, rd, null, err := r.nullable(name, core.KindInt16)
 	if err != nil || null {
 		return nil, err
 	}
@@ -365,7 +366,7 @@ func (r *CompactRecord) GetNullableInt16(name string) (*int16, error) {
 
 // GetNullableInt32 reads a NULLABLE_INT32 (or INT32) field; null is nil.
 func (r *CompactRecord) GetNullableInt32(name string) (*int32, error) {
-	f, fixed, rd, null, err := r.nullable(name, KindInt32)
+	f, fixed, rd, null, err := r.nullable(name, core.KindInt32)
 	if err != nil || null {
 		return nil, err
 	}
@@ -381,7 +382,7 @@ func (r *CompactRecord) GetNullableInt32(name string) (*int32, error) {
 
 // GetNullableInt64 reads a NULLABLE_INT64 (or INT64) field; null is nil.
 func (r *CompactRecord) GetNullableInt64(name string) (*int64, error) {
-	f, fixed, rd, null, err := r.nullable(name, KindInt64)
+	f, fixed, rd, null, err := r.nullable(name, core.KindInt64)
 	if err != nil || null {
 		return nil, err
 	}
@@ -397,7 +398,7 @@ func (r *CompactRecord) GetNullableInt64(name string) (*int64, error) {
 
 // GetNullableFloat32 reads a NULLABLE_FLOAT32 (or FLOAT32) field; null is nil.
 func (r *CompactRecord) GetNullableFloat32(name string) (*float32, error) {
-	f, fixed, rd, null, err := r.nullable(name, KindFloat32)
+	f, fixed, rd, null, err := r.nullable(name, core.KindFloat32)
 	if err != nil || null {
 		return nil, err
 	}
@@ -413,7 +414,7 @@ func (r *CompactRecord) GetNullableFloat32(name string) (*float32, error) {
 
 // GetNullableFloat64 reads a NULLABLE_FLOAT64 (or FLOAT64) field; null is nil.
 func (r *CompactRecord) GetNullableFloat64(name string) (*float64, error) {
-	f, fixed, rd, null, err := r.nullable(name, KindFloat64)
+	f, fixed, rd, null, err := r.nullable(name, core.KindFloat64)
 	if err != nil || null {
 		return nil, err
 	}
@@ -428,7 +429,7 @@ func (r *CompactRecord) GetNullableFloat64(name string) (*float64, error) {
 }
 
 // variable resolves a variable-size field of kind k.
-func (r *CompactRecord) variable(name string, k FieldKind) (f *SchemaField, rd wire.Reader, null bool, err error) {
+func (r *CompactRecord) variable(name string, k core.FieldKind) (f *SchemaField, rd wire.Reader, null bool, err error) {
 	f, err = r.lookup(name)
 	if err != nil {
 		return nil, rd, false, err
@@ -443,7 +444,7 @@ func (r *CompactRecord) variable(name string, k FieldKind) (f *SchemaField, rd w
 // GetStringBytes returns a view of a STRING field's UTF-8 bytes without
 // copying; null reports ok=false. The view aliases the record's bytes.
 func (r *CompactRecord) GetStringBytes(name string) (b []byte, ok bool, err error) {
-	f, rd, null, err := r.variable(name, KindString)
+	f, rd, null, err := r.variable(name, core.KindString)
 	if err != nil || null {
 		return nil, false, err
 	}
@@ -471,12 +472,12 @@ func (r *CompactRecord) GetStringPtr(name string) (*string, error) {
 }
 
 // GetDecimal reads a DECIMAL field; null is nil.
-func (r *CompactRecord) GetDecimal(name string) (*Decimal, error) {
-	f, rd, null, err := r.variable(name, KindDecimal)
+func (r *CompactRecord) GetDecimal(name string) (*core.Decimal, error) {
+	f, rd, null, err := r.variable(name, core.KindDecimal)
 	if err != nil || null {
 		return nil, err
 	}
-	v := readDecimal(&rd)
+	v := core.ReadDecimal(&rd)
 	if err := readErr(&rd, f); err != nil {
 		return nil, err
 	}
@@ -484,12 +485,12 @@ func (r *CompactRecord) GetDecimal(name string) (*Decimal, error) {
 }
 
 // GetTime reads a TIME field; null is nil.
-func (r *CompactRecord) GetTime(name string) (*LocalTime, error) {
-	f, rd, null, err := r.variable(name, KindTime)
+func (r *CompactRecord) GetTime(name string) (*core.LocalTime, error) {
+	f, rd, null, err := r.variable(name, core.KindTime)
 	if err != nil || null {
 		return nil, err
 	}
-	v := readTime(&rd)
+	v := core.ReadTime(&rd)
 	if err := readErr(&rd, f); err != nil {
 		return nil, err
 	}
@@ -497,12 +498,12 @@ func (r *CompactRecord) GetTime(name string) (*LocalTime, error) {
 }
 
 // GetDate reads a DATE field; null is nil.
-func (r *CompactRecord) GetDate(name string) (*LocalDate, error) {
-	f, rd, null, err := r.variable(name, KindDate)
+func (r *CompactRecord) GetDate(name string) (*core.LocalDate, error) {
+	f, rd, null, err := r.variable(name, core.KindDate)
 	if err != nil || null {
 		return nil, err
 	}
-	v := readDate(&rd, false)
+	v := core.ReadDate(&rd, false)
 	if err := readErr(&rd, f); err != nil {
 		return nil, err
 	}
@@ -510,12 +511,12 @@ func (r *CompactRecord) GetDate(name string) (*LocalDate, error) {
 }
 
 // GetTimestamp reads a TIMESTAMP field; null is nil.
-func (r *CompactRecord) GetTimestamp(name string) (*LocalDateTime, error) {
-	f, rd, null, err := r.variable(name, KindTimestamp)
+func (r *CompactRecord) GetTimestamp(name string) (*core.LocalDateTime, error) {
+	f, rd, null, err := r.variable(name, core.KindTimestamp)
 	if err != nil || null {
 		return nil, err
 	}
-	v := readTimestamp(&rd, false)
+	v := core.ReadTimestamp(&rd, false)
 	if err := readErr(&rd, f); err != nil {
 		return nil, err
 	}
@@ -523,12 +524,12 @@ func (r *CompactRecord) GetTimestamp(name string) (*LocalDateTime, error) {
 }
 
 // GetTimestampWithTimezone reads a TIMESTAMP_WITH_TIMEZONE field; null is nil.
-func (r *CompactRecord) GetTimestampWithTimezone(name string) (*OffsetDateTime, error) {
-	f, rd, null, err := r.variable(name, KindTimestampWithTimezone)
+func (r *CompactRecord) GetTimestampWithTimezone(name string) (*core.OffsetDateTime, error) {
+	f, rd, null, err := r.variable(name, core.KindTimestampWithTimezone)
 	if err != nil || null {
 		return nil, err
 	}
-	v := readTimestampTZ(&rd, false)
+	v := core.ReadTimestampTZ(&rd, false)
 	if err := readErr(&rd, f); err != nil {
 		return nil, err
 	}
@@ -537,7 +538,7 @@ func (r *CompactRecord) GetTimestampWithTimezone(name string) (*OffsetDateTime, 
 
 // GetCompact reads a nested COMPACT field as a record; null is nil.
 func (r *CompactRecord) GetCompact(name string) (*CompactRecord, error) {
-	_, rd, null, err := r.variable(name, KindCompact)
+	_, rd, null, err := r.variable(name, core.KindCompact)
 	if err != nil || null {
 		return nil, err
 	}
@@ -550,7 +551,7 @@ func (r *CompactRecord) GetCompact(name string) (*CompactRecord, error) {
 
 // primitiveArray resolves an array field of the plain kind k or its
 // ARRAY_OF_NULLABLE twin. For the twin it returns the item offsets.
-func (r *CompactRecord) primitiveArray(name string, k FieldKind) (f *SchemaField, rd wire.Reader, items *varItems, null bool, err error) {
+func (r *CompactRecord) primitiveArray(name string, k core.FieldKind) (f *SchemaField, rd wire.Reader, items *varItems, null bool, err error) {
 	f, err = r.lookup(name)
 	if err != nil {
 		return nil, rd, nil, false, err
@@ -581,7 +582,7 @@ func arrayLen(rd *wire.Reader, itemSize int) int {
 // GetArrayOfBoolean reads an ARRAY_OF_BOOLEAN (or null-free
 // ARRAY_OF_NULLABLE_BOOLEAN) field; null is nil.
 func (r *CompactRecord) GetArrayOfBoolean(name string) ([]bool, error) {
-	f, rd, items, null, err := r.primitiveArray(name, KindArrayOfBoolean)
+	f, rd, items, null, err := r.primitiveArray(name, core.KindArrayOfBoolean)
 	if err != nil || null {
 		return nil, err
 	}
@@ -608,7 +609,7 @@ func (r *CompactRecord) GetArrayOfBoolean(name string) ([]bool, error) {
 
 // GetArrayOfInt8 reads an ARRAY_OF_INT8 (or null-free ARRAY_OF_NULLABLE_INT8) field; null is nil.
 func (r *CompactRecord) GetArrayOfInt8(name string) ([]int8, error) {
-	f, rd, items, null, err := r.primitiveArray(name, KindArrayOfInt8)
+	f, rd, items, null, err := r.primitiveArray(name, core.KindArrayOfInt8)
 	if err != nil || null {
 		return nil, err
 	}
@@ -620,7 +621,7 @@ func (r *CompactRecord) GetArrayOfInt8(name string) ([]int8, error) {
 
 // GetArrayOfInt16 reads an ARRAY_OF_INT16 (or null-free ARRAY_OF_NULLABLE_INT16) field; null is nil.
 func (r *CompactRecord) GetArrayOfInt16(name string) ([]int16, error) {
-	f, rd, items, null, err := r.primitiveArray(name, KindArrayOfInt16)
+	f, rd, items, null, err := r.primitiveArray(name, core.KindArrayOfInt16)
 	if err != nil || null {
 		return nil, err
 	}
@@ -632,7 +633,7 @@ func (r *CompactRecord) GetArrayOfInt16(name string) ([]int16, error) {
 
 // GetArrayOfInt32 reads an ARRAY_OF_INT32 (or null-free ARRAY_OF_NULLABLE_INT32) field; null is nil.
 func (r *CompactRecord) GetArrayOfInt32(name string) ([]int32, error) {
-	f, rd, items, null, err := r.primitiveArray(name, KindArrayOfInt32)
+	f, rd, items, null, err := r.primitiveArray(name, core.KindArrayOfInt32)
 	if err != nil || null {
 		return nil, err
 	}
@@ -644,7 +645,7 @@ func (r *CompactRecord) GetArrayOfInt32(name string) ([]int32, error) {
 
 // GetArrayOfInt64 reads an ARRAY_OF_INT64 (or null-free ARRAY_OF_NULLABLE_INT64) field; null is nil.
 func (r *CompactRecord) GetArrayOfInt64(name string) ([]int64, error) {
-	f, rd, items, null, err := r.primitiveArray(name, KindArrayOfInt64)
+	f, rd, items, null, err := r.primitiveArray(name, core.KindArrayOfInt64)
 	if err != nil || null {
 		return nil, err
 	}
@@ -656,7 +657,7 @@ func (r *CompactRecord) GetArrayOfInt64(name string) ([]int64, error) {
 
 // GetArrayOfFloat32 reads an ARRAY_OF_FLOAT32 (or null-free ARRAY_OF_NULLABLE_FLOAT32) field; null is nil.
 func (r *CompactRecord) GetArrayOfFloat32(name string) ([]float32, error) {
-	f, rd, items, null, err := r.primitiveArray(name, KindArrayOfFloat32)
+	f, rd, items, null, err := r.primitiveArray(name, core.KindArrayOfFloat32)
 	if err != nil || null {
 		return nil, err
 	}
@@ -668,7 +669,7 @@ func (r *CompactRecord) GetArrayOfFloat32(name string) ([]float32, error) {
 
 // GetArrayOfFloat64 reads an ARRAY_OF_FLOAT64 (or null-free ARRAY_OF_NULLABLE_FLOAT64) field; null is nil.
 func (r *CompactRecord) GetArrayOfFloat64(name string) ([]float64, error) {
-	f, rd, items, null, err := r.primitiveArray(name, KindArrayOfFloat64)
+	f, rd, items, null, err := r.primitiveArray(name, core.KindArrayOfFloat64)
 	if err != nil || null {
 		return nil, err
 	}
@@ -708,12 +709,12 @@ func readVarItems(rd *wire.Reader, f *SchemaField) (varItems, error) {
 	}
 	first := rd.Pos()
 	if dataLen < 0 || count < 0 || int64(dataLen) > int64(rd.Len()) {
-		return varItems{}, malformed("compact", first, "array "+strconv.Quote(f.Name)+" has an invalid length or count")
+		return varItems{}, core.Malformed("compact", first, "array "+strconv.Quote(f.Name)+" has an invalid length or count")
 	}
 	width := offsetWidth(int(dataLen))
 	tableAt := first + int(dataLen)
 	if int64(count)*int64(width) > int64(len(rd.Buf())-tableAt) {
-		return varItems{}, malformed("compact", tableAt, "offset table of array "+strconv.Quote(f.Name)+" exceeds the data")
+		return varItems{}, core.Malformed("compact", tableAt, "offset table of array "+strconv.Quote(f.Name)+" exceeds the data")
 	}
 	buf := rd.Buf()
 	return varItems{
@@ -731,7 +732,7 @@ func (it *varItems) item(i int) (rd wire.Reader, null bool, err error) {
 		return rd, true, nil
 	}
 	if off < 0 || it.first+off >= len(it.rd.Buf()) {
-		return rd, false, malformed("compact", it.first+off, "array item offset out of range")
+		return rd, false, core.Malformed("compact", it.first+off, "array item offset out of range")
 	}
 	return wire.NewReader(it.rd.Buf(), it.first+off), false, nil
 }
@@ -752,7 +753,7 @@ func itemsOf[T any](it *varItems, f *SchemaField, read func(*wire.Reader) (T, bo
 			return nil, err
 		}
 		if !ok {
-			return nil, malformed("compact", rd.Pos(), "array "+strconv.Quote(f.Name)+" holds an invalid item")
+			return nil, core.Malformed("compact", rd.Pos(), "array "+strconv.Quote(f.Name)+" holds an invalid item")
 		}
 		out[i] = v
 	}
@@ -776,7 +777,7 @@ func nonNullItems[T any](it *varItems, f *SchemaField, read func(*wire.Reader) T
 			return nil, err
 		}
 		if null {
-			return nil, &FieldError{Field: f.Name, Reason: "has a null item; read it with the nullable accessor"}
+			return nil, &core.FieldError{Field: f.Name, Reason: "has a null item; read it with the nullable accessor"}
 		}
 		out[i] = read(&rd)
 		if err := readErr(&rd, f); err != nil {
@@ -799,7 +800,7 @@ func nullableFromPlain[T any](plain []T, err error) ([]*T, error) {
 
 // GetArrayOfNullableBoolean reads an ARRAY_OF_NULLABLE_BOOLEAN (or ARRAY_OF_BOOLEAN) field.
 func (r *CompactRecord) GetArrayOfNullableBoolean(name string) ([]*bool, error) {
-	f, _, items, null, err := r.primitiveArray(name, KindArrayOfBoolean)
+	f, _, items, null, err := r.primitiveArray(name, core.KindArrayOfBoolean)
 	if err != nil || null {
 		return nil, err
 	}
@@ -811,7 +812,7 @@ func (r *CompactRecord) GetArrayOfNullableBoolean(name string) ([]*bool, error) 
 
 // GetArrayOfNullableInt8 reads an ARRAY_OF_NULLABLE_INT8 (or ARRAY_OF_INT8) field.
 func (r *CompactRecord) GetArrayOfNullableInt8(name string) ([]*int8, error) {
-	f, _, items, null, err := r.primitiveArray(name, KindArrayOfInt8)
+	f, _, items, null, err := r.primitiveArray(name, core.KindArrayOfInt8)
 	if err != nil || null {
 		return nil, err
 	}
@@ -823,7 +824,7 @@ func (r *CompactRecord) GetArrayOfNullableInt8(name string) ([]*int8, error) {
 
 // GetArrayOfNullableInt16 reads an ARRAY_OF_NULLABLE_INT16 (or ARRAY_OF_INT16) field.
 func (r *CompactRecord) GetArrayOfNullableInt16(name string) ([]*int16, error) {
-	f, _, items, null, err := r.primitiveArray(name, KindArrayOfInt16)
+	f, _, items, null, err := r.primitiveArray(name, core.KindArrayOfInt16)
 	if err != nil || null {
 		return nil, err
 	}
@@ -835,7 +836,7 @@ func (r *CompactRecord) GetArrayOfNullableInt16(name string) ([]*int16, error) {
 
 // GetArrayOfNullableInt32 reads an ARRAY_OF_NULLABLE_INT32 (or ARRAY_OF_INT32) field.
 func (r *CompactRecord) GetArrayOfNullableInt32(name string) ([]*int32, error) {
-	f, _, items, null, err := r.primitiveArray(name, KindArrayOfInt32)
+	f, _, items, null, err := r.primitiveArray(name, core.KindArrayOfInt32)
 	if err != nil || null {
 		return nil, err
 	}
@@ -847,7 +848,7 @@ func (r *CompactRecord) GetArrayOfNullableInt32(name string) ([]*int32, error) {
 
 // GetArrayOfNullableInt64 reads an ARRAY_OF_NULLABLE_INT64 (or ARRAY_OF_INT64) field.
 func (r *CompactRecord) GetArrayOfNullableInt64(name string) ([]*int64, error) {
-	f, _, items, null, err := r.primitiveArray(name, KindArrayOfInt64)
+	f, _, items, null, err := r.primitiveArray(name, core.KindArrayOfInt64)
 	if err != nil || null {
 		return nil, err
 	}
@@ -859,7 +860,7 @@ func (r *CompactRecord) GetArrayOfNullableInt64(name string) ([]*int64, error) {
 
 // GetArrayOfNullableFloat32 reads an ARRAY_OF_NULLABLE_FLOAT32 (or ARRAY_OF_FLOAT32) field.
 func (r *CompactRecord) GetArrayOfNullableFloat32(name string) ([]*float32, error) {
-	f, _, items, null, err := r.primitiveArray(name, KindArrayOfFloat32)
+	f, _, items, null, err := r.primitiveArray(name, core.KindArrayOfFloat32)
 	if err != nil || null {
 		return nil, err
 	}
@@ -871,7 +872,7 @@ func (r *CompactRecord) GetArrayOfNullableFloat32(name string) ([]*float32, erro
 
 // GetArrayOfNullableFloat64 reads an ARRAY_OF_NULLABLE_FLOAT64 (or ARRAY_OF_FLOAT64) field.
 func (r *CompactRecord) GetArrayOfNullableFloat64(name string) ([]*float64, error) {
-	f, _, items, null, err := r.primitiveArray(name, KindArrayOfFloat64)
+	f, _, items, null, err := r.primitiveArray(name, core.KindArrayOfFloat64)
 	if err != nil || null {
 		return nil, err
 	}
@@ -882,7 +883,7 @@ func (r *CompactRecord) GetArrayOfNullableFloat64(name string) ([]*float64, erro
 }
 
 // varArrayField resolves an array of variable-size items of kind k.
-func (r *CompactRecord) varArrayField(name string, k FieldKind) (*SchemaField, *varItems, error) {
+func (r *CompactRecord) varArrayField(name string, k core.FieldKind) (*SchemaField, *varItems, error) {
 	f, rd, null, err := r.variable(name, k)
 	if err != nil || null {
 		return f, nil, err
@@ -896,7 +897,7 @@ func (r *CompactRecord) varArrayField(name string, k FieldKind) (*SchemaField, *
 
 // GetArrayOfStringPtr reads an ARRAY_OF_STRING field; null items are nil.
 func (r *CompactRecord) GetArrayOfStringPtr(name string) ([]*string, error) {
-	f, it, err := r.varArrayField(name, KindArrayOfString)
+	f, it, err := r.varArrayField(name, core.KindArrayOfString)
 	if it == nil {
 		return nil, err
 	}
@@ -908,7 +909,7 @@ func (r *CompactRecord) GetArrayOfStringPtr(name string) ([]*string, error) {
 
 // GetArrayOfString reads an ARRAY_OF_STRING field that has no null items.
 func (r *CompactRecord) GetArrayOfString(name string) ([]string, error) {
-	f, it, err := r.varArrayField(name, KindArrayOfString)
+	f, it, err := r.varArrayField(name, core.KindArrayOfString)
 	if it == nil {
 		return nil, err
 	}
@@ -922,53 +923,53 @@ func (r *CompactRecord) GetArrayOfString(name string) ([]string, error) {
 }
 
 // GetArrayOfDecimal reads an ARRAY_OF_DECIMAL field; null items are nil.
-func (r *CompactRecord) GetArrayOfDecimal(name string) ([]*Decimal, error) {
-	f, it, err := r.varArrayField(name, KindArrayOfDecimal)
+func (r *CompactRecord) GetArrayOfDecimal(name string) ([]*core.Decimal, error) {
+	f, it, err := r.varArrayField(name, core.KindArrayOfDecimal)
 	if it == nil {
 		return nil, err
 	}
-	return ptrItems(it, f, readDecimal)
+	return ptrItems(it, f, core.ReadDecimal)
 }
 
 // GetArrayOfTime reads an ARRAY_OF_TIME field; null items are nil.
-func (r *CompactRecord) GetArrayOfTime(name string) ([]*LocalTime, error) {
-	f, it, err := r.varArrayField(name, KindArrayOfTime)
+func (r *CompactRecord) GetArrayOfTime(name string) ([]*core.LocalTime, error) {
+	f, it, err := r.varArrayField(name, core.KindArrayOfTime)
 	if it == nil {
 		return nil, err
 	}
-	return ptrItems(it, f, readTime)
+	return ptrItems(it, f, core.ReadTime)
 }
 
 // GetArrayOfDate reads an ARRAY_OF_DATE field; null items are nil.
-func (r *CompactRecord) GetArrayOfDate(name string) ([]*LocalDate, error) {
-	f, it, err := r.varArrayField(name, KindArrayOfDate)
+func (r *CompactRecord) GetArrayOfDate(name string) ([]*core.LocalDate, error) {
+	f, it, err := r.varArrayField(name, core.KindArrayOfDate)
 	if it == nil {
 		return nil, err
 	}
-	return ptrItems(it, f, func(rd *wire.Reader) LocalDate { return readDate(rd, false) })
+	return ptrItems(it, f, func(rd *wire.Reader) core.LocalDate { return core.ReadDate(rd, false) })
 }
 
 // GetArrayOfTimestamp reads an ARRAY_OF_TIMESTAMP field; null items are nil.
-func (r *CompactRecord) GetArrayOfTimestamp(name string) ([]*LocalDateTime, error) {
-	f, it, err := r.varArrayField(name, KindArrayOfTimestamp)
+func (r *CompactRecord) GetArrayOfTimestamp(name string) ([]*core.LocalDateTime, error) {
+	f, it, err := r.varArrayField(name, core.KindArrayOfTimestamp)
 	if it == nil {
 		return nil, err
 	}
-	return ptrItems(it, f, func(rd *wire.Reader) LocalDateTime { return readTimestamp(rd, false) })
+	return ptrItems(it, f, func(rd *wire.Reader) core.LocalDateTime { return core.ReadTimestamp(rd, false) })
 }
 
 // GetArrayOfTimestampWithTimezone reads an ARRAY_OF_TIMESTAMP_WITH_TIMEZONE field; null items are nil.
-func (r *CompactRecord) GetArrayOfTimestampWithTimezone(name string) ([]*OffsetDateTime, error) {
-	f, it, err := r.varArrayField(name, KindArrayOfTimestampWithTimezone)
+func (r *CompactRecord) GetArrayOfTimestampWithTimezone(name string) ([]*core.OffsetDateTime, error) {
+	f, it, err := r.varArrayField(name, core.KindArrayOfTimestampWithTimezone)
 	if it == nil {
 		return nil, err
 	}
-	return ptrItems(it, f, func(rd *wire.Reader) OffsetDateTime { return readTimestampTZ(rd, false) })
+	return ptrItems(it, f, func(rd *wire.Reader) core.OffsetDateTime { return core.ReadTimestampTZ(rd, false) })
 }
 
 // GetArrayOfCompact reads an ARRAY_OF_COMPACT field as records; null items are nil.
 func (r *CompactRecord) GetArrayOfCompact(name string) ([]*CompactRecord, error) {
-	_, it, err := r.varArrayField(name, KindArrayOfCompact)
+	_, it, err := r.varArrayField(name, core.KindArrayOfCompact)
 	if it == nil {
 		return nil, err
 	}
@@ -999,145 +1000,96 @@ func (r *CompactRecord) Get(name string) (any, error) {
 		return nil, err
 	}
 	switch f.Kind {
-	case KindBoolean:
+	case core.KindBoolean:
 		return r.GetBoolean(name)
-	case KindInt8:
+	case core.KindInt8:
 		return r.GetInt8(name)
-	case KindInt16:
+	case core.KindInt16:
 		return r.GetInt16(name)
-	case KindInt32:
+	case core.KindInt32:
 		return r.GetInt32(name)
-	case KindInt64:
+	case core.KindInt64:
 		return r.GetInt64(name)
-	case KindFloat32:
+	case core.KindFloat32:
 		return r.GetFloat32(name)
-	case KindFloat64:
+	case core.KindFloat64:
 		return r.GetFloat64(name)
-	case KindString:
-		return derefOrNil(r.GetStringPtr(name))
-	case KindDecimal:
-		return derefOrNil(r.GetDecimal(name))
-	case KindTime:
-		return derefOrNil(r.GetTime(name))
-	case KindDate:
-		return derefOrNil(r.GetDate(name))
-	case KindTimestamp:
-		return derefOrNil(r.GetTimestamp(name))
-	case KindTimestampWithTimezone:
-		return derefOrNil(r.GetTimestampWithTimezone(name))
-	case KindCompact:
+	case core.KindString:
+		return core.DerefOrNil(r.GetStringPtr(name))
+	case core.KindDecimal:
+		return core.DerefOrNil(r.GetDecimal(name))
+	case core.KindTime:
+		return core.DerefOrNil(r.GetTime(name))
+	case core.KindDate:
+		return core.DerefOrNil(r.GetDate(name))
+	case core.KindTimestamp:
+		return core.DerefOrNil(r.GetTimestamp(name))
+	case core.KindTimestampWithTimezone:
+		return core.DerefOrNil(r.GetTimestampWithTimezone(name))
+	case core.KindCompact:
 		rec, err := r.GetCompact(name)
 		if rec == nil {
 			return nil, err
 		}
 		return rec, err
-	case KindNullableBoolean:
-		return derefOrNil(r.GetNullableBoolean(name))
-	case KindNullableInt8:
-		return derefOrNil(r.GetNullableInt8(name))
-	case KindNullableInt16:
-		return derefOrNil(r.GetNullableInt16(name))
-	case KindNullableInt32:
-		return derefOrNil(r.GetNullableInt32(name))
-	case KindNullableInt64:
-		return derefOrNil(r.GetNullableInt64(name))
-	case KindNullableFloat32:
-		return derefOrNil(r.GetNullableFloat32(name))
-	case KindNullableFloat64:
-		return derefOrNil(r.GetNullableFloat64(name))
-	case KindArrayOfBoolean:
-		return nilSlice(r.GetArrayOfBoolean(name))
-	case KindArrayOfInt8:
-		return nilSlice(r.GetArrayOfInt8(name))
-	case KindArrayOfInt16:
-		return nilSlice(r.GetArrayOfInt16(name))
-	case KindArrayOfInt32:
-		return nilSlice(r.GetArrayOfInt32(name))
-	case KindArrayOfInt64:
-		return nilSlice(r.GetArrayOfInt64(name))
-	case KindArrayOfFloat32:
-		return nilSlice(r.GetArrayOfFloat32(name))
-	case KindArrayOfFloat64:
-		return nilSlice(r.GetArrayOfFloat64(name))
-	case KindArrayOfString:
-		return nilSlice(r.GetArrayOfStringPtr(name))
-	case KindArrayOfDecimal:
-		return nilSlice(r.GetArrayOfDecimal(name))
-	case KindArrayOfTime:
-		return nilSlice(r.GetArrayOfTime(name))
-	case KindArrayOfDate:
-		return nilSlice(r.GetArrayOfDate(name))
-	case KindArrayOfTimestamp:
-		return nilSlice(r.GetArrayOfTimestamp(name))
-	case KindArrayOfTimestampWithTimezone:
-		return nilSlice(r.GetArrayOfTimestampWithTimezone(name))
-	case KindArrayOfCompact:
-		return nilSlice(r.GetArrayOfCompact(name))
-	case KindArrayOfNullableBoolean:
-		return nilSlice(r.GetArrayOfNullableBoolean(name))
-	case KindArrayOfNullableInt8:
-		return nilSlice(r.GetArrayOfNullableInt8(name))
-	case KindArrayOfNullableInt16:
-		return nilSlice(r.GetArrayOfNullableInt16(name))
-	case KindArrayOfNullableInt32:
-		return nilSlice(r.GetArrayOfNullableInt32(name))
-	case KindArrayOfNullableInt64:
-		return nilSlice(r.GetArrayOfNullableInt64(name))
-	case KindArrayOfNullableFloat32:
-		return nilSlice(r.GetArrayOfNullableFloat32(name))
-	case KindArrayOfNullableFloat64:
-		return nilSlice(r.GetArrayOfNullableFloat64(name))
+	case core.KindNullableBoolean:
+		return core.DerefOrNil(r.GetNullableBoolean(name))
+	case core.KindNullableInt8:
+		return core.DerefOrNil(r.GetNullableInt8(name))
+	case core.KindNullableInt16:
+		return core.DerefOrNil(r.GetNullableInt16(name))
+	case core.KindNullableInt32:
+		return core.DerefOrNil(r.GetNullableInt32(name))
+	case core.KindNullableInt64:
+		return core.DerefOrNil(r.GetNullableInt64(name))
+	case core.KindNullableFloat32:
+		return core.DerefOrNil(r.GetNullableFloat32(name))
+	case core.KindNullableFloat64:
+		return core.DerefOrNil(r.GetNullableFloat64(name))
+	case core.KindArrayOfBoolean:
+		return core.NilSlice(r.GetArrayOfBoolean(name))
+	case core.KindArrayOfInt8:
+		return core.NilSlice(r.GetArrayOfInt8(name))
+	case core.KindArrayOfInt16:
+		return core.NilSlice(r.GetArrayOfInt16(name))
+	case core.KindArrayOfInt32:
+		return core.NilSlice(r.GetArrayOfInt32(name))
+	case core.KindArrayOfInt64:
+		return core.NilSlice(r.GetArrayOfInt64(name))
+	case core.KindArrayOfFloat32:
+		return core.NilSlice(r.GetArrayOfFloat32(name))
+	case core.KindArrayOfFloat64:
+		return core.NilSlice(r.GetArrayOfFloat64(name))
+	case core.KindArrayOfString:
+		return core.NilSlice(r.GetArrayOfStringPtr(name))
+	case core.KindArrayOfDecimal:
+		return core.NilSlice(r.GetArrayOfDecimal(name))
+	case core.KindArrayOfTime:
+		return core.NilSlice(r.GetArrayOfTime(name))
+	case core.KindArrayOfDate:
+		return core.NilSlice(r.GetArrayOfDate(name))
+	case core.KindArrayOfTimestamp:
+		return core.NilSlice(r.GetArrayOfTimestamp(name))
+	case core.KindArrayOfTimestampWithTimezone:
+		return core.NilSlice(r.GetArrayOfTimestampWithTimezone(name))
+	case core.KindArrayOfCompact:
+		return core.NilSlice(r.GetArrayOfCompact(name))
+	case core.KindArrayOfNullableBoolean:
+		return core.NilSlice(r.GetArrayOfNullableBoolean(name))
+	case core.KindArrayOfNullableInt8:
+		return core.NilSlice(r.GetArrayOfNullableInt8(name))
+	case core.KindArrayOfNullableInt16:
+		return core.NilSlice(r.GetArrayOfNullableInt16(name))
+	case core.KindArrayOfNullableInt32:
+		return core.NilSlice(r.GetArrayOfNullableInt32(name))
+	case core.KindArrayOfNullableInt64:
+		return core.NilSlice(r.GetArrayOfNullableInt64(name))
+	case core.KindArrayOfNullableFloat32:
+		return core.NilSlice(r.GetArrayOfNullableFloat32(name))
+	case core.KindArrayOfNullableFloat64:
+		return core.NilSlice(r.GetArrayOfNullableFloat64(name))
 	}
 	return nil, kindError(f, "a readable kind")
 }
 
-// derefOrNil turns a (*T, error) getter result into an any holding T or nil.
-func derefOrNil[T any](v *T, err error) (any, error) {
-	if v == nil || err != nil {
-		return nil, err
-	}
-	return *v, nil
-}
-
-// nilSlice keeps a null array as an untyped nil in an any.
-func nilSlice[T any](v []T, err error) (any, error) {
-	if v == nil || err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
 // Value decoders shared by the three formats.
-
-func readDecimal(rd *wire.Reader) Decimal {
-	b := rd.Bytes(rd.Length(1, false))
-	scale := rd.Int32()
-	if rd.Err() != nil {
-		return Decimal{}
-	}
-	return Decimal{Unscaled: fromTwosComplement(b), Scale: scale}
-}
-
-func readTime(rd *wire.Reader) LocalTime {
-	return LocalTime{Hour: rd.Int8(), Minute: rd.Int8(), Second: rd.Int8(), Nanosecond: rd.Int32()}
-}
-
-func readDate(rd *wire.Reader, shortYear bool) LocalDate {
-	var y int32
-	if shortYear {
-		y = int32(rd.Int16())
-	} else {
-		y = rd.Int32()
-	}
-	return LocalDate{Year: y, Month: rd.Int8(), Day: rd.Int8()}
-}
-
-func readTimestamp(rd *wire.Reader, shortYear bool) LocalDateTime {
-	d := readDate(rd, shortYear)
-	return LocalDateTime{Date: d, Time: readTime(rd)}
-}
-
-func readTimestampTZ(rd *wire.Reader, shortYear bool) OffsetDateTime {
-	t := readTimestamp(rd, shortYear)
-	return OffsetDateTime{LocalDateTime: t, OffsetSeconds: rd.Int32()}
-}

@@ -38,6 +38,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/atolldb/atoll/internal/serialization/core"
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
 
@@ -86,17 +87,17 @@ type CompactTypeNamer interface {
 func CompactTypeNameOf(t reflect.Type) (string, error) {
 	st := structType(t)
 	if st == nil {
-		return "", &DefinitionError{What: fmt.Sprintf("compact type %v", t), Reason: "is not a struct or a pointer to a struct"}
+		return "", &core.DefinitionError{What: fmt.Sprintf("compact type %v", t), Reason: "is not a struct or a pointer to a struct"}
 	}
 	if reflect.PointerTo(st).Implements(typeNamer) {
 		name := reflect.New(st).Interface().(CompactTypeNamer).CompactTypeName()
 		if name == "" || !utf8.ValidString(name) {
-			return "", &DefinitionError{What: "compact type " + st.String(), Reason: "CompactTypeName returned " + strconv.Quote(name) + ", which is empty or not valid UTF-8"}
+			return "", &core.DefinitionError{What: "compact type " + st.String(), Reason: "CompactTypeName returned " + strconv.Quote(name) + ", which is empty or not valid UTF-8"}
 		}
 		return name, nil
 	}
 	if st.Name() == "" {
-		return "", &DefinitionError{What: "compact type " + st.String(), Reason: "an anonymous struct type has no default type name; declare a named type or pass a name to NewReflectiveSerializer"}
+		return "", &core.DefinitionError{What: "compact type " + st.String(), Reason: "an anonymous struct type has no default type name; declare a named type or pass a name to NewReflectiveSerializer"}
 	}
 	return st.PkgPath() + "." + st.Name(), nil
 }
@@ -168,10 +169,10 @@ func CompactTypeNameOf(t reflect.Type) (string, error) {
 func NewReflectiveSerializer(t reflect.Type, typeName string) (CompactSerializer, error) {
 	st := structType(t)
 	if st == nil {
-		return nil, &DefinitionError{What: fmt.Sprintf("compact serializer for %v", t), Reason: "the type is not a struct or a pointer to a struct"}
+		return nil, &core.DefinitionError{What: fmt.Sprintf("compact serializer for %v", t), Reason: "the type is not a struct or a pointer to a struct"}
 	}
 	if isValueType(st) {
-		return nil, &DefinitionError{What: "compact serializer for " + t.String(), Reason: st.String() + " is a Compact field value, not an object"}
+		return nil, &core.DefinitionError{What: "compact serializer for " + t.String(), Reason: st.String() + " is a Compact field value, not an object"}
 	}
 	if typeName == "" {
 		var err error
@@ -179,7 +180,7 @@ func NewReflectiveSerializer(t reflect.Type, typeName string) (CompactSerializer
 			return nil, err
 		}
 	} else if !utf8.ValidString(typeName) {
-		return nil, &DefinitionError{What: "compact serializer for " + t.String(), Reason: "type name is not valid UTF-8"}
+		return nil, &core.DefinitionError{What: "compact serializer for " + t.String(), Reason: "type name is not valid UTF-8"}
 	}
 	rs, err := newReflective(t, typeName, func(reflect.Type) bool { return false })
 	if err != nil {
@@ -213,11 +214,11 @@ func (s *Service) RegisterType(t reflect.Type) error {
 	st := structType(t)
 	switch {
 	case st == nil:
-		return &DefinitionError{What: fmt.Sprintf("compact type %v", t), Reason: "is not a struct or a pointer to a struct"}
+		return &core.DefinitionError{What: fmt.Sprintf("compact type %v", t), Reason: "is not a struct or a pointer to a struct"}
 	case isValueType(st):
-		return &DefinitionError{What: "compact type " + t.String(), Reason: st.String() + " is a Compact field value, not an object"}
+		return &core.DefinitionError{What: "compact type " + t.String(), Reason: st.String() + " is a Compact field value, not an object"}
 	case isObjectFormat(st):
-		return &DefinitionError{What: "compact type " + t.String(), Reason: "it implements Portable or IdentifiedDataSerializable"}
+		return &core.DefinitionError{What: "compact type " + t.String(), Reason: "it implements Portable or IdentifiedDataSerializable"}
 	}
 	s.compactMu.Lock()
 	defer s.compactMu.Unlock()
@@ -232,7 +233,7 @@ func (s *Service) RegisterType(t reflect.Type) error {
 		}
 		rs, ok := old.ser.(*reflectiveSerializer)
 		if !ok {
-			return &DefinitionError{What: "compact type " + t.String(), Reason: "a CompactSerializer for " + old.ser.Type().String() + " is registered"}
+			return &core.DefinitionError{What: "compact type " + t.String(), Reason: "a CompactSerializer for " + old.ser.Type().String() + " is registered"}
 		}
 		ct := &compactType{ser: &reflectiveSerializer{typ: t, name: rs.name, plan: rs.plan, nested: rs.nested}}
 		ct.layout.Store(old.layout.Load())
@@ -284,10 +285,10 @@ func (s *Service) zeroConfigType(t reflect.Type) (*compactType, error) {
 		other = reflect.PointerTo(st)
 	}
 	if ct, ok := cur.byType[other]; ok {
-		return nil, &TypeError{Type: t.String(), Reason: "no CompactSerializer is registered for it, but one is for " + ct.ser.Type().String()}
+		return nil, &core.TypeError{Type: t.String(), Reason: "no CompactSerializer is registered for it, but one is for " + ct.ser.Type().String()}
 	}
 	if st.Name() == "" && !reflect.PointerTo(st).Implements(typeNamer) {
-		return nil, &TypeError{Type: t.String(), Reason: "zero-config Compact needs a named struct type (or a serializer from NewReflectiveSerializer with a type name)"}
+		return nil, &core.TypeError{Type: t.String(), Reason: "zero-config Compact needs a named struct type (or a serializer from NewReflectiveSerializer with a type name)"}
 	}
 	name, err := CompactTypeNameOf(st)
 	if err != nil {
@@ -316,7 +317,7 @@ func (s *Service) nestedType(st, sp reflect.Type) (ct *compactType, byValue bool
 		return ct, true, nil
 	}
 	if ct, err = s.zeroConfigType(sp); ct == nil && err == nil {
-		err = &TypeError{Type: sp.String(), Reason: "no CompactSerializer is registered for it"}
+		err = &core.TypeError{Type: sp.String(), Reason: "no CompactSerializer is registered for it"}
 	}
 	return ct, false, err
 }
@@ -353,7 +354,7 @@ func (c *compactTypes) explicit(st reflect.Type) bool {
 // add registers rs and its companions.
 func (c *compactTypes) add(rs *reflectiveSerializer) error {
 	if other, taken := c.byName[rs.name]; taken {
-		return &DefinitionError{What: "compact type " + rs.typ.String(), Reason: "its type name " + strconv.Quote(rs.name) + " is already used by " + other.ser.Type().String()}
+		return &core.DefinitionError{What: "compact type " + rs.typ.String(), Reason: "its type name " + strconv.Quote(rs.name) + " is already used by " + other.ser.Type().String()}
 	}
 	ct := &compactType{ser: rs}
 	c.byType[rs.typ] = ct
@@ -376,7 +377,7 @@ func (c *compactTypes) addCompanions(ct *compactType, rs *reflectiveSerializer) 
 			return err
 		}
 		if other, taken := c.byName[name]; taken {
-			return &DefinitionError{What: "compact type " + p.ptr.String(), Reason: "its type name " + strconv.Quote(name) + " is already used by " + other.ser.Type().String() + "; give one of them a CompactTypeName method"}
+			return &core.DefinitionError{What: "compact type " + p.ptr.String(), Reason: "its type name " + strconv.Quote(name) + " is already used by " + other.ser.Type().String() + "; give one of them a CompactTypeName method"}
 		}
 		nct := &compactType{ser: &reflectiveSerializer{typ: p.ptr, name: name, plan: p}}
 		c.alias(p, nct)
@@ -410,7 +411,7 @@ func (s *reflectiveSerializer) TypeName() string   { return s.name }
 func (s *reflectiveSerializer) Write(w *CompactWriter, v any) {
 	p := s.plan.pointer(v)
 	if p == nil {
-		w.fail(&TypeError{Type: fmt.Sprintf("%T", v), Reason: "the reflective serializer of " + s.plan.typ.String() + " writes non-nil " + s.plan.ptr.String() + " and " + s.plan.typ.String() + " values only"})
+		w.fail(&core.TypeError{Type: fmt.Sprintf("%T", v), Reason: "the reflective serializer of " + s.plan.typ.String() + " writes non-nil " + s.plan.ptr.String() + " and " + s.plan.typ.String() + " values only"})
 		return
 	}
 	s.plan.write(w, p)
@@ -441,7 +442,7 @@ type (
 // the field.
 type fieldPlan struct {
 	name   string // Compact name
-	kind   FieldKind
+	kind   core.FieldKind
 	offset uintptr // from the start of the plan's struct
 	write  writeFunc
 	read   readFunc
@@ -505,7 +506,7 @@ type planBuilder struct {
 }
 
 func (b *planBuilder) fail(format string, args ...any) error {
-	return &DefinitionError{What: "compact serializer for " + b.root.String(), Reason: fmt.Sprintf(format, args...)}
+	return &core.DefinitionError{What: "compact serializer for " + b.root.String(), Reason: fmt.Sprintf(format, args...)}
 }
 
 func (b *planBuilder) structPlan(st reflect.Type) (*structPlan, error) {
@@ -661,23 +662,23 @@ func (b *planBuilder) compactOps(f *fieldPlan, s shape, st reflect.Type, bad fun
 	}
 	switch s {
 	case shapeValue:
-		f.kind, f.write, f.read = KindCompact, writeNestedValue, readNestedValue
+		f.kind, f.write, f.read = core.KindCompact, writeNestedValue, readNestedValue
 	case shapePtr:
-		f.kind, f.write, f.read = KindCompact, writeNestedPtr, readNestedPtr
+		f.kind, f.write, f.read = core.KindCompact, writeNestedPtr, readNestedPtr
 	case shapeSlice:
-		f.kind, f.write, f.read = KindArrayOfCompact, writeNestedSlice, readNestedSlice
+		f.kind, f.write, f.read = core.KindArrayOfCompact, writeNestedSlice, readNestedSlice
 	default:
-		f.kind, f.write, f.read = KindArrayOfCompact, writeNestedPtrSlice, readNestedPtrSlice
+		f.kind, f.write, f.read = core.KindArrayOfCompact, writeNestedPtrSlice, readNestedPtrSlice
 	}
 	return nil
 }
 
 var (
-	typeDecimal        = reflect.TypeFor[Decimal]()
-	typeLocalTime      = reflect.TypeFor[LocalTime]()
-	typeLocalDate      = reflect.TypeFor[LocalDate]()
-	typeLocalDateTime  = reflect.TypeFor[LocalDateTime]()
-	typeOffsetDateTime = reflect.TypeFor[OffsetDateTime]()
+	typeDecimal        = reflect.TypeFor[core.Decimal]()
+	typeLocalTime      = reflect.TypeFor[core.LocalTime]()
+	typeLocalDate      = reflect.TypeFor[core.LocalDate]()
+	typeLocalDateTime  = reflect.TypeFor[core.LocalDateTime]()
+	typeOffsetDateTime = reflect.TypeFor[core.OffsetDateTime]()
 	typeTime           = reflect.TypeFor[time.Time]()
 	typeNamer          = reflect.TypeFor[CompactTypeNamer]()
 	typePortable       = reflect.TypeFor[Portable]()
@@ -716,7 +717,7 @@ func isObjectFormat(st reflect.Type) bool {
 // leafCodec makes the write and read functions of a field whose items have
 // one Compact kind, for each shape.
 type leafCodec interface {
-	ops(s shape) (FieldKind, writeFunc, readFunc)
+	ops(s shape) (core.FieldKind, writeFunc, readFunc)
 }
 
 func leafCodecOf(t reflect.Type) leafCodec {
@@ -760,7 +761,7 @@ func leafCodecOf(t reflect.Type) leafCodec {
 // primCodec handles the kinds that have writer and reader methods for all
 // four shapes: the fixed-size primitives and STRING.
 type primCodec[T any] struct {
-	kind       FieldKind
+	kind       core.FieldKind
 	write      func(*CompactWriter, string, T)
 	read       func(*CompactReader, string) T
 	writePtr   func(*CompactWriter, string, *T)
@@ -771,7 +772,7 @@ type primCodec[T any] struct {
 	readPtrs   func(*CompactReader, string) []*T
 }
 
-func (c *primCodec[T]) ops(s shape) (FieldKind, writeFunc, readFunc) {
+func (c *primCodec[T]) ops(s shape) (core.FieldKind, writeFunc, readFunc) {
 	switch s {
 	case shapeValue:
 		if w, r := valueOps(c.kind); w != nil {
@@ -795,42 +796,42 @@ func (c *primCodec[T]) ops(s shape) (FieldKind, writeFunc, readFunc) {
 }
 
 var (
-	boolCodec = &primCodec[bool]{KindBoolean,
+	boolCodec = &primCodec[bool]{core.KindBoolean,
 		(*CompactWriter).WriteBoolean, (*CompactReader).ReadBoolean,
 		(*CompactWriter).WriteNullableBoolean, (*CompactReader).ReadNullableBoolean,
 		(*CompactWriter).WriteArrayOfBoolean, (*CompactReader).ReadArrayOfBoolean,
 		(*CompactWriter).WriteArrayOfNullableBoolean, (*CompactReader).ReadArrayOfNullableBoolean}
-	int8Codec = &primCodec[int8]{KindInt8,
+	int8Codec = &primCodec[int8]{core.KindInt8,
 		(*CompactWriter).WriteInt8, (*CompactReader).ReadInt8,
 		(*CompactWriter).WriteNullableInt8, (*CompactReader).ReadNullableInt8,
 		(*CompactWriter).WriteArrayOfInt8, (*CompactReader).ReadArrayOfInt8,
 		(*CompactWriter).WriteArrayOfNullableInt8, (*CompactReader).ReadArrayOfNullableInt8}
-	int16Codec = &primCodec[int16]{KindInt16,
+	int16Codec = &primCodec[int16]{core.KindInt16,
 		(*CompactWriter).WriteInt16, (*CompactReader).ReadInt16,
 		(*CompactWriter).WriteNullableInt16, (*CompactReader).ReadNullableInt16,
 		(*CompactWriter).WriteArrayOfInt16, (*CompactReader).ReadArrayOfInt16,
 		(*CompactWriter).WriteArrayOfNullableInt16, (*CompactReader).ReadArrayOfNullableInt16}
-	int32Codec = &primCodec[int32]{KindInt32,
+	int32Codec = &primCodec[int32]{core.KindInt32,
 		(*CompactWriter).WriteInt32, (*CompactReader).ReadInt32,
 		(*CompactWriter).WriteNullableInt32, (*CompactReader).ReadNullableInt32,
 		(*CompactWriter).WriteArrayOfInt32, (*CompactReader).ReadArrayOfInt32,
 		(*CompactWriter).WriteArrayOfNullableInt32, (*CompactReader).ReadArrayOfNullableInt32}
-	int64Codec = &primCodec[int64]{KindInt64,
+	int64Codec = &primCodec[int64]{core.KindInt64,
 		(*CompactWriter).WriteInt64, (*CompactReader).ReadInt64,
 		(*CompactWriter).WriteNullableInt64, (*CompactReader).ReadNullableInt64,
 		(*CompactWriter).WriteArrayOfInt64, (*CompactReader).ReadArrayOfInt64,
 		(*CompactWriter).WriteArrayOfNullableInt64, (*CompactReader).ReadArrayOfNullableInt64}
-	float32Codec = &primCodec[float32]{KindFloat32,
+	float32Codec = &primCodec[float32]{core.KindFloat32,
 		(*CompactWriter).WriteFloat32, (*CompactReader).ReadFloat32,
 		(*CompactWriter).WriteNullableFloat32, (*CompactReader).ReadNullableFloat32,
 		(*CompactWriter).WriteArrayOfFloat32, (*CompactReader).ReadArrayOfFloat32,
 		(*CompactWriter).WriteArrayOfNullableFloat32, (*CompactReader).ReadArrayOfNullableFloat32}
-	float64Codec = &primCodec[float64]{KindFloat64,
+	float64Codec = &primCodec[float64]{core.KindFloat64,
 		(*CompactWriter).WriteFloat64, (*CompactReader).ReadFloat64,
 		(*CompactWriter).WriteNullableFloat64, (*CompactReader).ReadNullableFloat64,
 		(*CompactWriter).WriteArrayOfFloat64, (*CompactReader).ReadArrayOfFloat64,
 		(*CompactWriter).WriteArrayOfNullableFloat64, (*CompactReader).ReadArrayOfNullableFloat64}
-	stringCodec = &primCodec[string]{KindString,
+	stringCodec = &primCodec[string]{core.KindString,
 		(*CompactWriter).WriteString, (*CompactReader).ReadString,
 		(*CompactWriter).WriteStringPtr, (*CompactReader).ReadStringPtr,
 		(*CompactWriter).WriteArrayOfString, (*CompactReader).ReadArrayOfString,
@@ -840,30 +841,30 @@ var (
 // valueOps returns direct functions for plain fixed-size and string fields,
 // the most common fields: the writer and reader methods inline into them,
 // which saves an indirect call per field over the generic closures.
-func valueOps(k FieldKind) (writeFunc, readFunc) {
+func valueOps(k core.FieldKind) (writeFunc, readFunc) {
 	switch k {
-	case KindBoolean:
+	case core.KindBoolean:
 		return func(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) { w.WriteBoolean(f.name, *(*bool)(p)) },
 			func(r *CompactReader, f *fieldPlan, p unsafe.Pointer) { *(*bool)(p) = r.ReadBoolean(f.name) }
-	case KindInt8:
+	case core.KindInt8:
 		return func(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) { w.WriteInt8(f.name, *(*int8)(p)) },
 			func(r *CompactReader, f *fieldPlan, p unsafe.Pointer) { *(*int8)(p) = r.ReadInt8(f.name) }
-	case KindInt16:
+	case core.KindInt16:
 		return func(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) { w.WriteInt16(f.name, *(*int16)(p)) },
 			func(r *CompactReader, f *fieldPlan, p unsafe.Pointer) { *(*int16)(p) = r.ReadInt16(f.name) }
-	case KindInt32:
+	case core.KindInt32:
 		return func(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) { w.WriteInt32(f.name, *(*int32)(p)) },
 			func(r *CompactReader, f *fieldPlan, p unsafe.Pointer) { *(*int32)(p) = r.ReadInt32(f.name) }
-	case KindInt64:
+	case core.KindInt64:
 		return func(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) { w.WriteInt64(f.name, *(*int64)(p)) },
 			func(r *CompactReader, f *fieldPlan, p unsafe.Pointer) { *(*int64)(p) = r.ReadInt64(f.name) }
-	case KindFloat32:
+	case core.KindFloat32:
 		return func(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) { w.WriteFloat32(f.name, *(*float32)(p)) },
 			func(r *CompactReader, f *fieldPlan, p unsafe.Pointer) { *(*float32)(p) = r.ReadFloat32(f.name) }
-	case KindFloat64:
+	case core.KindFloat64:
 		return func(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) { w.WriteFloat64(f.name, *(*float64)(p)) },
 			func(r *CompactReader, f *fieldPlan, p unsafe.Pointer) { *(*float64)(p) = r.ReadFloat64(f.name) }
-	case KindString:
+	case core.KindString:
 		return func(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) { w.WriteString(f.name, *(*string)(p)) },
 			func(r *CompactReader, f *fieldPlan, p unsafe.Pointer) { *(*string)(p) = r.ReadString(f.name) }
 	}
@@ -874,16 +875,16 @@ func valueOps(k FieldKind) (writeFunc, readFunc) {
 // narrower than int64.
 type intCodec struct{}
 
-func (intCodec) ops(s shape) (FieldKind, writeFunc, readFunc) {
+func (intCodec) ops(s shape) (core.FieldKind, writeFunc, readFunc) {
 	switch s {
 	case shapeValue:
-		return KindInt64, writeInt, readInt
+		return core.KindInt64, writeInt, readInt
 	case shapePtr:
-		return KindNullableInt64, writeIntPtr, readIntPtr
+		return core.KindNullableInt64, writeIntPtr, readIntPtr
 	case shapeSlice:
-		return KindArrayOfInt64, writeInts, readInts
+		return core.KindArrayOfInt64, writeInts, readInts
 	}
-	return KindArrayOfNullableInt64, writeIntPtrs, readIntPtrs
+	return core.KindArrayOfNullableInt64, writeIntPtrs, readIntPtrs
 }
 
 func writeInt(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) {
@@ -913,7 +914,7 @@ func readIntPtr(r *CompactReader, f *fieldPlan, p unsafe.Pointer) {
 
 func writeInts(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) {
 	s := *(*[]int)(p)
-	if w.varStart(f.name, KindArrayOfInt64, s == nil) {
+	if w.varStart(f.name, core.KindArrayOfInt64, s == nil) {
 		w.buf = wire.AppendInt32(w.buf, int32(len(s)))
 		for _, x := range s {
 			w.buf = wire.AppendInt64(w.buf, int64(x))
@@ -935,7 +936,7 @@ func readInts(r *CompactReader, f *fieldPlan, p unsafe.Pointer) {
 
 func writeIntPtrs(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) {
 	s := *(*[]*int)(p)
-	if w.varStart(f.name, KindArrayOfNullableInt64, s == nil) {
+	if w.varStart(f.name, core.KindArrayOfNullableInt64, s == nil) {
 		w.varArray(len(s), func(i int) bool { return s[i] == nil }, func(i int) { w.buf = wire.AppendInt64(w.buf, int64(*s[i])) })
 	}
 }
@@ -957,7 +958,7 @@ func readIntPtrs(r *CompactReader, f *fieldPlan, p unsafe.Pointer) {
 
 func (r *CompactReader) toInt(f *fieldPlan, v int64) int {
 	if int64(int(v)) != v {
-		r.note(&FieldError{Field: f.name, Reason: "value " + strconv.FormatInt(v, 10) + " overflows the int of " + f.typ.String()})
+		r.note(&core.FieldError{Field: f.name, Reason: "value " + strconv.FormatInt(v, 10) + " overflows the int of " + f.typ.String()})
 	}
 	return int(v)
 }
@@ -965,14 +966,14 @@ func (r *CompactReader) toInt(f *fieldPlan, v int64) int {
 // objCodec handles the variable-size value kinds (DECIMAL and the temporal
 // kinds), whose writer and reader methods take pointers.
 type objCodec[T any] struct {
-	kind      FieldKind
+	kind      core.FieldKind
 	write     func(w *CompactWriter, name string, v *T) // nil writes null
 	read      func(r *CompactReader, name string) *T    // null reads nil
 	item      func(w *CompactWriter, name string, v *T) // appends an array item
 	readItems func(r *CompactReader, name string) []*T  // the array kind; null items are nil
 }
 
-func (c *objCodec[T]) ops(s shape) (FieldKind, writeFunc, readFunc) {
+func (c *objCodec[T]) ops(s shape) (core.FieldKind, writeFunc, readFunc) {
 	switch s {
 	case shapeValue:
 		return c.kind,
@@ -1023,31 +1024,35 @@ func (c *objCodec[T]) ops(s shape) (FieldKind, writeFunc, readFunc) {
 func noNulls(int) bool { return false }
 
 func nullItemError(f *fieldPlan) error {
-	return &FieldError{Field: f.name, Reason: "has a null item, which " + f.typ.String() + " cannot hold; use a slice of pointers"}
+	return &core.FieldError{Field: f.name, Reason: "has a null item, which " + f.typ.String() + " cannot hold; use a slice of pointers"}
 }
 
 var (
-	decimalCodec = &objCodec[Decimal]{KindDecimal,
+	decimalCodec = &objCodec[core.Decimal]{core.KindDecimal,
 		(*CompactWriter).WriteDecimal, (*CompactReader).ReadDecimal,
-		func(w *CompactWriter, _ string, v *Decimal) { w.buf = appendDecimal(w.buf, *v) },
+		func(w *CompactWriter, _ string, v *core.Decimal) { w.buf = core.AppendDecimal(w.buf, *v) },
 		(*CompactReader).ReadArrayOfDecimal}
-	localTimeCodec = &objCodec[LocalTime]{KindTime,
+	localTimeCodec = &objCodec[core.LocalTime]{core.KindTime,
 		(*CompactWriter).WriteTime, (*CompactReader).ReadTime,
-		func(w *CompactWriter, _ string, v *LocalTime) { w.buf = appendTime(w.buf, *v) },
+		func(w *CompactWriter, _ string, v *core.LocalTime) { w.buf = core.AppendTime(w.buf, *v) },
 		(*CompactReader).ReadArrayOfTime}
-	localDateCodec = &objCodec[LocalDate]{KindDate,
+	localDateCodec = &objCodec[core.LocalDate]{core.KindDate,
 		(*CompactWriter).WriteDate, (*CompactReader).ReadDate,
-		func(w *CompactWriter, _ string, v *LocalDate) { w.buf = appendDate(w.buf, *v, false) },
+		func(w *CompactWriter, _ string, v *core.LocalDate) { w.buf = core.AppendDate(w.buf, *v, false) },
 		(*CompactReader).ReadArrayOfDate}
-	localDateTimeCodec = &objCodec[LocalDateTime]{KindTimestamp,
+	localDateTimeCodec = &objCodec[core.LocalDateTime]{core.KindTimestamp,
 		(*CompactWriter).WriteTimestamp, (*CompactReader).ReadTimestamp,
-		func(w *CompactWriter, _ string, v *LocalDateTime) { w.buf = appendTimestamp(w.buf, *v, false) },
+		func(w *CompactWriter, _ string, v *core.LocalDateTime) {
+			w.buf = core.AppendTimestamp(w.buf, *v, false)
+		},
 		(*CompactReader).ReadArrayOfTimestamp}
-	offsetDateTimeCodec = &objCodec[OffsetDateTime]{KindTimestampWithTimezone,
+	offsetDateTimeCodec = &objCodec[core.OffsetDateTime]{core.KindTimestampWithTimezone,
 		(*CompactWriter).WriteTimestampWithTimezone, (*CompactReader).ReadTimestampWithTimezone,
-		func(w *CompactWriter, _ string, v *OffsetDateTime) { w.buf = appendTimestampTZ(w.buf, *v, false) },
+		func(w *CompactWriter, _ string, v *core.OffsetDateTime) {
+			w.buf = core.AppendTimestampTZ(w.buf, *v, false)
+		},
 		(*CompactReader).ReadArrayOfTimestampWithTimezone}
-	timeCodec = &objCodec[time.Time]{KindTimestampWithTimezone, writeGoTime, readGoTime, appendGoTime, readGoTimes}
+	timeCodec = &objCodec[time.Time]{core.KindTimestampWithTimezone, writeGoTime, readGoTime, appendGoTime, readGoTimes}
 )
 
 func writeGoTime(w *CompactWriter, name string, v *time.Time) {
@@ -1069,7 +1074,7 @@ func appendGoTime(w *CompactWriter, name string, v *time.Time) {
 		w.fail(err)
 		return
 	}
-	w.buf = appendTimestampTZ(w.buf, o, false)
+	w.buf = core.AppendTimestampTZ(w.buf, o, false)
 }
 
 func readGoTime(r *CompactReader, name string) *time.Time {
@@ -1111,20 +1116,20 @@ const (
 	maxOffsetSeconds = 18 * 3600
 )
 
-func offsetDateTimeOf(name string, t time.Time) (OffsetDateTime, error) {
+func offsetDateTimeOf(name string, t time.Time) (core.OffsetDateTime, error) {
 	y, mo, d := t.Date()
 	h, mi, s := t.Clock()
 	_, off := t.Zone()
 	if y < -maxJavaYear || y > maxJavaYear {
-		return OffsetDateTime{}, &TypeError{Type: "time.Time", Reason: "field " + strconv.Quote(name) + ": year " + strconv.Itoa(y) + " is outside Java's range of ±999999999"}
+		return core.OffsetDateTime{}, &core.TypeError{Type: "time.Time", Reason: "field " + strconv.Quote(name) + ": year " + strconv.Itoa(y) + " is outside Java's range of ±999999999"}
 	}
 	if off < -maxOffsetSeconds || off > maxOffsetSeconds {
-		return OffsetDateTime{}, &TypeError{Type: "time.Time", Reason: "field " + strconv.Quote(name) + ": zone offset " + strconv.Itoa(off) + "s is outside Java's range of ±18:00"}
+		return core.OffsetDateTime{}, &core.TypeError{Type: "time.Time", Reason: "field " + strconv.Quote(name) + ": zone offset " + strconv.Itoa(off) + "s is outside Java's range of ±18:00"}
 	}
-	return OffsetDateTime{
-		LocalDateTime: LocalDateTime{
-			Date: LocalDate{Year: int32(y), Month: int8(mo), Day: int8(d)},
-			Time: LocalTime{Hour: int8(h), Minute: int8(mi), Second: int8(s), Nanosecond: int32(t.Nanosecond())},
+	return core.OffsetDateTime{
+		LocalDateTime: core.LocalDateTime{
+			Date: core.LocalDate{Year: int32(y), Month: int8(mo), Day: int8(d)},
+			Time: core.LocalTime{Hour: int8(h), Minute: int8(mi), Second: int8(s), Nanosecond: int32(t.Nanosecond())},
 		},
 		OffsetSeconds: int32(off),
 	}, nil
@@ -1133,7 +1138,7 @@ func offsetDateTimeOf(name string, t time.Time) (OffsetDateTime, error) {
 // timeOf converts a decoded TIMESTAMP_WITH_TIMEZONE, rejecting values that
 // Java's OffsetDateTime would reject instead of letting time.Date normalize
 // them.
-func timeOf(name string, o *OffsetDateTime) (time.Time, error) {
+func timeOf(name string, o *core.OffsetDateTime) (time.Time, error) {
 	d, c, off := o.Date, o.Time, o.OffsetSeconds
 	if d.Year >= -maxJavaYear && d.Year <= maxJavaYear && d.Month >= 1 && d.Month <= 12 && d.Day >= 1 && d.Day <= 31 &&
 		c.Hour >= 0 && c.Hour < 24 && c.Minute >= 0 && c.Minute < 60 && c.Second >= 0 && c.Second < 60 &&
@@ -1147,27 +1152,27 @@ func timeOf(name string, o *OffsetDateTime) (time.Time, error) {
 			return t, nil
 		}
 	}
-	return time.Time{}, malformed("compact", 0, "field "+strconv.Quote(name)+" holds the invalid date-time "+o.String())
+	return time.Time{}, core.Malformed("compact", 0, "field "+strconv.Quote(name)+" holds the invalid date-time "+o.String())
 }
 
 // Nested Compact fields.
 
 func writeNestedValue(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) {
-	if w.varStart(f.name, KindCompact, false) {
+	if w.varStart(f.name, core.KindCompact, false) {
 		w.appendStruct(f, p)
 	}
 }
 
 func writeNestedPtr(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) {
 	q := *(*unsafe.Pointer)(p)
-	if w.varStart(f.name, KindCompact, q == nil) {
+	if w.varStart(f.name, core.KindCompact, q == nil) {
 		w.appendStruct(f, q)
 	}
 }
 
 func writeNestedSlice(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) {
 	s := reflect.NewAt(f.typ, p).Elem()
-	if !w.varStart(f.name, KindArrayOfCompact, s.IsNil()) {
+	if !w.varStart(f.name, core.KindArrayOfCompact, s.IsNil()) {
 		return
 	}
 	base, size := s.UnsafePointer(), f.st.Size()
@@ -1176,7 +1181,7 @@ func writeNestedSlice(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) {
 
 func writeNestedPtrSlice(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) {
 	s := reflect.NewAt(f.typ, p).Elem()
-	if !w.varStart(f.name, KindArrayOfCompact, s.IsNil()) {
+	if !w.varStart(f.name, core.KindArrayOfCompact, s.IsNil()) {
 		return
 	}
 	items := unsafe.Slice((*unsafe.Pointer)(s.UnsafePointer()), s.Len())
@@ -1188,12 +1193,12 @@ func writeNestedPtrSlice(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) {
 // reflective, through the serializer's Write otherwise.
 func (w *CompactWriter) appendStruct(f *fieldPlan, p unsafe.Pointer) {
 	e := w.enc
-	if e.depth >= maxDepth {
-		w.fail(&TypeError{Type: f.sp.String(), Reason: "objects nest deeper than " + strconv.Itoa(maxDepth) + " levels (a cycle?)"})
+	if e.depth >= core.MaxDepth {
+		w.fail(&core.TypeError{Type: f.sp.String(), Reason: "objects nest deeper than " + strconv.Itoa(core.MaxDepth) + " levels (a cycle?)"})
 		return
 	}
 	if e.svc == nil {
-		w.fail(&TypeError{Type: f.sp.String(), Reason: "only records can be nested in a record builder"})
+		w.fail(&core.TypeError{Type: f.sp.String(), Reason: "only records can be nested in a record builder"})
 		return
 	}
 	ct, byValue, err := e.svc.nestedType(f.st, f.sp)
@@ -1312,7 +1317,7 @@ func (r *CompactReader) readStruct(f *fieldPlan, rec *CompactRecord, into unsafe
 			into = sub.adopt(f, v, into)
 		}
 	default:
-		sub.err = &TypeError{Type: f.sp.String(), Reason: "no CompactSerializer is registered for it"}
+		sub.err = &core.TypeError{Type: f.sp.String(), Reason: "no CompactSerializer is registered for it"}
 	}
 	r.dec.depth--
 	r.note(sub.err)
@@ -1341,7 +1346,7 @@ func (r *CompactReader) adopt(f *fieldPlan, v any, into unsafe.Pointer) unsafe.P
 		}
 		reflect.NewAt(f.st, into).Elem().Set(rv)
 	default:
-		r.note(&FieldError{Field: f.name, Reason: fmt.Sprintf("the serializer of %s returned a %T", f.sp, v)})
+		r.note(&core.FieldError{Field: f.name, Reason: fmt.Sprintf("the serializer of %s returned a %T", f.sp, v)})
 	}
 	return into
 }
@@ -1355,16 +1360,16 @@ func (r *CompactReader) adopt(f *fieldPlan, v any, into unsafe.Pointer) unsafe.P
 func (r *CompactReader) enterNested(rec *CompactRecord) bool {
 	d := r.dec
 	if d == nil {
-		r.note(&TypeError{Type: "CompactReader", Reason: "the reader was not created by a Service"})
+		r.note(&core.TypeError{Type: "CompactReader", Reason: "the reader was not created by a Service"})
 		return false
 	}
-	if d.depth >= maxDepth {
-		r.note(malformed("compact", 0, "objects nest deeper than "+strconv.Itoa(maxDepth)+" levels"))
+	if d.depth >= core.MaxDepth {
+		r.note(core.Malformed("compact", 0, "objects nest deeper than "+strconv.Itoa(core.MaxDepth)+" levels"))
 		return false
 	}
 	d.nested += len(rec.raw)
-	if d.nested > maxDepth*len(d.buf) {
-		r.note(malformed("compact", 0, "nested objects overlap: decoding them would read more than "+strconv.Itoa(maxDepth)+" times the data"))
+	if d.nested > core.MaxDepth*len(d.buf) {
+		r.note(core.Malformed("compact", 0, "nested objects overlap: decoding them would read more than "+strconv.Itoa(core.MaxDepth)+" times the data"))
 		return false
 	}
 	d.depth++

@@ -8,13 +8,14 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/atolldb/atoll/internal/serialization/core"
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
 
 // SchemaField is one field of a Compact schema with its computed layout.
 type SchemaField struct {
 	Name string
-	Kind FieldKind
+	Kind core.FieldKind
 	// Offset is the byte offset in the fixed-size section for fixed-size
 	// kinds (for booleans, the byte holding the bit) and -1 otherwise.
 	Offset int32
@@ -27,7 +28,7 @@ type SchemaField struct {
 // FieldDef names a field and its kind, the input to NewSchema.
 type FieldDef struct {
 	Name string
-	Kind FieldKind
+	Kind core.FieldKind
 }
 
 // Schema is an immutable Compact schema: a type name and its fields sorted by
@@ -50,15 +51,15 @@ type Schema struct {
 func NewSchema(typeName string, defs []FieldDef) (*Schema, error) {
 	what := "compact schema " + strconv.Quote(typeName)
 	if !utf8.ValidString(typeName) {
-		return nil, &DefinitionError{What: what, Reason: "type name is not valid UTF-8"}
+		return nil, &core.DefinitionError{What: what, Reason: "type name is not valid UTF-8"}
 	}
 	s := &Schema{TypeName: typeName, Fields: make([]SchemaField, len(defs)), byName: make(map[string]int32, len(defs))}
 	for i, d := range defs {
 		if d.Name == "" || !utf8.ValidString(d.Name) {
-			return nil, &DefinitionError{What: what, Reason: "field name " + strconv.Quote(d.Name) + " is empty or not valid UTF-8"}
+			return nil, &core.DefinitionError{What: what, Reason: "field name " + strconv.Quote(d.Name) + " is empty or not valid UTF-8"}
 		}
 		if !validCompactKind(d.Kind) {
-			return nil, &DefinitionError{What: what, Reason: "field " + strconv.Quote(d.Name) + " has kind " + d.Kind.String() + ", which Compact does not support"}
+			return nil, &core.DefinitionError{What: what, Reason: "field " + strconv.Quote(d.Name) + " has kind " + d.Kind.String() + ", which Compact does not support"}
 		}
 		s.Fields[i] = SchemaField{Name: d.Name, Kind: d.Kind, Offset: -1, BitOffset: -1, Index: -1}
 	}
@@ -68,7 +69,7 @@ func NewSchema(typeName string, defs []FieldDef) (*Schema, error) {
 	slices.SortFunc(s.Fields, func(a, b SchemaField) int { return compareUTF16(a.Name, b.Name) })
 	for i, f := range s.Fields {
 		if i > 0 && s.Fields[i-1].Name == f.Name {
-			return nil, &DefinitionError{What: what, Reason: "field " + strconv.Quote(f.Name) + " appears twice"}
+			return nil, &core.DefinitionError{What: what, Reason: "field " + strconv.Quote(f.Name) + " appears twice"}
 		}
 		s.byName[f.Name] = int32(i)
 	}
@@ -135,11 +136,11 @@ func (s *Schema) Field(name string) (*SchemaField, bool) {
 }
 
 // FieldKind returns the kind of the field called name, or KindNotAvailable.
-func (s *Schema) FieldKind(name string) FieldKind {
+func (s *Schema) FieldKind(name string) core.FieldKind {
 	if f, ok := s.Field(name); ok {
 		return f.Kind
 	}
-	return KindNotAvailable
+	return core.KindNotAvailable
 }
 
 // Rabin fingerprint of a schema, as Hazelcast's RabinFingerprint computes it.
@@ -194,8 +195,8 @@ const (
 // writeObject of the schema (type id -2, identified header, factory -42,
 // class 1, type name, field count, then name and kind id per field).
 func AppendSchema(dst []byte, s *Schema) []byte {
-	dst = wire.AppendInt32(dst, TypeIdentified)
-	dst = append(dst, identifiedHeader)
+	dst = wire.AppendInt32(dst, core.TypeIdentified)
+	dst = append(dst, core.IdentifiedHeader)
 	dst = wire.AppendInt32(dst, schemaFactoryID)
 	dst = wire.AppendInt32(dst, schemaClassID)
 	dst, _ = wire.AppendString(dst, s.TypeName) // validated by NewSchema
@@ -219,28 +220,28 @@ func readSchema(r *wire.Reader) (*Schema, error) {
 	start := r.Pos()
 	typ, hdr, fid, cid := r.Int32(), r.Int8(), r.Int32(), r.Int32()
 	if r.Err() != nil {
-		return nil, &DecodeError{Format: "compact", Offset: start, Reason: "truncated schema", Err: r.Err()}
+		return nil, &core.DecodeError{Format: "compact", Offset: start, Reason: "truncated schema", Err: r.Err()}
 	}
-	if typ != TypeIdentified || hdr != identifiedHeader || fid != schemaFactoryID || cid != schemaClassID {
-		return nil, malformed("compact", start, "embedded schema does not start with the schema object header")
+	if typ != core.TypeIdentified || hdr != core.IdentifiedHeader || fid != schemaFactoryID || cid != schemaClassID {
+		return nil, core.Malformed("compact", start, "embedded schema does not start with the schema object header")
 	}
 	name, ok := r.Str()
 	n := r.Length(8, false) // each field needs at least a name length and a kind
 	if r.Err() != nil || !ok {
-		return nil, &DecodeError{Format: "compact", Offset: r.Pos(), Reason: "truncated or null schema type name", Err: r.Err()}
+		return nil, &core.DecodeError{Format: "compact", Offset: r.Pos(), Reason: "truncated or null schema type name", Err: r.Err()}
 	}
 	defs := make([]FieldDef, n)
 	for i := range defs {
 		fname, ok := r.Str()
 		kind := r.Int32()
 		if r.Err() != nil || !ok {
-			return nil, &DecodeError{Format: "compact", Offset: r.Pos(), Reason: "truncated schema field", Err: r.Err()}
+			return nil, &core.DecodeError{Format: "compact", Offset: r.Pos(), Reason: "truncated schema field", Err: r.Err()}
 		}
-		defs[i] = FieldDef{Name: fname, Kind: FieldKind(kind)}
+		defs[i] = FieldDef{Name: fname, Kind: core.FieldKind(kind)}
 	}
 	s, err := NewSchema(name, defs)
 	if err != nil {
-		return nil, &DecodeError{Format: "compact", Offset: start, Reason: "embedded schema is invalid", Err: err}
+		return nil, &core.DecodeError{Format: "compact", Offset: start, Reason: "embedded schema is invalid", Err: err}
 	}
 	return s, nil
 }
@@ -321,5 +322,5 @@ func sameSchema(a, b *Schema) error {
 	if a.TypeName == b.TypeName && slices.Equal(a.Fields, b.Fields) {
 		return nil
 	}
-	return &DefinitionError{What: "compact schema " + strconv.Quote(b.TypeName), Reason: "schema id " + strconv.FormatInt(b.ID, 10) + " is already registered for a different schema"}
+	return &core.DefinitionError{What: "compact schema " + strconv.Quote(b.TypeName), Reason: "schema id " + strconv.FormatInt(b.ID, 10) + " is already registered for a different schema"}
 }

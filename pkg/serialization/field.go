@@ -1,12 +1,11 @@
 package serialization
 
 import (
-	"encoding/binary"
-	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
 
+	"github.com/atolldb/atoll/internal/serialization/core"
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
 
@@ -99,23 +98,23 @@ func (s *Service) newFieldReader(path string, opts FieldOptions) (*FieldReader, 
 		r.multi = jp.HasWildcard()
 		return r, nil
 	}
-	steps, err := parseAttributePath(path)
+	steps, err := core.ParseAttributePath(path)
 	if err != nil {
 		return nil, err
 	}
 	r.whole = len(steps) == 0
-	r.plain = len(steps) == 1 && steps[0].index < 0 && !steps[0].any && !opts.JSONOnly
+	r.plain = len(steps) == 1 && steps[0].Index < 0 && !steps[0].Any && !opts.JSONOnly
 	r.root = fieldNode{r: r, steps: steps}
 	for _, st := range steps {
-		r.multi = r.multi || st.any
-		if st.name != "" {
-			r.json = append(r.json, jsonStep{name: st.name, index: -1})
+		r.multi = r.multi || st.Any
+		if st.Name != "" {
+			r.json = append(r.json, jsonStep{name: st.Name, index: -1})
 		}
 		switch {
-		case st.any:
+		case st.Any:
 			r.json = append(r.json, jsonStep{index: -1, any: true})
-		case st.index >= 0:
-			r.json = append(r.json, jsonStep{index: st.index})
+		case st.Index >= 0:
+			r.json = append(r.json, jsonStep{index: st.Index})
 		}
 	}
 	return r, nil
@@ -134,48 +133,48 @@ func (r *FieldReader) Multi() bool { return r.multi }
 // not registered a *SchemaNotFoundError and an IdentifiedDataSerializable
 // class without a layout a *ClassNotFoundError. A malformed JSON document
 // reads as null.
-func (r *FieldReader) Read(d Data) (FieldValue, error) {
-	var v FieldValue
+func (r *FieldReader) Read(d core.Data) (core.FieldValue, error) {
+	var v core.FieldValue
 	err := r.ReadTo(d, &v)
 	return v, err
 }
 
 // ReadTo is Read into v, which a caller on a hot path keeps on its stack.
-func (r *FieldReader) ReadTo(d Data, v *FieldValue) error {
-	if r.plain && len(d) >= HeaderSize {
+func (r *FieldReader) ReadTo(d core.Data, v *core.FieldValue) error {
+	if r.plain && len(d) >= core.HeaderSize {
 		// One plain field of a top-level object whose plan is compiled:
 		// read at the plan's offsets, or give way to the general walk,
 		// which also reports what is wrong with odd data.
 		switch d.Type() {
-		case TypeCompact:
+		case core.TypeCompact:
 			if r.root.compactTop(d, v) {
 				return nil
 			}
-		case TypePortable:
+		case core.TypePortable:
 			if r.root.portableTop(d, v) {
 				return nil
 			}
-		case TypeIdentified:
+		case core.TypeIdentified:
 			if r.root.identifiedTop(d, v) {
 				return nil
 			}
 		}
 	}
-	out := fieldSink{}
+	out := core.Sink{}
 	err := r.walk(d, &out)
-	*v = out.v
+	*v = out.V
 	return err
 }
 
 // Each calls fn for every value the path selects in d, in order, and stops
 // at fn's first error, which it returns.
-func (r *FieldReader) Each(d Data, fn func(FieldValue) error) error {
-	out := fieldSink{each: fn}
+func (r *FieldReader) Each(d core.Data, fn func(core.FieldValue) error) error {
+	out := core.Sink{Each: fn}
 	return r.walk(d, &out)
 }
 
-func (r *FieldReader) walk(d Data, out *fieldSink) error {
-	if len(d) < HeaderSize {
+func (r *FieldReader) walk(d core.Data, out *core.Sink) error {
+	if len(d) < core.HeaderSize {
 		return nil
 	}
 	if r.whole {
@@ -183,41 +182,26 @@ func (r *FieldReader) walk(d Data, out *fieldSink) error {
 		if err != nil {
 			return err
 		}
-		return out.emit(v)
+		return out.Emit(v)
 	}
 	typ := d.Type()
 	if r.opts.JSONOnly {
-		if typ == TypeJSON || typ == TypeString {
+		if typ == core.TypeJSON || typ == core.TypeString {
 			return r.readJSON(d, out)
 		}
 		return nil
 	}
 	switch typ {
-	case TypeJSON:
+	case core.TypeJSON:
 		return r.readJSON(d, out)
-	case TypeCompact, TypeCompactWithSchema, TypePortable, TypeIdentified:
-		return r.root.object(d, HeaderSize, len(d), typ, 0, out)
-	case TypeNull:
+	case core.TypeCompact, core.TypeCompactWithSchema, core.TypePortable, core.TypeIdentified:
+		return r.root.object(d, core.HeaderSize, len(d), typ, 0, out)
+	case core.TypeNull:
 		return nil
 	}
 	if r.opts.Strict {
-		return &UnknownFieldError{Field: r.root.steps[0].name, Reason: "the values are of type id " + strconv.Itoa(int(typ)) + ", which has no fields"}
+		return &core.UnknownFieldError{Field: r.root.steps[0].Name, Reason: "the values are of type id " + strconv.Itoa(int(typ)) + ", which has no fields"}
 	}
-	return nil
-}
-
-// fieldSink receives what a path selects: the one value of a single path,
-// or each value of a path with [any].
-type fieldSink struct {
-	v    FieldValue
-	each func(FieldValue) error
-}
-
-func (s *fieldSink) emit(v FieldValue) error {
-	if s.each != nil {
-		return s.each(v)
-	}
-	s.v = v
 	return nil
 }
 
@@ -227,32 +211,10 @@ func (s *fieldSink) emit(v FieldValue) error {
 // it to a node of its own, so every level caches its plans.
 type fieldNode struct {
 	r        *FieldReader
-	steps    []pathStep
+	steps    []core.PathStep
 	compact  atomic.Pointer[[]*compactPlan]
 	portable atomic.Pointer[[]*portablePlan]
 	ids      atomic.Pointer[[]*idsPlan]
-}
-
-// maxPlans bounds the plans a node keeps (schemas and class versions of
-// one field are few; past the bound, plans are compiled per read).
-const maxPlans = 64
-
-// addPlan publishes p in the copy-on-write list at ptr.
-func addPlan[P any](ptr *atomic.Pointer[[]P], p P) {
-	for {
-		old := ptr.Load()
-		var cur []P
-		if old != nil {
-			cur = *old
-		}
-		if len(cur) >= maxPlans {
-			return
-		}
-		next := append(cur[:len(cur):len(cur)], p)
-		if ptr.CompareAndSwap(old, &next) {
-			return
-		}
-	}
 }
 
 // child returns the node for the steps after the first, or nil.
@@ -265,32 +227,32 @@ func (n *fieldNode) child() *fieldNode {
 
 // object reads the steps from an object of type typ whose payload starts
 // at buf[p] and ends by buf[limit].
-func (n *fieldNode) object(buf []byte, p, limit int, typ int32, depth int, out *fieldSink) error {
-	if depth >= maxDepth {
-		return malformed("data", p, "objects nest deeper than "+strconv.Itoa(maxDepth)+" levels")
+func (n *fieldNode) object(buf []byte, p, limit int, typ int32, depth int, out *core.Sink) error {
+	if depth >= core.MaxDepth {
+		return core.Malformed("data", p, "objects nest deeper than "+strconv.Itoa(core.MaxDepth)+" levels")
 	}
 	switch typ {
-	case TypeCompact, TypeCompactWithSchema:
-		return n.compactObject(buf, p, limit, typ == TypeCompactWithSchema, depth, out)
-	case TypePortable:
+	case core.TypeCompact, core.TypeCompactWithSchema:
+		return n.compactObject(buf, p, limit, typ == core.TypeCompactWithSchema, depth, out)
+	case core.TypePortable:
 		rd := newReaderAt(buf, limit, p)
 		fid, cid, ver := rd.Int32(), rd.Int32(), rd.Int32()
 		if rd.Err() != nil {
-			return malformed("portable", p, "truncated class identity")
+			return core.Malformed("portable", p, "truncated class identity")
 		}
 		return n.portableObject(buf, rd.Pos(), limit, fid, cid, ver, depth, out)
-	case TypeIdentified:
+	case core.TypeIdentified:
 		rd := newReaderAt(buf, limit, p)
 		hdr, fid, cid := rd.Int8(), rd.Int32(), rd.Int32()
-		if rd.Err() != nil || hdr != identifiedHeader {
-			return malformed("identified", p, "truncated or unsupported header")
+		if rd.Err() != nil || hdr != core.IdentifiedHeader {
+			return core.Malformed("identified", p, "truncated or unsupported header")
 		}
 		return n.identifiedObject(buf, rd.Pos(), limit, fid, cid, depth, out)
-	case TypeNull:
+	case core.TypeNull:
 		return nil
 	}
 	if n.r.opts.Strict {
-		return &UnknownFieldError{Field: n.steps[0].name, Reason: "a value of type id " + strconv.Itoa(int(typ)) + " has no field " + strconv.Quote(n.steps[0].name)}
+		return &core.UnknownFieldError{Field: n.steps[0].Name, Reason: "a value of type id " + strconv.Itoa(int(typ)) + " has no field " + strconv.Quote(n.steps[0].Name)}
 	}
 	return nil
 }
@@ -298,116 +260,29 @@ func (n *fieldNode) object(buf []byte, p, limit int, typ int32, depth int, out *
 // notAnObject handles a step into a field that holds no object.
 func (n *fieldNode) notAnObject(field string, kind string) error {
 	if n.r.opts.Strict && len(n.steps) > 1 {
-		next := n.steps[1].name
-		return &UnknownFieldError{Field: next, Reason: "field " + strconv.Quote(field) + " is " + kind + ", which has no field " + strconv.Quote(next)}
+		next := n.steps[1].Name
+		return &core.UnknownFieldError{Field: next, Reason: "field " + strconv.Quote(field) + " is " + kind + ", which has no field " + strconv.Quote(next)}
 	}
 	return nil
 }
 
 // nestedData returns the Data of a nested object as a value of its own.
-func (n *fieldNode) nestedData(v any) (FieldValue, error) {
+func (n *fieldNode) nestedData(v any) (core.FieldValue, error) {
 	d, err := n.r.svc.ToData(v)
 	if err != nil {
-		return FieldValue{}, err
+		return core.FieldValue{}, err
 	}
-	return FieldValue{Kind: ValueObject, B: d}, nil
+	return core.FieldValue{Kind: core.ValueObject, B: d}, nil
 }
 
 // wholeValue reads a whole key or value: the scalar a built-in type
 // holds, and the Data itself for any other type.
-func wholeValue(d Data) (FieldValue, error) {
-	v, ok, err := builtinValue(d.Type(), d[HeaderSize:], HeaderSize)
+func wholeValue(d core.Data) (core.FieldValue, error) {
+	v, ok, err := core.BuiltinValue(d.Type(), d[core.HeaderSize:], core.HeaderSize)
 	if !ok {
-		return FieldValue{Kind: ValueObject, B: d}, nil
+		return core.FieldValue{Kind: core.ValueObject, B: d}, nil
 	}
 	return v, err
-}
-
-// builtinValue reads the payload p of a built-in scalar type (at offset at
-// of its Data, for errors); ok is false for the other types.
-func builtinValue(typ int32, p []byte, at int) (v FieldValue, ok bool, err error) {
-	be := binary.BigEndian
-	switch typ {
-	case TypeInt32:
-		if len(p) >= 4 {
-			return FieldValue{Kind: ValueInt32, I: int64(int32(be.Uint32(p)))}, true, nil
-		}
-	case TypeInt64:
-		if len(p) >= 8 {
-			return FieldValue{Kind: ValueInt64, I: int64(be.Uint64(p))}, true, nil
-		}
-	case TypeInt16:
-		if len(p) >= 2 {
-			return FieldValue{Kind: ValueInt16, I: int64(int16(be.Uint16(p)))}, true, nil
-		}
-	case TypeByte:
-		if len(p) >= 1 {
-			return FieldValue{Kind: ValueInt8, I: int64(int8(p[0]))}, true, nil
-		}
-	case TypeBool:
-		if len(p) >= 1 {
-			return boolValue(p[0] != 0), true, nil
-		}
-	case TypeFloat32:
-		if len(p) >= 4 {
-			return floatValue(ValueFloat32, float64(math.Float32frombits(be.Uint32(p)))), true, nil
-		}
-	case TypeFloat64:
-		if len(p) >= 8 {
-			return floatValue(ValueFloat64, math.Float64frombits(be.Uint64(p))), true, nil
-		}
-	case TypeChar:
-		if len(p) >= 2 {
-			return FieldValue{Kind: ValueChar, I: int64(be.Uint16(p))}, true, nil
-		}
-	case TypeString, TypeJSON:
-		b, nonNull, err := stringPayload(p, at)
-		if err != nil || !nonNull {
-			return FieldValue{}, true, err
-		}
-		if typ == TypeJSON {
-			return FieldValue{Kind: ValueJSON, B: b}, true, nil
-		}
-		return FieldValue{Kind: ValueString, B: b}, true, nil
-	case TypeNull:
-		return FieldValue{}, true, nil
-	default:
-		return FieldValue{}, false, nil
-	}
-	return FieldValue{}, true, malformed("builtin", at, "truncated value of type id "+strconv.Itoa(int(typ)))
-}
-
-// stringPayload reads a string's length and UTF-8 bytes from p (at offset
-// at of its Data); a null string reports ok=false.
-func stringPayload(p []byte, at int) (text []byte, ok bool, err error) {
-	if len(p) < 4 {
-		return nil, false, malformed("builtin", at, "truncated string")
-	}
-	n := int(int32(binary.BigEndian.Uint32(p)))
-	if n < 0 {
-		return nil, false, nil
-	}
-	if n > len(p)-4 {
-		return nil, false, malformed("builtin", at, "truncated string")
-	}
-	return p[4 : 4+n], true, nil
-}
-
-func boolValue(b bool) FieldValue {
-	if b {
-		return FieldValue{Kind: ValueBool, I: 1}
-	}
-	return FieldValue{Kind: ValueBool}
-}
-
-// Text returns the text of a String (type id -11) or JSON (-130) Data
-// without copying it: its UTF-8 bytes, ok=false for a null string. Other
-// type ids are an error, as is a length that does not fit the Data.
-func (d Data) Text() (text []byte, ok bool, err error) {
-	if typ := d.Type(); typ != TypeString && typ != TypeJSON {
-		return nil, false, &DecodeError{Format: "builtin", Offset: 4, Reason: "type id " + strconv.Itoa(int(typ)) + " is not a string or JSON"}
-	}
-	return stringPayload(d[HeaderSize:], HeaderSize)
 }
 
 // newReaderAt returns a reader at buf[p] that reads no further than limit.

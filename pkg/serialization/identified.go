@@ -4,12 +4,9 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/atolldb/atoll/internal/serialization/core"
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
-
-// identifiedHeader is the header byte of IdentifiedDataSerializable data:
-// bit 0 set = identified, bit 1 clear = not versioned.
-const identifiedHeader = 0x01
 
 // IdentifiedDataSerializable is a type that writes itself field by field in
 // a fixed order, like Hazelcast's IdentifiedDataSerializable: no names and no
@@ -55,7 +52,7 @@ func (o *DataOutput) WriteBoolean(v bool) { o.buf = wire.AppendBool(o.buf, v) }
 func (o *DataOutput) WriteInt8(v int8) { o.buf = append(o.buf, byte(v)) }
 
 // WriteChar writes a UTF-16 code unit (Java writeChar).
-func (o *DataOutput) WriteChar(v Char) { o.buf = wire.AppendInt16(o.buf, int16(v)) }
+func (o *DataOutput) WriteChar(v core.Char) { o.buf = wire.AppendInt16(o.buf, int16(v)) }
 
 // WriteInt16 writes a short (Java writeShort).
 func (o *DataOutput) WriteInt16(v int16) { o.buf = wire.AppendInt16(o.buf, v) }
@@ -76,7 +73,7 @@ func (o *DataOutput) WriteFloat64(v float64) { o.buf = wire.AppendFloat64(o.buf,
 func (o *DataOutput) WriteString(v string) {
 	var err error
 	if o.buf, err = wire.AppendString(o.buf, v); err != nil {
-		o.fail(stringErr(err))
+		o.fail(core.StringErr(err))
 	}
 }
 
@@ -90,37 +87,43 @@ func (o *DataOutput) WriteStringPtr(v *string) {
 }
 
 // WriteByteArray writes int length + bytes; nil writes null (Java writeByteArray).
-func (o *DataOutput) WriteByteArray(v []byte) { o.buf = appendNullableArray(o.buf, v, appendBytes) }
+func (o *DataOutput) WriteByteArray(v []byte) {
+	o.buf = core.AppendNullableArray(o.buf, v, core.AppendBytes)
+}
 
 // WriteBooleanArray writes int length + one byte per item; nil writes null.
-func (o *DataOutput) WriteBooleanArray(v []bool) { o.buf = appendNullableArray(o.buf, v, appendBools) }
+func (o *DataOutput) WriteBooleanArray(v []bool) {
+	o.buf = core.AppendNullableArray(o.buf, v, core.AppendBools)
+}
 
 // WriteCharArray writes int length + chars; nil writes null.
-func (o *DataOutput) WriteCharArray(v []Char) { o.buf = appendNullableArray(o.buf, v, appendChars) }
+func (o *DataOutput) WriteCharArray(v []core.Char) {
+	o.buf = core.AppendNullableArray(o.buf, v, core.AppendChars)
+}
 
 // WriteInt16Array writes int length + shorts; nil writes null.
 func (o *DataOutput) WriteInt16Array(v []int16) {
-	o.buf = appendNullableArray(o.buf, v, appendInt16s)
+	o.buf = core.AppendNullableArray(o.buf, v, core.AppendInt16s)
 }
 
 // WriteInt32Array writes int length + ints; nil writes null.
 func (o *DataOutput) WriteInt32Array(v []int32) {
-	o.buf = appendNullableArray(o.buf, v, appendInt32s)
+	o.buf = core.AppendNullableArray(o.buf, v, core.AppendInt32s)
 }
 
 // WriteInt64Array writes int length + longs; nil writes null.
 func (o *DataOutput) WriteInt64Array(v []int64) {
-	o.buf = appendNullableArray(o.buf, v, appendInt64s)
+	o.buf = core.AppendNullableArray(o.buf, v, core.AppendInt64s)
 }
 
 // WriteFloat32Array writes int length + floats; nil writes null.
 func (o *DataOutput) WriteFloat32Array(v []float32) {
-	o.buf = appendNullableArray(o.buf, v, appendFloat32s)
+	o.buf = core.AppendNullableArray(o.buf, v, core.AppendFloat32s)
 }
 
 // WriteFloat64Array writes int length + doubles; nil writes null.
 func (o *DataOutput) WriteFloat64Array(v []float64) {
-	o.buf = appendNullableArray(o.buf, v, appendFloat64s)
+	o.buf = core.AppendNullableArray(o.buf, v, core.AppendFloat64s)
 }
 
 // WriteStringArray writes int length + strings; nil writes null.
@@ -130,8 +133,8 @@ func (o *DataOutput) WriteStringArray(v []string) {
 		return
 	}
 	var err error
-	if o.buf, err = appendStrings(o.buf, v); err != nil {
-		o.fail(stringErr(err))
+	if o.buf, err = core.AppendStrings(o.buf, v); err != nil {
+		o.fail(core.StringErr(err))
 	}
 }
 
@@ -142,8 +145,8 @@ func (o *DataOutput) WriteStringPtrArray(v []*string) {
 		return
 	}
 	var err error
-	if o.buf, err = appendStringPtrs(o.buf, v); err != nil {
-		o.fail(stringErr(err))
+	if o.buf, err = core.AppendStringPtrs(o.buf, v); err != nil {
+		o.fail(core.StringErr(err))
 	}
 }
 
@@ -163,8 +166,8 @@ func (o *DataOutput) WriteObject(v any) {
 // Encoder and decoder sides.
 
 func (e *encoder) appendIdentifiedData(dst []byte, v IdentifiedDataSerializable) ([]byte, error) {
-	dst = wire.AppendInt32(dst, TypeIdentified)
-	dst = append(dst, identifiedHeader)
+	dst = wire.AppendInt32(dst, core.TypeIdentified)
+	dst = append(dst, core.IdentifiedHeader)
 	dst = wire.AppendInt32(dst, v.FactoryID())
 	dst = wire.AppendInt32(dst, v.ClassID())
 	o := e.dataOutput()
@@ -197,7 +200,7 @@ type DataInput struct {
 // Err returns the first error the input met.
 func (in *DataInput) Err() error {
 	if in.err == nil && in.rd.Err() != nil {
-		in.err = &DecodeError{Format: "identified", Offset: in.rd.Pos(), Reason: "read past the end of the object or an invalid length", Err: in.rd.Err()}
+		in.err = &core.DecodeError{Format: "identified", Offset: in.rd.Pos(), Reason: "read past the end of the object or an invalid length", Err: in.rd.Err()}
 	}
 	return in.err
 }
@@ -209,7 +212,7 @@ func (in *DataInput) ReadBoolean() bool { return in.rd.Bool() }
 func (in *DataInput) ReadInt8() int8 { return in.rd.Int8() }
 
 // ReadChar reads a char.
-func (in *DataInput) ReadChar() Char { return Char(in.rd.Uint16()) }
+func (in *DataInput) ReadChar() core.Char { return core.Char(in.rd.Uint16()) }
 
 // ReadInt16 reads a short.
 func (in *DataInput) ReadInt16() int16 { return in.rd.Int16() }
@@ -243,46 +246,46 @@ func (in *DataInput) ReadStringPtr() *string {
 
 // ReadByteArray reads a byte array; null is nil.
 func (in *DataInput) ReadByteArray() []byte {
-	return readSlice(&in.rd, 1, func(rd *wire.Reader) byte { return byte(rd.Int8()) })
+	return core.ReadSlice(&in.rd, 1, func(rd *wire.Reader) byte { return byte(rd.Int8()) })
 }
 
 // ReadBooleanArray reads a boolean array; null is nil.
-func (in *DataInput) ReadBooleanArray() []bool { return readSlice(&in.rd, 1, (*wire.Reader).Bool) }
+func (in *DataInput) ReadBooleanArray() []bool { return core.ReadSlice(&in.rd, 1, (*wire.Reader).Bool) }
 
 // ReadCharArray reads a char array; null is nil.
-func (in *DataInput) ReadCharArray() []Char {
-	return readSlice(&in.rd, 2, func(rd *wire.Reader) Char { return Char(rd.Uint16()) })
+func (in *DataInput) ReadCharArray() []core.Char {
+	return core.ReadSlice(&in.rd, 2, func(rd *wire.Reader) core.Char { return core.Char(rd.Uint16()) })
 }
 
 // ReadInt16Array reads a short array; null is nil.
-func (in *DataInput) ReadInt16Array() []int16 { return readSlice(&in.rd, 2, (*wire.Reader).Int16) }
+func (in *DataInput) ReadInt16Array() []int16 { return core.ReadSlice(&in.rd, 2, (*wire.Reader).Int16) }
 
 // ReadInt32Array reads an int array; null is nil.
-func (in *DataInput) ReadInt32Array() []int32 { return readSlice(&in.rd, 4, (*wire.Reader).Int32) }
+func (in *DataInput) ReadInt32Array() []int32 { return core.ReadSlice(&in.rd, 4, (*wire.Reader).Int32) }
 
 // ReadInt64Array reads a long array; null is nil.
-func (in *DataInput) ReadInt64Array() []int64 { return readSlice(&in.rd, 8, (*wire.Reader).Int64) }
+func (in *DataInput) ReadInt64Array() []int64 { return core.ReadSlice(&in.rd, 8, (*wire.Reader).Int64) }
 
 // ReadFloat32Array reads a float array; null is nil.
 func (in *DataInput) ReadFloat32Array() []float32 {
-	return readSlice(&in.rd, 4, (*wire.Reader).Float32)
+	return core.ReadSlice(&in.rd, 4, (*wire.Reader).Float32)
 }
 
 // ReadFloat64Array reads a double array; null is nil.
 func (in *DataInput) ReadFloat64Array() []float64 {
-	return readSlice(&in.rd, 8, (*wire.Reader).Float64)
+	return core.ReadSlice(&in.rd, 8, (*wire.Reader).Float64)
 }
 
 // ReadStringArray reads a string array; null items read as "".
 func (in *DataInput) ReadStringArray() []string {
-	return readSlice(&in.rd, 4, func(rd *wire.Reader) string {
+	return core.ReadSlice(&in.rd, 4, func(rd *wire.Reader) string {
 		s, _ := rd.Str()
 		return s
 	})
 }
 
 // ReadStringPtrArray reads a string array; null items are nil.
-func (in *DataInput) ReadStringPtrArray() []*string { return readStringPtrs(&in.rd) }
+func (in *DataInput) ReadStringPtrArray() []*string { return core.ReadStringPtrs(&in.rd) }
 
 // ReadLength reads an int32 item count for an array the class writes itself
 // (such as a length followed by inline objects) and checks that count items
@@ -316,18 +319,18 @@ func (d *decoder) readIdentified(rd *wire.Reader) (any, error) {
 	hdr := rd.Int8()
 	fid, cid := rd.Int32(), rd.Int32()
 	if rd.Err() != nil {
-		return nil, malformed("identified", at, "truncated header")
+		return nil, core.Malformed("identified", at, "truncated header")
 	}
 	if hdr&1 == 0 {
-		return nil, malformed("identified", at, "plain DataSerializable (identified by a Java class name) is not supported")
+		return nil, core.Malformed("identified", at, "plain DataSerializable (identified by a Java class name) is not supported")
 	}
 	if hdr&2 != 0 {
-		return nil, malformed("identified", at, "versioned DataSerializable is not supported")
+		return nil, core.Malformed("identified", at, "versioned DataSerializable is not supported")
 	}
 	if f, ok := d.svc.identifiedFactories[fid]; ok {
 		v := f.Create(cid)
 		if v == nil {
-			return nil, &ClassNotFoundError{Format: "identified", FactoryID: fid, ClassID: cid, Reason: "the factory does not know the class id"}
+			return nil, &core.ClassNotFoundError{Format: "identified", FactoryID: fid, ClassID: cid, Reason: "the factory does not know the class id"}
 		}
 		in := DataInput{dec: d, rd: *rd}
 		v.ReadData(&in)
@@ -339,7 +342,7 @@ func (d *decoder) readIdentified(rd *wire.Reader) (any, error) {
 	}
 	layout, ok := d.svc.layouts.Get(fid, cid)
 	if !ok {
-		return nil, &ClassNotFoundError{Format: "identified", FactoryID: fid, ClassID: cid, Reason: "no factory or layout is registered"}
+		return nil, &core.ClassNotFoundError{Format: "identified", FactoryID: fid, ClassID: cid, Reason: "no factory or layout is registered"}
 	}
 	rec := IdentifiedRecord{layout: layout, buf: d.buf, start: rd.Pos(), limit: len(d.buf), svc: d.svc}
 	end, err := rec.end(d.depth)
@@ -353,8 +356,8 @@ func (d *decoder) readIdentified(rd *wire.Reader) (any, error) {
 }
 
 func (e *encoder) appendIdentifiedRecordData(dst []byte, rec *IdentifiedRecord) ([]byte, error) {
-	dst = wire.AppendInt32(dst, TypeIdentified)
-	dst = append(dst, identifiedHeader)
+	dst = wire.AppendInt32(dst, core.TypeIdentified)
+	dst = append(dst, core.IdentifiedHeader)
 	dst = wire.AppendInt32(dst, rec.layout.FactoryID)
 	dst = wire.AppendInt32(dst, rec.layout.ClassID)
 	o := e.dataOutput()
@@ -375,5 +378,5 @@ func identifiedErr(rd *wire.Reader, name string) error {
 	if rd.Err() == nil {
 		return nil
 	}
-	return &DecodeError{Format: "identified", Offset: rd.Pos(), Reason: fmt.Sprintf("field %q is truncated or has an invalid length", name), Err: rd.Err()}
+	return &core.DecodeError{Format: "identified", Offset: rd.Pos(), Reason: fmt.Sprintf("field %q is truncated or has an invalid length", name), Err: rd.Err()}
 }

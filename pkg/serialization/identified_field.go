@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strconv"
 
+	"github.com/atolldb/atoll/internal/serialization/core"
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
 
@@ -22,7 +23,7 @@ type idsPlan struct {
 // identifiedObject reads the node's steps from the fields of an object of
 // class fid/cid that start at buf[start] (after the header, or where an
 // inline object starts).
-func (n *fieldNode) identifiedObject(buf []byte, start, limit int, fid, cid int32, depth int, out *fieldSink) error {
+func (n *fieldNode) identifiedObject(buf []byte, start, limit int, fid, cid int32, depth int, out *core.Sink) error {
 	var plan *idsPlan
 	if plans := n.ids.Load(); plans != nil {
 		for _, c := range *plans {
@@ -36,18 +37,18 @@ func (n *fieldNode) identifiedObject(buf []byte, start, limit int, fid, cid int3
 	if plan == nil {
 		l, ok := svc.layouts.Get(fid, cid)
 		if !ok {
-			return &ClassNotFoundError{Format: "identified", FactoryID: fid, ClassID: cid, Reason: "no layout is registered"}
+			return &core.ClassNotFoundError{Format: "identified", FactoryID: fid, ClassID: cid, Reason: "no layout is registered"}
 		}
 		plan = &idsPlan{factoryID: fid, classID: cid, layout: l, prog: l.program(svc.layouts), index: -1, next: n.child()}
-		if _, i, ok := l.Field(n.steps[0].name); ok {
+		if _, i, ok := l.Field(n.steps[0].Name); ok {
 			plan.index = i
 		}
-		addPlan(&n.ids, plan)
+		core.AddPlan(&n.ids, plan)
 	}
 	st := n.steps[0]
 	if plan.index < 0 {
 		if n.r.opts.Strict {
-			return &UnknownFieldError{Field: st.name, Reason: "the layout of IdentifiedDataSerializable " + strconv.Itoa(int(fid)) + "/" + strconv.Itoa(int(cid)) + " has no field " + strconv.Quote(st.name)}
+			return &core.UnknownFieldError{Field: st.Name, Reason: "the layout of IdentifiedDataSerializable " + strconv.Itoa(int(fid)) + "/" + strconv.Itoa(int(cid)) + " has no field " + strconv.Quote(st.Name)}
 		}
 		return nil
 	}
@@ -58,17 +59,17 @@ func (n *fieldNode) identifiedObject(buf []byte, start, limit int, fid, cid int3
 	}
 	f := &plan.layout.Fields[plan.index]
 	op := f.Op
-	if !st.any && st.index < 0 {
+	if !st.Any && st.Index < 0 {
 		switch {
 		case op <= OpString:
-			v := varValue(&rd, op.Kind(), false)
+			v := core.VarValue(&rd, op.Kind(), false)
 			if err := identifiedErr(&rd, f.Name); err != nil {
 				return err
 			}
 			if plan.next != nil {
 				return n.notAnObject(f.Name, op.String())
 			}
-			return out.emit(v)
+			return out.Emit(v)
 		case op == OpObject:
 			return plan.object(n, &rd, depth, out)
 		case op == OpInline:
@@ -78,12 +79,12 @@ func (n *fieldNode) identifiedObject(buf []byte, start, limit int, fid, cid int3
 			return n.notAnObject(f.Name, op.String())
 		}
 		if rd.Int32() == -1 {
-			return out.emit(FieldValue{}) // a null array
+			return out.Emit(core.FieldValue{}) // a null array
 		}
 		if err := identifiedErr(&rd, f.Name); err != nil {
 			return err
 		}
-		return out.emit(FieldValue{Kind: ValueArray})
+		return out.Emit(core.FieldValue{Kind: core.ValueArray})
 	}
 	// An item, or every item, of an array.
 	var count int
@@ -99,17 +100,17 @@ func (n *fieldNode) identifiedObject(buf []byte, start, limit int, fid, cid int3
 		return err
 	}
 	from, to := 0, count
-	if !st.any {
-		if st.index >= count {
+	if !st.Any {
+		if st.Index >= count {
 			return nil
 		}
-		from, to = st.index, st.index+1
+		from, to = st.Index, st.Index+1
 	}
 	size := 0
 	if op <= OpDoubleArray {
 		size = opSizes[op]
 		if int64(count)*int64(size) > int64(rd.Len()) {
-			return malformed("identified", rd.Pos(), "array "+strconv.Quote(f.Name)+" is longer than the data")
+			return core.Malformed("identified", rd.Pos(), "array "+strconv.Quote(f.Name)+" is longer than the data")
 		}
 	}
 	for i := 0; i < to; i++ {
@@ -125,9 +126,9 @@ func (n *fieldNode) identifiedObject(buf []byte, start, limit int, fid, cid int3
 				if plan.next != nil {
 					return n.notAnObject(f.Name, op.String())
 				}
-				v := varValue(&item, (op - OpBooleanArray + OpBoolean).Kind(), false)
+				v := core.VarValue(&item, (op - OpBooleanArray + OpBoolean).Kind(), false)
 				if err = identifiedErr(&item, f.Name); err == nil {
-					err = out.emit(v)
+					err = out.Emit(v)
 				}
 			}
 			if err != nil {
@@ -146,12 +147,12 @@ func (n *fieldNode) identifiedObject(buf []byte, start, limit int, fid, cid int3
 // identifiedTop is Read's fast path for a plain scalar or string field of
 // a top-level IdentifiedDataSerializable object whose layout has a plan:
 // ok=false leaves the read to the general walk.
-func (n *fieldNode) identifiedTop(d Data, v *FieldValue) bool {
-	const start = HeaderSize + 9 // after the header byte, factory and class
-	if len(d) < start || d[HeaderSize] != identifiedHeader {
+func (n *fieldNode) identifiedTop(d core.Data, v *core.FieldValue) bool {
+	const start = core.HeaderSize + 9 // after the header byte, factory and class
+	if len(d) < start || d[core.HeaderSize] != core.IdentifiedHeader {
 		return false
 	}
-	fid, cid := int32(binary.BigEndian.Uint32(d[HeaderSize+1:])), int32(binary.BigEndian.Uint32(d[HeaderSize+5:]))
+	fid, cid := int32(binary.BigEndian.Uint32(d[core.HeaderSize+1:])), int32(binary.BigEndian.Uint32(d[core.HeaderSize+5:]))
 	plans := n.ids.Load()
 	if plans == nil {
 		return false
@@ -167,7 +168,7 @@ func (n *fieldNode) identifiedTop(d Data, v *FieldValue) bool {
 		return false
 	}
 	if c.index < 0 { // absent: null
-		*v = FieldValue{}
+		*v = core.FieldValue{}
 		return !n.r.opts.Strict
 	}
 	op := c.layout.Fields[c.index].Op
@@ -183,7 +184,7 @@ func (n *fieldNode) identifiedTop(d Data, v *FieldValue) bool {
 		at = rd.Pos()
 	}
 	var ok bool
-	*v, ok = scalarAt(d, at, op.Kind(), false)
+	*v, ok = core.ScalarAt(d, at, op.Kind(), false)
 	return ok
 }
 
@@ -211,7 +212,7 @@ func (p *idsPlan) skipItem(n *fieldNode, rd *wire.Reader, size, depth int) error
 
 // object reads a writeObject value at rd: its value at the end of the
 // path, or the next steps in it, whatever its format.
-func (p *idsPlan) object(n *fieldNode, rd *wire.Reader, depth int, out *fieldSink) error {
+func (p *idsPlan) object(n *fieldNode, rd *wire.Reader, depth int, out *core.Sink) error {
 	at := rd.Pos()
 	typ := rd.Int32()
 	if err := identifiedErr(rd, p.layout.Fields[p.index].Name); err != nil {
@@ -221,12 +222,12 @@ func (p *idsPlan) object(n *fieldNode, rd *wire.Reader, depth int, out *fieldSin
 	if p.next != nil {
 		return p.next.object(buf, rd.Pos(), len(buf), typ, depth+1, out)
 	}
-	v, ok, err := builtinValue(typ, buf[rd.Pos():], rd.Pos())
+	v, ok, err := core.BuiltinValue(typ, buf[rd.Pos():], rd.Pos())
 	if ok {
 		if err != nil {
 			return err
 		}
-		return out.emit(v)
+		return out.Emit(v)
 	}
 	// A nested object: its own Data (a record rewritten, since Portable
 	// positions inside it are relative to the enclosing Data); an array
@@ -242,17 +243,17 @@ func (p *idsPlan) object(n *fieldNode, rd *wire.Reader, depth int, out *fieldSin
 		if v, err = n.nestedData(obj); err != nil {
 			return err
 		}
-		return out.emit(v)
+		return out.Emit(v)
 	}
 	if obj != nil && reflect.TypeOf(obj).Kind() == reflect.Slice {
-		return out.emit(FieldValue{Kind: ValueArray})
+		return out.Emit(core.FieldValue{Kind: core.ValueArray})
 	}
-	return out.emit(FieldValue{}) // a value of a Go type, which has no Data here
+	return out.Emit(core.FieldValue{}) // a value of a Go type, which has no Data here
 }
 
 // inline reads a writeDataInline object at rd (an inline field, or an
 // item of an inline array).
-func (p *idsPlan) inline(n *fieldNode, rd *wire.Reader, depth int, out *fieldSink) error {
+func (p *idsPlan) inline(n *fieldNode, rd *wire.Reader, depth int, out *core.Sink) error {
 	f := &p.layout.Fields[p.index]
 	buf := rd.Buf()
 	if p.next != nil {
@@ -267,5 +268,5 @@ func (p *idsPlan) inline(n *fieldNode, rd *wire.Reader, depth int, out *fieldSin
 	if err != nil {
 		return err
 	}
-	return out.emit(v)
+	return out.Emit(v)
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/atolldb/atoll/internal/serialization/core"
 )
 
 // JSONPath is a compiled path into a JSON document: member names and array
@@ -36,7 +38,7 @@ func ParseJSONPath(expr string) (*JSONPath, error) {
 	}
 	s = strings.TrimPrefix(s, "$")
 	bad := func(at int, why string) (*JSONPath, error) {
-		return nil, &DefinitionError{What: "JSON path " + strconv.Quote(expr), Reason: why + " at offset " + strconv.Itoa(at)}
+		return nil, &core.DefinitionError{What: "JSON path " + strconv.Quote(expr), Reason: why + " at offset " + strconv.Itoa(at)}
 	}
 	for i := 0; i < len(s); {
 		switch c := s[i]; {
@@ -241,7 +243,7 @@ type jsonScanner struct {
 }
 
 func (sc *jsonScanner) fail(why string) error {
-	return malformed("json", sc.i, why)
+	return core.Malformed("json", sc.i, why)
 }
 
 func (sc *jsonScanner) ws() {
@@ -651,7 +653,7 @@ func (v JSONValue) Text() (string, bool) {
 
 // readJSON reads the reader's path in a JSON document (a JSON Data, or a
 // String Data read as one). A malformed document reads as nothing.
-func (r *FieldReader) readJSON(d Data, out *fieldSink) error {
+func (r *FieldReader) readJSON(d core.Data, out *core.Sink) error {
 	doc, ok, err := d.Text()
 	if err != nil || !ok {
 		return nil
@@ -661,7 +663,7 @@ func (r *FieldReader) readJSON(d Data, out *fieldSink) error {
 		if err != nil || v.Kind == JSONMissing {
 			return nil
 		}
-		return out.emit(jsonFieldValue(v))
+		return out.Emit(jsonFieldValue(v))
 	}
 	// A document found malformed on the way selects nothing at all, so
 	// the values are gathered before they are handed out.
@@ -675,7 +677,7 @@ func (r *FieldReader) readJSON(d Data, out *fieldSink) error {
 		return nil
 	}
 	for _, v := range found {
-		if err := out.emit(jsonFieldValue(v)); err != nil {
+		if err := out.Emit(jsonFieldValue(v)); err != nil {
 			return err
 		}
 	}
@@ -686,27 +688,27 @@ func (r *FieldReader) readJSON(d Data, out *fieldSink) error {
 // other numbers FLOAT64 (numbers out of range of both are null), strings
 // are views of the document unless they have escapes, objects and arrays
 // are JSON text.
-func jsonFieldValue(v JSONValue) FieldValue {
+func jsonFieldValue(v JSONValue) core.FieldValue {
 	switch v.Kind {
 	case JSONNumber:
 		if n, ok := v.Int64(); ok {
-			return FieldValue{Kind: ValueInt64, I: n}
+			return core.FieldValue{Kind: core.ValueInt64, I: n}
 		}
 		if f, ok := v.Float64(); ok {
-			return floatValue(ValueFloat64, f)
+			return core.FloatValue(core.ValueFloat64, f)
 		}
 	case JSONString:
 		raw := v.Raw[1 : len(v.Raw)-1]
 		if bytes.IndexByte(raw, '\\') < 0 {
-			return FieldValue{Kind: ValueString, B: raw}
+			return core.FieldValue{Kind: core.ValueString, B: raw}
 		}
 		if s, ok := unescapeJSON(raw); ok {
-			return FieldValue{Kind: ValueString, B: []byte(s)}
+			return core.FieldValue{Kind: core.ValueString, B: []byte(s)}
 		}
 	case JSONBool:
-		return boolValue(v.Raw[0] == 't')
+		return core.BoolValue(v.Raw[0] == 't')
 	case JSONObject, JSONArray:
-		return FieldValue{Kind: ValueJSON, B: v.Raw}
+		return core.FieldValue{Kind: core.ValueJSON, B: v.Raw}
 	}
-	return FieldValue{}
+	return core.FieldValue{}
 }

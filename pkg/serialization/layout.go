@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/atolldb/atoll/internal/serialization/core"
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
 
@@ -46,10 +47,10 @@ var opNames = [opEnd]string{"", "writeBoolean", "writeByte", "writeChar", "write
 	"writeStringArray", "writeObject", "writeObjectArray", "writeDataInline", "writeInlineArray"}
 
 // opKinds maps ops to the kind records report; object and inline ops have none.
-var opKinds = [opEnd]FieldKind{0, KindBoolean, KindInt8, KindChar, KindInt16, KindInt32, KindInt64,
-	KindFloat32, KindFloat64, KindString, KindArrayOfBoolean, KindArrayOfInt8, KindArrayOfChar,
-	KindArrayOfInt16, KindArrayOfInt32, KindArrayOfInt64, KindArrayOfFloat32, KindArrayOfFloat64,
-	KindArrayOfString, 0, 0, 0, 0}
+var opKinds = [opEnd]core.FieldKind{0, core.KindBoolean, core.KindInt8, core.KindChar, core.KindInt16, core.KindInt32, core.KindInt64,
+	core.KindFloat32, core.KindFloat64, core.KindString, core.KindArrayOfBoolean, core.KindArrayOfInt8, core.KindArrayOfChar,
+	core.KindArrayOfInt16, core.KindArrayOfInt32, core.KindArrayOfInt64, core.KindArrayOfFloat32, core.KindArrayOfFloat64,
+	core.KindArrayOfString, 0, 0, 0, 0}
 
 // opSizes is the byte size of fixed-size ops and the item size of arrays.
 var opSizes = [opEnd]int{0, 1, 1, 2, 2, 4, 8, 4, 8, 0, 1, 1, 2, 2, 4, 8, 4, 8, 0, 0, 0, 0, 0}
@@ -74,11 +75,11 @@ func ParseLayoutOp(s string) (LayoutOp, bool) {
 
 // Kind returns the FieldKind a record reports for the op, or KindNotAvailable
 // for object and inline ops.
-func (op LayoutOp) Kind() FieldKind {
+func (op LayoutOp) Kind() core.FieldKind {
 	if op < opEnd {
 		return opKinds[op]
 	}
-	return KindNotAvailable
+	return core.KindNotAvailable
 }
 
 func (op LayoutOp) fixed() bool { return op >= OpBoolean && op <= OpDouble }
@@ -113,13 +114,13 @@ func NewLayout(factoryID, classID int32, fields []LayoutField) (*Layout, error) 
 	off := 0
 	for i, f := range fields {
 		if f.Name == "" {
-			return nil, &DefinitionError{What: layoutWhat(factoryID, classID), Reason: "field " + strconv.Itoa(i) + " has no name"}
+			return nil, &core.DefinitionError{What: layoutWhat(factoryID, classID), Reason: "field " + strconv.Itoa(i) + " has no name"}
 		}
 		if f.Op == 0 || f.Op >= opEnd {
-			return nil, &DefinitionError{What: layoutWhat(factoryID, classID), Reason: "field " + strconv.Quote(f.Name) + " has an unknown op"}
+			return nil, &core.DefinitionError{What: layoutWhat(factoryID, classID), Reason: "field " + strconv.Quote(f.Name) + " has an unknown op"}
 		}
 		if _, dup := l.byName[f.Name]; dup {
-			return nil, &DefinitionError{What: layoutWhat(factoryID, classID), Reason: "field " + strconv.Quote(f.Name) + " appears twice"}
+			return nil, &core.DefinitionError{What: layoutWhat(factoryID, classID), Reason: "field " + strconv.Quote(f.Name) + " appears twice"}
 		}
 		l.byName[f.Name] = i
 		l.offsets[i] = off
@@ -172,7 +173,7 @@ func (r *LayoutRegistry) Add(l *Layout) error {
 		if old == l || sameLayout(old, l) {
 			return nil
 		}
-		return &DefinitionError{What: layoutWhat(l.FactoryID, l.ClassID), Reason: "a different layout is already registered for this class"}
+		return &core.DefinitionError{What: layoutWhat(l.FactoryID, l.ClassID), Reason: "a different layout is already registered for this class"}
 	}
 	next := make(map[[2]int32]*Layout, len(cur)+1)
 	for k, v := range cur {
@@ -219,21 +220,21 @@ type IdentifiedRecord struct {
 
 // ReadIdentifiedRecord reads an IdentifiedDataSerializable Data through the
 // layout registered in svc for its class.
-func ReadIdentifiedRecord(d Data, svc *Service) (IdentifiedRecord, error) {
+func ReadIdentifiedRecord(d core.Data, svc *Service) (IdentifiedRecord, error) {
 	if err := d.Check(); err != nil {
 		return IdentifiedRecord{}, err
 	}
-	if d.Type() != TypeIdentified {
-		return IdentifiedRecord{}, &DecodeError{Format: "identified", Offset: 4, Reason: "type id " + strconv.Itoa(int(d.Type())) + " is not the identified type"}
+	if d.Type() != core.TypeIdentified {
+		return IdentifiedRecord{}, &core.DecodeError{Format: "identified", Offset: 4, Reason: "type id " + strconv.Itoa(int(d.Type())) + " is not the identified type"}
 	}
-	rd := wire.NewReader(d, HeaderSize)
+	rd := wire.NewReader(d, core.HeaderSize)
 	hdr, fid, cid := rd.Int8(), rd.Int32(), rd.Int32()
-	if rd.Err() != nil || hdr != identifiedHeader {
-		return IdentifiedRecord{}, malformed("identified", HeaderSize, "truncated or unsupported header")
+	if rd.Err() != nil || hdr != core.IdentifiedHeader {
+		return IdentifiedRecord{}, core.Malformed("identified", core.HeaderSize, "truncated or unsupported header")
 	}
 	l, ok := svc.layouts.Get(fid, cid)
 	if !ok {
-		return IdentifiedRecord{}, &ClassNotFoundError{Format: "identified", FactoryID: fid, ClassID: cid, Reason: "no layout is registered"}
+		return IdentifiedRecord{}, &core.ClassNotFoundError{Format: "identified", FactoryID: fid, ClassID: cid, Reason: "no layout is registered"}
 	}
 	return IdentifiedRecord{layout: l, buf: d, start: rd.Pos(), limit: len(d), svc: svc}, nil
 }
@@ -243,10 +244,10 @@ func (r *IdentifiedRecord) Layout() *Layout { return r.layout }
 
 // FieldKind returns the kind of the named field: KindNotAvailable for
 // unknown fields and for object and inline fields (see Op).
-func (r *IdentifiedRecord) FieldKind(name string) FieldKind {
+func (r *IdentifiedRecord) FieldKind(name string) core.FieldKind {
 	f, _, ok := r.layout.Field(name)
 	if !ok {
-		return KindNotAvailable
+		return core.KindNotAvailable
 	}
 	return f.Op.Kind()
 }
@@ -278,18 +279,18 @@ func (r *IdentifiedRecord) end(depth int) (int, error) {
 // value resolves the named field, checks its op and returns a reader at it.
 func (r *IdentifiedRecord) value(name string, ops ...LayoutOp) (LayoutField, wire.Reader, error) {
 	if r.layout == nil {
-		return LayoutField{}, wire.Reader{}, &FieldError{Field: name, Reason: "read from an empty record"}
+		return LayoutField{}, wire.Reader{}, &core.FieldError{Field: name, Reason: "read from an empty record"}
 	}
 	f, i, ok := r.layout.Field(name)
 	if !ok {
-		return f, wire.Reader{}, &FieldError{Field: name, Reason: "is not in " + layoutWhat(r.layout.FactoryID, r.layout.ClassID), absent: true}
+		return f, wire.Reader{}, core.AbsentField(name, "is not in "+layoutWhat(r.layout.FactoryID, r.layout.ClassID))
 	}
 	match := false
 	for _, op := range ops {
 		match = match || f.Op == op
 	}
 	if !match {
-		return f, wire.Reader{}, &FieldError{Field: name, Reason: "is written with " + f.Op.String() + ", not " + ops[0].String()}
+		return f, wire.Reader{}, &core.FieldError{Field: name, Reason: "is written with " + f.Op.String() + ", not " + ops[0].String()}
 	}
 	rd, err := r.locate(i)
 	return f, rd, err
@@ -316,12 +317,12 @@ func (r *IdentifiedRecord) GetInt8(name string) (int8, error) {
 }
 
 // GetChar reads a writeChar field.
-func (r *IdentifiedRecord) GetChar(name string) (Char, error) {
+func (r *IdentifiedRecord) GetChar(name string) (core.Char, error) {
 	_, rd, err := r.value(name, OpChar)
 	if err != nil {
 		return 0, err
 	}
-	v := Char(rd.Uint16())
+	v := core.Char(rd.Uint16())
 	return v, identifiedErr(&rd, name)
 }
 
@@ -406,7 +407,7 @@ func idsArray[T any](r *IdentifiedRecord, name string, op LayoutOp, read func(*w
 	if err != nil {
 		return nil, err
 	}
-	v := readSlice(&rd, opSizes[op], read)
+	v := core.ReadSlice(&rd, opSizes[op], read)
 	return v, identifiedErr(&rd, name)
 }
 
@@ -426,8 +427,8 @@ func (r *IdentifiedRecord) GetByteArray(name string) ([]byte, error) {
 }
 
 // GetArrayOfChar reads a writeCharArray field; null is nil.
-func (r *IdentifiedRecord) GetArrayOfChar(name string) ([]Char, error) {
-	return idsArray(r, name, OpCharArray, func(rd *wire.Reader) Char { return Char(rd.Uint16()) })
+func (r *IdentifiedRecord) GetArrayOfChar(name string) ([]core.Char, error) {
+	return idsArray(r, name, OpCharArray, func(rd *wire.Reader) core.Char { return core.Char(rd.Uint16()) })
 }
 
 // GetArrayOfInt16 reads a writeShortArray field; null is nil.
@@ -461,7 +462,7 @@ func (r *IdentifiedRecord) GetArrayOfStringPtr(name string) ([]*string, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := readStringPtrs(&rd)
+	v := core.ReadStringPtrs(&rd)
 	return v, identifiedErr(&rd, name)
 }
 
@@ -516,7 +517,7 @@ func (r *IdentifiedRecord) GetArrayOfObject(name string) ([]any, error) {
 func (r *IdentifiedRecord) inlineAt(rd *wire.Reader, f LayoutField) (*IdentifiedRecord, error) {
 	nested, ok := r.svc.layouts.Get(f.FactoryID, f.ClassID)
 	if !ok {
-		return nil, &ClassNotFoundError{Format: "identified", FactoryID: f.FactoryID, ClassID: f.ClassID, Reason: "no layout is registered for inline field " + strconv.Quote(f.Name)}
+		return nil, &core.ClassNotFoundError{Format: "identified", FactoryID: f.FactoryID, ClassID: f.ClassID, Reason: "no layout is registered for inline field " + strconv.Quote(f.Name)}
 	}
 	rec := &IdentifiedRecord{layout: nested, buf: r.buf, start: rd.Pos(), limit: r.limit, svc: r.svc}
 	end, err := rec.end(1)
@@ -562,7 +563,7 @@ func (r *IdentifiedRecord) GetArrayOfInline(name string) ([]*IdentifiedRecord, e
 func (r *IdentifiedRecord) Get(name string) (any, error) {
 	f, _, ok := r.layout.Field(name)
 	if !ok {
-		return nil, &FieldError{Field: name, Reason: "is not in " + layoutWhat(r.layout.FactoryID, r.layout.ClassID), absent: true}
+		return nil, core.AbsentField(name, "is not in "+layoutWhat(r.layout.FactoryID, r.layout.ClassID))
 	}
 	switch f.Op {
 	case OpBoolean:
@@ -582,41 +583,41 @@ func (r *IdentifiedRecord) Get(name string) (any, error) {
 	case OpDouble:
 		return r.GetFloat64(name)
 	case OpString:
-		return derefOrNil(r.GetStringPtr(name))
+		return core.DerefOrNil(r.GetStringPtr(name))
 	case OpBooleanArray:
-		return nilSlice(r.GetArrayOfBoolean(name))
+		return core.NilSlice(r.GetArrayOfBoolean(name))
 	case OpByteArray:
-		return nilSlice(r.GetArrayOfInt8(name))
+		return core.NilSlice(r.GetArrayOfInt8(name))
 	case OpCharArray:
-		return nilSlice(r.GetArrayOfChar(name))
+		return core.NilSlice(r.GetArrayOfChar(name))
 	case OpShortArray:
-		return nilSlice(r.GetArrayOfInt16(name))
+		return core.NilSlice(r.GetArrayOfInt16(name))
 	case OpIntArray:
-		return nilSlice(r.GetArrayOfInt32(name))
+		return core.NilSlice(r.GetArrayOfInt32(name))
 	case OpLongArray:
-		return nilSlice(r.GetArrayOfInt64(name))
+		return core.NilSlice(r.GetArrayOfInt64(name))
 	case OpFloatArray:
-		return nilSlice(r.GetArrayOfFloat32(name))
+		return core.NilSlice(r.GetArrayOfFloat32(name))
 	case OpDoubleArray:
-		return nilSlice(r.GetArrayOfFloat64(name))
+		return core.NilSlice(r.GetArrayOfFloat64(name))
 	case OpStringArray:
-		return nilSlice(r.GetArrayOfStringPtr(name))
+		return core.NilSlice(r.GetArrayOfStringPtr(name))
 	case OpObject:
 		return r.GetObject(name)
 	case OpObjectArray:
-		return nilSlice(r.GetArrayOfObject(name))
+		return core.NilSlice(r.GetArrayOfObject(name))
 	case OpInline:
 		return r.GetInline(name)
 	case OpInlineArray:
-		return nilSlice(r.GetArrayOfInline(name))
+		return core.NilSlice(r.GetArrayOfInline(name))
 	}
-	return nil, &FieldError{Field: name, Reason: "has unknown op " + f.Op.String()}
+	return nil, &core.FieldError{Field: name, Reason: "has unknown op " + f.Op.String()}
 }
 
 // writeFields writes every field of the record through o, in layout order.
 func (r *IdentifiedRecord) writeFields(o *DataOutput, depth int) {
-	if depth >= maxDepth {
-		o.fail(&TypeError{Type: "IdentifiedRecord", Reason: "objects nest deeper than " + strconv.Itoa(maxDepth) + " levels"})
+	if depth >= core.MaxDepth {
+		o.fail(&core.TypeError{Type: "IdentifiedRecord", Reason: "objects nest deeper than " + strconv.Itoa(core.MaxDepth) + " levels"})
 		return
 	}
 	for _, f := range r.layout.Fields {
@@ -644,8 +645,8 @@ func (o *DataOutput) writeValue(f LayoutField, v any, depth int) {
 			o.WriteInt8(x)
 		}
 	case OpChar:
-		var x Char
-		if x, ok = v.(Char); ok {
+		var x core.Char
+		if x, ok = v.(core.Char); ok {
 			o.WriteChar(x)
 		}
 	case OpShort:
@@ -675,12 +676,12 @@ func (o *DataOutput) writeValue(f LayoutField, v any, depth int) {
 		}
 	case OpString:
 		var x *string
-		if x, ok = asPtr[string](v); ok {
+		if x, ok = core.AsPtr[string](v); ok {
 			o.WriteStringPtr(x)
 		}
 	case OpBooleanArray:
 		var x []bool
-		if x, ok = asSlice[bool](v); ok {
+		if x, ok = core.AsSlice[bool](v); ok {
 			o.WriteBooleanArray(x)
 		}
 	case OpByteArray:
@@ -690,50 +691,50 @@ func (o *DataOutput) writeValue(f LayoutField, v any, depth int) {
 		case []byte:
 			o.WriteByteArray(x)
 		case []int8:
-			o.WriteByteArray(int8sToBytes(x))
+			o.WriteByteArray(core.Int8sToBytes(x))
 		default:
 			ok = false
 		}
 	case OpCharArray:
-		var x []Char
-		if x, ok = asSlice[Char](v); ok {
+		var x []core.Char
+		if x, ok = core.AsSlice[core.Char](v); ok {
 			o.WriteCharArray(x)
 		}
 	case OpShortArray:
 		var x []int16
-		if x, ok = asSlice[int16](v); ok {
+		if x, ok = core.AsSlice[int16](v); ok {
 			o.WriteInt16Array(x)
 		}
 	case OpIntArray:
 		var x []int32
-		if x, ok = asSlice[int32](v); ok {
+		if x, ok = core.AsSlice[int32](v); ok {
 			o.WriteInt32Array(x)
 		}
 	case OpLongArray:
 		var x []int64
-		if x, ok = asSlice[int64](v); ok {
+		if x, ok = core.AsSlice[int64](v); ok {
 			o.WriteInt64Array(x)
 		}
 	case OpFloatArray:
 		var x []float32
-		if x, ok = asSlice[float32](v); ok {
+		if x, ok = core.AsSlice[float32](v); ok {
 			o.WriteFloat32Array(x)
 		}
 	case OpDoubleArray:
 		var x []float64
-		if x, ok = asSlice[float64](v); ok {
+		if x, ok = core.AsSlice[float64](v); ok {
 			o.WriteFloat64Array(x)
 		}
 	case OpStringArray:
 		var x []*string
-		if x, ok = asPtrSlice[string](v); ok {
+		if x, ok = core.AsPtrSlice[string](v); ok {
 			o.WriteStringPtrArray(x)
 		}
 	case OpObject:
 		o.WriteObject(v)
 	case OpObjectArray:
 		var x []any
-		if x, ok = asSlice[any](v); ok {
+		if x, ok = core.AsSlice[any](v); ok {
 			if x == nil {
 				o.WriteInt32(-1)
 				break
@@ -762,7 +763,7 @@ func (o *DataOutput) writeValue(f LayoutField, v any, depth int) {
 			o.WriteInt32(int32(len(x)))
 			for _, it := range x {
 				if it == nil {
-					o.fail(&FieldError{Field: f.Name, Reason: "inline arrays cannot hold null items"})
+					o.fail(&core.FieldError{Field: f.Name, Reason: "inline arrays cannot hold null items"})
 					return
 				}
 				it.writeFields(o, depth+1)
@@ -772,7 +773,7 @@ func (o *DataOutput) writeValue(f LayoutField, v any, depth int) {
 		ok = false
 	}
 	if !ok {
-		o.fail(&FieldError{Field: f.Name, Reason: fmt.Sprintf("a %T value cannot be written with %s", v, f.Op)})
+		o.fail(&core.FieldError{Field: f.Name, Reason: fmt.Sprintf("a %T value cannot be written with %s", v, f.Op)})
 	}
 }
 
@@ -801,7 +802,7 @@ func (b *IdentifiedRecordBuilder) Set(name string, value any) *IdentifiedRecordB
 func (b *IdentifiedRecordBuilder) Build() (*IdentifiedRecord, error) {
 	for name := range b.values {
 		if _, _, ok := b.layout.Field(name); !ok {
-			return nil, &FieldError{Field: name, Reason: "is not in " + layoutWhat(b.layout.FactoryID, b.layout.ClassID)}
+			return nil, &core.FieldError{Field: name, Reason: "is not in " + layoutWhat(b.layout.FactoryID, b.layout.ClassID)}
 		}
 	}
 	layouts := b.layouts
@@ -817,8 +818,8 @@ func (b *IdentifiedRecordBuilder) Build() (*IdentifiedRecord, error) {
 	}
 	e := &encoder{svc: svc}
 	buf := wire.AppendInt32(nil, 0)
-	buf = wire.AppendInt32(buf, TypeIdentified)
-	buf = append(buf, identifiedHeader)
+	buf = wire.AppendInt32(buf, core.TypeIdentified)
+	buf = append(buf, core.IdentifiedHeader)
 	buf = wire.AppendInt32(buf, b.layout.FactoryID)
 	buf = wire.AppendInt32(buf, b.layout.ClassID)
 	o := &DataOutput{enc: e, buf: buf}

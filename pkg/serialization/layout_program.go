@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"sync/atomic"
 
+	"github.com/atolldb/atoll/internal/serialization/core"
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
 
@@ -72,8 +73,8 @@ func (p *layoutProgram) skipAll(svc *Service, rd *wire.Reader, depth int) error 
 
 // skipField advances rd over field i.
 func (p *layoutProgram) skipField(svc *Service, rd *wire.Reader, i, depth int) error {
-	if depth >= maxDepth {
-		return malformed("identified", rd.Pos(), "objects nest deeper than "+strconv.Itoa(maxDepth)+" levels")
+	if depth >= core.MaxDepth {
+		return core.Malformed("identified", rd.Pos(), "objects nest deeper than "+strconv.Itoa(core.MaxDepth)+" levels")
 	}
 	f := &p.layout.Fields[i]
 	switch op := f.Op; {
@@ -135,7 +136,7 @@ func (p *layoutProgram) inlineProgram(i int) (*layoutProgram, error) {
 	f := &p.layout.Fields[i]
 	nested, ok := p.reg.Get(f.FactoryID, f.ClassID)
 	if !ok {
-		return nil, &ClassNotFoundError{Format: "identified", FactoryID: f.FactoryID, ClassID: f.ClassID, Reason: "no layout is registered for inline field " + strconv.Quote(f.Name)}
+		return nil, &core.ClassNotFoundError{Format: "identified", FactoryID: f.FactoryID, ClassID: f.ClassID, Reason: "no layout is registered for inline field " + strconv.Quote(f.Name)}
 	}
 	q := nested.program(p.reg)
 	p.inline[i].Store(q)
@@ -175,7 +176,7 @@ func (p *layoutProgram) inlineCount(rd *wire.Reader, i int) int {
 // minSize is the fewest bytes an object of layout l takes when written
 // (unknown nested layouts count as empty).
 func (reg *LayoutRegistry) minSize(l *Layout, depth int) int {
-	if depth > maxDepth {
+	if depth > core.MaxDepth {
 		return 0
 	}
 	size := 0
@@ -205,13 +206,13 @@ func (reg *LayoutRegistry) minSize(l *Layout, depth int) int {
 // so that only object fields, and not every field read, put a reader on
 // the heap).
 func (s *Service) skipObject(rd *wire.Reader, depth int) error {
-	if depth >= maxDepth {
-		return malformed("identified", rd.Pos(), "objects nest deeper than "+strconv.Itoa(maxDepth)+" levels")
+	if depth >= core.MaxDepth {
+		return core.Malformed("identified", rd.Pos(), "objects nest deeper than "+strconv.Itoa(core.MaxDepth)+" levels")
 	}
 	at := rd.Pos()
 	typ := rd.Int32()
 	if rd.Err() != nil {
-		return &DecodeError{Format: "data", Offset: at, Reason: "truncated object type id", Err: rd.Err()}
+		return &core.DecodeError{Format: "data", Offset: at, Reason: "truncated object type id", Err: rd.Err()}
 	}
 	if size, ok := builtinSizes[typ]; ok {
 		rd.Skip(size)
@@ -219,19 +220,19 @@ func (s *Service) skipObject(rd *wire.Reader, depth int) error {
 	}
 	buf := rd.Buf()
 	switch typ {
-	case TypeNull:
+	case core.TypeNull:
 		return nil
-	case TypeString, TypeJSON:
+	case core.TypeString, core.TypeJSON:
 		if n := rd.Length(1, false); n > 0 {
 			rd.Skip(n)
 		}
 		return objectErr(rd, at)
-	case TypeCompact:
+	case core.TypeCompact:
 		if _, end, err := parseCompact(buf, rd.Pos(), len(buf), s.schemas, false); err == nil {
 			rd.Seek(end)
 			return nil
 		}
-	case TypePortable:
+	case core.TypePortable:
 		fid, cid, ver := rd.Int32(), rd.Int32(), rd.Int32()
 		if rd.Err() == nil {
 			if _, end, err := parsePortable(buf, rd.Pos(), len(buf), fid, cid, ver, nil); err == nil {
@@ -239,9 +240,9 @@ func (s *Service) skipObject(rd *wire.Reader, depth int) error {
 				return nil
 			}
 		}
-	case TypeIdentified:
+	case core.TypeIdentified:
 		hdr, fid, cid := rd.Int8(), rd.Int32(), rd.Int32()
-		if rd.Err() == nil && hdr == identifiedHeader {
+		if rd.Err() == nil && hdr == core.IdentifiedHeader {
 			if _, ok := s.identifiedFactories[fid]; !ok {
 				if l, ok := s.layouts.Get(fid, cid); ok {
 					return l.program(s.layouts).skipAll(s, rd, depth)
@@ -263,5 +264,5 @@ func objectErr(rd *wire.Reader, at int) error {
 	if rd.Err() == nil {
 		return nil
 	}
-	return &DecodeError{Format: "data", Offset: at, Reason: "object is truncated or has an invalid length", Err: rd.Err()}
+	return &core.DecodeError{Format: "data", Offset: at, Reason: "object is truncated or has an invalid length", Err: rd.Err()}
 }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/atolldb/atoll/internal/serialization/core"
 )
 
 // Portable is a type that writes itself in Hazelcast's Portable format, like
@@ -42,12 +44,12 @@ const (
 )
 
 // portableTypes maps a portable FieldType id to the FieldKind records report.
-var portableTypes = [...]FieldKind{
-	KindPortable, KindInt8, KindBoolean, KindChar, KindInt16, KindInt32, KindInt64, KindFloat32, KindFloat64, KindString,
-	KindArrayOfPortable, KindArrayOfInt8, KindArrayOfBoolean, KindArrayOfChar, KindArrayOfInt16, KindArrayOfInt32,
-	KindArrayOfInt64, KindArrayOfFloat32, KindArrayOfFloat64, KindArrayOfString,
-	KindDecimal, KindArrayOfDecimal, KindTime, KindArrayOfTime, KindDate, KindArrayOfDate,
-	KindTimestamp, KindArrayOfTimestamp, KindTimestampWithTimezone, KindArrayOfTimestampWithTimezone,
+var portableTypes = [...]core.FieldKind{
+	core.KindPortable, core.KindInt8, core.KindBoolean, core.KindChar, core.KindInt16, core.KindInt32, core.KindInt64, core.KindFloat32, core.KindFloat64, core.KindString,
+	core.KindArrayOfPortable, core.KindArrayOfInt8, core.KindArrayOfBoolean, core.KindArrayOfChar, core.KindArrayOfInt16, core.KindArrayOfInt32,
+	core.KindArrayOfInt64, core.KindArrayOfFloat32, core.KindArrayOfFloat64, core.KindArrayOfString,
+	core.KindDecimal, core.KindArrayOfDecimal, core.KindTime, core.KindArrayOfTime, core.KindDate, core.KindArrayOfDate,
+	core.KindTimestamp, core.KindArrayOfTimestamp, core.KindTimestampWithTimezone, core.KindArrayOfTimestampWithTimezone,
 }
 
 var portableTypeNames = [...]string{
@@ -60,7 +62,7 @@ var portableTypeNames = [...]string{
 
 // PortableTypeID returns the portable FieldType id of kind, or -1 when
 // Portable has no such field type.
-func PortableTypeID(kind FieldKind) int32 {
+func PortableTypeID(kind core.FieldKind) int32 {
 	for i, k := range portableTypes {
 		if k == kind {
 			return int32(i)
@@ -70,29 +72,29 @@ func PortableTypeID(kind FieldKind) int32 {
 }
 
 // PortableKind returns the kind of a portable FieldType id.
-func PortableKind(typeID int32) (FieldKind, bool) {
+func PortableKind(typeID int32) (core.FieldKind, bool) {
 	if typeID < 0 || int(typeID) >= len(portableTypes) {
-		return KindNotAvailable, false
+		return core.KindNotAvailable, false
 	}
 	return portableTypes[typeID], true
 }
 
 // ParsePortableType returns the kind of a portable FieldType name such as
 // "UTF" or "INT_ARRAY".
-func ParsePortableType(name string) (FieldKind, bool) {
+func ParsePortableType(name string) (core.FieldKind, bool) {
 	for i, n := range portableTypeNames {
 		if n == name {
 			return portableTypes[i], true
 		}
 	}
-	return KindNotAvailable, false
+	return core.KindNotAvailable, false
 }
 
 // PortableField is one field of a ClassDefinition. FactoryID, ClassID and
 // Version identify the nested class of PORTABLE and ARRAY_OF_PORTABLE fields.
 type PortableField struct {
 	Name      string
-	Kind      FieldKind
+	Kind      core.FieldKind
 	FactoryID int32
 	ClassID   int32
 	Version   int32
@@ -114,13 +116,13 @@ func NewClassDefinition(factoryID, classID, version int32, fields []PortableFiel
 	what := fmt.Sprintf("portable class definition %d/%d/%d", factoryID, classID, version)
 	for i, f := range fields {
 		if f.Name == "" || len(f.Name) > 1<<15-1 || !isASCII(f.Name) {
-			return nil, &DefinitionError{What: what, Reason: "field name " + strconv.Quote(f.Name) + " must be non-empty ASCII"}
+			return nil, &core.DefinitionError{What: what, Reason: "field name " + strconv.Quote(f.Name) + " must be non-empty ASCII"}
 		}
 		if PortableTypeID(f.Kind) < 0 {
-			return nil, &DefinitionError{What: what, Reason: "field " + strconv.Quote(f.Name) + " has kind " + f.Kind.String() + ", which Portable does not support"}
+			return nil, &core.DefinitionError{What: what, Reason: "field " + strconv.Quote(f.Name) + " has kind " + f.Kind.String() + ", which Portable does not support"}
 		}
 		if _, dup := cd.byName[f.Name]; dup {
-			return nil, &DefinitionError{What: what, Reason: "field " + strconv.Quote(f.Name) + " appears twice"}
+			return nil, &core.DefinitionError{What: what, Reason: "field " + strconv.Quote(f.Name) + " appears twice"}
 		}
 		cd.byName[f.Name] = int32(i)
 	}
@@ -236,7 +238,7 @@ func sameClass(a, b *ClassDefinition) error {
 			return nil
 		}
 	}
-	return &DefinitionError{
+	return &core.DefinitionError{
 		What:   fmt.Sprintf("portable class definition %d/%d/%d", b.FactoryID, b.ClassID, b.Version),
 		Reason: "a different definition is already registered for these ids",
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync/atomic"
 
+	"github.com/atolldb/atoll/internal/serialization/core"
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
 
@@ -21,7 +22,7 @@ type portablePlan struct {
 
 // portableObject reads the node's steps from the Portable object whose
 // body (end position, field count, field table) starts at buf[p].
-func (n *fieldNode) portableObject(buf []byte, p, limit int, fid, cid, ver int32, depth int, out *fieldSink) error {
+func (n *fieldNode) portableObject(buf []byte, p, limit int, fid, cid, ver int32, depth int, out *core.Sink) error {
 	var plan *portablePlan
 	if plans := n.portable.Load(); plans != nil {
 		for _, c := range *plans {
@@ -35,19 +36,19 @@ func (n *fieldNode) portableObject(buf []byte, p, limit int, fid, cid, ver int32
 		plan = &portablePlan{factoryID: fid, classID: cid, version: ver, next: n.child()}
 		hint := int32(-1)
 		if cd, ok := n.r.svc.classes.Get(fid, cid, ver); ok {
-			if i, ok := cd.byName[n.steps[0].name]; ok {
+			if i, ok := cd.byName[n.steps[0].Name]; ok {
 				hint = i
 			}
 		}
 		plan.hint.Store(hint)
-		addPlan(&n.portable, plan)
+		core.AddPlan(&n.portable, plan)
 	}
 	rec, _, err := parsePortable(buf, p, limit, fid, cid, ver, nil)
 	if err != nil {
 		return err
 	}
 	st := n.steps[0]
-	kind, pos, index, err := rec.find(st.name, int(plan.hint.Load()))
+	kind, pos, index, err := rec.find(st.Name, int(plan.hint.Load()))
 	if err != nil {
 		return err
 	}
@@ -56,23 +57,23 @@ func (n *fieldNode) portableObject(buf []byte, p, limit int, fid, cid, ver int32
 	}
 	plan.hint.Store(int32(index))
 	switch {
-	case st.any || st.index >= 0:
+	case st.Any || st.Index >= 0:
 		if !kind.IsArray() {
-			return n.notAnObject(st.name, kind.String())
+			return n.notAnObject(st.Name, kind.String())
 		}
-		count, err := rec.itemCount(pos, kind, st.name)
+		count, err := rec.itemCount(pos, kind, st.Name)
 		if err != nil || count <= 0 {
 			return err
 		}
 		from, to := 0, count
-		if !st.any {
-			if st.index >= count {
+		if !st.Any {
+			if st.Index >= count {
 				return nil
 			}
-			from, to = st.index, st.index+1
+			from, to = st.Index, st.Index+1
 		}
 		for i := from; i < to; i++ {
-			v, at, err := rec.item(pos, kind, i, st.name)
+			v, at, err := rec.item(pos, kind, i, st.Name)
 			if err != nil {
 				return err
 			}
@@ -82,7 +83,7 @@ func (n *fieldNode) portableObject(buf []byte, p, limit int, fid, cid, ver int32
 		}
 		return nil
 	}
-	v, at, err := rec.fieldValue(pos, kind, st.name)
+	v, at, err := rec.fieldValue(pos, kind, st.Name)
 	if err != nil {
 		return err
 	}
@@ -93,13 +94,13 @@ func (n *fieldNode) portableObject(buf []byte, p, limit int, fid, cid, ver int32
 // Portable object whose class version has a plan and whose field table has
 // the field where the plan last found it: ok=false leaves the read to the
 // general walk.
-func (n *fieldNode) portableTop(d Data, v *FieldValue) bool {
-	const body = HeaderSize + 12 // after factory, class and version
+func (n *fieldNode) portableTop(d core.Data, v *core.FieldValue) bool {
+	const body = core.HeaderSize + 12 // after factory, class and version
 	if len(d) < body+8 {
 		return false
 	}
 	be := binary.BigEndian
-	fid, cid, ver := int32(be.Uint32(d[HeaderSize:])), int32(be.Uint32(d[HeaderSize+4:])), int32(be.Uint32(d[HeaderSize+8:]))
+	fid, cid, ver := int32(be.Uint32(d[core.HeaderSize:])), int32(be.Uint32(d[core.HeaderSize+4:])), int32(be.Uint32(d[core.HeaderSize+8:]))
 	plans := n.portable.Load()
 	if plans == nil {
 		return false
@@ -123,29 +124,29 @@ func (n *fieldNode) portableTop(d Data, v *FieldValue) bool {
 	if pos < tableEnd || pos > end-3 {
 		return false
 	}
-	name := n.steps[0].name
+	name := n.steps[0].Name
 	nameLen := int(be.Uint16(d[pos:]))
 	if nameLen != len(name) || pos+3+nameLen > end || string(d[pos+2:pos+2+nameLen]) != name {
 		return false
 	}
 	kind, known := PortableKind(int32(int8(d[pos+2+nameLen])))
-	if !known || kind.IsArray() || kind == KindPortable {
+	if !known || kind.IsArray() || kind == core.KindPortable {
 		return false
 	}
 	at := pos + 3 + nameLen
 	switch kind {
-	case KindDecimal, KindTime, KindDate, KindTimestamp, KindTimestampWithTimezone:
+	case core.KindDecimal, core.KindTime, core.KindDate, core.KindTimestamp, core.KindTimestampWithTimezone:
 		if at >= end {
 			return false
 		}
 		if d[at] != 0 { // null
-			*v = FieldValue{}
+			*v = core.FieldValue{}
 			return true
 		}
 		at++
 	}
 	var ok bool
-	*v, ok = scalarAt(d[:end], at, kind, true)
+	*v, ok = core.ScalarAt(d[:end], at, kind, true)
 	return ok
 }
 
@@ -153,26 +154,26 @@ func (n *fieldNode) portableTop(d Data, v *FieldValue) bool {
 // pos. A nested PORTABLE field's identity, version and body start at
 // rec.buf[at]; the items of a PORTABLE_ARRAY share the identity the array
 // holds after its length, and their version and body start at rec.buf[at].
-func (c *portablePlan) emit(n *fieldNode, rec *PortableRecord, v FieldValue, at, pos int, kind FieldKind, depth int, out *fieldSink) error {
-	if v.Kind != ValueObject {
+func (c *portablePlan) emit(n *fieldNode, rec *PortableRecord, v core.FieldValue, at, pos int, kind core.FieldKind, depth int, out *core.Sink) error {
+	if v.Kind != core.ValueObject {
 		if c.next != nil {
-			if v.Kind == ValueNull {
+			if v.Kind == core.ValueNull {
 				return nil
 			}
-			return n.notAnObject(n.steps[0].name, kind.String())
+			return n.notAnObject(n.steps[0].Name, kind.String())
 		}
-		return out.emit(v)
+		return out.Emit(v)
 	}
 	var fid, cid int32
 	rd := wire.NewReader(rec.buf, at)
-	if kind == KindPortable {
+	if kind == core.KindPortable {
 		fid, cid = rd.Int32(), rd.Int32()
 	} else {
 		ids := wire.NewReader(rec.buf, pos+4)
 		fid, cid = ids.Int32(), ids.Int32()
 	}
 	ver := rd.Int32()
-	if err := portableErr(&rd, n.steps[0].name); err != nil {
+	if err := portableErr(&rd, n.steps[0].Name); err != nil {
 		return err
 	}
 	if c.next != nil {
@@ -185,7 +186,7 @@ func (c *portablePlan) emit(n *fieldNode, rec *PortableRecord, v FieldValue, at,
 	if v, err = n.nestedData(&nested); err != nil {
 		return err
 	}
-	return out.emit(v)
+	return out.Emit(v)
 }
 
 // absent handles a field the object does not have.
@@ -193,7 +194,7 @@ func (c *portablePlan) absent(n *fieldNode) error {
 	if !n.r.opts.Strict || c.known.Load() {
 		return nil
 	}
-	name := n.steps[0].name
+	name := n.steps[0].Name
 	for _, cd := range n.r.svc.classes.All() {
 		if cd.FactoryID == c.factoryID && cd.ClassID == c.classID {
 			if _, ok := cd.byName[name]; ok {
@@ -202,53 +203,53 @@ func (c *portablePlan) absent(n *fieldNode) error {
 			}
 		}
 	}
-	return &UnknownFieldError{Field: name, Reason: "Portable class " + strconv.Itoa(int(c.factoryID)) + "/" + strconv.Itoa(int(c.classID)) + " has no field " + strconv.Quote(name)}
+	return &core.UnknownFieldError{Field: name, Reason: "Portable class " + strconv.Itoa(int(c.factoryID)) + "/" + strconv.Itoa(int(c.classID)) + " has no field " + strconv.Quote(name)}
 }
 
 // fieldValue reads the value of kind k at pos. A nested object is a
 // ValueObject without bytes whose null flag was read: its identity (factory
 // and class ids) starts at rec.buf[at].
-func (r *PortableRecord) fieldValue(pos int, k FieldKind, name string) (v FieldValue, at int, err error) {
+func (r *PortableRecord) fieldValue(pos int, k core.FieldKind, name string) (v core.FieldValue, at int, err error) {
 	rd := wire.NewReader(r.buf, pos)
 	switch k {
-	case KindPortable:
+	case core.KindPortable:
 		if rd.Bool() {
-			return FieldValue{}, 0, portableErr(&rd, name)
+			return core.FieldValue{}, 0, portableErr(&rd, name)
 		}
-		return FieldValue{Kind: ValueObject}, rd.Pos(), portableErr(&rd, name)
-	case KindDecimal, KindTime, KindDate, KindTimestamp, KindTimestampWithTimezone:
+		return core.FieldValue{Kind: core.ValueObject}, rd.Pos(), portableErr(&rd, name)
+	case core.KindDecimal, core.KindTime, core.KindDate, core.KindTimestamp, core.KindTimestampWithTimezone:
 		if rd.Bool() {
-			return FieldValue{}, 0, portableErr(&rd, name)
+			return core.FieldValue{}, 0, portableErr(&rd, name)
 		}
 	}
 	if k.IsArray() {
 		if rd.Int32() == -1 {
-			return FieldValue{}, 0, portableErr(&rd, name) // a null array
+			return core.FieldValue{}, 0, portableErr(&rd, name) // a null array
 		}
-		return FieldValue{Kind: ValueArray}, 0, portableErr(&rd, name)
+		return core.FieldValue{Kind: core.ValueArray}, 0, portableErr(&rd, name)
 	}
-	v = varValue(&rd, k, true)
+	v = core.VarValue(&rd, k, true)
 	return v, 0, portableErr(&rd, name)
 }
 
 // portableItemSize is the size of the items of Portable's arrays of
 // fixed-size items, which have no null items and are not bit-packed.
-func portableItemSize(k FieldKind) int {
+func portableItemSize(k core.FieldKind) int {
 	switch k {
-	case KindArrayOfBoolean, KindArrayOfInt8:
+	case core.KindArrayOfBoolean, core.KindArrayOfInt8:
 		return 1
-	case KindArrayOfChar, KindArrayOfInt16:
+	case core.KindArrayOfChar, core.KindArrayOfInt16:
 		return 2
-	case KindArrayOfInt32, KindArrayOfFloat32:
+	case core.KindArrayOfInt32, core.KindArrayOfFloat32:
 		return 4
-	case KindArrayOfInt64, KindArrayOfFloat64:
+	case core.KindArrayOfInt64, core.KindArrayOfFloat64:
 		return 8
 	}
 	return 0
 }
 
 // itemCount returns the length of the array of kind k at pos (-1: null).
-func (r *PortableRecord) itemCount(pos int, k FieldKind, name string) (int, error) {
+func (r *PortableRecord) itemCount(pos int, k core.FieldKind, name string) (int, error) {
 	rd := wire.NewReader(r.buf, pos)
 	size := portableItemSize(k)
 	if size == 0 {
@@ -260,38 +261,38 @@ func (r *PortableRecord) itemCount(pos int, k FieldKind, name string) (int, erro
 
 // item reads item i (< itemCount) of the array of kind k at pos, as
 // fieldValue reads a field: a portable item's version starts at rec.buf[at].
-func (r *PortableRecord) item(pos int, k FieldKind, i int, name string) (v FieldValue, at int, err error) {
+func (r *PortableRecord) item(pos int, k core.FieldKind, i int, name string) (v core.FieldValue, at int, err error) {
 	rd := wire.NewReader(r.buf, pos+4)
 	elem := k.Elem()
 	switch k {
-	case KindArrayOfString:
+	case core.KindArrayOfString:
 		for j := 0; j < i; j++ {
 			if n := rd.Length(1, true); n > 0 {
 				rd.Skip(n)
 			}
 		}
-		v = varValue(&rd, elem, true)
+		v = core.VarValue(&rd, elem, true)
 		return v, 0, portableErr(&rd, name)
-	case KindArrayOfPortable:
+	case core.KindArrayOfPortable:
 		rd.Skip(8) // factory and class ids
 		fallthrough
-	case KindArrayOfDecimal, KindArrayOfTime, KindArrayOfDate, KindArrayOfTimestamp, KindArrayOfTimestampWithTimezone:
+	case core.KindArrayOfDecimal, core.KindArrayOfTime, core.KindArrayOfDate, core.KindArrayOfTimestamp, core.KindArrayOfTimestampWithTimezone:
 		rd.Skip(4 * i)
 		at := int(rd.Int32())
 		if err := portableErr(&rd, name); err != nil {
-			return FieldValue{}, 0, err
+			return core.FieldValue{}, 0, err
 		}
 		if at <= r.body || at >= len(r.buf) {
-			return FieldValue{}, 0, malformed("portable", at, "array "+strconv.Quote(name)+" has an item position out of range")
+			return core.FieldValue{}, 0, core.Malformed("portable", at, "array "+strconv.Quote(name)+" has an item position out of range")
 		}
-		if elem == KindPortable {
-			return FieldValue{Kind: ValueObject}, at, nil
+		if elem == core.KindPortable {
+			return core.FieldValue{Kind: core.ValueObject}, at, nil
 		}
 		item := wire.NewReader(r.buf, at)
-		v = varValue(&item, elem, true)
+		v = core.VarValue(&item, elem, true)
 		return v, 0, portableErr(&item, name)
 	}
 	rd.Skip(i * portableItemSize(k))
-	v = varValue(&rd, elem, true)
+	v = core.VarValue(&rd, elem, true)
 	return v, 0, portableErr(&rd, name)
 }

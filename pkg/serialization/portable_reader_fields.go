@@ -1,5 +1,9 @@
 package serialization
 
+import (
+	"github.com/atolldb/atoll/internal/serialization/core"
+)
+
 // ReadBoolean reads a field as PortableRecord.GetBoolean does; a field the writer's
 // class version lacks reads as the zero value.
 func (r *PortableReader) ReadBoolean(name string) bool {
@@ -18,7 +22,7 @@ func (r *PortableReader) ReadInt8(name string) int8 {
 
 // ReadChar reads a field as PortableRecord.GetChar does; a field the writer's
 // class version lacks reads as the zero value.
-func (r *PortableReader) ReadChar(name string) Char {
+func (r *PortableReader) ReadChar(name string) core.Char {
 	v, err := r.rec.GetChar(name)
 	r.note(err)
 	return v
@@ -82,7 +86,7 @@ func (r *PortableReader) ReadStringPtr(name string) *string {
 
 // ReadDecimal reads a field as PortableRecord.GetDecimal does; a field the writer's
 // class version lacks reads as the zero value.
-func (r *PortableReader) ReadDecimal(name string) *Decimal {
+func (r *PortableReader) ReadDecimal(name string) *core.Decimal {
 	v, err := r.rec.GetDecimal(name)
 	r.note(err)
 	return v
@@ -90,7 +94,7 @@ func (r *PortableReader) ReadDecimal(name string) *Decimal {
 
 // ReadTime reads a field as PortableRecord.GetTime does; a field the writer's
 // class version lacks reads as the zero value.
-func (r *PortableReader) ReadTime(name string) *LocalTime {
+func (r *PortableReader) ReadTime(name string) *core.LocalTime {
 	v, err := r.rec.GetTime(name)
 	r.note(err)
 	return v
@@ -98,7 +102,7 @@ func (r *PortableReader) ReadTime(name string) *LocalTime {
 
 // ReadDate reads a field as PortableRecord.GetDate does; a field the writer's
 // class version lacks reads as the zero value.
-func (r *PortableReader) ReadDate(name string) *LocalDate {
+func (r *PortableReader) ReadDate(name string) *core.LocalDate {
 	v, err := r.rec.GetDate(name)
 	r.note(err)
 	return v
@@ -106,7 +110,7 @@ func (r *PortableReader) ReadDate(name string) *LocalDate {
 
 // ReadTimestamp reads a field as PortableRecord.GetTimestamp does; a field the writer's
 // class version lacks reads as the zero value.
-func (r *PortableReader) ReadTimestamp(name string) *LocalDateTime {
+func (r *PortableReader) ReadTimestamp(name string) *core.LocalDateTime {
 	v, err := r.rec.GetTimestamp(name)
 	r.note(err)
 	return v
@@ -114,7 +118,7 @@ func (r *PortableReader) ReadTimestamp(name string) *LocalDateTime {
 
 // ReadTimestampWithTimezone reads a field as PortableRecord.GetTimestampWithTimezone does; a field the writer's
 // class version lacks reads as the zero value.
-func (r *PortableReader) ReadTimestampWithTimezone(name string) *OffsetDateTime {
+func (r *PortableReader) ReadTimestampWithTimezone(name string) *core.OffsetDateTime {
 	v, err := r.rec.GetTimestampWithTimezone(name)
 	r.note(err)
 	return v
@@ -138,7 +142,7 @@ func (r *PortableReader) ReadByteArray(name string) []byte {
 
 // ReadCharArray reads a field as PortableRecord.GetArrayOfChar does; a field the writer's
 // class version lacks reads as the zero value.
-func (r *PortableReader) ReadCharArray(name string) []Char {
+func (r *PortableReader) ReadCharArray(name string) []core.Char {
 	v, err := r.rec.GetArrayOfChar(name)
 	r.note(err)
 	return v
@@ -202,7 +206,7 @@ func (r *PortableReader) ReadStringPtrArray(name string) []*string {
 
 // ReadDecimalArray reads a field as PortableRecord.GetArrayOfDecimal does; a field the writer's
 // class version lacks reads as nil.
-func (r *PortableReader) ReadDecimalArray(name string) []Decimal {
+func (r *PortableReader) ReadDecimalArray(name string) []core.Decimal {
 	v, err := r.rec.GetArrayOfDecimal(name)
 	r.note(err)
 	return derefAll(v)
@@ -210,7 +214,7 @@ func (r *PortableReader) ReadDecimalArray(name string) []Decimal {
 
 // ReadTimeArray reads a field as PortableRecord.GetArrayOfTime does; a field the writer's
 // class version lacks reads as nil.
-func (r *PortableReader) ReadTimeArray(name string) []LocalTime {
+func (r *PortableReader) ReadTimeArray(name string) []core.LocalTime {
 	v, err := r.rec.GetArrayOfTime(name)
 	r.note(err)
 	return derefAll(v)
@@ -218,7 +222,7 @@ func (r *PortableReader) ReadTimeArray(name string) []LocalTime {
 
 // ReadDateArray reads a field as PortableRecord.GetArrayOfDate does; a field the writer's
 // class version lacks reads as nil.
-func (r *PortableReader) ReadDateArray(name string) []LocalDate {
+func (r *PortableReader) ReadDateArray(name string) []core.LocalDate {
 	v, err := r.rec.GetArrayOfDate(name)
 	r.note(err)
 	return derefAll(v)
@@ -226,7 +230,7 @@ func (r *PortableReader) ReadDateArray(name string) []LocalDate {
 
 // ReadTimestampArray reads a field as PortableRecord.GetArrayOfTimestamp does; a field the writer's
 // class version lacks reads as nil.
-func (r *PortableReader) ReadTimestampArray(name string) []LocalDateTime {
+func (r *PortableReader) ReadTimestampArray(name string) []core.LocalDateTime {
 	v, err := r.rec.GetArrayOfTimestamp(name)
 	r.note(err)
 	return derefAll(v)
@@ -234,7 +238,7 @@ func (r *PortableReader) ReadTimestampArray(name string) []LocalDateTime {
 
 // ReadTimestampWithTimezoneArray reads a field as PortableRecord.GetArrayOfTimestampWithTimezone does; a field the writer's
 // class version lacks reads as nil.
-func (r *PortableReader) ReadTimestampWithTimezoneArray(name string) []OffsetDateTime {
+func (r *PortableReader) ReadTimestampWithTimezoneArray(name string) []core.OffsetDateTime {
 	v, err := r.rec.GetArrayOfTimestampWithTimezone(name)
 	r.note(err)
 	return derefAll(v)

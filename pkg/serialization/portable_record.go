@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/atolldb/atoll/internal/serialization/core"
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
 
@@ -27,17 +28,17 @@ type PortableRecord struct {
 
 // ReadPortableRecord reads the Portable object of a Data of type -1. Class
 // definitions in classes speed up field lookups but are not required.
-func ReadPortableRecord(d Data, classes *ClassRegistry) (PortableRecord, error) {
+func ReadPortableRecord(d core.Data, classes *ClassRegistry) (PortableRecord, error) {
 	if err := d.Check(); err != nil {
 		return PortableRecord{}, err
 	}
-	if d.Type() != TypePortable {
-		return PortableRecord{}, &DecodeError{Format: "portable", Offset: 4, Reason: "type id " + strconv.Itoa(int(d.Type())) + " is not the portable type"}
+	if d.Type() != core.TypePortable {
+		return PortableRecord{}, &core.DecodeError{Format: "portable", Offset: 4, Reason: "type id " + strconv.Itoa(int(d.Type())) + " is not the portable type"}
 	}
-	rd := wire.NewReader(d, HeaderSize)
+	rd := wire.NewReader(d, core.HeaderSize)
 	fid, cid, ver := rd.Int32(), rd.Int32(), rd.Int32()
 	if rd.Err() != nil {
-		return PortableRecord{}, malformed("portable", HeaderSize, "truncated class identity")
+		return PortableRecord{}, core.Malformed("portable", core.HeaderSize, "truncated class identity")
 	}
 	rec, _, err := parsePortable(d, rd.Pos(), len(d), fid, cid, ver, classes)
 	return rec, err
@@ -48,11 +49,11 @@ func parsePortable(b []byte, p, limit int, fid, cid, ver int32, classes *ClassRe
 	end, ok1 := wire.Int32At(b[:limit], p)
 	count, ok2 := wire.Int32At(b[:limit], p+4)
 	if !ok1 || !ok2 {
-		return PortableRecord{}, 0, malformed("portable", p, "truncated object header")
+		return PortableRecord{}, 0, core.Malformed("portable", p, "truncated object header")
 	}
 	tableEnd := int64(p) + 8 + 4*(int64(count)+1)
 	if count < 0 || tableEnd > int64(end) || int(end) > limit {
-		return PortableRecord{}, 0, malformed("portable", p, "field count or end position out of range")
+		return PortableRecord{}, 0, core.Malformed("portable", p, "field count or end position out of range")
 	}
 	rec := PortableRecord{buf: b[:end:end], body: p, count: int(count), factoryID: fid, classID: cid, version: ver, classes: classes}
 	if classes != nil {
@@ -80,28 +81,28 @@ func (r *PortableRecord) fieldAt(i int) int {
 
 // entry reads the entry header at pos: the name and the kind; value is the
 // position of the value.
-func (r *PortableRecord) entry(pos int) (name []byte, kind FieldKind, value int, err error) {
+func (r *PortableRecord) entry(pos int) (name []byte, kind core.FieldKind, value int, err error) {
 	if pos < r.body+8+4*(r.count+1) || pos >= len(r.buf) {
-		return nil, 0, 0, malformed("portable", pos, "field position outside the object")
+		return nil, 0, 0, core.Malformed("portable", pos, "field position outside the object")
 	}
 	rd := wire.NewReader(r.buf, pos)
 	n := int(rd.Uint16())
 	name = rd.Bytes(n)
 	t := rd.Int8()
 	if rd.Err() != nil {
-		return nil, 0, 0, malformed("portable", pos, "truncated field entry")
+		return nil, 0, 0, core.Malformed("portable", pos, "truncated field entry")
 	}
 	kind, ok := PortableKind(int32(t))
 	if !ok {
-		return nil, 0, 0, malformed("portable", pos, "unknown field type "+strconv.Itoa(int(t)))
+		return nil, 0, 0, core.Malformed("portable", pos, "unknown field type "+strconv.Itoa(int(t)))
 	}
 	return name, kind, rd.Pos(), nil
 }
 
 // locate finds a field by name and returns its kind and value position.
-func (r *PortableRecord) locate(name string) (FieldKind, int, error) {
+func (r *PortableRecord) locate(name string) (core.FieldKind, int, error) {
 	if r.buf == nil {
-		return 0, 0, &FieldError{Field: name, Reason: "read from an empty record"}
+		return 0, 0, &core.FieldError{Field: name, Reason: "read from an empty record"}
 	}
 	hint := -1
 	if r.cd != nil {
@@ -111,7 +112,7 @@ func (r *PortableRecord) locate(name string) (FieldKind, int, error) {
 	}
 	k, v, i, err := r.find(name, hint)
 	if err == nil && i < 0 {
-		err = &FieldError{Field: name, Reason: fmt.Sprintf("is not in portable %d/%d version %d", r.factoryID, r.classID, r.version), absent: true}
+		err = core.AbsentField(name, fmt.Sprintf("is not in portable %d/%d version %d", r.factoryID, r.classID, r.version))
 	}
 	return k, v, err
 }
@@ -120,7 +121,7 @@ func (r *PortableRecord) locate(name string) (FieldKind, int, error) {
 // the named field, looking at index hint first (the index of the class
 // definition, or the one a compiled reader found before); index -1 means
 // the object has no such field.
-func (r *PortableRecord) find(name string, hint int) (kind FieldKind, pos, index int, err error) {
+func (r *PortableRecord) find(name string, hint int) (kind core.FieldKind, pos, index int, err error) {
 	if hint >= 0 && hint < r.count {
 		if n, k, v, err := r.entry(r.fieldAt(hint)); err == nil && string(n) == name {
 			return k, v, hint, nil
@@ -139,16 +140,18 @@ func (r *PortableRecord) find(name string, hint int) (kind FieldKind, pos, index
 }
 
 // FieldKind returns the kind of the named field, or KindNotAvailable.
-func (r *PortableRecord) FieldKind(name string) FieldKind {
+func (r *PortableRecord) FieldKind(name string) core.FieldKind {
 	k, _, err := r.locate(name)
 	if err != nil {
-		return KindNotAvailable
+		return core.KindNotAvailable
 	}
 	return k
 }
 
 // HasField reports whether the object has the named field.
-func (r *PortableRecord) HasField(name string) bool { return r.FieldKind(name) != KindNotAvailable }
+func (r *PortableRecord) HasField(name string) bool {
+	return r.FieldKind(name) != core.KindNotAvailable
+}
 
 // ClassDefinition returns the writer's class definition: the registered one,
 // or one rebuilt from the self-describing binary.
@@ -163,36 +166,36 @@ func (r *PortableRecord) ClassDefinition() (*ClassDefinition, error) {
 			return nil, err
 		}
 		fields[i] = PortableField{Name: string(n), Kind: k}
-		if k == KindPortable || k == KindArrayOfPortable {
+		if k == core.KindPortable || k == core.KindArrayOfPortable {
 			rd := wire.NewReader(r.buf, v)
-			if k == KindPortable {
+			if k == core.KindPortable {
 				rd.Bool()
 			} else {
 				rd.Int32()
 			}
 			fields[i].FactoryID, fields[i].ClassID = rd.Int32(), rd.Int32()
 			if rd.Err() != nil {
-				return nil, malformed("portable", v, "truncated nested class identity")
+				return nil, core.Malformed("portable", v, "truncated nested class identity")
 			}
 			fields[i].Version = r.version
 		}
 	}
 	cd, err := NewClassDefinition(r.factoryID, r.classID, r.version, fields)
 	if err != nil {
-		return nil, &DecodeError{Format: "portable", Offset: r.body, Reason: "fields do not form a valid class definition", Err: err}
+		return nil, &core.DecodeError{Format: "portable", Offset: r.body, Reason: "fields do not form a valid class definition", Err: err}
 	}
 	r.cd = cd
 	return cd, nil
 }
 
 // value resolves a field that must have kind k and returns a reader at its value.
-func (r *PortableRecord) value(name string, k FieldKind) (wire.Reader, error) {
+func (r *PortableRecord) value(name string, k core.FieldKind) (wire.Reader, error) {
 	kind, pos, err := r.locate(name)
 	if err != nil {
 		return wire.Reader{}, err
 	}
 	if kind != k {
-		return wire.Reader{}, &FieldError{Field: name, Reason: "has kind " + kind.String() + ", not " + k.String()}
+		return wire.Reader{}, &core.FieldError{Field: name, Reason: "has kind " + kind.String() + ", not " + k.String()}
 	}
 	return wire.NewReader(r.buf, pos), nil
 }
@@ -201,12 +204,12 @@ func portableErr(rd *wire.Reader, name string) error {
 	if rd.Err() == nil {
 		return nil
 	}
-	return &DecodeError{Format: "portable", Offset: rd.Pos(), Reason: "field " + strconv.Quote(name) + " is truncated or has an invalid length", Err: rd.Err()}
+	return &core.DecodeError{Format: "portable", Offset: rd.Pos(), Reason: "field " + strconv.Quote(name) + " is truncated or has an invalid length", Err: rd.Err()}
 }
 
 // GetBoolean reads a BOOLEAN field.
 func (r *PortableRecord) GetBoolean(name string) (bool, error) {
-	rd, err := r.value(name, KindBoolean)
+	rd, err := r.value(name, core.KindBoolean)
 	if err != nil {
 		return false, err
 	}
@@ -216,7 +219,7 @@ func (r *PortableRecord) GetBoolean(name string) (bool, error) {
 
 // GetInt8 reads a BYTE field.
 func (r *PortableRecord) GetInt8(name string) (int8, error) {
-	rd, err := r.value(name, KindInt8)
+	rd, err := r.value(name, core.KindInt8)
 	if err != nil {
 		return 0, err
 	}
@@ -225,18 +228,18 @@ func (r *PortableRecord) GetInt8(name string) (int8, error) {
 }
 
 // GetChar reads a CHAR field.
-func (r *PortableRecord) GetChar(name string) (Char, error) {
-	rd, err := r.value(name, KindChar)
+func (r *PortableRecord) GetChar(name string) (core.Char, error) {
+	rd, err := r.value(name, core.KindChar)
 	if err != nil {
 		return 0, err
 	}
-	v := Char(rd.Uint16())
+	v := core.Char(rd.Uint16())
 	return v, portableErr(&rd, name)
 }
 
 // GetInt16 reads a SHORT field.
 func (r *PortableRecord) GetInt16(name string) (int16, error) {
-	rd, err := r.value(name, KindInt16)
+	rd, err := r.value(name, core.KindInt16)
 	if err != nil {
 		return 0, err
 	}
@@ -246,7 +249,7 @@ func (r *PortableRecord) GetInt16(name string) (int16, error) {
 
 // GetInt32 reads a INT field.
 func (r *PortableRecord) GetInt32(name string) (int32, error) {
-	rd, err := r.value(name, KindInt32)
+	rd, err := r.value(name, core.KindInt32)
 	if err != nil {
 		return 0, err
 	}
@@ -256,7 +259,7 @@ func (r *PortableRecord) GetInt32(name string) (int32, error) {
 
 // GetInt64 reads a LONG field.
 func (r *PortableRecord) GetInt64(name string) (int64, error) {
-	rd, err := r.value(name, KindInt64)
+	rd, err := r.value(name, core.KindInt64)
 	if err != nil {
 		return 0, err
 	}
@@ -266,7 +269,7 @@ func (r *PortableRecord) GetInt64(name string) (int64, error) {
 
 // GetFloat32 reads a FLOAT field.
 func (r *PortableRecord) GetFloat32(name string) (float32, error) {
-	rd, err := r.value(name, KindFloat32)
+	rd, err := r.value(name, core.KindFloat32)
 	if err != nil {
 		return 0, err
 	}
@@ -276,7 +279,7 @@ func (r *PortableRecord) GetFloat32(name string) (float32, error) {
 
 // GetFloat64 reads a DOUBLE field.
 func (r *PortableRecord) GetFloat64(name string) (float64, error) {
-	rd, err := r.value(name, KindFloat64)
+	rd, err := r.value(name, core.KindFloat64)
 	if err != nil {
 		return 0, err
 	}
@@ -286,7 +289,7 @@ func (r *PortableRecord) GetFloat64(name string) (float64, error) {
 
 // GetStringBytes returns a view of a UTF field's bytes; null reports ok=false.
 func (r *PortableRecord) GetStringBytes(name string) (b []byte, ok bool, err error) {
-	rd, err := r.value(name, KindString)
+	rd, err := r.value(name, core.KindString)
 	if err != nil {
 		return nil, false, err
 	}
@@ -311,7 +314,7 @@ func (r *PortableRecord) GetStringPtr(name string) (*string, error) {
 }
 
 // nullableValue reads the isNull flag of DECIMAL/TIME/DATE/TIMESTAMP fields.
-func nullableValue[T any](r *PortableRecord, name string, k FieldKind, read func(*wire.Reader) T) (*T, error) {
+func nullableValue[T any](r *PortableRecord, name string, k core.FieldKind, read func(*wire.Reader) T) (*T, error) {
 	rd, err := r.value(name, k)
 	if err != nil {
 		return nil, err
@@ -326,42 +329,42 @@ func nullableValue[T any](r *PortableRecord, name string, k FieldKind, read func
 	return &v, nil
 }
 
-func readPortableDate(rd *wire.Reader) LocalDate { return readDate(rd, true) }
-func readPortableTimestamp(rd *wire.Reader) LocalDateTime {
-	return readTimestamp(rd, true)
+func readPortableDate(rd *wire.Reader) core.LocalDate { return core.ReadDate(rd, true) }
+func readPortableTimestamp(rd *wire.Reader) core.LocalDateTime {
+	return core.ReadTimestamp(rd, true)
 }
-func readPortableTimestampTZ(rd *wire.Reader) OffsetDateTime {
-	return readTimestampTZ(rd, true)
+func readPortableTimestampTZ(rd *wire.Reader) core.OffsetDateTime {
+	return core.ReadTimestampTZ(rd, true)
 }
 
 // GetDecimal reads a DECIMAL field; null is nil.
-func (r *PortableRecord) GetDecimal(name string) (*Decimal, error) {
-	return nullableValue(r, name, KindDecimal, readDecimal)
+func (r *PortableRecord) GetDecimal(name string) (*core.Decimal, error) {
+	return nullableValue(r, name, core.KindDecimal, core.ReadDecimal)
 }
 
 // GetTime reads a TIME field; null is nil.
-func (r *PortableRecord) GetTime(name string) (*LocalTime, error) {
-	return nullableValue(r, name, KindTime, readTime)
+func (r *PortableRecord) GetTime(name string) (*core.LocalTime, error) {
+	return nullableValue(r, name, core.KindTime, core.ReadTime)
 }
 
 // GetDate reads a DATE field; null is nil.
-func (r *PortableRecord) GetDate(name string) (*LocalDate, error) {
-	return nullableValue(r, name, KindDate, readPortableDate)
+func (r *PortableRecord) GetDate(name string) (*core.LocalDate, error) {
+	return nullableValue(r, name, core.KindDate, readPortableDate)
 }
 
 // GetTimestamp reads a TIMESTAMP field; null is nil.
-func (r *PortableRecord) GetTimestamp(name string) (*LocalDateTime, error) {
-	return nullableValue(r, name, KindTimestamp, readPortableTimestamp)
+func (r *PortableRecord) GetTimestamp(name string) (*core.LocalDateTime, error) {
+	return nullableValue(r, name, core.KindTimestamp, readPortableTimestamp)
 }
 
 // GetTimestampWithTimezone reads a TIMESTAMP_WITH_TIMEZONE field; null is nil.
-func (r *PortableRecord) GetTimestampWithTimezone(name string) (*OffsetDateTime, error) {
-	return nullableValue(r, name, KindTimestampWithTimezone, readPortableTimestampTZ)
+func (r *PortableRecord) GetTimestampWithTimezone(name string) (*core.OffsetDateTime, error) {
+	return nullableValue(r, name, core.KindTimestampWithTimezone, readPortableTimestampTZ)
 }
 
 // GetPortable reads a nested PORTABLE field as a record; null is nil.
 func (r *PortableRecord) GetPortable(name string) (*PortableRecord, error) {
-	rd, err := r.value(name, KindPortable)
+	rd, err := r.value(name, core.KindPortable)
 	if err != nil {
 		return nil, err
 	}
@@ -383,7 +386,7 @@ func (r *PortableRecord) GetPortable(name string) (*PortableRecord, error) {
 
 // GetArrayOfPortable reads a PORTABLE_ARRAY field as records; null is nil.
 func (r *PortableRecord) GetArrayOfPortable(name string) ([]*PortableRecord, error) {
-	rd, err := r.value(name, KindArrayOfPortable)
+	rd, err := r.value(name, core.KindArrayOfPortable)
 	if err != nil {
 		return nil, err
 	}
@@ -393,7 +396,7 @@ func (r *PortableRecord) GetArrayOfPortable(name string) ([]*PortableRecord, err
 		return nil, err
 	}
 	if int64(n)*4 > int64(rd.Len()) {
-		return nil, malformed("portable", rd.Pos(), "portable array "+strconv.Quote(name)+" is longer than the data")
+		return nil, core.Malformed("portable", rd.Pos(), "portable array "+strconv.Quote(name)+" is longer than the data")
 	}
 	out := make([]*PortableRecord, n)
 	for i := range out {
@@ -401,7 +404,7 @@ func (r *PortableRecord) GetArrayOfPortable(name string) ([]*PortableRecord, err
 		item := wire.NewReader(r.buf, pos)
 		ver := item.Int32()
 		if pos <= r.body || item.Err() != nil {
-			return nil, malformed("portable", pos, "portable array item position out of range")
+			return nil, core.Malformed("portable", pos, "portable array item position out of range")
 		}
 		rec, _, err := parsePortable(r.buf, item.Pos(), len(r.buf), fid, cid, ver, r.classes)
 		if err != nil {
@@ -414,67 +417,67 @@ func (r *PortableRecord) GetArrayOfPortable(name string) ([]*PortableRecord, err
 
 // arrayValue reads a nullable primitive array of kind k: int length (-1 =
 // null) + items.
-func arrayValue[T any](r *PortableRecord, name string, k FieldKind, size int, read func(*wire.Reader) T) ([]T, error) {
+func arrayValue[T any](r *PortableRecord, name string, k core.FieldKind, size int, read func(*wire.Reader) T) ([]T, error) {
 	rd, err := r.value(name, k)
 	if err != nil {
 		return nil, err
 	}
-	v := readSlice(&rd, size, read)
+	v := core.ReadSlice(&rd, size, read)
 	return v, portableErr(&rd, name)
 }
 
 // GetArrayOfBoolean reads a BOOLEAN_ARRAY field; null is nil.
 func (r *PortableRecord) GetArrayOfBoolean(name string) ([]bool, error) {
-	return arrayValue(r, name, KindArrayOfBoolean, 1, (*wire.Reader).Bool)
+	return arrayValue(r, name, core.KindArrayOfBoolean, 1, (*wire.Reader).Bool)
 }
 
 // GetArrayOfInt8 reads a BYTE_ARRAY field; null is nil.
 func (r *PortableRecord) GetArrayOfInt8(name string) ([]int8, error) {
-	return arrayValue(r, name, KindArrayOfInt8, 1, (*wire.Reader).Int8)
+	return arrayValue(r, name, core.KindArrayOfInt8, 1, (*wire.Reader).Int8)
 }
 
 // GetByteArray reads a BYTE_ARRAY field as bytes; null is nil.
 func (r *PortableRecord) GetByteArray(name string) ([]byte, error) {
-	return arrayValue(r, name, KindArrayOfInt8, 1, func(rd *wire.Reader) byte { return byte(rd.Int8()) })
+	return arrayValue(r, name, core.KindArrayOfInt8, 1, func(rd *wire.Reader) byte { return byte(rd.Int8()) })
 }
 
 // GetArrayOfChar reads a CHAR_ARRAY field; null is nil.
-func (r *PortableRecord) GetArrayOfChar(name string) ([]Char, error) {
-	return arrayValue(r, name, KindArrayOfChar, 2, func(rd *wire.Reader) Char { return Char(rd.Uint16()) })
+func (r *PortableRecord) GetArrayOfChar(name string) ([]core.Char, error) {
+	return arrayValue(r, name, core.KindArrayOfChar, 2, func(rd *wire.Reader) core.Char { return core.Char(rd.Uint16()) })
 }
 
 // GetArrayOfInt16 reads a SHORT_ARRAY field; null is nil.
 func (r *PortableRecord) GetArrayOfInt16(name string) ([]int16, error) {
-	return arrayValue(r, name, KindArrayOfInt16, 2, (*wire.Reader).Int16)
+	return arrayValue(r, name, core.KindArrayOfInt16, 2, (*wire.Reader).Int16)
 }
 
 // GetArrayOfInt32 reads an INT_ARRAY field; null is nil.
 func (r *PortableRecord) GetArrayOfInt32(name string) ([]int32, error) {
-	return arrayValue(r, name, KindArrayOfInt32, 4, (*wire.Reader).Int32)
+	return arrayValue(r, name, core.KindArrayOfInt32, 4, (*wire.Reader).Int32)
 }
 
 // GetArrayOfInt64 reads a LONG_ARRAY field; null is nil.
 func (r *PortableRecord) GetArrayOfInt64(name string) ([]int64, error) {
-	return arrayValue(r, name, KindArrayOfInt64, 8, (*wire.Reader).Int64)
+	return arrayValue(r, name, core.KindArrayOfInt64, 8, (*wire.Reader).Int64)
 }
 
 // GetArrayOfFloat32 reads a FLOAT_ARRAY field; null is nil.
 func (r *PortableRecord) GetArrayOfFloat32(name string) ([]float32, error) {
-	return arrayValue(r, name, KindArrayOfFloat32, 4, (*wire.Reader).Float32)
+	return arrayValue(r, name, core.KindArrayOfFloat32, 4, (*wire.Reader).Float32)
 }
 
 // GetArrayOfFloat64 reads a DOUBLE_ARRAY field; null is nil.
 func (r *PortableRecord) GetArrayOfFloat64(name string) ([]float64, error) {
-	return arrayValue(r, name, KindArrayOfFloat64, 8, (*wire.Reader).Float64)
+	return arrayValue(r, name, core.KindArrayOfFloat64, 8, (*wire.Reader).Float64)
 }
 
 // GetArrayOfStringPtr reads a UTF_ARRAY field; null items are nil.
 func (r *PortableRecord) GetArrayOfStringPtr(name string) ([]*string, error) {
-	rd, err := r.value(name, KindArrayOfString)
+	rd, err := r.value(name, core.KindArrayOfString)
 	if err != nil {
 		return nil, err
 	}
-	v := readStringPtrs(&rd)
+	v := core.ReadStringPtrs(&rd)
 	return v, portableErr(&rd, name)
 }
 
@@ -494,7 +497,7 @@ func (r *PortableRecord) GetArrayOfString(name string) ([]string, error) {
 }
 
 // positionedValues reads int length (-1 = null), item positions, and items.
-func positionedValues[T any](r *PortableRecord, name string, k FieldKind, read func(*wire.Reader) T) ([]*T, error) {
+func positionedValues[T any](r *PortableRecord, name string, k core.FieldKind, read func(*wire.Reader) T) ([]*T, error) {
 	rd, err := r.value(name, k)
 	if err != nil {
 		return nil, err
@@ -519,28 +522,28 @@ func positionedValues[T any](r *PortableRecord, name string, k FieldKind, read f
 }
 
 // GetArrayOfDecimal reads a DECIMAL_ARRAY field; null is nil.
-func (r *PortableRecord) GetArrayOfDecimal(name string) ([]*Decimal, error) {
-	return positionedValues(r, name, KindArrayOfDecimal, readDecimal)
+func (r *PortableRecord) GetArrayOfDecimal(name string) ([]*core.Decimal, error) {
+	return positionedValues(r, name, core.KindArrayOfDecimal, core.ReadDecimal)
 }
 
 // GetArrayOfTime reads a TIME_ARRAY field; null is nil.
-func (r *PortableRecord) GetArrayOfTime(name string) ([]*LocalTime, error) {
-	return positionedValues(r, name, KindArrayOfTime, readTime)
+func (r *PortableRecord) GetArrayOfTime(name string) ([]*core.LocalTime, error) {
+	return positionedValues(r, name, core.KindArrayOfTime, core.ReadTime)
 }
 
 // GetArrayOfDate reads a DATE_ARRAY field; null is nil.
-func (r *PortableRecord) GetArrayOfDate(name string) ([]*LocalDate, error) {
-	return positionedValues(r, name, KindArrayOfDate, readPortableDate)
+func (r *PortableRecord) GetArrayOfDate(name string) ([]*core.LocalDate, error) {
+	return positionedValues(r, name, core.KindArrayOfDate, readPortableDate)
 }
 
 // GetArrayOfTimestamp reads a TIMESTAMP_ARRAY field; null is nil.
-func (r *PortableRecord) GetArrayOfTimestamp(name string) ([]*LocalDateTime, error) {
-	return positionedValues(r, name, KindArrayOfTimestamp, readPortableTimestamp)
+func (r *PortableRecord) GetArrayOfTimestamp(name string) ([]*core.LocalDateTime, error) {
+	return positionedValues(r, name, core.KindArrayOfTimestamp, readPortableTimestamp)
 }
 
 // GetArrayOfTimestampWithTimezone reads a TIMESTAMP_WITH_TIMEZONE_ARRAY field; null is nil.
-func (r *PortableRecord) GetArrayOfTimestampWithTimezone(name string) ([]*OffsetDateTime, error) {
-	return positionedValues(r, name, KindArrayOfTimestampWithTimezone, readPortableTimestampTZ)
+func (r *PortableRecord) GetArrayOfTimestampWithTimezone(name string) ([]*core.OffsetDateTime, error) {
+	return positionedValues(r, name, core.KindArrayOfTimestampWithTimezone, readPortableTimestampTZ)
 }
 
 // Get reads any field as a Go value: the types of the typed getters, nil for
@@ -551,72 +554,72 @@ func (r *PortableRecord) Get(name string) (any, error) {
 		return nil, err
 	}
 	switch kind {
-	case KindBoolean:
+	case core.KindBoolean:
 		return r.GetBoolean(name)
-	case KindInt8:
+	case core.KindInt8:
 		return r.GetInt8(name)
-	case KindChar:
+	case core.KindChar:
 		return r.GetChar(name)
-	case KindInt16:
+	case core.KindInt16:
 		return r.GetInt16(name)
-	case KindInt32:
+	case core.KindInt32:
 		return r.GetInt32(name)
-	case KindInt64:
+	case core.KindInt64:
 		return r.GetInt64(name)
-	case KindFloat32:
+	case core.KindFloat32:
 		return r.GetFloat32(name)
-	case KindFloat64:
+	case core.KindFloat64:
 		return r.GetFloat64(name)
-	case KindString:
-		return derefOrNil(r.GetStringPtr(name))
-	case KindDecimal:
-		return derefOrNil(r.GetDecimal(name))
-	case KindTime:
-		return derefOrNil(r.GetTime(name))
-	case KindDate:
-		return derefOrNil(r.GetDate(name))
-	case KindTimestamp:
-		return derefOrNil(r.GetTimestamp(name))
-	case KindTimestampWithTimezone:
-		return derefOrNil(r.GetTimestampWithTimezone(name))
-	case KindPortable:
+	case core.KindString:
+		return core.DerefOrNil(r.GetStringPtr(name))
+	case core.KindDecimal:
+		return core.DerefOrNil(r.GetDecimal(name))
+	case core.KindTime:
+		return core.DerefOrNil(r.GetTime(name))
+	case core.KindDate:
+		return core.DerefOrNil(r.GetDate(name))
+	case core.KindTimestamp:
+		return core.DerefOrNil(r.GetTimestamp(name))
+	case core.KindTimestampWithTimezone:
+		return core.DerefOrNil(r.GetTimestampWithTimezone(name))
+	case core.KindPortable:
 		rec, err := r.GetPortable(name)
 		if rec == nil {
 			return nil, err
 		}
 		return rec, err
-	case KindArrayOfPortable:
-		return nilSlice(r.GetArrayOfPortable(name))
-	case KindArrayOfBoolean:
-		return nilSlice(r.GetArrayOfBoolean(name))
-	case KindArrayOfInt8:
-		return nilSlice(r.GetArrayOfInt8(name))
-	case KindArrayOfChar:
-		return nilSlice(r.GetArrayOfChar(name))
-	case KindArrayOfInt16:
-		return nilSlice(r.GetArrayOfInt16(name))
-	case KindArrayOfInt32:
-		return nilSlice(r.GetArrayOfInt32(name))
-	case KindArrayOfInt64:
-		return nilSlice(r.GetArrayOfInt64(name))
-	case KindArrayOfFloat32:
-		return nilSlice(r.GetArrayOfFloat32(name))
-	case KindArrayOfFloat64:
-		return nilSlice(r.GetArrayOfFloat64(name))
-	case KindArrayOfString:
-		return nilSlice(r.GetArrayOfStringPtr(name))
-	case KindArrayOfDecimal:
-		return nilSlice(r.GetArrayOfDecimal(name))
-	case KindArrayOfTime:
-		return nilSlice(r.GetArrayOfTime(name))
-	case KindArrayOfDate:
-		return nilSlice(r.GetArrayOfDate(name))
-	case KindArrayOfTimestamp:
-		return nilSlice(r.GetArrayOfTimestamp(name))
-	case KindArrayOfTimestampWithTimezone:
-		return nilSlice(r.GetArrayOfTimestampWithTimezone(name))
+	case core.KindArrayOfPortable:
+		return core.NilSlice(r.GetArrayOfPortable(name))
+	case core.KindArrayOfBoolean:
+		return core.NilSlice(r.GetArrayOfBoolean(name))
+	case core.KindArrayOfInt8:
+		return core.NilSlice(r.GetArrayOfInt8(name))
+	case core.KindArrayOfChar:
+		return core.NilSlice(r.GetArrayOfChar(name))
+	case core.KindArrayOfInt16:
+		return core.NilSlice(r.GetArrayOfInt16(name))
+	case core.KindArrayOfInt32:
+		return core.NilSlice(r.GetArrayOfInt32(name))
+	case core.KindArrayOfInt64:
+		return core.NilSlice(r.GetArrayOfInt64(name))
+	case core.KindArrayOfFloat32:
+		return core.NilSlice(r.GetArrayOfFloat32(name))
+	case core.KindArrayOfFloat64:
+		return core.NilSlice(r.GetArrayOfFloat64(name))
+	case core.KindArrayOfString:
+		return core.NilSlice(r.GetArrayOfStringPtr(name))
+	case core.KindArrayOfDecimal:
+		return core.NilSlice(r.GetArrayOfDecimal(name))
+	case core.KindArrayOfTime:
+		return core.NilSlice(r.GetArrayOfTime(name))
+	case core.KindArrayOfDate:
+		return core.NilSlice(r.GetArrayOfDate(name))
+	case core.KindArrayOfTimestamp:
+		return core.NilSlice(r.GetArrayOfTimestamp(name))
+	case core.KindArrayOfTimestampWithTimezone:
+		return core.NilSlice(r.GetArrayOfTimestampWithTimezone(name))
 	}
-	return nil, &FieldError{Field: name, Reason: "has unsupported kind " + kind.String()}
+	return nil, &core.FieldError{Field: name, Reason: "has unsupported kind " + kind.String()}
 }
 
 // writeFields rewrites the record's fields through w (used to nest a record
@@ -656,12 +659,12 @@ func (b *PortableRecordBuilder) Set(name string, value any) *PortableRecordBuild
 func (b *PortableRecordBuilder) Build() (*PortableRecord, error) {
 	for name := range b.values {
 		if _, _, ok := b.cd.Field(name); !ok {
-			return nil, &FieldError{Field: name, Reason: fmt.Sprintf("is not in portable class definition %d/%d/%d", b.cd.FactoryID, b.cd.ClassID, b.cd.Version)}
+			return nil, &core.FieldError{Field: name, Reason: fmt.Sprintf("is not in portable class definition %d/%d/%d", b.cd.FactoryID, b.cd.ClassID, b.cd.Version)}
 		}
 	}
 	e := &encoder{}
 	buf := wire.AppendInt32(nil, 0)
-	buf = wire.AppendInt32(buf, TypePortable)
+	buf = wire.AppendInt32(buf, core.TypePortable)
 	buf = wire.AppendInt32(buf, b.cd.FactoryID)
 	buf = wire.AppendInt32(buf, b.cd.ClassID)
 	buf = wire.AppendInt32(buf, b.cd.Version)
@@ -689,83 +692,83 @@ func (w *PortableWriter) writeValue(f PortableField, v any) {
 	ok := true
 	name := f.Name
 	switch f.Kind {
-	case KindBoolean:
+	case core.KindBoolean:
 		var x bool
 		if x, ok = v.(bool); ok {
 			w.WriteBoolean(name, x)
 		}
-	case KindInt8:
+	case core.KindInt8:
 		var x int8
 		if x, ok = v.(int8); ok {
 			w.WriteInt8(name, x)
 		}
-	case KindChar:
-		var x Char
-		if x, ok = v.(Char); ok {
+	case core.KindChar:
+		var x core.Char
+		if x, ok = v.(core.Char); ok {
 			w.WriteChar(name, x)
 		}
-	case KindInt16:
+	case core.KindInt16:
 		var x int16
 		if x, ok = v.(int16); ok {
 			w.WriteInt16(name, x)
 		}
-	case KindInt32:
+	case core.KindInt32:
 		var x int32
 		if x, ok = v.(int32); ok {
 			w.WriteInt32(name, x)
 		}
-	case KindInt64:
+	case core.KindInt64:
 		var x int64
 		if x, ok = v.(int64); ok {
 			w.WriteInt64(name, x)
 		}
-	case KindFloat32:
+	case core.KindFloat32:
 		var x float32
 		if x, ok = v.(float32); ok {
 			w.WriteFloat32(name, x)
 		}
-	case KindFloat64:
+	case core.KindFloat64:
 		var x float64
 		if x, ok = v.(float64); ok {
 			w.WriteFloat64(name, x)
 		}
-	case KindString:
+	case core.KindString:
 		var x *string
-		if x, ok = asPtr[string](v); ok {
+		if x, ok = core.AsPtr[string](v); ok {
 			w.WriteStringPtr(name, x)
 		}
-	case KindDecimal:
-		var x *Decimal
-		if x, ok = asPtr[Decimal](v); ok {
+	case core.KindDecimal:
+		var x *core.Decimal
+		if x, ok = core.AsPtr[core.Decimal](v); ok {
 			w.WriteDecimal(name, x)
 		}
-	case KindTime:
-		var x *LocalTime
-		if x, ok = asPtr[LocalTime](v); ok {
+	case core.KindTime:
+		var x *core.LocalTime
+		if x, ok = core.AsPtr[core.LocalTime](v); ok {
 			w.WriteTime(name, x)
 		}
-	case KindDate:
-		var x *LocalDate
-		if x, ok = asPtr[LocalDate](v); ok {
+	case core.KindDate:
+		var x *core.LocalDate
+		if x, ok = core.AsPtr[core.LocalDate](v); ok {
 			w.WriteDate(name, x)
 		}
-	case KindTimestamp:
-		var x *LocalDateTime
-		if x, ok = asPtr[LocalDateTime](v); ok {
+	case core.KindTimestamp:
+		var x *core.LocalDateTime
+		if x, ok = core.AsPtr[core.LocalDateTime](v); ok {
 			w.WriteTimestamp(name, x)
 		}
-	case KindTimestampWithTimezone:
-		var x *OffsetDateTime
-		if x, ok = asPtr[OffsetDateTime](v); ok {
+	case core.KindTimestampWithTimezone:
+		var x *core.OffsetDateTime
+		if x, ok = core.AsPtr[core.OffsetDateTime](v); ok {
 			w.WriteTimestampWithTimezone(name, x)
 		}
-	case KindPortable:
-		if isNil(v) {
+	case core.KindPortable:
+		if core.IsNil(v) {
 			w.WriteNullPortable(name, f.FactoryID, f.ClassID)
 		} else {
 			w.WritePortable(name, v)
 		}
-	case KindArrayOfPortable:
+	case core.KindArrayOfPortable:
 		switch x := v.(type) {
 		case nil:
 			WritePortableSlice[any](w, name, nil)
@@ -776,119 +779,88 @@ func (w *PortableWriter) writeValue(f PortableField, v any) {
 		default:
 			ok = false
 		}
-	case KindArrayOfBoolean:
+	case core.KindArrayOfBoolean:
 		var x []bool
-		if x, ok = asSlice[bool](v); ok {
+		if x, ok = core.AsSlice[bool](v); ok {
 			w.WriteBooleanArray(name, x)
 		}
-	case KindArrayOfInt8:
+	case core.KindArrayOfInt8:
 		switch x := v.(type) {
 		case nil:
 			w.WriteByteArray(name, nil)
 		case []byte:
 			w.WriteByteArray(name, x)
 		case []int8:
-			w.WriteByteArray(name, int8sToBytes(x))
+			w.WriteByteArray(name, core.Int8sToBytes(x))
 		default:
 			ok = false
 		}
-	case KindArrayOfChar:
-		var x []Char
-		if x, ok = asSlice[Char](v); ok {
+	case core.KindArrayOfChar:
+		var x []core.Char
+		if x, ok = core.AsSlice[core.Char](v); ok {
 			w.WriteCharArray(name, x)
 		}
-	case KindArrayOfInt16:
+	case core.KindArrayOfInt16:
 		var x []int16
-		if x, ok = asSlice[int16](v); ok {
+		if x, ok = core.AsSlice[int16](v); ok {
 			w.WriteInt16Array(name, x)
 		}
-	case KindArrayOfInt32:
+	case core.KindArrayOfInt32:
 		var x []int32
-		if x, ok = asSlice[int32](v); ok {
+		if x, ok = core.AsSlice[int32](v); ok {
 			w.WriteInt32Array(name, x)
 		}
-	case KindArrayOfInt64:
+	case core.KindArrayOfInt64:
 		var x []int64
-		if x, ok = asSlice[int64](v); ok {
+		if x, ok = core.AsSlice[int64](v); ok {
 			w.WriteInt64Array(name, x)
 		}
-	case KindArrayOfFloat32:
+	case core.KindArrayOfFloat32:
 		var x []float32
-		if x, ok = asSlice[float32](v); ok {
+		if x, ok = core.AsSlice[float32](v); ok {
 			w.WriteFloat32Array(name, x)
 		}
-	case KindArrayOfFloat64:
+	case core.KindArrayOfFloat64:
 		var x []float64
-		if x, ok = asSlice[float64](v); ok {
+		if x, ok = core.AsSlice[float64](v); ok {
 			w.WriteFloat64Array(name, x)
 		}
-	case KindArrayOfString:
+	case core.KindArrayOfString:
 		var x []*string
-		if x, ok = asPtrSlice[string](v); ok {
+		if x, ok = core.AsPtrSlice[string](v); ok {
 			w.WriteStringPtrArray(name, x)
 		}
-	case KindArrayOfDecimal:
-		var x []Decimal
-		if x, ok = derefSlice[Decimal](v); ok {
+	case core.KindArrayOfDecimal:
+		var x []core.Decimal
+		if x, ok = core.DerefSlice[core.Decimal](v); ok {
 			w.WriteDecimalArray(name, x)
 		}
-	case KindArrayOfTime:
-		var x []LocalTime
-		if x, ok = derefSlice[LocalTime](v); ok {
+	case core.KindArrayOfTime:
+		var x []core.LocalTime
+		if x, ok = core.DerefSlice[core.LocalTime](v); ok {
 			w.WriteTimeArray(name, x)
 		}
-	case KindArrayOfDate:
-		var x []LocalDate
-		if x, ok = derefSlice[LocalDate](v); ok {
+	case core.KindArrayOfDate:
+		var x []core.LocalDate
+		if x, ok = core.DerefSlice[core.LocalDate](v); ok {
 			w.WriteDateArray(name, x)
 		}
-	case KindArrayOfTimestamp:
-		var x []LocalDateTime
-		if x, ok = derefSlice[LocalDateTime](v); ok {
+	case core.KindArrayOfTimestamp:
+		var x []core.LocalDateTime
+		if x, ok = core.DerefSlice[core.LocalDateTime](v); ok {
 			w.WriteTimestampArray(name, x)
 		}
-	case KindArrayOfTimestampWithTimezone:
-		var x []OffsetDateTime
-		if x, ok = derefSlice[OffsetDateTime](v); ok {
+	case core.KindArrayOfTimestampWithTimezone:
+		var x []core.OffsetDateTime
+		if x, ok = core.DerefSlice[core.OffsetDateTime](v); ok {
 			w.WriteTimestampWithTimezoneArray(name, x)
 		}
 	default:
 		ok = false
 	}
 	if !ok {
-		w.fail(&FieldError{Field: name, Reason: fmt.Sprintf("a %T value cannot be written as %s", v, f.Kind)})
+		w.fail(&core.FieldError{Field: name, Reason: fmt.Sprintf("a %T value cannot be written as %s", v, f.Kind)})
 	}
-}
-
-// derefSlice accepts nil, []T or []*T without nil items.
-func derefSlice[T any](v any) ([]T, bool) {
-	switch x := v.(type) {
-	case nil:
-		return nil, true
-	case []T:
-		return x, true
-	case []*T:
-		out := make([]T, len(x))
-		for i, p := range x {
-			if p == nil {
-				return nil, false
-			}
-			out[i] = *p
-		}
-		return out, true
-	}
-	return nil, false
-}
-
-func int8sToBytes(v []int8) []byte {
-	if v == nil {
-		return nil
-	}
-	out := make([]byte, len(v))
-	for i, x := range v {
-		out[i] = byte(x)
-	}
-	return out
 }
 
 // PortableReader reads the fields of one Portable object for ReadPortable.
@@ -907,7 +879,7 @@ func (r *PortableReader) Err() error { return r.err }
 func (r *PortableReader) Version() int32 { return r.rec.version }
 
 // FieldKind returns the kind of the named field, or KindNotAvailable.
-func (r *PortableReader) FieldKind(name string) FieldKind { return r.rec.FieldKind(name) }
+func (r *PortableReader) FieldKind(name string) core.FieldKind { return r.rec.FieldKind(name) }
 
 // Record returns the in-place view of the object being read.
 func (r *PortableReader) Record() *PortableRecord { return &r.rec }
@@ -916,7 +888,7 @@ func (r *PortableReader) note(err error) {
 	if err == nil || r.err != nil {
 		return
 	}
-	if fe, ok := err.(*FieldError); ok && fe.absent {
+	if core.IsAbsentField(err) {
 		return
 	}
 	r.err = err
@@ -964,7 +936,7 @@ func ReadPortableSlice[T any](r *PortableReader, name string) []T {
 	for i, it := range items {
 		v, ok := it.(T)
 		if !ok {
-			r.note(&FieldError{Field: name, Reason: fmt.Sprintf("item %d is %T, not %T", i, it, v)})
+			r.note(&core.FieldError{Field: name, Reason: fmt.Sprintf("item %d is %T, not %T", i, it, v)})
 			return nil
 		}
 		out[i] = v
@@ -979,7 +951,7 @@ func (d *decoder) readPortable(rd *wire.Reader) (any, error) {
 	at := rd.Pos()
 	fid, cid, ver := rd.Int32(), rd.Int32(), rd.Int32()
 	if rd.Err() != nil {
-		return nil, malformed("portable", at, "truncated class identity")
+		return nil, core.Malformed("portable", at, "truncated class identity")
 	}
 	rec, end, err := parsePortable(d.buf, rd.Pos(), len(d.buf), fid, cid, ver, d.svc.classes)
 	if err != nil {
@@ -997,15 +969,15 @@ func (d *decoder) portableObject(rec PortableRecord) (any, error) {
 	}
 	p := f.Create(rec.classID)
 	if p == nil {
-		return nil, &ClassNotFoundError{Format: "portable", FactoryID: rec.factoryID, ClassID: rec.classID, Version: rec.version, Reason: "the factory does not know the class id"}
+		return nil, &core.ClassNotFoundError{Format: "portable", FactoryID: rec.factoryID, ClassID: rec.classID, Version: rec.version, Reason: "the factory does not know the class id"}
 	}
-	if d.depth >= maxDepth {
-		return nil, malformed("portable", rec.body, "objects nest deeper than "+strconv.Itoa(maxDepth)+" levels")
+	if d.depth >= core.MaxDepth {
+		return nil, core.Malformed("portable", rec.body, "objects nest deeper than "+strconv.Itoa(core.MaxDepth)+" levels")
 	}
 	// Positions can point several fields at the same nested object; bound
 	// the total decoded as CompactReader.enterNested does.
-	if d.nested += len(rec.buf) - rec.body; d.nested > maxDepth*len(d.buf) {
-		return nil, malformed("portable", rec.body, "nested objects overlap: decoding them would read more than "+strconv.Itoa(maxDepth)+" times the data")
+	if d.nested += len(rec.buf) - rec.body; d.nested > core.MaxDepth*len(d.buf) {
+		return nil, core.Malformed("portable", rec.body, "nested objects overlap: decoding them would read more than "+strconv.Itoa(core.MaxDepth)+" times the data")
 	}
 	d.depth++
 	r := PortableReader{rec: rec, dec: d}

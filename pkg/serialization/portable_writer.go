@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/atolldb/atoll/internal/serialization/core"
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
 
@@ -32,7 +33,7 @@ func (w *PortableWriter) fail(err error) {
 
 // field resolves a field write and appends its entry header (name and
 // type). It returns false in discovery mode and after errors.
-func (w *PortableWriter) field(name string, kind FieldKind, nested PortableField) bool {
+func (w *PortableWriter) field(name string, kind core.FieldKind, nested PortableField) bool {
 	if w.err != nil {
 		return false
 	}
@@ -47,12 +48,12 @@ func (w *PortableWriter) field(name string, kind FieldKind, nested PortableField
 	} else if j, ok := w.cd.byName[name]; ok {
 		i = j
 	} else {
-		w.fail(&FieldError{Field: name, Reason: fmt.Sprintf("is not in portable class definition %d/%d/%d", w.cd.FactoryID, w.cd.ClassID, w.cd.Version)})
+		w.fail(&core.FieldError{Field: name, Reason: fmt.Sprintf("is not in portable class definition %d/%d/%d", w.cd.FactoryID, w.cd.ClassID, w.cd.Version)})
 		return false
 	}
 	w.seq++
 	if f := &w.cd.Fields[i]; f.Kind != kind {
-		w.fail(&FieldError{Field: name, Reason: "written as " + kind.String() + " but the class definition has " + f.Kind.String()})
+		w.fail(&core.FieldError{Field: name, Reason: "written as " + kind.String() + " but the class definition has " + f.Kind.String()})
 		return false
 	}
 	wire.PutInt32(w.buf[w.table+4*int(i):], int32(len(w.buf)-w.enc.base))
@@ -63,76 +64,76 @@ func (w *PortableWriter) field(name string, kind FieldKind, nested PortableField
 	return true
 }
 
-func (w *PortableWriter) plain(name string, kind FieldKind) bool {
+func (w *PortableWriter) plain(name string, kind core.FieldKind) bool {
 	return w.field(name, kind, PortableField{})
 }
 
 // WriteBoolean writes a BOOLEAN field.
 func (w *PortableWriter) WriteBoolean(name string, v bool) {
-	if w.plain(name, KindBoolean) {
+	if w.plain(name, core.KindBoolean) {
 		w.buf = wire.AppendBool(w.buf, v)
 	}
 }
 
 // WriteInt8 writes a BYTE field.
 func (w *PortableWriter) WriteInt8(name string, v int8) {
-	if w.plain(name, KindInt8) {
+	if w.plain(name, core.KindInt8) {
 		w.buf = append(w.buf, byte(v))
 	}
 }
 
 // WriteChar writes a CHAR field.
-func (w *PortableWriter) WriteChar(name string, v Char) {
-	if w.plain(name, KindChar) {
+func (w *PortableWriter) WriteChar(name string, v core.Char) {
+	if w.plain(name, core.KindChar) {
 		w.buf = wire.AppendInt16(w.buf, int16(v))
 	}
 }
 
 // WriteInt16 writes a SHORT field.
 func (w *PortableWriter) WriteInt16(name string, v int16) {
-	if w.plain(name, KindInt16) {
+	if w.plain(name, core.KindInt16) {
 		w.buf = wire.AppendInt16(w.buf, v)
 	}
 }
 
 // WriteInt32 writes an INT field.
 func (w *PortableWriter) WriteInt32(name string, v int32) {
-	if w.plain(name, KindInt32) {
+	if w.plain(name, core.KindInt32) {
 		w.buf = wire.AppendInt32(w.buf, v)
 	}
 }
 
 // WriteInt64 writes a LONG field.
 func (w *PortableWriter) WriteInt64(name string, v int64) {
-	if w.plain(name, KindInt64) {
+	if w.plain(name, core.KindInt64) {
 		w.buf = wire.AppendInt64(w.buf, v)
 	}
 }
 
 // WriteFloat32 writes a FLOAT field.
 func (w *PortableWriter) WriteFloat32(name string, v float32) {
-	if w.plain(name, KindFloat32) {
+	if w.plain(name, core.KindFloat32) {
 		w.buf = wire.AppendFloat32(w.buf, v)
 	}
 }
 
 // WriteFloat64 writes a DOUBLE field.
 func (w *PortableWriter) WriteFloat64(name string, v float64) {
-	if w.plain(name, KindFloat64) {
+	if w.plain(name, core.KindFloat64) {
 		w.buf = wire.AppendFloat64(w.buf, v)
 	}
 }
 
 // WriteString writes a UTF field.
 func (w *PortableWriter) WriteString(name string, v string) {
-	if w.plain(name, KindString) {
+	if w.plain(name, core.KindString) {
 		w.appendString(v)
 	}
 }
 
 // WriteStringPtr writes a UTF field; nil writes null.
 func (w *PortableWriter) WriteStringPtr(name string, v *string) {
-	if w.plain(name, KindString) {
+	if w.plain(name, core.KindString) {
 		if v == nil {
 			w.buf = wire.AppendNullString(w.buf)
 		} else {
@@ -144,13 +145,13 @@ func (w *PortableWriter) WriteStringPtr(name string, v *string) {
 func (w *PortableWriter) appendString(s string) {
 	var err error
 	if w.buf, err = wire.AppendString(w.buf, s); err != nil {
-		w.fail(&FieldError{Field: "", Reason: err.Error()})
+		w.fail(&core.FieldError{Field: "", Reason: err.Error()})
 	}
 }
 
 // nullable writes the isNull flag of DECIMAL, TIME, DATE, TIMESTAMP and
 // TIMESTAMP_WITH_TIMEZONE fields and reports whether a value follows.
-func (w *PortableWriter) nullable(name string, kind FieldKind, null bool) bool {
+func (w *PortableWriter) nullable(name string, kind core.FieldKind, null bool) bool {
 	if !w.plain(name, kind) {
 		return false
 	}
@@ -159,45 +160,45 @@ func (w *PortableWriter) nullable(name string, kind FieldKind, null bool) bool {
 }
 
 // WriteDecimal writes a DECIMAL field; nil writes null.
-func (w *PortableWriter) WriteDecimal(name string, v *Decimal) {
-	if w.nullable(name, KindDecimal, v == nil) {
-		w.buf = appendDecimal(w.buf, *v)
+func (w *PortableWriter) WriteDecimal(name string, v *core.Decimal) {
+	if w.nullable(name, core.KindDecimal, v == nil) {
+		w.buf = core.AppendDecimal(w.buf, *v)
 	}
 }
 
 // WriteTime writes a TIME field; nil writes null.
-func (w *PortableWriter) WriteTime(name string, v *LocalTime) {
-	if w.nullable(name, KindTime, v == nil) {
-		w.buf = appendTime(w.buf, *v)
+func (w *PortableWriter) WriteTime(name string, v *core.LocalTime) {
+	if w.nullable(name, core.KindTime, v == nil) {
+		w.buf = core.AppendTime(w.buf, *v)
 	}
 }
 
 // WriteDate writes a DATE field (the year is written as a short); nil writes null.
-func (w *PortableWriter) WriteDate(name string, v *LocalDate) {
-	if w.nullable(name, KindDate, v == nil) {
-		w.buf = appendDate(w.buf, *v, true)
+func (w *PortableWriter) WriteDate(name string, v *core.LocalDate) {
+	if w.nullable(name, core.KindDate, v == nil) {
+		w.buf = core.AppendDate(w.buf, *v, true)
 	}
 }
 
 // WriteTimestamp writes a TIMESTAMP field; nil writes null.
-func (w *PortableWriter) WriteTimestamp(name string, v *LocalDateTime) {
-	if w.nullable(name, KindTimestamp, v == nil) {
-		w.buf = appendTimestamp(w.buf, *v, true)
+func (w *PortableWriter) WriteTimestamp(name string, v *core.LocalDateTime) {
+	if w.nullable(name, core.KindTimestamp, v == nil) {
+		w.buf = core.AppendTimestamp(w.buf, *v, true)
 	}
 }
 
 // WriteTimestampWithTimezone writes a TIMESTAMP_WITH_TIMEZONE field; nil writes null.
-func (w *PortableWriter) WriteTimestampWithTimezone(name string, v *OffsetDateTime) {
-	if w.nullable(name, KindTimestampWithTimezone, v == nil) {
-		w.buf = appendTimestampTZ(w.buf, *v, true)
+func (w *PortableWriter) WriteTimestampWithTimezone(name string, v *core.OffsetDateTime) {
+	if w.nullable(name, core.KindTimestampWithTimezone, v == nil) {
+		w.buf = core.AppendTimestampTZ(w.buf, *v, true)
 	}
 }
 
 // WritePortable writes a nested PORTABLE field (a Portable or a
 // *PortableRecord). For null use WriteNullPortable, which names the class.
 func (w *PortableWriter) WritePortable(name string, v any) {
-	if isNil(v) {
-		w.fail(&FieldError{Field: name, Reason: "WritePortable needs a value; use WriteNullPortable for null"})
+	if core.IsNil(v) {
+		w.fail(&core.FieldError{Field: name, Reason: "WritePortable needs a value; use WriteNullPortable for null"})
 		return
 	}
 	id, err := w.enc.portableIdentity(v)
@@ -205,7 +206,7 @@ func (w *PortableWriter) WritePortable(name string, v any) {
 		w.fail(err)
 		return
 	}
-	if !w.field(name, KindPortable, id) {
+	if !w.field(name, core.KindPortable, id) {
 		return
 	}
 	w.buf = wire.AppendBool(w.buf, false)
@@ -217,7 +218,7 @@ func (w *PortableWriter) WritePortable(name string, v any) {
 // WriteNullPortable writes a null PORTABLE field of the given class.
 func (w *PortableWriter) WriteNullPortable(name string, factoryID, classID int32) {
 	id := PortableField{FactoryID: factoryID, ClassID: classID, Version: w.enc.svcPortableVersion()}
-	if !w.field(name, KindPortable, id) {
+	if !w.field(name, core.KindPortable, id) {
 		return
 	}
 	w.buf = wire.AppendBool(w.buf, true)
@@ -254,12 +255,12 @@ func writePortableArray[T any](w *PortableWriter, name string, v []T) {
 			return
 		}
 	} else if w.cd == nil {
-		w.fail(&FieldError{Field: name, Reason: "cannot learn the item class of an empty or null portable array; register the class definition of the enclosing class"})
+		w.fail(&core.FieldError{Field: name, Reason: "cannot learn the item class of an empty or null portable array; register the class definition of the enclosing class"})
 		return
 	} else if f, _, ok := w.cd.Field(name); ok {
 		id = f
 	}
-	if !w.field(name, KindArrayOfPortable, id) {
+	if !w.field(name, core.KindArrayOfPortable, id) {
 		return
 	}
 	if v == nil {
@@ -274,12 +275,12 @@ func writePortableArray[T any](w *PortableWriter, name string, v []T) {
 		w.buf = wire.AppendInt32(w.buf, 0)
 	}
 	for i, item := range v {
-		if isNil(item) {
-			w.fail(&FieldError{Field: name, Reason: "portable arrays cannot hold null items"})
+		if core.IsNil(item) {
+			w.fail(&core.FieldError{Field: name, Reason: "portable arrays cannot hold null items"})
 			return
 		}
 		if iid, err := w.enc.portableIdentity(item); err != nil || iid.FactoryID != id.FactoryID || iid.ClassID != id.ClassID {
-			w.fail(&FieldError{Field: name, Reason: "item " + strconv.Itoa(i) + " is of a different class than item 0"})
+			w.fail(&core.FieldError{Field: name, Reason: "item " + strconv.Itoa(i) + " is of a different class than item 0"})
 			return
 		}
 		wire.PutInt32(w.buf[table+4*i:], int32(len(w.buf)-w.enc.base))
@@ -289,84 +290,84 @@ func writePortableArray[T any](w *PortableWriter, name string, v []T) {
 
 // WriteBooleanArray writes a BOOLEAN_ARRAY field (one byte per item); nil writes null.
 func (w *PortableWriter) WriteBooleanArray(name string, v []bool) {
-	if w.plain(name, KindArrayOfBoolean) {
-		w.buf = appendNullableArray(w.buf, v, appendBools)
+	if w.plain(name, core.KindArrayOfBoolean) {
+		w.buf = core.AppendNullableArray(w.buf, v, core.AppendBools)
 	}
 }
 
 // WriteByteArray writes a BYTE_ARRAY field; nil writes null.
 func (w *PortableWriter) WriteByteArray(name string, v []byte) {
-	if w.plain(name, KindArrayOfInt8) {
-		w.buf = appendNullableArray(w.buf, v, appendBytes)
+	if w.plain(name, core.KindArrayOfInt8) {
+		w.buf = core.AppendNullableArray(w.buf, v, core.AppendBytes)
 	}
 }
 
 // WriteCharArray writes a CHAR_ARRAY field; nil writes null.
-func (w *PortableWriter) WriteCharArray(name string, v []Char) {
-	if w.plain(name, KindArrayOfChar) {
-		w.buf = appendNullableArray(w.buf, v, appendChars)
+func (w *PortableWriter) WriteCharArray(name string, v []core.Char) {
+	if w.plain(name, core.KindArrayOfChar) {
+		w.buf = core.AppendNullableArray(w.buf, v, core.AppendChars)
 	}
 }
 
 // WriteInt16Array writes a SHORT_ARRAY field; nil writes null.
 func (w *PortableWriter) WriteInt16Array(name string, v []int16) {
-	if w.plain(name, KindArrayOfInt16) {
-		w.buf = appendNullableArray(w.buf, v, appendInt16s)
+	if w.plain(name, core.KindArrayOfInt16) {
+		w.buf = core.AppendNullableArray(w.buf, v, core.AppendInt16s)
 	}
 }
 
 // WriteInt32Array writes an INT_ARRAY field; nil writes null.
 func (w *PortableWriter) WriteInt32Array(name string, v []int32) {
-	if w.plain(name, KindArrayOfInt32) {
-		w.buf = appendNullableArray(w.buf, v, appendInt32s)
+	if w.plain(name, core.KindArrayOfInt32) {
+		w.buf = core.AppendNullableArray(w.buf, v, core.AppendInt32s)
 	}
 }
 
 // WriteInt64Array writes a LONG_ARRAY field; nil writes null.
 func (w *PortableWriter) WriteInt64Array(name string, v []int64) {
-	if w.plain(name, KindArrayOfInt64) {
-		w.buf = appendNullableArray(w.buf, v, appendInt64s)
+	if w.plain(name, core.KindArrayOfInt64) {
+		w.buf = core.AppendNullableArray(w.buf, v, core.AppendInt64s)
 	}
 }
 
 // WriteFloat32Array writes a FLOAT_ARRAY field; nil writes null.
 func (w *PortableWriter) WriteFloat32Array(name string, v []float32) {
-	if w.plain(name, KindArrayOfFloat32) {
-		w.buf = appendNullableArray(w.buf, v, appendFloat32s)
+	if w.plain(name, core.KindArrayOfFloat32) {
+		w.buf = core.AppendNullableArray(w.buf, v, core.AppendFloat32s)
 	}
 }
 
 // WriteFloat64Array writes a DOUBLE_ARRAY field; nil writes null.
 func (w *PortableWriter) WriteFloat64Array(name string, v []float64) {
-	if w.plain(name, KindArrayOfFloat64) {
-		w.buf = appendNullableArray(w.buf, v, appendFloat64s)
+	if w.plain(name, core.KindArrayOfFloat64) {
+		w.buf = core.AppendNullableArray(w.buf, v, core.AppendFloat64s)
 	}
 }
 
 // WriteStringArray writes a UTF_ARRAY field; nil writes null.
 func (w *PortableWriter) WriteStringArray(name string, v []string) {
-	if w.plain(name, KindArrayOfString) {
+	if w.plain(name, core.KindArrayOfString) {
 		if v == nil {
 			w.buf = wire.AppendInt32(w.buf, -1)
 			return
 		}
 		var err error
-		if w.buf, err = appendStrings(w.buf, v); err != nil {
-			w.fail(&FieldError{Field: name, Reason: err.Error()})
+		if w.buf, err = core.AppendStrings(w.buf, v); err != nil {
+			w.fail(&core.FieldError{Field: name, Reason: err.Error()})
 		}
 	}
 }
 
 // WriteStringPtrArray writes a UTF_ARRAY field whose nil items are null; a nil slice writes null.
 func (w *PortableWriter) WriteStringPtrArray(name string, v []*string) {
-	if w.plain(name, KindArrayOfString) {
+	if w.plain(name, core.KindArrayOfString) {
 		if v == nil {
 			w.buf = wire.AppendInt32(w.buf, -1)
 			return
 		}
 		var err error
-		if w.buf, err = appendStringPtrs(w.buf, v); err != nil {
-			w.fail(&FieldError{Field: name, Reason: err.Error()})
+		if w.buf, err = core.AppendStringPtrs(w.buf, v); err != nil {
+			w.fail(&core.FieldError{Field: name, Reason: err.Error()})
 		}
 	}
 }
@@ -390,46 +391,38 @@ func positionedArray[T any](w *PortableWriter, v []T, item func([]byte, T) []byt
 }
 
 // WriteDecimalArray writes a DECIMAL_ARRAY field; nil writes null.
-func (w *PortableWriter) WriteDecimalArray(name string, v []Decimal) {
-	if w.plain(name, KindArrayOfDecimal) {
-		positionedArray(w, v, appendDecimal)
+func (w *PortableWriter) WriteDecimalArray(name string, v []core.Decimal) {
+	if w.plain(name, core.KindArrayOfDecimal) {
+		positionedArray(w, v, core.AppendDecimal)
 	}
 }
 
 // WriteTimeArray writes a TIME_ARRAY field; nil writes null.
-func (w *PortableWriter) WriteTimeArray(name string, v []LocalTime) {
-	if w.plain(name, KindArrayOfTime) {
-		positionedArray(w, v, appendTime)
+func (w *PortableWriter) WriteTimeArray(name string, v []core.LocalTime) {
+	if w.plain(name, core.KindArrayOfTime) {
+		positionedArray(w, v, core.AppendTime)
 	}
 }
 
 // WriteDateArray writes a DATE_ARRAY field; nil writes null.
-func (w *PortableWriter) WriteDateArray(name string, v []LocalDate) {
-	if w.plain(name, KindArrayOfDate) {
-		positionedArray(w, v, func(b []byte, d LocalDate) []byte { return appendDate(b, d, true) })
+func (w *PortableWriter) WriteDateArray(name string, v []core.LocalDate) {
+	if w.plain(name, core.KindArrayOfDate) {
+		positionedArray(w, v, func(b []byte, d core.LocalDate) []byte { return core.AppendDate(b, d, true) })
 	}
 }
 
 // WriteTimestampArray writes a TIMESTAMP_ARRAY field; nil writes null.
-func (w *PortableWriter) WriteTimestampArray(name string, v []LocalDateTime) {
-	if w.plain(name, KindArrayOfTimestamp) {
-		positionedArray(w, v, func(b []byte, t LocalDateTime) []byte { return appendTimestamp(b, t, true) })
+func (w *PortableWriter) WriteTimestampArray(name string, v []core.LocalDateTime) {
+	if w.plain(name, core.KindArrayOfTimestamp) {
+		positionedArray(w, v, func(b []byte, t core.LocalDateTime) []byte { return core.AppendTimestamp(b, t, true) })
 	}
 }
 
 // WriteTimestampWithTimezoneArray writes a TIMESTAMP_WITH_TIMEZONE_ARRAY field; nil writes null.
-func (w *PortableWriter) WriteTimestampWithTimezoneArray(name string, v []OffsetDateTime) {
-	if w.plain(name, KindArrayOfTimestampWithTimezone) {
-		positionedArray(w, v, func(b []byte, t OffsetDateTime) []byte { return appendTimestampTZ(b, t, true) })
+func (w *PortableWriter) WriteTimestampWithTimezoneArray(name string, v []core.OffsetDateTime) {
+	if w.plain(name, core.KindArrayOfTimestampWithTimezone) {
+		positionedArray(w, v, func(b []byte, t core.OffsetDateTime) []byte { return core.AppendTimestampTZ(b, t, true) })
 	}
-}
-
-// appendNullableArray writes -1 for a nil slice and uses enc otherwise.
-func appendNullableArray[T any](dst []byte, v []T, enc func([]byte, []T) []byte) []byte {
-	if v == nil {
-		return wire.AppendInt32(dst, -1)
-	}
-	return enc(dst, v)
 }
 
 // Encoder side of Portable.
@@ -448,11 +441,11 @@ func (e *encoder) portableIdentity(v any) (PortableField, error) {
 		return PortableField{FactoryID: x.factoryID, ClassID: x.classID, Version: x.version}, nil
 	case Portable:
 		if e.svc == nil {
-			return PortableField{}, &TypeError{Type: fmt.Sprintf("%T", v), Reason: "only records can be nested in a record builder"}
+			return PortableField{}, &core.TypeError{Type: fmt.Sprintf("%T", v), Reason: "only records can be nested in a record builder"}
 		}
 		return PortableField{FactoryID: x.FactoryID(), ClassID: x.ClassID(), Version: e.svc.portableVersionOf(x)}, nil
 	}
-	return PortableField{}, &TypeError{Type: fmt.Sprintf("%T", v), Reason: "is not a Portable"}
+	return PortableField{}, &core.TypeError{Type: fmt.Sprintf("%T", v), Reason: "is not a Portable"}
 }
 
 // appendPortableData appends type id, factory, class and version and the body.
@@ -461,7 +454,7 @@ func (e *encoder) appendPortableData(dst []byte, v any) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	dst = wire.AppendInt32(dst, TypePortable)
+	dst = wire.AppendInt32(dst, core.TypePortable)
 	dst = wire.AppendInt32(dst, id.FactoryID)
 	dst = wire.AppendInt32(dst, id.ClassID)
 	return e.appendPortableVersionAndBody(dst, v)
@@ -483,7 +476,7 @@ func (e *encoder) appendPortableVersionAndBody(dst []byte, v any) ([]byte, error
 		}
 		return e.writePortable(wire.AppendInt32(dst, cd.Version), cd, func(w *PortableWriter) { x.WritePortable(w) })
 	}
-	return dst, &TypeError{Type: fmt.Sprintf("%T", v), Reason: "is not a Portable"}
+	return dst, &core.TypeError{Type: fmt.Sprintf("%T", v), Reason: "is not a Portable"}
 }
 
 // classDefinition returns the registered class definition of p, learning it
@@ -507,8 +500,8 @@ func (e *encoder) classDefinition(p Portable) (*ClassDefinition, error) {
 
 // writePortable lays out an object body for cd and runs write to fill it.
 func (e *encoder) writePortable(dst []byte, cd *ClassDefinition, write func(*PortableWriter)) ([]byte, error) {
-	if e.depth >= maxDepth {
-		return dst, &TypeError{Type: "Portable", Reason: "objects nest deeper than " + strconv.Itoa(maxDepth) + " levels (a cycle?)"}
+	if e.depth >= core.MaxDepth {
+		return dst, &core.TypeError{Type: "Portable", Reason: "objects nest deeper than " + strconv.Itoa(core.MaxDepth) + " levels (a cycle?)"}
 	}
 	bodyAt := len(dst)
 	dst = wire.AppendInt32(dst, 0) // end position, patched below
@@ -525,7 +518,7 @@ func (e *encoder) writePortable(dst []byte, cd *ClassDefinition, write func(*Por
 	dst, err, written := w.buf, w.err, w.written
 	*w = PortableWriter{}
 	if err == nil && written != len(cd.Fields) {
-		err = &FieldError{Field: "", Reason: fmt.Sprintf("portable %d/%d/%d wrote %d of its %d fields", cd.FactoryID, cd.ClassID, cd.Version, written, len(cd.Fields))}
+		err = &core.FieldError{Field: "", Reason: fmt.Sprintf("portable %d/%d/%d wrote %d of its %d fields", cd.FactoryID, cd.ClassID, cd.Version, written, len(cd.Fields))}
 	}
 	wire.PutInt32(dst[bodyAt:], int32(len(dst)-e.base))
 	return dst, err

@@ -7,12 +7,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/atolldb/atoll/internal/serialization/core"
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
-
-// maxDepth bounds the nesting of objects a decoder follows, so that hostile
-// input cannot exhaust the stack.
-const maxDepth = 256
 
 // Config configures a Service. The zero Config handles built-in types,
 // generic records, JSON and, through zero-config Compact, plain structs.
@@ -101,13 +98,13 @@ func NewService(cfg Config) (*Service, error) {
 	for _, ser := range cfg.CompactSerializers {
 		t := ser.Type()
 		if t == nil || ser.TypeName() == "" {
-			return nil, &DefinitionError{What: "compact serializer", Reason: "Type and TypeName must be set"}
+			return nil, &core.DefinitionError{What: "compact serializer", Reason: "Type and TypeName must be set"}
 		}
 		if _, dup := types.byType[t]; dup {
-			return nil, &DefinitionError{What: "compact serializer for " + t.String(), Reason: "registered twice"}
+			return nil, &core.DefinitionError{What: "compact serializer for " + t.String(), Reason: "registered twice"}
 		}
 		if _, dup := types.byName[ser.TypeName()]; dup {
-			return nil, &DefinitionError{What: "compact serializer " + strconv.Quote(ser.TypeName()), Reason: "type name registered twice"}
+			return nil, &core.DefinitionError{What: "compact serializer " + strconv.Quote(ser.TypeName()), Reason: "type name registered twice"}
 		}
 		ct := &compactType{ser: ser}
 		types.byType[t] = ct
@@ -126,7 +123,7 @@ func NewService(cfg Config) (*Service, error) {
 	s.compact.Store(types)
 	for _, f := range cfg.PortableFactories {
 		if _, dup := s.portableFactories[f.FactoryID()]; dup {
-			return nil, &DefinitionError{What: fmt.Sprintf("portable factory %d", f.FactoryID()), Reason: "registered twice"}
+			return nil, &core.DefinitionError{What: fmt.Sprintf("portable factory %d", f.FactoryID()), Reason: "registered twice"}
 		}
 		s.portableFactories[f.FactoryID()] = f
 	}
@@ -137,7 +134,7 @@ func NewService(cfg Config) (*Service, error) {
 	}
 	for _, f := range cfg.IdentifiedFactories {
 		if _, dup := s.identifiedFactories[f.FactoryID()]; dup {
-			return nil, &DefinitionError{What: fmt.Sprintf("identified factory %d", f.FactoryID()), Reason: "registered twice"}
+			return nil, &core.DefinitionError{What: fmt.Sprintf("identified factory %d", f.FactoryID()), Reason: "registered twice"}
 		}
 		s.identifiedFactories[f.FactoryID()] = f
 	}
@@ -167,9 +164,9 @@ type PartitionAware interface {
 }
 
 // ToData serializes v into a new Data.
-func (s *Service) ToData(v any) (Data, error) {
+func (s *Service) ToData(v any) (core.Data, error) {
 	b, err := s.AppendData(nil, v)
-	return Data(b), err
+	return core.Data(b), err
 }
 
 // AppendData appends the Data of v to dst and returns the extended slice; the
@@ -186,8 +183,8 @@ func (s *Service) AppendDataWithSchema(dst []byte, v any) ([]byte, error) {
 }
 
 func (s *Service) appendData(dst []byte, v any, withSchema bool) ([]byte, error) {
-	if isNil(v) {
-		return dst, &TypeError{Type: fmt.Sprintf("%T", v), Reason: "a nil value has no Data"}
+	if core.IsNil(v) {
+		return dst, &core.TypeError{Type: fmt.Sprintf("%T", v), Reason: "a nil value has no Data"}
 	}
 	var hash int32
 	if pa, ok := v.(PartitionAware); ok {
@@ -215,7 +212,7 @@ func (s *Service) appendData(dst []byte, v any, withSchema bool) ([]byte, error)
 // *IdentifiedRecord (IDS only when a Layout is registered). An empty Data is
 // nil. Records alias d's bytes, so d must not change while they are in use;
 // all other values are copies.
-func (s *Service) ToObject(d Data) (any, error) {
+func (s *Service) ToObject(d core.Data) (any, error) {
 	if len(d) == 0 {
 		return nil, nil
 	}
@@ -223,7 +220,7 @@ func (s *Service) ToObject(d Data) (any, error) {
 		return nil, err
 	}
 	dec := decoder{svc: s, buf: d}
-	rd := wire.NewReader(d, HeaderSize)
+	rd := wire.NewReader(d, core.HeaderSize)
 	return dec.readObjectOfType(&rd, d.Type(), true)
 }
 
@@ -258,18 +255,18 @@ func (e *encoder) compactWriter() *CompactWriter {
 // appendObject appends type id + payload, as writeObject does; top says
 // whether this is a top-level value (nil is not allowed there).
 func (e *encoder) appendObject(dst []byte, v any, top bool) ([]byte, error) {
-	if e.depth >= maxDepth {
-		return dst, &TypeError{Type: fmt.Sprintf("%T", v), Reason: "objects nest deeper than " + strconv.Itoa(maxDepth) + " levels (a cycle?)"}
+	if e.depth >= core.MaxDepth {
+		return dst, &core.TypeError{Type: fmt.Sprintf("%T", v), Reason: "objects nest deeper than " + strconv.Itoa(core.MaxDepth) + " levels (a cycle?)"}
 	}
-	if out, ok, err := appendBuiltin(dst, v); ok || err != nil {
+	if out, ok, err := core.AppendBuiltin(dst, v); ok || err != nil {
 		return out, err
 	}
 	switch x := v.(type) {
 	case nil:
 		if top {
-			return dst, &TypeError{Type: "nil", Reason: "a nil value has no Data"}
+			return dst, &core.TypeError{Type: "nil", Reason: "a nil value has no Data"}
 		}
-		return wire.AppendInt32(dst, TypeNull), nil
+		return wire.AppendInt32(dst, core.TypeNull), nil
 	case *CompactRecord, CompactRecord:
 		return e.appendCompactData(dst, v)
 	case *PortableRecord:
@@ -277,10 +274,10 @@ func (e *encoder) appendObject(dst []byte, v any, top bool) ([]byte, error) {
 	case *IdentifiedRecord:
 		return e.appendIdentifiedRecordData(dst, x)
 	}
-	if !top && isNil(v) {
+	if !top && core.IsNil(v) {
 		// A nil pointer of a serializable type is a null nested object; its
 		// serializer must not see it.
-		return wire.AppendInt32(dst, TypeNull), nil
+		return wire.AppendInt32(dst, core.TypeNull), nil
 	}
 	if e.svc != nil {
 		if _, ok := e.svc.compact.Load().byType[reflect.TypeOf(v)]; ok {
@@ -300,13 +297,13 @@ func (e *encoder) appendObject(dst []byte, v any, top bool) ([]byte, error) {
 			return e.appendCompactData(dst, v)
 		}
 	}
-	return dst, &TypeError{Type: fmt.Sprintf("%T", v), Reason: "not a built-in type, and no CompactSerializer, Portable or IdentifiedDataSerializable implementation is registered for it"}
+	return dst, &core.TypeError{Type: fmt.Sprintf("%T", v), Reason: "not a built-in type, and no CompactSerializer, Portable or IdentifiedDataSerializable implementation is registered for it"}
 }
 
 func (e *encoder) appendCompactData(dst []byte, v any) ([]byte, error) {
-	typ := TypeCompact
+	typ := core.TypeCompact
 	if e.withSchema {
-		typ = TypeCompactWithSchema
+		typ = core.TypeCompactWithSchema
 	}
 	return e.appendCompact(wire.AppendInt32(dst, typ), v)
 }
@@ -321,7 +318,7 @@ func (e *encoder) appendCompact(dst []byte, v any) ([]byte, error) {
 		return e.appendCompactRecord(dst, &rec)
 	}
 	if e.svc == nil {
-		return dst, &TypeError{Type: fmt.Sprintf("%T", v), Reason: "only records can be nested in a record builder"}
+		return dst, &core.TypeError{Type: fmt.Sprintf("%T", v), Reason: "only records can be nested in a record builder"}
 	}
 	ct, ok := e.svc.compact.Load().byType[reflect.TypeOf(v)]
 	if !ok {
@@ -330,7 +327,7 @@ func (e *encoder) appendCompact(dst []byte, v any) ([]byte, error) {
 			return dst, err
 		}
 		if ct == nil {
-			return dst, &TypeError{Type: fmt.Sprintf("%T", v), Reason: "no CompactSerializer is registered for it"}
+			return dst, &core.TypeError{Type: fmt.Sprintf("%T", v), Reason: "no CompactSerializer is registered for it"}
 		}
 	}
 	lay, err := e.compactLayout(ct, v)
@@ -368,8 +365,8 @@ func (e *encoder) compactLayout(ct *compactType, v any) (*compactLayout, error) 
 
 // writeCompact lays out one object with schema and runs write to fill it.
 func (e *encoder) writeCompact(dst []byte, schema *Schema, order []int32, write func(*CompactWriter)) ([]byte, error) {
-	if e.depth >= maxDepth {
-		return dst, &TypeError{Type: schema.TypeName, Reason: "objects nest deeper than " + strconv.Itoa(maxDepth) + " levels (a cycle?)"}
+	if e.depth >= core.MaxDepth {
+		return dst, &core.TypeError{Type: schema.TypeName, Reason: "objects nest deeper than " + strconv.Itoa(core.MaxDepth) + " levels (a cycle?)"}
 	}
 	dst = wire.AppendInt64(dst, schema.ID)
 	if e.withSchema {
@@ -409,7 +406,7 @@ func (e *encoder) writeCompact(dst []byte, schema *Schema, order []int32, write 
 // right form, and rewrites it field by field otherwise.
 func (e *encoder) appendCompactRecord(dst []byte, rec *CompactRecord) ([]byte, error) {
 	if rec.schema == nil {
-		return dst, &TypeError{Type: "CompactRecord", Reason: "the record is empty"}
+		return dst, &core.TypeError{Type: "CompactRecord", Reason: "the record is empty"}
 	}
 	if e.svc != nil {
 		if err := e.svc.adoptSchemas(rec); err != nil {
@@ -450,7 +447,7 @@ func (s *Service) adoptSchemas(rec *CompactRecord) error {
 // decoder carries the state of one ToObject call.
 type decoder struct {
 	svc   *Service
-	buf   Data // the whole Data: Portable positions are relative to its start
+	buf   core.Data // the whole Data: Portable positions are relative to its start
 	depth int
 	// nested counts the bytes of the nested Compact objects that reflective
 	// serializers decoded, to bound the work that overlapping offsets in
@@ -463,38 +460,38 @@ func (d *decoder) readObject(rd *wire.Reader) (any, error) {
 	at := rd.Pos()
 	typ := rd.Int32()
 	if rd.Err() != nil {
-		return nil, &DecodeError{Format: "data", Offset: at, Reason: "truncated object type id", Err: rd.Err()}
+		return nil, &core.DecodeError{Format: "data", Offset: at, Reason: "truncated object type id", Err: rd.Err()}
 	}
-	if typ == TypeNull {
+	if typ == core.TypeNull {
 		return nil, nil
 	}
 	return d.readObjectOfType(rd, typ, false)
 }
 
 func (d *decoder) readObjectOfType(rd *wire.Reader, typ int32, top bool) (any, error) {
-	if d.depth >= maxDepth {
-		return nil, malformed("data", rd.Pos(), "objects nest deeper than "+strconv.Itoa(maxDepth)+" levels")
+	if d.depth >= core.MaxDepth {
+		return nil, core.Malformed("data", rd.Pos(), "objects nest deeper than "+strconv.Itoa(core.MaxDepth)+" levels")
 	}
 	d.depth++
 	defer func() { d.depth-- }()
 	switch typ {
-	case TypeCompact, TypeCompactWithSchema:
-		rec, end, err := parseCompact(d.buf, rd.Pos(), len(d.buf), d.svc.schemas, typ == TypeCompactWithSchema)
+	case core.TypeCompact, core.TypeCompactWithSchema:
+		rec, end, err := parseCompact(d.buf, rd.Pos(), len(d.buf), d.svc.schemas, typ == core.TypeCompactWithSchema)
 		if err != nil {
 			return nil, err
 		}
 		rd.Seek(end)
 		return d.compactObject(rec)
-	case TypePortable:
+	case core.TypePortable:
 		return d.readPortable(rd)
-	case TypeIdentified:
+	case core.TypeIdentified:
 		return d.readIdentified(rd)
 	}
-	v, ok, err := readBuiltin(rd, typ)
+	v, ok, err := core.ReadBuiltin(rd, typ)
 	if ok {
 		return v, err
 	}
-	return nil, &DecodeError{Format: "data", Offset: rd.Pos() - 4, Reason: "type id " + strconv.Itoa(int(typ)) + " is not supported (Java-only or unknown serializer)"}
+	return nil, &core.DecodeError{Format: "data", Offset: rd.Pos() - 4, Reason: "type id " + strconv.Itoa(int(typ)) + " is not supported (Java-only or unknown serializer)"}
 }
 
 // compactObject turns a record into its registered Go type, if any.

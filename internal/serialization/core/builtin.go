@@ -1,4 +1,4 @@
-package serialization
+package core
 
 import (
 	"strconv"
@@ -6,9 +6,9 @@ import (
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
 
-// appendBuiltin appends type id + payload for the built-in Go types; ok is
+// AppendBuiltin appends type id + payload for the built-in Go types; ok is
 // false for any other type.
-func appendBuiltin(dst []byte, v any) (out []byte, ok bool, err error) {
+func AppendBuiltin(dst []byte, v any) (out []byte, ok bool, err error) {
 	switch x := v.(type) {
 	case bool:
 		return wire.AppendBool(wire.AppendInt32(dst, TypeBool), x), true, nil
@@ -32,77 +32,77 @@ func appendBuiltin(dst []byte, v any) (out []byte, ok bool, err error) {
 		return wire.AppendFloat64(wire.AppendInt32(dst, TypeFloat64), x), true, nil
 	case string:
 		out, err := wire.AppendString(wire.AppendInt32(dst, TypeString), x)
-		return out, true, stringErr(err)
+		return out, true, StringErr(err)
 	case JSON:
 		out, err := wire.AppendString(wire.AppendInt32(dst, TypeJSON), string(x))
-		return out, true, stringErr(err)
+		return out, true, StringErr(err)
 	case UUID:
 		return append(wire.AppendInt32(dst, TypeUUID), x[:]...), true, nil
 	case []byte:
 		if x == nil {
 			return dst, false, nil
 		}
-		return appendBytes(wire.AppendInt32(dst, TypeByteArray), x), true, nil
+		return AppendBytes(wire.AppendInt32(dst, TypeByteArray), x), true, nil
 	case []bool:
 		if x == nil {
 			return dst, false, nil
 		}
-		return appendBools(wire.AppendInt32(dst, TypeBoolArray), x), true, nil
+		return AppendBools(wire.AppendInt32(dst, TypeBoolArray), x), true, nil
 	case []Char:
 		if x == nil {
 			return dst, false, nil
 		}
-		return appendChars(wire.AppendInt32(dst, TypeCharArray), x), true, nil
+		return AppendChars(wire.AppendInt32(dst, TypeCharArray), x), true, nil
 	case []int16:
 		if x == nil {
 			return dst, false, nil
 		}
-		return appendInt16s(wire.AppendInt32(dst, TypeInt16Array), x), true, nil
+		return AppendInt16s(wire.AppendInt32(dst, TypeInt16Array), x), true, nil
 	case []int32:
 		if x == nil {
 			return dst, false, nil
 		}
-		return appendInt32s(wire.AppendInt32(dst, TypeInt32Array), x), true, nil
+		return AppendInt32s(wire.AppendInt32(dst, TypeInt32Array), x), true, nil
 	case []int64:
 		if x == nil {
 			return dst, false, nil
 		}
-		return appendInt64s(wire.AppendInt32(dst, TypeInt64Array), x), true, nil
+		return AppendInt64s(wire.AppendInt32(dst, TypeInt64Array), x), true, nil
 	case []float32:
 		if x == nil {
 			return dst, false, nil
 		}
-		return appendFloat32s(wire.AppendInt32(dst, TypeFloat32Array), x), true, nil
+		return AppendFloat32s(wire.AppendInt32(dst, TypeFloat32Array), x), true, nil
 	case []float64:
 		if x == nil {
 			return dst, false, nil
 		}
-		return appendFloat64s(wire.AppendInt32(dst, TypeFloat64Array), x), true, nil
+		return AppendFloat64s(wire.AppendInt32(dst, TypeFloat64Array), x), true, nil
 	case []string:
 		if x == nil {
 			return dst, false, nil
 		}
-		out, err := appendStrings(wire.AppendInt32(dst, TypeStringArray), x)
-		return out, true, stringErr(err)
+		out, err := AppendStrings(wire.AppendInt32(dst, TypeStringArray), x)
+		return out, true, StringErr(err)
 	case []*string:
 		if x == nil {
 			return dst, false, nil
 		}
-		out, err := appendStringPtrs(wire.AppendInt32(dst, TypeStringArray), x)
-		return out, true, stringErr(err)
+		out, err := AppendStringPtrs(wire.AppendInt32(dst, TypeStringArray), x)
+		return out, true, StringErr(err)
 	}
 	return dst, false, nil
 }
 
-func stringErr(err error) error {
+func StringErr(err error) error {
 	if err != nil {
 		return &TypeError{Type: "string", Reason: err.Error()}
 	}
 	return nil
 }
 
-// appendStrings writes int count + string per item (Java writeStringArray).
-func appendStrings(dst []byte, v []string) ([]byte, error) {
+// AppendStrings writes int count + string per item (Java writeStringArray).
+func AppendStrings(dst []byte, v []string) ([]byte, error) {
 	dst = wire.AppendInt32(dst, int32(len(v)))
 	var err error
 	for _, s := range v {
@@ -113,8 +113,8 @@ func appendStrings(dst []byte, v []string) ([]byte, error) {
 	return dst, nil
 }
 
-// appendStringPtrs is appendStrings with null items for nil pointers.
-func appendStringPtrs(dst []byte, v []*string) ([]byte, error) {
+// AppendStringPtrs is AppendStrings with null items for nil pointers.
+func AppendStringPtrs(dst []byte, v []*string) ([]byte, error) {
 	dst = wire.AppendInt32(dst, int32(len(v)))
 	var err error
 	for _, s := range v {
@@ -127,9 +127,9 @@ func appendStringPtrs(dst []byte, v []*string) ([]byte, error) {
 	return dst, nil
 }
 
-// readBuiltin decodes the payload of a built-in type id; ok is false for
+// ReadBuiltin decodes the payload of a built-in type id; ok is false for
 // type ids that are not built-in.
-func readBuiltin(rd *wire.Reader, typ int32) (v any, ok bool, err error) {
+func ReadBuiltin(rd *wire.Reader, typ int32) (v any, ok bool, err error) {
 	start := rd.Pos()
 	switch typ {
 	case TypeBool:
@@ -151,7 +151,7 @@ func readBuiltin(rd *wire.Reader, typ int32) (v any, ok bool, err error) {
 	case TypeString, TypeJSON:
 		s, nonNull := rd.Str()
 		if rd.Err() == nil && !nonNull {
-			return nil, true, malformed("builtin", start, "top-level string is null")
+			return nil, true, Malformed("builtin", start, "top-level string is null")
 		}
 		if typ == TypeJSON {
 			v = JSON(s)
@@ -163,23 +163,23 @@ func readBuiltin(rd *wire.Reader, typ int32) (v any, ok bool, err error) {
 		copy(u[:], rd.Bytes(16))
 		v = u
 	case TypeByteArray:
-		v = readSlice(rd, 1, func(rd *wire.Reader) byte { return byte(rd.Int8()) })
+		v = ReadSlice(rd, 1, func(rd *wire.Reader) byte { return byte(rd.Int8()) })
 	case TypeBoolArray:
-		v = readSlice(rd, 1, (*wire.Reader).Bool)
+		v = ReadSlice(rd, 1, (*wire.Reader).Bool)
 	case TypeCharArray:
-		v = readSlice(rd, 2, func(rd *wire.Reader) Char { return Char(rd.Uint16()) })
+		v = ReadSlice(rd, 2, func(rd *wire.Reader) Char { return Char(rd.Uint16()) })
 	case TypeInt16Array:
-		v = readSlice(rd, 2, (*wire.Reader).Int16)
+		v = ReadSlice(rd, 2, (*wire.Reader).Int16)
 	case TypeInt32Array:
-		v = readSlice(rd, 4, (*wire.Reader).Int32)
+		v = ReadSlice(rd, 4, (*wire.Reader).Int32)
 	case TypeInt64Array:
-		v = readSlice(rd, 8, (*wire.Reader).Int64)
+		v = ReadSlice(rd, 8, (*wire.Reader).Int64)
 	case TypeFloat32Array:
-		v = readSlice(rd, 4, (*wire.Reader).Float32)
+		v = ReadSlice(rd, 4, (*wire.Reader).Float32)
 	case TypeFloat64Array:
-		v = readSlice(rd, 8, (*wire.Reader).Float64)
+		v = ReadSlice(rd, 8, (*wire.Reader).Float64)
 	case TypeStringArray:
-		v = readStringArray(rd)
+		v = ReadStringArray(rd)
 	default:
 		return nil, false, nil
 	}
@@ -189,9 +189,9 @@ func readBuiltin(rd *wire.Reader, typ int32) (v any, ok bool, err error) {
 	return v, true, nil
 }
 
-// readSlice reads int count (-1 = null) + count items of at least size bytes.
+// ReadSlice reads int count (-1 = null) + count items of at least size bytes.
 // A null array reads as a nil slice of the item type.
-func readSlice[T any](rd *wire.Reader, size int, item func(*wire.Reader) T) []T {
+func ReadSlice[T any](rd *wire.Reader, size int, item func(*wire.Reader) T) []T {
 	n := rd.Length(size, true)
 	if n < 0 || rd.Err() != nil {
 		return nil
@@ -203,9 +203,9 @@ func readSlice[T any](rd *wire.Reader, size int, item func(*wire.Reader) T) []T 
 	return out
 }
 
-// readStringArray reads a String[]: []string, or []*string when an item is null.
-func readStringArray(rd *wire.Reader) any {
-	ptrs := readStringPtrs(rd)
+// ReadStringArray reads a String[]: []string, or []*string when an item is null.
+func ReadStringArray(rd *wire.Reader) any {
+	ptrs := ReadStringPtrs(rd)
 	if ptrs == nil {
 		return []string(nil)
 	}
@@ -219,8 +219,8 @@ func readStringArray(rd *wire.Reader) any {
 	return out
 }
 
-func readStringPtrs(rd *wire.Reader) []*string {
-	return readSlice(rd, 4, func(rd *wire.Reader) *string {
+func ReadStringPtrs(rd *wire.Reader) []*string {
+	return ReadSlice(rd, 4, func(rd *wire.Reader) *string {
 		s, ok := rd.Str()
 		if !ok {
 			return nil

@@ -1,8 +1,9 @@
-package serialization
+package core
 
 import (
 	"encoding/binary"
 	"math/bits"
+	"strconv"
 )
 
 // Serializer type ids, as Hazelcast's SerializationConstants defines them.
@@ -48,7 +49,7 @@ type Data []byte
 // Check reports whether d has a valid envelope: empty, or at least a full header.
 func (d Data) Check() error {
 	if len(d) != 0 && len(d) < HeaderSize {
-		return malformed("data", 0, "shorter than the 8-byte header")
+		return Malformed("data", 0, "shorter than the 8-byte header")
 	}
 	return nil
 }
@@ -180,3 +181,17 @@ func murmurFinish(h uint32, n int) int32 {
 	h ^= h >> 16
 	return int32(h)
 }
+
+// Text returns the text of a String (type id -11) or JSON (-130) Data
+// without copying it: its UTF-8 bytes, ok=false for a null string. Other
+// type ids are an error, as is a length that does not fit the Data.
+func (d Data) Text() (text []byte, ok bool, err error) {
+	if typ := d.Type(); typ != TypeString && typ != TypeJSON {
+		return nil, false, &DecodeError{Format: "builtin", Offset: 4, Reason: "type id " + strconv.Itoa(int(typ)) + " is not a string or JSON"}
+	}
+	return StringPayload(d[HeaderSize:], HeaderSize)
+}
+
+// IdentifiedHeader is the header byte of IdentifiedDataSerializable data:
+// bit 0 set = identified, bit 1 clear = not versioned.
+const IdentifiedHeader = 0x01

@@ -1,4 +1,4 @@
-package serialization
+package core
 
 import (
 	"errors"
@@ -27,7 +27,7 @@ var (
 	ErrUnknownField = errors.New("serialization: unknown field")
 )
 
-// DecodeError describes malformed input: which format, at which byte offset
+// DecodeError describes Malformed input: which format, at which byte offset
 // of the Data, and what was wrong.
 type DecodeError struct {
 	Format string // "data", "compact", "portable", "identified", "builtin", "json"
@@ -52,7 +52,7 @@ func (e *DecodeError) Unwrap() []error {
 	return []error{ErrMalformed}
 }
 
-func malformed(format string, off int, reason string) *DecodeError {
+func Malformed(format string, off int, reason string) *DecodeError {
 	return &DecodeError{Format: format, Offset: off, Reason: reason}
 }
 
@@ -143,3 +143,16 @@ func (e *UnknownFieldError) Error() string { return "serialization: " + e.Reason
 
 // Unwrap makes the error match ErrUnknownField.
 func (e *UnknownFieldError) Unwrap() error { return ErrUnknownField }
+
+// AbsentField is the error of a read of a field that the writer's schema,
+// class version or layout does not have: a reader of a Go type ignores it
+// (the field keeps its zero value), a record reports it.
+func AbsentField(field, reason string) *FieldError {
+	return &FieldError{Field: field, Reason: reason, absent: true}
+}
+
+// IsAbsentField reports whether err is an AbsentField error.
+func IsAbsentField(err error) bool {
+	var fe *FieldError
+	return errors.As(err, &fe) && fe.absent
+}

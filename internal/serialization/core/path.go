@@ -1,0 +1,114 @@
+package core
+
+import (
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+// Sink receives what a path selects: the one value of a single path (V),
+// or each value of a path with [any] (handed to Each).
+type Sink struct {
+	V    FieldValue
+	Each func(FieldValue) error
+}
+
+// Emit hands v on.
+func (s *Sink) Emit(v FieldValue) error {
+	if s.Each != nil {
+		return s.Each(v)
+	}
+	s.V = v
+	return nil
+}
+
+// MaxPlans bounds the plans a node keeps (schemas and class versions of
+// one field are few; past the bound, plans are compiled per read).
+const MaxPlans = 64
+
+// AddPlan publishes p in the copy-on-write list at ptr.
+func AddPlan[P any](ptr *atomic.Pointer[[]P], p P) {
+	for {
+		old := ptr.Load()
+		var cur []P
+		if old != nil {
+			cur = *old
+		}
+		if len(cur) >= MaxPlans {
+			return
+		}
+		next := append(cur[:len(cur):len(cur)], p)
+		if ptr.CompareAndSwap(old, &next) {
+			return
+		}
+	}
+}
+
+// PathStep is one step of an attribute path: a field name, optionally
+// indexed with a position or with [any].
+type PathStep struct {
+	Name  string
+	Index int  // -1: none
+	Any   bool // [any] or [*]
+}
+
+// ParseAttributePath splits an attribute path ("a.b", "arr[0]",
+// "arr[any].x") into steps. An empty path has no steps: it reads the whole
+// value.
+func ParseAttributePath(p string) ([]PathStep, error) {
+	if p == "" {
+		return nil, nil
+	}
+	bad := func(why string) ([]PathStep, error) {
+		return nil, &DefinitionError{What: "attribute path " + strconv.Quote(p), Reason: why}
+	}
+	var steps []PathStep
+	for _, part := range splitAttributePath(p) {
+		st := PathStep{Name: part, Index: -1}
+		if i := strings.IndexByte(part, '['); i >= 0 {
+			if !strings.HasSuffix(part, "]") {
+				return bad("a [ has no closing ]")
+			}
+			st.Name = part[:i]
+			switch inner := strings.TrimSpace(part[i+1 : len(part)-1]); inner {
+			case "any", "*":
+				st.Any = true
+			default:
+				n, err := strconv.Atoi(inner)
+				if err != nil || n < 0 {
+					return bad("an index must be a non-negative integer, any or *")
+				}
+				st.Index = n
+			}
+		}
+		if st.Name == "" && len(steps) == 0 && st.Index < 0 && !st.Any {
+			return bad("it starts with an empty name")
+		}
+		steps = append(steps, st)
+	}
+	return steps, nil
+}
+
+// splitAttributePath splits on the dots outside brackets.
+func splitAttributePath(p string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '[':
+			depth++
+		case ']':
+			depth--
+		case '.':
+			if depth == 0 {
+				out = append(out, p[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, p[start:])
+}
+
+// MaxDepth bounds the nesting of objects a decoder follows, so that hostile
+// input cannot exhaust the stack.
+const MaxDepth = 256
