@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/atolldb/atoll/internal/serialization/core"
+	"github.com/atolldb/atoll/internal/serialization/json"
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
 
@@ -43,7 +44,7 @@ type FieldReader struct {
 	path  string
 	opts  FieldOptions
 	multi bool
-	json  []jsonStep // the path for JSON documents
+	json  *json.Path // the path in JSON documents
 	whole bool       // empty path: the whole value
 	plain bool       // one step without index: the fast path of Read
 	root  fieldNode
@@ -90,11 +91,11 @@ func (s *Service) newFieldReader(path string, opts FieldOptions) (*FieldReader, 
 	r := &FieldReader{svc: s, path: path, opts: opts}
 	if opts.JSONPath {
 		r.opts.JSONOnly = true
-		jp, err := ParseJSONPath(path)
+		jp, err := json.ParsePath(path)
 		if err != nil {
 			return nil, err
 		}
-		r.json = jp.steps
+		r.json = jp
 		r.multi = jp.HasWildcard()
 		return r, nil
 	}
@@ -107,16 +108,8 @@ func (s *Service) newFieldReader(path string, opts FieldOptions) (*FieldReader, 
 	r.root = fieldNode{r: r, steps: steps}
 	for _, st := range steps {
 		r.multi = r.multi || st.Any
-		if st.Name != "" {
-			r.json = append(r.json, jsonStep{name: st.Name, index: -1})
-		}
-		switch {
-		case st.Any:
-			r.json = append(r.json, jsonStep{index: -1, any: true})
-		case st.Index >= 0:
-			r.json = append(r.json, jsonStep{index: st.Index})
-		}
 	}
+	r.json = json.AttributePath(steps)
 	return r, nil
 }
 
