@@ -158,7 +158,7 @@ func lookup(doc []byte, steps []step) (Value, error) {
 // enter moves from the value at sc.i to the member or item that a step
 // without wildcard selects; found is false when the value has none (it is
 // then checked to its end, as walk checks the values it passes).
-func (sc *scanner) enter(step step, depth int) (found bool, err error) {
+func (sc *scanner) enter(st step, depth int) (found bool, err error) {
 	if depth > maxDepth {
 		return false, sc.fail("nesting too deep")
 	}
@@ -167,7 +167,7 @@ func (sc *scanner) enter(step step, depth int) (found bool, err error) {
 	}
 	c := sc.b[sc.i]
 	switch {
-	case c == '{' && step.index < 0:
+	case c == '{' && st.index < 0:
 		sc.i++
 		sc.ws()
 		if sc.i < len(sc.b) && sc.b[sc.i] == '}' {
@@ -184,7 +184,7 @@ func (sc *scanner) enter(step step, depth int) (found bool, err error) {
 			}
 			sc.i++
 			sc.ws()
-			if keyEquals(key, escaped, step.name) {
+			if keyEquals(key, escaped, st.name) {
 				return true, nil
 			}
 			if _, err := sc.skip(depth + 1); err != nil {
@@ -203,14 +203,14 @@ func (sc *scanner) enter(step step, depth int) (found bool, err error) {
 			sc.i++
 			sc.ws()
 		}
-	case c == '[' && step.index >= 0:
+	case c == '[' && st.index >= 0:
 		sc.i++
 		sc.ws()
 		if sc.i < len(sc.b) && sc.b[sc.i] == ']' {
 			return false, nil
 		}
 		for n := 0; ; n++ {
-			if n == step.index {
+			if n == st.index {
 				return true, nil
 			}
 			if _, err := sc.skip(depth + 1); err != nil {
