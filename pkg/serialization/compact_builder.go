@@ -136,226 +136,80 @@ func recordWriteOrder(rec *CompactRecord) []int {
 
 // writeValue writes a field from a generic value (see CompactRecordBuilder.Set).
 func (w *CompactWriter) writeValue(name string, kind core.FieldKind, v any) {
-	ok := true
-	switch kind {
-	case core.KindBoolean:
-		var x bool
-		if x, ok = v.(bool); ok {
-			w.WriteBoolean(name, x)
-		}
-	case core.KindInt8:
-		var x int8
-		if x, ok = v.(int8); ok {
-			w.WriteInt8(name, x)
-		}
-	case core.KindInt16:
-		var x int16
-		if x, ok = v.(int16); ok {
-			w.WriteInt16(name, x)
-		}
-	case core.KindInt32:
-		var x int32
-		if x, ok = v.(int32); ok {
-			w.WriteInt32(name, x)
-		}
-	case core.KindInt64:
-		var x int64
-		if x, ok = v.(int64); ok {
-			w.WriteInt64(name, x)
-		}
-	case core.KindFloat32:
-		var x float32
-		if x, ok = v.(float32); ok {
-			w.WriteFloat32(name, x)
-		}
-	case core.KindFloat64:
-		var x float64
-		if x, ok = v.(float64); ok {
-			w.WriteFloat64(name, x)
-		}
-	case core.KindString:
-		var x *string
-		if x, ok = core.AsPtr[string](v); ok {
-			w.WriteStringPtr(name, x)
-		}
-	case core.KindDecimal:
-		var x *core.Decimal
-		if x, ok = core.AsPtr[core.Decimal](v); ok {
-			w.WriteDecimal(name, x)
-		}
-	case core.KindTime:
-		var x *core.LocalTime
-		if x, ok = core.AsPtr[core.LocalTime](v); ok {
-			w.WriteTime(name, x)
-		}
-	case core.KindDate:
-		var x *core.LocalDate
-		if x, ok = core.AsPtr[core.LocalDate](v); ok {
-			w.WriteDate(name, x)
-		}
-	case core.KindTimestamp:
-		var x *core.LocalDateTime
-		if x, ok = core.AsPtr[core.LocalDateTime](v); ok {
-			w.WriteTimestamp(name, x)
-		}
-	case core.KindTimestampWithTimezone:
-		var x *core.OffsetDateTime
-		if x, ok = core.AsPtr[core.OffsetDateTime](v); ok {
-			w.WriteTimestampWithTimezone(name, x)
-		}
-	case core.KindCompact:
-		w.WriteCompact(name, v)
-	case core.KindNullableBoolean:
-		var x *bool
-		if x, ok = core.AsPtr[bool](v); ok {
-			w.WriteNullableBoolean(name, x)
-		}
-	case core.KindNullableInt8:
-		var x *int8
-		if x, ok = core.AsPtr[int8](v); ok {
-			w.WriteNullableInt8(name, x)
-		}
-	case core.KindNullableInt16:
-		var x *int16
-		if x, ok = core.AsPtr[int16](v); ok {
-			w.WriteNullableInt16(name, x)
-		}
-	case core.KindNullableInt32:
-		var x *int32
-		if x, ok = core.AsPtr[int32](v); ok {
-			w.WriteNullableInt32(name, x)
-		}
-	case core.KindNullableInt64:
-		var x *int64
-		if x, ok = core.AsPtr[int64](v); ok {
-			w.WriteNullableInt64(name, x)
-		}
-	case core.KindNullableFloat32:
-		var x *float32
-		if x, ok = core.AsPtr[float32](v); ok {
-			w.WriteNullableFloat32(name, x)
-		}
-	case core.KindNullableFloat64:
-		var x *float64
-		if x, ok = core.AsPtr[float64](v); ok {
-			w.WriteNullableFloat64(name, x)
-		}
-	case core.KindArrayOfBoolean:
-		var x []bool
-		if x, ok = core.AsSlice[bool](v); ok {
-			w.WriteArrayOfBoolean(name, x)
-		}
-	case core.KindArrayOfInt8:
-		var x []int8
-		if x, ok = core.AsSlice[int8](v); ok {
-			w.WriteArrayOfInt8(name, x)
-		}
-	case core.KindArrayOfInt16:
-		var x []int16
-		if x, ok = core.AsSlice[int16](v); ok {
-			w.WriteArrayOfInt16(name, x)
-		}
-	case core.KindArrayOfInt32:
-		var x []int32
-		if x, ok = core.AsSlice[int32](v); ok {
-			w.WriteArrayOfInt32(name, x)
-		}
-	case core.KindArrayOfInt64:
-		var x []int64
-		if x, ok = core.AsSlice[int64](v); ok {
-			w.WriteArrayOfInt64(name, x)
-		}
-	case core.KindArrayOfFloat32:
-		var x []float32
-		if x, ok = core.AsSlice[float32](v); ok {
-			w.WriteArrayOfFloat32(name, x)
-		}
-	case core.KindArrayOfFloat64:
-		var x []float64
-		if x, ok = core.AsSlice[float64](v); ok {
-			w.WriteArrayOfFloat64(name, x)
-		}
-	case core.KindArrayOfString:
-		var x []*string
-		if x, ok = core.AsPtrSlice[string](v); ok {
-			w.WriteArrayOfStringPtr(name, x)
-		}
-	case core.KindArrayOfDecimal:
-		var x []*core.Decimal
-		if x, ok = core.AsPtrSlice[core.Decimal](v); ok {
-			w.WriteArrayOfDecimal(name, x)
-		}
-	case core.KindArrayOfTime:
-		var x []*core.LocalTime
-		if x, ok = core.AsPtrSlice[core.LocalTime](v); ok {
-			w.WriteArrayOfTime(name, x)
-		}
-	case core.KindArrayOfDate:
-		var x []*core.LocalDate
-		if x, ok = core.AsPtrSlice[core.LocalDate](v); ok {
-			w.WriteArrayOfDate(name, x)
-		}
-	case core.KindArrayOfTimestamp:
-		var x []*core.LocalDateTime
-		if x, ok = core.AsPtrSlice[core.LocalDateTime](v); ok {
-			w.WriteArrayOfTimestamp(name, x)
-		}
-	case core.KindArrayOfTimestampWithTimezone:
-		var x []*core.OffsetDateTime
-		if x, ok = core.AsPtrSlice[core.OffsetDateTime](v); ok {
-			w.WriteArrayOfTimestampWithTimezone(name, x)
-		}
-	case core.KindArrayOfCompact:
-		switch x := v.(type) {
-		case nil:
-			w.WriteArrayOfCompact(name, nil)
-		case []any:
-			w.WriteArrayOfCompact(name, x)
-		case []*CompactRecord:
-			WriteCompactArray(w, name, x)
-		default:
-			ok = false
-		}
-	case core.KindArrayOfNullableBoolean:
-		var x []*bool
-		if x, ok = core.AsPtrSlice[bool](v); ok {
-			w.WriteArrayOfNullableBoolean(name, x)
-		}
-	case core.KindArrayOfNullableInt8:
-		var x []*int8
-		if x, ok = core.AsPtrSlice[int8](v); ok {
-			w.WriteArrayOfNullableInt8(name, x)
-		}
-	case core.KindArrayOfNullableInt16:
-		var x []*int16
-		if x, ok = core.AsPtrSlice[int16](v); ok {
-			w.WriteArrayOfNullableInt16(name, x)
-		}
-	case core.KindArrayOfNullableInt32:
-		var x []*int32
-		if x, ok = core.AsPtrSlice[int32](v); ok {
-			w.WriteArrayOfNullableInt32(name, x)
-		}
-	case core.KindArrayOfNullableInt64:
-		var x []*int64
-		if x, ok = core.AsPtrSlice[int64](v); ok {
-			w.WriteArrayOfNullableInt64(name, x)
-		}
-	case core.KindArrayOfNullableFloat32:
-		var x []*float32
-		if x, ok = core.AsPtrSlice[float32](v); ok {
-			w.WriteArrayOfNullableFloat32(name, x)
-		}
-	case core.KindArrayOfNullableFloat64:
-		var x []*float64
-		if x, ok = core.AsPtrSlice[float64](v); ok {
-			w.WriteArrayOfNullableFloat64(name, x)
-		}
-	default:
-		w.fail(&core.FieldError{Field: name, Reason: "kind " + kind.String() + " is not a Compact kind"})
-		return
-	}
-	if !ok {
+	if !core.WriteValue(compactField{w, name}, kind, v) {
 		w.fail(&core.FieldError{Field: name, Reason: fmt.Sprintf("a %T value cannot be written as %s", v, kind)})
 	}
+}
+
+// compactField is a field of a CompactWriter as the value switch writes it.
+type compactField struct {
+	w    *CompactWriter
+	name string
+}
+
+var _ core.ValueWriter = compactField{}
+
+func (f compactField) refuse(k core.FieldKind) {
+	f.w.fail(&core.FieldError{Field: f.name, Reason: "kind " + k.String() + " is not a Compact kind"})
+}
+
+func (f compactField) Boolean(v bool)                     { f.w.WriteBoolean(f.name, v) }
+func (f compactField) Int8(v int8)                        { f.w.WriteInt8(f.name, v) }
+func (f compactField) Char(core.Char)                     { f.refuse(core.KindChar) }
+func (f compactField) Int16(v int16)                      { f.w.WriteInt16(f.name, v) }
+func (f compactField) Int32(v int32)                      { f.w.WriteInt32(f.name, v) }
+func (f compactField) Int64(v int64)                      { f.w.WriteInt64(f.name, v) }
+func (f compactField) Float32(v float32)                  { f.w.WriteFloat32(f.name, v) }
+func (f compactField) Float64(v float64)                  { f.w.WriteFloat64(f.name, v) }
+func (f compactField) String(v *string)                   { f.w.WriteStringPtr(f.name, v) }
+func (f compactField) Decimal(v *core.Decimal)            { f.w.WriteDecimal(f.name, v) }
+func (f compactField) Time(v *core.LocalTime)             { f.w.WriteTime(f.name, v) }
+func (f compactField) Date(v *core.LocalDate)             { f.w.WriteDate(f.name, v) }
+func (f compactField) Timestamp(v *core.LocalDateTime)    { f.w.WriteTimestamp(f.name, v) }
+func (f compactField) TimestampTZ(v *core.OffsetDateTime) { f.w.WriteTimestampWithTimezone(f.name, v) }
+func (f compactField) NullableBoolean(v *bool)            { f.w.WriteNullableBoolean(f.name, v) }
+func (f compactField) NullableInt8(v *int8)               { f.w.WriteNullableInt8(f.name, v) }
+func (f compactField) NullableInt16(v *int16)             { f.w.WriteNullableInt16(f.name, v) }
+func (f compactField) NullableInt32(v *int32)             { f.w.WriteNullableInt32(f.name, v) }
+func (f compactField) NullableInt64(v *int64)             { f.w.WriteNullableInt64(f.name, v) }
+func (f compactField) NullableFloat32(v *float32)         { f.w.WriteNullableFloat32(f.name, v) }
+func (f compactField) NullableFloat64(v *float64)         { f.w.WriteNullableFloat64(f.name, v) }
+func (f compactField) Booleans(v []bool)                  { f.w.WriteArrayOfBoolean(f.name, v) }
+func (f compactField) Int8s(v []int8)                     { f.w.WriteArrayOfInt8(f.name, v) }
+func (f compactField) Bytes(v []byte)                     { f.w.WriteArrayOfInt8(f.name, core.BytesToInt8s(v)) }
+func (f compactField) Chars([]core.Char)                  { f.refuse(core.KindArrayOfChar) }
+func (f compactField) Int16s(v []int16)                   { f.w.WriteArrayOfInt16(f.name, v) }
+func (f compactField) Int32s(v []int32)                   { f.w.WriteArrayOfInt32(f.name, v) }
+func (f compactField) Int64s(v []int64)                   { f.w.WriteArrayOfInt64(f.name, v) }
+func (f compactField) Float32s(v []float32)               { f.w.WriteArrayOfFloat32(f.name, v) }
+func (f compactField) Float64s(v []float64)               { f.w.WriteArrayOfFloat64(f.name, v) }
+func (f compactField) Strings(v []*string)                { f.w.WriteArrayOfStringPtr(f.name, v) }
+func (f compactField) Decimals(v []*core.Decimal)         { f.w.WriteArrayOfDecimal(f.name, v) }
+func (f compactField) Times(v []*core.LocalTime)          { f.w.WriteArrayOfTime(f.name, v) }
+func (f compactField) Dates(v []*core.LocalDate)          { f.w.WriteArrayOfDate(f.name, v) }
+func (f compactField) Timestamps(v []*core.LocalDateTime) { f.w.WriteArrayOfTimestamp(f.name, v) }
+func (f compactField) TimestampTZs(v []*core.OffsetDateTime) {
+	f.w.WriteArrayOfTimestampWithTimezone(f.name, v)
+}
+func (f compactField) NullableBooleans(v []*bool)    { f.w.WriteArrayOfNullableBoolean(f.name, v) }
+func (f compactField) NullableInt8s(v []*int8)       { f.w.WriteArrayOfNullableInt8(f.name, v) }
+func (f compactField) NullableInt16s(v []*int16)     { f.w.WriteArrayOfNullableInt16(f.name, v) }
+func (f compactField) NullableInt32s(v []*int32)     { f.w.WriteArrayOfNullableInt32(f.name, v) }
+func (f compactField) NullableInt64s(v []*int64)     { f.w.WriteArrayOfNullableInt64(f.name, v) }
+func (f compactField) NullableFloat32s(v []*float32) { f.w.WriteArrayOfNullableFloat32(f.name, v) }
+func (f compactField) NullableFloat64s(v []*float64) { f.w.WriteArrayOfNullableFloat64(f.name, v) }
+func (f compactField) Object(v any) bool             { f.w.WriteCompact(f.name, v); return true }
+
+func (f compactField) Objects(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		f.w.WriteArrayOfCompact(f.name, nil)
+	case []any:
+		f.w.WriteArrayOfCompact(f.name, x)
+	case []*CompactRecord:
+		WriteCompactArray(f.w, f.name, x)
+	default:
+		return false
+	}
+	return true
 }

@@ -634,102 +634,6 @@ func (r *IdentifiedRecord) writeFields(o *DataOutput, depth int) {
 func (o *DataOutput) writeValue(f LayoutField, v any, depth int) {
 	ok := true
 	switch f.Op {
-	case OpBoolean:
-		var x bool
-		if x, ok = v.(bool); ok {
-			o.WriteBoolean(x)
-		}
-	case OpByte:
-		var x int8
-		if x, ok = v.(int8); ok {
-			o.WriteInt8(x)
-		}
-	case OpChar:
-		var x core.Char
-		if x, ok = v.(core.Char); ok {
-			o.WriteChar(x)
-		}
-	case OpShort:
-		var x int16
-		if x, ok = v.(int16); ok {
-			o.WriteInt16(x)
-		}
-	case OpInt:
-		var x int32
-		if x, ok = v.(int32); ok {
-			o.WriteInt32(x)
-		}
-	case OpLong:
-		var x int64
-		if x, ok = v.(int64); ok {
-			o.WriteInt64(x)
-		}
-	case OpFloat:
-		var x float32
-		if x, ok = v.(float32); ok {
-			o.WriteFloat32(x)
-		}
-	case OpDouble:
-		var x float64
-		if x, ok = v.(float64); ok {
-			o.WriteFloat64(x)
-		}
-	case OpString:
-		var x *string
-		if x, ok = core.AsPtr[string](v); ok {
-			o.WriteStringPtr(x)
-		}
-	case OpBooleanArray:
-		var x []bool
-		if x, ok = core.AsSlice[bool](v); ok {
-			o.WriteBooleanArray(x)
-		}
-	case OpByteArray:
-		switch x := v.(type) {
-		case nil:
-			o.WriteByteArray(nil)
-		case []byte:
-			o.WriteByteArray(x)
-		case []int8:
-			o.WriteByteArray(core.Int8sToBytes(x))
-		default:
-			ok = false
-		}
-	case OpCharArray:
-		var x []core.Char
-		if x, ok = core.AsSlice[core.Char](v); ok {
-			o.WriteCharArray(x)
-		}
-	case OpShortArray:
-		var x []int16
-		if x, ok = core.AsSlice[int16](v); ok {
-			o.WriteInt16Array(x)
-		}
-	case OpIntArray:
-		var x []int32
-		if x, ok = core.AsSlice[int32](v); ok {
-			o.WriteInt32Array(x)
-		}
-	case OpLongArray:
-		var x []int64
-		if x, ok = core.AsSlice[int64](v); ok {
-			o.WriteInt64Array(x)
-		}
-	case OpFloatArray:
-		var x []float32
-		if x, ok = core.AsSlice[float32](v); ok {
-			o.WriteFloat32Array(x)
-		}
-	case OpDoubleArray:
-		var x []float64
-		if x, ok = core.AsSlice[float64](v); ok {
-			o.WriteFloat64Array(x)
-		}
-	case OpStringArray:
-		var x []*string
-		if x, ok = core.AsPtrSlice[string](v); ok {
-			o.WriteStringPtrArray(x)
-		}
 	case OpObject:
 		o.WriteObject(v)
 	case OpObjectArray:
@@ -770,12 +674,71 @@ func (o *DataOutput) writeValue(f LayoutField, v any, depth int) {
 			}
 		}
 	default:
-		ok = false
+		ok = core.WriteValue(dataOutputField{o, f.Name}, f.Op.Kind(), v)
 	}
 	if !ok {
 		o.fail(&core.FieldError{Field: f.Name, Reason: fmt.Sprintf("a %T value cannot be written with %s", v, f.Op)})
 	}
 }
+
+// dataOutputField is a field of a DataOutput as the value switch writes
+// it: the ops whose values have a field kind.
+type dataOutputField struct {
+	o    *DataOutput
+	name string
+}
+
+var _ core.ValueWriter = dataOutputField{}
+
+func (f dataOutputField) refuse() {
+	f.o.fail(&core.FieldError{Field: f.name, Reason: "the layout's op writes no value of this kind"})
+}
+
+func (f dataOutputField) Boolean(v bool)                      { f.o.WriteBoolean(v) }
+func (f dataOutputField) Int8(v int8)                         { f.o.WriteInt8(v) }
+func (f dataOutputField) Char(v core.Char)                    { f.o.WriteChar(v) }
+func (f dataOutputField) Int16(v int16)                       { f.o.WriteInt16(v) }
+func (f dataOutputField) Int32(v int32)                       { f.o.WriteInt32(v) }
+func (f dataOutputField) Int64(v int64)                       { f.o.WriteInt64(v) }
+func (f dataOutputField) Float32(v float32)                   { f.o.WriteFloat32(v) }
+func (f dataOutputField) Float64(v float64)                   { f.o.WriteFloat64(v) }
+func (f dataOutputField) String(v *string)                    { f.o.WriteStringPtr(v) }
+func (f dataOutputField) Decimal(*core.Decimal)               { f.refuse() }
+func (f dataOutputField) Time(*core.LocalTime)                { f.refuse() }
+func (f dataOutputField) Date(*core.LocalDate)                { f.refuse() }
+func (f dataOutputField) Timestamp(*core.LocalDateTime)       { f.refuse() }
+func (f dataOutputField) TimestampTZ(*core.OffsetDateTime)    { f.refuse() }
+func (f dataOutputField) NullableBoolean(*bool)               { f.refuse() }
+func (f dataOutputField) NullableInt8(*int8)                  { f.refuse() }
+func (f dataOutputField) NullableInt16(*int16)                { f.refuse() }
+func (f dataOutputField) NullableInt32(*int32)                { f.refuse() }
+func (f dataOutputField) NullableInt64(*int64)                { f.refuse() }
+func (f dataOutputField) NullableFloat32(*float32)            { f.refuse() }
+func (f dataOutputField) NullableFloat64(*float64)            { f.refuse() }
+func (f dataOutputField) Booleans(v []bool)                   { f.o.WriteBooleanArray(v) }
+func (f dataOutputField) Int8s(v []int8)                      { f.o.WriteByteArray(core.Int8sToBytes(v)) }
+func (f dataOutputField) Bytes(v []byte)                      { f.o.WriteByteArray(v) }
+func (f dataOutputField) Chars(v []core.Char)                 { f.o.WriteCharArray(v) }
+func (f dataOutputField) Int16s(v []int16)                    { f.o.WriteInt16Array(v) }
+func (f dataOutputField) Int32s(v []int32)                    { f.o.WriteInt32Array(v) }
+func (f dataOutputField) Int64s(v []int64)                    { f.o.WriteInt64Array(v) }
+func (f dataOutputField) Float32s(v []float32)                { f.o.WriteFloat32Array(v) }
+func (f dataOutputField) Float64s(v []float64)                { f.o.WriteFloat64Array(v) }
+func (f dataOutputField) Strings(v []*string)                 { f.o.WriteStringPtrArray(v) }
+func (f dataOutputField) Decimals([]*core.Decimal)            { f.refuse() }
+func (f dataOutputField) Times([]*core.LocalTime)             { f.refuse() }
+func (f dataOutputField) Dates([]*core.LocalDate)             { f.refuse() }
+func (f dataOutputField) Timestamps([]*core.LocalDateTime)    { f.refuse() }
+func (f dataOutputField) TimestampTZs([]*core.OffsetDateTime) { f.refuse() }
+func (f dataOutputField) NullableBooleans([]*bool)            { f.refuse() }
+func (f dataOutputField) NullableInt8s([]*int8)               { f.refuse() }
+func (f dataOutputField) NullableInt16s([]*int16)             { f.refuse() }
+func (f dataOutputField) NullableInt32s([]*int32)             { f.refuse() }
+func (f dataOutputField) NullableInt64s([]*int64)             { f.refuse() }
+func (f dataOutputField) NullableFloat32s([]*float32)         { f.refuse() }
+func (f dataOutputField) NullableFloat64s([]*float64)         { f.refuse() }
+func (f dataOutputField) Object(any) bool                     { return false }
+func (f dataOutputField) Objects(any) bool                    { return false }
 
 // IdentifiedRecordBuilder builds an IdentifiedDataSerializable value from a
 // layout and field values, without a Go type.

@@ -687,180 +687,110 @@ func (b *PortableRecordBuilder) Build() (*PortableRecord, error) {
 	return &rec, nil
 }
 
-// writeValue writes field f from a generic value.
+// writeValue writes field f from a generic value (see PortableRecordBuilder.Set).
 func (w *PortableWriter) writeValue(f PortableField, v any) {
-	ok := true
-	name := f.Name
-	switch f.Kind {
-	case core.KindBoolean:
-		var x bool
-		if x, ok = v.(bool); ok {
-			w.WriteBoolean(name, x)
-		}
-	case core.KindInt8:
-		var x int8
-		if x, ok = v.(int8); ok {
-			w.WriteInt8(name, x)
-		}
-	case core.KindChar:
-		var x core.Char
-		if x, ok = v.(core.Char); ok {
-			w.WriteChar(name, x)
-		}
-	case core.KindInt16:
-		var x int16
-		if x, ok = v.(int16); ok {
-			w.WriteInt16(name, x)
-		}
-	case core.KindInt32:
-		var x int32
-		if x, ok = v.(int32); ok {
-			w.WriteInt32(name, x)
-		}
-	case core.KindInt64:
-		var x int64
-		if x, ok = v.(int64); ok {
-			w.WriteInt64(name, x)
-		}
-	case core.KindFloat32:
-		var x float32
-		if x, ok = v.(float32); ok {
-			w.WriteFloat32(name, x)
-		}
-	case core.KindFloat64:
-		var x float64
-		if x, ok = v.(float64); ok {
-			w.WriteFloat64(name, x)
-		}
-	case core.KindString:
-		var x *string
-		if x, ok = core.AsPtr[string](v); ok {
-			w.WriteStringPtr(name, x)
-		}
-	case core.KindDecimal:
-		var x *core.Decimal
-		if x, ok = core.AsPtr[core.Decimal](v); ok {
-			w.WriteDecimal(name, x)
-		}
-	case core.KindTime:
-		var x *core.LocalTime
-		if x, ok = core.AsPtr[core.LocalTime](v); ok {
-			w.WriteTime(name, x)
-		}
-	case core.KindDate:
-		var x *core.LocalDate
-		if x, ok = core.AsPtr[core.LocalDate](v); ok {
-			w.WriteDate(name, x)
-		}
-	case core.KindTimestamp:
-		var x *core.LocalDateTime
-		if x, ok = core.AsPtr[core.LocalDateTime](v); ok {
-			w.WriteTimestamp(name, x)
-		}
-	case core.KindTimestampWithTimezone:
-		var x *core.OffsetDateTime
-		if x, ok = core.AsPtr[core.OffsetDateTime](v); ok {
-			w.WriteTimestampWithTimezone(name, x)
-		}
-	case core.KindPortable:
-		if core.IsNil(v) {
-			w.WriteNullPortable(name, f.FactoryID, f.ClassID)
-		} else {
-			w.WritePortable(name, v)
-		}
-	case core.KindArrayOfPortable:
-		switch x := v.(type) {
-		case nil:
-			WritePortableSlice[any](w, name, nil)
-		case []*PortableRecord:
-			WritePortableSlice(w, name, x)
-		case []any:
-			w.WritePortableArray(name, x)
-		default:
-			ok = false
-		}
-	case core.KindArrayOfBoolean:
-		var x []bool
-		if x, ok = core.AsSlice[bool](v); ok {
-			w.WriteBooleanArray(name, x)
-		}
-	case core.KindArrayOfInt8:
-		switch x := v.(type) {
-		case nil:
-			w.WriteByteArray(name, nil)
-		case []byte:
-			w.WriteByteArray(name, x)
-		case []int8:
-			w.WriteByteArray(name, core.Int8sToBytes(x))
-		default:
-			ok = false
-		}
-	case core.KindArrayOfChar:
-		var x []core.Char
-		if x, ok = core.AsSlice[core.Char](v); ok {
-			w.WriteCharArray(name, x)
-		}
-	case core.KindArrayOfInt16:
-		var x []int16
-		if x, ok = core.AsSlice[int16](v); ok {
-			w.WriteInt16Array(name, x)
-		}
-	case core.KindArrayOfInt32:
-		var x []int32
-		if x, ok = core.AsSlice[int32](v); ok {
-			w.WriteInt32Array(name, x)
-		}
-	case core.KindArrayOfInt64:
-		var x []int64
-		if x, ok = core.AsSlice[int64](v); ok {
-			w.WriteInt64Array(name, x)
-		}
-	case core.KindArrayOfFloat32:
-		var x []float32
-		if x, ok = core.AsSlice[float32](v); ok {
-			w.WriteFloat32Array(name, x)
-		}
-	case core.KindArrayOfFloat64:
-		var x []float64
-		if x, ok = core.AsSlice[float64](v); ok {
-			w.WriteFloat64Array(name, x)
-		}
-	case core.KindArrayOfString:
-		var x []*string
-		if x, ok = core.AsPtrSlice[string](v); ok {
-			w.WriteStringPtrArray(name, x)
-		}
-	case core.KindArrayOfDecimal:
-		var x []core.Decimal
-		if x, ok = core.DerefSlice[core.Decimal](v); ok {
-			w.WriteDecimalArray(name, x)
-		}
-	case core.KindArrayOfTime:
-		var x []core.LocalTime
-		if x, ok = core.DerefSlice[core.LocalTime](v); ok {
-			w.WriteTimeArray(name, x)
-		}
-	case core.KindArrayOfDate:
-		var x []core.LocalDate
-		if x, ok = core.DerefSlice[core.LocalDate](v); ok {
-			w.WriteDateArray(name, x)
-		}
-	case core.KindArrayOfTimestamp:
-		var x []core.LocalDateTime
-		if x, ok = core.DerefSlice[core.LocalDateTime](v); ok {
-			w.WriteTimestampArray(name, x)
-		}
-	case core.KindArrayOfTimestampWithTimezone:
-		var x []core.OffsetDateTime
-		if x, ok = core.DerefSlice[core.OffsetDateTime](v); ok {
-			w.WriteTimestampWithTimezoneArray(name, x)
-		}
-	default:
-		ok = false
+	if !core.WriteValue(portableField{w, f}, f.Kind, v) {
+		w.fail(&core.FieldError{Field: f.Name, Reason: fmt.Sprintf("a %T value cannot be written as %s", v, f.Kind)})
 	}
+}
+
+// portableField is a field of a PortableWriter as the value switch writes
+// it.
+type portableField struct {
+	w *PortableWriter
+	f PortableField
+}
+
+var _ core.ValueWriter = portableField{}
+
+func (f portableField) refuse(k core.FieldKind) {
+	f.w.fail(&core.FieldError{Field: f.f.Name, Reason: "kind " + k.String() + " is not a Portable kind"})
+}
+
+// deref writes the items of a Portable array of decimal or temporal values,
+// which cannot hold nulls.
+func deref[T any](f portableField, v []*T, write func(string, []T)) {
+	if v == nil {
+		write(f.f.Name, nil)
+		return
+	}
+	items, ok := core.DerefSlice[T](v)
 	if !ok {
-		w.fail(&core.FieldError{Field: name, Reason: fmt.Sprintf("a %T value cannot be written as %s", v, f.Kind)})
+		f.w.fail(&core.FieldError{Field: f.f.Name, Reason: "a " + f.f.Kind.String() + " field cannot hold null items"})
+		return
 	}
+	write(f.f.Name, items)
+}
+
+func (f portableField) Boolean(v bool)                  { f.w.WriteBoolean(f.f.Name, v) }
+func (f portableField) Int8(v int8)                     { f.w.WriteInt8(f.f.Name, v) }
+func (f portableField) Char(v core.Char)                { f.w.WriteChar(f.f.Name, v) }
+func (f portableField) Int16(v int16)                   { f.w.WriteInt16(f.f.Name, v) }
+func (f portableField) Int32(v int32)                   { f.w.WriteInt32(f.f.Name, v) }
+func (f portableField) Int64(v int64)                   { f.w.WriteInt64(f.f.Name, v) }
+func (f portableField) Float32(v float32)               { f.w.WriteFloat32(f.f.Name, v) }
+func (f portableField) Float64(v float64)               { f.w.WriteFloat64(f.f.Name, v) }
+func (f portableField) String(v *string)                { f.w.WriteStringPtr(f.f.Name, v) }
+func (f portableField) Decimal(v *core.Decimal)         { f.w.WriteDecimal(f.f.Name, v) }
+func (f portableField) Time(v *core.LocalTime)          { f.w.WriteTime(f.f.Name, v) }
+func (f portableField) Date(v *core.LocalDate)          { f.w.WriteDate(f.f.Name, v) }
+func (f portableField) Timestamp(v *core.LocalDateTime) { f.w.WriteTimestamp(f.f.Name, v) }
+func (f portableField) TimestampTZ(v *core.OffsetDateTime) {
+	f.w.WriteTimestampWithTimezone(f.f.Name, v)
+}
+func (f portableField) NullableBoolean(*bool)              { f.refuse(core.KindNullableBoolean) }
+func (f portableField) NullableInt8(*int8)                 { f.refuse(core.KindNullableInt8) }
+func (f portableField) NullableInt16(*int16)               { f.refuse(core.KindNullableInt16) }
+func (f portableField) NullableInt32(*int32)               { f.refuse(core.KindNullableInt32) }
+func (f portableField) NullableInt64(*int64)               { f.refuse(core.KindNullableInt64) }
+func (f portableField) NullableFloat32(*float32)           { f.refuse(core.KindNullableFloat32) }
+func (f portableField) NullableFloat64(*float64)           { f.refuse(core.KindNullableFloat64) }
+func (f portableField) Booleans(v []bool)                  { f.w.WriteBooleanArray(f.f.Name, v) }
+func (f portableField) Int8s(v []int8)                     { f.w.WriteByteArray(f.f.Name, core.Int8sToBytes(v)) }
+func (f portableField) Bytes(v []byte)                     { f.w.WriteByteArray(f.f.Name, v) }
+func (f portableField) Chars(v []core.Char)                { f.w.WriteCharArray(f.f.Name, v) }
+func (f portableField) Int16s(v []int16)                   { f.w.WriteInt16Array(f.f.Name, v) }
+func (f portableField) Int32s(v []int32)                   { f.w.WriteInt32Array(f.f.Name, v) }
+func (f portableField) Int64s(v []int64)                   { f.w.WriteInt64Array(f.f.Name, v) }
+func (f portableField) Float32s(v []float32)               { f.w.WriteFloat32Array(f.f.Name, v) }
+func (f portableField) Float64s(v []float64)               { f.w.WriteFloat64Array(f.f.Name, v) }
+func (f portableField) Strings(v []*string)                { f.w.WriteStringPtrArray(f.f.Name, v) }
+func (f portableField) Decimals(v []*core.Decimal)         { deref(f, v, f.w.WriteDecimalArray) }
+func (f portableField) Times(v []*core.LocalTime)          { deref(f, v, f.w.WriteTimeArray) }
+func (f portableField) Dates(v []*core.LocalDate)          { deref(f, v, f.w.WriteDateArray) }
+func (f portableField) Timestamps(v []*core.LocalDateTime) { deref(f, v, f.w.WriteTimestampArray) }
+func (f portableField) TimestampTZs(v []*core.OffsetDateTime) {
+	deref(f, v, f.w.WriteTimestampWithTimezoneArray)
+}
+func (f portableField) NullableBooleans([]*bool)    { f.refuse(core.KindArrayOfNullableBoolean) }
+func (f portableField) NullableInt8s([]*int8)       { f.refuse(core.KindArrayOfNullableInt8) }
+func (f portableField) NullableInt16s([]*int16)     { f.refuse(core.KindArrayOfNullableInt16) }
+func (f portableField) NullableInt32s([]*int32)     { f.refuse(core.KindArrayOfNullableInt32) }
+func (f portableField) NullableInt64s([]*int64)     { f.refuse(core.KindArrayOfNullableInt64) }
+func (f portableField) NullableFloat32s([]*float32) { f.refuse(core.KindArrayOfNullableFloat32) }
+func (f portableField) NullableFloat64s([]*float64) { f.refuse(core.KindArrayOfNullableFloat64) }
+
+func (f portableField) Object(v any) bool {
+	if core.IsNil(v) {
+		f.w.WriteNullPortable(f.f.Name, f.f.FactoryID, f.f.ClassID)
+	} else {
+		f.w.WritePortable(f.f.Name, v)
+	}
+	return true
+}
+
+func (f portableField) Objects(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		WritePortableSlice[any](f.w, f.f.Name, nil)
+	case []*PortableRecord:
+		WritePortableSlice(f.w, f.f.Name, x)
+	case []any:
+		f.w.WritePortableArray(f.f.Name, x)
+	default:
+		return false
+	}
+	return true
 }
 
 // PortableReader reads the fields of one Portable object for ReadPortable.

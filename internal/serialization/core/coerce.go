@@ -104,3 +104,15 @@ func Int8sToBytes(v []int8) []byte {
 	}
 	return out
 }
+
+// BytesToInt8s is the inverse of Int8sToBytes.
+func BytesToInt8s(v []byte) []int8 {
+	if v == nil {
+		return nil
+	}
+	out := make([]int8, len(v))
+	for i, x := range v {
+		out[i] = int8(x)
+	}
+	return out
+}
