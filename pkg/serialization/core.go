@@ -3,7 +3,9 @@ package serialization
 // The types, constants and errors every format shares; they are defined in
 // internal/serialization/core.
 
-import "github.com/atolldb/atoll/internal/serialization/core"
+import (
+	"github.com/atolldb/atoll/internal/serialization/core"
+)
 
 // Data is one serialized value: a big-endian partition hash word, a big-endian
 // serializer type id, and the payload. A Data is either empty (null) or at

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/atolldb/atoll/internal/serialization/compact"
 	"github.com/atolldb/atoll/internal/serialization/core"
 	"github.com/atolldb/atoll/internal/serialization/json"
 	"github.com/atolldb/atoll/internal/serialization/wire"
@@ -40,14 +41,15 @@ type FieldOptions struct {
 // take no lock. Get readers from Service.FieldReader, which caches them by
 // path.
 type FieldReader struct {
-	svc   *Service
-	path  string
-	opts  FieldOptions
-	multi bool
-	json  *json.Path // the path in JSON documents
-	whole bool       // empty path: the whole value
-	plain bool       // one step without index: the fast path of Read
-	root  fieldNode
+	svc      *Service
+	path     string
+	opts     FieldOptions
+	multi    bool
+	json     *json.Path // the path in JSON documents
+	whole    bool       // empty path: the whole value
+	plain    bool       // one step without index: the fast path of Read
+	pathOpts core.PathOptions
+	root     fieldNode
 }
 
 // FieldReader returns the reader of an attribute path (or, with
@@ -89,6 +91,7 @@ type readerCache struct {
 
 func (s *Service) newFieldReader(path string, opts FieldOptions) (*FieldReader, error) {
 	r := &FieldReader{svc: s, path: path, opts: opts}
+	r.pathOpts = core.PathOptions{Strict: opts.Strict, ToData: s.ToData}
 	if opts.JSONPath {
 		r.opts.JSONOnly = true
 		jp, err := json.ParsePath(path)
@@ -105,7 +108,7 @@ func (s *Service) newFieldReader(path string, opts FieldOptions) (*FieldReader, 
 	}
 	r.whole = len(steps) == 0
 	r.plain = len(steps) == 1 && steps[0].Index < 0 && !steps[0].Any && !opts.JSONOnly
-	r.root = fieldNode{r: r, steps: steps}
+	r.root.init(r, steps)
 	for _, st := range steps {
 		r.multi = r.multi || st.Any
 	}
@@ -140,7 +143,7 @@ func (r *FieldReader) ReadTo(d core.Data, v *core.FieldValue) error {
 		// which also reports what is wrong with odd data.
 		switch d.Type() {
 		case core.TypeCompact:
-			if r.root.compactTop(d, v) {
+			if r.root.compact.Top(d, v) {
 				return nil
 			}
 		case core.TypePortable:
@@ -205,9 +208,15 @@ func (r *FieldReader) walk(d core.Data, out *core.Sink) error {
 type fieldNode struct {
 	r        *FieldReader
 	steps    []core.PathStep
-	compact  atomic.Pointer[[]*compactPlan]
+	compact  compact.Node
 	portable atomic.Pointer[[]*portablePlan]
 	ids      atomic.Pointer[[]*idsPlan]
+}
+
+// init sets the node up for steps.
+func (n *fieldNode) init(r *FieldReader, steps []core.PathStep) {
+	n.r, n.steps = r, steps
+	n.compact = compact.Node{Steps: steps, Opts: &r.pathOpts, Schemas: r.svc.schemas}
 }
 
 // child returns the node for the steps after the first, or nil.
@@ -215,7 +224,9 @@ func (n *fieldNode) child() *fieldNode {
 	if len(n.steps) < 2 {
 		return nil
 	}
-	return &fieldNode{r: n.r, steps: n.steps[1:]}
+	c := &fieldNode{}
+	c.init(n.r, n.steps[1:])
+	return c
 }
 
 // object reads the steps from an object of type typ whose payload starts
@@ -226,7 +237,7 @@ func (n *fieldNode) object(buf []byte, p, limit int, typ int32, depth int, out *
 	}
 	switch typ {
 	case core.TypeCompact, core.TypeCompactWithSchema:
-		return n.compactObject(buf, p, limit, typ == core.TypeCompactWithSchema, depth, out)
+		return n.compact.Object(buf, p, limit, typ == core.TypeCompactWithSchema, depth, out)
 	case core.TypePortable:
 		rd := newReaderAt(buf, limit, p)
 		fid, cid, ver := rd.Int32(), rd.Int32(), rd.Int32()

@@ -172,9 +172,9 @@ func (e *encoder) appendIdentifiedData(dst []byte, v IdentifiedDataSerializable)
 	dst = wire.AppendInt32(dst, v.ClassID())
 	o := e.dataOutput()
 	*o = DataOutput{enc: e, buf: dst}
-	e.depth++
+	e.Depth++
 	v.WriteData(o)
-	e.depth--
+	e.Depth--
 	dst, err := o.buf, o.err
 	*o = DataOutput{}
 	return dst, err
@@ -182,10 +182,10 @@ func (e *encoder) appendIdentifiedData(dst []byte, v IdentifiedDataSerializable)
 
 // dataOutput returns an output for the current nesting depth.
 func (e *encoder) dataOutput() *DataOutput {
-	for len(e.outputs) <= e.depth {
+	for len(e.outputs) <= e.Depth {
 		e.outputs = append(e.outputs, &DataOutput{})
 	}
-	return e.outputs[e.depth]
+	return e.outputs[e.Depth]
 }
 
 // DataInput supplies the fields of an IdentifiedDataSerializable to ReadData,
@@ -345,7 +345,7 @@ func (d *decoder) readIdentified(rd *wire.Reader) (any, error) {
 		return nil, &core.ClassNotFoundError{Format: "identified", FactoryID: fid, ClassID: cid, Reason: "no factory or layout is registered"}
 	}
 	rec := IdentifiedRecord{layout: layout, buf: d.buf, start: rd.Pos(), limit: len(d.buf), svc: d.svc}
-	end, err := rec.end(d.depth)
+	end, err := rec.end(d.budget.Depth)
 	if err != nil {
 		return nil, err
 	}
@@ -362,9 +362,9 @@ func (e *encoder) appendIdentifiedRecordData(dst []byte, rec *IdentifiedRecord) 
 	dst = wire.AppendInt32(dst, rec.layout.ClassID)
 	o := e.dataOutput()
 	*o = DataOutput{enc: e, buf: dst}
-	e.depth++
-	rec.writeFields(o, e.depth)
-	e.depth--
+	e.Depth++
+	rec.writeFields(o, e.Depth)
+	e.Depth--
 	dst, err := o.buf, o.err
 	*o = DataOutput{}
 	return dst, err

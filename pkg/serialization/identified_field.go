@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strconv"
 
+	"github.com/atolldb/atoll/internal/serialization/compact"
 	"github.com/atolldb/atoll/internal/serialization/core"
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
@@ -233,13 +234,13 @@ func (p *idsPlan) object(n *fieldNode, rd *wire.Reader, depth int, out *core.Sin
 	// positions inside it are relative to the enclosing Data); an array
 	// reads as an array.
 	sub := wire.NewReader(buf, at)
-	dec := decoder{svc: n.r.svc, buf: buf, depth: depth + 1}
+	dec := decoder{svc: n.r.svc, buf: buf, budget: core.Budget{Depth: depth + 1, Size: len(buf)}}
 	obj, err := dec.readObject(&sub)
 	if err != nil {
 		return err
 	}
 	switch obj.(type) {
-	case *CompactRecord, *PortableRecord, *IdentifiedRecord:
+	case *compact.Record, *PortableRecord, *IdentifiedRecord:
 		if v, err = n.nestedData(obj); err != nil {
 			return err
 		}

@@ -488,7 +488,7 @@ func (r *IdentifiedRecord) GetObject(name string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	dec := decoder{svc: r.svc, buf: r.buf[:r.limit]}
+	dec := decoder{svc: r.svc, buf: r.buf[:r.limit], budget: core.Budget{Size: r.limit}}
 	return dec.readObject(&rd)
 }
 
@@ -502,7 +502,7 @@ func (r *IdentifiedRecord) GetArrayOfObject(name string) ([]any, error) {
 	if err := identifiedErr(&rd, name); err != nil || n < 0 {
 		return nil, err
 	}
-	dec := decoder{svc: r.svc, buf: r.buf[:r.limit]}
+	dec := decoder{svc: r.svc, buf: r.buf[:r.limit], budget: core.Budget{Size: r.limit}}
 	out := make([]any, n)
 	for i := range out {
 		if out[i], err = dec.readObject(&rd); err != nil {

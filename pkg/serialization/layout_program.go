@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"sync/atomic"
 
+	"github.com/atolldb/atoll/internal/serialization/compact"
 	"github.com/atolldb/atoll/internal/serialization/core"
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
@@ -228,7 +229,7 @@ func (s *Service) skipObject(rd *wire.Reader, depth int) error {
 		}
 		return objectErr(rd, at)
 	case core.TypeCompact:
-		if _, end, err := parseCompact(buf, rd.Pos(), len(buf), s.schemas, false); err == nil {
+		if _, end, err := compact.Parse(buf, rd.Pos(), len(buf), s.schemas, false); err == nil {
 			rd.Seek(end)
 			return nil
 		}
@@ -254,7 +255,7 @@ func (s *Service) skipObject(rd *wire.Reader, depth int) error {
 	// the decoder reports what is wrong with them.
 	rd.Seek(at)
 	sub := *rd
-	dec := decoder{svc: s, buf: buf, depth: depth}
+	dec := decoder{svc: s, buf: buf, budget: core.Budget{Depth: depth, Size: len(buf)}}
 	_, err := dec.readObject(&sub)
 	*rd = sub
 	return err

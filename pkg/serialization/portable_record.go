@@ -901,18 +901,18 @@ func (d *decoder) portableObject(rec PortableRecord) (any, error) {
 	if p == nil {
 		return nil, &core.ClassNotFoundError{Format: "portable", FactoryID: rec.factoryID, ClassID: rec.classID, Version: rec.version, Reason: "the factory does not know the class id"}
 	}
-	if d.depth >= core.MaxDepth {
+	if d.budget.Depth >= core.MaxDepth {
 		return nil, core.Malformed("portable", rec.body, "objects nest deeper than "+strconv.Itoa(core.MaxDepth)+" levels")
 	}
 	// Positions can point several fields at the same nested object; bound
 	// the total decoded as CompactReader.enterNested does.
-	if d.nested += len(rec.buf) - rec.body; d.nested > core.MaxDepth*len(d.buf) {
+	if d.budget.Nested += len(rec.buf) - rec.body; d.budget.Nested > core.MaxDepth*len(d.buf) {
 		return nil, core.Malformed("portable", rec.body, "nested objects overlap: decoding them would read more than "+strconv.Itoa(core.MaxDepth)+" times the data")
 	}
-	d.depth++
+	d.budget.Depth++
 	r := PortableReader{rec: rec, dec: d}
 	p.ReadPortable(&r)
-	d.depth--
+	d.budget.Depth--
 	if r.err != nil {
 		return nil, r.err
 	}

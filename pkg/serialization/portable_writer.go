@@ -56,7 +56,7 @@ func (w *PortableWriter) field(name string, kind core.FieldKind, nested Portable
 		w.fail(&core.FieldError{Field: name, Reason: "written as " + kind.String() + " but the class definition has " + f.Kind.String()})
 		return false
 	}
-	wire.PutInt32(w.buf[w.table+4*int(i):], int32(len(w.buf)-w.enc.base))
+	wire.PutInt32(w.buf[w.table+4*int(i):], int32(len(w.buf)-w.enc.Base))
 	w.written++
 	w.buf = wire.AppendInt16(w.buf, int16(len(name)))
 	w.buf = append(w.buf, name...)
@@ -283,7 +283,7 @@ func writePortableArray[T any](w *PortableWriter, name string, v []T) {
 			w.fail(&core.FieldError{Field: name, Reason: "item " + strconv.Itoa(i) + " is of a different class than item 0"})
 			return
 		}
-		wire.PutInt32(w.buf[table+4*i:], int32(len(w.buf)-w.enc.base))
+		wire.PutInt32(w.buf[table+4*i:], int32(len(w.buf)-w.enc.Base))
 		w.appendVersionAndBody(item)
 	}
 }
@@ -385,7 +385,7 @@ func positionedArray[T any](w *PortableWriter, v []T, item func([]byte, T) []byt
 		w.buf = wire.AppendInt32(w.buf, 0)
 	}
 	for i, x := range v {
-		wire.PutInt32(w.buf[table+4*i:], int32(len(w.buf)-w.enc.base))
+		wire.PutInt32(w.buf[table+4*i:], int32(len(w.buf)-w.enc.Base))
 		w.buf = item(w.buf, x)
 	}
 }
@@ -500,7 +500,7 @@ func (e *encoder) classDefinition(p Portable) (*ClassDefinition, error) {
 
 // writePortable lays out an object body for cd and runs write to fill it.
 func (e *encoder) writePortable(dst []byte, cd *ClassDefinition, write func(*PortableWriter)) ([]byte, error) {
-	if e.depth >= core.MaxDepth {
+	if e.Depth >= core.MaxDepth {
 		return dst, &core.TypeError{Type: "Portable", Reason: "objects nest deeper than " + strconv.Itoa(core.MaxDepth) + " levels (a cycle?)"}
 	}
 	bodyAt := len(dst)
@@ -512,22 +512,22 @@ func (e *encoder) writePortable(dst []byte, cd *ClassDefinition, write func(*Por
 	}
 	w := e.portableWriter()
 	*w = PortableWriter{enc: e, cd: cd, buf: dst, table: table}
-	e.depth++
+	e.Depth++
 	write(w)
-	e.depth--
+	e.Depth--
 	dst, err, written := w.buf, w.err, w.written
 	*w = PortableWriter{}
 	if err == nil && written != len(cd.Fields) {
 		err = &core.FieldError{Field: "", Reason: fmt.Sprintf("portable %d/%d/%d wrote %d of its %d fields", cd.FactoryID, cd.ClassID, cd.Version, written, len(cd.Fields))}
 	}
-	wire.PutInt32(dst[bodyAt:], int32(len(dst)-e.base))
+	wire.PutInt32(dst[bodyAt:], int32(len(dst)-e.Base))
 	return dst, err
 }
 
 // portableWriter returns a writer for the current nesting depth.
 func (e *encoder) portableWriter() *PortableWriter {
-	for len(e.pwriters) <= e.depth {
+	for len(e.pwriters) <= e.Depth {
 		e.pwriters = append(e.pwriters, &PortableWriter{})
 	}
-	return e.pwriters[e.depth]
+	return e.pwriters[e.Depth]
 }

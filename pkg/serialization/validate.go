@@ -3,6 +3,7 @@ package serialization
 import (
 	"strconv"
 
+	"github.com/atolldb/atoll/internal/serialization/compact"
 	"github.com/atolldb/atoll/internal/serialization/core"
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
@@ -52,7 +53,7 @@ func (s *Service) Validate(d core.Data) error {
 			return core.Malformed("builtin", rd.Pos(), "trailing bytes after the string array")
 		}
 	case core.TypeCompact, core.TypeCompactWithSchema:
-		_, end, err := parseCompact(d, core.HeaderSize, len(d), s.schemas, typ == core.TypeCompactWithSchema)
+		_, end, err := compact.Parse(d, core.HeaderSize, len(d), s.schemas, typ == core.TypeCompactWithSchema)
 		if err != nil {
 			return err
 		}

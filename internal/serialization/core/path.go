@@ -112,3 +112,52 @@ func splitAttributePath(p string) []string {
 // MaxDepth bounds the nesting of objects a decoder follows, so that hostile
 // input cannot exhaust the stack.
 const MaxDepth = 256
+
+// Encoding is the state that one serialization (a ToData call) shares
+// between the formats it writes.
+type Encoding struct {
+	Base       int  // where the Data starts in the output: Portable positions count from it
+	WithSchema bool // Compact objects carry their schemas (type -56)
+	Depth      int  // objects nested so far
+}
+
+// Budget bounds the work of one deserialization (a ToObject call): how
+// deep objects nest, and the bytes of nested objects decoded against the
+// size of the Data, since offsets that point many fields at the same
+// bytes could otherwise make a decoded value exponentially larger than
+// its Data.
+type Budget struct {
+	Depth  int
+	Nested int
+	Size   int // the Data's size
+}
+
+// PathOptions are what the nodes of one field reader share.
+type PathOptions struct {
+	// Strict: a field that no version of the value's type has is an
+	// *UnknownFieldError, not a null.
+	Strict bool
+	// ToData serializes a nested object that a path ends at, as a Data of
+	// its own.
+	ToData func(v any) (Data, error)
+}
+
+// NotAnObject is what a step after the first of steps reads in a field of
+// the given kind that holds no object: nothing, or for a strict reader an
+// UnknownFieldError.
+func (o *PathOptions) NotAnObject(steps []PathStep, field, kind string) error {
+	if o.Strict && len(steps) > 1 {
+		next := steps[1].Name
+		return &UnknownFieldError{Field: next, Reason: "field " + strconv.Quote(field) + " is " + kind + ", which has no field " + strconv.Quote(next)}
+	}
+	return nil
+}
+
+// NestedData returns a nested object as a value of its own: its Data.
+func (o *PathOptions) NestedData(v any) (FieldValue, error) {
+	d, err := o.ToData(v)
+	if err != nil {
+		return FieldValue{}, err
+	}
+	return FieldValue{Kind: ValueObject, B: d}, nil
+}

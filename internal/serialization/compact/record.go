@@ -1,4 +1,4 @@
-package serialization
+package compact
 
 import (
 	"encoding/binary"
@@ -8,14 +8,14 @@ import (
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
 
-// CompactRecord reads the fields of one Compact object in place, by offset,
+// Record reads the fields of one Compact object in place, by offset,
 // without decoding the rest of the object. It is what ToObject returns for a
-// Compact value whose type name has no registered CompactSerializer, and what
+// Compact value whose type name has no registered Serializer, and what
 // the member's query engine reads values with.
 //
-// A CompactRecord aliases the bytes it was read from: they must not change
+// A Record aliases the bytes it was read from: they must not change
 // while the record is in use. Records are values; copying one is cheap.
-type CompactRecord struct {
+type Record struct {
 	schema   *Schema
 	data     []byte // fixed section .. end of offset table
 	dataLen  int    // fixed + variable sections; the offset table starts here
@@ -25,115 +25,115 @@ type CompactRecord struct {
 	embedded bool // nested objects carry their schema (type -56)
 }
 
-// ReadCompactRecord reads the Compact object of a Data of type -55 or -56.
+// ReadRecord reads the Compact object of a Data of type -55 or -56.
 // Schemas of -55 data are looked up in schemas.
-func ReadCompactRecord(d core.Data, schemas *SchemaRegistry) (CompactRecord, error) {
+func ReadRecord(d core.Data, schemas *SchemaRegistry) (Record, error) {
 	switch d.Type() {
 	case core.TypeCompact:
-		rec, _, err := parseCompact(d, core.HeaderSize, len(d), schemas, false)
+		rec, _, err := Parse(d, core.HeaderSize, len(d), schemas, false)
 		return rec, err
 	case core.TypeCompactWithSchema:
-		rec, _, err := parseCompact(d, core.HeaderSize, len(d), schemas, true)
+		rec, _, err := Parse(d, core.HeaderSize, len(d), schemas, true)
 		return rec, err
 	}
 	if err := d.Check(); err != nil {
-		return CompactRecord{}, err
+		return Record{}, err
 	}
-	return CompactRecord{}, &core.DecodeError{Format: "compact", Offset: 4, Reason: "type id " + strconv.Itoa(int(d.Type())) + " is not a compact type"}
+	return Record{}, &core.DecodeError{Format: "compact", Offset: 4, Reason: "type id " + strconv.Itoa(int(d.Type())) + " is not a compact type"}
 }
 
-// parseCompact reads an object starting at b[p] (its schema id) that must end
+// Parse reads an object starting at b[p] (its schema id) that must end
 // by b[limit]; it returns the record and the end of the object.
-func parseCompact(b []byte, p, limit int, schemas *SchemaRegistry, embedded bool) (CompactRecord, int, error) {
+func Parse(b []byte, p, limit int, schemas *SchemaRegistry, embedded bool) (Record, int, error) {
 	id, ok := wire.Int64At(b[:limit], p)
 	if !ok {
-		return CompactRecord{}, 0, core.Malformed("compact", p, "truncated schema id")
+		return Record{}, 0, core.Malformed("compact", p, "truncated schema id")
 	}
 	q := p + 8
 	var schema *Schema
 	if embedded {
 		size, ok := wire.Int32At(b[:limit], q)
 		if !ok || size < 0 || int(size) > limit-q-4 {
-			return CompactRecord{}, 0, core.Malformed("compact", q, "embedded schema length out of range")
+			return Record{}, 0, core.Malformed("compact", q, "embedded schema length out of range")
 		}
 		s, n, err := ParseSchema(b[q+4 : q+4+int(size)])
 		if err != nil {
-			return CompactRecord{}, 0, err
+			return Record{}, 0, err
 		}
 		if n != int(size) || s.ID != id {
-			return CompactRecord{}, 0, core.Malformed("compact", q, "embedded schema does not match its id or length")
+			return Record{}, 0, core.Malformed("compact", q, "embedded schema does not match its id or length")
 		}
 		schema = s
 		q += 4 + int(size)
 	} else if schema, ok = schemas.Get(id); !ok {
-		return CompactRecord{}, 0, &core.SchemaNotFoundError{SchemaID: id}
+		return Record{}, 0, &core.SchemaNotFoundError{SchemaID: id}
 	}
-	return layoutCompact(b, p, q, limit, schema, schemas, embedded)
+	return parseBody(b, p, q, limit, schema, schemas, embedded)
 }
 
-// viewCompact is parseCompact for an object whose schema the caller
+// parseKnown is Parse for an object whose schema the caller
 // already has (a compiled FieldReader plan): an embedded schema is skipped,
 // not parsed again (its id was checked against its fields when the plan
 // was made, and an id names one schema).
-func viewCompact(b []byte, p, limit int, schema *Schema, schemas *SchemaRegistry, embedded bool) (CompactRecord, int, error) {
+func parseKnown(b []byte, p, limit int, schema *Schema, schemas *SchemaRegistry, embedded bool) (Record, int, error) {
 	q := p + 8
 	if embedded {
 		size, ok := wire.Int32At(b[:limit], q)
 		if !ok || size < 0 || int(size) > limit-q-4 {
-			return CompactRecord{}, 0, core.Malformed("compact", q, "embedded schema length out of range")
+			return Record{}, 0, core.Malformed("compact", q, "embedded schema length out of range")
 		}
 		q += 4 + int(size)
 	}
-	return layoutCompact(b, p, q, limit, schema, schemas, embedded)
+	return parseBody(b, p, q, limit, schema, schemas, embedded)
 }
 
-// layoutCompact reads the data length and offset table of an object whose
+// parseBody reads the data length and offset table of an object whose
 // body starts at b[q], after its schema id (at b[p]) and embedded schema.
-func layoutCompact(b []byte, p, q, limit int, schema *Schema, schemas *SchemaRegistry, embedded bool) (CompactRecord, int, error) {
-	rec := CompactRecord{schema: schema, schemas: schemas, embedded: embedded}
+func parseBody(b []byte, p, q, limit int, schema *Schema, schemas *SchemaRegistry, embedded bool) (Record, int, error) {
+	rec := Record{schema: schema, schemas: schemas, embedded: embedded}
 	if schema.VarCount == 0 {
 		end := q + int(schema.FixedSize)
 		if end > limit {
-			return CompactRecord{}, 0, core.Malformed("compact", q, "fixed-size section exceeds the data")
+			return Record{}, 0, core.Malformed("compact", q, "fixed-size section exceeds the data")
 		}
 		rec.data, rec.dataLen, rec.raw = b[q:end:end], int(schema.FixedSize), b[p:end:end]
 		return rec, end, nil
 	}
 	dl, ok := wire.Int32At(b[:limit], q)
 	if !ok || dl < schema.FixedSize || int(dl) > limit-q-4 {
-		return CompactRecord{}, 0, core.Malformed("compact", q, "data length out of range")
+		return Record{}, 0, core.Malformed("compact", q, "data length out of range")
 	}
 	rec.dataLen = int(dl)
 	rec.width = offsetWidth(rec.dataLen)
 	start := q + 4
 	end := start + rec.dataLen + rec.width*int(schema.VarCount)
 	if end > limit {
-		return CompactRecord{}, 0, core.Malformed("compact", start+rec.dataLen, "offset table exceeds the data")
+		return Record{}, 0, core.Malformed("compact", start+rec.dataLen, "offset table exceeds the data")
 	}
 	rec.data, rec.raw = b[start:end:end], b[p:end:end]
 	return rec, end, nil
 }
 
 // Schema returns the record's schema.
-func (r *CompactRecord) Schema() *Schema { return r.schema }
+func (r *Record) Schema() *Schema { return r.schema }
 
 // TypeName returns the Compact type name.
-func (r *CompactRecord) TypeName() string { return r.schema.TypeName }
+func (r *Record) TypeName() string { return r.schema.TypeName }
 
 // FieldKind returns the kind of the named field, or KindNotAvailable when the
 // writer's schema has no such field (schema evolution).
-func (r *CompactRecord) FieldKind(name string) core.FieldKind { return r.schema.FieldKind(name) }
+func (r *Record) FieldKind(name string) core.FieldKind { return r.schema.FieldKind(name) }
 
 // HasField reports whether the writer's schema has the named field.
-func (r *CompactRecord) HasField(name string) bool {
+func (r *Record) HasField(name string) bool {
 	return r.schema.FieldKind(name) != core.KindNotAvailable
 }
 
 // Bytes returns the object's bytes from its schema id to the end of its
 // offset table: what a nested field or a Data payload holds.
-func (r *CompactRecord) Bytes() []byte { return r.raw }
+func (r *Record) Bytes() []byte { return r.raw }
 
-func (r *CompactRecord) lookup(name string) (*SchemaField, error) {
+func (r *Record) lookup(name string) (*SchemaField, error) {
 	if r.schema == nil {
 		return nil, &core.FieldError{Field: name, Reason: "read from an empty record"}
 	}
@@ -154,7 +154,7 @@ func nullError(name string) error {
 
 // varField returns a reader positioned at the body of a variable-size field,
 // or null=true. The reader is bounded by the variable-size section.
-func (r *CompactRecord) varField(f *SchemaField) (rd wire.Reader, null bool, err error) {
+func (r *Record) varField(f *SchemaField) (rd wire.Reader, null bool, err error) {
 	off, null := offsetAt(r.data, r.dataLen+int(f.Index)*r.width, r.width)
 	if null {
 		return rd, true, nil
@@ -188,7 +188,7 @@ func readErr(rd *wire.Reader, f *SchemaField) error {
 
 // fixed returns the field's bytes in the fixed section when the field has
 // the fixed kind k; nullable twins are read through nullable.
-func (r *CompactRecord) fixedOrNullable(name string, k core.FieldKind) (f *SchemaField, fixed []byte, rd wire.Reader, err error) {
+func (r *Record) fixedOrNullable(name string, k core.FieldKind) (f *SchemaField, fixed []byte, rd wire.Reader, err error) {
 	f, err = r.lookup(name)
 	if err != nil {
 		return nil, nil, rd, err
@@ -208,7 +208,7 @@ func (r *CompactRecord) fixedOrNullable(name string, k core.FieldKind) (f *Schem
 }
 
 // GetBoolean reads a BOOLEAN (or non-null NULLABLE_BOOLEAN) field.
-func (r *CompactRecord) GetBoolean(name string) (bool, error) {
+func (r *Record) GetBoolean(name string) (bool, error) {
 	f, fixed, rd, err := r.fixedOrNullable(name, core.KindBoolean)
 	if err != nil {
 		return false, err
@@ -221,7 +221,7 @@ func (r *CompactRecord) GetBoolean(name string) (bool, error) {
 }
 
 // GetInt8 reads an INT8 (or non-null NULLABLE_INT8) field.
-func (r *CompactRecord) GetInt8(name string) (int8, error) {
+func (r *Record) GetInt8(name string) (int8, error) {
 	f, fixed, rd, err := r.fixedOrNullable(name, core.KindInt8)
 	if err != nil {
 		return 0, err
@@ -234,7 +234,7 @@ func (r *CompactRecord) GetInt8(name string) (int8, error) {
 }
 
 // GetInt16 reads an INT16 (or non-null NULLABLE_INT16) field.
-func (r *CompactRecord) GetInt16(name string) (int16, error) {
+func (r *Record) GetInt16(name string) (int16, error) {
 	f, fixed, rd, err := r.fixedOrNullable(name, core.KindInt16)
 	if err != nil {
 		return 0, err
@@ -247,7 +247,7 @@ func (r *CompactRecord) GetInt16(name string) (int16, error) {
 }
 
 // GetInt32 reads an INT32 (or non-null NULLABLE_INT32) field.
-func (r *CompactRecord) GetInt32(name string) (int32, error) {
+func (r *Record) GetInt32(name string) (int32, error) {
 	f, fixed, rd, err := r.fixedOrNullable(name, core.KindInt32)
 	if err != nil {
 		return 0, err
@@ -261,7 +261,7 @@ func (r *CompactRecord) GetInt32(name string) (int32, error) {
 }
 
 // GetInt64 reads an INT64 (or non-null NULLABLE_INT64) field.
-func (r *CompactRecord) GetInt64(name string) (int64, error) {
+func (r *Record) GetInt64(name string) (int64, error) {
 	f, fixed, rd, err := r.fixedOrNullable(name, core.KindInt64)
 	if err != nil {
 		return 0, err
@@ -275,7 +275,7 @@ func (r *CompactRecord) GetInt64(name string) (int64, error) {
 }
 
 // GetFloat32 reads a FLOAT32 (or non-null NULLABLE_FLOAT32) field.
-func (r *CompactRecord) GetFloat32(name string) (float32, error) {
+func (r *Record) GetFloat32(name string) (float32, error) {
 	f, fixed, rd, err := r.fixedOrNullable(name, core.KindFloat32)
 	if err != nil {
 		return 0, err
@@ -288,7 +288,7 @@ func (r *CompactRecord) GetFloat32(name string) (float32, error) {
 }
 
 // GetFloat64 reads a FLOAT64 (or non-null NULLABLE_FLOAT64) field.
-func (r *CompactRecord) GetFloat64(name string) (float64, error) {
+func (r *Record) GetFloat64(name string) (float64, error) {
 	f, fixed, rd, err := r.fixedOrNullable(name, core.KindFloat64)
 	if err != nil {
 		return 0, err
@@ -302,7 +302,7 @@ func (r *CompactRecord) GetFloat64(name string) (float64, error) {
 
 // nullable resolves a field read through a nullable accessor: fixed data for
 // the plain kind, a body reader for the nullable kind, or null.
-func (r *CompactRecord) nullable(name string, k core.FieldKind) (f *SchemaField, fixed []byte, rd wire.Reader, null bool, err error) {
+func (r *Record) nullable(name string, k core.FieldKind) (f *SchemaField, fixed []byte, rd wire.Reader, null bool, err error) {
 	f, err = r.lookup(name)
 	if err != nil {
 		return nil, nil, rd, false, err
@@ -318,7 +318,7 @@ func (r *CompactRecord) nullable(name string, k core.FieldKind) (f *SchemaField,
 }
 
 // GetNullableBoolean reads a NULLABLE_BOOLEAN (or BOOLEAN) field; null is nil.
-func (r *CompactRecord) GetNullableBoolean(name string) (*bool, error) {
+func (r *Record) GetNullableBoolean(name string) (*bool, error) {
 	f, fixed, rd, null, err := r.nullable(name, core.KindBoolean)
 	if err != nil || null {
 		return nil, err
@@ -333,7 +333,7 @@ func (r *CompactRecord) GetNullableBoolean(name string) (*bool, error) {
 }
 
 // GetNullableInt8 reads a NULLABLE_INT8 (or INT8) field; null is nil.
-func (r *CompactRecord) GetNullableInt8(name string) (*int8, error) {
+func (r *Record) GetNullableInt8(name string) (*int8, error) {
 	f, fixed, rd, null, err := r.nullable(name, core.KindInt8)
 	if err != nil || null {
 		return nil, err
@@ -349,7 +349,7 @@ func (r *CompactRecord) GetNullableInt8(name string) (*int8, error) {
 }
 
 // GetNullableInt16 reads a NULLABLE_INT16 (or INT16) field; null is nil.
-func (r *CompactRecord) GetNullableInt16(name string) (*int16, error) {
+func (r *Record) GetNullableInt16(name string) (*int16, error) {
 	f, fixed, rd, null, err := r.nullable(name, core.KindInt16)
 	if err != nil || null {
 		return nil, err
@@ -365,7 +365,7 @@ func (r *CompactRecord) GetNullableInt16(name string) (*int16, error) {
 }
 
 // GetNullableInt32 reads a NULLABLE_INT32 (or INT32) field; null is nil.
-func (r *CompactRecord) GetNullableInt32(name string) (*int32, error) {
+func (r *Record) GetNullableInt32(name string) (*int32, error) {
 	f, fixed, rd, null, err := r.nullable(name, core.KindInt32)
 	if err != nil || null {
 		return nil, err
@@ -381,7 +381,7 @@ func (r *CompactRecord) GetNullableInt32(name string) (*int32, error) {
 }
 
 // GetNullableInt64 reads a NULLABLE_INT64 (or INT64) field; null is nil.
-func (r *CompactRecord) GetNullableInt64(name string) (*int64, error) {
+func (r *Record) GetNullableInt64(name string) (*int64, error) {
 	f, fixed, rd, null, err := r.nullable(name, core.KindInt64)
 	if err != nil || null {
 		return nil, err
@@ -397,7 +397,7 @@ func (r *CompactRecord) GetNullableInt64(name string) (*int64, error) {
 }
 
 // GetNullableFloat32 reads a NULLABLE_FLOAT32 (or FLOAT32) field; null is nil.
-func (r *CompactRecord) GetNullableFloat32(name string) (*float32, error) {
+func (r *Record) GetNullableFloat32(name string) (*float32, error) {
 	f, fixed, rd, null, err := r.nullable(name, core.KindFloat32)
 	if err != nil || null {
 		return nil, err
@@ -413,7 +413,7 @@ func (r *CompactRecord) GetNullableFloat32(name string) (*float32, error) {
 }
 
 // GetNullableFloat64 reads a NULLABLE_FLOAT64 (or FLOAT64) field; null is nil.
-func (r *CompactRecord) GetNullableFloat64(name string) (*float64, error) {
+func (r *Record) GetNullableFloat64(name string) (*float64, error) {
 	f, fixed, rd, null, err := r.nullable(name, core.KindFloat64)
 	if err != nil || null {
 		return nil, err
@@ -429,7 +429,7 @@ func (r *CompactRecord) GetNullableFloat64(name string) (*float64, error) {
 }
 
 // variable resolves a variable-size field of kind k.
-func (r *CompactRecord) variable(name string, k core.FieldKind) (f *SchemaField, rd wire.Reader, null bool, err error) {
+func (r *Record) variable(name string, k core.FieldKind) (f *SchemaField, rd wire.Reader, null bool, err error) {
 	f, err = r.lookup(name)
 	if err != nil {
 		return nil, rd, false, err
@@ -443,7 +443,7 @@ func (r *CompactRecord) variable(name string, k core.FieldKind) (f *SchemaField,
 
 // GetStringBytes returns a view of a STRING field's UTF-8 bytes without
 // copying; null reports ok=false. The view aliases the record's bytes.
-func (r *CompactRecord) GetStringBytes(name string) (b []byte, ok bool, err error) {
+func (r *Record) GetStringBytes(name string) (b []byte, ok bool, err error) {
 	f, rd, null, err := r.variable(name, core.KindString)
 	if err != nil || null {
 		return nil, false, err
@@ -456,13 +456,13 @@ func (r *CompactRecord) GetStringBytes(name string) (b []byte, ok bool, err erro
 }
 
 // GetString reads a STRING field; null reads as "".
-func (r *CompactRecord) GetString(name string) (string, error) {
+func (r *Record) GetString(name string) (string, error) {
 	b, _, err := r.GetStringBytes(name)
 	return string(b), err
 }
 
 // GetStringPtr reads a STRING field; null is nil.
-func (r *CompactRecord) GetStringPtr(name string) (*string, error) {
+func (r *Record) GetStringPtr(name string) (*string, error) {
 	b, ok, err := r.GetStringBytes(name)
 	if err != nil || !ok {
 		return nil, err
@@ -472,7 +472,7 @@ func (r *CompactRecord) GetStringPtr(name string) (*string, error) {
 }
 
 // GetDecimal reads a DECIMAL field; null is nil.
-func (r *CompactRecord) GetDecimal(name string) (*core.Decimal, error) {
+func (r *Record) GetDecimal(name string) (*core.Decimal, error) {
 	f, rd, null, err := r.variable(name, core.KindDecimal)
 	if err != nil || null {
 		return nil, err
@@ -485,7 +485,7 @@ func (r *CompactRecord) GetDecimal(name string) (*core.Decimal, error) {
 }
 
 // GetTime reads a TIME field; null is nil.
-func (r *CompactRecord) GetTime(name string) (*core.LocalTime, error) {
+func (r *Record) GetTime(name string) (*core.LocalTime, error) {
 	f, rd, null, err := r.variable(name, core.KindTime)
 	if err != nil || null {
 		return nil, err
@@ -498,7 +498,7 @@ func (r *CompactRecord) GetTime(name string) (*core.LocalTime, error) {
 }
 
 // GetDate reads a DATE field; null is nil.
-func (r *CompactRecord) GetDate(name string) (*core.LocalDate, error) {
+func (r *Record) GetDate(name string) (*core.LocalDate, error) {
 	f, rd, null, err := r.variable(name, core.KindDate)
 	if err != nil || null {
 		return nil, err
@@ -511,7 +511,7 @@ func (r *CompactRecord) GetDate(name string) (*core.LocalDate, error) {
 }
 
 // GetTimestamp reads a TIMESTAMP field; null is nil.
-func (r *CompactRecord) GetTimestamp(name string) (*core.LocalDateTime, error) {
+func (r *Record) GetTimestamp(name string) (*core.LocalDateTime, error) {
 	f, rd, null, err := r.variable(name, core.KindTimestamp)
 	if err != nil || null {
 		return nil, err
@@ -524,7 +524,7 @@ func (r *CompactRecord) GetTimestamp(name string) (*core.LocalDateTime, error) {
 }
 
 // GetTimestampWithTimezone reads a TIMESTAMP_WITH_TIMEZONE field; null is nil.
-func (r *CompactRecord) GetTimestampWithTimezone(name string) (*core.OffsetDateTime, error) {
+func (r *Record) GetTimestampWithTimezone(name string) (*core.OffsetDateTime, error) {
 	f, rd, null, err := r.variable(name, core.KindTimestampWithTimezone)
 	if err != nil || null {
 		return nil, err
@@ -537,12 +537,12 @@ func (r *CompactRecord) GetTimestampWithTimezone(name string) (*core.OffsetDateT
 }
 
 // GetCompact reads a nested COMPACT field as a record; null is nil.
-func (r *CompactRecord) GetCompact(name string) (*CompactRecord, error) {
+func (r *Record) GetCompact(name string) (*Record, error) {
 	_, rd, null, err := r.variable(name, core.KindCompact)
 	if err != nil || null {
 		return nil, err
 	}
-	rec, _, err := parseCompact(rd.Buf(), rd.Pos(), len(rd.Buf()), r.schemas, r.embedded)
+	rec, _, err := Parse(rd.Buf(), rd.Pos(), len(rd.Buf()), r.schemas, r.embedded)
 	if err != nil {
 		return nil, err
 	}
@@ -551,7 +551,7 @@ func (r *CompactRecord) GetCompact(name string) (*CompactRecord, error) {
 
 // primitiveArray resolves an array field of the plain kind k or its
 // ARRAY_OF_NULLABLE twin. For the twin it returns the item offsets.
-func (r *CompactRecord) primitiveArray(name string, k core.FieldKind) (f *SchemaField, rd wire.Reader, items *varItems, null bool, err error) {
+func (r *Record) primitiveArray(name string, k core.FieldKind) (f *SchemaField, rd wire.Reader, items *varItems, null bool, err error) {
 	f, err = r.lookup(name)
 	if err != nil {
 		return nil, rd, nil, false, err
@@ -581,7 +581,7 @@ func arrayLen(rd *wire.Reader, itemSize int) int {
 
 // GetArrayOfBoolean reads an ARRAY_OF_BOOLEAN (or null-free
 // ARRAY_OF_NULLABLE_BOOLEAN) field; null is nil.
-func (r *CompactRecord) GetArrayOfBoolean(name string) ([]bool, error) {
+func (r *Record) GetArrayOfBoolean(name string) ([]bool, error) {
 	f, rd, items, null, err := r.primitiveArray(name, core.KindArrayOfBoolean)
 	if err != nil || null {
 		return nil, err
@@ -608,7 +608,7 @@ func (r *CompactRecord) GetArrayOfBoolean(name string) ([]bool, error) {
 }
 
 // GetArrayOfInt8 reads an ARRAY_OF_INT8 (or null-free ARRAY_OF_NULLABLE_INT8) field; null is nil.
-func (r *CompactRecord) GetArrayOfInt8(name string) ([]int8, error) {
+func (r *Record) GetArrayOfInt8(name string) ([]int8, error) {
 	f, rd, items, null, err := r.primitiveArray(name, core.KindArrayOfInt8)
 	if err != nil || null {
 		return nil, err
@@ -620,7 +620,7 @@ func (r *CompactRecord) GetArrayOfInt8(name string) ([]int8, error) {
 }
 
 // GetArrayOfInt16 reads an ARRAY_OF_INT16 (or null-free ARRAY_OF_NULLABLE_INT16) field; null is nil.
-func (r *CompactRecord) GetArrayOfInt16(name string) ([]int16, error) {
+func (r *Record) GetArrayOfInt16(name string) ([]int16, error) {
 	f, rd, items, null, err := r.primitiveArray(name, core.KindArrayOfInt16)
 	if err != nil || null {
 		return nil, err
@@ -632,7 +632,7 @@ func (r *CompactRecord) GetArrayOfInt16(name string) ([]int16, error) {
 }
 
 // GetArrayOfInt32 reads an ARRAY_OF_INT32 (or null-free ARRAY_OF_NULLABLE_INT32) field; null is nil.
-func (r *CompactRecord) GetArrayOfInt32(name string) ([]int32, error) {
+func (r *Record) GetArrayOfInt32(name string) ([]int32, error) {
 	f, rd, items, null, err := r.primitiveArray(name, core.KindArrayOfInt32)
 	if err != nil || null {
 		return nil, err
@@ -644,7 +644,7 @@ func (r *CompactRecord) GetArrayOfInt32(name string) ([]int32, error) {
 }
 
 // GetArrayOfInt64 reads an ARRAY_OF_INT64 (or null-free ARRAY_OF_NULLABLE_INT64) field; null is nil.
-func (r *CompactRecord) GetArrayOfInt64(name string) ([]int64, error) {
+func (r *Record) GetArrayOfInt64(name string) ([]int64, error) {
 	f, rd, items, null, err := r.primitiveArray(name, core.KindArrayOfInt64)
 	if err != nil || null {
 		return nil, err
@@ -656,7 +656,7 @@ func (r *CompactRecord) GetArrayOfInt64(name string) ([]int64, error) {
 }
 
 // GetArrayOfFloat32 reads an ARRAY_OF_FLOAT32 (or null-free ARRAY_OF_NULLABLE_FLOAT32) field; null is nil.
-func (r *CompactRecord) GetArrayOfFloat32(name string) ([]float32, error) {
+func (r *Record) GetArrayOfFloat32(name string) ([]float32, error) {
 	f, rd, items, null, err := r.primitiveArray(name, core.KindArrayOfFloat32)
 	if err != nil || null {
 		return nil, err
@@ -668,7 +668,7 @@ func (r *CompactRecord) GetArrayOfFloat32(name string) ([]float32, error) {
 }
 
 // GetArrayOfFloat64 reads an ARRAY_OF_FLOAT64 (or null-free ARRAY_OF_NULLABLE_FLOAT64) field; null is nil.
-func (r *CompactRecord) GetArrayOfFloat64(name string) ([]float64, error) {
+func (r *Record) GetArrayOfFloat64(name string) ([]float64, error) {
 	f, rd, items, null, err := r.primitiveArray(name, core.KindArrayOfFloat64)
 	if err != nil || null {
 		return nil, err
@@ -799,7 +799,7 @@ func nullableFromPlain[T any](plain []T, err error) ([]*T, error) {
 }
 
 // GetArrayOfNullableBoolean reads an ARRAY_OF_NULLABLE_BOOLEAN (or ARRAY_OF_BOOLEAN) field.
-func (r *CompactRecord) GetArrayOfNullableBoolean(name string) ([]*bool, error) {
+func (r *Record) GetArrayOfNullableBoolean(name string) ([]*bool, error) {
 	f, _, items, null, err := r.primitiveArray(name, core.KindArrayOfBoolean)
 	if err != nil || null {
 		return nil, err
@@ -811,7 +811,7 @@ func (r *CompactRecord) GetArrayOfNullableBoolean(name string) ([]*bool, error) 
 }
 
 // GetArrayOfNullableInt8 reads an ARRAY_OF_NULLABLE_INT8 (or ARRAY_OF_INT8) field.
-func (r *CompactRecord) GetArrayOfNullableInt8(name string) ([]*int8, error) {
+func (r *Record) GetArrayOfNullableInt8(name string) ([]*int8, error) {
 	f, _, items, null, err := r.primitiveArray(name, core.KindArrayOfInt8)
 	if err != nil || null {
 		return nil, err
@@ -823,7 +823,7 @@ func (r *CompactRecord) GetArrayOfNullableInt8(name string) ([]*int8, error) {
 }
 
 // GetArrayOfNullableInt16 reads an ARRAY_OF_NULLABLE_INT16 (or ARRAY_OF_INT16) field.
-func (r *CompactRecord) GetArrayOfNullableInt16(name string) ([]*int16, error) {
+func (r *Record) GetArrayOfNullableInt16(name string) ([]*int16, error) {
 	f, _, items, null, err := r.primitiveArray(name, core.KindArrayOfInt16)
 	if err != nil || null {
 		return nil, err
@@ -835,7 +835,7 @@ func (r *CompactRecord) GetArrayOfNullableInt16(name string) ([]*int16, error) {
 }
 
 // GetArrayOfNullableInt32 reads an ARRAY_OF_NULLABLE_INT32 (or ARRAY_OF_INT32) field.
-func (r *CompactRecord) GetArrayOfNullableInt32(name string) ([]*int32, error) {
+func (r *Record) GetArrayOfNullableInt32(name string) ([]*int32, error) {
 	f, _, items, null, err := r.primitiveArray(name, core.KindArrayOfInt32)
 	if err != nil || null {
 		return nil, err
@@ -847,7 +847,7 @@ func (r *CompactRecord) GetArrayOfNullableInt32(name string) ([]*int32, error) {
 }
 
 // GetArrayOfNullableInt64 reads an ARRAY_OF_NULLABLE_INT64 (or ARRAY_OF_INT64) field.
-func (r *CompactRecord) GetArrayOfNullableInt64(name string) ([]*int64, error) {
+func (r *Record) GetArrayOfNullableInt64(name string) ([]*int64, error) {
 	f, _, items, null, err := r.primitiveArray(name, core.KindArrayOfInt64)
 	if err != nil || null {
 		return nil, err
@@ -859,7 +859,7 @@ func (r *CompactRecord) GetArrayOfNullableInt64(name string) ([]*int64, error) {
 }
 
 // GetArrayOfNullableFloat32 reads an ARRAY_OF_NULLABLE_FLOAT32 (or ARRAY_OF_FLOAT32) field.
-func (r *CompactRecord) GetArrayOfNullableFloat32(name string) ([]*float32, error) {
+func (r *Record) GetArrayOfNullableFloat32(name string) ([]*float32, error) {
 	f, _, items, null, err := r.primitiveArray(name, core.KindArrayOfFloat32)
 	if err != nil || null {
 		return nil, err
@@ -871,7 +871,7 @@ func (r *CompactRecord) GetArrayOfNullableFloat32(name string) ([]*float32, erro
 }
 
 // GetArrayOfNullableFloat64 reads an ARRAY_OF_NULLABLE_FLOAT64 (or ARRAY_OF_FLOAT64) field.
-func (r *CompactRecord) GetArrayOfNullableFloat64(name string) ([]*float64, error) {
+func (r *Record) GetArrayOfNullableFloat64(name string) ([]*float64, error) {
 	f, _, items, null, err := r.primitiveArray(name, core.KindArrayOfFloat64)
 	if err != nil || null {
 		return nil, err
@@ -883,7 +883,7 @@ func (r *CompactRecord) GetArrayOfNullableFloat64(name string) ([]*float64, erro
 }
 
 // varArrayField resolves an array of variable-size items of kind k.
-func (r *CompactRecord) varArrayField(name string, k core.FieldKind) (*SchemaField, *varItems, error) {
+func (r *Record) varArrayField(name string, k core.FieldKind) (*SchemaField, *varItems, error) {
 	f, rd, null, err := r.variable(name, k)
 	if err != nil || null {
 		return f, nil, err
@@ -896,7 +896,7 @@ func (r *CompactRecord) varArrayField(name string, k core.FieldKind) (*SchemaFie
 }
 
 // GetArrayOfStringPtr reads an ARRAY_OF_STRING field; null items are nil.
-func (r *CompactRecord) GetArrayOfStringPtr(name string) ([]*string, error) {
+func (r *Record) GetArrayOfStringPtr(name string) ([]*string, error) {
 	f, it, err := r.varArrayField(name, core.KindArrayOfString)
 	if it == nil {
 		return nil, err
@@ -908,7 +908,7 @@ func (r *CompactRecord) GetArrayOfStringPtr(name string) ([]*string, error) {
 }
 
 // GetArrayOfString reads an ARRAY_OF_STRING field that has no null items.
-func (r *CompactRecord) GetArrayOfString(name string) ([]string, error) {
+func (r *Record) GetArrayOfString(name string) ([]string, error) {
 	f, it, err := r.varArrayField(name, core.KindArrayOfString)
 	if it == nil {
 		return nil, err
@@ -923,7 +923,7 @@ func (r *CompactRecord) GetArrayOfString(name string) ([]string, error) {
 }
 
 // GetArrayOfDecimal reads an ARRAY_OF_DECIMAL field; null items are nil.
-func (r *CompactRecord) GetArrayOfDecimal(name string) ([]*core.Decimal, error) {
+func (r *Record) GetArrayOfDecimal(name string) ([]*core.Decimal, error) {
 	f, it, err := r.varArrayField(name, core.KindArrayOfDecimal)
 	if it == nil {
 		return nil, err
@@ -932,7 +932,7 @@ func (r *CompactRecord) GetArrayOfDecimal(name string) ([]*core.Decimal, error) 
 }
 
 // GetArrayOfTime reads an ARRAY_OF_TIME field; null items are nil.
-func (r *CompactRecord) GetArrayOfTime(name string) ([]*core.LocalTime, error) {
+func (r *Record) GetArrayOfTime(name string) ([]*core.LocalTime, error) {
 	f, it, err := r.varArrayField(name, core.KindArrayOfTime)
 	if it == nil {
 		return nil, err
@@ -941,7 +941,7 @@ func (r *CompactRecord) GetArrayOfTime(name string) ([]*core.LocalTime, error) {
 }
 
 // GetArrayOfDate reads an ARRAY_OF_DATE field; null items are nil.
-func (r *CompactRecord) GetArrayOfDate(name string) ([]*core.LocalDate, error) {
+func (r *Record) GetArrayOfDate(name string) ([]*core.LocalDate, error) {
 	f, it, err := r.varArrayField(name, core.KindArrayOfDate)
 	if it == nil {
 		return nil, err
@@ -950,7 +950,7 @@ func (r *CompactRecord) GetArrayOfDate(name string) ([]*core.LocalDate, error) {
 }
 
 // GetArrayOfTimestamp reads an ARRAY_OF_TIMESTAMP field; null items are nil.
-func (r *CompactRecord) GetArrayOfTimestamp(name string) ([]*core.LocalDateTime, error) {
+func (r *Record) GetArrayOfTimestamp(name string) ([]*core.LocalDateTime, error) {
 	f, it, err := r.varArrayField(name, core.KindArrayOfTimestamp)
 	if it == nil {
 		return nil, err
@@ -959,7 +959,7 @@ func (r *CompactRecord) GetArrayOfTimestamp(name string) ([]*core.LocalDateTime,
 }
 
 // GetArrayOfTimestampWithTimezone reads an ARRAY_OF_TIMESTAMP_WITH_TIMEZONE field; null items are nil.
-func (r *CompactRecord) GetArrayOfTimestampWithTimezone(name string) ([]*core.OffsetDateTime, error) {
+func (r *Record) GetArrayOfTimestampWithTimezone(name string) ([]*core.OffsetDateTime, error) {
 	f, it, err := r.varArrayField(name, core.KindArrayOfTimestampWithTimezone)
 	if it == nil {
 		return nil, err
@@ -968,12 +968,12 @@ func (r *CompactRecord) GetArrayOfTimestampWithTimezone(name string) ([]*core.Of
 }
 
 // GetArrayOfCompact reads an ARRAY_OF_COMPACT field as records; null items are nil.
-func (r *CompactRecord) GetArrayOfCompact(name string) ([]*CompactRecord, error) {
+func (r *Record) GetArrayOfCompact(name string) ([]*Record, error) {
 	_, it, err := r.varArrayField(name, core.KindArrayOfCompact)
 	if it == nil {
 		return nil, err
 	}
-	out := make([]*CompactRecord, it.count)
+	out := make([]*Record, it.count)
 	for i := range out {
 		rd, null, err := it.item(i)
 		if err != nil {
@@ -982,7 +982,7 @@ func (r *CompactRecord) GetArrayOfCompact(name string) ([]*CompactRecord, error)
 		if null {
 			continue
 		}
-		rec, _, err := parseCompact(rd.Buf(), rd.Pos(), len(rd.Buf()), r.schemas, r.embedded)
+		rec, _, err := Parse(rd.Buf(), rd.Pos(), len(rd.Buf()), r.schemas, r.embedded)
 		if err != nil {
 			return nil, err
 		}
@@ -992,9 +992,9 @@ func (r *CompactRecord) GetArrayOfCompact(name string) ([]*CompactRecord, error)
 }
 
 // Get reads any field as a Go value: the scalar types of the typed getters,
-// nil for null, *CompactRecord for nested objects, and for arrays the slice
+// nil for null, *Record for nested objects, and for arrays the slice
 // types of the typed getters (pointer items for kinds whose items may be null).
-func (r *CompactRecord) Get(name string) (any, error) {
+func (r *Record) Get(name string) (any, error) {
 	f, err := r.lookup(name)
 	if err != nil {
 		return nil, err
@@ -1091,5 +1091,3 @@ func (r *CompactRecord) Get(name string) (any, error) {
 	}
 	return nil, kindError(f, "a readable kind")
 }
-
-// Value decoders shared by the three formats.

@@ -1,4 +1,4 @@
-package serialization
+package compact
 
 import (
 	"encoding/binary"
@@ -10,28 +10,48 @@ import (
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
 
-// compactPlan is a path step compiled for one Compact schema: the field
+// pathPlan is a path step compiled for one Compact schema: the field
 // the step names in it, or none.
-type compactPlan struct {
+type pathPlan struct {
 	id     int64
 	schema *Schema
 	field  *SchemaField // nil: the schema has no such field
-	top    bool         // compactTop can read the field: a last, plain step to a scalar
+	top    bool         // Top can read the field: a last, plain step to a scalar
 	// known caches, for a strict reader, that another version of the
 	// type has the field (registries only grow, so true stays true).
 	known atomic.Bool
-	next  *fieldNode // the steps after a nested object, or nil
+	next  *Node // the steps after a nested object, or nil
 }
 
-// compactObject reads the node's steps from the Compact object whose
-// schema id is at buf[p].
-func (n *fieldNode) compactObject(buf []byte, p, limit int, embedded bool, depth int, out *core.Sink) error {
+// Node reads the steps of a path that are left at Compact objects, with a
+// plan compiled per schema met. A plan that reaches a nested object hands
+// the steps after it to a node of its own. Nodes are safe for concurrent
+// use: plans are published copy-on-write.
+type Node struct {
+	Steps   []core.PathStep
+	Opts    *core.PathOptions
+	Schemas *SchemaRegistry
+	plans   atomic.Pointer[[]*pathPlan]
+}
+
+// child returns the node for the steps after the first, or nil.
+func (n *Node) child() *Node {
+	if len(n.Steps) < 2 {
+		return nil
+	}
+	return &Node{Steps: n.Steps[1:], Opts: n.Opts, Schemas: n.Schemas}
+}
+
+// Object reads the node's steps from the Compact object whose schema id
+// is at buf[p] and that ends by buf[limit] (embedded: it carries its
+// schema, type -56).
+func (n *Node) Object(buf []byte, p, limit int, embedded bool, depth int, out *core.Sink) error {
 	id, ok := wire.Int64At(buf[:limit], p)
 	if !ok {
 		return core.Malformed("compact", p, "truncated schema id")
 	}
-	var plan *compactPlan
-	if plans := n.compact.Load(); plans != nil {
+	var plan *pathPlan
+	if plans := n.plans.Load(); plans != nil {
 		for _, c := range *plans {
 			if c.id == id {
 				plan = c
@@ -41,24 +61,24 @@ func (n *fieldNode) compactObject(buf []byte, p, limit int, embedded bool, depth
 	}
 	if plan == nil {
 		// The first object of a schema: check it whole and compile.
-		rec, _, err := parseCompact(buf, p, limit, n.r.svc.schemas, embedded)
+		rec, _, err := Parse(buf, p, limit, n.Schemas, embedded)
 		if err != nil {
 			return err
 		}
-		plan = &compactPlan{id: id, schema: rec.schema, next: n.child()}
-		plan.field, _ = rec.schema.Field(n.steps[0].Name)
+		plan = &pathPlan{id: id, schema: rec.schema, next: n.child()}
+		plan.field, _ = rec.schema.Field(n.Steps[0].Name)
 		plan.top = plan.next == nil && (plan.field == nil || !plan.field.Kind.IsArray() && plan.field.Kind != core.KindCompact)
-		core.AddPlan(&n.compact, plan)
+		core.AddPlan(&n.plans, plan)
 	}
-	rec, _, err := viewCompact(buf, p, limit, plan.schema, n.r.svc.schemas, embedded)
+	rec, _, err := parseKnown(buf, p, limit, plan.schema, n.Schemas, embedded)
 	if err != nil {
 		return err
 	}
 	return plan.read(n, &rec, depth, out)
 }
 
-func (c *compactPlan) read(n *fieldNode, rec *CompactRecord, depth int, out *core.Sink) error {
-	st := n.steps[0]
+func (c *pathPlan) read(n *Node, rec *Record, depth int, out *core.Sink) error {
+	st := n.Steps[0]
 	f := c.field
 	if f == nil {
 		return c.absent(n)
@@ -66,7 +86,7 @@ func (c *compactPlan) read(n *fieldNode, rec *CompactRecord, depth int, out *cor
 	switch {
 	case st.Any || st.Index >= 0:
 		if !f.Kind.IsArray() {
-			return n.notAnObject(f.Name, f.Kind.String())
+			return n.Opts.NotAnObject(n.Steps, f.Name, f.Kind.String())
 		}
 		count, err := rec.itemCount(f)
 		if err != nil || count <= 0 {
@@ -97,19 +117,19 @@ func (c *compactPlan) read(n *fieldNode, rec *CompactRecord, depth int, out *cor
 	return c.emit(n, rec, v, buf, at, depth, out)
 }
 
-// compactTop is Read's fast path for a plain field of a top-level Compact
+// Top is Read's fast path for a plain field of a top-level Compact
 // object (type -55) whose schema has a plan: ok=false leaves the read to
 // the general walk.
-func (n *fieldNode) compactTop(d core.Data, v *core.FieldValue) bool {
+func (n *Node) Top(d core.Data, v *core.FieldValue) bool {
 	if len(d) < core.HeaderSize+8 {
 		return false
 	}
 	id := int64(binary.BigEndian.Uint64(d[core.HeaderSize:]))
-	plans := n.compact.Load()
+	plans := n.plans.Load()
 	if plans == nil {
 		return false
 	}
-	var c *compactPlan
+	var c *pathPlan
 	for _, p := range *plans {
 		if p.id == id {
 			c = p
@@ -122,7 +142,7 @@ func (n *fieldNode) compactTop(d core.Data, v *core.FieldValue) bool {
 	f := c.field
 	if f == nil { // absent: null
 		*v = core.FieldValue{}
-		return !n.r.opts.Strict || c.known.Load()
+		return !n.Opts.Strict || c.known.Load()
 	}
 	s := c.schema
 	base := core.HeaderSize + 8
@@ -174,14 +194,14 @@ func (n *fieldNode) compactTop(d core.Data, v *core.FieldValue) bool {
 
 // emit hands on a value the step selected: to the sink at the end of the
 // path, or to the next node when it is a nested object (at buf[at]).
-func (c *compactPlan) emit(n *fieldNode, rec *CompactRecord, v core.FieldValue, buf []byte, at int, depth int, out *core.Sink) error {
+func (c *pathPlan) emit(n *Node, rec *Record, v core.FieldValue, buf []byte, at int, depth int, out *core.Sink) error {
 	if c.next == nil {
 		if v.Kind == core.ValueObject {
-			nested, _, err := parseCompact(buf, at, len(buf), rec.schemas, rec.embedded)
+			nested, _, err := Parse(buf, at, len(buf), rec.schemas, rec.embedded)
 			if err != nil {
 				return err
 			}
-			v, err = n.nestedData(&nested)
+			v, err = n.Opts.NestedData(&nested)
 			if err != nil {
 				return err
 			}
@@ -192,20 +212,20 @@ func (c *compactPlan) emit(n *fieldNode, rec *CompactRecord, v core.FieldValue, 
 		if v.Kind == core.ValueNull {
 			return nil
 		}
-		return n.notAnObject(c.field.Name, c.field.Kind.String())
+		return n.Opts.NotAnObject(n.Steps, c.field.Name, c.field.Kind.String())
 	}
-	return c.next.compactObject(buf, at, len(buf), rec.embedded, depth+1, out)
+	return c.next.Object(buf, at, len(buf), rec.embedded, depth+1, out)
 }
 
 // absent handles a field the object's schema does not have: null (schema
 // evolution), or for a strict reader an error when no version of the type
 // has it.
-func (c *compactPlan) absent(n *fieldNode) error {
-	if !n.r.opts.Strict || c.known.Load() {
+func (c *pathPlan) absent(n *Node) error {
+	if !n.Opts.Strict || c.known.Load() {
 		return nil
 	}
-	name := n.steps[0].Name
-	if n.r.svc.schemas.typeHasField(c.schema.TypeName, name) {
+	name := n.Steps[0].Name
+	if n.Schemas.typeHasField(c.schema.TypeName, name) {
 		c.known.Store(true)
 		return nil
 	}
@@ -226,7 +246,7 @@ func (r *SchemaRegistry) typeHasField(typeName, field string) bool {
 
 // fieldValue reads field f. A nested object is a ValueObject without
 // bytes; its own bytes start at buf[at] and end by the end of buf.
-func (r *CompactRecord) fieldValue(f *SchemaField) (v core.FieldValue, buf []byte, at int, err error) {
+func (r *Record) fieldValue(f *SchemaField) (v core.FieldValue, buf []byte, at int, err error) {
 	if f.Offset >= 0 {
 		return fixedValue(r.data[f.Offset:], f), nil, 0, nil
 	}
@@ -265,7 +285,7 @@ func fixedValue(b []byte, f *SchemaField) core.FieldValue {
 }
 
 // itemCount returns the length of array field f, or -1 for a null array.
-func (r *CompactRecord) itemCount(f *SchemaField) (int, error) {
+func (r *Record) itemCount(f *SchemaField) (int, error) {
 	rd, null, err := r.varField(f)
 	if err != nil || null {
 		return -1, err
@@ -287,7 +307,7 @@ func (r *CompactRecord) itemCount(f *SchemaField) (int, error) {
 
 // item reads item i (< itemCount) of array field f, as fieldValue reads
 // a field.
-func (r *CompactRecord) item(f *SchemaField, i int) (v core.FieldValue, buf []byte, at int, err error) {
+func (r *Record) item(f *SchemaField, i int) (v core.FieldValue, buf []byte, at int, err error) {
 	rd, _, err := r.varField(f)
 	if err != nil {
 		return core.FieldValue{}, nil, 0, err

@@ -1,4 +1,4 @@
-package serialization
+package compact
 
 import (
 	"cmp"
@@ -58,7 +58,7 @@ func NewSchema(typeName string, defs []FieldDef) (*Schema, error) {
 		if d.Name == "" || !utf8.ValidString(d.Name) {
 			return nil, &core.DefinitionError{What: what, Reason: "field name " + strconv.Quote(d.Name) + " is empty or not valid UTF-8"}
 		}
-		if !validCompactKind(d.Kind) {
+		if !validKind(d.Kind) {
 			return nil, &core.DefinitionError{What: what, Reason: "field " + strconv.Quote(d.Name) + " has kind " + d.Kind.String() + ", which Compact does not support"}
 		}
 		s.Fields[i] = SchemaField{Name: d.Name, Kind: d.Kind, Offset: -1, BitOffset: -1, Index: -1}
@@ -323,4 +323,27 @@ func sameSchema(a, b *Schema) error {
 		return nil
 	}
 	return &core.DefinitionError{What: "compact schema " + strconv.Quote(b.TypeName), Reason: "schema id " + strconv.FormatInt(b.ID, 10) + " is already registered for a different schema"}
+}
+
+// validKind reports whether k may appear in a Compact schema.
+func validKind(k core.FieldKind) bool {
+	return k > 0 && k < core.KindCount && k != core.KindChar && k != core.KindArrayOfChar && k != core.KindPortable && k != core.KindArrayOfPortable
+}
+
+// fixedSize returns the byte size of a fixed-size Compact kind (booleans
+// report 0: they are bit-packed), and -1 for variable-size kinds.
+func fixedSize(k core.FieldKind) int {
+	switch k {
+	case core.KindInt8:
+		return 1
+	case core.KindInt16:
+		return 2
+	case core.KindInt32, core.KindFloat32:
+		return 4
+	case core.KindInt64, core.KindFloat64:
+		return 8
+	case core.KindBoolean:
+		return 0
+	}
+	return -1
 }

@@ -1,7 +1,22 @@
-package serialization
+package compact
 
-// Zero-config (reflective) Compact serialization: a CompactSerializer built
-// from a struct type's fields, and the Service registry that creates them on
+import (
+	"fmt"
+	"maps"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/atolldb/atoll/internal/serialization/core"
+	"github.com/atolldb/atoll/internal/serialization/wire"
+)
+
+// Zero-config (reflective) Compact serialization: a Serializer built
+// from a struct type's fields, and the Types registry that creates them on
 // first use.
 //
 // A serializer holds a plan per struct type, built once: for each field its
@@ -27,39 +42,7 @@ package serialization
 // non-pointer field read through Interface (slices, for instance) and cannot
 // store a []int8 into a []byte field without copying.
 
-import (
-	"fmt"
-	"maps"
-	"reflect"
-	"strconv"
-	"strings"
-	"time"
-	"unicode"
-	"unicode/utf8"
-	"unsafe"
-
-	"github.com/atolldb/atoll/internal/serialization/core"
-	"github.com/atolldb/atoll/internal/serialization/wire"
-)
-
-// ZeroConfigMode says whether a Service serializes structs that have no
-// registered serializer in the Compact format (Config.ZeroConfigCompact).
-type ZeroConfigMode uint8
-
-const (
-	// ZeroConfigEnabled, the default, writes a struct (or pointer to struct)
-	// that has no CompactSerializer and implements neither Portable nor
-	// IdentifiedDataSerializable through a reflective serializer that the
-	// Service creates on first use, under the type name CompactTypeNameOf
-	// derives.
-	ZeroConfigEnabled ZeroConfigMode = iota
-	// ZeroConfigDisabled reports such values as unsupported (ErrUnsupportedType).
-	// Serializers from NewReflectiveSerializer and types given to
-	// Service.RegisterType keep working.
-	ZeroConfigDisabled
-)
-
-// CompactTypeNamer is implemented by struct types that choose their own
+// TypeNamer is implemented by struct types that choose their own
 // Compact type name for reflective serialization, for example the name a
 // Java application uses for the same data:
 //
@@ -68,29 +51,29 @@ const (
 // The method is called once per type, on a zero value, and must return the
 // same non-empty name every time. It may have a value or a pointer receiver.
 // A method promoted from an embedded field counts too, so a struct that
-// embeds a CompactTypeNamer needs a method of its own (two Go types cannot
+// embeds a TypeNamer needs a method of its own (two Go types cannot
 // share a type name).
-type CompactTypeNamer interface {
+type TypeNamer interface {
 	CompactTypeName() string
 }
 
-// CompactTypeNameOf returns the Compact type name that reflective
+// TypeNameOf returns the Compact type name that reflective
 // serialization gives the struct type t (or the struct type t points to):
 // what its CompactTypeName method returns when it implements
-// CompactTypeNamer, and otherwise its package path, a dot and its name, for
+// TypeNamer, and otherwise its package path, a dot and its name, for
 // example "github.com/acme/shop/model.Order" (the Go counterpart of the fully
 // qualified class name Hazelcast uses for Java). The name of an instantiated
 // generic type includes its type arguments as reflect.Type.Name spells them.
 // The name is part of the schema id, so renaming or moving a type without a
 // CompactTypeName method starts a new schema. Anonymous struct types have no
 // default name.
-func CompactTypeNameOf(t reflect.Type) (string, error) {
+func TypeNameOf(t reflect.Type) (string, error) {
 	st := structType(t)
 	if st == nil {
 		return "", &core.DefinitionError{What: fmt.Sprintf("compact type %v", t), Reason: "is not a struct or a pointer to a struct"}
 	}
 	if reflect.PointerTo(st).Implements(typeNamer) {
-		name := reflect.New(st).Interface().(CompactTypeNamer).CompactTypeName()
+		name := reflect.New(st).Interface().(TypeNamer).CompactTypeName()
 		if name == "" || !utf8.ValidString(name) {
 			return "", &core.DefinitionError{What: "compact type " + st.String(), Reason: "CompactTypeName returned " + strconv.Quote(name) + ", which is empty or not valid UTF-8"}
 		}
@@ -102,14 +85,14 @@ func CompactTypeNameOf(t reflect.Type) (string, error) {
 	return st.PkgPath() + "." + st.Name(), nil
 }
 
-// NewReflectiveSerializer returns a CompactSerializer that writes and reads
+// NewReflectiveSerializer returns a Serializer that writes and reads
 // the struct type t field by field, with no code per type: Hazelcast's
 // zero-config Compact serialization. t is *S, the usual form (ToObject then
 // returns *S), or S (ToObject returns S); the serializer writes both. An
-// empty typeName selects CompactTypeNameOf(t). Registered in
+// empty typeName selects TypeNameOf(t). Registered in
 // Config.CompactSerializers, the serializer also registers the struct types
 // that S nests and that have no serializer of their own, under their
-// CompactTypeNameOf names.
+// TypeNameOf names.
 //
 // Fields: exported fields only, including those promoted from embedded
 // structs (an embedded struct's fields are written as if declared in its
@@ -166,7 +149,7 @@ func CompactTypeNameOf(t reflect.Type) (string, error) {
 // the data lacks keep their zero value and fields the struct lacks are
 // ignored. A field the data has with an incompatible kind fails the read
 // with ErrFieldKind.
-func NewReflectiveSerializer(t reflect.Type, typeName string) (CompactSerializer, error) {
+func NewReflectiveSerializer(t reflect.Type, typeName string) (Serializer, error) {
 	st := structType(t)
 	if st == nil {
 		return nil, &core.DefinitionError{What: fmt.Sprintf("compact serializer for %v", t), Reason: "the type is not a struct or a pointer to a struct"}
@@ -176,7 +159,7 @@ func NewReflectiveSerializer(t reflect.Type, typeName string) (CompactSerializer
 	}
 	if typeName == "" {
 		var err error
-		if typeName, err = CompactTypeNameOf(st); err != nil {
+		if typeName, err = TypeNameOf(st); err != nil {
 			return nil, err
 		}
 	} else if !utf8.ValidString(typeName) {
@@ -191,13 +174,13 @@ func NewReflectiveSerializer(t reflect.Type, typeName string) (CompactSerializer
 
 // ReflectiveSerializer is NewReflectiveSerializer for the type T, usually a
 // pointer to a struct: ReflectiveSerializer[*Person]("com.example.Person").
-func ReflectiveSerializer[T any](typeName string) (CompactSerializer, error) {
+func ReflectiveSerializer[T any](typeName string) (Serializer, error) {
 	return NewReflectiveSerializer(reflect.TypeFor[T](), typeName)
 }
 
 // RegisterType prepares s to read Compact data into the Go type t, a struct
-// type S or *S: ToObject returns a t (instead of a *CompactRecord) for data
-// whose type name is CompactTypeNameOf(t), and ToData writes S and *S
+// type S or *S: ToObject returns a t (instead of a *Record) for data
+// whose type name is TypeNameOf(t), and ToData writes S and *S
 // reflectively, also when zero-config is disabled. Nested struct types
 // without a serializer are registered with it. It is meant for readers that
 // know what they expect, such as a typed map: writers with zero-config
@@ -205,12 +188,12 @@ func ReflectiveSerializer[T any](typeName string) (CompactSerializer, error) {
 //
 // Registering the same type again does nothing; registering S after *S (or
 // the reverse) switches what ToObject returns. A type that already has a
-// CompactSerializer other than a reflective one, a name that another Go type
+// Serializer other than a reflective one, a name that another Go type
 // uses, and types that are not plain structs (Portable and
 // IdentifiedDataSerializable implementations, the temporal value types) are
 // rejected with a *DefinitionError. RegisterType is safe for concurrent use
 // with ToData and ToObject.
-func (s *Service) RegisterType(t reflect.Type) error {
+func (types *Types) Register(t reflect.Type) error {
 	st := structType(t)
 	switch {
 	case st == nil:
@@ -220,9 +203,9 @@ func (s *Service) RegisterType(t reflect.Type) error {
 	case isObjectFormat(st):
 		return &core.DefinitionError{What: "compact type " + t.String(), Reason: "it implements Portable or IdentifiedDataSerializable"}
 	}
-	s.compactMu.Lock()
-	defer s.compactMu.Unlock()
-	cur := s.compact.Load()
+	types.mu.Lock()
+	defer types.mu.Unlock()
+	cur := types.cur.Load()
 	old := cur.byType[reflect.PointerTo(st)]
 	if old == nil {
 		old = cur.byType[st]
@@ -235,7 +218,7 @@ func (s *Service) RegisterType(t reflect.Type) error {
 		if !ok {
 			return &core.DefinitionError{What: "compact type " + t.String(), Reason: "a CompactSerializer for " + old.ser.Type().String() + " is registered"}
 		}
-		ct := &compactType{ser: &reflectiveSerializer{typ: t, name: rs.name, plan: rs.plan, nested: rs.nested}}
+		ct := &typeEntry{ser: &reflectiveSerializer{typ: t, name: rs.name, plan: rs.plan, nested: rs.nested}}
 		ct.layout.Store(old.layout.Load())
 		next := cur.clone()
 		for k, v := range next.byType {
@@ -244,10 +227,10 @@ func (s *Service) RegisterType(t reflect.Type) error {
 			}
 		}
 		next.byName[rs.name] = ct
-		s.compact.Store(next)
+		types.cur.Store(next)
 		return nil
 	}
-	name, err := CompactTypeNameOf(st)
+	name, err := TypeNameOf(st)
 	if err != nil {
 		return err
 	}
@@ -259,24 +242,24 @@ func (s *Service) RegisterType(t reflect.Type) error {
 	if err := next.add(rs); err != nil {
 		return err
 	}
-	s.compact.Store(next)
+	types.cur.Store(next)
 	return nil
 }
 
 // zeroConfigType returns the Compact type that zero-config serialization
 // gives t, creating it on first use. It returns nil, nil when t does not
 // qualify: zero-config is off, or t is not a plain struct or pointer to one.
-func (s *Service) zeroConfigType(t reflect.Type) (*compactType, error) {
-	if !s.zeroConfig {
+func (types *Types) zeroConfigType(t reflect.Type) (*typeEntry, error) {
+	if !types.zeroConfig {
 		return nil, nil
 	}
 	st := structType(t)
 	if st == nil || isValueType(st) || isObjectFormat(st) {
 		return nil, nil
 	}
-	s.compactMu.Lock()
-	defer s.compactMu.Unlock()
-	cur := s.compact.Load()
+	types.mu.Lock()
+	defer types.mu.Unlock()
+	cur := types.cur.Load()
 	if ct, ok := cur.byType[t]; ok {
 		return ct, nil // created meanwhile
 	}
@@ -290,7 +273,7 @@ func (s *Service) zeroConfigType(t reflect.Type) (*compactType, error) {
 	if st.Name() == "" && !reflect.PointerTo(st).Implements(typeNamer) {
 		return nil, &core.TypeError{Type: t.String(), Reason: "zero-config Compact needs a named struct type (or a serializer from NewReflectiveSerializer with a type name)"}
 	}
-	name, err := CompactTypeNameOf(st)
+	name, err := TypeNameOf(st)
 	if err != nil {
 		return nil, err
 	}
@@ -302,44 +285,44 @@ func (s *Service) zeroConfigType(t reflect.Type) (*compactType, error) {
 	if err := next.add(rs); err != nil {
 		return nil, err
 	}
-	s.compact.Store(next)
+	types.cur.Store(next)
 	return next.byType[t], nil
 }
 
 // nestedType returns the Compact type that writes nested values of struct
 // type st, and whether its serializer takes S values rather than *S.
-func (s *Service) nestedType(st, sp reflect.Type) (ct *compactType, byValue bool, err error) {
-	types := s.compact.Load()
-	if ct, ok := types.byType[sp]; ok {
+func (types *Types) nested(st, sp reflect.Type) (ct *typeEntry, byValue bool, err error) {
+	index := types.cur.Load()
+	if ct, ok := index.byType[sp]; ok {
 		return ct, false, nil
 	}
-	if ct, ok := types.byType[st]; ok {
+	if ct, ok := index.byType[st]; ok {
 		return ct, true, nil
 	}
-	if ct, err = s.zeroConfigType(sp); ct == nil && err == nil {
+	if ct, err = types.zeroConfigType(sp); ct == nil && err == nil {
 		err = &core.TypeError{Type: sp.String(), Reason: "no CompactSerializer is registered for it"}
 	}
 	return ct, false, err
 }
 
-// compactTypes indexes a Service's Compact serializers. It is immutable once
+// typeIndex indexes a Service's Compact serializers. It is immutable once
 // published; writers publish a modified clone.
-type compactTypes struct {
-	byType map[reflect.Type]*compactType
-	byName map[string]*compactType
+type typeIndex struct {
+	byType map[reflect.Type]*typeEntry
+	byName map[string]*typeEntry
 }
 
-func newCompactTypes() *compactTypes {
-	return &compactTypes{byType: map[reflect.Type]*compactType{}, byName: map[string]*compactType{}}
+func newTypeIndex() *typeIndex {
+	return &typeIndex{byType: map[reflect.Type]*typeEntry{}, byName: map[string]*typeEntry{}}
 }
 
-func (c *compactTypes) clone() *compactTypes {
-	return &compactTypes{byType: maps.Clone(c.byType), byName: maps.Clone(c.byName)}
+func (c *typeIndex) clone() *typeIndex {
+	return &typeIndex{byType: maps.Clone(c.byType), byName: maps.Clone(c.byName)}
 }
 
 // explicit reports whether the struct type st is served by a serializer
 // that is not reflective: a reflective plan then treats st as opaque.
-func (c *compactTypes) explicit(st reflect.Type) bool {
+func (c *typeIndex) explicit(st reflect.Type) bool {
 	ct := c.byType[reflect.PointerTo(st)]
 	if ct == nil {
 		ct = c.byType[st]
@@ -352,11 +335,11 @@ func (c *compactTypes) explicit(st reflect.Type) bool {
 }
 
 // add registers rs and its companions.
-func (c *compactTypes) add(rs *reflectiveSerializer) error {
+func (c *typeIndex) add(rs *reflectiveSerializer) error {
 	if other, taken := c.byName[rs.name]; taken {
 		return &core.DefinitionError{What: "compact type " + rs.typ.String(), Reason: "its type name " + strconv.Quote(rs.name) + " is already used by " + other.ser.Type().String()}
 	}
-	ct := &compactType{ser: rs}
+	ct := &typeEntry{ser: rs}
 	c.byType[rs.typ] = ct
 	c.byName[rs.name] = ct
 	return c.addCompanions(ct, rs)
@@ -365,28 +348,28 @@ func (c *compactTypes) add(rs *reflectiveSerializer) error {
 // addCompanions registers what comes with the reflective serializer of ct:
 // the other form of its struct type (S for *S and the reverse) and the
 // struct types it nests that have no serializer yet, under their
-// CompactTypeNameOf names.
-func (c *compactTypes) addCompanions(ct *compactType, rs *reflectiveSerializer) error {
+// TypeNameOf names.
+func (c *typeIndex) addCompanions(ct *typeEntry, rs *reflectiveSerializer) error {
 	c.alias(rs.plan, ct)
 	for _, p := range rs.nested {
 		if c.byType[p.ptr] != nil || c.byType[p.typ] != nil {
 			continue
 		}
-		name, err := CompactTypeNameOf(p.typ)
+		name, err := TypeNameOf(p.typ)
 		if err != nil {
 			return err
 		}
 		if other, taken := c.byName[name]; taken {
 			return &core.DefinitionError{What: "compact type " + p.ptr.String(), Reason: "its type name " + strconv.Quote(name) + " is already used by " + other.ser.Type().String() + "; give one of them a CompactTypeName method"}
 		}
-		nct := &compactType{ser: &reflectiveSerializer{typ: p.ptr, name: name, plan: p}}
+		nct := &typeEntry{ser: &reflectiveSerializer{typ: p.ptr, name: name, plan: p}}
 		c.alias(p, nct)
 		c.byName[name] = nct
 	}
 	return nil
 }
 
-func (c *compactTypes) alias(p *structPlan, ct *compactType) {
+func (c *typeIndex) alias(p *structPlan, ct *typeEntry) {
 	if c.byType[p.ptr] == nil {
 		c.byType[p.ptr] = ct
 	}
@@ -395,7 +378,7 @@ func (c *compactTypes) alias(p *structPlan, ct *compactType) {
 	}
 }
 
-// reflectiveSerializer is the CompactSerializer of NewReflectiveSerializer.
+// reflectiveSerializer is the Serializer of NewReflectiveSerializer.
 type reflectiveSerializer struct {
 	typ    reflect.Type // *S or S, what Read returns
 	name   string
@@ -403,12 +386,13 @@ type reflectiveSerializer struct {
 	nested []*structPlan // the struct types plan nests, transitively
 }
 
-var _ CompactSerializer = (*reflectiveSerializer)(nil)
+var _ Serializer = (*reflectiveSerializer)(nil)
 
 func (s *reflectiveSerializer) Type() reflect.Type { return s.typ }
-func (s *reflectiveSerializer) TypeName() string   { return s.name }
 
-func (s *reflectiveSerializer) Write(w *CompactWriter, v any) {
+func (s *reflectiveSerializer) TypeName() string { return s.name }
+
+func (s *reflectiveSerializer) Write(w *Writer, v any) {
 	p := s.plan.pointer(v)
 	if p == nil {
 		w.fail(&core.TypeError{Type: fmt.Sprintf("%T", v), Reason: "the reflective serializer of " + s.plan.typ.String() + " writes non-nil " + s.plan.ptr.String() + " and " + s.plan.typ.String() + " values only"})
@@ -417,7 +401,7 @@ func (s *reflectiveSerializer) Write(w *CompactWriter, v any) {
 	s.plan.write(w, p)
 }
 
-func (s *reflectiveSerializer) Read(r *CompactReader) any {
+func (s *reflectiveSerializer) Read(r *Reader) any {
 	v := reflect.New(s.plan.typ)
 	s.plan.read(r, v.UnsafePointer())
 	if s.typ == s.plan.typ {
@@ -434,8 +418,8 @@ type structPlan struct {
 }
 
 type (
-	writeFunc func(w *CompactWriter, f *fieldPlan, p unsafe.Pointer)
-	readFunc  func(r *CompactReader, f *fieldPlan, p unsafe.Pointer)
+	writeFunc func(w *Writer, f *fieldPlan, p unsafe.Pointer)
+	readFunc  func(r *Reader, f *fieldPlan, p unsafe.Pointer)
 )
 
 // fieldPlan is one field of a structPlan; write and read get a pointer to
@@ -467,7 +451,7 @@ func (p *structPlan) pointer(v any) unsafe.Pointer {
 	return nil
 }
 
-func (p *structPlan) write(w *CompactWriter, base unsafe.Pointer) {
+func (p *structPlan) write(w *Writer, base unsafe.Pointer) {
 	for i := range p.fields {
 		f := &p.fields[i]
 		f.write(w, f, unsafe.Add(base, f.offset))
@@ -477,7 +461,7 @@ func (p *structPlan) write(w *CompactWriter, base unsafe.Pointer) {
 	}
 }
 
-func (p *structPlan) read(r *CompactReader, base unsafe.Pointer) {
+func (p *structPlan) read(r *Reader, base unsafe.Pointer) {
 	for i := range p.fields {
 		f := &p.fields[i]
 		f.read(r, f, unsafe.Add(base, f.offset))
@@ -680,9 +664,7 @@ var (
 	typeLocalDateTime  = reflect.TypeFor[core.LocalDateTime]()
 	typeOffsetDateTime = reflect.TypeFor[core.OffsetDateTime]()
 	typeTime           = reflect.TypeFor[time.Time]()
-	typeNamer          = reflect.TypeFor[CompactTypeNamer]()
-	typePortable       = reflect.TypeFor[Portable]()
-	typeIdentified     = reflect.TypeFor[IdentifiedDataSerializable]()
+	typeNamer          = reflect.TypeFor[TypeNamer]()
 )
 
 // structType returns S for S and *S, and nil for other types.
@@ -708,10 +690,22 @@ func isValueType(t reflect.Type) bool {
 	return false
 }
 
-// isObjectFormat reports whether S or *S is Portable or IdentifiedDataSerializable.
+// isObjectFormat reports whether S or *S is a Portable or an
+// IdentifiedDataSerializable: it has their FactoryID and ClassID methods
+// and their write and read methods. (Those interfaces belong to the
+// formats' own packages, which this one does not import; the methods'
+// names are specific enough.)
 func isObjectFormat(st reflect.Type) bool {
 	pt := reflect.PointerTo(st)
-	return pt.Implements(typePortable) || pt.Implements(typeIdentified)
+	has := func(names ...string) bool {
+		for _, n := range names {
+			if _, ok := pt.MethodByName(n); !ok {
+				return false
+			}
+		}
+		return true
+	}
+	return has("FactoryID", "ClassID") && (has("WritePortable", "ReadPortable") || has("WriteData", "ReadData"))
 }
 
 // leafCodec makes the write and read functions of a field whose items have
@@ -762,14 +756,14 @@ func leafCodecOf(t reflect.Type) leafCodec {
 // four shapes: the fixed-size primitives and STRING.
 type primCodec[T any] struct {
 	kind       core.FieldKind
-	write      func(*CompactWriter, string, T)
-	read       func(*CompactReader, string) T
-	writePtr   func(*CompactWriter, string, *T)
-	readPtr    func(*CompactReader, string) *T
-	writeSlice func(*CompactWriter, string, []T)
-	readSlice  func(*CompactReader, string) []T
-	writePtrs  func(*CompactWriter, string, []*T)
-	readPtrs   func(*CompactReader, string) []*T
+	write      func(*Writer, string, T)
+	read       func(*Reader, string) T
+	writePtr   func(*Writer, string, *T)
+	readPtr    func(*Reader, string) *T
+	writeSlice func(*Writer, string, []T)
+	readSlice  func(*Reader, string) []T
+	writePtrs  func(*Writer, string, []*T)
+	readPtrs   func(*Reader, string) []*T
 }
 
 func (c *primCodec[T]) ops(s shape) (core.FieldKind, writeFunc, readFunc) {
@@ -779,63 +773,63 @@ func (c *primCodec[T]) ops(s shape) (core.FieldKind, writeFunc, readFunc) {
 			return c.kind, w, r
 		}
 		return c.kind,
-			func(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) { c.write(w, f.name, *(*T)(p)) },
-			func(r *CompactReader, f *fieldPlan, p unsafe.Pointer) { *(*T)(p) = c.read(r, f.name) }
+			func(w *Writer, f *fieldPlan, p unsafe.Pointer) { c.write(w, f.name, *(*T)(p)) },
+			func(r *Reader, f *fieldPlan, p unsafe.Pointer) { *(*T)(p) = c.read(r, f.name) }
 	case shapePtr:
 		return c.kind.Nullable(),
-			func(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) { c.writePtr(w, f.name, *(**T)(p)) },
-			func(r *CompactReader, f *fieldPlan, p unsafe.Pointer) { *(**T)(p) = c.readPtr(r, f.name) }
+			func(w *Writer, f *fieldPlan, p unsafe.Pointer) { c.writePtr(w, f.name, *(**T)(p)) },
+			func(r *Reader, f *fieldPlan, p unsafe.Pointer) { *(**T)(p) = c.readPtr(r, f.name) }
 	case shapeSlice:
 		return c.kind + 1,
-			func(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) { c.writeSlice(w, f.name, *(*[]T)(p)) },
-			func(r *CompactReader, f *fieldPlan, p unsafe.Pointer) { *(*[]T)(p) = c.readSlice(r, f.name) }
+			func(w *Writer, f *fieldPlan, p unsafe.Pointer) { c.writeSlice(w, f.name, *(*[]T)(p)) },
+			func(r *Reader, f *fieldPlan, p unsafe.Pointer) { *(*[]T)(p) = c.readSlice(r, f.name) }
 	}
 	return (c.kind + 1).Nullable(),
-		func(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) { c.writePtrs(w, f.name, *(*[]*T)(p)) },
-		func(r *CompactReader, f *fieldPlan, p unsafe.Pointer) { *(*[]*T)(p) = c.readPtrs(r, f.name) }
+		func(w *Writer, f *fieldPlan, p unsafe.Pointer) { c.writePtrs(w, f.name, *(*[]*T)(p)) },
+		func(r *Reader, f *fieldPlan, p unsafe.Pointer) { *(*[]*T)(p) = c.readPtrs(r, f.name) }
 }
 
 var (
 	boolCodec = &primCodec[bool]{core.KindBoolean,
-		(*CompactWriter).WriteBoolean, (*CompactReader).ReadBoolean,
-		(*CompactWriter).WriteNullableBoolean, (*CompactReader).ReadNullableBoolean,
-		(*CompactWriter).WriteArrayOfBoolean, (*CompactReader).ReadArrayOfBoolean,
-		(*CompactWriter).WriteArrayOfNullableBoolean, (*CompactReader).ReadArrayOfNullableBoolean}
+		(*Writer).WriteBoolean, (*Reader).ReadBoolean,
+		(*Writer).WriteNullableBoolean, (*Reader).ReadNullableBoolean,
+		(*Writer).WriteArrayOfBoolean, (*Reader).ReadArrayOfBoolean,
+		(*Writer).WriteArrayOfNullableBoolean, (*Reader).ReadArrayOfNullableBoolean}
 	int8Codec = &primCodec[int8]{core.KindInt8,
-		(*CompactWriter).WriteInt8, (*CompactReader).ReadInt8,
-		(*CompactWriter).WriteNullableInt8, (*CompactReader).ReadNullableInt8,
-		(*CompactWriter).WriteArrayOfInt8, (*CompactReader).ReadArrayOfInt8,
-		(*CompactWriter).WriteArrayOfNullableInt8, (*CompactReader).ReadArrayOfNullableInt8}
+		(*Writer).WriteInt8, (*Reader).ReadInt8,
+		(*Writer).WriteNullableInt8, (*Reader).ReadNullableInt8,
+		(*Writer).WriteArrayOfInt8, (*Reader).ReadArrayOfInt8,
+		(*Writer).WriteArrayOfNullableInt8, (*Reader).ReadArrayOfNullableInt8}
 	int16Codec = &primCodec[int16]{core.KindInt16,
-		(*CompactWriter).WriteInt16, (*CompactReader).ReadInt16,
-		(*CompactWriter).WriteNullableInt16, (*CompactReader).ReadNullableInt16,
-		(*CompactWriter).WriteArrayOfInt16, (*CompactReader).ReadArrayOfInt16,
-		(*CompactWriter).WriteArrayOfNullableInt16, (*CompactReader).ReadArrayOfNullableInt16}
+		(*Writer).WriteInt16, (*Reader).ReadInt16,
+		(*Writer).WriteNullableInt16, (*Reader).ReadNullableInt16,
+		(*Writer).WriteArrayOfInt16, (*Reader).ReadArrayOfInt16,
+		(*Writer).WriteArrayOfNullableInt16, (*Reader).ReadArrayOfNullableInt16}
 	int32Codec = &primCodec[int32]{core.KindInt32,
-		(*CompactWriter).WriteInt32, (*CompactReader).ReadInt32,
-		(*CompactWriter).WriteNullableInt32, (*CompactReader).ReadNullableInt32,
-		(*CompactWriter).WriteArrayOfInt32, (*CompactReader).ReadArrayOfInt32,
-		(*CompactWriter).WriteArrayOfNullableInt32, (*CompactReader).ReadArrayOfNullableInt32}
+		(*Writer).WriteInt32, (*Reader).ReadInt32,
+		(*Writer).WriteNullableInt32, (*Reader).ReadNullableInt32,
+		(*Writer).WriteArrayOfInt32, (*Reader).ReadArrayOfInt32,
+		(*Writer).WriteArrayOfNullableInt32, (*Reader).ReadArrayOfNullableInt32}
 	int64Codec = &primCodec[int64]{core.KindInt64,
-		(*CompactWriter).WriteInt64, (*CompactReader).ReadInt64,
-		(*CompactWriter).WriteNullableInt64, (*CompactReader).ReadNullableInt64,
-		(*CompactWriter).WriteArrayOfInt64, (*CompactReader).ReadArrayOfInt64,
-		(*CompactWriter).WriteArrayOfNullableInt64, (*CompactReader).ReadArrayOfNullableInt64}
+		(*Writer).WriteInt64, (*Reader).ReadInt64,
+		(*Writer).WriteNullableInt64, (*Reader).ReadNullableInt64,
+		(*Writer).WriteArrayOfInt64, (*Reader).ReadArrayOfInt64,
+		(*Writer).WriteArrayOfNullableInt64, (*Reader).ReadArrayOfNullableInt64}
 	float32Codec = &primCodec[float32]{core.KindFloat32,
-		(*CompactWriter).WriteFloat32, (*CompactReader).ReadFloat32,
-		(*CompactWriter).WriteNullableFloat32, (*CompactReader).ReadNullableFloat32,
-		(*CompactWriter).WriteArrayOfFloat32, (*CompactReader).ReadArrayOfFloat32,
-		(*CompactWriter).WriteArrayOfNullableFloat32, (*CompactReader).ReadArrayOfNullableFloat32}
+		(*Writer).WriteFloat32, (*Reader).ReadFloat32,
+		(*Writer).WriteNullableFloat32, (*Reader).ReadNullableFloat32,
+		(*Writer).WriteArrayOfFloat32, (*Reader).ReadArrayOfFloat32,
+		(*Writer).WriteArrayOfNullableFloat32, (*Reader).ReadArrayOfNullableFloat32}
 	float64Codec = &primCodec[float64]{core.KindFloat64,
-		(*CompactWriter).WriteFloat64, (*CompactReader).ReadFloat64,
-		(*CompactWriter).WriteNullableFloat64, (*CompactReader).ReadNullableFloat64,
-		(*CompactWriter).WriteArrayOfFloat64, (*CompactReader).ReadArrayOfFloat64,
-		(*CompactWriter).WriteArrayOfNullableFloat64, (*CompactReader).ReadArrayOfNullableFloat64}
+		(*Writer).WriteFloat64, (*Reader).ReadFloat64,
+		(*Writer).WriteNullableFloat64, (*Reader).ReadNullableFloat64,
+		(*Writer).WriteArrayOfFloat64, (*Reader).ReadArrayOfFloat64,
+		(*Writer).WriteArrayOfNullableFloat64, (*Reader).ReadArrayOfNullableFloat64}
 	stringCodec = &primCodec[string]{core.KindString,
-		(*CompactWriter).WriteString, (*CompactReader).ReadString,
-		(*CompactWriter).WriteStringPtr, (*CompactReader).ReadStringPtr,
-		(*CompactWriter).WriteArrayOfString, (*CompactReader).ReadArrayOfString,
-		(*CompactWriter).WriteArrayOfStringPtr, (*CompactReader).ReadArrayOfStringPtr}
+		(*Writer).WriteString, (*Reader).ReadString,
+		(*Writer).WriteStringPtr, (*Reader).ReadStringPtr,
+		(*Writer).WriteArrayOfString, (*Reader).ReadArrayOfString,
+		(*Writer).WriteArrayOfStringPtr, (*Reader).ReadArrayOfStringPtr}
 )
 
 // valueOps returns direct functions for plain fixed-size and string fields,
@@ -844,29 +838,29 @@ var (
 func valueOps(k core.FieldKind) (writeFunc, readFunc) {
 	switch k {
 	case core.KindBoolean:
-		return func(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) { w.WriteBoolean(f.name, *(*bool)(p)) },
-			func(r *CompactReader, f *fieldPlan, p unsafe.Pointer) { *(*bool)(p) = r.ReadBoolean(f.name) }
+		return func(w *Writer, f *fieldPlan, p unsafe.Pointer) { w.WriteBoolean(f.name, *(*bool)(p)) },
+			func(r *Reader, f *fieldPlan, p unsafe.Pointer) { *(*bool)(p) = r.ReadBoolean(f.name) }
 	case core.KindInt8:
-		return func(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) { w.WriteInt8(f.name, *(*int8)(p)) },
-			func(r *CompactReader, f *fieldPlan, p unsafe.Pointer) { *(*int8)(p) = r.ReadInt8(f.name) }
+		return func(w *Writer, f *fieldPlan, p unsafe.Pointer) { w.WriteInt8(f.name, *(*int8)(p)) },
+			func(r *Reader, f *fieldPlan, p unsafe.Pointer) { *(*int8)(p) = r.ReadInt8(f.name) }
 	case core.KindInt16:
-		return func(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) { w.WriteInt16(f.name, *(*int16)(p)) },
-			func(r *CompactReader, f *fieldPlan, p unsafe.Pointer) { *(*int16)(p) = r.ReadInt16(f.name) }
+		return func(w *Writer, f *fieldPlan, p unsafe.Pointer) { w.WriteInt16(f.name, *(*int16)(p)) },
+			func(r *Reader, f *fieldPlan, p unsafe.Pointer) { *(*int16)(p) = r.ReadInt16(f.name) }
 	case core.KindInt32:
-		return func(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) { w.WriteInt32(f.name, *(*int32)(p)) },
-			func(r *CompactReader, f *fieldPlan, p unsafe.Pointer) { *(*int32)(p) = r.ReadInt32(f.name) }
+		return func(w *Writer, f *fieldPlan, p unsafe.Pointer) { w.WriteInt32(f.name, *(*int32)(p)) },
+			func(r *Reader, f *fieldPlan, p unsafe.Pointer) { *(*int32)(p) = r.ReadInt32(f.name) }
 	case core.KindInt64:
-		return func(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) { w.WriteInt64(f.name, *(*int64)(p)) },
-			func(r *CompactReader, f *fieldPlan, p unsafe.Pointer) { *(*int64)(p) = r.ReadInt64(f.name) }
+		return func(w *Writer, f *fieldPlan, p unsafe.Pointer) { w.WriteInt64(f.name, *(*int64)(p)) },
+			func(r *Reader, f *fieldPlan, p unsafe.Pointer) { *(*int64)(p) = r.ReadInt64(f.name) }
 	case core.KindFloat32:
-		return func(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) { w.WriteFloat32(f.name, *(*float32)(p)) },
-			func(r *CompactReader, f *fieldPlan, p unsafe.Pointer) { *(*float32)(p) = r.ReadFloat32(f.name) }
+		return func(w *Writer, f *fieldPlan, p unsafe.Pointer) { w.WriteFloat32(f.name, *(*float32)(p)) },
+			func(r *Reader, f *fieldPlan, p unsafe.Pointer) { *(*float32)(p) = r.ReadFloat32(f.name) }
 	case core.KindFloat64:
-		return func(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) { w.WriteFloat64(f.name, *(*float64)(p)) },
-			func(r *CompactReader, f *fieldPlan, p unsafe.Pointer) { *(*float64)(p) = r.ReadFloat64(f.name) }
+		return func(w *Writer, f *fieldPlan, p unsafe.Pointer) { w.WriteFloat64(f.name, *(*float64)(p)) },
+			func(r *Reader, f *fieldPlan, p unsafe.Pointer) { *(*float64)(p) = r.ReadFloat64(f.name) }
 	case core.KindString:
-		return func(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) { w.WriteString(f.name, *(*string)(p)) },
-			func(r *CompactReader, f *fieldPlan, p unsafe.Pointer) { *(*string)(p) = r.ReadString(f.name) }
+		return func(w *Writer, f *fieldPlan, p unsafe.Pointer) { w.WriteString(f.name, *(*string)(p)) },
+			func(r *Reader, f *fieldPlan, p unsafe.Pointer) { *(*string)(p) = r.ReadString(f.name) }
 	}
 	return nil, nil
 }
@@ -887,15 +881,15 @@ func (intCodec) ops(s shape) (core.FieldKind, writeFunc, readFunc) {
 	return core.KindArrayOfNullableInt64, writeIntPtrs, readIntPtrs
 }
 
-func writeInt(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) {
+func writeInt(w *Writer, f *fieldPlan, p unsafe.Pointer) {
 	w.WriteInt64(f.name, int64(*(*int)(p)))
 }
 
-func readInt(r *CompactReader, f *fieldPlan, p unsafe.Pointer) {
+func readInt(r *Reader, f *fieldPlan, p unsafe.Pointer) {
 	*(*int)(p) = r.toInt(f, r.ReadInt64(f.name))
 }
 
-func writeIntPtr(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) {
+func writeIntPtr(w *Writer, f *fieldPlan, p unsafe.Pointer) {
 	q := *(**int)(p)
 	if q == nil {
 		w.WriteNullableInt64(f.name, nil)
@@ -905,14 +899,14 @@ func writeIntPtr(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) {
 	w.WriteNullableInt64(f.name, &v)
 }
 
-func readIntPtr(r *CompactReader, f *fieldPlan, p unsafe.Pointer) {
+func readIntPtr(r *Reader, f *fieldPlan, p unsafe.Pointer) {
 	if v := r.ReadNullableInt64(f.name); v != nil {
 		x := r.toInt(f, *v)
 		*(**int)(p) = &x
 	}
 }
 
-func writeInts(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) {
+func writeInts(w *Writer, f *fieldPlan, p unsafe.Pointer) {
 	s := *(*[]int)(p)
 	if w.varStart(f.name, core.KindArrayOfInt64, s == nil) {
 		w.buf = wire.AppendInt32(w.buf, int32(len(s)))
@@ -922,7 +916,7 @@ func writeInts(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) {
 	}
 }
 
-func readInts(r *CompactReader, f *fieldPlan, p unsafe.Pointer) {
+func readInts(r *Reader, f *fieldPlan, p unsafe.Pointer) {
 	v := r.ReadArrayOfInt64(f.name)
 	if v == nil {
 		return
@@ -934,14 +928,14 @@ func readInts(r *CompactReader, f *fieldPlan, p unsafe.Pointer) {
 	*(*[]int)(p) = out
 }
 
-func writeIntPtrs(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) {
+func writeIntPtrs(w *Writer, f *fieldPlan, p unsafe.Pointer) {
 	s := *(*[]*int)(p)
 	if w.varStart(f.name, core.KindArrayOfNullableInt64, s == nil) {
 		w.varArray(len(s), func(i int) bool { return s[i] == nil }, func(i int) { w.buf = wire.AppendInt64(w.buf, int64(*s[i])) })
 	}
 }
 
-func readIntPtrs(r *CompactReader, f *fieldPlan, p unsafe.Pointer) {
+func readIntPtrs(r *Reader, f *fieldPlan, p unsafe.Pointer) {
 	v := r.ReadArrayOfNullableInt64(f.name)
 	if v == nil {
 		return
@@ -956,7 +950,7 @@ func readIntPtrs(r *CompactReader, f *fieldPlan, p unsafe.Pointer) {
 	*(*[]*int)(p) = out
 }
 
-func (r *CompactReader) toInt(f *fieldPlan, v int64) int {
+func (r *Reader) toInt(f *fieldPlan, v int64) int {
 	if int64(int(v)) != v {
 		r.note(&core.FieldError{Field: f.name, Reason: "value " + strconv.FormatInt(v, 10) + " overflows the int of " + f.typ.String()})
 	}
@@ -967,35 +961,35 @@ func (r *CompactReader) toInt(f *fieldPlan, v int64) int {
 // kinds), whose writer and reader methods take pointers.
 type objCodec[T any] struct {
 	kind      core.FieldKind
-	write     func(w *CompactWriter, name string, v *T) // nil writes null
-	read      func(r *CompactReader, name string) *T    // null reads nil
-	item      func(w *CompactWriter, name string, v *T) // appends an array item
-	readItems func(r *CompactReader, name string) []*T  // the array kind; null items are nil
+	write     func(w *Writer, name string, v *T) // nil writes null
+	read      func(r *Reader, name string) *T    // null reads nil
+	item      func(w *Writer, name string, v *T) // appends an array item
+	readItems func(r *Reader, name string) []*T  // the array kind; null items are nil
 }
 
 func (c *objCodec[T]) ops(s shape) (core.FieldKind, writeFunc, readFunc) {
 	switch s {
 	case shapeValue:
 		return c.kind,
-			func(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) { c.write(w, f.name, (*T)(p)) },
-			func(r *CompactReader, f *fieldPlan, p unsafe.Pointer) {
+			func(w *Writer, f *fieldPlan, p unsafe.Pointer) { c.write(w, f.name, (*T)(p)) },
+			func(r *Reader, f *fieldPlan, p unsafe.Pointer) {
 				if v := c.read(r, f.name); v != nil {
 					*(*T)(p) = *v
 				}
 			}
 	case shapePtr:
 		return c.kind,
-			func(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) { c.write(w, f.name, *(**T)(p)) },
-			func(r *CompactReader, f *fieldPlan, p unsafe.Pointer) { *(**T)(p) = c.read(r, f.name) }
+			func(w *Writer, f *fieldPlan, p unsafe.Pointer) { c.write(w, f.name, *(**T)(p)) },
+			func(r *Reader, f *fieldPlan, p unsafe.Pointer) { *(**T)(p) = c.read(r, f.name) }
 	case shapeSlice:
 		return c.kind + 1,
-			func(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) {
+			func(w *Writer, f *fieldPlan, p unsafe.Pointer) {
 				s := *(*[]T)(p)
 				if w.varStart(f.name, c.kind+1, s == nil) {
 					w.varArray(len(s), noNulls, func(i int) { c.item(w, f.name, &s[i]) })
 				}
 			},
-			func(r *CompactReader, f *fieldPlan, p unsafe.Pointer) {
+			func(r *Reader, f *fieldPlan, p unsafe.Pointer) {
 				items := c.readItems(r, f.name)
 				if items == nil {
 					return
@@ -1012,13 +1006,13 @@ func (c *objCodec[T]) ops(s shape) (core.FieldKind, writeFunc, readFunc) {
 			}
 	}
 	return c.kind + 1,
-		func(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) {
+		func(w *Writer, f *fieldPlan, p unsafe.Pointer) {
 			s := *(*[]*T)(p)
 			if w.varStart(f.name, c.kind+1, s == nil) {
 				w.varArray(len(s), func(i int) bool { return s[i] == nil }, func(i int) { c.item(w, f.name, s[i]) })
 			}
 		},
-		func(r *CompactReader, f *fieldPlan, p unsafe.Pointer) { *(*[]*T)(p) = c.readItems(r, f.name) }
+		func(r *Reader, f *fieldPlan, p unsafe.Pointer) { *(*[]*T)(p) = c.readItems(r, f.name) }
 }
 
 func noNulls(int) bool { return false }
@@ -1029,33 +1023,33 @@ func nullItemError(f *fieldPlan) error {
 
 var (
 	decimalCodec = &objCodec[core.Decimal]{core.KindDecimal,
-		(*CompactWriter).WriteDecimal, (*CompactReader).ReadDecimal,
-		func(w *CompactWriter, _ string, v *core.Decimal) { w.buf = core.AppendDecimal(w.buf, *v) },
-		(*CompactReader).ReadArrayOfDecimal}
+		(*Writer).WriteDecimal, (*Reader).ReadDecimal,
+		func(w *Writer, _ string, v *core.Decimal) { w.buf = core.AppendDecimal(w.buf, *v) },
+		(*Reader).ReadArrayOfDecimal}
 	localTimeCodec = &objCodec[core.LocalTime]{core.KindTime,
-		(*CompactWriter).WriteTime, (*CompactReader).ReadTime,
-		func(w *CompactWriter, _ string, v *core.LocalTime) { w.buf = core.AppendTime(w.buf, *v) },
-		(*CompactReader).ReadArrayOfTime}
+		(*Writer).WriteTime, (*Reader).ReadTime,
+		func(w *Writer, _ string, v *core.LocalTime) { w.buf = core.AppendTime(w.buf, *v) },
+		(*Reader).ReadArrayOfTime}
 	localDateCodec = &objCodec[core.LocalDate]{core.KindDate,
-		(*CompactWriter).WriteDate, (*CompactReader).ReadDate,
-		func(w *CompactWriter, _ string, v *core.LocalDate) { w.buf = core.AppendDate(w.buf, *v, false) },
-		(*CompactReader).ReadArrayOfDate}
+		(*Writer).WriteDate, (*Reader).ReadDate,
+		func(w *Writer, _ string, v *core.LocalDate) { w.buf = core.AppendDate(w.buf, *v, false) },
+		(*Reader).ReadArrayOfDate}
 	localDateTimeCodec = &objCodec[core.LocalDateTime]{core.KindTimestamp,
-		(*CompactWriter).WriteTimestamp, (*CompactReader).ReadTimestamp,
-		func(w *CompactWriter, _ string, v *core.LocalDateTime) {
+		(*Writer).WriteTimestamp, (*Reader).ReadTimestamp,
+		func(w *Writer, _ string, v *core.LocalDateTime) {
 			w.buf = core.AppendTimestamp(w.buf, *v, false)
 		},
-		(*CompactReader).ReadArrayOfTimestamp}
+		(*Reader).ReadArrayOfTimestamp}
 	offsetDateTimeCodec = &objCodec[core.OffsetDateTime]{core.KindTimestampWithTimezone,
-		(*CompactWriter).WriteTimestampWithTimezone, (*CompactReader).ReadTimestampWithTimezone,
-		func(w *CompactWriter, _ string, v *core.OffsetDateTime) {
+		(*Writer).WriteTimestampWithTimezone, (*Reader).ReadTimestampWithTimezone,
+		func(w *Writer, _ string, v *core.OffsetDateTime) {
 			w.buf = core.AppendTimestampTZ(w.buf, *v, false)
 		},
-		(*CompactReader).ReadArrayOfTimestampWithTimezone}
+		(*Reader).ReadArrayOfTimestampWithTimezone}
 	timeCodec = &objCodec[time.Time]{core.KindTimestampWithTimezone, writeGoTime, readGoTime, appendGoTime, readGoTimes}
 )
 
-func writeGoTime(w *CompactWriter, name string, v *time.Time) {
+func writeGoTime(w *Writer, name string, v *time.Time) {
 	if v == nil {
 		w.WriteTimestampWithTimezone(name, nil)
 		return
@@ -1068,7 +1062,7 @@ func writeGoTime(w *CompactWriter, name string, v *time.Time) {
 	w.WriteTimestampWithTimezone(name, &o)
 }
 
-func appendGoTime(w *CompactWriter, name string, v *time.Time) {
+func appendGoTime(w *Writer, name string, v *time.Time) {
 	o, err := offsetDateTimeOf(name, *v)
 	if err != nil {
 		w.fail(err)
@@ -1077,7 +1071,7 @@ func appendGoTime(w *CompactWriter, name string, v *time.Time) {
 	w.buf = core.AppendTimestampTZ(w.buf, o, false)
 }
 
-func readGoTime(r *CompactReader, name string) *time.Time {
+func readGoTime(r *Reader, name string) *time.Time {
 	o := r.ReadTimestampWithTimezone(name)
 	if o == nil {
 		return nil
@@ -1090,7 +1084,7 @@ func readGoTime(r *CompactReader, name string) *time.Time {
 	return &t
 }
 
-func readGoTimes(r *CompactReader, name string) []*time.Time {
+func readGoTimes(r *Reader, name string) []*time.Time {
 	items := r.ReadArrayOfTimestampWithTimezone(name)
 	if items == nil {
 		return nil
@@ -1155,22 +1149,20 @@ func timeOf(name string, o *core.OffsetDateTime) (time.Time, error) {
 	return time.Time{}, core.Malformed("compact", 0, "field "+strconv.Quote(name)+" holds the invalid date-time "+o.String())
 }
 
-// Nested Compact fields.
-
-func writeNestedValue(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) {
+func writeNestedValue(w *Writer, f *fieldPlan, p unsafe.Pointer) {
 	if w.varStart(f.name, core.KindCompact, false) {
 		w.appendStruct(f, p)
 	}
 }
 
-func writeNestedPtr(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) {
+func writeNestedPtr(w *Writer, f *fieldPlan, p unsafe.Pointer) {
 	q := *(*unsafe.Pointer)(p)
 	if w.varStart(f.name, core.KindCompact, q == nil) {
 		w.appendStruct(f, q)
 	}
 }
 
-func writeNestedSlice(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) {
+func writeNestedSlice(w *Writer, f *fieldPlan, p unsafe.Pointer) {
 	s := reflect.NewAt(f.typ, p).Elem()
 	if !w.varStart(f.name, core.KindArrayOfCompact, s.IsNil()) {
 		return
@@ -1179,7 +1171,7 @@ func writeNestedSlice(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) {
 	w.varArray(s.Len(), noNulls, func(i int) { w.appendStruct(f, unsafe.Add(base, uintptr(i)*size)) })
 }
 
-func writeNestedPtrSlice(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) {
+func writeNestedPtrSlice(w *Writer, f *fieldPlan, p unsafe.Pointer) {
 	s := reflect.NewAt(f.typ, p).Elem()
 	if !w.varStart(f.name, core.KindArrayOfCompact, s.IsNil()) {
 		return
@@ -1191,17 +1183,17 @@ func writeNestedPtrSlice(w *CompactWriter, f *fieldPlan, p unsafe.Pointer) {
 // appendStruct appends the nested object of struct type f.st at p, written
 // by the serializer the Service has for it: straight from p when that is
 // reflective, through the serializer's Write otherwise.
-func (w *CompactWriter) appendStruct(f *fieldPlan, p unsafe.Pointer) {
+func (w *Writer) appendStruct(f *fieldPlan, p unsafe.Pointer) {
 	e := w.enc
-	if e.depth >= core.MaxDepth {
+	if e.Depth >= core.MaxDepth {
 		w.fail(&core.TypeError{Type: f.sp.String(), Reason: "objects nest deeper than " + strconv.Itoa(core.MaxDepth) + " levels (a cycle?)"})
 		return
 	}
-	if e.svc == nil {
+	if e.Types == nil {
 		w.fail(&core.TypeError{Type: f.sp.String(), Reason: "only records can be nested in a record builder"})
 		return
 	}
-	ct, byValue, err := e.svc.nestedType(f.st, f.sp)
+	ct, byValue, err := e.Types.nested(f.st, f.sp)
 	if err != nil {
 		w.fail(err)
 		return
@@ -1212,22 +1204,22 @@ func (w *CompactWriter) appendStruct(f *fieldPlan, p unsafe.Pointer) {
 	} else {
 		v = reflect.NewAt(f.st, p).Interface()
 	}
-	lay, err := e.compactLayout(ct, v)
+	lay, err := e.layoutOf(ct, v)
 	if err != nil {
 		w.fail(err)
 		return
 	}
 	if rs, ok := ct.ser.(*reflectiveSerializer); ok {
-		w.buf, err = e.writeCompact(w.buf, lay.schema, lay.order, func(nw *CompactWriter) { rs.plan.write(nw, p) })
+		w.buf, err = e.write(w.buf, lay.schema, lay.order, func(nw *Writer) { rs.plan.write(nw, p) })
 	} else {
-		w.buf, err = e.writeCompact(w.buf, lay.schema, lay.order, func(nw *CompactWriter) { ct.ser.Write(nw, v) })
+		w.buf, err = e.write(w.buf, lay.schema, lay.order, func(nw *Writer) { ct.ser.Write(nw, v) })
 	}
 	if err != nil {
 		w.fail(err)
 	}
 }
 
-func readNestedValue(r *CompactReader, f *fieldPlan, p unsafe.Pointer) {
+func readNestedValue(r *Reader, f *fieldPlan, p unsafe.Pointer) {
 	rec, err := r.rec.GetCompact(f.name)
 	r.note(err)
 	if rec != nil && r.err == nil {
@@ -1235,7 +1227,7 @@ func readNestedValue(r *CompactReader, f *fieldPlan, p unsafe.Pointer) {
 	}
 }
 
-func readNestedPtr(r *CompactReader, f *fieldPlan, p unsafe.Pointer) {
+func readNestedPtr(r *Reader, f *fieldPlan, p unsafe.Pointer) {
 	rec, err := r.rec.GetCompact(f.name)
 	r.note(err)
 	if rec != nil && r.err == nil {
@@ -1245,7 +1237,7 @@ func readNestedPtr(r *CompactReader, f *fieldPlan, p unsafe.Pointer) {
 	}
 }
 
-func readNestedSlice(r *CompactReader, f *fieldPlan, p unsafe.Pointer) {
+func readNestedSlice(r *Reader, f *fieldPlan, p unsafe.Pointer) {
 	recs, err := r.rec.GetArrayOfCompact(f.name)
 	r.note(err)
 	if recs == nil || r.err != nil {
@@ -1267,7 +1259,7 @@ func readNestedSlice(r *CompactReader, f *fieldPlan, p unsafe.Pointer) {
 	reflect.NewAt(f.typ, p).Elem().Set(s)
 }
 
-func readNestedPtrSlice(r *CompactReader, f *fieldPlan, p unsafe.Pointer) {
+func readNestedPtrSlice(r *Reader, f *fieldPlan, p unsafe.Pointer) {
 	recs, err := r.rec.GetArrayOfCompact(f.name)
 	r.note(err)
 	if recs == nil || r.err != nil {
@@ -1289,12 +1281,12 @@ func readNestedPtrSlice(r *CompactReader, f *fieldPlan, p unsafe.Pointer) {
 // readStruct decodes a nested object into the struct at into, or into a new
 // struct when into is nil, through the serializer the Service has for
 // f.st. It returns where the struct is, or nil after an error.
-func (r *CompactReader) readStruct(f *fieldPlan, rec *CompactRecord, into unsafe.Pointer) unsafe.Pointer {
+func (r *Reader) readStruct(f *fieldPlan, rec *Record, into unsafe.Pointer) unsafe.Pointer {
 	if !r.enterNested(rec) {
 		return nil
 	}
-	sub := CompactReader{rec: *rec, dec: r.dec}
-	types := r.dec.svc.compact.Load()
+	sub := Reader{rec: *rec, dec: r.dec}
+	types := r.dec.Types.cur.Load()
 	ct := types.byType[f.sp]
 	if ct == nil {
 		ct = types.byType[f.st]
@@ -1319,7 +1311,7 @@ func (r *CompactReader) readStruct(f *fieldPlan, rec *CompactRecord, into unsafe
 	default:
 		sub.err = &core.TypeError{Type: f.sp.String(), Reason: "no CompactSerializer is registered for it"}
 	}
-	r.dec.depth--
+	r.dec.Budget.Depth--
 	r.note(sub.err)
 	if r.err != nil {
 		return nil
@@ -1329,7 +1321,7 @@ func (r *CompactReader) readStruct(f *fieldPlan, rec *CompactRecord, into unsafe
 
 // adopt stores v, what a non-reflective serializer read for f.st, at into
 // (or returns it when into is nil).
-func (r *CompactReader) adopt(f *fieldPlan, v any, into unsafe.Pointer) unsafe.Pointer {
+func (r *Reader) adopt(f *fieldPlan, v any, into unsafe.Pointer) unsafe.Pointer {
 	rv := reflect.ValueOf(v)
 	switch {
 	case v == nil || (rv.Type() == f.sp && rv.IsNil()):
@@ -1357,21 +1349,21 @@ func (r *CompactReader) adopt(f *fieldPlan, v any, into unsafe.Pointer) unsafe.P
 // that, since every byte belongs to at most maxDepth nested objects; offset
 // tables that point many fields or items at the same bytes do not, and
 // would otherwise make the decoded value exponentially larger than the input.
-func (r *CompactReader) enterNested(rec *CompactRecord) bool {
+func (r *Reader) enterNested(rec *Record) bool {
 	d := r.dec
 	if d == nil {
 		r.note(&core.TypeError{Type: "CompactReader", Reason: "the reader was not created by a Service"})
 		return false
 	}
-	if d.depth >= core.MaxDepth {
+	if d.Budget.Depth >= core.MaxDepth {
 		r.note(core.Malformed("compact", 0, "objects nest deeper than "+strconv.Itoa(core.MaxDepth)+" levels"))
 		return false
 	}
-	d.nested += len(rec.raw)
-	if d.nested > core.MaxDepth*len(d.buf) {
+	d.Budget.Nested += len(rec.raw)
+	if d.Budget.Nested > core.MaxDepth*d.Budget.Size {
 		r.note(core.Malformed("compact", 0, "nested objects overlap: decoding them would read more than "+strconv.Itoa(core.MaxDepth)+" times the data"))
 		return false
 	}
-	d.depth++
+	d.Budget.Depth++
 	return true
 }
