@@ -8,6 +8,7 @@ import (
 	"github.com/atolldb/atoll/internal/serialization/compact"
 	"github.com/atolldb/atoll/internal/serialization/core"
 	"github.com/atolldb/atoll/internal/serialization/json"
+	"github.com/atolldb/atoll/internal/serialization/portable"
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
 
@@ -147,7 +148,7 @@ func (r *FieldReader) ReadTo(d core.Data, v *core.FieldValue) error {
 				return nil
 			}
 		case core.TypePortable:
-			if r.root.portableTop(d, v) {
+			if r.root.portable.Top(d, v) {
 				return nil
 			}
 		case core.TypeIdentified:
@@ -209,7 +210,7 @@ type fieldNode struct {
 	r        *FieldReader
 	steps    []core.PathStep
 	compact  compact.Node
-	portable atomic.Pointer[[]*portablePlan]
+	portable portable.Node
 	ids      atomic.Pointer[[]*idsPlan]
 }
 
@@ -217,6 +218,7 @@ type fieldNode struct {
 func (n *fieldNode) init(r *FieldReader, steps []core.PathStep) {
 	n.r, n.steps = r, steps
 	n.compact = compact.Node{Steps: steps, Opts: &r.pathOpts, Schemas: r.svc.schemas}
+	n.portable = portable.Node{Steps: steps, Opts: &r.pathOpts, Classes: r.svc.classes}
 }
 
 // child returns the node for the steps after the first, or nil.
@@ -244,7 +246,7 @@ func (n *fieldNode) object(buf []byte, p, limit int, typ int32, depth int, out *
 		if rd.Err() != nil {
 			return core.Malformed("portable", p, "truncated class identity")
 		}
-		return n.portableObject(buf, rd.Pos(), limit, fid, cid, ver, depth, out)
+		return n.portable.Object(buf, rd.Pos(), limit, fid, cid, ver, depth, out)
 	case core.TypeIdentified:
 		rd := newReaderAt(buf, limit, p)
 		hdr, fid, cid := rd.Int8(), rd.Int32(), rd.Int32()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/atolldb/atoll/internal/serialization/compact"
 	"github.com/atolldb/atoll/internal/serialization/core"
+	"github.com/atolldb/atoll/internal/serialization/portable"
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
 
@@ -240,7 +241,7 @@ func (p *idsPlan) object(n *fieldNode, rd *wire.Reader, depth int, out *core.Sin
 		return err
 	}
 	switch obj.(type) {
-	case *compact.Record, *PortableRecord, *IdentifiedRecord:
+	case *compact.Record, *portable.Record, *IdentifiedRecord:
 		if v, err = n.nestedData(obj); err != nil {
 			return err
 		}

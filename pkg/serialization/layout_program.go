@@ -6,6 +6,7 @@ import (
 
 	"github.com/atolldb/atoll/internal/serialization/compact"
 	"github.com/atolldb/atoll/internal/serialization/core"
+	"github.com/atolldb/atoll/internal/serialization/portable"
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
 
@@ -236,7 +237,7 @@ func (s *Service) skipObject(rd *wire.Reader, depth int) error {
 	case core.TypePortable:
 		fid, cid, ver := rd.Int32(), rd.Int32(), rd.Int32()
 		if rd.Err() == nil {
-			if _, end, err := parsePortable(buf, rd.Pos(), len(buf), fid, cid, ver, nil); err == nil {
+			if _, end, err := portable.Parse(buf, rd.Pos(), len(buf), fid, cid, ver, nil); err == nil {
 				rd.Seek(end)
 				return nil
 			}

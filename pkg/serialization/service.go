@@ -8,6 +8,7 @@ import (
 
 	"github.com/atolldb/atoll/internal/serialization/compact"
 	"github.com/atolldb/atoll/internal/serialization/core"
+	"github.com/atolldb/atoll/internal/serialization/portable"
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
 
@@ -111,6 +112,7 @@ func NewService(cfg Config) (*Service, error) {
 	s.encoders.New = func() any {
 		e := &encoder{svc: s}
 		e.compact = compact.Encoder{Encoding: &e.Encoding, Types: s.compact, Schemas: s.schemas}
+		e.portable = portable.Encoder{Encoding: &e.Encoding, Classes: s.classes, Version: s.portableVersion}
 		return e
 	}
 	return s, nil
@@ -120,7 +122,7 @@ func NewService(cfg Config) (*Service, error) {
 func (s *Service) Schemas() *compact.SchemaRegistry { return s.schemas }
 
 // ClassRegistry returns the Portable class definition registry.
-func (s *Service) ClassRegistry() *ClassRegistry { return s.classes }
+func (s *Service) ClassRegistry() *portable.ClassRegistry { return s.classes }
 
 // LayoutRegistry returns the IdentifiedDataSerializable layout registry.
 func (s *Service) LayoutRegistry() *LayoutRegistry { return s.layouts }
@@ -199,8 +201,8 @@ type encoder struct {
 	core.Encoding
 	svc      *Service
 	compact  compact.Encoder
-	pwriters []*PortableWriter // one per nesting depth, reused
-	outputs  []*DataOutput     // one per nesting depth, reused
+	portable portable.Encoder
+	outputs  []*DataOutput // one per nesting depth, reused
 }
 
 func (e *encoder) reset() {
@@ -226,7 +228,7 @@ func (e *encoder) appendObject(dst []byte, v any, top bool) ([]byte, error) {
 	case *CompactRecord, CompactRecord:
 		return e.compact.AppendData(dst, v)
 	case *PortableRecord:
-		return e.appendPortableData(dst, x)
+		return e.portable.AppendData(dst, x)
 	case *IdentifiedRecord:
 		return e.appendIdentifiedRecordData(dst, x)
 	}
@@ -242,7 +244,7 @@ func (e *encoder) appendObject(dst []byte, v any, top bool) ([]byte, error) {
 	case IdentifiedDataSerializable:
 		return e.appendIdentifiedData(dst, x)
 	case Portable:
-		return e.appendPortableData(dst, x)
+		return e.portable.AppendData(dst, x)
 	}
 	if ok, err := e.svc.compact.Writes(reflect.TypeOf(v)); err != nil {
 		return dst, err
@@ -288,7 +290,8 @@ func (d *decoder) readObjectOfType(rd *wire.Reader, typ int32, top bool) (any, e
 		dec := compact.Decoder{Types: d.svc.compact, Budget: &d.budget}
 		return dec.Object(rec)
 	case core.TypePortable:
-		return d.readPortable(rd)
+		dec := portable.Decoder{Factories: d.svc.portableFactories, Classes: d.svc.classes, Buf: d.buf, Budget: &d.budget}
+		return dec.Read(rd)
 	case core.TypeIdentified:
 		return d.readIdentified(rd)
 	}
@@ -298,4 +301,3 @@ func (d *decoder) readObjectOfType(rd *wire.Reader, typ int32, top bool) (any, e
 	}
 	return nil, &core.DecodeError{Format: "data", Offset: rd.Pos() - 4, Reason: "type id " + strconv.Itoa(int(typ)) + " is not supported (Java-only or unknown serializer)"}
 }
-

@@ -5,6 +5,7 @@ import (
 
 	"github.com/atolldb/atoll/internal/serialization/compact"
 	"github.com/atolldb/atoll/internal/serialization/core"
+	"github.com/atolldb/atoll/internal/serialization/portable"
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
 
@@ -65,7 +66,7 @@ func (s *Service) Validate(d core.Data) error {
 		if rd.Err() != nil {
 			return core.Malformed("portable", core.HeaderSize, "truncated class identity")
 		}
-		_, end, err := parsePortable(d, rd.Pos(), len(d), fid, cid, ver, nil)
+		_, end, err := portable.Parse(d, rd.Pos(), len(d), fid, cid, ver, nil)
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package serialization
+package portable
 
 import (
 	"encoding/binary"
@@ -9,22 +9,42 @@ import (
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
 
-// portablePlan is a path step compiled for one Portable class version.
+// pathPlan is a path step compiled for one Portable class version.
 // The binary is self-describing, so the plan needs no class definition: it
 // remembers where in the objects' field tables the field was found, and
 // checks the name there before it trusts the position.
-type portablePlan struct {
+type pathPlan struct {
 	factoryID, classID, version int32
 	hint                        atomic.Int32 // index in the field table, -1 before the first find
 	known                       atomic.Bool  // strict: some version of the class has the field
-	next                        *fieldNode
+	next                        *Node
 }
 
-// portableObject reads the node's steps from the Portable object whose
-// body (end position, field count, field table) starts at buf[p].
-func (n *fieldNode) portableObject(buf []byte, p, limit int, fid, cid, ver int32, depth int, out *core.Sink) error {
-	var plan *portablePlan
-	if plans := n.portable.Load(); plans != nil {
+// Node reads the steps of a path that are left at Portable objects, with
+// a plan compiled per class version met. A plan that reaches a nested
+// object hands the steps after it to a node of its own. Nodes are safe for
+// concurrent use: plans are published copy-on-write.
+type Node struct {
+	Steps   []core.PathStep
+	Opts    *core.PathOptions
+	Classes *ClassRegistry // optional: a first guess of where fields are
+	plans   atomic.Pointer[[]*pathPlan]
+}
+
+// child returns the node for the steps after the first, or nil.
+func (n *Node) child() *Node {
+	if len(n.Steps) < 2 {
+		return nil
+	}
+	return &Node{Steps: n.Steps[1:], Opts: n.Opts, Classes: n.Classes}
+}
+
+// Object reads the node's steps from the Portable object of class fid/cid
+// and version ver whose body (end position, field count, field table)
+// starts at buf[p] and that ends by buf[limit].
+func (n *Node) Object(buf []byte, p, limit int, fid, cid, ver int32, depth int, out *core.Sink) error {
+	var plan *pathPlan
+	if plans := n.plans.Load(); plans != nil {
 		for _, c := range *plans {
 			if c.factoryID == fid && c.classID == cid && c.version == ver {
 				plan = c
@@ -33,21 +53,21 @@ func (n *fieldNode) portableObject(buf []byte, p, limit int, fid, cid, ver int32
 		}
 	}
 	if plan == nil {
-		plan = &portablePlan{factoryID: fid, classID: cid, version: ver, next: n.child()}
+		plan = &pathPlan{factoryID: fid, classID: cid, version: ver, next: n.child()}
 		hint := int32(-1)
-		if cd, ok := n.r.svc.classes.Get(fid, cid, ver); ok {
-			if i, ok := cd.byName[n.steps[0].Name]; ok {
+		if cd, ok := n.Classes.Get(fid, cid, ver); ok {
+			if i, ok := cd.byName[n.Steps[0].Name]; ok {
 				hint = i
 			}
 		}
 		plan.hint.Store(hint)
-		core.AddPlan(&n.portable, plan)
+		core.AddPlan(&n.plans, plan)
 	}
-	rec, _, err := parsePortable(buf, p, limit, fid, cid, ver, nil)
+	rec, _, err := Parse(buf, p, limit, fid, cid, ver, nil)
 	if err != nil {
 		return err
 	}
-	st := n.steps[0]
+	st := n.Steps[0]
 	kind, pos, index, err := rec.find(st.Name, int(plan.hint.Load()))
 	if err != nil {
 		return err
@@ -59,7 +79,7 @@ func (n *fieldNode) portableObject(buf []byte, p, limit int, fid, cid, ver int32
 	switch {
 	case st.Any || st.Index >= 0:
 		if !kind.IsArray() {
-			return n.notAnObject(st.Name, kind.String())
+			return n.Opts.NotAnObject(n.Steps, st.Name, kind.String())
 		}
 		count, err := rec.itemCount(pos, kind, st.Name)
 		if err != nil || count <= 0 {
@@ -90,22 +110,22 @@ func (n *fieldNode) portableObject(buf []byte, p, limit int, fid, cid, ver int32
 	return plan.emit(n, &rec, v, at, pos, kind, depth, out)
 }
 
-// portableTop is Read's fast path for a plain field of a top-level
+// Top is Read's fast path for a plain field of a top-level
 // Portable object whose class version has a plan and whose field table has
 // the field where the plan last found it: ok=false leaves the read to the
 // general walk.
-func (n *fieldNode) portableTop(d core.Data, v *core.FieldValue) bool {
+func (n *Node) Top(d core.Data, v *core.FieldValue) bool {
 	const body = core.HeaderSize + 12 // after factory, class and version
 	if len(d) < body+8 {
 		return false
 	}
 	be := binary.BigEndian
 	fid, cid, ver := int32(be.Uint32(d[core.HeaderSize:])), int32(be.Uint32(d[core.HeaderSize+4:])), int32(be.Uint32(d[core.HeaderSize+8:]))
-	plans := n.portable.Load()
+	plans := n.plans.Load()
 	if plans == nil {
 		return false
 	}
-	var c *portablePlan
+	var c *pathPlan
 	for _, p := range *plans {
 		if p.factoryID == fid && p.classID == cid && p.version == ver {
 			c = p
@@ -124,12 +144,12 @@ func (n *fieldNode) portableTop(d core.Data, v *core.FieldValue) bool {
 	if pos < tableEnd || pos > end-3 {
 		return false
 	}
-	name := n.steps[0].Name
+	name := n.Steps[0].Name
 	nameLen := int(be.Uint16(d[pos:]))
 	if nameLen != len(name) || pos+3+nameLen > end || string(d[pos+2:pos+2+nameLen]) != name {
 		return false
 	}
-	kind, known := PortableKind(int32(int8(d[pos+2+nameLen])))
+	kind, known := KindOf(int32(int8(d[pos+2+nameLen])))
 	if !known || kind.IsArray() || kind == core.KindPortable {
 		return false
 	}
@@ -154,13 +174,13 @@ func (n *fieldNode) portableTop(d core.Data, v *core.FieldValue) bool {
 // pos. A nested PORTABLE field's identity, version and body start at
 // rec.buf[at]; the items of a PORTABLE_ARRAY share the identity the array
 // holds after its length, and their version and body start at rec.buf[at].
-func (c *portablePlan) emit(n *fieldNode, rec *PortableRecord, v core.FieldValue, at, pos int, kind core.FieldKind, depth int, out *core.Sink) error {
+func (c *pathPlan) emit(n *Node, rec *Record, v core.FieldValue, at, pos int, kind core.FieldKind, depth int, out *core.Sink) error {
 	if v.Kind != core.ValueObject {
 		if c.next != nil {
 			if v.Kind == core.ValueNull {
 				return nil
 			}
-			return n.notAnObject(n.steps[0].Name, kind.String())
+			return n.Opts.NotAnObject(n.Steps, n.Steps[0].Name, kind.String())
 		}
 		return out.Emit(v)
 	}
@@ -173,29 +193,29 @@ func (c *portablePlan) emit(n *fieldNode, rec *PortableRecord, v core.FieldValue
 		fid, cid = ids.Int32(), ids.Int32()
 	}
 	ver := rd.Int32()
-	if err := portableErr(&rd, n.steps[0].Name); err != nil {
+	if err := fieldErr(&rd, n.Steps[0].Name); err != nil {
 		return err
 	}
 	if c.next != nil {
-		return c.next.portableObject(rec.buf, rd.Pos(), len(rec.buf), fid, cid, ver, depth+1, out)
+		return c.next.Object(rec.buf, rd.Pos(), len(rec.buf), fid, cid, ver, depth+1, out)
 	}
-	nested, _, err := parsePortable(rec.buf, rd.Pos(), len(rec.buf), fid, cid, ver, n.r.svc.classes)
+	nested, _, err := Parse(rec.buf, rd.Pos(), len(rec.buf), fid, cid, ver, n.Classes)
 	if err != nil {
 		return err
 	}
-	if v, err = n.nestedData(&nested); err != nil {
+	if v, err = n.Opts.NestedData(&nested); err != nil {
 		return err
 	}
 	return out.Emit(v)
 }
 
 // absent handles a field the object does not have.
-func (c *portablePlan) absent(n *fieldNode) error {
-	if !n.r.opts.Strict || c.known.Load() {
+func (c *pathPlan) absent(n *Node) error {
+	if !n.Opts.Strict || c.known.Load() {
 		return nil
 	}
-	name := n.steps[0].Name
-	for _, cd := range n.r.svc.classes.All() {
+	name := n.Steps[0].Name
+	for _, cd := range n.Classes.All() {
 		if cd.FactoryID == c.factoryID && cd.ClassID == c.classID {
 			if _, ok := cd.byName[name]; ok {
 				c.known.Store(true)
@@ -209,32 +229,32 @@ func (c *portablePlan) absent(n *fieldNode) error {
 // fieldValue reads the value of kind k at pos. A nested object is a
 // ValueObject without bytes whose null flag was read: its identity (factory
 // and class ids) starts at rec.buf[at].
-func (r *PortableRecord) fieldValue(pos int, k core.FieldKind, name string) (v core.FieldValue, at int, err error) {
+func (r *Record) fieldValue(pos int, k core.FieldKind, name string) (v core.FieldValue, at int, err error) {
 	rd := wire.NewReader(r.buf, pos)
 	switch k {
 	case core.KindPortable:
 		if rd.Bool() {
-			return core.FieldValue{}, 0, portableErr(&rd, name)
+			return core.FieldValue{}, 0, fieldErr(&rd, name)
 		}
-		return core.FieldValue{Kind: core.ValueObject}, rd.Pos(), portableErr(&rd, name)
+		return core.FieldValue{Kind: core.ValueObject}, rd.Pos(), fieldErr(&rd, name)
 	case core.KindDecimal, core.KindTime, core.KindDate, core.KindTimestamp, core.KindTimestampWithTimezone:
 		if rd.Bool() {
-			return core.FieldValue{}, 0, portableErr(&rd, name)
+			return core.FieldValue{}, 0, fieldErr(&rd, name)
 		}
 	}
 	if k.IsArray() {
 		if rd.Int32() == -1 {
-			return core.FieldValue{}, 0, portableErr(&rd, name) // a null array
+			return core.FieldValue{}, 0, fieldErr(&rd, name) // a null array
 		}
-		return core.FieldValue{Kind: core.ValueArray}, 0, portableErr(&rd, name)
+		return core.FieldValue{Kind: core.ValueArray}, 0, fieldErr(&rd, name)
 	}
 	v = core.VarValue(&rd, k, true)
-	return v, 0, portableErr(&rd, name)
+	return v, 0, fieldErr(&rd, name)
 }
 
-// portableItemSize is the size of the items of Portable's arrays of
+// itemSize is the size of the items of Portable's arrays of
 // fixed-size items, which have no null items and are not bit-packed.
-func portableItemSize(k core.FieldKind) int {
+func itemSize(k core.FieldKind) int {
 	switch k {
 	case core.KindArrayOfBoolean, core.KindArrayOfInt8:
 		return 1
@@ -249,19 +269,19 @@ func portableItemSize(k core.FieldKind) int {
 }
 
 // itemCount returns the length of the array of kind k at pos (-1: null).
-func (r *PortableRecord) itemCount(pos int, k core.FieldKind, name string) (int, error) {
+func (r *Record) itemCount(pos int, k core.FieldKind, name string) (int, error) {
 	rd := wire.NewReader(r.buf, pos)
-	size := portableItemSize(k)
+	size := itemSize(k)
 	if size == 0 {
 		size = 4 // a length or a position per item
 	}
 	n := rd.Length(size, true)
-	return n, portableErr(&rd, name)
+	return n, fieldErr(&rd, name)
 }
 
 // item reads item i (< itemCount) of the array of kind k at pos, as
 // fieldValue reads a field: a portable item's version starts at rec.buf[at].
-func (r *PortableRecord) item(pos int, k core.FieldKind, i int, name string) (v core.FieldValue, at int, err error) {
+func (r *Record) item(pos int, k core.FieldKind, i int, name string) (v core.FieldValue, at int, err error) {
 	rd := wire.NewReader(r.buf, pos+4)
 	elem := k.Elem()
 	switch k {
@@ -272,14 +292,14 @@ func (r *PortableRecord) item(pos int, k core.FieldKind, i int, name string) (v 
 			}
 		}
 		v = core.VarValue(&rd, elem, true)
-		return v, 0, portableErr(&rd, name)
+		return v, 0, fieldErr(&rd, name)
 	case core.KindArrayOfPortable:
 		rd.Skip(8) // factory and class ids
 		fallthrough
 	case core.KindArrayOfDecimal, core.KindArrayOfTime, core.KindArrayOfDate, core.KindArrayOfTimestamp, core.KindArrayOfTimestampWithTimezone:
 		rd.Skip(4 * i)
 		at := int(rd.Int32())
-		if err := portableErr(&rd, name); err != nil {
+		if err := fieldErr(&rd, name); err != nil {
 			return core.FieldValue{}, 0, err
 		}
 		if at <= r.body || at >= len(r.buf) {
@@ -290,9 +310,9 @@ func (r *PortableRecord) item(pos int, k core.FieldKind, i int, name string) (v 
 		}
 		item := wire.NewReader(r.buf, at)
 		v = core.VarValue(&item, elem, true)
-		return v, 0, portableErr(&item, name)
+		return v, 0, fieldErr(&item, name)
 	}
-	rd.Skip(i * portableItemSize(k))
+	rd.Skip(i * itemSize(k))
 	v = core.VarValue(&rd, elem, true)
-	return v, 0, portableErr(&rd, name)
+	return v, 0, fieldErr(&rd, name)
 }

@@ -1,4 +1,4 @@
-package serialization
+package portable
 
 import (
 	"fmt"
@@ -8,14 +8,14 @@ import (
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
 
-// PortableRecord reads the fields of one Portable object in place, through
+// Record reads the fields of one Portable object in place, through
 // the field position table, without decoding the rest. Fields are found by
 // name, so data written with another version of the class reads correctly;
 // the binary is self-describing and no class definition is required.
 //
-// A PortableRecord aliases the Data it was read from (positions in Portable
+// A Record aliases the Data it was read from (positions in Portable
 // are absolute in the Data): the bytes must not change while it is in use.
-type PortableRecord struct {
+type Record struct {
 	buf       []byte // the Data, cut at the end of this object
 	body      int    // index of the object's end-position word
 	count     int    // field count
@@ -26,36 +26,36 @@ type PortableRecord struct {
 	classes   *ClassRegistry
 }
 
-// ReadPortableRecord reads the Portable object of a Data of type -1. Class
+// ReadRecord reads the Portable object of a Data of type -1. Class
 // definitions in classes speed up field lookups but are not required.
-func ReadPortableRecord(d core.Data, classes *ClassRegistry) (PortableRecord, error) {
+func ReadRecord(d core.Data, classes *ClassRegistry) (Record, error) {
 	if err := d.Check(); err != nil {
-		return PortableRecord{}, err
+		return Record{}, err
 	}
 	if d.Type() != core.TypePortable {
-		return PortableRecord{}, &core.DecodeError{Format: "portable", Offset: 4, Reason: "type id " + strconv.Itoa(int(d.Type())) + " is not the portable type"}
+		return Record{}, &core.DecodeError{Format: "portable", Offset: 4, Reason: "type id " + strconv.Itoa(int(d.Type())) + " is not the portable type"}
 	}
 	rd := wire.NewReader(d, core.HeaderSize)
 	fid, cid, ver := rd.Int32(), rd.Int32(), rd.Int32()
 	if rd.Err() != nil {
-		return PortableRecord{}, core.Malformed("portable", core.HeaderSize, "truncated class identity")
+		return Record{}, core.Malformed("portable", core.HeaderSize, "truncated class identity")
 	}
-	rec, _, err := parsePortable(d, rd.Pos(), len(d), fid, cid, ver, classes)
+	rec, _, err := Parse(d, rd.Pos(), len(d), fid, cid, ver, classes)
 	return rec, err
 }
 
-// parsePortable reads an object body at b[p] that must end by b[limit].
-func parsePortable(b []byte, p, limit int, fid, cid, ver int32, classes *ClassRegistry) (PortableRecord, int, error) {
+// Parse reads an object body at b[p] that must end by b[limit].
+func Parse(b []byte, p, limit int, fid, cid, ver int32, classes *ClassRegistry) (Record, int, error) {
 	end, ok1 := wire.Int32At(b[:limit], p)
 	count, ok2 := wire.Int32At(b[:limit], p+4)
 	if !ok1 || !ok2 {
-		return PortableRecord{}, 0, core.Malformed("portable", p, "truncated object header")
+		return Record{}, 0, core.Malformed("portable", p, "truncated object header")
 	}
 	tableEnd := int64(p) + 8 + 4*(int64(count)+1)
 	if count < 0 || tableEnd > int64(end) || int(end) > limit {
-		return PortableRecord{}, 0, core.Malformed("portable", p, "field count or end position out of range")
+		return Record{}, 0, core.Malformed("portable", p, "field count or end position out of range")
 	}
-	rec := PortableRecord{buf: b[:end:end], body: p, count: int(count), factoryID: fid, classID: cid, version: ver, classes: classes}
+	rec := Record{buf: b[:end:end], body: p, count: int(count), factoryID: fid, classID: cid, version: ver, classes: classes}
 	if classes != nil {
 		if cd, ok := classes.Get(fid, cid, ver); ok && len(cd.Fields) == rec.count {
 			rec.cd = cd
@@ -65,23 +65,23 @@ func parsePortable(b []byte, p, limit int, fid, cid, ver int32, classes *ClassRe
 }
 
 // FactoryID returns the factory id of the object's class.
-func (r *PortableRecord) FactoryID() int32 { return r.factoryID }
+func (r *Record) FactoryID() int32 { return r.factoryID }
 
 // ClassID returns the class id of the object's class.
-func (r *PortableRecord) ClassID() int32 { return r.classID }
+func (r *Record) ClassID() int32 { return r.classID }
 
 // Version returns the class version the object was written with.
-func (r *PortableRecord) Version() int32 { return r.version }
+func (r *Record) Version() int32 { return r.version }
 
 // fieldAt returns the position of the entry of field i.
-func (r *PortableRecord) fieldAt(i int) int {
+func (r *Record) fieldAt(i int) int {
 	v, _ := wire.Int32At(r.buf, r.body+8+4*i)
 	return int(v)
 }
 
 // entry reads the entry header at pos: the name and the kind; value is the
 // position of the value.
-func (r *PortableRecord) entry(pos int) (name []byte, kind core.FieldKind, value int, err error) {
+func (r *Record) entry(pos int) (name []byte, kind core.FieldKind, value int, err error) {
 	if pos < r.body+8+4*(r.count+1) || pos >= len(r.buf) {
 		return nil, 0, 0, core.Malformed("portable", pos, "field position outside the object")
 	}
@@ -92,7 +92,7 @@ func (r *PortableRecord) entry(pos int) (name []byte, kind core.FieldKind, value
 	if rd.Err() != nil {
 		return nil, 0, 0, core.Malformed("portable", pos, "truncated field entry")
 	}
-	kind, ok := PortableKind(int32(t))
+	kind, ok := KindOf(int32(t))
 	if !ok {
 		return nil, 0, 0, core.Malformed("portable", pos, "unknown field type "+strconv.Itoa(int(t)))
 	}
@@ -100,7 +100,7 @@ func (r *PortableRecord) entry(pos int) (name []byte, kind core.FieldKind, value
 }
 
 // locate finds a field by name and returns its kind and value position.
-func (r *PortableRecord) locate(name string) (core.FieldKind, int, error) {
+func (r *Record) locate(name string) (core.FieldKind, int, error) {
 	if r.buf == nil {
 		return 0, 0, &core.FieldError{Field: name, Reason: "read from an empty record"}
 	}
@@ -121,7 +121,7 @@ func (r *PortableRecord) locate(name string) (core.FieldKind, int, error) {
 // the named field, looking at index hint first (the index of the class
 // definition, or the one a compiled reader found before); index -1 means
 // the object has no such field.
-func (r *PortableRecord) find(name string, hint int) (kind core.FieldKind, pos, index int, err error) {
+func (r *Record) find(name string, hint int) (kind core.FieldKind, pos, index int, err error) {
 	if hint >= 0 && hint < r.count {
 		if n, k, v, err := r.entry(r.fieldAt(hint)); err == nil && string(n) == name {
 			return k, v, hint, nil
@@ -140,7 +140,7 @@ func (r *PortableRecord) find(name string, hint int) (kind core.FieldKind, pos, 
 }
 
 // FieldKind returns the kind of the named field, or KindNotAvailable.
-func (r *PortableRecord) FieldKind(name string) core.FieldKind {
+func (r *Record) FieldKind(name string) core.FieldKind {
 	k, _, err := r.locate(name)
 	if err != nil {
 		return core.KindNotAvailable
@@ -149,23 +149,23 @@ func (r *PortableRecord) FieldKind(name string) core.FieldKind {
 }
 
 // HasField reports whether the object has the named field.
-func (r *PortableRecord) HasField(name string) bool {
+func (r *Record) HasField(name string) bool {
 	return r.FieldKind(name) != core.KindNotAvailable
 }
 
 // ClassDefinition returns the writer's class definition: the registered one,
 // or one rebuilt from the self-describing binary.
-func (r *PortableRecord) ClassDefinition() (*ClassDefinition, error) {
+func (r *Record) ClassDefinition() (*ClassDefinition, error) {
 	if r.cd != nil {
 		return r.cd, nil
 	}
-	fields := make([]PortableField, r.count)
+	fields := make([]Field, r.count)
 	for i := range fields {
 		n, k, v, err := r.entry(r.fieldAt(i))
 		if err != nil {
 			return nil, err
 		}
-		fields[i] = PortableField{Name: string(n), Kind: k}
+		fields[i] = Field{Name: string(n), Kind: k}
 		if k == core.KindPortable || k == core.KindArrayOfPortable {
 			rd := wire.NewReader(r.buf, v)
 			if k == core.KindPortable {
@@ -189,7 +189,7 @@ func (r *PortableRecord) ClassDefinition() (*ClassDefinition, error) {
 }
 
 // value resolves a field that must have kind k and returns a reader at its value.
-func (r *PortableRecord) value(name string, k core.FieldKind) (wire.Reader, error) {
+func (r *Record) value(name string, k core.FieldKind) (wire.Reader, error) {
 	kind, pos, err := r.locate(name)
 	if err != nil {
 		return wire.Reader{}, err
@@ -200,7 +200,7 @@ func (r *PortableRecord) value(name string, k core.FieldKind) (wire.Reader, erro
 	return wire.NewReader(r.buf, pos), nil
 }
 
-func portableErr(rd *wire.Reader, name string) error {
+func fieldErr(rd *wire.Reader, name string) error {
 	if rd.Err() == nil {
 		return nil
 	}
@@ -208,103 +208,103 @@ func portableErr(rd *wire.Reader, name string) error {
 }
 
 // GetBoolean reads a BOOLEAN field.
-func (r *PortableRecord) GetBoolean(name string) (bool, error) {
+func (r *Record) GetBoolean(name string) (bool, error) {
 	rd, err := r.value(name, core.KindBoolean)
 	if err != nil {
 		return false, err
 	}
 	v := rd.Bool()
-	return v, portableErr(&rd, name)
+	return v, fieldErr(&rd, name)
 }
 
 // GetInt8 reads a BYTE field.
-func (r *PortableRecord) GetInt8(name string) (int8, error) {
+func (r *Record) GetInt8(name string) (int8, error) {
 	rd, err := r.value(name, core.KindInt8)
 	if err != nil {
 		return 0, err
 	}
 	v := rd.Int8()
-	return v, portableErr(&rd, name)
+	return v, fieldErr(&rd, name)
 }
 
 // GetChar reads a CHAR field.
-func (r *PortableRecord) GetChar(name string) (core.Char, error) {
+func (r *Record) GetChar(name string) (core.Char, error) {
 	rd, err := r.value(name, core.KindChar)
 	if err != nil {
 		return 0, err
 	}
 	v := core.Char(rd.Uint16())
-	return v, portableErr(&rd, name)
+	return v, fieldErr(&rd, name)
 }
 
 // GetInt16 reads a SHORT field.
-func (r *PortableRecord) GetInt16(name string) (int16, error) {
+func (r *Record) GetInt16(name string) (int16, error) {
 	rd, err := r.value(name, core.KindInt16)
 	if err != nil {
 		return 0, err
 	}
 	v := rd.Int16()
-	return v, portableErr(&rd, name)
+	return v, fieldErr(&rd, name)
 }
 
 // GetInt32 reads a INT field.
-func (r *PortableRecord) GetInt32(name string) (int32, error) {
+func (r *Record) GetInt32(name string) (int32, error) {
 	rd, err := r.value(name, core.KindInt32)
 	if err != nil {
 		return 0, err
 	}
 	v := rd.Int32()
-	return v, portableErr(&rd, name)
+	return v, fieldErr(&rd, name)
 }
 
 // GetInt64 reads a LONG field.
-func (r *PortableRecord) GetInt64(name string) (int64, error) {
+func (r *Record) GetInt64(name string) (int64, error) {
 	rd, err := r.value(name, core.KindInt64)
 	if err != nil {
 		return 0, err
 	}
 	v := rd.Int64()
-	return v, portableErr(&rd, name)
+	return v, fieldErr(&rd, name)
 }
 
 // GetFloat32 reads a FLOAT field.
-func (r *PortableRecord) GetFloat32(name string) (float32, error) {
+func (r *Record) GetFloat32(name string) (float32, error) {
 	rd, err := r.value(name, core.KindFloat32)
 	if err != nil {
 		return 0, err
 	}
 	v := rd.Float32()
-	return v, portableErr(&rd, name)
+	return v, fieldErr(&rd, name)
 }
 
 // GetFloat64 reads a DOUBLE field.
-func (r *PortableRecord) GetFloat64(name string) (float64, error) {
+func (r *Record) GetFloat64(name string) (float64, error) {
 	rd, err := r.value(name, core.KindFloat64)
 	if err != nil {
 		return 0, err
 	}
 	v := rd.Float64()
-	return v, portableErr(&rd, name)
+	return v, fieldErr(&rd, name)
 }
 
 // GetStringBytes returns a view of a UTF field's bytes; null reports ok=false.
-func (r *PortableRecord) GetStringBytes(name string) (b []byte, ok bool, err error) {
+func (r *Record) GetStringBytes(name string) (b []byte, ok bool, err error) {
 	rd, err := r.value(name, core.KindString)
 	if err != nil {
 		return nil, false, err
 	}
 	b, ok = rd.StringBytes()
-	return b, ok, portableErr(&rd, name)
+	return b, ok, fieldErr(&rd, name)
 }
 
 // GetString reads a UTF field; null reads as "".
-func (r *PortableRecord) GetString(name string) (string, error) {
+func (r *Record) GetString(name string) (string, error) {
 	b, _, err := r.GetStringBytes(name)
 	return string(b), err
 }
 
 // GetStringPtr reads a UTF field; null is nil.
-func (r *PortableRecord) GetStringPtr(name string) (*string, error) {
+func (r *Record) GetStringPtr(name string) (*string, error) {
 	b, ok, err := r.GetStringBytes(name)
 	if err != nil || !ok {
 		return nil, err
@@ -314,70 +314,72 @@ func (r *PortableRecord) GetStringPtr(name string) (*string, error) {
 }
 
 // nullableValue reads the isNull flag of DECIMAL/TIME/DATE/TIMESTAMP fields.
-func nullableValue[T any](r *PortableRecord, name string, k core.FieldKind, read func(*wire.Reader) T) (*T, error) {
+func nullableValue[T any](r *Record, name string, k core.FieldKind, read func(*wire.Reader) T) (*T, error) {
 	rd, err := r.value(name, k)
 	if err != nil {
 		return nil, err
 	}
 	if rd.Bool() {
-		return nil, portableErr(&rd, name)
+		return nil, fieldErr(&rd, name)
 	}
 	v := read(&rd)
-	if err := portableErr(&rd, name); err != nil {
+	if err := fieldErr(&rd, name); err != nil {
 		return nil, err
 	}
 	return &v, nil
 }
 
 func readPortableDate(rd *wire.Reader) core.LocalDate { return core.ReadDate(rd, true) }
+
 func readPortableTimestamp(rd *wire.Reader) core.LocalDateTime {
 	return core.ReadTimestamp(rd, true)
 }
+
 func readPortableTimestampTZ(rd *wire.Reader) core.OffsetDateTime {
 	return core.ReadTimestampTZ(rd, true)
 }
 
 // GetDecimal reads a DECIMAL field; null is nil.
-func (r *PortableRecord) GetDecimal(name string) (*core.Decimal, error) {
+func (r *Record) GetDecimal(name string) (*core.Decimal, error) {
 	return nullableValue(r, name, core.KindDecimal, core.ReadDecimal)
 }
 
 // GetTime reads a TIME field; null is nil.
-func (r *PortableRecord) GetTime(name string) (*core.LocalTime, error) {
+func (r *Record) GetTime(name string) (*core.LocalTime, error) {
 	return nullableValue(r, name, core.KindTime, core.ReadTime)
 }
 
 // GetDate reads a DATE field; null is nil.
-func (r *PortableRecord) GetDate(name string) (*core.LocalDate, error) {
+func (r *Record) GetDate(name string) (*core.LocalDate, error) {
 	return nullableValue(r, name, core.KindDate, readPortableDate)
 }
 
 // GetTimestamp reads a TIMESTAMP field; null is nil.
-func (r *PortableRecord) GetTimestamp(name string) (*core.LocalDateTime, error) {
+func (r *Record) GetTimestamp(name string) (*core.LocalDateTime, error) {
 	return nullableValue(r, name, core.KindTimestamp, readPortableTimestamp)
 }
 
 // GetTimestampWithTimezone reads a TIMESTAMP_WITH_TIMEZONE field; null is nil.
-func (r *PortableRecord) GetTimestampWithTimezone(name string) (*core.OffsetDateTime, error) {
+func (r *Record) GetTimestampWithTimezone(name string) (*core.OffsetDateTime, error) {
 	return nullableValue(r, name, core.KindTimestampWithTimezone, readPortableTimestampTZ)
 }
 
 // GetPortable reads a nested PORTABLE field as a record; null is nil.
-func (r *PortableRecord) GetPortable(name string) (*PortableRecord, error) {
+func (r *Record) GetPortable(name string) (*Record, error) {
 	rd, err := r.value(name, core.KindPortable)
 	if err != nil {
 		return nil, err
 	}
 	null := rd.Bool()
 	fid, cid := rd.Int32(), rd.Int32()
-	if err := portableErr(&rd, name); err != nil || null {
+	if err := fieldErr(&rd, name); err != nil || null {
 		return nil, err
 	}
 	ver := rd.Int32()
-	if err := portableErr(&rd, name); err != nil {
+	if err := fieldErr(&rd, name); err != nil {
 		return nil, err
 	}
-	rec, _, err := parsePortable(r.buf, rd.Pos(), len(r.buf), fid, cid, ver, r.classes)
+	rec, _, err := Parse(r.buf, rd.Pos(), len(r.buf), fid, cid, ver, r.classes)
 	if err != nil {
 		return nil, err
 	}
@@ -385,20 +387,20 @@ func (r *PortableRecord) GetPortable(name string) (*PortableRecord, error) {
 }
 
 // GetArrayOfPortable reads a PORTABLE_ARRAY field as records; null is nil.
-func (r *PortableRecord) GetArrayOfPortable(name string) ([]*PortableRecord, error) {
+func (r *Record) GetArrayOfPortable(name string) ([]*Record, error) {
 	rd, err := r.value(name, core.KindArrayOfPortable)
 	if err != nil {
 		return nil, err
 	}
 	n := rd.Length(4, true)
 	fid, cid := rd.Int32(), rd.Int32()
-	if err := portableErr(&rd, name); err != nil || n < 0 {
+	if err := fieldErr(&rd, name); err != nil || n < 0 {
 		return nil, err
 	}
 	if int64(n)*4 > int64(rd.Len()) {
 		return nil, core.Malformed("portable", rd.Pos(), "portable array "+strconv.Quote(name)+" is longer than the data")
 	}
-	out := make([]*PortableRecord, n)
+	out := make([]*Record, n)
 	for i := range out {
 		pos := int(rd.Int32())
 		item := wire.NewReader(r.buf, pos)
@@ -406,7 +408,7 @@ func (r *PortableRecord) GetArrayOfPortable(name string) ([]*PortableRecord, err
 		if pos <= r.body || item.Err() != nil {
 			return nil, core.Malformed("portable", pos, "portable array item position out of range")
 		}
-		rec, _, err := parsePortable(r.buf, item.Pos(), len(r.buf), fid, cid, ver, r.classes)
+		rec, _, err := Parse(r.buf, item.Pos(), len(r.buf), fid, cid, ver, r.classes)
 		if err != nil {
 			return nil, err
 		}
@@ -417,72 +419,72 @@ func (r *PortableRecord) GetArrayOfPortable(name string) ([]*PortableRecord, err
 
 // arrayValue reads a nullable primitive array of kind k: int length (-1 =
 // null) + items.
-func arrayValue[T any](r *PortableRecord, name string, k core.FieldKind, size int, read func(*wire.Reader) T) ([]T, error) {
+func arrayValue[T any](r *Record, name string, k core.FieldKind, size int, read func(*wire.Reader) T) ([]T, error) {
 	rd, err := r.value(name, k)
 	if err != nil {
 		return nil, err
 	}
 	v := core.ReadSlice(&rd, size, read)
-	return v, portableErr(&rd, name)
+	return v, fieldErr(&rd, name)
 }
 
 // GetArrayOfBoolean reads a BOOLEAN_ARRAY field; null is nil.
-func (r *PortableRecord) GetArrayOfBoolean(name string) ([]bool, error) {
+func (r *Record) GetArrayOfBoolean(name string) ([]bool, error) {
 	return arrayValue(r, name, core.KindArrayOfBoolean, 1, (*wire.Reader).Bool)
 }
 
 // GetArrayOfInt8 reads a BYTE_ARRAY field; null is nil.
-func (r *PortableRecord) GetArrayOfInt8(name string) ([]int8, error) {
+func (r *Record) GetArrayOfInt8(name string) ([]int8, error) {
 	return arrayValue(r, name, core.KindArrayOfInt8, 1, (*wire.Reader).Int8)
 }
 
 // GetByteArray reads a BYTE_ARRAY field as bytes; null is nil.
-func (r *PortableRecord) GetByteArray(name string) ([]byte, error) {
+func (r *Record) GetByteArray(name string) ([]byte, error) {
 	return arrayValue(r, name, core.KindArrayOfInt8, 1, func(rd *wire.Reader) byte { return byte(rd.Int8()) })
 }
 
 // GetArrayOfChar reads a CHAR_ARRAY field; null is nil.
-func (r *PortableRecord) GetArrayOfChar(name string) ([]core.Char, error) {
+func (r *Record) GetArrayOfChar(name string) ([]core.Char, error) {
 	return arrayValue(r, name, core.KindArrayOfChar, 2, func(rd *wire.Reader) core.Char { return core.Char(rd.Uint16()) })
 }
 
 // GetArrayOfInt16 reads a SHORT_ARRAY field; null is nil.
-func (r *PortableRecord) GetArrayOfInt16(name string) ([]int16, error) {
+func (r *Record) GetArrayOfInt16(name string) ([]int16, error) {
 	return arrayValue(r, name, core.KindArrayOfInt16, 2, (*wire.Reader).Int16)
 }
 
 // GetArrayOfInt32 reads an INT_ARRAY field; null is nil.
-func (r *PortableRecord) GetArrayOfInt32(name string) ([]int32, error) {
+func (r *Record) GetArrayOfInt32(name string) ([]int32, error) {
 	return arrayValue(r, name, core.KindArrayOfInt32, 4, (*wire.Reader).Int32)
 }
 
 // GetArrayOfInt64 reads a LONG_ARRAY field; null is nil.
-func (r *PortableRecord) GetArrayOfInt64(name string) ([]int64, error) {
+func (r *Record) GetArrayOfInt64(name string) ([]int64, error) {
 	return arrayValue(r, name, core.KindArrayOfInt64, 8, (*wire.Reader).Int64)
 }
 
 // GetArrayOfFloat32 reads a FLOAT_ARRAY field; null is nil.
-func (r *PortableRecord) GetArrayOfFloat32(name string) ([]float32, error) {
+func (r *Record) GetArrayOfFloat32(name string) ([]float32, error) {
 	return arrayValue(r, name, core.KindArrayOfFloat32, 4, (*wire.Reader).Float32)
 }
 
 // GetArrayOfFloat64 reads a DOUBLE_ARRAY field; null is nil.
-func (r *PortableRecord) GetArrayOfFloat64(name string) ([]float64, error) {
+func (r *Record) GetArrayOfFloat64(name string) ([]float64, error) {
 	return arrayValue(r, name, core.KindArrayOfFloat64, 8, (*wire.Reader).Float64)
 }
 
 // GetArrayOfStringPtr reads a UTF_ARRAY field; null items are nil.
-func (r *PortableRecord) GetArrayOfStringPtr(name string) ([]*string, error) {
+func (r *Record) GetArrayOfStringPtr(name string) ([]*string, error) {
 	rd, err := r.value(name, core.KindArrayOfString)
 	if err != nil {
 		return nil, err
 	}
 	v := core.ReadStringPtrs(&rd)
-	return v, portableErr(&rd, name)
+	return v, fieldErr(&rd, name)
 }
 
 // GetArrayOfString reads a UTF_ARRAY field; null items read as "".
-func (r *PortableRecord) GetArrayOfString(name string) ([]string, error) {
+func (r *Record) GetArrayOfString(name string) ([]string, error) {
 	ptrs, err := r.GetArrayOfStringPtr(name)
 	if ptrs == nil {
 		return nil, err
@@ -497,13 +499,13 @@ func (r *PortableRecord) GetArrayOfString(name string) ([]string, error) {
 }
 
 // positionedValues reads int length (-1 = null), item positions, and items.
-func positionedValues[T any](r *PortableRecord, name string, k core.FieldKind, read func(*wire.Reader) T) ([]*T, error) {
+func positionedValues[T any](r *Record, name string, k core.FieldKind, read func(*wire.Reader) T) ([]*T, error) {
 	rd, err := r.value(name, k)
 	if err != nil {
 		return nil, err
 	}
 	n := rd.Length(4, true)
-	if err := portableErr(&rd, name); err != nil || n < 0 {
+	if err := fieldErr(&rd, name); err != nil || n < 0 {
 		return nil, err
 	}
 	out := make([]*T, n)
@@ -513,42 +515,42 @@ func positionedValues[T any](r *PortableRecord, name string, k core.FieldKind, r
 			item.Fail(wire.ErrLength)
 		}
 		v := read(&item)
-		if err := portableErr(&item, name); err != nil {
+		if err := fieldErr(&item, name); err != nil {
 			return nil, err
 		}
 		out[i] = &v
 	}
-	return out, portableErr(&rd, name)
+	return out, fieldErr(&rd, name)
 }
 
 // GetArrayOfDecimal reads a DECIMAL_ARRAY field; null is nil.
-func (r *PortableRecord) GetArrayOfDecimal(name string) ([]*core.Decimal, error) {
+func (r *Record) GetArrayOfDecimal(name string) ([]*core.Decimal, error) {
 	return positionedValues(r, name, core.KindArrayOfDecimal, core.ReadDecimal)
 }
 
 // GetArrayOfTime reads a TIME_ARRAY field; null is nil.
-func (r *PortableRecord) GetArrayOfTime(name string) ([]*core.LocalTime, error) {
+func (r *Record) GetArrayOfTime(name string) ([]*core.LocalTime, error) {
 	return positionedValues(r, name, core.KindArrayOfTime, core.ReadTime)
 }
 
 // GetArrayOfDate reads a DATE_ARRAY field; null is nil.
-func (r *PortableRecord) GetArrayOfDate(name string) ([]*core.LocalDate, error) {
+func (r *Record) GetArrayOfDate(name string) ([]*core.LocalDate, error) {
 	return positionedValues(r, name, core.KindArrayOfDate, readPortableDate)
 }
 
 // GetArrayOfTimestamp reads a TIMESTAMP_ARRAY field; null is nil.
-func (r *PortableRecord) GetArrayOfTimestamp(name string) ([]*core.LocalDateTime, error) {
+func (r *Record) GetArrayOfTimestamp(name string) ([]*core.LocalDateTime, error) {
 	return positionedValues(r, name, core.KindArrayOfTimestamp, readPortableTimestamp)
 }
 
 // GetArrayOfTimestampWithTimezone reads a TIMESTAMP_WITH_TIMEZONE_ARRAY field; null is nil.
-func (r *PortableRecord) GetArrayOfTimestampWithTimezone(name string) ([]*core.OffsetDateTime, error) {
+func (r *Record) GetArrayOfTimestampWithTimezone(name string) ([]*core.OffsetDateTime, error) {
 	return positionedValues(r, name, core.KindArrayOfTimestampWithTimezone, readPortableTimestampTZ)
 }
 
 // Get reads any field as a Go value: the types of the typed getters, nil for
-// null, *PortableRecord for nested objects.
-func (r *PortableRecord) Get(name string) (any, error) {
+// null, *Record for nested objects.
+func (r *Record) Get(name string) (any, error) {
 	kind, _, err := r.locate(name)
 	if err != nil {
 		return nil, err
@@ -624,7 +626,7 @@ func (r *PortableRecord) Get(name string) (any, error) {
 
 // writeFields rewrites the record's fields through w (used to nest a record
 // at another position, since Portable positions are absolute).
-func (r *PortableRecord) writeFields(w *PortableWriter) {
+func (r *Record) writeFields(w *Writer) {
 	cd := w.cd
 	for _, f := range cd.Fields {
 		v, err := r.Get(f.Name)
@@ -636,39 +638,39 @@ func (r *PortableRecord) writeFields(w *PortableWriter) {
 	}
 }
 
-// PortableRecordBuilder builds a Portable object for a class definition
+// RecordBuilder builds a Portable object for a class definition
 // without a Go type: Hazelcast's GenericRecordBuilder.portable.
-type PortableRecordBuilder struct {
+type RecordBuilder struct {
 	cd     *ClassDefinition
 	values map[string]any
 }
 
-// NewPortableRecordBuilder starts a record of class cd.
-func NewPortableRecordBuilder(cd *ClassDefinition) *PortableRecordBuilder {
-	return &PortableRecordBuilder{cd: cd, values: map[string]any{}}
+// NewRecordBuilder starts a record of class cd.
+func NewRecordBuilder(cd *ClassDefinition) *RecordBuilder {
+	return &RecordBuilder{cd: cd, values: map[string]any{}}
 }
 
-// Set sets a field. Values take the types PortableRecord.Get returns (or
-// pointers to them, or nil for null); nested objects are *PortableRecord.
-func (b *PortableRecordBuilder) Set(name string, value any) *PortableRecordBuilder {
+// Set sets a field. Values take the types Record.Get returns (or
+// pointers to them, or nil for null); nested objects are *Record.
+func (b *RecordBuilder) Set(name string, value any) *RecordBuilder {
 	b.values[name] = value
 	return b
 }
 
 // Build encodes the record as a complete Data and reads it back.
-func (b *PortableRecordBuilder) Build() (*PortableRecord, error) {
+func (b *RecordBuilder) Build() (*Record, error) {
 	for name := range b.values {
 		if _, _, ok := b.cd.Field(name); !ok {
 			return nil, &core.FieldError{Field: name, Reason: fmt.Sprintf("is not in portable class definition %d/%d/%d", b.cd.FactoryID, b.cd.ClassID, b.cd.Version)}
 		}
 	}
-	e := &encoder{}
+	e := &Encoder{Encoding: &core.Encoding{}}
 	buf := wire.AppendInt32(nil, 0)
 	buf = wire.AppendInt32(buf, core.TypePortable)
 	buf = wire.AppendInt32(buf, b.cd.FactoryID)
 	buf = wire.AppendInt32(buf, b.cd.ClassID)
 	buf = wire.AppendInt32(buf, b.cd.Version)
-	buf, err := e.writePortable(buf, b.cd, func(w *PortableWriter) {
+	buf, err := e.write(buf, b.cd, func(w *Writer) {
 		for _, f := range b.cd.Fields {
 			w.writeValue(f, b.values[f.Name])
 		}
@@ -680,36 +682,36 @@ func (b *PortableRecordBuilder) Build() (*PortableRecord, error) {
 	if err := classes.Add(b.cd); err != nil {
 		return nil, err
 	}
-	rec, err := ReadPortableRecord(buf, classes)
+	rec, err := ReadRecord(buf, classes)
 	if err != nil {
 		return nil, err
 	}
 	return &rec, nil
 }
 
-// writeValue writes field f from a generic value (see PortableRecordBuilder.Set).
-func (w *PortableWriter) writeValue(f PortableField, v any) {
-	if !core.WriteValue(portableField{w, f}, f.Kind, v) {
+// writeValue writes field f from a generic value (see RecordBuilder.Set).
+func (w *Writer) writeValue(f Field, v any) {
+	if !core.WriteValue(valueField{w, f}, f.Kind, v) {
 		w.fail(&core.FieldError{Field: f.Name, Reason: fmt.Sprintf("a %T value cannot be written as %s", v, f.Kind)})
 	}
 }
 
-// portableField is a field of a PortableWriter as the value switch writes
+// valueField is a field of a Writer as the value switch writes
 // it.
-type portableField struct {
-	w *PortableWriter
-	f PortableField
+type valueField struct {
+	w *Writer
+	f Field
 }
 
-var _ core.ValueWriter = portableField{}
+var _ core.ValueWriter = valueField{}
 
-func (f portableField) refuse(k core.FieldKind) {
+func (f valueField) refuse(k core.FieldKind) {
 	f.w.fail(&core.FieldError{Field: f.f.Name, Reason: "kind " + k.String() + " is not a Portable kind"})
 }
 
 // deref writes the items of a Portable array of decimal or temporal values,
 // which cannot hold nulls.
-func deref[T any](f portableField, v []*T, write func(string, []T)) {
+func deref[T any](f valueField, v []*T, write func(string, []T)) {
 	if v == nil {
 		write(f.f.Name, nil)
 		return
@@ -722,55 +724,97 @@ func deref[T any](f portableField, v []*T, write func(string, []T)) {
 	write(f.f.Name, items)
 }
 
-func (f portableField) Boolean(v bool)                  { f.w.WriteBoolean(f.f.Name, v) }
-func (f portableField) Int8(v int8)                     { f.w.WriteInt8(f.f.Name, v) }
-func (f portableField) Char(v core.Char)                { f.w.WriteChar(f.f.Name, v) }
-func (f portableField) Int16(v int16)                   { f.w.WriteInt16(f.f.Name, v) }
-func (f portableField) Int32(v int32)                   { f.w.WriteInt32(f.f.Name, v) }
-func (f portableField) Int64(v int64)                   { f.w.WriteInt64(f.f.Name, v) }
-func (f portableField) Float32(v float32)               { f.w.WriteFloat32(f.f.Name, v) }
-func (f portableField) Float64(v float64)               { f.w.WriteFloat64(f.f.Name, v) }
-func (f portableField) String(v *string)                { f.w.WriteStringPtr(f.f.Name, v) }
-func (f portableField) Decimal(v *core.Decimal)         { f.w.WriteDecimal(f.f.Name, v) }
-func (f portableField) Time(v *core.LocalTime)          { f.w.WriteTime(f.f.Name, v) }
-func (f portableField) Date(v *core.LocalDate)          { f.w.WriteDate(f.f.Name, v) }
-func (f portableField) Timestamp(v *core.LocalDateTime) { f.w.WriteTimestamp(f.f.Name, v) }
-func (f portableField) TimestampTZ(v *core.OffsetDateTime) {
+func (f valueField) Boolean(v bool) { f.w.WriteBoolean(f.f.Name, v) }
+
+func (f valueField) Int8(v int8) { f.w.WriteInt8(f.f.Name, v) }
+
+func (f valueField) Char(v core.Char) { f.w.WriteChar(f.f.Name, v) }
+
+func (f valueField) Int16(v int16) { f.w.WriteInt16(f.f.Name, v) }
+
+func (f valueField) Int32(v int32) { f.w.WriteInt32(f.f.Name, v) }
+
+func (f valueField) Int64(v int64) { f.w.WriteInt64(f.f.Name, v) }
+
+func (f valueField) Float32(v float32) { f.w.WriteFloat32(f.f.Name, v) }
+
+func (f valueField) Float64(v float64) { f.w.WriteFloat64(f.f.Name, v) }
+
+func (f valueField) String(v *string) { f.w.WriteStringPtr(f.f.Name, v) }
+
+func (f valueField) Decimal(v *core.Decimal) { f.w.WriteDecimal(f.f.Name, v) }
+
+func (f valueField) Time(v *core.LocalTime) { f.w.WriteTime(f.f.Name, v) }
+
+func (f valueField) Date(v *core.LocalDate) { f.w.WriteDate(f.f.Name, v) }
+
+func (f valueField) Timestamp(v *core.LocalDateTime) { f.w.WriteTimestamp(f.f.Name, v) }
+
+func (f valueField) TimestampTZ(v *core.OffsetDateTime) {
 	f.w.WriteTimestampWithTimezone(f.f.Name, v)
 }
-func (f portableField) NullableBoolean(*bool)              { f.refuse(core.KindNullableBoolean) }
-func (f portableField) NullableInt8(*int8)                 { f.refuse(core.KindNullableInt8) }
-func (f portableField) NullableInt16(*int16)               { f.refuse(core.KindNullableInt16) }
-func (f portableField) NullableInt32(*int32)               { f.refuse(core.KindNullableInt32) }
-func (f portableField) NullableInt64(*int64)               { f.refuse(core.KindNullableInt64) }
-func (f portableField) NullableFloat32(*float32)           { f.refuse(core.KindNullableFloat32) }
-func (f portableField) NullableFloat64(*float64)           { f.refuse(core.KindNullableFloat64) }
-func (f portableField) Booleans(v []bool)                  { f.w.WriteBooleanArray(f.f.Name, v) }
-func (f portableField) Int8s(v []int8)                     { f.w.WriteByteArray(f.f.Name, core.Int8sToBytes(v)) }
-func (f portableField) Bytes(v []byte)                     { f.w.WriteByteArray(f.f.Name, v) }
-func (f portableField) Chars(v []core.Char)                { f.w.WriteCharArray(f.f.Name, v) }
-func (f portableField) Int16s(v []int16)                   { f.w.WriteInt16Array(f.f.Name, v) }
-func (f portableField) Int32s(v []int32)                   { f.w.WriteInt32Array(f.f.Name, v) }
-func (f portableField) Int64s(v []int64)                   { f.w.WriteInt64Array(f.f.Name, v) }
-func (f portableField) Float32s(v []float32)               { f.w.WriteFloat32Array(f.f.Name, v) }
-func (f portableField) Float64s(v []float64)               { f.w.WriteFloat64Array(f.f.Name, v) }
-func (f portableField) Strings(v []*string)                { f.w.WriteStringPtrArray(f.f.Name, v) }
-func (f portableField) Decimals(v []*core.Decimal)         { deref(f, v, f.w.WriteDecimalArray) }
-func (f portableField) Times(v []*core.LocalTime)          { deref(f, v, f.w.WriteTimeArray) }
-func (f portableField) Dates(v []*core.LocalDate)          { deref(f, v, f.w.WriteDateArray) }
-func (f portableField) Timestamps(v []*core.LocalDateTime) { deref(f, v, f.w.WriteTimestampArray) }
-func (f portableField) TimestampTZs(v []*core.OffsetDateTime) {
+
+func (f valueField) NullableBoolean(*bool) { f.refuse(core.KindNullableBoolean) }
+
+func (f valueField) NullableInt8(*int8) { f.refuse(core.KindNullableInt8) }
+
+func (f valueField) NullableInt16(*int16) { f.refuse(core.KindNullableInt16) }
+
+func (f valueField) NullableInt32(*int32) { f.refuse(core.KindNullableInt32) }
+
+func (f valueField) NullableInt64(*int64) { f.refuse(core.KindNullableInt64) }
+
+func (f valueField) NullableFloat32(*float32) { f.refuse(core.KindNullableFloat32) }
+
+func (f valueField) NullableFloat64(*float64) { f.refuse(core.KindNullableFloat64) }
+
+func (f valueField) Booleans(v []bool) { f.w.WriteBooleanArray(f.f.Name, v) }
+
+func (f valueField) Int8s(v []int8) { f.w.WriteByteArray(f.f.Name, core.Int8sToBytes(v)) }
+
+func (f valueField) Bytes(v []byte) { f.w.WriteByteArray(f.f.Name, v) }
+
+func (f valueField) Chars(v []core.Char) { f.w.WriteCharArray(f.f.Name, v) }
+
+func (f valueField) Int16s(v []int16) { f.w.WriteInt16Array(f.f.Name, v) }
+
+func (f valueField) Int32s(v []int32) { f.w.WriteInt32Array(f.f.Name, v) }
+
+func (f valueField) Int64s(v []int64) { f.w.WriteInt64Array(f.f.Name, v) }
+
+func (f valueField) Float32s(v []float32) { f.w.WriteFloat32Array(f.f.Name, v) }
+
+func (f valueField) Float64s(v []float64) { f.w.WriteFloat64Array(f.f.Name, v) }
+
+func (f valueField) Strings(v []*string) { f.w.WriteStringPtrArray(f.f.Name, v) }
+
+func (f valueField) Decimals(v []*core.Decimal) { deref(f, v, f.w.WriteDecimalArray) }
+
+func (f valueField) Times(v []*core.LocalTime) { deref(f, v, f.w.WriteTimeArray) }
+
+func (f valueField) Dates(v []*core.LocalDate) { deref(f, v, f.w.WriteDateArray) }
+
+func (f valueField) Timestamps(v []*core.LocalDateTime) { deref(f, v, f.w.WriteTimestampArray) }
+
+func (f valueField) TimestampTZs(v []*core.OffsetDateTime) {
 	deref(f, v, f.w.WriteTimestampWithTimezoneArray)
 }
-func (f portableField) NullableBooleans([]*bool)    { f.refuse(core.KindArrayOfNullableBoolean) }
-func (f portableField) NullableInt8s([]*int8)       { f.refuse(core.KindArrayOfNullableInt8) }
-func (f portableField) NullableInt16s([]*int16)     { f.refuse(core.KindArrayOfNullableInt16) }
-func (f portableField) NullableInt32s([]*int32)     { f.refuse(core.KindArrayOfNullableInt32) }
-func (f portableField) NullableInt64s([]*int64)     { f.refuse(core.KindArrayOfNullableInt64) }
-func (f portableField) NullableFloat32s([]*float32) { f.refuse(core.KindArrayOfNullableFloat32) }
-func (f portableField) NullableFloat64s([]*float64) { f.refuse(core.KindArrayOfNullableFloat64) }
 
-func (f portableField) Object(v any) bool {
+func (f valueField) NullableBooleans([]*bool) { f.refuse(core.KindArrayOfNullableBoolean) }
+
+func (f valueField) NullableInt8s([]*int8) { f.refuse(core.KindArrayOfNullableInt8) }
+
+func (f valueField) NullableInt16s([]*int16) { f.refuse(core.KindArrayOfNullableInt16) }
+
+func (f valueField) NullableInt32s([]*int32) { f.refuse(core.KindArrayOfNullableInt32) }
+
+func (f valueField) NullableInt64s([]*int64) { f.refuse(core.KindArrayOfNullableInt64) }
+
+func (f valueField) NullableFloat32s([]*float32) { f.refuse(core.KindArrayOfNullableFloat32) }
+
+func (f valueField) NullableFloat64s([]*float64) { f.refuse(core.KindArrayOfNullableFloat64) }
+
+func (f valueField) Object(v any) bool {
 	if core.IsNil(v) {
 		f.w.WriteNullPortable(f.f.Name, f.f.FactoryID, f.f.ClassID)
 	} else {
@@ -779,12 +823,12 @@ func (f portableField) Object(v any) bool {
 	return true
 }
 
-func (f portableField) Objects(v any) bool {
+func (f valueField) Objects(v any) bool {
 	switch x := v.(type) {
 	case nil:
-		WritePortableSlice[any](f.w, f.f.Name, nil)
-	case []*PortableRecord:
-		WritePortableSlice(f.w, f.f.Name, x)
+		WriteSlice[any](f.w, f.f.Name, nil)
+	case []*Record:
+		WriteSlice(f.w, f.f.Name, x)
 	case []any:
 		f.w.WritePortableArray(f.f.Name, x)
 	default:
@@ -793,28 +837,28 @@ func (f portableField) Objects(v any) bool {
 	return true
 }
 
-// PortableReader reads the fields of one Portable object for ReadPortable.
+// Reader reads the fields of one Portable object for ReadPortable.
 // A field the writer's class version lacks reads as the zero value; use
 // FieldKind to tell. Other errors are sticky.
-type PortableReader struct {
-	rec PortableRecord
-	dec *decoder
+type Reader struct {
+	rec Record
+	dec *Decoder
 	err error
 }
 
 // Err returns the first error the reader met.
-func (r *PortableReader) Err() error { return r.err }
+func (r *Reader) Err() error { return r.err }
 
 // Version returns the class version the object was written with.
-func (r *PortableReader) Version() int32 { return r.rec.version }
+func (r *Reader) Version() int32 { return r.rec.version }
 
 // FieldKind returns the kind of the named field, or KindNotAvailable.
-func (r *PortableReader) FieldKind(name string) core.FieldKind { return r.rec.FieldKind(name) }
+func (r *Reader) FieldKind(name string) core.FieldKind { return r.rec.FieldKind(name) }
 
 // Record returns the in-place view of the object being read.
-func (r *PortableReader) Record() *PortableRecord { return &r.rec }
+func (r *Reader) Record() *Record { return &r.rec }
 
-func (r *PortableReader) note(err error) {
+func (r *Reader) note(err error) {
 	if err == nil || r.err != nil {
 		return
 	}
@@ -825,20 +869,20 @@ func (r *PortableReader) note(err error) {
 }
 
 // ReadPortable reads a nested PORTABLE field: a value made by the registered
-// factory, or a *PortableRecord; null is nil.
-func (r *PortableReader) ReadPortable(name string) any {
+// factory, or a *Record; null is nil.
+func (r *Reader) ReadPortable(name string) any {
 	rec, err := r.rec.GetPortable(name)
 	r.note(err)
 	if rec == nil || r.err != nil {
 		return nil
 	}
-	v, err := r.dec.portableObject(*rec)
+	v, err := r.dec.Object(*rec)
 	r.note(err)
 	return v
 }
 
 // ReadPortableArray reads a PORTABLE_ARRAY field; null is nil.
-func (r *PortableReader) ReadPortableArray(name string) []any {
+func (r *Reader) ReadPortableArray(name string) []any {
 	recs, err := r.rec.GetArrayOfPortable(name)
 	r.note(err)
 	if recs == nil || r.err != nil {
@@ -846,7 +890,7 @@ func (r *PortableReader) ReadPortableArray(name string) []any {
 	}
 	out := make([]any, len(recs))
 	for i, rec := range recs {
-		v, err := r.dec.portableObject(*rec)
+		v, err := r.dec.Object(*rec)
 		if err != nil {
 			r.note(err)
 			return nil
@@ -856,8 +900,8 @@ func (r *PortableReader) ReadPortableArray(name string) []any {
 	return out
 }
 
-// ReadPortableSlice reads a PORTABLE_ARRAY field into a typed slice.
-func ReadPortableSlice[T any](r *PortableReader, name string) []T {
+// ReadSlice reads a PORTABLE_ARRAY field into a typed slice.
+func ReadSlice[T any](r *Reader, name string) []T {
 	items := r.ReadPortableArray(name)
 	if items == nil {
 		return nil
@@ -874,26 +918,36 @@ func ReadPortableSlice[T any](r *PortableReader, name string) []T {
 	return out
 }
 
-// Decoder side of Portable.
+// Decoder turns the Portable objects of one deserialization into values
+// of their factories' types, within the deserialization's budget.
+type Decoder struct {
+	Factories map[int32]Factory
+	// Classes speed up field lookups of the records made (optional).
+	Classes *ClassRegistry
+	Buf     []byte // the whole Data: positions count from its start
+	Budget  *core.Budget
+}
 
-// readPortable reads factory, class and version and the object at rd.
-func (d *decoder) readPortable(rd *wire.Reader) (any, error) {
+// Read reads factory, class and version and the object at rd, and turns
+// it into a value (see Object).
+func (d *Decoder) Read(rd *wire.Reader) (any, error) {
 	at := rd.Pos()
 	fid, cid, ver := rd.Int32(), rd.Int32(), rd.Int32()
 	if rd.Err() != nil {
 		return nil, core.Malformed("portable", at, "truncated class identity")
 	}
-	rec, end, err := parsePortable(d.buf, rd.Pos(), len(d.buf), fid, cid, ver, d.svc.classes)
+	rec, end, err := Parse(d.Buf, rd.Pos(), len(d.Buf), fid, cid, ver, d.Classes)
 	if err != nil {
 		return nil, err
 	}
 	rd.Seek(end)
-	return d.portableObject(rec)
+	return d.Object(rec)
 }
 
-// portableObject turns a record into a value of its factory's type, if any.
-func (d *decoder) portableObject(rec PortableRecord) (any, error) {
-	f, ok := d.svc.portableFactories[rec.factoryID]
+// Object turns a record into a value of its factory's type, or returns the
+// record when no factory is registered for it.
+func (d *Decoder) Object(rec Record) (any, error) {
+	f, ok := d.Factories[rec.factoryID]
 	if !ok {
 		return &rec, nil
 	}
@@ -901,18 +955,18 @@ func (d *decoder) portableObject(rec PortableRecord) (any, error) {
 	if p == nil {
 		return nil, &core.ClassNotFoundError{Format: "portable", FactoryID: rec.factoryID, ClassID: rec.classID, Version: rec.version, Reason: "the factory does not know the class id"}
 	}
-	if d.budget.Depth >= core.MaxDepth {
+	if d.Budget.Depth >= core.MaxDepth {
 		return nil, core.Malformed("portable", rec.body, "objects nest deeper than "+strconv.Itoa(core.MaxDepth)+" levels")
 	}
 	// Positions can point several fields at the same nested object; bound
-	// the total decoded as CompactReader.enterNested does.
-	if d.budget.Nested += len(rec.buf) - rec.body; d.budget.Nested > core.MaxDepth*len(d.buf) {
+	// the total decoded as the Compact reader does.
+	if d.Budget.Nested += len(rec.buf) - rec.body; d.Budget.Nested > core.MaxDepth*d.Budget.Size {
 		return nil, core.Malformed("portable", rec.body, "nested objects overlap: decoding them would read more than "+strconv.Itoa(core.MaxDepth)+" times the data")
 	}
-	d.budget.Depth++
-	r := PortableReader{rec: rec, dec: d}
+	d.Budget.Depth++
+	r := Reader{rec: rec, dec: d}
 	p.ReadPortable(&r)
-	d.budget.Depth--
+	d.Budget.Depth--
 	if r.err != nil {
 		return nil, r.err
 	}
