@@ -7,6 +7,7 @@ import (
 
 	"github.com/atolldb/atoll/internal/serialization/compact"
 	"github.com/atolldb/atoll/internal/serialization/core"
+	"github.com/atolldb/atoll/internal/serialization/identified"
 	"github.com/atolldb/atoll/internal/serialization/json"
 	"github.com/atolldb/atoll/internal/serialization/portable"
 	"github.com/atolldb/atoll/internal/serialization/wire"
@@ -152,7 +153,7 @@ func (r *FieldReader) ReadTo(d core.Data, v *core.FieldValue) error {
 				return nil
 			}
 		case core.TypeIdentified:
-			if r.root.identifiedTop(d, v) {
+			if r.root.ids.Top(d, v) {
 				return nil
 			}
 		}
@@ -192,7 +193,7 @@ func (r *FieldReader) walk(d core.Data, out *core.Sink) error {
 	case core.TypeJSON:
 		return r.readJSON(d, out)
 	case core.TypeCompact, core.TypeCompactWithSchema, core.TypePortable, core.TypeIdentified:
-		return r.root.object(d, core.HeaderSize, len(d), typ, 0, out)
+		return r.root.Object(d, core.HeaderSize, len(d), typ, 0, out)
 	case core.TypeNull:
 		return nil
 	}
@@ -211,7 +212,7 @@ type fieldNode struct {
 	steps    []core.PathStep
 	compact  compact.Node
 	portable portable.Node
-	ids      atomic.Pointer[[]*idsPlan]
+	ids      identified.Node
 }
 
 // init sets the node up for steps.
@@ -219,21 +220,20 @@ func (n *fieldNode) init(r *FieldReader, steps []core.PathStep) {
 	n.r, n.steps = r, steps
 	n.compact = compact.Node{Steps: steps, Opts: &r.pathOpts, Schemas: r.svc.schemas}
 	n.portable = portable.Node{Steps: steps, Opts: &r.pathOpts, Classes: r.svc.classes}
+	n.ids = identified.Node{Steps: steps, Opts: &r.pathOpts, Objects: objects{r.svc}, Any: r.anyNode}
 }
 
-// child returns the node for the steps after the first, or nil.
-func (n *fieldNode) child() *fieldNode {
-	if len(n.steps) < 2 {
-		return nil
-	}
-	c := &fieldNode{}
-	c.init(n.r, n.steps[1:])
-	return c
+// anyNode returns the node of steps in an object of any format (what an
+// IDS writeObject field holds).
+func (r *FieldReader) anyNode(steps []core.PathStep) core.ObjectReader {
+	n := &fieldNode{}
+	n.init(r, steps)
+	return n
 }
 
 // object reads the steps from an object of type typ whose payload starts
 // at buf[p] and ends by buf[limit].
-func (n *fieldNode) object(buf []byte, p, limit int, typ int32, depth int, out *core.Sink) error {
+func (n *fieldNode) Object(buf []byte, p, limit int, typ int32, depth int, out *core.Sink) error {
 	if depth >= core.MaxDepth {
 		return core.Malformed("data", p, "objects nest deeper than "+strconv.Itoa(core.MaxDepth)+" levels")
 	}
@@ -253,7 +253,7 @@ func (n *fieldNode) object(buf []byte, p, limit int, typ int32, depth int, out *
 		if rd.Err() != nil || hdr != core.IdentifiedHeader {
 			return core.Malformed("identified", p, "truncated or unsupported header")
 		}
-		return n.identifiedObject(buf, rd.Pos(), limit, fid, cid, depth, out)
+		return n.ids.Object(buf, rd.Pos(), limit, fid, cid, depth, out)
 	case core.TypeNull:
 		return nil
 	}
@@ -261,24 +261,6 @@ func (n *fieldNode) object(buf []byte, p, limit int, typ int32, depth int, out *
 		return &core.UnknownFieldError{Field: n.steps[0].Name, Reason: "a value of type id " + strconv.Itoa(int(typ)) + " has no field " + strconv.Quote(n.steps[0].Name)}
 	}
 	return nil
-}
-
-// notAnObject handles a step into a field that holds no object.
-func (n *fieldNode) notAnObject(field string, kind string) error {
-	if n.r.opts.Strict && len(n.steps) > 1 {
-		next := n.steps[1].Name
-		return &core.UnknownFieldError{Field: next, Reason: "field " + strconv.Quote(field) + " is " + kind + ", which has no field " + strconv.Quote(next)}
-	}
-	return nil
-}
-
-// nestedData returns the Data of a nested object as a value of its own.
-func (n *fieldNode) nestedData(v any) (core.FieldValue, error) {
-	d, err := n.r.svc.ToData(v)
-	if err != nil {
-		return core.FieldValue{}, err
-	}
-	return core.FieldValue{Kind: core.ValueObject, B: d}, nil
 }
 
 // wholeValue reads a whole key or value: the scalar a built-in type

@@ -8,6 +8,7 @@ import (
 
 	"github.com/atolldb/atoll/internal/serialization/compact"
 	"github.com/atolldb/atoll/internal/serialization/core"
+	"github.com/atolldb/atoll/internal/serialization/identified"
 	"github.com/atolldb/atoll/internal/serialization/portable"
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
@@ -109,12 +110,7 @@ func NewService(cfg Config) (*Service, error) {
 			return nil, err
 		}
 	}
-	s.encoders.New = func() any {
-		e := &encoder{svc: s}
-		e.compact = compact.Encoder{Encoding: &e.Encoding, Types: s.compact, Schemas: s.schemas}
-		e.portable = portable.Encoder{Encoding: &e.Encoding, Classes: s.classes, Version: s.portableVersion}
-		return e
-	}
+	s.encoders.New = func() any { return s.newEncoder() }
 	return s, nil
 }
 
@@ -125,7 +121,7 @@ func (s *Service) Schemas() *compact.SchemaRegistry { return s.schemas }
 func (s *Service) ClassRegistry() *portable.ClassRegistry { return s.classes }
 
 // LayoutRegistry returns the IdentifiedDataSerializable layout registry.
-func (s *Service) LayoutRegistry() *LayoutRegistry { return s.layouts }
+func (s *Service) LayoutRegistry() *identified.LayoutRegistry { return s.layouts }
 
 // PartitionAware is implemented by keys that choose their partition through
 // another value: the key's partition hash is the partition hash of
@@ -190,7 +186,7 @@ func (s *Service) ToObject(d core.Data) (any, error) {
 	if err := d.Check(); err != nil {
 		return nil, err
 	}
-	dec := decoder{svc: s, buf: d, budget: core.Budget{Size: len(d)}}
+	dec := decoder{svc: s, buf: d, budget: &core.Budget{Size: len(d)}}
 	rd := wire.NewReader(d, core.HeaderSize)
 	return dec.readObjectOfType(&rd, d.Type(), true)
 }
@@ -199,10 +195,26 @@ func (s *Service) ToObject(d core.Data) (any, error) {
 // formats it writes. It is pooled.
 type encoder struct {
 	core.Encoding
-	svc      *Service
-	compact  compact.Encoder
-	portable portable.Encoder
-	outputs  []*DataOutput // one per nesting depth, reused
+	svc        *Service
+	compact    compact.Encoder
+	portable   portable.Encoder
+	identified identified.Encoder
+}
+
+// newEncoder returns an encoder for a Data that starts at the beginning of
+// its buffer.
+func (s *Service) newEncoder() *encoder {
+	e := &encoder{svc: s}
+	e.compact = compact.Encoder{Encoding: &e.Encoding, Types: s.compact, Schemas: s.schemas}
+	e.portable = portable.Encoder{Encoding: &e.Encoding, Classes: s.classes, Version: s.portableVersion}
+	e.identified = identified.Encoder{Encoding: &e.Encoding, Objects: e}
+	return e
+}
+
+// AppendObject appends v as writeObject does (type id and payload, type 0
+// for nil): an IdentifiedDataSerializable's nested values, of any format.
+func (e *encoder) AppendObject(dst []byte, v any) ([]byte, error) {
+	return e.appendObject(dst, v, false)
 }
 
 func (e *encoder) reset() {
@@ -230,7 +242,7 @@ func (e *encoder) appendObject(dst []byte, v any, top bool) ([]byte, error) {
 	case *PortableRecord:
 		return e.portable.AppendData(dst, x)
 	case *IdentifiedRecord:
-		return e.appendIdentifiedRecordData(dst, x)
+		return e.identified.AppendRecord(dst, x)
 	}
 	if !top && core.IsNil(v) {
 		// A nil pointer of a serializable type is a null nested object; its
@@ -242,7 +254,7 @@ func (e *encoder) appendObject(dst []byte, v any, top bool) ([]byte, error) {
 	}
 	switch x := v.(type) {
 	case IdentifiedDataSerializable:
-		return e.appendIdentifiedData(dst, x)
+		return e.identified.AppendData(dst, x)
 	case Portable:
 		return e.portable.AppendData(dst, x)
 	}
@@ -258,7 +270,7 @@ func (e *encoder) appendObject(dst []byte, v any, top bool) ([]byte, error) {
 type decoder struct {
 	svc    *Service
 	buf    core.Data // the whole Data: Portable positions are relative to its start
-	budget core.Budget
+	budget *core.Budget
 }
 
 // readObject reads a nested object (type id + payload); type 0 is nil.
@@ -287,13 +299,14 @@ func (d *decoder) readObjectOfType(rd *wire.Reader, typ int32, top bool) (any, e
 			return nil, err
 		}
 		rd.Seek(end)
-		dec := compact.Decoder{Types: d.svc.compact, Budget: &d.budget}
+		dec := compact.Decoder{Types: d.svc.compact, Budget: d.budget}
 		return dec.Object(rec)
 	case core.TypePortable:
-		dec := portable.Decoder{Factories: d.svc.portableFactories, Classes: d.svc.classes, Buf: d.buf, Budget: &d.budget}
+		dec := portable.Decoder{Factories: d.svc.portableFactories, Classes: d.svc.classes, Buf: d.buf, Budget: d.budget}
 		return dec.Read(rd)
 	case core.TypeIdentified:
-		return d.readIdentified(rd)
+		dec := identified.Decoder{Factories: d.svc.identifiedFactories, Objects: objects{d.svc}, Buf: d.buf, Budget: d.budget}
+		return dec.Read(rd)
 	}
 	v, ok, err := core.ReadBuiltin(rd, typ)
 	if ok {

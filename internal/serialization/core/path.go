@@ -161,3 +161,11 @@ func (o *PathOptions) NestedData(v any) (FieldValue, error) {
 	}
 	return FieldValue{Kind: ValueObject, B: d}, nil
 }
+
+// ObjectReader reads the steps of a path that are left at an object of
+// any format: what a writeObject field holds.
+type ObjectReader interface {
+	// Object reads them from the object of type typ whose payload starts
+	// at buf[p] and ends by buf[limit], depth objects deep.
+	Object(buf []byte, p, limit int, typ int32, depth int, out *Sink) error
+}

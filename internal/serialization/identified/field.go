@@ -1,9 +1,10 @@
-package serialization
+package identified
 
 import (
 	"encoding/binary"
 	"reflect"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/atolldb/atoll/internal/serialization/compact"
 	"github.com/atolldb/atoll/internal/serialization/core"
@@ -11,23 +12,47 @@ import (
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
 
-// idsPlan is a path step compiled for one IdentifiedDataSerializable
+// pathPlan is a path step compiled for one DataSerializable
 // layout: the index of the field it names (found through the layout's
 // program) or -1.
-type idsPlan struct {
+type pathPlan struct {
 	factoryID, classID int32
 	layout             *Layout
-	prog               *layoutProgram
+	prog               *program
 	index              int
-	next               *fieldNode
+	next               *Node             // the steps after an inline object, or nil
+	inObject           core.ObjectReader // the steps after a writeObject value, or nil
 }
 
-// identifiedObject reads the node's steps from the fields of an object of
+// Node reads the steps of a path that are left at IdentifiedDataSerializable
+// objects, with a plan compiled per layout met. A plan that reaches an
+// inline object hands the steps after it to a node of its own, and one
+// that reaches a writeObject value to a reader of any format (Any). Nodes
+// are safe for concurrent use: plans are published copy-on-write.
+type Node struct {
+	Steps   []core.PathStep
+	Opts    *core.PathOptions
+	Objects Objects
+	// Any returns the reader of steps in a writeObject value, whatever its
+	// format: the Service's.
+	Any   func(steps []core.PathStep) core.ObjectReader
+	plans atomic.Pointer[[]*pathPlan]
+}
+
+// child returns the node for the steps after the first, or nil.
+func (n *Node) child() *Node {
+	if len(n.Steps) < 2 {
+		return nil
+	}
+	return &Node{Steps: n.Steps[1:], Opts: n.Opts, Objects: n.Objects, Any: n.Any}
+}
+
+// Object reads the node's steps from the fields of an object of
 // class fid/cid that start at buf[start] (after the header, or where an
 // inline object starts).
-func (n *fieldNode) identifiedObject(buf []byte, start, limit int, fid, cid int32, depth int, out *core.Sink) error {
-	var plan *idsPlan
-	if plans := n.ids.Load(); plans != nil {
+func (n *Node) Object(buf []byte, start, limit int, fid, cid int32, depth int, out *core.Sink) error {
+	var plan *pathPlan
+	if plans := n.plans.Load(); plans != nil {
 		for _, c := range *plans {
 			if c.factoryID == fid && c.classID == cid {
 				plan = c
@@ -35,27 +60,30 @@ func (n *fieldNode) identifiedObject(buf []byte, start, limit int, fid, cid int3
 			}
 		}
 	}
-	svc := n.r.svc
+	layouts := n.Objects.Layouts()
 	if plan == nil {
-		l, ok := svc.layouts.Get(fid, cid)
+		l, ok := layouts.Get(fid, cid)
 		if !ok {
 			return &core.ClassNotFoundError{Format: "identified", FactoryID: fid, ClassID: cid, Reason: "no layout is registered"}
 		}
-		plan = &idsPlan{factoryID: fid, classID: cid, layout: l, prog: l.program(svc.layouts), index: -1, next: n.child()}
-		if _, i, ok := l.Field(n.steps[0].Name); ok {
+		plan = &pathPlan{factoryID: fid, classID: cid, layout: l, prog: l.program(layouts), index: -1, next: n.child()}
+		if f, i, ok := l.Field(n.Steps[0].Name); ok {
 			plan.index = i
+			if (f.Op == OpObject || f.Op == OpObjectArray) && len(n.Steps) > 1 {
+				plan.inObject = n.Any(n.Steps[1:])
+			}
 		}
-		core.AddPlan(&n.ids, plan)
+		core.AddPlan(&n.plans, plan)
 	}
-	st := n.steps[0]
+	st := n.Steps[0]
 	if plan.index < 0 {
-		if n.r.opts.Strict {
+		if n.Opts.Strict {
 			return &core.UnknownFieldError{Field: st.Name, Reason: "the layout of IdentifiedDataSerializable " + strconv.Itoa(int(fid)) + "/" + strconv.Itoa(int(cid)) + " has no field " + strconv.Quote(st.Name)}
 		}
 		return nil
 	}
 	buf = buf[:limit]
-	rd, err := plan.prog.locate(svc, buf, start, plan.index)
+	rd, err := plan.prog.locate(n.Objects, buf, start, plan.index)
 	if err != nil {
 		return err
 	}
@@ -69,7 +97,7 @@ func (n *fieldNode) identifiedObject(buf []byte, start, limit int, fid, cid int3
 				return err
 			}
 			if plan.next != nil {
-				return n.notAnObject(f.Name, op.String())
+				return n.Opts.NotAnObject(n.Steps, f.Name, op.String())
 			}
 			return out.Emit(v)
 		case op == OpObject:
@@ -78,7 +106,7 @@ func (n *fieldNode) identifiedObject(buf []byte, start, limit int, fid, cid int3
 			return plan.inline(n, &rd, depth, out)
 		}
 		if plan.next != nil {
-			return n.notAnObject(f.Name, op.String())
+			return n.Opts.NotAnObject(n.Steps, f.Name, op.String())
 		}
 		if rd.Int32() == -1 {
 			return out.Emit(core.FieldValue{}) // a null array
@@ -96,7 +124,7 @@ func (n *fieldNode) identifiedObject(buf []byte, start, limit int, fid, cid int3
 	case op >= OpBooleanArray:
 		count = rd.Length(1, true)
 	default:
-		return n.notAnObject(f.Name, op.String())
+		return n.Opts.NotAnObject(n.Steps, f.Name, op.String())
 	}
 	if err := identifiedErr(&rd, f.Name); err != nil || count <= 0 {
 		return err
@@ -126,7 +154,7 @@ func (n *fieldNode) identifiedObject(buf []byte, start, limit int, fid, cid int3
 				err = plan.inline(n, &item, depth, out)
 			default:
 				if plan.next != nil {
-					return n.notAnObject(f.Name, op.String())
+					return n.Opts.NotAnObject(n.Steps, f.Name, op.String())
 				}
 				v := core.VarValue(&item, (op - OpBooleanArray + OpBoolean).Kind(), false)
 				if err = identifiedErr(&item, f.Name); err == nil {
@@ -146,20 +174,20 @@ func (n *fieldNode) identifiedObject(buf []byte, start, limit int, fid, cid int3
 	return nil
 }
 
-// identifiedTop is Read's fast path for a plain scalar or string field of
-// a top-level IdentifiedDataSerializable object whose layout has a plan:
+// Top is Read's fast path for a plain scalar or string field of
+// a top-level DataSerializable object whose layout has a plan:
 // ok=false leaves the read to the general walk.
-func (n *fieldNode) identifiedTop(d core.Data, v *core.FieldValue) bool {
+func (n *Node) Top(d core.Data, v *core.FieldValue) bool {
 	const start = core.HeaderSize + 9 // after the header byte, factory and class
 	if len(d) < start || d[core.HeaderSize] != core.IdentifiedHeader {
 		return false
 	}
 	fid, cid := int32(binary.BigEndian.Uint32(d[core.HeaderSize+1:])), int32(binary.BigEndian.Uint32(d[core.HeaderSize+5:]))
-	plans := n.ids.Load()
+	plans := n.plans.Load()
 	if plans == nil {
 		return false
 	}
-	var c *idsPlan
+	var c *pathPlan
 	for _, p := range *plans {
 		if p.factoryID == fid && p.classID == cid {
 			c = p
@@ -171,7 +199,7 @@ func (n *fieldNode) identifiedTop(d core.Data, v *core.FieldValue) bool {
 	}
 	if c.index < 0 { // absent: null
 		*v = core.FieldValue{}
-		return !n.r.opts.Strict
+		return !n.Opts.Strict
 	}
 	op := c.layout.Fields[c.index].Op
 	if op > OpString {
@@ -179,7 +207,7 @@ func (n *fieldNode) identifiedTop(d core.Data, v *core.FieldValue) bool {
 	}
 	at := start + c.layout.offsets[c.index]
 	if c.layout.offsets[c.index] < 0 {
-		rd, err := c.prog.locate(n.r.svc, d, start, c.index)
+		rd, err := c.prog.locate(n.Objects, d, start, c.index)
 		if err != nil {
 			return false
 		}
@@ -192,20 +220,20 @@ func (n *fieldNode) identifiedTop(d core.Data, v *core.FieldValue) bool {
 
 // skipItem advances rd over one item of the plan's array field (size:
 // the item size of a primitive array).
-func (p *idsPlan) skipItem(n *fieldNode, rd *wire.Reader, size, depth int) error {
+func (p *pathPlan) skipItem(n *Node, rd *wire.Reader, size, depth int) error {
 	switch p.layout.Fields[p.index].Op {
 	case OpStringArray:
 		if m := rd.Length(1, true); m > 0 {
 			rd.Skip(m)
 		}
 	case OpObjectArray:
-		return n.r.svc.skipObject(rd, depth+1)
+		return skipObject(n.Objects, rd, depth+1)
 	case OpInlineArray:
 		nested, err := p.prog.inlineProgram(p.index)
 		if err != nil {
 			return err
 		}
-		return nested.skipAll(n.r.svc, rd, depth+1)
+		return nested.skipAll(n.Objects, rd, depth+1)
 	default:
 		rd.Skip(size)
 	}
@@ -214,15 +242,23 @@ func (p *idsPlan) skipItem(n *fieldNode, rd *wire.Reader, size, depth int) error
 
 // object reads a writeObject value at rd: its value at the end of the
 // path, or the next steps in it, whatever its format.
-func (p *idsPlan) object(n *fieldNode, rd *wire.Reader, depth int, out *core.Sink) error {
+func (p *pathPlan) object(n *Node, rd *wire.Reader, depth int, out *core.Sink) error {
 	at := rd.Pos()
 	typ := rd.Int32()
 	if err := identifiedErr(rd, p.layout.Fields[p.index].Name); err != nil {
 		return err
 	}
 	buf := rd.Buf()
-	if p.next != nil {
-		return p.next.object(buf, rd.Pos(), len(buf), typ, depth+1, out)
+	if p.inObject != nil {
+		// The reader of the value's format gets a sink of its own: an
+		// interface call would move out, and every caller's sink, to the
+		// heap.
+		sub := &core.Sink{Each: out.Each}
+		err := p.inObject.Object(buf, rd.Pos(), len(buf), typ, depth+1, sub)
+		if out.Each == nil {
+			out.V = sub.V
+		}
+		return err
 	}
 	v, ok, err := core.BuiltinValue(typ, buf[rd.Pos():], rd.Pos())
 	if ok {
@@ -235,14 +271,13 @@ func (p *idsPlan) object(n *fieldNode, rd *wire.Reader, depth int, out *core.Sin
 	// positions inside it are relative to the enclosing Data); an array
 	// reads as an array.
 	sub := wire.NewReader(buf, at)
-	dec := decoder{svc: n.r.svc, buf: buf, budget: core.Budget{Depth: depth + 1, Size: len(buf)}}
-	obj, err := dec.readObject(&sub)
+	obj, err := n.Objects.ReadObject(buf, &sub, &core.Budget{Depth: depth + 1, Size: len(buf)})
 	if err != nil {
 		return err
 	}
 	switch obj.(type) {
-	case *compact.Record, *portable.Record, *IdentifiedRecord:
-		if v, err = n.nestedData(obj); err != nil {
+	case *compact.Record, *portable.Record, *Record:
+		if v, err = n.Opts.NestedData(obj); err != nil {
 			return err
 		}
 		return out.Emit(v)
@@ -255,18 +290,18 @@ func (p *idsPlan) object(n *fieldNode, rd *wire.Reader, depth int, out *core.Sin
 
 // inline reads a writeDataInline object at rd (an inline field, or an
 // item of an inline array).
-func (p *idsPlan) inline(n *fieldNode, rd *wire.Reader, depth int, out *core.Sink) error {
+func (p *pathPlan) inline(n *Node, rd *wire.Reader, depth int, out *core.Sink) error {
 	f := &p.layout.Fields[p.index]
 	buf := rd.Buf()
 	if p.next != nil {
-		return p.next.identifiedObject(buf, rd.Pos(), len(buf), f.FactoryID, f.ClassID, depth+1, out)
+		return p.next.Object(buf, rd.Pos(), len(buf), f.FactoryID, f.ClassID, depth+1, out)
 	}
-	rec := IdentifiedRecord{layout: p.layout, buf: buf, start: rd.Pos(), limit: len(buf), svc: n.r.svc}
+	rec := Record{layout: p.layout, buf: buf, start: rd.Pos(), limit: len(buf), objs: n.Objects}
 	nested, err := rec.inlineAt(rd, *f)
 	if err != nil {
 		return err
 	}
-	v, err := n.nestedData(nested)
+	v, err := n.Opts.NestedData(nested)
 	if err != nil {
 		return err
 	}

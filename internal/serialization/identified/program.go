@@ -1,28 +1,26 @@
-package serialization
+package identified
 
 import (
 	"strconv"
 	"sync/atomic"
 
-	"github.com/atolldb/atoll/internal/serialization/compact"
 	"github.com/atolldb/atoll/internal/serialization/core"
-	"github.com/atolldb/atoll/internal/serialization/portable"
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
 
-// layoutProgram is a Layout compiled for reading: for every field, where
+// program is a Layout compiled for reading: for every field, where
 // the walk to it starts (the last field before it at a constant offset),
 // and the layouts of its inline fields, resolved in the registry the
-// first time they are needed. IdentifiedRecord and FieldReader find
+// first time they are needed. Record and FieldReader find
 // fields through it, so fields after variable-size ones cost one skip per
 // field in between, with no allocation.
-type layoutProgram struct {
+type program struct {
 	layout *Layout
 	reg    *LayoutRegistry
 	// from[i] is the last field at or before i whose offset is constant.
 	from []int
 	// inline[i] is the program of inline field i's layout, once resolved.
-	inline []atomic.Pointer[layoutProgram]
+	inline []atomic.Pointer[program]
 	// minItem[i] is the fewest bytes an item of inline array field i
 	// takes (0 until computed; see inlineCount).
 	minItem []atomic.Int32
@@ -30,12 +28,12 @@ type layoutProgram struct {
 
 // program returns l compiled against reg. It is kept on the layout for
 // the registry it was first compiled for (a layout lives in one registry).
-func (l *Layout) program(reg *LayoutRegistry) *layoutProgram {
+func (l *Layout) program(reg *LayoutRegistry) *program {
 	if p := l.prog.Load(); p != nil && p.reg == reg {
 		return p
 	}
-	p := &layoutProgram{layout: l, reg: reg, from: make([]int, len(l.Fields)),
-		inline: make([]atomic.Pointer[layoutProgram], len(l.Fields)), minItem: make([]atomic.Int32, len(l.Fields))}
+	p := &program{layout: l, reg: reg, from: make([]int, len(l.Fields)),
+		inline: make([]atomic.Pointer[program], len(l.Fields)), minItem: make([]atomic.Int32, len(l.Fields))}
 	for i := range l.Fields {
 		if l.offsets[i] >= 0 {
 			p.from[i] = i
@@ -49,14 +47,14 @@ func (l *Layout) program(reg *LayoutRegistry) *layoutProgram {
 
 // locate returns a reader at the value of field i of the object whose
 // first field starts at buf[start]; buf ends where the object must end.
-func (p *layoutProgram) locate(svc *Service, buf []byte, start, i int) (wire.Reader, error) {
+func (p *program) locate(objs Objects, buf []byte, start, i int) (wire.Reader, error) {
 	if off := p.layout.offsets[i]; off >= 0 {
 		return wire.NewReader(buf, start+off), nil
 	}
 	j := p.from[i]
 	rd := wire.NewReader(buf, start+p.layout.offsets[j])
 	for ; j < i; j++ {
-		if err := p.skipField(svc, &rd, j, 0); err != nil {
+		if err := p.skipField(objs, &rd, j, 0); err != nil {
 			return rd, err
 		}
 	}
@@ -64,9 +62,9 @@ func (p *layoutProgram) locate(svc *Service, buf []byte, start, i int) (wire.Rea
 }
 
 // skipAll advances rd over every field of an object.
-func (p *layoutProgram) skipAll(svc *Service, rd *wire.Reader, depth int) error {
+func (p *program) skipAll(objs Objects, rd *wire.Reader, depth int) error {
 	for i := range p.layout.Fields {
-		if err := p.skipField(svc, rd, i, depth); err != nil {
+		if err := p.skipField(objs, rd, i, depth); err != nil {
 			return err
 		}
 	}
@@ -74,7 +72,7 @@ func (p *layoutProgram) skipAll(svc *Service, rd *wire.Reader, depth int) error 
 }
 
 // skipField advances rd over field i.
-func (p *layoutProgram) skipField(svc *Service, rd *wire.Reader, i, depth int) error {
+func (p *program) skipField(objs Objects, rd *wire.Reader, i, depth int) error {
 	if depth >= core.MaxDepth {
 		return core.Malformed("identified", rd.Pos(), "objects nest deeper than "+strconv.Itoa(core.MaxDepth)+" levels")
 	}
@@ -98,11 +96,11 @@ func (p *layoutProgram) skipField(svc *Service, rd *wire.Reader, i, depth int) e
 			}
 		}
 	case op == OpObject:
-		return svc.skipObject(rd, depth+1)
+		return skipObject(objs, rd, depth+1)
 	case op == OpObjectArray:
 		n := rd.Length(4, true)
 		for j := 0; j < n && rd.Err() == nil; j++ {
-			if err := svc.skipObject(rd, depth+1); err != nil {
+			if err := skipObject(objs, rd, depth+1); err != nil {
 				return err
 			}
 		}
@@ -111,7 +109,7 @@ func (p *layoutProgram) skipField(svc *Service, rd *wire.Reader, i, depth int) e
 		if err != nil {
 			return err
 		}
-		return nested.skipAll(svc, rd, depth+1)
+		return nested.skipAll(objs, rd, depth+1)
 	case op == OpInlineArray:
 		n := p.inlineCount(rd, i) // -1: a null array
 		if n <= 0 || rd.Err() != nil {
@@ -122,7 +120,7 @@ func (p *layoutProgram) skipField(svc *Service, rd *wire.Reader, i, depth int) e
 			return err
 		}
 		for j := 0; j < n && rd.Err() == nil; j++ {
-			if err := nested.skipAll(svc, rd, depth+1); err != nil {
+			if err := nested.skipAll(objs, rd, depth+1); err != nil {
 				return err
 			}
 		}
@@ -131,7 +129,7 @@ func (p *layoutProgram) skipField(svc *Service, rd *wire.Reader, i, depth int) e
 }
 
 // inlineProgram returns the program of the layout of inline field i.
-func (p *layoutProgram) inlineProgram(i int) (*layoutProgram, error) {
+func (p *program) inlineProgram(i int) (*program, error) {
 	if q := p.inline[i].Load(); q != nil {
 		return q, nil
 	}
@@ -154,7 +152,7 @@ const maxEmptyItems = 1 << 16
 // checked against the input by the fewest bytes an item takes; items that
 // can take none (their layout has no fields, or only inline objects that
 // take none) are bounded by maxEmptyItems.
-func (p *layoutProgram) inlineCount(rd *wire.Reader, i int) int {
+func (p *program) inlineCount(rd *wire.Reader, i int) int {
 	size := int(p.minItem[i].Load()) - 1
 	if size < 0 {
 		size = 1
@@ -201,70 +199,18 @@ func (reg *LayoutRegistry) minSize(l *Layout, depth int) int {
 	return size
 }
 
-// skipObject advances rd over a writeObject value (type id + payload).
-// Built-in values, Compact objects of known schemas, Portable objects and
-// IdentifiedDataSerializable objects with a layout are skipped by their
-// lengths, without decoding; anything else is decoded (on a copy of rd,
-// so that only object fields, and not every field read, put a reader on
-// the heap).
-func (s *Service) skipObject(rd *wire.Reader, depth int) error {
-	if depth >= core.MaxDepth {
-		return core.Malformed("identified", rd.Pos(), "objects nest deeper than "+strconv.Itoa(core.MaxDepth)+" levels")
-	}
-	at := rd.Pos()
-	typ := rd.Int32()
-	if rd.Err() != nil {
-		return &core.DecodeError{Format: "data", Offset: at, Reason: "truncated object type id", Err: rd.Err()}
-	}
-	if size, ok := builtinSizes[typ]; ok {
-		rd.Skip(size)
-		return objectErr(rd, at)
-	}
-	buf := rd.Buf()
-	switch typ {
-	case core.TypeNull:
-		return nil
-	case core.TypeString, core.TypeJSON:
-		if n := rd.Length(1, false); n > 0 {
-			rd.Skip(n)
-		}
-		return objectErr(rd, at)
-	case core.TypeCompact:
-		if _, end, err := compact.Parse(buf, rd.Pos(), len(buf), s.schemas, false); err == nil {
-			rd.Seek(end)
-			return nil
-		}
-	case core.TypePortable:
-		fid, cid, ver := rd.Int32(), rd.Int32(), rd.Int32()
-		if rd.Err() == nil {
-			if _, end, err := portable.Parse(buf, rd.Pos(), len(buf), fid, cid, ver, nil); err == nil {
-				rd.Seek(end)
-				return nil
-			}
-		}
-	case core.TypeIdentified:
-		hdr, fid, cid := rd.Int8(), rd.Int32(), rd.Int32()
-		if rd.Err() == nil && hdr == core.IdentifiedHeader {
-			if _, ok := s.identifiedFactories[fid]; !ok {
-				if l, ok := s.layouts.Get(fid, cid); ok {
-					return l.program(s.layouts).skipAll(s, rd, depth)
-				}
-			}
-		}
-	}
-	// Anything else, and objects the checks above refused, are decoded:
-	// the decoder reports what is wrong with them.
-	rd.Seek(at)
-	sub := *rd
-	dec := decoder{svc: s, buf: buf, budget: core.Budget{Depth: depth, Size: len(buf)}}
-	_, err := dec.readObject(&sub)
-	*rd = sub
-	return err
+// Skip advances rd over the fields of an object of layout l (the payload
+// of its Data after the header), depth objects deep.
+func (l *Layout) Skip(objs Objects, rd *wire.Reader, depth int) error {
+	return l.program(objs.Layouts()).skipAll(objs, rd, depth)
 }
 
-func objectErr(rd *wire.Reader, at int) error {
-	if rd.Err() == nil {
-		return nil
-	}
-	return &core.DecodeError{Format: "data", Offset: at, Reason: "object is truncated or has an invalid length", Err: rd.Err()}
+// skipObject skips a writeObject value through objs with a copy of rd:
+// handing rd itself to an interface would move every caller's reader to
+// the heap, also on the paths that meet no writeObject field.
+func skipObject(objs Objects, rd *wire.Reader, depth int) error {
+	sub := *rd
+	err := objs.SkipObject(&sub, depth)
+	*rd = sub
+	return err
 }

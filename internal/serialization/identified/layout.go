@@ -1,4 +1,4 @@
-package serialization
+package identified
 
 import (
 	"fmt"
@@ -93,7 +93,7 @@ type LayoutField struct {
 	ClassID   int32
 }
 
-// Layout declares the bytes an IdentifiedDataSerializable class writes: its
+// Layout declares the bytes an DataSerializable class writes: its
 // fields in writeData order. It lets a reader without a Go type for the class
 // (such as a member running queries) read fields in place. Layouts are
 // immutable.
@@ -105,7 +105,7 @@ type Layout struct {
 	// offsets[i] is the constant offset of field i from the first field, or
 	// -1 when it depends on the data (after a variable-size field).
 	offsets []int
-	prog    atomic.Pointer[layoutProgram] // see program
+	prog    atomic.Pointer[program] // see program
 }
 
 // NewLayout validates the fields and returns a layout.
@@ -206,45 +206,45 @@ func sameLayout(a, b *Layout) bool {
 	return true
 }
 
-// IdentifiedRecord reads the fields of one IdentifiedDataSerializable value
+// Record reads the fields of one DataSerializable value
 // in place through its Layout. Fields before the first variable-size field
 // are read at constant offsets; later ones are found by skipping over the
 // fields before them. It aliases the Data it was read from.
-type IdentifiedRecord struct {
+type Record struct {
 	layout *Layout
 	buf    []byte // the whole Data (nested Portable positions are absolute)
 	start  int    // index of the first field
 	limit  int    // the object ends by here
-	svc    *Service
+	objs   Objects
 }
 
-// ReadIdentifiedRecord reads an IdentifiedDataSerializable Data through the
+// ReadRecord reads an DataSerializable Data through the
 // layout registered in svc for its class.
-func ReadIdentifiedRecord(d core.Data, svc *Service) (IdentifiedRecord, error) {
+func ReadRecord(d core.Data, objs Objects) (Record, error) {
 	if err := d.Check(); err != nil {
-		return IdentifiedRecord{}, err
+		return Record{}, err
 	}
 	if d.Type() != core.TypeIdentified {
-		return IdentifiedRecord{}, &core.DecodeError{Format: "identified", Offset: 4, Reason: "type id " + strconv.Itoa(int(d.Type())) + " is not the identified type"}
+		return Record{}, &core.DecodeError{Format: "identified", Offset: 4, Reason: "type id " + strconv.Itoa(int(d.Type())) + " is not the identified type"}
 	}
 	rd := wire.NewReader(d, core.HeaderSize)
 	hdr, fid, cid := rd.Int8(), rd.Int32(), rd.Int32()
 	if rd.Err() != nil || hdr != core.IdentifiedHeader {
-		return IdentifiedRecord{}, core.Malformed("identified", core.HeaderSize, "truncated or unsupported header")
+		return Record{}, core.Malformed("identified", core.HeaderSize, "truncated or unsupported header")
 	}
-	l, ok := svc.layouts.Get(fid, cid)
+	l, ok := objs.Layouts().Get(fid, cid)
 	if !ok {
-		return IdentifiedRecord{}, &core.ClassNotFoundError{Format: "identified", FactoryID: fid, ClassID: cid, Reason: "no layout is registered"}
+		return Record{}, &core.ClassNotFoundError{Format: "identified", FactoryID: fid, ClassID: cid, Reason: "no layout is registered"}
 	}
-	return IdentifiedRecord{layout: l, buf: d, start: rd.Pos(), limit: len(d), svc: svc}, nil
+	return Record{layout: l, buf: d, start: rd.Pos(), limit: len(d), objs: objs}, nil
 }
 
 // Layout returns the record's layout.
-func (r *IdentifiedRecord) Layout() *Layout { return r.layout }
+func (r *Record) Layout() *Layout { return r.layout }
 
 // FieldKind returns the kind of the named field: KindNotAvailable for
 // unknown fields and for object and inline fields (see Op).
-func (r *IdentifiedRecord) FieldKind(name string) core.FieldKind {
+func (r *Record) FieldKind(name string) core.FieldKind {
 	f, _, ok := r.layout.Field(name)
 	if !ok {
 		return core.KindNotAvailable
@@ -253,31 +253,31 @@ func (r *IdentifiedRecord) FieldKind(name string) core.FieldKind {
 }
 
 // HasField reports whether the layout has the named field.
-func (r *IdentifiedRecord) HasField(name string) bool {
+func (r *Record) HasField(name string) bool {
 	_, _, ok := r.layout.Field(name)
 	return ok
 }
 
 // Op returns the op of the named field, or 0.
-func (r *IdentifiedRecord) Op(name string) LayoutOp {
+func (r *Record) Op(name string) LayoutOp {
 	f, _, _ := r.layout.Field(name)
 	return f.Op
 }
 
 // locate returns a reader at the value of field i.
-func (r *IdentifiedRecord) locate(i int) (wire.Reader, error) {
-	return r.layout.program(r.svc.layouts).locate(r.svc, r.buf[:r.limit], r.start, i)
+func (r *Record) locate(i int) (wire.Reader, error) {
+	return r.layout.program(r.objs.Layouts()).locate(r.objs, r.buf[:r.limit], r.start, i)
 }
 
 // end walks every field and returns the index after the object.
-func (r *IdentifiedRecord) end(depth int) (int, error) {
+func (r *Record) end(depth int) (int, error) {
 	rd := wire.NewReader(r.buf[:r.limit], r.start)
-	err := r.layout.program(r.svc.layouts).skipAll(r.svc, &rd, depth)
+	err := r.layout.program(r.objs.Layouts()).skipAll(r.objs, &rd, depth)
 	return rd.Pos(), err
 }
 
 // value resolves the named field, checks its op and returns a reader at it.
-func (r *IdentifiedRecord) value(name string, ops ...LayoutOp) (LayoutField, wire.Reader, error) {
+func (r *Record) value(name string, ops ...LayoutOp) (LayoutField, wire.Reader, error) {
 	if r.layout == nil {
 		return LayoutField{}, wire.Reader{}, &core.FieldError{Field: name, Reason: "read from an empty record"}
 	}
@@ -297,7 +297,7 @@ func (r *IdentifiedRecord) value(name string, ops ...LayoutOp) (LayoutField, wir
 }
 
 // GetBoolean reads a writeBoolean field.
-func (r *IdentifiedRecord) GetBoolean(name string) (bool, error) {
+func (r *Record) GetBoolean(name string) (bool, error) {
 	_, rd, err := r.value(name, OpBoolean)
 	if err != nil {
 		return false, err
@@ -307,7 +307,7 @@ func (r *IdentifiedRecord) GetBoolean(name string) (bool, error) {
 }
 
 // GetInt8 reads a writeByte field.
-func (r *IdentifiedRecord) GetInt8(name string) (int8, error) {
+func (r *Record) GetInt8(name string) (int8, error) {
 	_, rd, err := r.value(name, OpByte)
 	if err != nil {
 		return 0, err
@@ -317,7 +317,7 @@ func (r *IdentifiedRecord) GetInt8(name string) (int8, error) {
 }
 
 // GetChar reads a writeChar field.
-func (r *IdentifiedRecord) GetChar(name string) (core.Char, error) {
+func (r *Record) GetChar(name string) (core.Char, error) {
 	_, rd, err := r.value(name, OpChar)
 	if err != nil {
 		return 0, err
@@ -327,7 +327,7 @@ func (r *IdentifiedRecord) GetChar(name string) (core.Char, error) {
 }
 
 // GetInt16 reads a writeShort field.
-func (r *IdentifiedRecord) GetInt16(name string) (int16, error) {
+func (r *Record) GetInt16(name string) (int16, error) {
 	_, rd, err := r.value(name, OpShort)
 	if err != nil {
 		return 0, err
@@ -337,7 +337,7 @@ func (r *IdentifiedRecord) GetInt16(name string) (int16, error) {
 }
 
 // GetInt32 reads a writeInt field.
-func (r *IdentifiedRecord) GetInt32(name string) (int32, error) {
+func (r *Record) GetInt32(name string) (int32, error) {
 	_, rd, err := r.value(name, OpInt)
 	if err != nil {
 		return 0, err
@@ -347,7 +347,7 @@ func (r *IdentifiedRecord) GetInt32(name string) (int32, error) {
 }
 
 // GetInt64 reads a writeLong field.
-func (r *IdentifiedRecord) GetInt64(name string) (int64, error) {
+func (r *Record) GetInt64(name string) (int64, error) {
 	_, rd, err := r.value(name, OpLong)
 	if err != nil {
 		return 0, err
@@ -357,7 +357,7 @@ func (r *IdentifiedRecord) GetInt64(name string) (int64, error) {
 }
 
 // GetFloat32 reads a writeFloat field.
-func (r *IdentifiedRecord) GetFloat32(name string) (float32, error) {
+func (r *Record) GetFloat32(name string) (float32, error) {
 	_, rd, err := r.value(name, OpFloat)
 	if err != nil {
 		return 0, err
@@ -367,7 +367,7 @@ func (r *IdentifiedRecord) GetFloat32(name string) (float32, error) {
 }
 
 // GetFloat64 reads a writeDouble field.
-func (r *IdentifiedRecord) GetFloat64(name string) (float64, error) {
+func (r *Record) GetFloat64(name string) (float64, error) {
 	_, rd, err := r.value(name, OpDouble)
 	if err != nil {
 		return 0, err
@@ -377,7 +377,7 @@ func (r *IdentifiedRecord) GetFloat64(name string) (float64, error) {
 }
 
 // GetStringBytes returns a view of a writeString field's bytes; null reports ok=false.
-func (r *IdentifiedRecord) GetStringBytes(name string) (b []byte, ok bool, err error) {
+func (r *Record) GetStringBytes(name string) (b []byte, ok bool, err error) {
 	_, rd, err := r.value(name, OpString)
 	if err != nil {
 		return nil, false, err
@@ -387,13 +387,13 @@ func (r *IdentifiedRecord) GetStringBytes(name string) (b []byte, ok bool, err e
 }
 
 // GetString reads a writeString field; null reads as "".
-func (r *IdentifiedRecord) GetString(name string) (string, error) {
+func (r *Record) GetString(name string) (string, error) {
 	b, _, err := r.GetStringBytes(name)
 	return string(b), err
 }
 
 // GetStringPtr reads a writeString field; null is nil.
-func (r *IdentifiedRecord) GetStringPtr(name string) (*string, error) {
+func (r *Record) GetStringPtr(name string) (*string, error) {
 	b, ok, err := r.GetStringBytes(name)
 	if err != nil || !ok {
 		return nil, err
@@ -402,7 +402,7 @@ func (r *IdentifiedRecord) GetStringPtr(name string) (*string, error) {
 	return &s, nil
 }
 
-func idsArray[T any](r *IdentifiedRecord, name string, op LayoutOp, read func(*wire.Reader) T) ([]T, error) {
+func readArray[T any](r *Record, name string, op LayoutOp, read func(*wire.Reader) T) ([]T, error) {
 	_, rd, err := r.value(name, op)
 	if err != nil {
 		return nil, err
@@ -412,52 +412,52 @@ func idsArray[T any](r *IdentifiedRecord, name string, op LayoutOp, read func(*w
 }
 
 // GetArrayOfBoolean reads a writeBooleanArray field; null is nil.
-func (r *IdentifiedRecord) GetArrayOfBoolean(name string) ([]bool, error) {
-	return idsArray(r, name, OpBooleanArray, (*wire.Reader).Bool)
+func (r *Record) GetArrayOfBoolean(name string) ([]bool, error) {
+	return readArray(r, name, OpBooleanArray, (*wire.Reader).Bool)
 }
 
 // GetArrayOfInt8 reads a writeByteArray field as int8s; null is nil.
-func (r *IdentifiedRecord) GetArrayOfInt8(name string) ([]int8, error) {
-	return idsArray(r, name, OpByteArray, (*wire.Reader).Int8)
+func (r *Record) GetArrayOfInt8(name string) ([]int8, error) {
+	return readArray(r, name, OpByteArray, (*wire.Reader).Int8)
 }
 
 // GetByteArray reads a writeByteArray field; null is nil.
-func (r *IdentifiedRecord) GetByteArray(name string) ([]byte, error) {
-	return idsArray(r, name, OpByteArray, func(rd *wire.Reader) byte { return byte(rd.Int8()) })
+func (r *Record) GetByteArray(name string) ([]byte, error) {
+	return readArray(r, name, OpByteArray, func(rd *wire.Reader) byte { return byte(rd.Int8()) })
 }
 
 // GetArrayOfChar reads a writeCharArray field; null is nil.
-func (r *IdentifiedRecord) GetArrayOfChar(name string) ([]core.Char, error) {
-	return idsArray(r, name, OpCharArray, func(rd *wire.Reader) core.Char { return core.Char(rd.Uint16()) })
+func (r *Record) GetArrayOfChar(name string) ([]core.Char, error) {
+	return readArray(r, name, OpCharArray, func(rd *wire.Reader) core.Char { return core.Char(rd.Uint16()) })
 }
 
 // GetArrayOfInt16 reads a writeShortArray field; null is nil.
-func (r *IdentifiedRecord) GetArrayOfInt16(name string) ([]int16, error) {
-	return idsArray(r, name, OpShortArray, (*wire.Reader).Int16)
+func (r *Record) GetArrayOfInt16(name string) ([]int16, error) {
+	return readArray(r, name, OpShortArray, (*wire.Reader).Int16)
 }
 
 // GetArrayOfInt32 reads a writeIntArray field; null is nil.
-func (r *IdentifiedRecord) GetArrayOfInt32(name string) ([]int32, error) {
-	return idsArray(r, name, OpIntArray, (*wire.Reader).Int32)
+func (r *Record) GetArrayOfInt32(name string) ([]int32, error) {
+	return readArray(r, name, OpIntArray, (*wire.Reader).Int32)
 }
 
 // GetArrayOfInt64 reads a writeLongArray field; null is nil.
-func (r *IdentifiedRecord) GetArrayOfInt64(name string) ([]int64, error) {
-	return idsArray(r, name, OpLongArray, (*wire.Reader).Int64)
+func (r *Record) GetArrayOfInt64(name string) ([]int64, error) {
+	return readArray(r, name, OpLongArray, (*wire.Reader).Int64)
 }
 
 // GetArrayOfFloat32 reads a writeFloatArray field; null is nil.
-func (r *IdentifiedRecord) GetArrayOfFloat32(name string) ([]float32, error) {
-	return idsArray(r, name, OpFloatArray, (*wire.Reader).Float32)
+func (r *Record) GetArrayOfFloat32(name string) ([]float32, error) {
+	return readArray(r, name, OpFloatArray, (*wire.Reader).Float32)
 }
 
 // GetArrayOfFloat64 reads a writeDoubleArray field; null is nil.
-func (r *IdentifiedRecord) GetArrayOfFloat64(name string) ([]float64, error) {
-	return idsArray(r, name, OpDoubleArray, (*wire.Reader).Float64)
+func (r *Record) GetArrayOfFloat64(name string) ([]float64, error) {
+	return readArray(r, name, OpDoubleArray, (*wire.Reader).Float64)
 }
 
 // GetArrayOfStringPtr reads a writeStringArray field; null items are nil.
-func (r *IdentifiedRecord) GetArrayOfStringPtr(name string) ([]*string, error) {
+func (r *Record) GetArrayOfStringPtr(name string) ([]*string, error) {
 	_, rd, err := r.value(name, OpStringArray)
 	if err != nil {
 		return nil, err
@@ -467,7 +467,7 @@ func (r *IdentifiedRecord) GetArrayOfStringPtr(name string) ([]*string, error) {
 }
 
 // GetArrayOfString reads a writeStringArray field; null items read as "".
-func (r *IdentifiedRecord) GetArrayOfString(name string) ([]string, error) {
+func (r *Record) GetArrayOfString(name string) ([]string, error) {
 	ptrs, err := r.GetArrayOfStringPtr(name)
 	if ptrs == nil {
 		return nil, err
@@ -483,17 +483,16 @@ func (r *IdentifiedRecord) GetArrayOfString(name string) ([]string, error) {
 
 // GetObject reads a writeObject field: a registered Go value, a record, or
 // a built-in value; null is nil.
-func (r *IdentifiedRecord) GetObject(name string) (any, error) {
+func (r *Record) GetObject(name string) (any, error) {
 	_, rd, err := r.value(name, OpObject)
 	if err != nil {
 		return nil, err
 	}
-	dec := decoder{svc: r.svc, buf: r.buf[:r.limit], budget: core.Budget{Size: r.limit}}
-	return dec.readObject(&rd)
+	return r.objs.ReadObject(r.buf[:r.limit], &rd, &core.Budget{Size: r.limit})
 }
 
 // GetArrayOfObject reads a writeObjectArray field; null is nil.
-func (r *IdentifiedRecord) GetArrayOfObject(name string) ([]any, error) {
+func (r *Record) GetArrayOfObject(name string) ([]any, error) {
 	_, rd, err := r.value(name, OpObjectArray)
 	if err != nil {
 		return nil, err
@@ -502,10 +501,10 @@ func (r *IdentifiedRecord) GetArrayOfObject(name string) ([]any, error) {
 	if err := identifiedErr(&rd, name); err != nil || n < 0 {
 		return nil, err
 	}
-	dec := decoder{svc: r.svc, buf: r.buf[:r.limit], budget: core.Budget{Size: r.limit}}
+	budget := core.Budget{Size: r.limit}
 	out := make([]any, n)
 	for i := range out {
-		if out[i], err = dec.readObject(&rd); err != nil {
+		if out[i], err = r.objs.ReadObject(r.buf[:r.limit], &rd, &budget); err != nil {
 			return nil, err
 		}
 	}
@@ -514,12 +513,12 @@ func (r *IdentifiedRecord) GetArrayOfObject(name string) ([]any, error) {
 
 // inlineAt returns the record of an inline object of field f at rd and
 // advances rd past it.
-func (r *IdentifiedRecord) inlineAt(rd *wire.Reader, f LayoutField) (*IdentifiedRecord, error) {
-	nested, ok := r.svc.layouts.Get(f.FactoryID, f.ClassID)
+func (r *Record) inlineAt(rd *wire.Reader, f LayoutField) (*Record, error) {
+	nested, ok := r.objs.Layouts().Get(f.FactoryID, f.ClassID)
 	if !ok {
 		return nil, &core.ClassNotFoundError{Format: "identified", FactoryID: f.FactoryID, ClassID: f.ClassID, Reason: "no layout is registered for inline field " + strconv.Quote(f.Name)}
 	}
-	rec := &IdentifiedRecord{layout: nested, buf: r.buf, start: rd.Pos(), limit: r.limit, svc: r.svc}
+	rec := &Record{layout: nested, buf: r.buf, start: rd.Pos(), limit: r.limit, objs: r.objs}
 	end, err := rec.end(1)
 	if err != nil {
 		return nil, err
@@ -530,7 +529,7 @@ func (r *IdentifiedRecord) inlineAt(rd *wire.Reader, f LayoutField) (*Identified
 }
 
 // GetInline reads a writeDataInline field as a record of the nested layout.
-func (r *IdentifiedRecord) GetInline(name string) (*IdentifiedRecord, error) {
+func (r *Record) GetInline(name string) (*Record, error) {
 	f, rd, err := r.value(name, OpInline)
 	if err != nil {
 		return nil, err
@@ -539,17 +538,17 @@ func (r *IdentifiedRecord) GetInline(name string) (*IdentifiedRecord, error) {
 }
 
 // GetArrayOfInline reads a writeInlineArray field as records.
-func (r *IdentifiedRecord) GetArrayOfInline(name string) ([]*IdentifiedRecord, error) {
+func (r *Record) GetArrayOfInline(name string) ([]*Record, error) {
 	f, rd, err := r.value(name, OpInlineArray)
 	if err != nil {
 		return nil, err
 	}
 	_, i, _ := r.layout.Field(name)
-	n := r.layout.program(r.svc.layouts).inlineCount(&rd, i)
+	n := r.layout.program(r.objs.Layouts()).inlineCount(&rd, i)
 	if err := identifiedErr(&rd, name); err != nil || n < 0 {
 		return nil, err // n < 0: a null array, written as length -1
 	}
-	out := make([]*IdentifiedRecord, n)
+	out := make([]*Record, n)
 	for i := range out {
 		if out[i], err = r.inlineAt(&rd, f); err != nil {
 			return nil, err
@@ -560,7 +559,7 @@ func (r *IdentifiedRecord) GetArrayOfInline(name string) ([]*IdentifiedRecord, e
 
 // Get reads any field as a Go value: the types of the typed getters, nil for
 // null, records or registered Go values for object and inline fields.
-func (r *IdentifiedRecord) Get(name string) (any, error) {
+func (r *Record) Get(name string) (any, error) {
 	f, _, ok := r.layout.Field(name)
 	if !ok {
 		return nil, core.AbsentField(name, "is not in "+layoutWhat(r.layout.FactoryID, r.layout.ClassID))
@@ -615,7 +614,7 @@ func (r *IdentifiedRecord) Get(name string) (any, error) {
 }
 
 // writeFields writes every field of the record through o, in layout order.
-func (r *IdentifiedRecord) writeFields(o *DataOutput, depth int) {
+func (r *Record) writeFields(o *DataOutput, depth int) {
 	if depth >= core.MaxDepth {
 		o.fail(&core.TypeError{Type: "IdentifiedRecord", Reason: "objects nest deeper than " + strconv.Itoa(core.MaxDepth) + " levels"})
 		return
@@ -630,7 +629,7 @@ func (r *IdentifiedRecord) writeFields(o *DataOutput, depth int) {
 	}
 }
 
-// writeValue writes field f from a generic value (see IdentifiedRecordBuilder.Set).
+// writeValue writes field f from a generic value (see RecordBuilder.Set).
 func (o *DataOutput) writeValue(f LayoutField, v any, depth int) {
 	ok := true
 	switch f.Op {
@@ -649,19 +648,19 @@ func (o *DataOutput) writeValue(f LayoutField, v any, depth int) {
 			}
 		}
 	case OpInline:
-		var x *IdentifiedRecord
-		if x, ok = v.(*IdentifiedRecord); ok && x != nil {
+		var x *Record
+		if x, ok = v.(*Record); ok && x != nil {
 			x.writeFields(o, depth+1)
 		} else {
 			ok = false
 		}
 	case OpInlineArray:
-		var x []*IdentifiedRecord
+		var x []*Record
 		if v == nil {
 			o.WriteInt32(-1)
 			break
 		}
-		if x, ok = v.([]*IdentifiedRecord); ok && x == nil {
+		if x, ok = v.([]*Record); ok && x == nil {
 			o.WriteInt32(-1)
 		} else if ok {
 			o.WriteInt32(int32(len(x)))
@@ -674,95 +673,151 @@ func (o *DataOutput) writeValue(f LayoutField, v any, depth int) {
 			}
 		}
 	default:
-		ok = core.WriteValue(dataOutputField{o, f.Name}, f.Op.Kind(), v)
+		ok = core.WriteValue(valueField{o, f.Name}, f.Op.Kind(), v)
 	}
 	if !ok {
 		o.fail(&core.FieldError{Field: f.Name, Reason: fmt.Sprintf("a %T value cannot be written with %s", v, f.Op)})
 	}
 }
 
-// dataOutputField is a field of a DataOutput as the value switch writes
+// valueField is a field of a DataOutput as the value switch writes
 // it: the ops whose values have a field kind.
-type dataOutputField struct {
+type valueField struct {
 	o    *DataOutput
 	name string
 }
 
-var _ core.ValueWriter = dataOutputField{}
+var _ core.ValueWriter = valueField{}
 
-func (f dataOutputField) refuse() {
+func (f valueField) refuse() {
 	f.o.fail(&core.FieldError{Field: f.name, Reason: "the layout's op writes no value of this kind"})
 }
 
-func (f dataOutputField) Boolean(v bool)                      { f.o.WriteBoolean(v) }
-func (f dataOutputField) Int8(v int8)                         { f.o.WriteInt8(v) }
-func (f dataOutputField) Char(v core.Char)                    { f.o.WriteChar(v) }
-func (f dataOutputField) Int16(v int16)                       { f.o.WriteInt16(v) }
-func (f dataOutputField) Int32(v int32)                       { f.o.WriteInt32(v) }
-func (f dataOutputField) Int64(v int64)                       { f.o.WriteInt64(v) }
-func (f dataOutputField) Float32(v float32)                   { f.o.WriteFloat32(v) }
-func (f dataOutputField) Float64(v float64)                   { f.o.WriteFloat64(v) }
-func (f dataOutputField) String(v *string)                    { f.o.WriteStringPtr(v) }
-func (f dataOutputField) Decimal(*core.Decimal)               { f.refuse() }
-func (f dataOutputField) Time(*core.LocalTime)                { f.refuse() }
-func (f dataOutputField) Date(*core.LocalDate)                { f.refuse() }
-func (f dataOutputField) Timestamp(*core.LocalDateTime)       { f.refuse() }
-func (f dataOutputField) TimestampTZ(*core.OffsetDateTime)    { f.refuse() }
-func (f dataOutputField) NullableBoolean(*bool)               { f.refuse() }
-func (f dataOutputField) NullableInt8(*int8)                  { f.refuse() }
-func (f dataOutputField) NullableInt16(*int16)                { f.refuse() }
-func (f dataOutputField) NullableInt32(*int32)                { f.refuse() }
-func (f dataOutputField) NullableInt64(*int64)                { f.refuse() }
-func (f dataOutputField) NullableFloat32(*float32)            { f.refuse() }
-func (f dataOutputField) NullableFloat64(*float64)            { f.refuse() }
-func (f dataOutputField) Booleans(v []bool)                   { f.o.WriteBooleanArray(v) }
-func (f dataOutputField) Int8s(v []int8)                      { f.o.WriteByteArray(core.Int8sToBytes(v)) }
-func (f dataOutputField) Bytes(v []byte)                      { f.o.WriteByteArray(v) }
-func (f dataOutputField) Chars(v []core.Char)                 { f.o.WriteCharArray(v) }
-func (f dataOutputField) Int16s(v []int16)                    { f.o.WriteInt16Array(v) }
-func (f dataOutputField) Int32s(v []int32)                    { f.o.WriteInt32Array(v) }
-func (f dataOutputField) Int64s(v []int64)                    { f.o.WriteInt64Array(v) }
-func (f dataOutputField) Float32s(v []float32)                { f.o.WriteFloat32Array(v) }
-func (f dataOutputField) Float64s(v []float64)                { f.o.WriteFloat64Array(v) }
-func (f dataOutputField) Strings(v []*string)                 { f.o.WriteStringPtrArray(v) }
-func (f dataOutputField) Decimals([]*core.Decimal)            { f.refuse() }
-func (f dataOutputField) Times([]*core.LocalTime)             { f.refuse() }
-func (f dataOutputField) Dates([]*core.LocalDate)             { f.refuse() }
-func (f dataOutputField) Timestamps([]*core.LocalDateTime)    { f.refuse() }
-func (f dataOutputField) TimestampTZs([]*core.OffsetDateTime) { f.refuse() }
-func (f dataOutputField) NullableBooleans([]*bool)            { f.refuse() }
-func (f dataOutputField) NullableInt8s([]*int8)               { f.refuse() }
-func (f dataOutputField) NullableInt16s([]*int16)             { f.refuse() }
-func (f dataOutputField) NullableInt32s([]*int32)             { f.refuse() }
-func (f dataOutputField) NullableInt64s([]*int64)             { f.refuse() }
-func (f dataOutputField) NullableFloat32s([]*float32)         { f.refuse() }
-func (f dataOutputField) NullableFloat64s([]*float64)         { f.refuse() }
-func (f dataOutputField) Object(any) bool                     { return false }
-func (f dataOutputField) Objects(any) bool                    { return false }
+func (f valueField) Boolean(v bool) { f.o.WriteBoolean(v) }
 
-// IdentifiedRecordBuilder builds an IdentifiedDataSerializable value from a
+func (f valueField) Int8(v int8) { f.o.WriteInt8(v) }
+
+func (f valueField) Char(v core.Char) { f.o.WriteChar(v) }
+
+func (f valueField) Int16(v int16) { f.o.WriteInt16(v) }
+
+func (f valueField) Int32(v int32) { f.o.WriteInt32(v) }
+
+func (f valueField) Int64(v int64) { f.o.WriteInt64(v) }
+
+func (f valueField) Float32(v float32) { f.o.WriteFloat32(v) }
+
+func (f valueField) Float64(v float64) { f.o.WriteFloat64(v) }
+
+func (f valueField) String(v *string) { f.o.WriteStringPtr(v) }
+
+func (f valueField) Decimal(*core.Decimal) { f.refuse() }
+
+func (f valueField) Time(*core.LocalTime) { f.refuse() }
+
+func (f valueField) Date(*core.LocalDate) { f.refuse() }
+
+func (f valueField) Timestamp(*core.LocalDateTime) { f.refuse() }
+
+func (f valueField) TimestampTZ(*core.OffsetDateTime) { f.refuse() }
+
+func (f valueField) NullableBoolean(*bool) { f.refuse() }
+
+func (f valueField) NullableInt8(*int8) { f.refuse() }
+
+func (f valueField) NullableInt16(*int16) { f.refuse() }
+
+func (f valueField) NullableInt32(*int32) { f.refuse() }
+
+func (f valueField) NullableInt64(*int64) { f.refuse() }
+
+func (f valueField) NullableFloat32(*float32) { f.refuse() }
+
+func (f valueField) NullableFloat64(*float64) { f.refuse() }
+
+func (f valueField) Booleans(v []bool) { f.o.WriteBooleanArray(v) }
+
+func (f valueField) Int8s(v []int8) { f.o.WriteByteArray(core.Int8sToBytes(v)) }
+
+func (f valueField) Bytes(v []byte) { f.o.WriteByteArray(v) }
+
+func (f valueField) Chars(v []core.Char) { f.o.WriteCharArray(v) }
+
+func (f valueField) Int16s(v []int16) { f.o.WriteInt16Array(v) }
+
+func (f valueField) Int32s(v []int32) { f.o.WriteInt32Array(v) }
+
+func (f valueField) Int64s(v []int64) { f.o.WriteInt64Array(v) }
+
+func (f valueField) Float32s(v []float32) { f.o.WriteFloat32Array(v) }
+
+func (f valueField) Float64s(v []float64) { f.o.WriteFloat64Array(v) }
+
+func (f valueField) Strings(v []*string) { f.o.WriteStringPtrArray(v) }
+
+func (f valueField) Decimals([]*core.Decimal) { f.refuse() }
+
+func (f valueField) Times([]*core.LocalTime) { f.refuse() }
+
+func (f valueField) Dates([]*core.LocalDate) { f.refuse() }
+
+func (f valueField) Timestamps([]*core.LocalDateTime) { f.refuse() }
+
+func (f valueField) TimestampTZs([]*core.OffsetDateTime) { f.refuse() }
+
+func (f valueField) NullableBooleans([]*bool) { f.refuse() }
+
+func (f valueField) NullableInt8s([]*int8) { f.refuse() }
+
+func (f valueField) NullableInt16s([]*int16) { f.refuse() }
+
+func (f valueField) NullableInt32s([]*int32) { f.refuse() }
+
+func (f valueField) NullableInt64s([]*int64) { f.refuse() }
+
+func (f valueField) NullableFloat32s([]*float32) { f.refuse() }
+
+func (f valueField) NullableFloat64s([]*float64) { f.refuse() }
+
+func (f valueField) Object(any) bool { return false }
+
+func (f valueField) Objects(any) bool { return false }
+
+// RecordBuilder builds an DataSerializable value from a
 // layout and field values, without a Go type.
-type IdentifiedRecordBuilder struct {
+type RecordBuilder struct {
 	layout  *Layout
 	layouts *LayoutRegistry
 	values  map[string]any
+	codec   func(*LayoutRegistry) (Codec, error)
 }
 
-// NewIdentifiedRecordBuilder starts a record of the given layout; layouts
-// resolves the layouts of inline fields and may be nil when there are none.
-func NewIdentifiedRecordBuilder(layout *Layout, layouts *LayoutRegistry) *IdentifiedRecordBuilder {
-	return &IdentifiedRecordBuilder{layout: layout, layouts: layouts, values: map[string]any{}}
+// Codec is what a record builder needs of a Service for a layout
+// registry: the Objects its records read writeObject values with, and an
+// ObjectWriter that writes them into a Data starting at the beginning of
+// its buffer.
+type Codec interface {
+	Objects
+	NewObjectWriter() ObjectWriter
 }
 
-// Set sets a field. Values take the types IdentifiedRecord.Get returns (or
-// pointers to them, or nil for null); inline fields take *IdentifiedRecord.
-func (b *IdentifiedRecordBuilder) Set(name string, value any) *IdentifiedRecordBuilder {
+// NewRecordBuilder starts a record of the given layout; layouts
+// resolves the layouts of inline fields and may be nil when there are
+// none; codec makes the Service that writes and reads the record's
+// writeObject values.
+func NewRecordBuilder(layout *Layout, layouts *LayoutRegistry, codec func(*LayoutRegistry) (Codec, error)) *RecordBuilder {
+	return &RecordBuilder{layout: layout, layouts: layouts, values: map[string]any{}, codec: codec}
+}
+
+// Set sets a field. Values take the types Record.Get returns (or
+// pointers to them, or nil for null); inline fields take *Record.
+func (b *RecordBuilder) Set(name string, value any) *RecordBuilder {
 	b.values[name] = value
 	return b
 }
 
 // Build encodes the record as a complete Data and reads it back.
-func (b *IdentifiedRecordBuilder) Build() (*IdentifiedRecord, error) {
+func (b *RecordBuilder) Build() (*Record, error) {
 	for name := range b.values {
 		if _, _, ok := b.layout.Field(name); !ok {
 			return nil, &core.FieldError{Field: name, Reason: "is not in " + layoutWhat(b.layout.FactoryID, b.layout.ClassID)}
@@ -775,11 +830,11 @@ func (b *IdentifiedRecordBuilder) Build() (*IdentifiedRecord, error) {
 	if err := layouts.Add(b.layout); err != nil {
 		return nil, err
 	}
-	svc, err := NewService(Config{LayoutRegistry: layouts})
+	codec, err := b.codec(layouts)
 	if err != nil {
 		return nil, err
 	}
-	e := &encoder{svc: svc}
+	e := &Encoder{Encoding: &core.Encoding{}, Objects: codec.NewObjectWriter()}
 	buf := wire.AppendInt32(nil, 0)
 	buf = wire.AppendInt32(buf, core.TypeIdentified)
 	buf = append(buf, core.IdentifiedHeader)
@@ -792,7 +847,7 @@ func (b *IdentifiedRecordBuilder) Build() (*IdentifiedRecord, error) {
 	if o.err != nil {
 		return nil, o.err
 	}
-	rec, err := ReadIdentifiedRecord(o.buf, svc)
+	rec, err := ReadRecord(o.buf, codec)
 	if err != nil {
 		return nil, err
 	}
