@@ -6,9 +6,7 @@ import (
 	"strconv"
 	"sync/atomic"
 
-	"github.com/atolldb/atoll/internal/serialization/compact"
 	"github.com/atolldb/atoll/internal/serialization/core"
-	"github.com/atolldb/atoll/internal/serialization/portable"
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
 
@@ -267,25 +265,23 @@ func (p *pathPlan) object(n *Node, rd *wire.Reader, depth int, out *core.Sink) e
 		}
 		return out.Emit(v)
 	}
-	// A nested object: its own Data (a record rewritten, since Portable
-	// positions inside it are relative to the enclosing Data); an array
-	// reads as an array.
+	// A nested object: its own Data (its record rewritten, since Portable
+	// positions inside it count from the enclosing Data); an array reads
+	// as an array.
 	sub := wire.NewReader(buf, at)
 	obj, err := n.Objects.ReadObject(buf, &sub, &core.Budget{Depth: depth + 1, Size: len(buf)})
-	if err != nil {
+	switch {
+	case err != nil:
 		return err
-	}
-	switch obj.(type) {
-	case *compact.Record, *portable.Record, *Record:
-		if v, err = n.Opts.NestedData(obj); err != nil {
-			return err
-		}
-		return out.Emit(v)
-	}
-	if obj != nil && reflect.TypeOf(obj).Kind() == reflect.Slice {
+	case obj == nil:
+		return out.Emit(core.FieldValue{})
+	case reflect.TypeOf(obj).Kind() == reflect.Slice:
 		return out.Emit(core.FieldValue{Kind: core.ValueArray})
 	}
-	return out.Emit(core.FieldValue{}) // a value of a Go type, which has no Data here
+	if v, err = n.Opts.NestedData(obj); err != nil {
+		return err
+	}
+	return out.Emit(v)
 }
 
 // inline reads a writeDataInline object at rd (an inline field, or an
