@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/atolldb/atoll/bench/jrand"
+	"github.com/atolldb/atoll/internal/jrand"
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
 )

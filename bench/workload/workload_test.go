@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atolldb/atoll/bench/jrand"
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/benchmodel"
+	"github.com/atolldb/atoll/internal/jrand"
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
 )
@@ -99,9 +99,9 @@ func testBMap(t *testing.T, ctx context.Context, c *client.Client, kind, size st
 	if info.OwnedEntryCount != int64(n) || info.MemoryCostPerEntry() <= float64(info.ValueDataSize) {
 		t.Errorf("%s: %d owned entries, %.1f B per entry for %d-byte values", info.Map, info.OwnedEntryCount, info.MemoryCostPerEntry(), info.ValueDataSize)
 	}
-	wantLen := model.SmallBytesLen
+	wantLen := benchmodel.SmallBytesLen
 	if size == "large" {
-		wantLen = model.LargeBytesLen
+		wantLen = benchmodel.LargeBytesLen
 	}
 	if info.ByteArrayLength != wantLen {
 		t.Errorf("%s: byte array length %d, want %d (the IDENTIFIED form's payload)", info.Map, info.ByteArrayLength, wantLen)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/pkg/client"
 	"github.com/atolldb/atoll/pkg/predicate"
 	"github.com/atolldb/atoll/pkg/serialization"
@@ -45,7 +45,7 @@ func (f *clientFlags) connect(cmd *cobra.Command) (*client.Client, context.Conte
 		QueryRetry:  f.queryRetry,
 		// The workload objects (Compact "small" and "large") decode to Go
 		// values; anything else decodes to generic records.
-		Serialization: model.Config(),
+		Serialization: benchmodel.Config(),
 	})
 	if err != nil {
 		cancel()
@@ -152,10 +152,10 @@ func fillValue(k int32, typ string) (any, error) {
 	case "json":
 		return serialization.JSON(fmt.Sprintf(`{"key":%d,"value":"value-%d"}`, k, k)), nil
 	case "small":
-		v := model.SmallForKey(k)
+		v := benchmodel.SmallForKey(k)
 		return &v, nil
 	case "large":
-		v := model.LargeForKey(k)
+		v := benchmodel.LargeForKey(k)
 		return &v, nil
 	}
 	return nil, fmt.Errorf("unknown value type %q: want string, int, long, json, small or large", typ)

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/internal/partition"
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
@@ -100,7 +100,7 @@ func allParts(n int) []int32 {
 // fragment reads the field in place and keeps one partial sum per worker.
 func BenchmarkFragmentSum(b *testing.B) {
 	const n = 100_000
-	ser, err := serialization.NewService(model.Config())
+	ser, err := serialization.NewService(benchmodel.Config())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -117,15 +117,15 @@ func BenchmarkFragmentSum(b *testing.B) {
 				var v any
 				switch format {
 				case "ids":
-					v = &model.IdentifiedADoc{Value: int64(k), Payload: model.APayload(k)}
+					v = &benchmodel.IdentifiedADoc{Value: int64(k), Payload: benchmodel.APayload(k)}
 				case "portable":
-					v = &model.PortableADoc{Value: int64(k), Payload: model.APayload(k)}
+					v = &benchmodel.PortableADoc{Value: int64(k), Payload: benchmodel.APayload(k)}
 				case "compact":
-					s := model.SmallForKey(k)
+					s := benchmodel.SmallForKey(k)
 					s.LongField = int64(k)
 					v = &s
 				case "json":
-					v = serialization.JSON(model.AJSON(k))
+					v = serialization.JSON(benchmodel.AJSON(k))
 				}
 				put(b, ser, st, k, v)
 			}
@@ -181,7 +181,7 @@ func cpuTime() time.Duration {
 // an index, without the network.
 func BenchmarkIndexedEqual(b *testing.B) {
 	const n = 100_000
-	ser, err := serialization.NewService(model.Config())
+	ser, err := serialization.NewService(benchmodel.Config())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func BenchmarkIndexedEqual(b *testing.B) {
 	e, maps := testEngine(b, ser, cat)
 	st, _ := maps.Get("a")
 	for k := int32(0); k < n; k++ {
-		put(b, ser, st, k, &model.IdentifiedADoc{Value: int64(k), Payload: model.APayload(k)})
+		put(b, ser, st, k, &benchmodel.IdentifiedADoc{Value: int64(k), Payload: benchmodel.APayload(k)})
 	}
 	for _, typ := range []plan.IndexType{plan.IndexSorted, plan.IndexHash} {
 		info := plan.IndexInfo{Name: "a_value_" + typ.String(), Map: "a", Type: typ, Attribute: "value"}
@@ -289,7 +289,7 @@ func (c *memCatalog) AllIndexes() []plan.IndexInfo {
 // and per match, never per entry.
 func BenchmarkFragmentFilter(b *testing.B) {
 	const n = 100_000
-	ser, err := serialization.NewService(model.Config())
+	ser, err := serialization.NewService(benchmodel.Config())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -354,22 +354,22 @@ func BenchmarkFragmentFilter(b *testing.B) {
 // workloadBValue is workload B's value of a format and size under key k.
 func workloadBValue(format, size string, k int32) any {
 	if size == "LARGE" {
-		l := model.LargeForKey(k)
+		l := benchmodel.LargeForKey(k)
 		switch format {
 		case "portable":
-			return model.NewPortableLarge(l)
+			return benchmodel.NewPortableLarge(l)
 		case "identified":
-			return model.NewIdentifiedLarge(l)
+			return benchmodel.NewIdentifiedLarge(l)
 		}
 		return &l
 	}
-	s := model.SmallForKey(k)
+	s := benchmodel.SmallForKey(k)
 	switch format {
 	case "portable":
-		p := model.PortableSmall(s)
+		p := benchmodel.PortableSmall(s)
 		return &p
 	case "identified":
-		p := model.IdentifiedSmall(s)
+		p := benchmodel.IdentifiedSmall(s)
 		return &p
 	}
 	return &s

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/pkg/client"
 	"github.com/atolldb/atoll/pkg/predicate"
 	"github.com/atolldb/atoll/pkg/serialization"
@@ -28,14 +28,14 @@ func wantQueryError(t *testing.T, what string, err error, parts ...string) {
 	}
 }
 
-func fillSmall(t *testing.T, ctx context.Context, c *client.Client, name string, n int32) *client.Map[int32, *model.Small] {
+func fillSmall(t *testing.T, ctx context.Context, c *client.Client, name string, n int32) *client.Map[int32, *benchmodel.Small] {
 	t.Helper()
-	m := client.GetMap[int32, *model.Small](c, name)
-	var batch []client.Entry[int32, *model.Small]
+	m := client.GetMap[int32, *benchmodel.Small](c, name)
+	var batch []client.Entry[int32, *benchmodel.Small]
 	for k := int32(0); k < n; k++ {
-		s := model.SmallForKey(k)
+		s := benchmodel.SmallForKey(k)
 		s.IntField = k % 10
-		batch = append(batch, client.Entry[int32, *model.Small]{Key: k, Value: &s})
+		batch = append(batch, client.Entry[int32, *benchmodel.Small]{Key: k, Value: &s})
 	}
 	if err := m.PutAll(ctx, batch); err != nil {
 		t.Fatal(err)
@@ -65,27 +65,27 @@ func TestPredicateUnknownAttribute(t *testing.T) {
 	wantQueryError(t, "project", err, "attribute nope does not exist")
 
 	// Nested paths, Portable and IDS values.
-	large := client.GetMap[int32, *model.Large](c, "large_unknown")
-	l := model.LargeForKey(1)
+	large := client.GetMap[int32, *benchmodel.Large](c, "large_unknown")
+	l := benchmodel.LargeForKey(1)
 	if err := large.Set(ctx, 1, &l); err != nil {
 		t.Fatal(err)
 	}
 	_, err = large.KeySetWithPredicate(ctx, predicate.Equal("small.nope", int32(1)))
 	wantQueryError(t, "nested", err, "attribute small.nope does not exist", `no field "nope"`)
-	if err := c.RegisterLayouts(ctx, model.Layouts()...); err != nil {
+	if err := c.RegisterLayouts(ctx, benchmodel.Layouts()...); err != nil {
 		t.Fatal(err)
 	}
-	ps := model.PortableSmall(model.SmallForKey(1))
-	if err := client.GetMap[int32, *model.PortableSmall](c, "portable_unknown").Set(ctx, 1, &ps); err != nil {
+	ps := benchmodel.PortableSmall(benchmodel.SmallForKey(1))
+	if err := client.GetMap[int32, *benchmodel.PortableSmall](c, "portable_unknown").Set(ctx, 1, &ps); err != nil {
 		t.Fatal(err)
 	}
-	_, err = client.GetMap[int32, *model.PortableSmall](c, "portable_unknown").KeySetWithPredicate(ctx, predicate.Equal("nope", int32(1)))
+	_, err = client.GetMap[int32, *benchmodel.PortableSmall](c, "portable_unknown").KeySetWithPredicate(ctx, predicate.Equal("nope", int32(1)))
 	wantQueryError(t, "portable", err, "attribute nope does not exist", "Portable class")
-	is := model.IdentifiedSmall(model.SmallForKey(1))
-	if err := client.GetMap[int32, *model.IdentifiedSmall](c, "ids_unknown").Set(ctx, 1, &is); err != nil {
+	is := benchmodel.IdentifiedSmall(benchmodel.SmallForKey(1))
+	if err := client.GetMap[int32, *benchmodel.IdentifiedSmall](c, "ids_unknown").Set(ctx, 1, &is); err != nil {
 		t.Fatal(err)
 	}
-	_, err = client.GetMap[int32, *model.IdentifiedSmall](c, "ids_unknown").KeySetWithPredicate(ctx, predicate.Equal("nope", int32(1)))
+	_, err = client.GetMap[int32, *benchmodel.IdentifiedSmall](c, "ids_unknown").KeySetWithPredicate(ctx, predicate.Equal("nope", int32(1)))
 	wantQueryError(t, "identified", err, "attribute nope does not exist", "IdentifiedDataSerializable")
 	strs := client.GetMap[int32, string](c, "strings_unknown")
 	if err := strs.Set(ctx, 1, "x"); err != nil {
@@ -195,14 +195,14 @@ func TestTypedSumsRejectStrings(t *testing.T) {
 // over a multi-valued attribute they take every element.
 func TestNestedObjectsInProjectionsAndAggregates(t *testing.T) {
 	c, ctx := start(t)
-	m := client.GetMap[int32, *model.Large](c, "large_nested")
-	var batch []client.Entry[int32, *model.Large]
+	m := client.GetMap[int32, *benchmodel.Large](c, "large_nested")
+	var batch []client.Entry[int32, *benchmodel.Large]
 	for k := int32(0); k < 40; k++ {
-		l := model.LargeForKey(k)
+		l := benchmodel.LargeForKey(k)
 		l.IntField = k
 		l.Small.IntField = k * 3
 		l.IntArray = []int32{k, 1000 + k, -k}
-		batch = append(batch, client.Entry[int32, *model.Large]{Key: k, Value: &l})
+		batch = append(batch, client.Entry[int32, *benchmodel.Large]{Key: k, Value: &l})
 	}
 	if err := m.PutAll(ctx, batch); err != nil {
 		t.Fatal(err)
@@ -211,15 +211,15 @@ func TestNestedObjectsInProjectionsAndAggregates(t *testing.T) {
 	if err != nil || len(got) != 1 {
 		t.Fatalf("project small: %v %v", got, err)
 	}
-	want := model.LargeForKey(12).Small
-	if s, ok := got[0].(*model.Small); !ok || s.IntField != 36 || s.StringField != want.StringField {
+	want := benchmodel.LargeForKey(12).Small
+	if s, ok := got[0].(*benchmodel.Small); !ok || s.IntField != 36 || s.StringField != want.StringField {
 		t.Fatalf("project small: got %T %+v, want the nested Small", got[0], got[0])
 	}
 	multi, err := m.Project(ctx, predicate.MultiAttribute("__key", "small", "smallArray[0]"), predicate.Equal("intField", int32(3)))
 	if err != nil || len(multi) != 1 {
 		t.Fatalf("project several: %v %v", multi, err)
 	}
-	if row := multi[0].([]any); row[0] != int32(3) || row[1].(*model.Small).IntField != 9 || row[2].(*model.Small).StringField != model.LargeForKey(3).SmallArray[0].StringField {
+	if row := multi[0].([]any); row[0] != int32(3) || row[1].(*benchmodel.Small).IntField != 9 || row[2].(*benchmodel.Small).StringField != benchmodel.LargeForKey(3).SmallArray[0].StringField {
 		t.Fatalf("project several: %v", row)
 	}
 	// Arrays as one value, and [any] in a projection, fail clearly (as

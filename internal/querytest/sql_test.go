@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
 	"github.com/atolldb/atoll/pkg/predicate"
@@ -19,7 +19,7 @@ func TestCursorsPageAndClose(t *testing.T) {
 	cl := testcluster.Start(t, testcluster.InProcess, 1, testcluster.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := client.New(ctx, client.Config{Addresses: cl.Addrs(), ClusterName: "test", Serialization: model.Config()})
+	c, err := client.New(ctx, client.Config{Addresses: cl.Addrs(), ClusterName: "test", Serialization: benchmodel.Config()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,15 +185,15 @@ func TestDMLAndDDL(t *testing.T) {
 
 func TestPredicateFeatures(t *testing.T) {
 	c, ctx := start(t)
-	m := client.GetMap[int32, *model.Large](c, "large")
-	var batch []client.Entry[int32, *model.Large]
+	m := client.GetMap[int32, *benchmodel.Large](c, "large")
+	var batch []client.Entry[int32, *benchmodel.Large]
 	for k := int32(0); k < 200; k++ {
-		l := model.LargeForKey(k)
+		l := benchmodel.LargeForKey(k)
 		l.IntField = k
 		l.Small.IntField = k % 5
 		l.SmallArray[1].StringField = []string{"x", "y"}[k%2]
 		l.IntArray[0] = k * 10
-		batch = append(batch, client.Entry[int32, *model.Large]{Key: k, Value: &l})
+		batch = append(batch, client.Entry[int32, *benchmodel.Large]{Key: k, Value: &l})
 	}
 	if err := m.PutAll(ctx, batch); err != nil {
 		t.Fatal(err)
@@ -262,7 +262,7 @@ func TestPredicateFeatures(t *testing.T) {
 		t.Fatalf("distinct: %v %v", d, err)
 	}
 	mb, err := m.Aggregate(ctx, predicate.MaxBy("intField"), predicate.LessThan("intField", int32(100)))
-	if e := mb.(client.Entry[int32, *model.Large]); err != nil || e.Key != 99 || e.Value.IntField != 99 {
+	if e := mb.(client.Entry[int32, *benchmodel.Large]); err != nil || e.Key != 99 || e.Value.IntField != 99 {
 		t.Fatalf("maxBy: %v %v", mb, err)
 	}
 	// Projections.
@@ -365,14 +365,14 @@ func TestKeyFields(t *testing.T) {
 // class definition or layout.
 func TestUpdatePortableAndIdentified(t *testing.T) {
 	c, ctx := start(t)
-	if err := c.RegisterLayouts(ctx, model.Layouts()...); err != nil {
+	if err := c.RegisterLayouts(ctx, benchmodel.Layouts()...); err != nil {
 		t.Fatal(err)
 	}
-	pm := client.GetMap[int32, *model.PortableSmall](c, "ps")
-	im := client.GetMap[int32, *model.IdentifiedSmall](c, "is")
+	pm := client.GetMap[int32, *benchmodel.PortableSmall](c, "ps")
+	im := client.GetMap[int32, *benchmodel.IdentifiedSmall](c, "is")
 	for k := int32(0); k < 10; k++ {
-		ps := model.PortableSmall(model.SmallForKey(k))
-		is := model.IdentifiedSmall(model.SmallForKey(k))
+		ps := benchmodel.PortableSmall(benchmodel.SmallForKey(k))
+		is := benchmodel.IdentifiedSmall(benchmodel.SmallForKey(k))
 		if err := pm.Set(ctx, k, &ps); err != nil {
 			t.Fatal(err)
 		}
@@ -389,12 +389,12 @@ func TestUpdatePortableAndIdentified(t *testing.T) {
 		`INSERT INTO "is" (__key, intField, stringField) VALUES (100, 8, 'new')`,
 	)
 	v, _, err := pm.Get(ctx, 1)
-	want := model.SmallForKey(1)
+	want := benchmodel.SmallForKey(1)
 	if err != nil || v.StringField != "changed" || v.LongField != want.LongField {
 		t.Fatalf("portable after update: %+v %v", v, err)
 	}
 	w, _, err := im.Get(ctx, 9)
-	want = model.SmallForKey(9)
+	want = benchmodel.SmallForKey(9)
 	if err != nil || w.IntField != -1 || w.StringField != want.StringField {
 		t.Fatalf("identified after update: %+v %v", w, err)
 	}

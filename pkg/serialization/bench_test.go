@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/benchmodel"
 	s "github.com/atolldb/atoll/pkg/serialization"
 )
 
@@ -14,8 +14,8 @@ func benchValues() []struct {
 	name  string
 	value any
 } {
-	small, large := model.SmallForKey(1), model.LargeForKey(1)
-	ps, is := model.PortableSmall(small), model.IdentifiedSmall(small)
+	small, large := benchmodel.SmallForKey(1), benchmodel.LargeForKey(1)
+	ps, is := benchmodel.PortableSmall(small), benchmodel.IdentifiedSmall(small)
 	return []struct {
 		name  string
 		value any
@@ -23,9 +23,9 @@ func benchValues() []struct {
 		{"compact/small", &small},
 		{"compact/large", &large},
 		{"portable/small", &ps},
-		{"portable/large", model.NewPortableLarge(large)},
+		{"portable/large", benchmodel.NewPortableLarge(large)},
 		{"identified/small", &is},
-		{"identified/large", model.NewIdentifiedLarge(large)},
+		{"identified/large", benchmodel.NewIdentifiedLarge(large)},
 	}
 }
 
@@ -78,18 +78,18 @@ func BenchmarkDecode(b *testing.B) {
 
 // compactImpls returns services that write the model's SMALL and LARGE
 // objects in the Compact format three ways: with the hand-written
-// serializers of bench/model, with reflective serializers registered for the
+// serializers of internal/benchmodel, with reflective serializers registered for the
 // same types under the same type names (identical bytes), and through
 // zero-config (no registration; the Go type names).
 func compactImpls(b *testing.B) []struct {
 	name string
 	svc  *s.Service
 } {
-	rs, err := s.ReflectiveSerializer[*model.Small]("small")
+	rs, err := s.ReflectiveSerializer[*benchmodel.Small]("small")
 	if err != nil {
 		b.Fatal(err)
 	}
-	rl, err := s.ReflectiveSerializer[*model.Large]("large")
+	rl, err := s.ReflectiveSerializer[*benchmodel.Large]("large")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func compactValues() []struct {
 	name  string
 	value any
 } {
-	small, large := model.SmallForKey(1), model.LargeForKey(1)
+	small, large := benchmodel.SmallForKey(1), benchmodel.LargeForKey(1)
 	return []struct {
 		name  string
 		value any
@@ -175,7 +175,7 @@ func BenchmarkDecodeCompact(b *testing.B) {
 // when it evaluates a query.
 func BenchmarkReadField(b *testing.B) {
 	svc := newService(b)
-	member, err := s.NewService(s.Config{Layouts: model.Layouts(), Schemas: svc.Schemas(), ClassRegistry: svc.ClassRegistry()})
+	member, err := s.NewService(s.Config{Layouts: benchmodel.Layouts(), Schemas: svc.Schemas(), ClassRegistry: svc.ClassRegistry()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -264,7 +264,7 @@ func BenchmarkReadField(b *testing.B) {
 // nested ones behind variable-size arrays and inline objects.
 func BenchmarkFieldReader(b *testing.B) {
 	svc := newService(b)
-	member, err := s.NewService(s.Config{Layouts: model.Layouts(), Schemas: svc.Schemas(), ClassRegistry: svc.ClassRegistry()})
+	member, err := s.NewService(s.Config{Layouts: benchmodel.Layouts(), Schemas: svc.Schemas(), ClassRegistry: svc.ClassRegistry()})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/internal/vectors"
 	s "github.com/atolldb/atoll/pkg/serialization"
 )
@@ -271,14 +271,14 @@ func TestFieldReaderMatchesRecords(t *testing.T) {
 // workloadValues are workload B's SMALL and LARGE values (key 1000, whose
 // stringField is "metin") in the three formats.
 func workloadValues(t testing.TB, svc *s.Service) map[string]s.Data {
-	l := model.LargeForKey(1000)
-	sm := model.SmallForKey(1000)
-	ps, is := model.PortableSmall(sm), model.IdentifiedSmall(sm)
+	l := benchmodel.LargeForKey(1000)
+	sm := benchmodel.SmallForKey(1000)
+	ps, is := benchmodel.PortableSmall(sm), benchmodel.IdentifiedSmall(sm)
 	out := map[string]s.Data{}
 	for name, v := range map[string]any{
 		"compact/SMALL": &sm, "compact/LARGE": &l,
-		"portable/SMALL": &ps, "portable/LARGE": model.NewPortableLarge(l),
-		"identified/SMALL": &is, "identified/LARGE": model.NewIdentifiedLarge(l),
+		"portable/SMALL": &ps, "portable/LARGE": benchmodel.NewPortableLarge(l),
+		"identified/SMALL": &is, "identified/LARGE": benchmodel.NewIdentifiedLarge(l),
 	} {
 		d, err := svc.ToData(v)
 		require.NoError(t, err)
@@ -288,9 +288,9 @@ func workloadValues(t testing.TB, svc *s.Service) map[string]s.Data {
 }
 
 func TestFieldReaderWorkloadPaths(t *testing.T) {
-	svc, err := s.NewService(model.Config())
+	svc, err := s.NewService(benchmodel.Config())
 	require.NoError(t, err)
-	l := model.LargeForKey(1000)
+	l := benchmodel.LargeForKey(1000)
 	for name, d := range workloadValues(t, svc) {
 		large := name[len(name)-5:] == "LARGE"
 		cases := []struct {
@@ -339,7 +339,7 @@ func TestFieldReaderWorkloadPaths(t *testing.T) {
 // TestFieldReaderAllocatesNothing: scalars and strings, at any depth of
 // inline or nested objects, are read without allocating.
 func TestFieldReaderAllocatesNothing(t *testing.T) {
-	svc, err := s.NewService(model.Config())
+	svc, err := s.NewService(benchmodel.Config())
 	require.NoError(t, err)
 	values := workloadValues(t, svc)
 	for name, d := range values {
@@ -357,7 +357,7 @@ func TestFieldReaderAllocatesNothing(t *testing.T) {
 			assert.Zero(t, allocs, "%s %s", name, p)
 		}
 	}
-	doc, err := svc.ToData(s.JSON(model.AJSON(12)))
+	doc, err := svc.ToData(s.JSON(benchmodel.AJSON(12)))
 	require.NoError(t, err)
 	for _, p := range []string{"value", "payload[3]"} {
 		r, err := svc.FieldReader(p, s.FieldOptions{})
@@ -367,11 +367,11 @@ func TestFieldReaderAllocatesNothing(t *testing.T) {
 }
 
 func TestFieldReaderWholeValues(t *testing.T) {
-	svc, err := s.NewService(model.Config())
+	svc, err := s.NewService(benchmodel.Config())
 	require.NoError(t, err)
 	r, err := svc.FieldReader("", s.FieldOptions{})
 	require.NoError(t, err)
-	sm := model.SmallForKey(3)
+	sm := benchmodel.SmallForKey(3)
 	for _, c := range []struct {
 		v    any
 		want string
@@ -439,7 +439,7 @@ func TestFieldReaderJSON(t *testing.T) {
 }
 
 func TestFieldReaderStrict(t *testing.T) {
-	svc, err := s.NewService(model.Config())
+	svc, err := s.NewService(benchmodel.Config())
 	require.NoError(t, err)
 	values := workloadValues(t, svc)
 	for name, want := range map[string]string{
@@ -551,7 +551,7 @@ func TestFieldReaderConcurrentFirstUse(t *testing.T) {
 // FuzzFieldReader reads paths out of arbitrary bytes: a value or an
 // error, never a panic.
 func FuzzFieldReader(f *testing.F) {
-	svc, err := s.NewService(model.Config())
+	svc, err := s.NewService(benchmodel.Config())
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package model
+package benchmodel
 
 import "github.com/atolldb/atoll/pkg/serialization"
 

@@ -1,15 +1,18 @@
-// Package model holds the benchmark objects of bench/WORKLOADS.md: the
-// SMALL and LARGE objects of workload B and the document of workload A, in
-// each of Hazelcast's formats (Compact, Portable, IdentifiedDataSerializable),
-// with the seeded generators that produce exactly the values the Hazelcast
-// runner (bench/hazelcast) stores.
-package model
+// Package benchmodel holds the benchmark objects of bench/WORKLOADS.md:
+// the SMALL and LARGE objects of workload B and the document of workload
+// A, in each of Hazelcast's formats (Compact, Portable,
+// IdentifiedDataSerializable), with the seeded generators that produce
+// exactly the values the Hazelcast runner (bench/hazelcast) stores. They
+// are shared data: the workloads (bench/), the member CLI's map fill, the
+// interoperability peer and the tests of the serialization layer and the
+// query engine use them, so they live where all of them may import them.
+package benchmodel
 
 import (
 	"strconv"
 	"strings"
 
-	"github.com/atolldb/atoll/bench/jrand"
+	"github.com/atolldb/atoll/internal/jrand"
 )
 
 // Generation parameters of the workloads.
