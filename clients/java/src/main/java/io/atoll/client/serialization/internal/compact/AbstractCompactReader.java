@@ -1,4 +1,8 @@
-package io.atoll.client.serialization;
+package io.atoll.client.serialization.internal.compact;
+
+import io.atoll.client.serialization.CompactReader;
+import io.atoll.client.serialization.FieldKind;
+import io.atoll.client.serialization.internal.core.Kinds;
 
 import java.math.BigDecimal;
 import java.time.LocalDate;
@@ -7,7 +11,7 @@ import java.time.LocalTime;
 import java.time.OffsetDateTime;
 
 /** All typed {@link CompactReader} calls funnel into {@link #read(String, FieldKind)}. */
-abstract class AbstractCompactReader implements CompactReader {
+public abstract class AbstractCompactReader implements CompactReader {
 
     abstract Object read(String fieldName, FieldKind kind);
 

@@ -1,4 +1,7 @@
-package io.atoll.client.serialization;
+package io.atoll.client.serialization.internal.compact;
+
+import io.atoll.client.serialization.CompactWriter;
+import io.atoll.client.serialization.FieldKind;
 
 import java.math.BigDecimal;
 import java.time.LocalDate;
@@ -7,7 +10,7 @@ import java.time.LocalTime;
 import java.time.OffsetDateTime;
 
 /** All typed {@link CompactWriter} calls funnel into {@link #write(String, FieldKind, Object)}. */
-abstract class AbstractCompactWriter implements CompactWriter {
+public abstract class AbstractCompactWriter implements CompactWriter {
 
     abstract void write(String fieldName, FieldKind kind, Object value);
 

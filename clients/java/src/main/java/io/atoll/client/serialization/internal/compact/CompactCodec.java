@@ -1,4 +1,21 @@
-package io.atoll.client.serialization;
+package io.atoll.client.serialization.internal.compact;
+
+import io.atoll.client.serialization.internal.core.Context;
+
+import io.atoll.client.serialization.AtollSerializationException;
+import io.atoll.client.serialization.CompactSerializer;
+import io.atoll.client.serialization.FieldDescriptor;
+import io.atoll.client.serialization.FieldKind;
+import io.atoll.client.serialization.GenericRecord;
+import io.atoll.client.serialization.InvalidFieldException;
+import io.atoll.client.serialization.MalformedDataException;
+import io.atoll.client.serialization.Schema;
+import io.atoll.client.serialization.SchemaRegistry;
+import io.atoll.client.serialization.SerializationConstants;
+import io.atoll.client.serialization.UnknownTypeException;
+import io.atoll.client.serialization.internal.core.BufferInput;
+import io.atoll.client.serialization.internal.core.BufferOutput;
+import io.atoll.client.serialization.internal.core.BuiltRecord;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -6,13 +23,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
 /** Compact serialization: schemas of registered classes, writing and reading values. */
-final class CompactCodec {
-    private final SerializationService service;
+public final class CompactCodec {
+    private final Context service;
     private final Map<Class<?>, CompactSerializer<?>> byClass = new HashMap<>();
     private final Map<String, CompactSerializer<?>> byTypeName = new HashMap<>();
     private final ConcurrentMap<Class<?>, Schema> schemaByClass = new ConcurrentHashMap<>();
 
-    CompactCodec(SerializationService service, Iterable<CompactSerializer<?>> serializers) {
+    public CompactCodec(Context service, Iterable<CompactSerializer<?>> serializers) {
         this.service = service;
         for (CompactSerializer<?> s : serializers) {
             if (byClass.put(s.getCompactClass(), s) != null) {
@@ -24,7 +41,7 @@ final class CompactCodec {
         }
     }
 
-    boolean handles(Class<?> c) {
+    public boolean handles(Class<?> c) {
         return byClass.containsKey(c);
     }
 
@@ -60,7 +77,7 @@ final class CompactCodec {
      * registered class or a compact generic record); returns the schema id.
      */
     @SuppressWarnings("unchecked")
-    long writeNested(BufferOutput out, Object value, boolean includeSchema, int depth) {
+    public long writeNested(BufferOutput out, Object value, boolean includeSchema, int depth) {
         service.checkWriteDepth(depth);
         if (value instanceof GenericRecord) {
             GenericRecord r = (GenericRecord) value;
@@ -174,7 +191,7 @@ final class CompactCodec {
     }
 
     /** An instance of the class registered for the record's type name, or the record itself. */
-    Object toObject(CompactRecord r) {
+    public Object toObject(CompactRecord r) {
         CompactSerializer<?> s = byTypeName.get(r.schema.getTypeName());
         if (s == null) {
             return r;

@@ -1,4 +1,22 @@
-package io.atoll.client.serialization;
+package io.atoll.client.serialization.internal.compact;
+
+import io.atoll.client.serialization.internal.core.Context;
+
+import io.atoll.client.serialization.AtollSerializationException;
+import io.atoll.client.serialization.ClassDefinition;
+import io.atoll.client.serialization.Data;
+import io.atoll.client.serialization.FieldDescriptor;
+import io.atoll.client.serialization.FieldKind;
+import io.atoll.client.serialization.GenericRecord;
+import io.atoll.client.serialization.GenericRecordBuilder;
+import io.atoll.client.serialization.IdentifiedLayout;
+import io.atoll.client.serialization.MalformedDataException;
+import io.atoll.client.serialization.Schema;
+import io.atoll.client.serialization.TruncatedDataException;
+import io.atoll.client.serialization.internal.core.AbstractGenericRecord;
+import io.atoll.client.serialization.internal.core.BufferInput;
+import io.atoll.client.serialization.internal.core.Bytes;
+import io.atoll.client.serialization.internal.core.RecordBuilder;
 
 import java.lang.reflect.Array;
 import java.util.Collections;
@@ -12,13 +30,13 @@ import java.util.Set;
  * variable-size body is bounded by the next body's start, so corrupted offsets
  * cannot make bodies overlap. Immutable and thread-safe.
  */
-final class CompactRecord extends AbstractGenericRecord {
-    final SerializationService service;
+public final class CompactRecord extends AbstractGenericRecord {
+    final Context service;
     final byte[] buf;
     /** Position of the schema id. */
     final int start;
     /** Position right after the value (end of the offset table or of the fixed section). */
-    final int end;
+    public final int end;
     final boolean withSchema;
     final int depth;
     final Schema schema;
@@ -28,7 +46,7 @@ final class CompactRecord extends AbstractGenericRecord {
     /** Exclusive limit of each variable-size body. */
     private final int[] varLimit;
 
-    private CompactRecord(SerializationService service, byte[] buf, int start, int end, boolean withSchema, int depth,
+    private CompactRecord(Context service, byte[] buf, int start, int end, boolean withSchema, int depth,
                           Schema schema, int fixedStart, int[] varStart, int[] varLimit) {
         this.service = service;
         this.buf = buf;
@@ -43,7 +61,7 @@ final class CompactRecord extends AbstractGenericRecord {
     }
 
     /** Parses the compact value whose schema id is at {@code start}, within {@code [start, limit)}. */
-    static CompactRecord parse(SerializationService service, byte[] buf, int start, int limit, boolean withSchema, int depth) {
+    public static CompactRecord parse(Context service, byte[] buf, int start, int limit, boolean withSchema, int depth) {
         service.checkDepth(depth);
         long schemaId = Bytes.readLong(buf, start, limit);
         int p = start + 8;
@@ -114,7 +132,7 @@ final class CompactRecord extends AbstractGenericRecord {
                 return v == 0xffff ? -1 : v;
             }
             default: {
-                int v = Data.readIntBE(buf, p);
+                int v = Bytes.readIntBE(buf, p);
                 if (v < -1) {
                     throw new MalformedDataException("negative offset " + v + " at position " + p);
                 }
@@ -204,13 +222,13 @@ final class CompactRecord extends AbstractGenericRecord {
     }
 
     @Override
-    FieldKind kindOrNull(String name) {
+    protected FieldKind kindOrNull(String name) {
         FieldDescriptor fd = schema.getField(name);
         return fd == null ? null : fd.getKind();
     }
 
     @Override
-    String identity() {
+    protected String identity() {
         return "compact '" + schema.getTypeName() + "'";
     }
 
@@ -224,7 +242,7 @@ final class CompactRecord extends AbstractGenericRecord {
     }
 
     @Override
-    Object rawValue(String name, FieldKind kind) {
+    protected Object rawValue(String name, FieldKind kind) {
         FieldDescriptor fd = schema.getField(name);
         int fixedEnd = fixedStart + schema.getFixedSizeFieldsLength();
         switch (kind) {
@@ -256,7 +274,7 @@ final class CompactRecord extends AbstractGenericRecord {
      * values become {@link CompactRecord}s, or pass through {@code nested} when given (to
      * turn them into objects of registered classes).
      */
-    static Object readBody(SerializationService service, byte[] buf, int p, int limit, FieldKind kind, boolean withSchema,
+    static Object readBody(Context service, byte[] buf, int p, int limit, FieldKind kind, boolean withSchema,
                            int depth, java.util.function.Function<CompactRecord, Object> nested) {
         BufferInput in = new BufferInput(service, buf, p, limit, depth);
         switch (kind) {
@@ -356,7 +374,7 @@ final class CompactRecord extends AbstractGenericRecord {
      * An array of variable-size items: int item data length, int count, item bodies,
      * offset table (relative to the first item body, width from the item data length).
      */
-    static Object readVarArray(SerializationService service, byte[] buf, int p, int limit, FieldKind itemKind,
+    static Object readVarArray(Context service, byte[] buf, int p, int limit, FieldKind itemKind,
                                Class<?> component, boolean withSchema, int depth,
                                java.util.function.Function<CompactRecord, Object> nested) {
         int itemDataLength = Bytes.readInt(buf, p, limit);

@@ -1,7 +1,11 @@
-package io.atoll.client.serialization;
+package io.atoll.client.serialization.internal.compact;
+
+import io.atoll.client.serialization.FieldDescriptor;
+import io.atoll.client.serialization.FieldKind;
+import io.atoll.client.serialization.InvalidFieldException;
 
 /** {@link CompactReader} over an in-place {@link CompactRecord}; nested values become registered classes. */
-final class DefaultCompactReader extends AbstractCompactReader {
+public final class DefaultCompactReader extends AbstractCompactReader {
     private final CompactRecord record;
 
     DefaultCompactReader(CompactRecord record) {

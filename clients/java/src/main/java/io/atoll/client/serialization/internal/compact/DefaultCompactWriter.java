@@ -1,4 +1,10 @@
-package io.atoll.client.serialization;
+package io.atoll.client.serialization.internal.compact;
+
+import io.atoll.client.serialization.FieldDescriptor;
+import io.atoll.client.serialization.FieldKind;
+import io.atoll.client.serialization.InvalidFieldException;
+import io.atoll.client.serialization.Schema;
+import io.atoll.client.serialization.internal.core.BufferOutput;
 
 import java.math.BigDecimal;
 import java.time.LocalDate;
@@ -11,7 +17,7 @@ import java.time.OffsetDateTime;
  * fixed-size section, appends variable-size bodies in call order, then writes the
  * offset table in index order.
  */
-final class DefaultCompactWriter extends AbstractCompactWriter {
+public final class DefaultCompactWriter extends AbstractCompactWriter {
     private final CompactCodec codec;
     private final BufferOutput out;
     private final Schema schema;

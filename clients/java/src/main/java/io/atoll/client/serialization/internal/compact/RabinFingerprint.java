@@ -1,9 +1,11 @@
-package io.atoll.client.serialization;
+package io.atoll.client.serialization.internal.compact;
+
+import io.atoll.client.serialization.FieldKind;
 
 import java.nio.charset.StandardCharsets;
 
 /** 64-bit Rabin fingerprint that names compact schemas. Ints are consumed little-endian. */
-final class RabinFingerprint {
+public final class RabinFingerprint {
     static final long INIT = 0xc15d213aa4d7a795L;
     private static final long[] TABLE = new long[256];
 
@@ -41,7 +43,7 @@ final class RabinFingerprint {
     }
 
     /** Schema id of a type name and its fields (already sorted by name). */
-    static long schemaId(String typeName, String[] names, FieldKind[] kinds) {
+    public static long schemaId(String typeName, String[] names, FieldKind[] kinds) {
         long fp = ofString(INIT, typeName);
         fp = ofInt(fp, names.length);
         for (int i = 0; i < names.length; i++) {

@@ -1,10 +1,14 @@
-package io.atoll.client.serialization;
+package io.atoll.client.serialization.internal.compact;
+
+import io.atoll.client.serialization.FieldKind;
+import io.atoll.client.serialization.InvalidFieldException;
+import io.atoll.client.serialization.Schema;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** Records the fields a serializer writes, to derive the schema of its class. */
-final class SchemaBuildingWriter extends AbstractCompactWriter {
+public final class SchemaBuildingWriter extends AbstractCompactWriter {
     private final String typeName;
     private final Map<String, FieldKind> fields = new LinkedHashMap<>();
 

@@ -1,21 +1,27 @@
-package io.atoll.client.serialization;
+package io.atoll.client.serialization.internal.core;
+
+import io.atoll.client.serialization.AtollSerializationException;
+import io.atoll.client.serialization.FieldKind;
+import io.atoll.client.serialization.GenericRecord;
+import io.atoll.client.serialization.InvalidFieldException;
 
 import java.util.Arrays;
 import java.util.Objects;
 
 /** Typed getters on top of {@link #kindOrNull} and {@link #rawValue}; equality by content. */
-abstract class AbstractGenericRecord implements GenericRecord {
+public abstract class AbstractGenericRecord implements GenericRecord {
 
     /** The field's kind, or null if absent. */
-    abstract FieldKind kindOrNull(String name);
+    protected abstract FieldKind kindOrNull(String name);
 
     /** The field's value in the Java type of {@code kind}, which is the field's own kind. */
-    abstract Object rawValue(String name, FieldKind kind);
+    protected abstract Object rawValue(String name, FieldKind kind);
 
     /** Type identity for messages and equality. */
-    abstract String identity();
+    protected abstract String identity();
 
-    final Object read(String name, FieldKind requested) {
+    /** The field's value as the Java type of requested, which must be compatible with the field's kind. */
+    public final Object read(String name, FieldKind requested) {
         FieldKind actual = kindOrNull(name);
         if (actual == null) {
             throw new InvalidFieldException("unknown field '" + name + "' in " + identity());

@@ -1,4 +1,10 @@
-package io.atoll.client.serialization;
+package io.atoll.client.serialization.internal.core;
+
+import io.atoll.client.serialization.AtollSerializationException;
+import io.atoll.client.serialization.Data;
+import io.atoll.client.serialization.MalformedDataException;
+import io.atoll.client.serialization.ObjectDataInput;
+import io.atoll.client.serialization.TruncatedDataException;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -13,16 +19,16 @@ import java.time.ZoneOffset;
  * Bounds-checked big-endian input over a region {@code [pos, limit)} of a byte array.
  * Positions are absolute in the array (the whole Data, header included).
  */
-final class BufferInput implements ObjectDataInput {
-    final SerializationService service;
-    final byte[] buf;
-    int pos;
-    final int limit;
-    int depth;
+public final class BufferInput implements ObjectDataInput {
+    public final Context service;
+    public final byte[] buf;
+    public int pos;
+    public final int limit;
+    public int depth;
     /** Whether nested compact/portable/identified values decode to generic records. */
-    boolean generic;
+    public boolean generic;
 
-    BufferInput(SerializationService service, byte[] buf, int pos, int limit, int depth) {
+    public BufferInput(Context service, byte[] buf, int pos, int limit, int depth) {
         if (limit > buf.length || pos < 0 || pos > limit) {
             throw new TruncatedDataException("region [" + pos + ", " + limit + ") is outside the " + buf.length + "-byte buffer");
         }
@@ -38,7 +44,7 @@ final class BufferInput implements ObjectDataInput {
         return pos;
     }
 
-    void position(int p) {
+    public void position(int p) {
         if (p < 0 || p > limit) {
             throw new TruncatedDataException("position " + p + " is outside the region ending at " + limit);
         }
@@ -91,13 +97,13 @@ final class BufferInput implements ObjectDataInput {
     @Override
     public int readInt() {
         int p = take(4);
-        return Data.readIntBE(buf, p);
+        return Bytes.readIntBE(buf, p);
     }
 
     @Override
     public long readLong() {
         int p = take(8);
-        return ((long) Data.readIntBE(buf, p) << 32) | (Data.readIntBE(buf, p + 4) & 0xffffffffL);
+        return ((long) Bytes.readIntBE(buf, p) << 32) | (Bytes.readIntBE(buf, p + 4) & 0xffffffffL);
     }
 
     @Override
@@ -124,7 +130,7 @@ final class BufferInput implements ObjectDataInput {
     }
 
     /** Reads an array length (-1 = null) and checks that {@code n * itemSize} bytes remain. */
-    int readLength(int itemSize, String what) {
+    public int readLength(int itemSize, String what) {
         int n = readInt();
         Bytes.checkCount(n, pos, limit, itemSize, what);
         return n;
@@ -279,7 +285,7 @@ final class BufferInput implements ObjectDataInput {
 
     // ---- values shared by compact and portable ----
 
-    BigDecimal readDecimal() {
+    public BigDecimal readDecimal() {
         int n = readLength(1, "decimal");
         if (n <= 0) {
             throw new MalformedDataException("decimal with " + n + " unscaled byte(s) at position " + (pos - 4));
@@ -290,7 +296,7 @@ final class BufferInput implements ObjectDataInput {
         return new BigDecimal(new BigInteger(unscaled), scale);
     }
 
-    LocalTime readTime() {
+    public LocalTime readTime() {
         int p = pos;
         int hour = readByte();
         int minute = readByte();
@@ -304,7 +310,7 @@ final class BufferInput implements ObjectDataInput {
     }
 
     /** Compact DATE (int year) or portable DATE (short year). */
-    LocalDate readDate(boolean portable) {
+    public LocalDate readDate(boolean portable) {
         int p = pos;
         int year = portable ? readShort() : readInt();
         int month = readByte();
@@ -316,12 +322,12 @@ final class BufferInput implements ObjectDataInput {
         }
     }
 
-    LocalDateTime readTimestamp(boolean portable) {
+    public LocalDateTime readTimestamp(boolean portable) {
         LocalDate d = readDate(portable);
         return LocalDateTime.of(d, readTime());
     }
 
-    OffsetDateTime readTimestampWithTimezone(boolean portable) {
+    public OffsetDateTime readTimestampWithTimezone(boolean portable) {
         LocalDateTime dt = readTimestamp(portable);
         int p = pos;
         int offsetSeconds = readInt();

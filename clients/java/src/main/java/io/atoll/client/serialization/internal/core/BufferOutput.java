@@ -1,4 +1,8 @@
-package io.atoll.client.serialization;
+package io.atoll.client.serialization.internal.core;
+
+import io.atoll.client.serialization.AtollSerializationException;
+import io.atoll.client.serialization.Data;
+import io.atoll.client.serialization.ObjectDataOutput;
 
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -9,15 +13,15 @@ import java.time.OffsetDateTime;
 import java.util.Arrays;
 
 /** Growable big-endian output; positions are absolute in the Data being built. */
-final class BufferOutput implements ObjectDataOutput {
-    private final SerializationService service;
+public final class BufferOutput implements ObjectDataOutput {
+    private final Context service;
     private byte[] buf;
     private int pos;
-    int depth;
+    public int depth;
     /** Whether compact values embed their schemas (type -56). */
-    boolean includeSchema;
+    public boolean includeSchema;
 
-    BufferOutput(SerializationService service, int initialSize) {
+    public BufferOutput(Context service, int initialSize) {
         this.service = service;
         this.buf = new byte[Math.max(16, initialSize)];
     }
@@ -33,7 +37,7 @@ final class BufferOutput implements ObjectDataOutput {
         }
     }
 
-    SerializationService service() {
+    Context service() {
         return service;
     }
 
@@ -65,7 +69,7 @@ final class BufferOutput implements ObjectDataOutput {
         pos += length;
     }
 
-    void writeZeroBytes(int n) {
+    public void writeZeroBytes(int n) {
         ensure(n);
         Arrays.fill(buf, pos, pos + n, (byte) 0);
         pos += n;
@@ -96,7 +100,7 @@ final class BufferOutput implements ObjectDataOutput {
     @Override
     public void writeInt(int v) {
         ensure(4);
-        Data.writeIntBE(buf, pos, v);
+        Bytes.writeIntBE(buf, pos, v);
         pos += 4;
     }
 
@@ -128,7 +132,7 @@ final class BufferOutput implements ObjectDataOutput {
     }
 
     /** Portable field names: short length + low 8 bits of each char. */
-    void writeAsciiName(String name) {
+    public void writeAsciiName(String name) {
         writeShort(name.length());
         ensure(name.length());
         for (int i = 0; i < name.length(); i++) {
@@ -136,26 +140,26 @@ final class BufferOutput implements ObjectDataOutput {
         }
     }
 
-    void writeByteAt(int p, int v) {
+    public void writeByteAt(int p, int v) {
         buf[p] = (byte) v;
     }
 
-    byte byteAt(int p) {
+    public byte byteAt(int p) {
         return buf[p];
     }
 
-    void writeShortAt(int p, int v) {
+    public void writeShortAt(int p, int v) {
         buf[p] = (byte) (v >>> 8);
         buf[p + 1] = (byte) v;
     }
 
-    void writeIntAt(int p, int v) {
-        Data.writeIntBE(buf, p, v);
+    public void writeIntAt(int p, int v) {
+        Bytes.writeIntBE(buf, p, v);
     }
 
-    void writeLongAt(int p, long v) {
-        Data.writeIntBE(buf, p, (int) (v >>> 32));
-        Data.writeIntBE(buf, p + 4, (int) v);
+    public void writeLongAt(int p, long v) {
+        Bytes.writeIntBE(buf, p, (int) (v >>> 32));
+        Bytes.writeIntBE(buf, p + 4, (int) v);
     }
 
     @Override
@@ -271,14 +275,14 @@ final class BufferOutput implements ObjectDataOutput {
 
     // ---- values shared by compact and portable ----
 
-    void writeDecimal(BigDecimal v) {
+    public void writeDecimal(BigDecimal v) {
         byte[] unscaled = v.unscaledValue().toByteArray();
         writeInt(unscaled.length);
         write(unscaled);
         writeInt(v.scale());
     }
 
-    void writeTime(LocalTime v) {
+    public void writeTime(LocalTime v) {
         writeByte(v.getHour());
         writeByte(v.getMinute());
         writeByte(v.getSecond());
@@ -286,14 +290,14 @@ final class BufferOutput implements ObjectDataOutput {
     }
 
     /** Compact DATE: int year. */
-    void writeDate(LocalDate v) {
+    public void writeDate(LocalDate v) {
         writeInt(v.getYear());
         writeByte(v.getMonthValue());
         writeByte(v.getDayOfMonth());
     }
 
     /** Portable DATE: short year. */
-    void writePortableDate(LocalDate v) {
+    public void writePortableDate(LocalDate v) {
         int year = v.getYear();
         if (year < Short.MIN_VALUE || year > Short.MAX_VALUE) {
             throw new AtollSerializationException("portable DATE year must fit in 16 bits: " + year);
@@ -303,7 +307,7 @@ final class BufferOutput implements ObjectDataOutput {
         writeByte(v.getDayOfMonth());
     }
 
-    void writeTimestamp(LocalDateTime v, boolean portable) {
+    public void writeTimestamp(LocalDateTime v, boolean portable) {
         if (portable) {
             writePortableDate(v.toLocalDate());
         } else {
@@ -312,7 +316,7 @@ final class BufferOutput implements ObjectDataOutput {
         writeTime(v.toLocalTime());
     }
 
-    void writeTimestampWithTimezone(OffsetDateTime v, boolean portable) {
+    public void writeTimestampWithTimezone(OffsetDateTime v, boolean portable) {
         writeTimestamp(v.toLocalDateTime(), portable);
         writeInt(v.getOffset().getTotalSeconds());
     }

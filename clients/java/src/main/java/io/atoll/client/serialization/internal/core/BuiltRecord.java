@@ -1,4 +1,11 @@
-package io.atoll.client.serialization;
+package io.atoll.client.serialization.internal.core;
+
+import io.atoll.client.serialization.ClassDefinition;
+import io.atoll.client.serialization.FieldDescriptor;
+import io.atoll.client.serialization.FieldKind;
+import io.atoll.client.serialization.GenericRecordBuilder;
+import io.atoll.client.serialization.IdentifiedLayout;
+import io.atoll.client.serialization.Schema;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -7,7 +14,7 @@ import java.util.Map;
 import java.util.Set;
 
 /** A record made by {@link GenericRecordBuilder}: values in memory, in set order. */
-final class BuiltRecord extends AbstractGenericRecord {
+public final class BuiltRecord extends AbstractGenericRecord {
     final Format format;
     final Schema schema;
     final ClassDefinition classDefinition;
@@ -79,22 +86,22 @@ final class BuiltRecord extends AbstractGenericRecord {
     }
 
     /** Field names in the order their values are written (compact: set order). */
-    Set<String> writeOrder() {
+    public Set<String> writeOrder() {
         return values.keySet();
     }
 
     @Override
-    FieldKind kindOrNull(String name) {
+    protected FieldKind kindOrNull(String name) {
         return kinds.get(name);
     }
 
     @Override
-    Object rawValue(String name, FieldKind kind) {
+    protected Object rawValue(String name, FieldKind kind) {
         return values.get(name);
     }
 
     @Override
-    String identity() {
+    protected String identity() {
         switch (format) {
             case COMPACT:
                 return "compact '" + schema.getTypeName() + "'";

@@ -1,16 +1,21 @@
-package io.atoll.client.serialization;
+package io.atoll.client.serialization.internal.core;
+
+import io.atoll.client.serialization.JsonValue;
+import io.atoll.client.serialization.MalformedDataException;
+import io.atoll.client.serialization.SerializationConstants;
+import io.atoll.client.serialization.UnknownTypeException;
 
 import java.util.UUID;
 
 import static io.atoll.client.serialization.SerializationConstants.*;
 
 /** Serializers of the built-in types. */
-final class Builtins {
+public final class Builtins {
     private Builtins() {
     }
 
     /** Type id of a built-in value, or 0 if its class is not built in. */
-    static int typeIdOf(Object o) {
+    public static int typeIdOf(Object o) {
         if (o instanceof String) {
             return CONSTANT_TYPE_STRING;
         }
@@ -74,11 +79,11 @@ final class Builtins {
         return 0;
     }
 
-    static boolean isBuiltin(int typeId) {
+    public static boolean isBuiltin(int typeId) {
         return typeId <= CONSTANT_TYPE_BYTE && typeId >= CONSTANT_TYPE_UUID || typeId == JAVASCRIPT_JSON_SERIALIZATION_TYPE;
     }
 
-    static void write(BufferOutput out, int typeId, Object o) {
+    public static void write(BufferOutput out, int typeId, Object o) {
         switch (typeId) {
             case CONSTANT_TYPE_BYTE:
                 out.writeByte((Byte) o);
@@ -148,7 +153,7 @@ final class Builtins {
         }
     }
 
-    static Object read(BufferInput in, int typeId) {
+    public static Object read(BufferInput in, int typeId) {
         switch (typeId) {
             case CONSTANT_TYPE_BYTE:
                 return in.readByte();

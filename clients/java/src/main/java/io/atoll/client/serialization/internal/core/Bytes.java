@@ -1,4 +1,7 @@
-package io.atoll.client.serialization;
+package io.atoll.client.serialization.internal.core;
+
+import io.atoll.client.serialization.MalformedDataException;
+import io.atoll.client.serialization.TruncatedDataException;
 
 import java.nio.charset.StandardCharsets;
 
@@ -7,37 +10,37 @@ import java.nio.charset.StandardCharsets;
  * exclusive limit of the region it may touch and throws
  * {@link TruncatedDataException} instead of running past it.
  */
-final class Bytes {
+public final class Bytes {
     private Bytes() {
     }
 
-    static void check(int pos, int size, int limit) {
+    public static void check(int pos, int size, int limit) {
         if (pos < 0 || size < 0 || pos > limit - size) {
             throw new TruncatedDataException("need " + size + " byte(s) at position " + pos + " but the region ends at " + limit);
         }
     }
 
-    static byte readByte(byte[] b, int p, int limit) {
+    public static byte readByte(byte[] b, int p, int limit) {
         check(p, 1, limit);
         return b[p];
     }
 
-    static short readShort(byte[] b, int p, int limit) {
+    public static short readShort(byte[] b, int p, int limit) {
         check(p, 2, limit);
         return (short) ((b[p] & 0xff) << 8 | (b[p + 1] & 0xff));
     }
 
-    static int readInt(byte[] b, int p, int limit) {
+    public static int readInt(byte[] b, int p, int limit) {
         check(p, 4, limit);
         return (b[p] & 0xff) << 24 | (b[p + 1] & 0xff) << 16 | (b[p + 2] & 0xff) << 8 | (b[p + 3] & 0xff);
     }
 
-    static long readLong(byte[] b, int p, int limit) {
+    public static long readLong(byte[] b, int p, int limit) {
         check(p, 8, limit);
         return ((long) readInt(b, p, limit) << 32) | (readInt(b, p + 4, limit) & 0xffffffffL);
     }
 
-    static void checkCount(int n, int itemsStart, int limit, int itemSize, String what) {
+    public static void checkCount(int n, int itemsStart, int limit, int itemSize, String what) {
         if (n < -1) {
             throw new MalformedDataException("negative length " + n + " of " + what + " at position " + (itemsStart - 4));
         }
@@ -50,5 +53,18 @@ final class Bytes {
     static String readUtf8(byte[] b, int p, int len, int limit) {
         check(p, len, limit);
         return new String(b, p, len, StandardCharsets.UTF_8);
+    }
+
+    /** A big-endian int at b[p]. */
+    public static int readIntBE(byte[] b, int p) {
+        return (b[p] & 0xff) << 24 | (b[p + 1] & 0xff) << 16 | (b[p + 2] & 0xff) << 8 | (b[p + 3] & 0xff);
+    }
+
+    /** Writes v big-endian at b[p]. */
+    public static void writeIntBE(byte[] b, int p, int v) {
+        b[p] = (byte) (v >>> 24);
+        b[p + 1] = (byte) (v >>> 16);
+        b[p + 2] = (byte) (v >>> 8);
+        b[p + 3] = (byte) v;
     }
 }

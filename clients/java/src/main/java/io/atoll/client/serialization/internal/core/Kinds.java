@@ -1,4 +1,8 @@
-package io.atoll.client.serialization;
+package io.atoll.client.serialization.internal.core;
+
+import io.atoll.client.serialization.FieldKind;
+import io.atoll.client.serialization.GenericRecord;
+import io.atoll.client.serialization.InvalidFieldException;
 
 import java.lang.reflect.Array;
 import java.math.BigDecimal;
@@ -10,7 +14,7 @@ import java.util.EnumMap;
 import java.util.Map;
 
 /** Java types of field kinds and the conversions between nullable and plain kinds. */
-final class Kinds {
+public final class Kinds {
     private Kinds() {
     }
 
@@ -90,18 +94,18 @@ final class Kinds {
     }
 
     /** Java class of values of a kind (boxed for scalars). */
-    static Class<?> javaType(FieldKind kind) {
+    public static Class<?> javaType(FieldKind kind) {
         return JAVA_TYPE.get(kind);
     }
 
     /** Whether {@code value} (non-null) can be stored in a field of this kind. */
-    static boolean accepts(FieldKind kind, Object value) {
+    public static boolean accepts(FieldKind kind, Object value) {
         Class<?> t = JAVA_TYPE.get(kind);
         return t != null && t.isInstance(value);
     }
 
     /** Scalar number kinds become their NULLABLE_ twin (boxed values); others stay. */
-    static FieldKind boxedScalar(FieldKind kind) {
+    public static FieldKind boxedScalar(FieldKind kind) {
         if (kind != null && !kind.isArray() && NULLABLE.containsKey(kind)) {
             return NULLABLE.get(kind);
         }
@@ -109,7 +113,7 @@ final class Kinds {
     }
 
     /** Arrays of numbers become arrays of their NULLABLE_ twin (boxed items); others stay. */
-    static FieldKind boxedArray(FieldKind kind) {
+    public static FieldKind boxedArray(FieldKind kind) {
         if (kind != null && kind.isArray() && NULLABLE.containsKey(kind)) {
             return NULLABLE.get(kind);
         }
@@ -120,7 +124,7 @@ final class Kinds {
         return NULLABLE.containsKey(kind) && !kind.isArray();
     }
 
-    static boolean isRecord(FieldKind k) {
+    public static boolean isRecord(FieldKind k) {
         return k == FieldKind.COMPACT || k == FieldKind.PORTABLE || k == FieldKind.IDENTIFIED;
     }
 
@@ -129,7 +133,7 @@ final class Kinds {
     }
 
     /** Whether a value stored as {@code actual} can be read as {@code requested}. */
-    static boolean compatible(FieldKind actual, FieldKind requested) {
+    public static boolean compatible(FieldKind actual, FieldKind requested) {
         if (actual == requested) {
             return true;
         }

@@ -1,4 +1,14 @@
-package io.atoll.client.serialization;
+package io.atoll.client.serialization.internal.core;
+
+import io.atoll.client.serialization.ClassDefinition;
+import io.atoll.client.serialization.FieldDefinition;
+import io.atoll.client.serialization.FieldDescriptor;
+import io.atoll.client.serialization.FieldKind;
+import io.atoll.client.serialization.GenericRecord;
+import io.atoll.client.serialization.GenericRecordBuilder;
+import io.atoll.client.serialization.IdentifiedLayout;
+import io.atoll.client.serialization.InvalidFieldException;
+import io.atoll.client.serialization.Schema;
 
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -6,7 +16,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /** The one {@link GenericRecordBuilder} implementation for all three formats. */
-final class RecordBuilder implements GenericRecordBuilder {
+public final class RecordBuilder implements GenericRecordBuilder {
     private final GenericRecord.Format format;
     private final String typeName;
     /** For compact builders bound to a schema (newBuilder / newBuilderWithClone), else null. */
@@ -28,20 +38,20 @@ final class RecordBuilder implements GenericRecordBuilder {
         this.overwrite = overwrite;
     }
 
-    static RecordBuilder compact(String typeName) {
+    public static RecordBuilder compact(String typeName) {
         return new RecordBuilder(GenericRecord.Format.COMPACT, Objects.requireNonNull(typeName, "typeName"), null, null, null, false);
     }
 
-    static RecordBuilder portable(ClassDefinition cd) {
+    public static RecordBuilder portable(ClassDefinition cd) {
         return new RecordBuilder(GenericRecord.Format.PORTABLE, null, null, Objects.requireNonNull(cd, "classDefinition"), null, false);
     }
 
-    static RecordBuilder identified(IdentifiedLayout layout) {
+    public static RecordBuilder identified(IdentifiedLayout layout) {
         return new RecordBuilder(GenericRecord.Format.IDENTIFIED, null, null, null, Objects.requireNonNull(layout, "layout"), false);
     }
 
     /** A builder for the same type as {@code r}; with {@code clone}, pre-filled and overwritable. */
-    static RecordBuilder like(GenericRecord r, boolean clone) {
+    public static RecordBuilder like(GenericRecord r, boolean clone) {
         RecordBuilder b;
         switch (r.getFormat()) {
             case COMPACT:

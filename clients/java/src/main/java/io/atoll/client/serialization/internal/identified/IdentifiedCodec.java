@@ -1,4 +1,19 @@
-package io.atoll.client.serialization;
+package io.atoll.client.serialization.internal.identified;
+
+import io.atoll.client.serialization.internal.core.Context;
+
+import io.atoll.client.serialization.AtollSerializationException;
+import io.atoll.client.serialization.DataSerializableFactory;
+import io.atoll.client.serialization.FieldKind;
+import io.atoll.client.serialization.GenericRecord;
+import io.atoll.client.serialization.IdentifiedDataSerializable;
+import io.atoll.client.serialization.IdentifiedLayout;
+import io.atoll.client.serialization.InvalidFieldException;
+import io.atoll.client.serialization.MalformedDataException;
+import io.atoll.client.serialization.UnknownLayoutException;
+import io.atoll.client.serialization.UnknownTypeException;
+import io.atoll.client.serialization.internal.core.BufferInput;
+import io.atoll.client.serialization.internal.core.BufferOutput;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -7,15 +22,15 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** Identified serialization: factories, layouts, writing and reading values. */
-final class IdentifiedCodec {
+public final class IdentifiedCodec {
     private static final int IDENTIFIED = 1;
     private static final int VERSIONED = 2;
 
-    private final SerializationService service;
+    private final Context service;
     private final Map<Integer, DataSerializableFactory> factories;
     private final Map<String, IdentifiedLayout> layouts = new ConcurrentHashMap<>();
 
-    IdentifiedCodec(SerializationService service, Map<Integer, DataSerializableFactory> factories, Iterable<IdentifiedLayout> ls) {
+    public IdentifiedCodec(Context service, Map<Integer, DataSerializableFactory> factories, Iterable<IdentifiedLayout> ls) {
         this.service = service;
         this.factories = Map.copyOf(factories);
         for (IdentifiedLayout l : ls) {
@@ -27,7 +42,7 @@ final class IdentifiedCodec {
     }
 
     /** Registers a layout; the same layout again is a no-op, a different one for the same ids an error. */
-    boolean register(IdentifiedLayout l) {
+    public boolean register(IdentifiedLayout l) {
         IdentifiedLayout prev = layouts.putIfAbsent(l.getFactoryId() + ":" + l.getClassId(), l);
         if (prev != null && !prev.equals(l)) {
             throw new IllegalArgumentException("another layout is registered for (" + l.getFactoryId() + "," + l.getClassId() + "): " + prev);
@@ -35,7 +50,7 @@ final class IdentifiedCodec {
         return prev == null;
     }
 
-    Collection<IdentifiedLayout> all() {
+    public Collection<IdentifiedLayout> all() {
         return new ArrayList<>(layouts.values());
     }
 
@@ -52,7 +67,7 @@ final class IdentifiedCodec {
     }
 
     /** Header byte, factory id, class id, then the object's own writeData. */
-    void write(BufferOutput out, IdentifiedDataSerializable obj) {
+    public void write(BufferOutput out, IdentifiedDataSerializable obj) {
         out.writeByte(IDENTIFIED);
         out.writeInt(obj.getFactoryId());
         out.writeInt(obj.getClassId());
@@ -71,7 +86,7 @@ final class IdentifiedCodec {
     }
 
     /** Header byte, factory id, class id, then the record's fields in layout order. */
-    void writeRecord(BufferOutput out, GenericRecord r) {
+    public void writeRecord(BufferOutput out, GenericRecord r) {
         IdentifiedLayout l = r.getLayout();
         out.writeByte(IDENTIFIED);
         out.writeInt(l.getFactoryId());
@@ -208,7 +223,7 @@ final class IdentifiedCodec {
     }
 
     /** Reads header, ids and fields at the input's position (after the type id). */
-    Object read(BufferInput in, boolean generic) {
+    public Object read(BufferInput in, boolean generic) {
         int at = in.pos;
         int header = in.readByte();
         if ((header & IDENTIFIED) == 0) {

@@ -1,4 +1,17 @@
-package io.atoll.client.serialization;
+package io.atoll.client.serialization.internal.identified;
+
+import io.atoll.client.serialization.ClassDefinition;
+import io.atoll.client.serialization.FieldKind;
+import io.atoll.client.serialization.GenericRecord;
+import io.atoll.client.serialization.GenericRecordBuilder;
+import io.atoll.client.serialization.IdentifiedLayout;
+import io.atoll.client.serialization.MalformedDataException;
+import io.atoll.client.serialization.Schema;
+import io.atoll.client.serialization.internal.core.AbstractGenericRecord;
+import io.atoll.client.serialization.internal.core.BufferInput;
+import io.atoll.client.serialization.internal.core.Bytes;
+import io.atoll.client.serialization.internal.core.Kinds;
+import io.atoll.client.serialization.internal.core.RecordBuilder;
 
 import java.lang.reflect.Array;
 import java.util.LinkedHashMap;
@@ -9,7 +22,7 @@ import java.util.Set;
  * has no offsets, so the value is decoded in one pass over its bytes (which also
  * checks that they are complete); nested values are generic as well. Immutable.
  */
-final class IdentifiedRecord extends AbstractGenericRecord {
+public final class IdentifiedRecord extends AbstractGenericRecord {
     private final IdentifiedLayout layout;
     private final LinkedHashMap<String, Object> values;
 
@@ -238,18 +251,18 @@ final class IdentifiedRecord extends AbstractGenericRecord {
     }
 
     @Override
-    FieldKind kindOrNull(String name) {
+    protected FieldKind kindOrNull(String name) {
         IdentifiedLayout.Field f = layout.getField(name);
         return f == null ? null : f.getKind();
     }
 
     @Override
-    Object rawValue(String name, FieldKind kind) {
+    protected Object rawValue(String name, FieldKind kind) {
         return values.get(name);
     }
 
     @Override
-    String identity() {
+    protected String identity() {
         return "identified(" + layout.getFactoryId() + "," + layout.getClassId() + ")";
     }
 }

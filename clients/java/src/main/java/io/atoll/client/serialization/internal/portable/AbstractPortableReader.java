@@ -1,4 +1,7 @@
-package io.atoll.client.serialization;
+package io.atoll.client.serialization.internal.portable;
+
+import io.atoll.client.serialization.FieldType;
+import io.atoll.client.serialization.PortableReader;
 
 import java.math.BigDecimal;
 import java.time.LocalDate;
@@ -7,7 +10,7 @@ import java.time.LocalTime;
 import java.time.OffsetDateTime;
 
 /** All typed {@link PortableReader} calls funnel into {@link #read(String, FieldType)}. */
-abstract class AbstractPortableReader implements PortableReader {
+public abstract class AbstractPortableReader implements PortableReader {
 
     abstract Object read(String fieldName, FieldType type);
 

@@ -1,4 +1,8 @@
-package io.atoll.client.serialization;
+package io.atoll.client.serialization.internal.portable;
+
+import io.atoll.client.serialization.FieldType;
+import io.atoll.client.serialization.Portable;
+import io.atoll.client.serialization.PortableWriter;
 
 import java.math.BigDecimal;
 import java.time.LocalDate;
@@ -7,7 +11,7 @@ import java.time.LocalTime;
 import java.time.OffsetDateTime;
 
 /** All typed {@link PortableWriter} calls funnel into {@link #write(String, FieldType, Object)}. */
-abstract class AbstractPortableWriter implements PortableWriter {
+public abstract class AbstractPortableWriter implements PortableWriter {
 
     abstract void write(String fieldName, FieldType type, Object value);
 

@@ -1,4 +1,11 @@
-package io.atoll.client.serialization;
+package io.atoll.client.serialization.internal.portable;
+
+import io.atoll.client.serialization.ClassDefinition;
+import io.atoll.client.serialization.ClassDefinitionBuilder;
+import io.atoll.client.serialization.FieldDefinition;
+import io.atoll.client.serialization.FieldType;
+import io.atoll.client.serialization.InvalidFieldException;
+import io.atoll.client.serialization.Portable;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -8,7 +15,7 @@ import java.util.Map;
 import java.util.Set;
 
 /** Derives a class definition from the calls of a first {@code writePortable}. */
-final class ClassDefinitionWriter extends AbstractPortableWriter {
+public final class ClassDefinitionWriter extends AbstractPortableWriter {
     private final PortableCodec codec;
     private final int factoryId;
     private final int classId;
@@ -27,7 +34,7 @@ final class ClassDefinitionWriter extends AbstractPortableWriter {
     }
 
     private void add(String name, FieldType type, ClassDefinition def) {
-        ClassDefinitionBuilder.checkName(name);
+        PortableCodec.checkFieldName(name);
         if (!names.add(name)) {
             throw new InvalidFieldException("portable field '" + name + "' is written twice");
         }

@@ -1,4 +1,8 @@
-package io.atoll.client.serialization;
+package io.atoll.client.serialization.internal.portable;
+
+import io.atoll.client.serialization.FieldType;
+import io.atoll.client.serialization.InvalidFieldException;
+import io.atoll.client.serialization.Portable;
 
 import java.util.Set;
 
@@ -7,7 +11,7 @@ import java.util.Set;
  * (the data's version differs from the reading class's) missing fields read as
  * defaults and narrower numeric types widen.
  */
-final class DefaultPortableReader extends AbstractPortableReader {
+public final class DefaultPortableReader extends AbstractPortableReader {
     private final PortableCodec codec;
     private final PortableRecord record;
     private final boolean morphing;

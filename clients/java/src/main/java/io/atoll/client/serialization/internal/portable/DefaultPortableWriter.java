@@ -1,4 +1,10 @@
-package io.atoll.client.serialization;
+package io.atoll.client.serialization.internal.portable;
+
+import io.atoll.client.serialization.ClassDefinition;
+import io.atoll.client.serialization.FieldDefinition;
+import io.atoll.client.serialization.FieldType;
+import io.atoll.client.serialization.InvalidFieldException;
+import io.atoll.client.serialization.internal.core.BufferOutput;
 
 import java.math.BigDecimal;
 import java.time.LocalDate;
@@ -13,7 +19,7 @@ import java.util.Set;
  * field table (one absolute position per field plus an unused raw-data slot), then per
  * field in call order its name, type id and value.
  */
-final class DefaultPortableWriter extends AbstractPortableWriter {
+public final class DefaultPortableWriter extends AbstractPortableWriter {
     private final PortableCodec codec;
     private final BufferOutput out;
     private final ClassDefinition cd;

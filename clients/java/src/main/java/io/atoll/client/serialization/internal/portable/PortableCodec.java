@@ -1,4 +1,18 @@
-package io.atoll.client.serialization;
+package io.atoll.client.serialization.internal.portable;
+
+import io.atoll.client.serialization.internal.core.Context;
+
+import io.atoll.client.serialization.AtollSerializationException;
+import io.atoll.client.serialization.ClassDefinition;
+import io.atoll.client.serialization.FieldDefinition;
+import io.atoll.client.serialization.GenericRecord;
+import io.atoll.client.serialization.InvalidFieldException;
+import io.atoll.client.serialization.Portable;
+import io.atoll.client.serialization.PortableFactory;
+import io.atoll.client.serialization.UnknownTypeException;
+import io.atoll.client.serialization.VersionedPortable;
+import io.atoll.client.serialization.internal.core.BufferInput;
+import io.atoll.client.serialization.internal.core.BufferOutput;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -11,14 +25,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 /** Portable serialization: factories, class definitions, writing and reading values. */
-final class PortableCodec {
-    private final SerializationService service;
+public final class PortableCodec {
+    private final Context service;
     private final Map<Integer, PortableFactory> factories;
     private final int portableVersion;
     private final ConcurrentMap<String, ClassDefinition> definitions = new ConcurrentHashMap<>();
     private final List<Consumer<ClassDefinition>> listeners = new CopyOnWriteArrayList<>();
 
-    PortableCodec(SerializationService service, Map<Integer, PortableFactory> factories, Iterable<ClassDefinition> defs,
+    public PortableCodec(Context service, Map<Integer, PortableFactory> factories, Iterable<ClassDefinition> defs,
                   int portableVersion) {
         this.service = service;
         this.factories = Map.copyOf(factories);
@@ -37,7 +51,7 @@ final class PortableCodec {
     }
 
     /** Registers a class definition and the nested ones it carries. */
-    void register(ClassDefinition cd) {
+    public void register(ClassDefinition cd) {
         ClassDefinition prev = definitions.putIfAbsent(key(cd.getFactoryId(), cd.getClassId(), cd.getVersion()), cd);
         if (prev != null && !prev.equals(cd)) {
             throw new IllegalArgumentException("conflicting class definitions for (" + cd.getFactoryId() + "," + cd.getClassId()
@@ -53,15 +67,15 @@ final class PortableCodec {
         }
     }
 
-    void addListener(Consumer<ClassDefinition> listener) {
+    public void addListener(Consumer<ClassDefinition> listener) {
         listeners.add(listener);
     }
 
-    Collection<ClassDefinition> all() {
+    public Collection<ClassDefinition> all() {
         return new ArrayList<>(definitions.values());
     }
 
-    ClassDefinition lookup(int factoryId, int classId, int version) {
+    public ClassDefinition lookup(int factoryId, int classId, int version) {
         return definitions.get(key(factoryId, classId, version));
     }
 
@@ -91,7 +105,7 @@ final class PortableCodec {
     }
 
     /** Factory id, class id, version, body (the payload of type -1). */
-    void writeTopLevel(BufferOutput out, Object value, int depth) {
+    public void writeTopLevel(BufferOutput out, Object value, int depth) {
         if (value instanceof GenericRecord) {
             ClassDefinition cd = ((GenericRecord) value).getClassDefinition();
             out.writeInt(cd.getFactoryId());
@@ -149,7 +163,7 @@ final class PortableCodec {
     }
 
     /** Reads factory id, class id, version and body at the input's position; leaves it after the body. */
-    Object read(BufferInput in, boolean generic) {
+    public Object read(BufferInput in, boolean generic) {
         int fid = in.readInt();
         int cid = in.readInt();
         int version = in.readInt();
@@ -189,6 +203,18 @@ final class PortableCodec {
                 throw (AtollSerializationException) e;
             }
             throw new AtollSerializationException("readPortable of " + p.getClass().getName() + " failed", e);
+        }
+    }
+
+    /** Fails unless name is a valid Portable field name: non-empty ASCII of at most 32767 characters. */
+    public static void checkFieldName(String name) {
+        if (name == null || name.isEmpty() || name.length() > Short.MAX_VALUE) {
+            throw new IllegalArgumentException("invalid portable field name: " + name);
+        }
+        for (int i = 0; i < name.length(); i++) {
+            if (name.charAt(i) > 0x7f) {
+                throw new IllegalArgumentException("portable field names must be ASCII: " + name);
+            }
         }
     }
 }

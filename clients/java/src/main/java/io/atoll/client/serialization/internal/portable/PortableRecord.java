@@ -1,4 +1,21 @@
-package io.atoll.client.serialization;
+package io.atoll.client.serialization.internal.portable;
+
+import io.atoll.client.serialization.internal.core.Context;
+
+import io.atoll.client.serialization.ClassDefinition;
+import io.atoll.client.serialization.FieldDefinition;
+import io.atoll.client.serialization.FieldKind;
+import io.atoll.client.serialization.FieldType;
+import io.atoll.client.serialization.GenericRecord;
+import io.atoll.client.serialization.GenericRecordBuilder;
+import io.atoll.client.serialization.IdentifiedLayout;
+import io.atoll.client.serialization.MalformedDataException;
+import io.atoll.client.serialization.Schema;
+import io.atoll.client.serialization.TruncatedDataException;
+import io.atoll.client.serialization.internal.core.AbstractGenericRecord;
+import io.atoll.client.serialization.internal.core.BufferInput;
+import io.atoll.client.serialization.internal.core.Bytes;
+import io.atoll.client.serialization.internal.core.RecordBuilder;
 
 import java.math.BigDecimal;
 import java.time.LocalDate;
@@ -19,7 +36,7 @@ import java.util.Set;
  * Positions are absolute in the whole Data. Every value is bounded by the next field
  * entry, so corrupted positions cannot make fields overlap. Immutable and thread-safe.
  */
-final class PortableRecord extends AbstractGenericRecord {
+public final class PortableRecord extends AbstractGenericRecord {
     static final class Entry {
         final int index;
         final String name;
@@ -35,7 +52,7 @@ final class PortableRecord extends AbstractGenericRecord {
         }
     }
 
-    final SerializationService service;
+    final Context service;
     final byte[] buf;
     final int factoryId;
     final int classId;
@@ -49,7 +66,7 @@ final class PortableRecord extends AbstractGenericRecord {
     private final Map<String, Entry> byName;
     private volatile ClassDefinition classDefinition;
 
-    private PortableRecord(SerializationService service, byte[] buf, int factoryId, int classId, int version, int bodyStart,
+    private PortableRecord(Context service, byte[] buf, int factoryId, int classId, int version, int bodyStart,
                            int end, int depth, Entry[] entries, Map<String, Entry> byName) {
         this.service = service;
         this.buf = buf;
@@ -64,7 +81,7 @@ final class PortableRecord extends AbstractGenericRecord {
     }
 
     /** Parses the object body at {@code bodyStart} that must end within {@code limit}. */
-    static PortableRecord parse(SerializationService service, byte[] buf, int factoryId, int classId, int version,
+    static PortableRecord parse(Context service, byte[] buf, int factoryId, int classId, int version,
                                 int bodyStart, int limit, int depth) {
         service.checkDepth(depth);
         int end = Bytes.readInt(buf, bodyStart, limit);
@@ -204,18 +221,18 @@ final class PortableRecord extends AbstractGenericRecord {
     }
 
     @Override
-    FieldKind kindOrNull(String name) {
+    protected FieldKind kindOrNull(String name) {
         Entry e = byName.get(name);
         return e == null ? null : e.type.toFieldKind();
     }
 
     @Override
-    String identity() {
+    protected String identity() {
         return "portable(" + factoryId + "," + classId + ",v" + version + ")";
     }
 
     @Override
-    Object rawValue(String name, FieldKind kind) {
+    protected Object rawValue(String name, FieldKind kind) {
         return value(byName.get(name), null);
     }
 
