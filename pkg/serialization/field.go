@@ -158,6 +158,17 @@ func (r *FieldReader) ReadTo(d core.Data, v *core.FieldValue) error {
 			}
 		}
 	}
+	if !r.multi && !r.whole && len(d) >= core.HeaderSize {
+		if typ := d.Type(); typ == core.TypeJSON || (typ == core.TypeString && r.opts.JSONOnly) {
+			doc, ok, err := d.Text()
+			if err != nil || !ok {
+				*v = core.FieldValue{}
+				return nil
+			}
+			json.ReadOne(doc, r.json, v)
+			return nil
+		}
+	}
 	out := core.Sink{}
 	err := r.walk(d, &out)
 	*v = out.V

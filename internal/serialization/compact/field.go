@@ -2,7 +2,6 @@ package compact
 
 import (
 	"encoding/binary"
-	"math"
 	"strconv"
 	"sync/atomic"
 
@@ -150,7 +149,7 @@ func (n *Node) Top(d core.Data, v *core.FieldValue) bool {
 		if len(d) < base+int(s.FixedSize) {
 			return false
 		}
-		*v = fixedValue(d[base+int(f.Offset):], f)
+		fixedValue(d[base+int(f.Offset):], f, v)
 		return true
 	}
 	if len(d) < base+4 {
@@ -163,7 +162,7 @@ func (n *Node) Top(d core.Data, v *core.FieldValue) bool {
 		return false
 	}
 	if f.Offset >= 0 {
-		*v = fixedValue(d[base+int(f.Offset):], f)
+		fixedValue(d[base+int(f.Offset):], f, v)
 		return true
 	}
 	off, null := offsetAt(d, base+dataLen+int(f.Index)*width, width)
@@ -187,9 +186,7 @@ func (n *Node) Top(d core.Data, v *core.FieldValue) bool {
 		*v = core.FieldValue{Kind: core.ValueString, B: d[at+4 : at+4+n : at+4+n]}
 		return true
 	}
-	var ok bool
-	*v, ok = core.ScalarAt(d[:end], at, f.Kind, false)
-	return ok
+	return core.ScalarAt(d[:end], at, f.Kind, false, v)
 }
 
 // emit hands on a value the step selected: to the sink at the end of the
@@ -248,7 +245,8 @@ func (r *SchemaRegistry) typeHasField(typeName, field string) bool {
 // bytes; its own bytes start at buf[at] and end by the end of buf.
 func (r *Record) fieldValue(f *SchemaField) (v core.FieldValue, buf []byte, at int, err error) {
 	if f.Offset >= 0 {
-		return fixedValue(r.data[f.Offset:], f), nil, 0, nil
+		fixedValue(r.data[f.Offset:], f, &v)
+		return v, nil, 0, nil
 	}
 	rd, null, err := r.varField(f)
 	if err != nil || null {
@@ -264,24 +262,14 @@ func (r *Record) fieldValue(f *SchemaField) (v core.FieldValue, buf []byte, at i
 	return v, nil, 0, readErr(&rd, f)
 }
 
-// fixedValue reads a fixed-size field from the fixed-size section.
-func fixedValue(b []byte, f *SchemaField) core.FieldValue {
-	be := binary.BigEndian
-	switch f.Kind {
-	case core.KindBoolean:
-		return core.BoolValue(b[0]&(1<<f.BitOffset) != 0)
-	case core.KindInt8:
-		return core.FieldValue{Kind: core.ValueInt8, I: int64(int8(b[0]))}
-	case core.KindInt16:
-		return core.FieldValue{Kind: core.ValueInt16, I: int64(int16(be.Uint16(b)))}
-	case core.KindInt32:
-		return core.FieldValue{Kind: core.ValueInt32, I: int64(int32(be.Uint32(b)))}
-	case core.KindInt64:
-		return core.FieldValue{Kind: core.ValueInt64, I: int64(be.Uint64(b))}
-	case core.KindFloat32:
-		return core.FloatValue(core.ValueFloat32, float64(math.Float32frombits(be.Uint32(b))))
+// fixedValue reads a fixed-size field from the fixed-size section at b,
+// into v.
+func fixedValue(b []byte, f *SchemaField, v *core.FieldValue) {
+	if f.Kind == core.KindBoolean {
+		*v = core.BoolValue(b[0]&(1<<f.BitOffset) != 0)
+		return
 	}
-	return core.FloatValue(core.ValueFloat64, math.Float64frombits(be.Uint64(b)))
+	core.ScalarAt(b, 0, f.Kind, false, v) // the fixed-size section holds the field whole
 }
 
 // itemCount returns the length of array field f, or -1 for a null array.

@@ -24,8 +24,8 @@ var valueKinds = [KindCount]ValueKind{
 // VarValue reads a value of kind k at rd (see ScalarAt); a value that does
 // not fit fails rd.
 func VarValue(rd *wire.Reader, k FieldKind, shortYear bool) FieldValue {
-	v, ok := ScalarAt(rd.Buf(), rd.Pos(), k, shortYear)
-	if !ok {
+	var v FieldValue
+	if !ScalarAt(rd.Buf(), rd.Pos(), k, shortYear, &v) {
 		rd.Fail(wire.ErrShort)
 	}
 	return v
@@ -35,70 +35,83 @@ func VarValue(rd *wire.Reader, k FieldKind, shortYear bool) FieldValue {
 // must end: a primitive (plain or nullable), a string (a view of its
 // bytes; null for length -1) or a decimal or temporal value (a view of
 // the bytes from its start, shortYear for Portable's encoding). Other
-// kinds are arrays. ok is false when the value does not fit.
-func ScalarAt(b []byte, at int, k FieldKind, shortYear bool) (v FieldValue, ok bool) {
+// kinds are arrays. It reports false when the value does not fit. It
+// writes into v, which a caller on a hot path keeps on its stack.
+func ScalarAt(b []byte, at int, k FieldKind, shortYear bool, v *FieldValue) bool {
 	if at < 0 || at > len(b) {
-		return v, false
+		return false
 	}
 	p := b[at:]
 	be := binary.BigEndian
 	switch k {
 	case KindBoolean, KindNullableBoolean:
 		if len(p) < 1 {
-			return v, false
+			return false
 		}
-		return BoolValue(p[0] != 0), true
+		*v = BoolValue(p[0] != 0)
+		return true
 	case KindInt8, KindNullableInt8:
 		if len(p) < 1 {
-			return v, false
+			return false
 		}
-		return FieldValue{Kind: ValueInt8, I: int64(int8(p[0]))}, true
+		*v = FieldValue{Kind: ValueInt8, I: int64(int8(p[0]))}
+		return true
 	case KindChar:
 		if len(p) < 2 {
-			return v, false
+			return false
 		}
-		return FieldValue{Kind: ValueChar, I: int64(be.Uint16(p))}, true
+		*v = FieldValue{Kind: ValueChar, I: int64(be.Uint16(p))}
+		return true
 	case KindInt16, KindNullableInt16:
 		if len(p) < 2 {
-			return v, false
+			return false
 		}
-		return FieldValue{Kind: ValueInt16, I: int64(int16(be.Uint16(p)))}, true
+		*v = FieldValue{Kind: ValueInt16, I: int64(int16(be.Uint16(p)))}
+		return true
 	case KindInt32, KindNullableInt32:
 		if len(p) < 4 {
-			return v, false
+			return false
 		}
-		return FieldValue{Kind: ValueInt32, I: int64(int32(be.Uint32(p)))}, true
+		*v = FieldValue{Kind: ValueInt32, I: int64(int32(be.Uint32(p)))}
+		return true
 	case KindInt64, KindNullableInt64:
 		if len(p) < 8 {
-			return v, false
+			return false
 		}
-		return FieldValue{Kind: ValueInt64, I: int64(be.Uint64(p))}, true
+		*v = FieldValue{Kind: ValueInt64, I: int64(be.Uint64(p))}
+		return true
 	case KindFloat32, KindNullableFloat32:
 		if len(p) < 4 {
-			return v, false
+			return false
 		}
-		return FloatValue(ValueFloat32, float64(math.Float32frombits(be.Uint32(p)))), true
+		*v = FloatValue(ValueFloat32, float64(math.Float32frombits(be.Uint32(p))))
+		return true
 	case KindFloat64, KindNullableFloat64:
 		if len(p) < 8 {
-			return v, false
+			return false
 		}
-		return FloatValue(ValueFloat64, math.Float64frombits(be.Uint64(p))), true
+		*v = FloatValue(ValueFloat64, math.Float64frombits(be.Uint64(p)))
+		return true
 	case KindString:
 		if len(p) < 4 {
-			return v, false
+			return false
 		}
 		n := int(int32(be.Uint32(p)))
 		if n == -1 {
-			return v, true
+			*v = FieldValue{}
+			return true
 		}
 		if n < 0 || n > len(p)-4 {
-			return v, false
+			return false
 		}
-		return FieldValue{Kind: ValueString, B: p[4 : 4+n : 4+n]}, true
+		*v = FieldValue{Kind: ValueString, B: p[4 : 4+n : 4+n]}
+		return true
 	case KindDecimal, KindTime, KindDate, KindTimestamp, KindTimestampWithTimezone:
-		return FieldValue{Kind: valueKinds[k], B: p, shortYear: shortYear}, true
+		*v = FieldValue{Kind: valueKinds[k], B: p, shortYear: shortYear}
+		return true
 	}
-	return FieldValue{Kind: ValueArray}, true
+	*v = FieldValue{Kind: ValueArray}
+	return true
 }
 
 // BuiltinValue reads the payload p of a built-in scalar type (at offset at

@@ -18,8 +18,12 @@ type pathPlan struct {
 	layout             *Layout
 	prog               *program
 	index              int
-	next               *Node             // the steps after an inline object, or nil
-	inObject           core.ObjectReader // the steps after a writeObject value, or nil
+	// For Top: the field's kind when it is a scalar or a string (0
+	// otherwise), and its constant offset from the first field, or -1.
+	kind     core.FieldKind
+	offset   int
+	next     *Node             // the steps after an inline object, or nil
+	inObject core.ObjectReader // the steps after a writeObject value, or nil
 }
 
 // Node reads the steps of a path that are left at IdentifiedDataSerializable
@@ -66,7 +70,10 @@ func (n *Node) Object(buf []byte, start, limit int, fid, cid int32, depth int, o
 		}
 		plan = &pathPlan{factoryID: fid, classID: cid, layout: l, prog: l.program(layouts), index: -1, next: n.child()}
 		if f, i, ok := l.Field(n.Steps[0].Name); ok {
-			plan.index = i
+			plan.index, plan.offset = i, l.offsets[i]
+			if f.Op <= OpString {
+				plan.kind = f.Op.Kind()
+			}
 			if (f.Op == OpObject || f.Op == OpObjectArray) && len(n.Steps) > 1 {
 				plan.inObject = n.Any(n.Steps[1:])
 			}
@@ -199,21 +206,18 @@ func (n *Node) Top(d core.Data, v *core.FieldValue) bool {
 		*v = core.FieldValue{}
 		return !n.Opts.Strict
 	}
-	op := c.layout.Fields[c.index].Op
-	if op > OpString {
+	if c.kind == 0 {
 		return false
 	}
-	at := start + c.layout.offsets[c.index]
-	if c.layout.offsets[c.index] < 0 {
+	at := start + c.offset
+	if c.offset < 0 {
 		rd, err := c.prog.locate(n.Objects, d, start, c.index)
 		if err != nil {
 			return false
 		}
 		at = rd.Pos()
 	}
-	var ok bool
-	*v, ok = core.ScalarAt(d, at, op.Kind(), false)
-	return ok
+	return core.ScalarAt(d, at, c.kind, false, v)
 }
 
 // skipItem advances rd over one item of the plan's array field (size:

@@ -708,11 +708,11 @@ func AttributePath(steps []core.PathStep) *Path {
 // A document found malformed on the way selects nothing at all.
 func Read(doc []byte, p *Path, out *core.Sink) error {
 	if !p.HasWildcard() {
-		v, err := lookup(doc, p.steps)
-		if err != nil || v.Kind == Missing {
+		v, found, err := lookupValue(doc, p.steps)
+		if err != nil || !found {
 			return nil
 		}
-		return out.Emit(fieldValue(v))
+		return out.Emit(v)
 	}
 	// The values are gathered before they are handed out, so that a
 	// document found malformed after some of them hands out none.
@@ -731,4 +731,65 @@ func Read(doc []byte, p *Path, out *core.Sink) error {
 		}
 	}
 	return nil
+}
+
+// ReadOne reads what p, a path without wildcards, selects in doc into v:
+// a null value when it selects nothing or doc is malformed on the way.
+func ReadOne(doc []byte, p *Path, v *core.FieldValue) {
+	x, found, err := lookupValue(doc, p.steps)
+	if err != nil || !found {
+		*v = core.FieldValue{}
+		return
+	}
+	*v = x
+}
+
+// lookupValue is lookup converted by fieldValue, reading integers as it
+// scans them (the common case of a numeric attribute).
+func lookupValue(doc []byte, steps []step) (v core.FieldValue, found bool, err error) {
+	sc := scanner{b: doc}
+	sc.ws()
+	for depth, st := range steps {
+		more, err := sc.enter(st, depth)
+		if err != nil || !more {
+			return v, false, err
+		}
+	}
+	if v, ok := sc.integer(); ok {
+		return v, true, nil
+	}
+	start := sc.i
+	kind, err := sc.skip(len(steps))
+	if err != nil {
+		return v, false, err
+	}
+	return fieldValue(Value{Kind: kind, Raw: sc.b[start:sc.i]}), true, nil
+}
+
+// integer reads, at sc.i, a JSON integer of at most 18 digits (which fits
+// an int64), leaving other numbers and values to skip and fieldValue.
+func (sc *scanner) integer() (core.FieldValue, bool) {
+	b, i := sc.b, sc.i
+	neg := i < len(b) && b[i] == '-'
+	if neg {
+		i++
+	}
+	digits := i
+	var x int64
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' && i-digits < 19 {
+		x = x*10 + int64(b[i]-'0')
+		i++
+	}
+	n := i - digits
+	if n == 0 || n > 18 || (n > 1 && b[digits] == '0') {
+		return core.FieldValue{}, false
+	}
+	if i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E' || (b[i] >= '0' && b[i] <= '9')) {
+		return core.FieldValue{}, false
+	}
+	if neg {
+		x = -x
+	}
+	sc.i = i
+	return core.FieldValue{Kind: core.ValueInt64, I: x}, true
 }

@@ -165,9 +165,7 @@ func (n *Node) Top(d core.Data, v *core.FieldValue) bool {
 		}
 		at++
 	}
-	var ok bool
-	*v, ok = core.ScalarAt(d[:end], at, kind, true)
-	return ok
+	return core.ScalarAt(d[:end], at, kind, true, v)
 }
 
 // emit hands on a value a step selected from the field of kind kind at
