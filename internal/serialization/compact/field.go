@@ -30,7 +30,7 @@ type Node struct {
 	Steps   []core.PathStep
 	Opts    *core.PathOptions
 	Schemas *SchemaRegistry
-	plans   atomic.Pointer[[]*pathPlan]
+	plans   core.Plans[pathPlan]
 }
 
 // child returns the node for the steps after the first, or nil.
@@ -41,6 +41,16 @@ func (n *Node) child() *Node {
 	return &Node{Steps: n.Steps[1:], Opts: n.Opts, Schemas: n.Schemas}
 }
 
+// plan returns the plan compiled for schema id, or nil.
+func (n *Node) plan(id int64) *pathPlan {
+	for _, c := range n.plans.List() {
+		if c.id == id {
+			return c
+		}
+	}
+	return nil
+}
+
 // Object reads the node's steps from the Compact object whose schema id
 // is at buf[p] and that ends by buf[limit] (embedded: it carries its
 // schema, type -56).
@@ -49,15 +59,7 @@ func (n *Node) Object(buf []byte, p, limit int, embedded bool, depth int, out *c
 	if !ok {
 		return core.Malformed("compact", p, "truncated schema id")
 	}
-	var plan *pathPlan
-	if plans := n.plans.Load(); plans != nil {
-		for _, c := range *plans {
-			if c.id == id {
-				plan = c
-				break
-			}
-		}
-	}
+	plan := n.plan(id)
 	if plan == nil {
 		// The first object of a schema: check it whole and compile.
 		rec, _, err := Parse(buf, p, limit, n.Schemas, embedded)
@@ -67,7 +69,7 @@ func (n *Node) Object(buf []byte, p, limit int, embedded bool, depth int, out *c
 		plan = &pathPlan{id: id, schema: rec.schema, next: n.child()}
 		plan.field, _ = rec.schema.Field(n.Steps[0].Name)
 		plan.top = plan.next == nil && (plan.field == nil || !plan.field.Kind.IsArray() && plan.field.Kind != core.KindCompact)
-		core.AddPlan(&n.plans, plan)
+		n.plans.Add(plan)
 	}
 	rec, _, err := parseKnown(buf, p, limit, plan.schema, n.Schemas, embedded)
 	if err != nil {
@@ -124,16 +126,9 @@ func (n *Node) Top(d core.Data, v *core.FieldValue) bool {
 		return false
 	}
 	id := int64(binary.BigEndian.Uint64(d[core.HeaderSize:]))
-	plans := n.plans.Load()
-	if plans == nil {
-		return false
-	}
-	var c *pathPlan
-	for _, p := range *plans {
-		if p.id == id {
-			c = p
-			break
-		}
+	c := n.plans.First()
+	if c == nil || c.id != id {
+		c = n.plan(id)
 	}
 	if c == nil || !c.top {
 		return false

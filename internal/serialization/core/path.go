@@ -26,11 +26,31 @@ func (s *Sink) Emit(v FieldValue) error {
 // one field are few; past the bound, plans are compiled per read).
 const MaxPlans = 64
 
-// AddPlan publishes p in the copy-on-write list at ptr.
-func AddPlan[P any](ptr *atomic.Pointer[[]P], p P) {
+// Plans is a path node's compiled plans, one per schema, class or layout
+// met, published copy-on-write so that reads take no lock. The first plan
+// is also kept on its own: the values of a map are mostly of one type,
+// and the read's fast path finds its plan with one load.
+type Plans[P any] struct {
+	first atomic.Pointer[P]
+	list  atomic.Pointer[[]*P]
+}
+
+// First returns the first plan added, or nil.
+func (ps *Plans[P]) First() *P { return ps.first.Load() }
+
+// List returns the plans added, in order.
+func (ps *Plans[P]) List() []*P {
+	if l := ps.list.Load(); l != nil {
+		return *l
+	}
+	return nil
+}
+
+// Add publishes p (beyond MaxPlans, it does nothing).
+func (ps *Plans[P]) Add(p *P) {
 	for {
-		old := ptr.Load()
-		var cur []P
+		old := ps.list.Load()
+		var cur []*P
 		if old != nil {
 			cur = *old
 		}
@@ -38,7 +58,8 @@ func AddPlan[P any](ptr *atomic.Pointer[[]P], p P) {
 			return
 		}
 		next := append(cur[:len(cur):len(cur)], p)
-		if ptr.CompareAndSwap(old, &next) {
+		if ps.list.CompareAndSwap(old, &next) {
+			ps.first.CompareAndSwap(nil, next[0])
 			return
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"reflect"
 	"strconv"
-	"sync/atomic"
 
 	"github.com/atolldb/atoll/internal/serialization/core"
 	"github.com/atolldb/atoll/internal/serialization/wire"
@@ -38,7 +37,7 @@ type Node struct {
 	// Any returns the reader of steps in a writeObject value, whatever its
 	// format: the Service's.
 	Any   func(steps []core.PathStep) core.ObjectReader
-	plans atomic.Pointer[[]*pathPlan]
+	plans core.Plans[pathPlan]
 }
 
 // child returns the node for the steps after the first, or nil.
@@ -49,19 +48,21 @@ func (n *Node) child() *Node {
 	return &Node{Steps: n.Steps[1:], Opts: n.Opts, Objects: n.Objects, Any: n.Any}
 }
 
+// plan returns the plan compiled for class fid/cid, or nil.
+func (n *Node) plan(fid, cid int32) *pathPlan {
+	for _, c := range n.plans.List() {
+		if c.factoryID == fid && c.classID == cid {
+			return c
+		}
+	}
+	return nil
+}
+
 // Object reads the node's steps from the fields of an object of
 // class fid/cid that start at buf[start] (after the header, or where an
 // inline object starts).
 func (n *Node) Object(buf []byte, start, limit int, fid, cid int32, depth int, out *core.Sink) error {
-	var plan *pathPlan
-	if plans := n.plans.Load(); plans != nil {
-		for _, c := range *plans {
-			if c.factoryID == fid && c.classID == cid {
-				plan = c
-				break
-			}
-		}
-	}
+	plan := n.plan(fid, cid)
 	layouts := n.Objects.Layouts()
 	if plan == nil {
 		l, ok := layouts.Get(fid, cid)
@@ -78,7 +79,7 @@ func (n *Node) Object(buf []byte, start, limit int, fid, cid int32, depth int, o
 				plan.inObject = n.Any(n.Steps[1:])
 			}
 		}
-		core.AddPlan(&n.plans, plan)
+		n.plans.Add(plan)
 	}
 	st := n.Steps[0]
 	if plan.index < 0 {
@@ -188,19 +189,11 @@ func (n *Node) Top(d core.Data, v *core.FieldValue) bool {
 		return false
 	}
 	fid, cid := int32(binary.BigEndian.Uint32(d[core.HeaderSize+1:])), int32(binary.BigEndian.Uint32(d[core.HeaderSize+5:]))
-	plans := n.plans.Load()
-	if plans == nil {
-		return false
-	}
-	var c *pathPlan
-	for _, p := range *plans {
-		if p.factoryID == fid && p.classID == cid {
-			c = p
-			break
+	c := n.plans.First()
+	if c == nil || c.factoryID != fid || c.classID != cid {
+		if c = n.plan(fid, cid); c == nil {
+			return false
 		}
-	}
-	if c == nil {
-		return false
 	}
 	if c.index < 0 { // absent: null
 		*v = core.FieldValue{}

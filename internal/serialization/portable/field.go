@@ -28,7 +28,7 @@ type Node struct {
 	Steps   []core.PathStep
 	Opts    *core.PathOptions
 	Classes *ClassRegistry // optional: a first guess of where fields are
-	plans   atomic.Pointer[[]*pathPlan]
+	plans   core.Plans[pathPlan]
 }
 
 // child returns the node for the steps after the first, or nil.
@@ -39,19 +39,21 @@ func (n *Node) child() *Node {
 	return &Node{Steps: n.Steps[1:], Opts: n.Opts, Classes: n.Classes}
 }
 
+// plan returns the plan compiled for class fid/cid version ver, or nil.
+func (n *Node) plan(fid, cid, ver int32) *pathPlan {
+	for _, c := range n.plans.List() {
+		if c.factoryID == fid && c.classID == cid && c.version == ver {
+			return c
+		}
+	}
+	return nil
+}
+
 // Object reads the node's steps from the Portable object of class fid/cid
 // and version ver whose body (end position, field count, field table)
 // starts at buf[p] and that ends by buf[limit].
 func (n *Node) Object(buf []byte, p, limit int, fid, cid, ver int32, depth int, out *core.Sink) error {
-	var plan *pathPlan
-	if plans := n.plans.Load(); plans != nil {
-		for _, c := range *plans {
-			if c.factoryID == fid && c.classID == cid && c.version == ver {
-				plan = c
-				break
-			}
-		}
-	}
+	plan := n.plan(fid, cid, ver)
 	if plan == nil {
 		plan = &pathPlan{factoryID: fid, classID: cid, version: ver, next: n.child()}
 		hint := int32(-1)
@@ -61,7 +63,7 @@ func (n *Node) Object(buf []byte, p, limit int, fid, cid, ver int32, depth int, 
 			}
 		}
 		plan.hint.Store(hint)
-		core.AddPlan(&n.plans, plan)
+		n.plans.Add(plan)
 	}
 	rec, _, err := Parse(buf, p, limit, fid, cid, ver, nil)
 	if err != nil {
@@ -121,19 +123,11 @@ func (n *Node) Top(d core.Data, v *core.FieldValue) bool {
 	}
 	be := binary.BigEndian
 	fid, cid, ver := int32(be.Uint32(d[core.HeaderSize:])), int32(be.Uint32(d[core.HeaderSize+4:])), int32(be.Uint32(d[core.HeaderSize+8:]))
-	plans := n.plans.Load()
-	if plans == nil {
-		return false
-	}
-	var c *pathPlan
-	for _, p := range *plans {
-		if p.factoryID == fid && p.classID == cid && p.version == ver {
-			c = p
-			break
+	c := n.plans.First()
+	if c == nil || c.factoryID != fid || c.classID != cid || c.version != ver {
+		if c = n.plan(fid, cid, ver); c == nil {
+			return false
 		}
-	}
-	if c == nil {
-		return false
 	}
 	end, count, hint := int(int32(be.Uint32(d[body:]))), int(int32(be.Uint32(d[body+4:]))), int(c.hint.Load())
 	tableEnd := body + 8 + 4*(count+1)

@@ -1,0 +1,50 @@
+package core
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestPlansKeepTheFirstAndEveryPlanUpToTheBound(t *testing.T) {
+	var ps Plans[int]
+	assert.Nil(t, ps.First())
+	assert.Empty(t, ps.List())
+
+	plans := make([]int, MaxPlans+3)
+	for i := range plans {
+		plans[i] = i
+		ps.Add(&plans[i])
+	}
+	require.NotNil(t, ps.First())
+	assert.Same(t, &plans[0], ps.First())
+	list := ps.List()
+	require.Len(t, list, MaxPlans)
+	for i, p := range list {
+		assert.Same(t, &plans[i], p)
+	}
+}
+
+func TestPlansAddedConcurrentlyAreAllKept(t *testing.T) {
+	var ps Plans[int]
+	plans := make([]int, 32)
+	var wg sync.WaitGroup
+	for i := range plans {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			plans[i] = i
+			ps.Add(&plans[i])
+			assert.NotNil(t, ps.First())
+		}()
+	}
+	wg.Wait()
+	seen := map[int]bool{}
+	for _, p := range ps.List() {
+		seen[*p] = true
+	}
+	assert.Len(t, seen, len(plans))
+	assert.Contains(t, ps.List(), ps.First())
+}
