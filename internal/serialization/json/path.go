@@ -708,8 +708,8 @@ func AttributePath(steps []core.PathStep) *Path {
 // A document found malformed on the way selects nothing at all.
 func Read(doc []byte, p *Path, out *core.Sink) error {
 	if !p.HasWildcard() {
-		v, found, err := lookupValue(doc, p.steps)
-		if err != nil || !found {
+		var v core.FieldValue
+		if !lookupValue(doc, p.steps, &v) {
 			return nil
 		}
 		return out.Emit(v)
@@ -736,39 +736,40 @@ func Read(doc []byte, p *Path, out *core.Sink) error {
 // ReadOne reads what p, a path without wildcards, selects in doc into v:
 // a null value when it selects nothing or doc is malformed on the way.
 func ReadOne(doc []byte, p *Path, v *core.FieldValue) {
-	x, found, err := lookupValue(doc, p.steps)
-	if err != nil || !found {
+	if !lookupValue(doc, p.steps, v) {
 		*v = core.FieldValue{}
-		return
 	}
-	*v = x
 }
 
-// lookupValue is lookup converted by fieldValue, reading integers as it
-// scans them (the common case of a numeric attribute).
-func lookupValue(doc []byte, steps []step) (v core.FieldValue, found bool, err error) {
+// lookupValue is lookup converted by fieldValue into v, reading integers
+// as it scans them (the common case of a numeric attribute). It reports
+// false when the steps select nothing or the document is malformed on the
+// way, and leaves v alone then.
+func lookupValue(doc []byte, steps []step, v *core.FieldValue) bool {
 	sc := scanner{b: doc}
 	sc.ws()
 	for depth, st := range steps {
 		more, err := sc.enter(st, depth)
 		if err != nil || !more {
-			return v, false, err
+			return false
 		}
 	}
-	if v, ok := sc.integer(); ok {
-		return v, true, nil
+	if x, ok := sc.integer(); ok {
+		*v = core.FieldValue{Kind: core.ValueInt64, I: x}
+		return true
 	}
 	start := sc.i
 	kind, err := sc.skip(len(steps))
 	if err != nil {
-		return v, false, err
+		return false
 	}
-	return fieldValue(Value{Kind: kind, Raw: sc.b[start:sc.i]}), true, nil
+	*v = fieldValue(Value{Kind: kind, Raw: sc.b[start:sc.i]})
+	return true
 }
 
 // integer reads, at sc.i, a JSON integer of at most 18 digits (which fits
 // an int64), leaving other numbers and values to skip and fieldValue.
-func (sc *scanner) integer() (core.FieldValue, bool) {
+func (sc *scanner) integer() (int64, bool) {
 	b, i := sc.b, sc.i
 	neg := i < len(b) && b[i] == '-'
 	if neg {
@@ -782,14 +783,14 @@ func (sc *scanner) integer() (core.FieldValue, bool) {
 	}
 	n := i - digits
 	if n == 0 || n > 18 || (n > 1 && b[digits] == '0') {
-		return core.FieldValue{}, false
+		return 0, false
 	}
 	if i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E' || (b[i] >= '0' && b[i] <= '9')) {
-		return core.FieldValue{}, false
+		return 0, false
 	}
 	if neg {
 		x = -x
 	}
 	sc.i = i
-	return core.FieldValue{Kind: core.ValueInt64, I: x}, true
+	return x, true
 }
