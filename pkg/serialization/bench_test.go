@@ -170,20 +170,39 @@ func BenchmarkDecodeCompact(b *testing.B) {
 	}
 }
 
-// BenchmarkReadField reads one fixed-size field (longField) and one string
-// field (stringField) in place from the serialized value, as a member does
-// when it evaluates a query.
-func BenchmarkReadField(b *testing.B) {
+// benchDatum is a benchmark value, serialized.
+type benchDatum struct {
+	name string
+	d    s.Data
+}
+
+// memberData returns a member's Service, which knows the workload
+// objects' schemas and layouts but not their Go types, and benchValues
+// serialized.
+func memberData(b *testing.B) (*s.Service, []benchDatum) {
 	svc := newService(b)
 	member, err := s.NewService(s.Config{Layouts: benchmodel.Layouts(), Schemas: svc.Schemas(), ClassRegistry: svc.ClassRegistry()})
 	if err != nil {
 		b.Fatal(err)
 	}
+	var out []benchDatum
 	for _, c := range benchValues() {
 		d, err := svc.ToData(c.value)
 		if err != nil {
 			b.Fatal(err)
 		}
+		out = append(out, benchDatum{c.name, d})
+	}
+	return member, out
+}
+
+// BenchmarkReadField reads one fixed-size field (longField) and one string
+// field (stringField) in place from the serialized value, as a member does
+// when it evaluates a query.
+func BenchmarkReadField(b *testing.B) {
+	member, values := memberData(b)
+	for _, c := range values {
+		d := c.d
 		var readLong func() (int64, error)
 		var readString func() ([]byte, error)
 		switch d.Type() {
@@ -263,16 +282,9 @@ func BenchmarkReadField(b *testing.B) {
 // member's query engine does: the workload's fields, and for LARGE the
 // nested ones behind variable-size arrays and inline objects.
 func BenchmarkFieldReader(b *testing.B) {
-	svc := newService(b)
-	member, err := s.NewService(s.Config{Layouts: benchmodel.Layouts(), Schemas: svc.Schemas(), ClassRegistry: svc.ClassRegistry()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, c := range benchValues() {
-		d, err := svc.ToData(c.value)
-		if err != nil {
-			b.Fatal(err)
-		}
+	member, values := memberData(b)
+	for _, c := range values {
+		d := c.d
 		paths := []string{"longField", "stringField"}
 		if strings.HasSuffix(c.name, "large") {
 			paths = append(paths, "small.stringField", "smallArray[2].stringField")

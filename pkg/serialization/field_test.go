@@ -173,23 +173,8 @@ func expectedPath(t *testing.T, svc *s.Service, root any, steps []string) []stri
 // and every item of arrays, and one level into nested objects.
 func pathsOf(v any, prefix string, depth int) [][]string {
 	type fielder interface{ Get(string) (any, error) }
-	var names []string
-	switch r := v.(type) {
-	case *s.CompactRecord:
-		for _, f := range r.Schema().Fields {
-			names = append(names, f.Name)
-		}
-	case *s.PortableRecord:
-		if cd, err := r.ClassDefinition(); err == nil {
-			for _, f := range cd.Fields {
-				names = append(names, f.Name)
-			}
-		}
-	case *s.IdentifiedRecord:
-		for _, f := range r.Layout().Fields {
-			names = append(names, f.Name)
-		}
-	default:
+	names, ok := recordFieldNames(v)
+	if !ok {
 		return nil
 	}
 	var out [][]string

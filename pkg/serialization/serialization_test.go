@@ -532,12 +532,9 @@ func committedVectorsList(t testing.TB) []vectors.Vector {
 
 // readAll touches every field of a decoded value, so lazily validated
 // records are exercised too.
-func readAll(v any) {
-	type fields interface{ Get(string) (any, error) }
-	if rv := reflect.ValueOf(v); !rv.IsValid() || rv.Kind() == reflect.Pointer && rv.IsNil() {
-		return
-	}
-	var names []string
+// recordFieldNames lists the fields of a Compact, Portable or IDS record;
+// ok is false for other values.
+func recordFieldNames(v any) (names []string, ok bool) {
 	switch r := v.(type) {
 	case *s.CompactRecord:
 		for _, f := range r.Schema().Fields {
@@ -554,6 +551,18 @@ func readAll(v any) {
 			names = append(names, f.Name)
 		}
 	default:
+		return nil, false
+	}
+	return names, true
+}
+
+func readAll(v any) {
+	type fields interface{ Get(string) (any, error) }
+	if rv := reflect.ValueOf(v); !rv.IsValid() || rv.Kind() == reflect.Pointer && rv.IsNil() {
+		return
+	}
+	names, ok := recordFieldNames(v)
+	if !ok {
 		return
 	}
 	for _, n := range names {

@@ -93,13 +93,7 @@ func (c *pathPlan) read(n *Node, rec *Record, depth int, out *core.Sink) error {
 		if err != nil || count <= 0 {
 			return err
 		}
-		from, to := 0, count
-		if !st.Any {
-			if st.Index >= count {
-				return nil
-			}
-			from, to = st.Index, st.Index+1
-		}
+		from, to := st.Items(count)
 		for i := from; i < to; i++ {
 			v, buf, at, err := rec.item(f, i)
 			if err != nil {

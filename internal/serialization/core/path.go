@@ -73,6 +73,19 @@ type PathStep struct {
 	Any   bool // [any] or [*]
 }
 
+// Items returns the range [from, to) of the items of an array of count
+// items that the step selects: all of them for [any], the one at its index
+// otherwise (none when the array is shorter).
+func (st PathStep) Items(count int) (from, to int) {
+	if st.Any {
+		return 0, count
+	}
+	if st.Index < 0 || st.Index >= count {
+		return 0, 0
+	}
+	return st.Index, st.Index + 1
+}
+
 // ParseAttributePath splits an attribute path ("a.b", "arr[0]",
 // "arr[any].x") into steps. An empty path has no steps: it reads the whole
 // value.

@@ -48,3 +48,21 @@ func TestPlansAddedConcurrentlyAreAllKept(t *testing.T) {
 	assert.Len(t, seen, len(plans))
 	assert.Contains(t, ps.List(), ps.First())
 }
+
+func TestPathStepItems(t *testing.T) {
+	for _, c := range []struct {
+		st       PathStep
+		count    int
+		from, to int
+	}{
+		{PathStep{Name: "a", Index: -1, Any: true}, 3, 0, 3},
+		{PathStep{Name: "a", Index: -1, Any: true}, 0, 0, 0},
+		{PathStep{Name: "a", Index: 0}, 3, 0, 1},
+		{PathStep{Name: "a", Index: 2}, 3, 2, 3},
+		{PathStep{Name: "a", Index: 3}, 3, 0, 0},
+		{PathStep{Name: "a", Index: -1}, 3, 0, 0},
+	} {
+		from, to := c.st.Items(c.count)
+		assert.Equal(t, [2]int{c.from, c.to}, [2]int{from, to}, "%+v of %d", c.st, c.count)
+	}
+}

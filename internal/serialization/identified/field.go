@@ -135,12 +135,9 @@ func (n *Node) Object(buf []byte, start, limit int, fid, cid int32, depth int, o
 	if err := identifiedErr(&rd, f.Name); err != nil || count <= 0 {
 		return err
 	}
-	from, to := 0, count
-	if !st.Any {
-		if st.Index >= count {
-			return nil
-		}
-		from, to = st.Index, st.Index+1
+	from, to := st.Items(count)
+	if from == to {
+		return nil
 	}
 	size := 0
 	if op <= OpDoubleArray {

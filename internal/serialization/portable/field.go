@@ -87,13 +87,7 @@ func (n *Node) Object(buf []byte, p, limit int, fid, cid, ver int32, depth int, 
 		if err != nil || count <= 0 {
 			return err
 		}
-		from, to := 0, count
-		if !st.Any {
-			if st.Index >= count {
-				return nil
-			}
-			from, to = st.Index, st.Index+1
-		}
+		from, to := st.Items(count)
 		for i := from; i < to; i++ {
 			v, at, err := rec.item(pos, kind, i, st.Name)
 			if err != nil {
