@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -93,15 +94,12 @@ func ParseAttributePath(p string) ([]PathStep, error) {
 	if p == "" {
 		return nil, nil
 	}
-	bad := func(why string) ([]PathStep, error) {
-		return nil, &DefinitionError{What: "attribute path " + strconv.Quote(p), Reason: why}
-	}
 	var steps []PathStep
 	for _, part := range splitAttributePath(p) {
 		st := PathStep{Name: part, Index: -1}
 		if i := strings.IndexByte(part, '['); i >= 0 {
 			if !strings.HasSuffix(part, "]") {
-				return bad("a [ has no closing ]")
+				return nil, fmt.Errorf("bad attribute path %q", p)
 			}
 			st.Name = part[:i]
 			switch inner := strings.TrimSpace(part[i+1 : len(part)-1]); inner {
@@ -110,13 +108,13 @@ func ParseAttributePath(p string) ([]PathStep, error) {
 			default:
 				n, err := strconv.Atoi(inner)
 				if err != nil || n < 0 {
-					return bad("an index must be a non-negative integer, any or *")
+					return nil, fmt.Errorf("bad index in attribute path %q", p)
 				}
 				st.Index = n
 			}
 		}
 		if st.Name == "" && len(steps) == 0 && st.Index < 0 && !st.Any {
-			return bad("it starts with an empty name")
+			return nil, fmt.Errorf("bad attribute path %q", p)
 		}
 		steps = append(steps, st)
 	}

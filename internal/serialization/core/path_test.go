@@ -66,3 +66,20 @@ func TestPathStepItems(t *testing.T) {
 		assert.Equal(t, [2]int{c.from, c.to}, [2]int{from, to}, "%+v of %d", c.st, c.count)
 	}
 }
+
+// The messages reach users of predicates and SQL as they are.
+func TestParseAttributePathErrors(t *testing.T) {
+	for p, msg := range map[string]string{
+		"intArray[x]":  `bad index in attribute path "intArray[x]"`,
+		"intArray[-1]": `bad index in attribute path "intArray[-1]"`,
+		"smallArray[":  `bad attribute path "smallArray["`,
+		".x":           `bad attribute path ".x"`,
+	} {
+		_, err := ParseAttributePath(p)
+		require.Error(t, err, p)
+		assert.Equal(t, msg, err.Error())
+	}
+	steps, err := ParseAttributePath("a.b[any].c[2]")
+	require.NoError(t, err)
+	assert.Equal(t, []PathStep{{Name: "a", Index: -1}, {Name: "b", Index: -1, Any: true}, {Name: "c", Index: 2}}, steps)
+}
