@@ -20,12 +20,13 @@ type lockFlags struct {
 	lease, hold, wait time.Duration
 }
 
-// lockCommands returns `map lock`, `map try-lock`, `map is-locked` and
-// `map force-unlock`. A lock belongs to the client that took it: the
-// command holds it while it runs (until --hold passes, the lease ends, or
-// it is interrupted) and then releases it.
-func lockCommands(withMap func(func(context.Context, *client.Map[any, any], []string, io.Writer) error) func(*cobra.Command, []string) error, key func(string) (any, error)) []*cobra.Command {
-	var lf, tf lockFlags
+// The lock subcommands: `map lock`, `map try-lock`, `map is-locked` and
+// `map force-unlock`. A lock belongs to the client that took it: lock and
+// try-lock hold it while the command runs (until --hold passes, the lease
+// ends, or it is interrupted) and then release it.
+
+func (mc *mapCmd) lockCmd() *cobra.Command {
+	var lf lockFlags
 	lock := &cobra.Command{
 		Use:   "lock MAP KEY",
 		Short: "Lock a key (waiting up to --timeout while another holds it) and hold it",
@@ -35,8 +36,8 @@ lock until --hold has passed, the --lease ends or it is interrupted (Ctrl-C,
 SIGTERM), then unlocks it and prints "unlocked". A lock belongs to the client
 that took it: when the command ends, so does the lock.`,
 		Args: cobra.ExactArgs(2),
-		RunE: withMap(func(ctx context.Context, m *client.Map[any, any], args []string, out io.Writer) error {
-			k, err := key(args[0])
+		RunE: mc.withMap(func(ctx context.Context, m *client.Map[any, any], args []string, out io.Writer) error {
+			k, err := mc.key(args[0])
 			if err != nil {
 				return err
 			}
@@ -46,12 +47,18 @@ that took it: when the command ends, so does the lock.`,
 			return hold(m, k, lf, out)
 		}),
 	}
+	lf.register(lock)
+	return lock
+}
+
+func (mc *mapCmd) tryLockCmd() *cobra.Command {
+	var tf lockFlags
 	tryLock := &cobra.Command{
 		Use:   "try-lock MAP KEY",
 		Short: "Lock a key if it is free within --wait (exit 1 otherwise) and hold it, as lock",
 		Args:  cobra.ExactArgs(2),
-		RunE: withMap(func(ctx context.Context, m *client.Map[any, any], args []string, out io.Writer) error {
-			k, err := key(args[0])
+		RunE: mc.withMap(func(ctx context.Context, m *client.Map[any, any], args []string, out io.Writer) error {
+			k, err := mc.key(args[0])
 			if err != nil {
 				return err
 			}
@@ -65,20 +72,18 @@ that took it: when the command ends, so does the lock.`,
 			return hold(m, k, tf, out)
 		}),
 	}
-	for _, c := range []struct {
-		cmd *cobra.Command
-		f   *lockFlags
-	}{{lock, &lf}, {tryLock, &tf}} {
-		c.cmd.Flags().DurationVar(&c.f.lease, "lease", 0, "the lock's lease: released after it whatever happens (default: held for the command's session)")
-		c.cmd.Flags().DurationVar(&c.f.hold, "hold", 0, "how long to hold the lock (default: until the lease ends, or until interrupted)")
-	}
+	tf.register(tryLock)
 	tryLock.Flags().DurationVar(&tf.wait, "wait", 0, "how long to wait for a key another holds (default: fail at once)")
-	isLocked := &cobra.Command{
+	return tryLock
+}
+
+func (mc *mapCmd) isLockedCmd() *cobra.Command {
+	return &cobra.Command{
 		Use:   "is-locked MAP KEY",
 		Short: `Print "locked" (by whom, and the lease left) or "unlocked"`,
 		Args:  cobra.ExactArgs(2),
-		RunE: withMap(func(ctx context.Context, m *client.Map[any, any], args []string, out io.Writer) error {
-			k, err := key(args[0])
+		RunE: mc.withMap(func(ctx context.Context, m *client.Map[any, any], args []string, out io.Writer) error {
+			k, err := mc.key(args[0])
 			if err != nil {
 				return err
 			}
@@ -97,19 +102,27 @@ that took it: when the command ends, so does the lock.`,
 			return nil
 		}),
 	}
-	forceUnlock := &cobra.Command{
+}
+
+func (mc *mapCmd) forceUnlockCmd() *cobra.Command {
+	return &cobra.Command{
 		Use:   "force-unlock MAP KEY",
 		Short: "Release a key's lock whoever holds it (a transaction's is rolled forward or back)",
 		Args:  cobra.ExactArgs(2),
-		RunE: withMap(func(ctx context.Context, m *client.Map[any, any], args []string, _ io.Writer) error {
-			k, err := key(args[0])
+		RunE: mc.withMap(func(ctx context.Context, m *client.Map[any, any], args []string, _ io.Writer) error {
+			k, err := mc.key(args[0])
 			if err != nil {
 				return err
 			}
 			return m.ForceUnlock(ctx, k)
 		}),
 	}
-	return []*cobra.Command{lock, tryLock, isLocked, forceUnlock}
+}
+
+// register adds the flags lock and try-lock share.
+func (f *lockFlags) register(cmd *cobra.Command) {
+	cmd.Flags().DurationVar(&f.lease, "lease", 0, "the lock's lease: released after it whatever happens (default: held for the command's session)")
+	cmd.Flags().DurationVar(&f.hold, "hold", 0, "how long to hold the lock (default: until the lease ends, or until interrupted)")
 }
 
 func (f lockFlags) options() []client.LockOption {
