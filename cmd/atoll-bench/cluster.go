@@ -8,8 +8,12 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
+	"github.com/atolldb/atoll/bench/overload"
 	"github.com/atolldb/atoll/pkg/member"
 )
 
@@ -102,4 +106,65 @@ func logDir(flag, prefix string) (string, error) {
 		return "", fmt.Errorf("--logs: %w", err)
 	}
 	return flag, nil
+}
+
+// processFlags are the flags of a command that starts member processes of
+// the atoll command or, with --addr, drives an existing cluster.
+type processFlags struct {
+	members                   int
+	addr, admins, clusterName string
+	atoll, logs               string
+}
+
+func (f *processFlags) register(fl *pflag.FlagSet) {
+	fl.IntVar(&f.members, "members", 2, "member processes to start")
+	fl.StringVar(&f.addr, "addr", "", "drive an existing cluster at host:port[,host:port] (admin addresses: --admin)")
+	fl.StringVar(&f.admins, "admin", "", "with --addr: the members' admin addresses, host:port[,host:port], in the same order")
+	fl.StringVar(&f.clusterName, "cluster-name", "atoll-bench", "cluster name")
+	fl.StringVar(&f.atoll, "atoll", "", "the atoll command that starts members (default: beside atoll-bench, else on PATH)")
+	fl.StringVar(&f.logs, "logs", "", "directory for the members' logs (default: a new temporary directory)")
+}
+
+// memberProcesses starts --members member processes with opts (their
+// binary, cluster name and log directory from f; the logs in a new
+// temporary directory named after logPrefix unless --logs) and waits
+// until each is ready; with --addr it takes that cluster's members, their
+// admin addresses from --admin (one per member, or none). stop stops the
+// processes it started.
+func (f processFlags) memberProcesses(ctx context.Context, opts overload.ProcessOptions, logPrefix string, stderr io.Writer) (members []*overload.Member, stop func(), err error) {
+	if f.addr != "" {
+		addrs := strings.Split(f.addr, ",")
+		var admins []string
+		if f.admins != "" {
+			if admins = strings.Split(f.admins, ","); len(admins) != len(addrs) {
+				return nil, nil, &UsageError{"--admin needs one admin address per member of --addr"}
+			}
+		}
+		for i, a := range addrs {
+			m := &overload.Member{Addr: a, Name: a}
+			if admins != nil {
+				m.Admin = admins[i]
+			}
+			members = append(members, m)
+		}
+		return members, func() {}, nil
+	}
+	if opts.Binary, err = overload.FindBinary(f.atoll); err != nil {
+		return nil, nil, err
+	}
+	if opts.LogDir, err = logDir(f.logs, logPrefix); err != nil {
+		return nil, nil, err
+	}
+	opts.ClusterName = f.clusterName
+	fmt.Fprintf(stderr, "starting %d member processes (logs in %s)\n", f.members, opts.LogDir)
+	if members, err = overload.StartMembers(ctx, opts, f.members); err != nil {
+		return nil, nil, err
+	}
+	for _, m := range members {
+		if err := waitReady(ctx, m.Admin, 2*time.Minute); err != nil {
+			overload.StopMembers(members)
+			return nil, nil, err
+		}
+	}
+	return members, func() { overload.StopMembers(members) }, nil
 }

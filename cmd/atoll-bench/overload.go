@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,14 +15,12 @@ import (
 )
 
 type overloadFlags struct {
+	processFlags
 	clients                []int
 	step                   time.Duration
-	members, fit, padBytes int
+	fit, padBytes          int
 	memoryLimit, killAbove string
 	breaker                string
-	addr, admins           string
-	clusterName            string
-	atoll, logs            string
 	jsonOut, htmlOut, svg  string
 }
 
@@ -61,22 +58,17 @@ metrics. It writes --json, --html (the table and the five graphs) and
 		},
 	}
 	fl := cmd.Flags()
+	f.processFlags.register(fl)
 	fl.IntSliceVar(&f.clients, "clients", overloadClients, "client counts, in order")
 	fl.DurationVar(&f.step, "step", 10*time.Second, "how long each client count runs (throughput is sampled per second)")
-	fl.IntVar(&f.members, "members", 2, "member processes to start")
 	fl.StringVar(&f.memoryLimit, "memory-limit", "256MiB", "each member's --memory-limit")
 	fl.StringVar(&f.killAbove, "kill-above", "", "kill a member whose resident set passes this (default: memory limit / 0.9); 0: never")
 	fl.IntVar(&f.fit, "fit", 20, "how many joins fit in a member's query memory at once")
 	fl.IntVar(&f.padBytes, "pad", 1000, "bytes of padding per build row")
 	fl.StringVar(&f.breaker, "breaker", "on", "on, off, or both (on, then off on fresh members)")
-	fl.StringVar(&f.addr, "addr", "", "drive an existing cluster at host:port[,host:port] (admin addresses: --admin)")
-	fl.StringVar(&f.clusterName, "cluster-name", "atoll-bench", "cluster name")
-	fl.StringVar(&f.atoll, "atoll", "", "the atoll command that starts members (default: beside atoll-bench, else on PATH)")
-	fl.StringVar(&f.logs, "logs", "", "directory for the members' logs (default: a new temporary directory)")
 	fl.StringVar(&f.jsonOut, "json", "", "write every figure to this JSON file")
 	fl.StringVar(&f.htmlOut, "html", "", "write the table and the five graphs to this HTML file")
 	fl.StringVar(&f.svg, "svg", "", "write the five graphs to this SVG file")
-	fl.StringVar(&f.admins, "admin", "", "with --addr: the members' admin addresses, host:port[,host:port], in the same order")
 	return cmd
 }
 
@@ -143,39 +135,18 @@ func runOverload(ctx context.Context, f overloadFlags, stdout, stderr io.Writer)
 
 // overloadRun runs every client count with the breaker on or off.
 func overloadRun(ctx context.Context, f overloadFlags, breaker bool, limit int64, cfg overload.Config, stderr io.Writer) (*overload.Result, error) {
-	var members []*overload.Member
-	addrs := strings.Split(f.addr, ",")
-	if f.addr != "" {
-		admins := strings.Split(f.admins, ",")
-		if f.admins == "" || len(admins) != len(addrs) {
-			return nil, &UsageError{"--addr needs --admin with one admin address per member"}
-		}
-		for i := range addrs {
-			members = append(members, &overload.Member{Addr: addrs[i], Admin: admins[i], Name: addrs[i]})
-		}
-	} else {
-		bin, err := overload.FindBinary(f.atoll)
-		if err != nil {
-			return nil, err
-		}
-		logs, err := logDir(f.logs, "atoll-join-overload-")
-		if err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(stderr, "starting %d member processes, memory limit %s, breaker %s (logs in %s)\n", f.members, f.memoryLimit, onOff(breaker), logs)
-		members, err = overload.StartMembers(ctx, overload.ProcessOptions{Binary: bin, ClusterName: f.clusterName,
-			MemoryLimit: limit, Breaker: breaker, LogDir: logs}, f.members)
-		if err != nil {
-			return nil, err
-		}
-		defer overload.StopMembers(members)
-		addrs = nil
-		for _, m := range members {
-			addrs = append(addrs, m.Addr)
-			if err := waitReady(ctx, m.Admin, 2*time.Minute); err != nil {
-				return nil, err
-			}
-		}
+	if f.addr != "" && f.admins == "" {
+		return nil, &UsageError{"--addr needs --admin with one admin address per member"}
+	}
+	fmt.Fprintf(stderr, "memory limit %s, breaker %s\n", f.memoryLimit, onOff(breaker))
+	members, stop, err := f.memberProcesses(ctx, overload.ProcessOptions{MemoryLimit: limit, Breaker: breaker}, "atoll-join-overload-", stderr)
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	var addrs []string
+	for _, m := range members {
+		addrs = append(addrs, m.Addr)
 	}
 	c, err := client.New(ctx, client.Config{Addresses: addrs, ClusterName: f.clusterName})
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -22,14 +21,13 @@ import (
 )
 
 type txnFlags struct {
-	members, threads, keys, rounds, attempts int
-	hotKeys                                  []int
-	mixes                                    []string
-	warmup, duration                         time.Duration
-	addr, admins, clusterName                string
-	atoll, logs                              string
-	jsonOut, htmlOut, profileDir             string
-	memoryLimit                              string
+	processFlags
+	threads, keys, rounds, attempts int
+	hotKeys                         []int
+	mixes                           []string
+	warmup, duration                time.Duration
+	jsonOut, htmlOut, profileDir    string
+	memoryLimit                     string
 }
 
 func newTxnCmd() *cobra.Command {
@@ -62,7 +60,7 @@ cluster (--admin: the members' admin addresses, for readiness and profiles).`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.IntVar(&f.members, "members", 2, "member processes to start")
+	f.processFlags.register(fl)
 	fl.IntVar(&f.threads, "threads", 8, "client threads")
 	fl.IntVar(&f.keys, "keys", 100_000, "keys the rows are drawn from")
 	fl.IntSliceVar(&f.hotKeys, "hot-keys", []int{0}, "contention levels: 0 draws from --keys, N from the first N keys (e.g. 0,16)")
@@ -71,11 +69,6 @@ cluster (--admin: the members' admin addresses, for readiness and profiles).`,
 	fl.DurationVar(&f.duration, "duration", 5*time.Second, "one measured round")
 	fl.IntVar(&f.rounds, "rounds", 3, "measured rounds per case")
 	fl.IntVar(&f.attempts, "attempts", 10, "attempts of a transaction before it fails with a conflict")
-	fl.StringVar(&f.addr, "addr", "", "drive an existing cluster at host:port[,host:port]")
-	fl.StringVar(&f.admins, "admin", "", "with --addr: the members' admin addresses, host:port[,host:port]")
-	fl.StringVar(&f.clusterName, "cluster-name", "atoll-bench", "cluster name")
-	fl.StringVar(&f.atoll, "atoll", "", "the atoll command that starts members (default: beside atoll-bench, else on PATH)")
-	fl.StringVar(&f.logs, "logs", "", "directory for the members' logs (default: a new temporary directory)")
 	fl.StringVar(&f.memoryLimit, "memory-limit", "4GiB", "each started member's --memory-limit")
 	fl.StringVar(&f.jsonOut, "json", "", "write every figure to this JSON file")
 	fl.StringVar(&f.htmlOut, "html", "", "write the table and charts to this HTML file")
@@ -165,39 +158,21 @@ func runTxn(ctx context.Context, f txnFlags, stdout, stderr io.Writer) error {
 // txnCluster starts the member processes (or takes --addr's cluster) and
 // waits until they are ready.
 func txnCluster(ctx context.Context, f txnFlags, stderr io.Writer) (addrs, admins []string, stop func(), err error) {
-	if f.addr != "" {
-		addrs = strings.Split(f.addr, ",")
-		if f.admins != "" {
-			admins = strings.Split(f.admins, ",")
-		}
-		return addrs, admins, func() {}, nil
-	}
 	limit, err := member.ParseByteSize(f.memoryLimit)
 	if err != nil {
 		return nil, nil, nil, &UsageError{fmt.Sprintf("--memory-limit %q: %v", f.memoryLimit, err)}
 	}
-	bin, err := overload.FindBinary(f.atoll)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	logs, err := logDir(f.logs, "atoll-txn-")
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	fmt.Fprintf(stderr, "starting %d member processes (logs in %s)\n", f.members, logs)
-	members, err := overload.StartMembers(ctx, overload.ProcessOptions{Binary: bin, ClusterName: f.clusterName,
-		MemoryLimit: limit, Breaker: true, LogDir: logs}, f.members)
+	members, stop, err := f.memberProcesses(ctx, overload.ProcessOptions{MemoryLimit: limit, Breaker: true}, "atoll-txn-", stderr)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	for _, m := range members {
-		addrs, admins = append(addrs, m.Addr), append(admins, m.Admin)
-		if err := waitReady(ctx, m.Admin, 2*time.Minute); err != nil {
-			overload.StopMembers(members)
-			return nil, nil, nil, err
+		addrs = append(addrs, m.Addr)
+		if m.Admin != "" {
+			admins = append(admins, m.Admin)
 		}
 	}
-	return addrs, admins, func() { overload.StopMembers(members) }, nil
+	return addrs, admins, stop, nil
 }
 
 // txnCase measures one mix in one mode at one contention level.
