@@ -135,7 +135,7 @@ func (r *Run) WriteHTML(w io.Writer) error {
 	charts := []report.Chart{
 		{ID: "ops", Title: "Throughput: the mixes raw and in a transaction", YTitle: "operations/s (median of rounds)", Labels: labels,
 			Series: []report.Series{{Label: "raw", Data: rawOps}, {Label: "transaction", Data: txOps}}},
-		{ID: "lat", Title: "Latency: the mixes raw and in a transaction", YTitle: "ms (nearest-rank percentiles)", Labels: labels,
+		{ID: "lat", Title: "Latency: the mixes raw and in a transaction", YTitle: "ms (percentiles of the latency histogram)", Labels: labels,
 			Series: []report.Series{{Label: "raw p50", Data: rawP50}, {Label: "transaction p50", Data: txP50},
 				{Label: "raw p99", Data: rawP99}, {Label: "transaction p99", Data: txP99}}},
 		{ID: "conflicts", Title: "Conflicts per transaction", YTitle: "percent of transactions", Labels: labels,
