@@ -13,6 +13,7 @@ import (
 
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
+	"github.com/atolldb/atoll/pkg/serialization"
 )
 
 // TestTransactions runs the transaction and lock contract on two
@@ -45,12 +46,27 @@ func waitReady(t *testing.T, c *testcluster.Cluster) {
 	c.WaitStable(1, 60*time.Second)
 }
 
-// keysOnBothMembers returns n keys such that the first two live on
-// different members (by their partitions' owners).
-func keysOnBothMembers(prefix string, n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = fmt.Sprintf("%s-%d", prefix, i)
+// keysOnBothMembers returns n keys (prefix-i) whose partitions' owners
+// alternate, as the cluster's table says now: a transaction over any two
+// consecutive ones spans both members.
+func keysOnBothMembers(t *testing.T, cl *client.Client, prefix string, n int) []string {
+	t.Helper()
+	st, err := cl.ClusterState(ctxT(t))
+	require.NoError(t, err)
+	owners := make(map[int32]string, len(st.Partitions))
+	for _, p := range st.Partitions {
+		owners[p.ID] = p.Owner
+	}
+	var out []string
+	last := ""
+	for i := 0; len(out) < n; i++ {
+		require.Less(t, i, 10000, "no key of another member than %s", last)
+		k := fmt.Sprintf("%s-%d", prefix, i)
+		kd, err := cl.Serialization().ToData(k)
+		require.NoError(t, err)
+		if owner := owners[serialization.Data(kd).PartitionID(int32(len(owners)))]; owner != "" && owner != last {
+			out, last = append(out, k), owner
+		}
 	}
 	return out
 }
@@ -212,7 +228,7 @@ func lockFree[V any](ctx context.Context, m *client.Map[string, V], keys ...stri
 func testTxReadOnly(t *testing.T, cl, other *client.Client) {
 	ctx := ctxT(t)
 	m := client.GetMap[string, string](cl, "tx-ro")
-	keys := keysOnBothMembers("ro", 4)
+	keys := keysOnBothMembers(t, cl, "ro", 4)
 	for _, k := range keys {
 		require.NoError(t, m.Set(ctx, k, "v0"))
 	}
@@ -263,7 +279,7 @@ func testTxReadOnly(t *testing.T, cl, other *client.Client) {
 func testTxReadChanged(t *testing.T, cl, other *client.Client) {
 	ctx := ctxT(t)
 	m := client.GetMap[string, int64](cl, "tx-rc")
-	keys := keysOnBothMembers("rc", 3)
+	keys := keysOnBothMembers(t, cl, "rc", 3)
 	for _, k := range keys {
 		require.NoError(t, m.Set(ctx, k, 10))
 	}
@@ -392,48 +408,57 @@ func testTxRollback(t *testing.T, cl *client.Client) {
 	assert.ErrorIs(t, err, client.ErrInvalidArgument)
 }
 
+// dieInCommit plays a client that dies in the middle of a commit: cl
+// begins a transaction with lease that writes value under every key of
+// mapName, and runs its commit only as far as stage does
+// (client.CommitUntilLocked or client.CommitUntilCommitted).
+func dieInCommit(t *testing.T, cl *client.Client, lease time.Duration, mapName string, keys []string, value string, stage func(context.Context, *client.Tx) error) {
+	t.Helper()
+	ctx := ctxT(t)
+	tx, err := cl.Begin(ctx, client.WithTxLease(lease))
+	require.NoError(t, err)
+	tm := client.TxMap[string, string](tx, mapName)
+	for _, k := range keys {
+		require.NoError(t, tm.Set(ctx, k, value))
+	}
+	require.NoError(t, stage(ctx, tx))
+}
+
 func testTxExpiredRolledBack(t *testing.T, cl, other *client.Client) {
 	ctx := ctxT(t)
 	m := client.GetMap[string, string](other, "tx-exp-back")
-	keys := keysOnBothMembers("back", 3)
+	keys := keysOnBothMembers(t, cl, "back", 3)
 	for _, k := range keys {
 		require.NoError(t, m.Set(ctx, k, "before"))
 	}
 	// A client locks every key and dies before it commits.
-	tx, err := cl.Begin(ctx, client.WithTxLease(time.Second))
-	require.NoError(t, err)
-	tm := client.TxMap[string, string](tx, "tx-exp-back")
-	for _, k := range keys {
-		require.NoError(t, tm.Set(ctx, k, "after"))
-	}
-	require.NoError(t, client.CommitUntilLocked(ctx, tx))
+	dieInCommit(t, cl, time.Second, "tx-exp-back", keys, "after", client.CommitUntilLocked)
 	start := time.Now()
-	// A reader waits for the lock (its write may take effect), then, the
-	// lease over, resolves it from the primary: not committed, rolled back.
-	for _, k := range keys {
+	// A plain write waits for the lock, then, the lease over, resolves it
+	// from the primary: not committed, rolled back; the write goes in.
+	require.NoError(t, m.Set(ctx, keys[0], "plain"))
+	assert.GreaterOrEqual(t, time.Since(start), 900*time.Millisecond, "the plain write waited for the lease")
+	// Readers of the other keys find them rolled back too.
+	for _, k := range keys[1:] {
 		v, _, err := m.Get(ctx, k)
 		require.NoError(t, err)
-		assert.Equal(t, "before", v)
+		assert.Equal(t, "before", v, k)
 	}
-	assert.GreaterOrEqual(t, time.Since(start), 900*time.Millisecond, "the reader waited for the lease")
+	v, _, err := m.Get(ctx, keys[0])
+	require.NoError(t, err)
+	assert.Equal(t, "plain", v)
 	assert.NoError(t, lockFree(ctx, m, keys...))
 }
 
 func testTxRolledForward(t *testing.T, cl, other *client.Client) {
 	ctx := ctxT(t)
 	m := client.GetMap[string, string](other, "tx-exp-fwd")
-	keys := keysOnBothMembers("fwd", 4)
+	keys := keysOnBothMembers(t, cl, "fwd", 4)
 	for _, k := range keys {
 		require.NoError(t, m.Set(ctx, k, "before"))
 	}
 	// A client commits and dies before it applies its other keys.
-	tx, err := cl.Begin(ctx, client.WithTxLease(time.Minute))
-	require.NoError(t, err)
-	tm := client.TxMap[string, string](tx, "tx-exp-fwd")
-	for _, k := range keys {
-		require.NoError(t, tm.Set(ctx, k, "after"))
-	}
-	require.NoError(t, client.CommitUntilCommitted(ctx, tx))
+	dieInCommit(t, cl, time.Minute, "tx-exp-fwd", keys, "after", client.CommitUntilCommitted)
 	// A reader of any key sees the committed value: it asks the primary
 	// and rolls the transaction forward, long before the lease ends.
 	for _, k := range keys {
@@ -443,15 +468,36 @@ func testTxRolledForward(t *testing.T, cl, other *client.Client) {
 	}
 	waitFor(t, "every lock resolved", func() bool { return lockFree(ctx, m, keys...) == nil })
 
+	// A transaction that meets a committed transaction's locks rolls it
+	// forward as well, reads what it wrote and commits on top of it.
+	dieInCommit(t, cl, time.Minute, "tx-exp-fwd", keys, "again", client.CommitUntilCommitted)
+	last := keys[len(keys)-1]
+	require.NoError(t, other.RunInTransaction(ctx, func(tx *client.Tx) error {
+		tm := client.TxMap[string, string](tx, "tx-exp-fwd")
+		for _, k := range keys {
+			v, _, err := tm.Get(ctx, k)
+			if err != nil {
+				return err
+			}
+			if v != "again" {
+				return fmt.Errorf("%s: read %q under a committed transaction's lock", k, v)
+			}
+		}
+		return tm.Set(ctx, last, "on top")
+	}))
+	for _, k := range keys {
+		want := "again"
+		if k == last {
+			want = "on top"
+		}
+		v, _, _ := m.Get(ctx, k)
+		assert.Equal(t, want, v, k)
+	}
+	waitFor(t, "every lock resolved", func() bool { return lockFree(ctx, m, keys...) == nil })
+
 	// The same with nobody reading: the members' sweep resolves the locks
 	// once their lease is over.
-	tx, err = cl.Begin(ctx, client.WithTxLease(500*time.Millisecond))
-	require.NoError(t, err)
-	tm = client.TxMap[string, string](tx, "tx-exp-fwd")
-	for _, k := range keys {
-		require.NoError(t, tm.Set(ctx, k, "swept"))
-	}
-	require.NoError(t, client.CommitUntilCommitted(ctx, tx))
+	dieInCommit(t, cl, 500*time.Millisecond, "tx-exp-fwd", keys, "swept", client.CommitUntilCommitted)
 	waitFor(t, "the sweep resolved every lock", func() bool {
 		for _, k := range keys {
 			st, err := m.LockState(ctx, k)
