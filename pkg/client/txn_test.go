@@ -71,6 +71,15 @@ func keysOnBothMembers(t *testing.T, cl *client.Client, prefix string, n int) []
 	return out
 }
 
+// setAll sets every key of keys to v in m.
+func setAll[V any](t *testing.T, m *client.Map[string, V], keys []string, v V) {
+	t.Helper()
+	ctx := ctxT(t)
+	for _, k := range keys {
+		require.NoError(t, m.Set(ctx, k, v))
+	}
+}
+
 func testTxCommit(t *testing.T, cl *client.Client) {
 	ctx := ctxT(t)
 	accounts := client.GetMap[string, int64](cl, "tx-accounts")
@@ -229,9 +238,7 @@ func testTxReadOnly(t *testing.T, cl, other *client.Client) {
 	ctx := ctxT(t)
 	m := client.GetMap[string, string](cl, "tx-ro")
 	keys := keysOnBothMembers(t, cl, "ro", 4)
-	for _, k := range keys {
-		require.NoError(t, m.Set(ctx, k, "v0"))
-	}
+	setAll(t, m, keys, "v0")
 	read := func(tx *client.Tx) {
 		tm := client.TxMap[string, string](tx, "tx-ro")
 		for _, k := range keys {
@@ -280,9 +287,7 @@ func testTxReadChanged(t *testing.T, cl, other *client.Client) {
 	ctx := ctxT(t)
 	m := client.GetMap[string, int64](cl, "tx-rc")
 	keys := keysOnBothMembers(t, cl, "rc", 3)
-	for _, k := range keys {
-		require.NoError(t, m.Set(ctx, k, 10))
-	}
+	setAll(t, m, keys, 10)
 	// The transaction reads keys[0] and keys[1] and writes keys[2];
 	// another transaction changes keys[1] before it commits.
 	tx, err := cl.Begin(ctx)
@@ -428,9 +433,7 @@ func testTxExpiredRolledBack(t *testing.T, cl, other *client.Client) {
 	ctx := ctxT(t)
 	m := client.GetMap[string, string](other, "tx-exp-back")
 	keys := keysOnBothMembers(t, cl, "back", 3)
-	for _, k := range keys {
-		require.NoError(t, m.Set(ctx, k, "before"))
-	}
+	setAll(t, m, keys, "before")
 	// A client locks every key and dies before it commits.
 	dieInCommit(t, cl, time.Second, "tx-exp-back", keys, "after", client.CommitUntilLocked)
 	start := time.Now()
@@ -454,9 +457,7 @@ func testTxRolledForward(t *testing.T, cl, other *client.Client) {
 	ctx := ctxT(t)
 	m := client.GetMap[string, string](other, "tx-exp-fwd")
 	keys := keysOnBothMembers(t, cl, "fwd", 4)
-	for _, k := range keys {
-		require.NoError(t, m.Set(ctx, k, "before"))
-	}
+	setAll(t, m, keys, "before")
 	// A client commits and dies before it applies its other keys.
 	dieInCommit(t, cl, time.Minute, "tx-exp-fwd", keys, "after", client.CommitUntilCommitted)
 	// A reader of any key sees the committed value: it asks the primary
