@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,7 +53,10 @@ at the first client count at which a member dies or stalls.
 
 --breaker both runs the whole range with the breaker on, then on fresh
 members with it off (query.breaker.enabled: false): the document's new and
-old hash join. With --addr it drives an existing cluster once (--breaker
+old hash join. The clients are goroutines of one Go client, so the members
+it starts let one client hold as many cursors as the largest client count
+(query.max-cursors-per-client; give an existing cluster the same). With
+--addr it drives an existing cluster once (--breaker
 then only labels the run) and watches resident sets through the members'
 metrics. It writes --json, --html (the table and the five graphs) and
 --svg (the graphs alone).`,
@@ -169,7 +173,7 @@ func overloadRun(ctx context.Context, f overloadFlags, breaker bool, limit int64
 		}
 		fmt.Fprintf(stderr, "starting %d member processes, memory limit %s, breaker %s (logs in %s)\n", f.members, f.memoryLimit, onOff(breaker), logs)
 		members, err = overload.StartMembers(ctx, overload.ProcessOptions{Binary: bin, ClusterName: f.clusterName,
-			MemoryLimit: limit, Breaker: breaker, LogDir: logs}, f.members)
+			MemoryLimit: limit, Breaker: breaker, CursorsPerClient: slices.Max(f.clients), LogDir: logs}, f.members)
 		if err != nil {
 			return nil, err
 		}
