@@ -89,6 +89,10 @@ type ProcessOptions struct {
 	MemoryLimit int64
 	// Breaker turns the query memory circuit breaker on or off.
 	Breaker bool
+	// CursorsPerClient is each member's query.max-cursors-per-client: the
+	// workload's clients are goroutines of one client, so the members
+	// must let that client hold one cursor for each of them.
+	CursorsPerClient int
 	// LogDir receives each member's log (member-N.log) and configuration.
 	LogDir string
 }
@@ -100,7 +104,7 @@ var startedLine = regexp.MustCompile(`msg="member started".* address=(\S+) admin
 // setting. The caller stops them (StopMembers).
 func StartMembers(ctx context.Context, o ProcessOptions, n int) ([]*Member, error) {
 	conf := filepath.Join(o.LogDir, fmt.Sprintf("member-breaker-%t.yaml", o.Breaker))
-	yaml := fmt.Sprintf("query:\n  breaker:\n    enabled: %t\n", o.Breaker)
+	yaml := fmt.Sprintf("query:\n  max-cursors-per-client: %d\n  breaker:\n    enabled: %t\n", max(o.CursorsPerClient, 64), o.Breaker)
 	if err := os.WriteFile(conf, []byte(yaml), 0o644); err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -48,7 +49,10 @@ at the first client count at which a member dies or stalls.
 
 --breaker both runs the whole range with the breaker on, then on fresh
 members with it off (query.breaker.enabled: false): the document's new and
-old hash join. With --addr it drives an existing cluster once (--breaker
+old hash join. The clients are goroutines of one Go client, so the members
+it starts let one client hold as many cursors as the largest client count
+(query.max-cursors-per-client; give an existing cluster the same). With
+--addr it drives an existing cluster once (--breaker
 then only labels the run) and watches resident sets through the members'
 metrics. It writes --json, --html (the table and the five graphs) and
 --svg (the graphs alone).`,
@@ -139,7 +143,7 @@ func overloadRun(ctx context.Context, f overloadFlags, breaker bool, limit int64
 		return nil, &UsageError{"--addr needs --admin with one admin address per member"}
 	}
 	fmt.Fprintf(stderr, "memory limit %s, breaker %s\n", f.memoryLimit, onOff(breaker))
-	members, stop, err := f.memberProcesses(ctx, overload.ProcessOptions{MemoryLimit: limit, Breaker: breaker}, "atoll-join-overload-", stderr)
+	members, stop, err := f.memberProcesses(ctx, overload.ProcessOptions{MemoryLimit: limit, Breaker: breaker, CursorsPerClient: slices.Max(f.clients)}, "atoll-join-overload-", stderr)
 	if err != nil {
 		return nil, err
 	}
