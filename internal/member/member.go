@@ -170,7 +170,7 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		// Connections that open with the member handshake are member
 		// connections; the server's access check serves member-only calls
 		// on them alone.
-		grpc.Creds(cluster.Credentials(cfg.ClusterName, cfg.PartitionCount)),
+		grpc.Creds(node.ServerCredentials()),
 		// Clients check idle connections every 10s or more (their
 		// heartbeat); gRPC's default policy would close them for pinging
 		// more often than every 5 minutes.

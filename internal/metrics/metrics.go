@@ -94,6 +94,9 @@ type Metrics struct {
 	Clients *Clients
 	// RefusedCalls counts the calls the access check refused.
 	RefusedCalls prometheus.Counter
+	// Security counts denied calls, failed authentications and recovered
+	// panics.
+	Security *Security
 }
 
 // Options choose what New registers.
@@ -112,6 +115,7 @@ func New(reg prometheus.Registerer, src Sources, opts Options) *Metrics {
 		Queries:   newQueries(),
 		Transport: newTransport(),
 		Clients:   newClients(),
+		Security:  newSecurity(),
 		RefusedCalls: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: namespace, Name: "calls_refused_total",
 			Help: "Calls the member's access check refused: member-to-member calls on connections that did not open with the member handshake.",
@@ -126,6 +130,7 @@ func New(reg prometheus.Registerer, src Sources, opts Options) *Metrics {
 		}, func() float64 { return 1 }),
 		&stateCollector{src: src},
 		m.Queries, m.Transport, m.Clients, m.RefusedCalls,
+		m.Security.Denied, m.Security.AuthFailures, m.Security.Panics,
 	)
 	if opts.MapOperations {
 		m.MapOps = newMapOps()

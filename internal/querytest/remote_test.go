@@ -39,7 +39,7 @@ func TestGRPCRemote(t *testing.T) {
 		t.Fatal(err)
 	}
 	// RunFragment is served on member connections only.
-	cc, err := grpc.NewClient(cl.Addrs()[0], grpc.WithTransportCredentials(cluster.Credentials("test", 271)))
+	cc, err := grpc.NewClient(cl.Addrs()[0], grpc.WithTransportCredentials(cluster.Credentials(cluster.HandshakeConfig{ClusterName: "test", PartitionCount: 271})))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -252,12 +252,20 @@ func (t *TLS) VerifyMember(cs tls.ConnectionState) error {
 	return t.verifyMember(cs.PeerCertificates, x509.ExtKeyUsageClientAuth)
 }
 
+// CertificateError is a peer's certificate that verification refused.
+type CertificateError struct{ Err error }
+
+func (e *CertificateError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the reason.
+func (e *CertificateError) Unwrap() error { return e.Err }
+
 func (t *TLS) verifyMember(chain []*x509.Certificate, usage x509.ExtKeyUsage) error {
 	if len(chain) == 0 {
-		return errors.New("it presented no certificate")
+		return &CertificateError{errors.New("it presented no certificate")}
 	}
 	if err := verifyChain(chain, t.material().ca, usage); err != nil {
-		return fmt.Errorf("its certificate (%s) is not one of the cluster's members': %w", chain[0].Subject, err)
+		return &CertificateError{fmt.Errorf("its certificate (%s) is not one of the cluster's members': %w", chain[0].Subject, err)}
 	}
 	if len(t.opts.MemberNames) == 0 {
 		return nil
@@ -270,7 +278,7 @@ func (t *TLS) verifyMember(chain []*x509.Certificate, usage x509.ExtKeyUsage) er
 			}
 		}
 	}
-	return fmt.Errorf("its certificate names %q, none of which member-names allows", names)
+	return &CertificateError{fmt.Errorf("its certificate names %q, none of which member-names allows", names)}
 }
 
 // VerifyClient checks a client's certificate, if it presented one: it

@@ -71,14 +71,21 @@ const (
 	ErrorCode_ERROR_CODE_NOT_FOUND ErrorCode = 16
 	// A bug or an unexpected condition on the member.
 	ErrorCode_ERROR_CODE_INTERNAL ErrorCode = 17
-	// The caller may not make this call on this connection (for example a
-	// member-to-member call from a connection that is not a member's).
+	// The caller may not make this call: a member-to-member call from a
+	// connection that is not a member's, or an action the caller's roles do
+	// not grant (the message names the action and the map).
 	ErrorCode_ERROR_CODE_PERMISSION_DENIED ErrorCode = 18
 	// A configured limit of the member would be exceeded (the number of maps,
 	// open cursors, ...): the message names the limit and its configuration
 	// key. Retryable only once something was released (a map destroyed, a
 	// cursor closed).
 	ErrorCode_ERROR_CODE_LIMIT_EXCEEDED ErrorCode = 19
+	// The call carried no credentials, or credentials that name no principal
+	// of the member's security configuration (unknown user, wrong password,
+	// unknown token or client certificate); or the connection cannot carry
+	// calls (a plaintext client of a member that serves TLS, a client
+	// certificate the member requires and refused). The message says which.
+	ErrorCode_ERROR_CODE_UNAUTHENTICATED ErrorCode = 20
 )
 
 // Enum value maps for ErrorCode.
@@ -104,6 +111,7 @@ var (
 		17: "ERROR_CODE_INTERNAL",
 		18: "ERROR_CODE_PERMISSION_DENIED",
 		19: "ERROR_CODE_LIMIT_EXCEEDED",
+		20: "ERROR_CODE_UNAUTHENTICATED",
 	}
 	ErrorCode_value = map[string]int32{
 		"ERROR_CODE_UNSPECIFIED":           0,
@@ -126,6 +134,7 @@ var (
 		"ERROR_CODE_INTERNAL":              17,
 		"ERROR_CODE_PERMISSION_DENIED":     18,
 		"ERROR_CODE_LIMIT_EXCEEDED":        19,
+		"ERROR_CODE_UNAUTHENTICATED":       20,
 	}
 )
 
@@ -374,7 +383,7 @@ const file_atoll_v1_errors_proto_rawDesc = "" +
 	"\x05Error\x12\x1b\n" +
 	"\tgrpc_code\x18\x01 \x01(\x05R\bgrpcCode\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12-\n" +
-	"\x06detail\x18\x03 \x01(\v2\x15.atoll.v1.ErrorDetailR\x06detail*\xc5\x04\n" +
+	"\x06detail\x18\x03 \x01(\v2\x15.atoll.v1.ErrorDetailR\x06detail*\xe5\x04\n" +
 	"\tErrorCode\x12\x1a\n" +
 	"\x16ERROR_CODE_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_CODE_INVALID_ARGUMENT\x10\x01\x12\x1b\n" +
@@ -396,7 +405,8 @@ const file_atoll_v1_errors_proto_rawDesc = "" +
 	"\x14ERROR_CODE_NOT_FOUND\x10\x10\x12\x17\n" +
 	"\x13ERROR_CODE_INTERNAL\x10\x11\x12 \n" +
 	"\x1cERROR_CODE_PERMISSION_DENIED\x10\x12\x12\x1d\n" +
-	"\x19ERROR_CODE_LIMIT_EXCEEDED\x10\x13BN\n" +
+	"\x19ERROR_CODE_LIMIT_EXCEEDED\x10\x13\x12\x1e\n" +
+	"\x1aERROR_CODE_UNAUTHENTICATED\x10\x14BN\n" +
 	"\x15io.atoll.client.protoP\x01Z3github.com/atolldb/atoll/api/proto/atoll/v1;atollv1b\x06proto3"
 
 var (
