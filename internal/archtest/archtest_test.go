@@ -75,6 +75,7 @@ var rules = []rule{
 	{from: "internal/store", forbidden: []string{"internal/cluster", "internal/server", "internal/exec", "internal/query", "pkg/client"}, why: "storage knows nothing of the layers above it"},
 	{from: "internal/metrics", forbidden: []string{""}, why: "metrics is a leaf: the member feeds it plain values"},
 	{from: "internal/profiling", forbidden: []string{""}, why: "profiling is a leaf"},
+	{from: "internal/security", forbidden: []string{""}, why: "security is a leaf: the cluster layer, the server and the member use it"},
 	{from: "bench/", forbidden: []string{"internal/member", "internal/server"}, allowed: []string{}, why: "workloads drive Atoll through its public client"},
 }
 

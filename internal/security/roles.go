@@ -11,11 +11,6 @@ import (
 // allow. Present, it makes every client authenticate; absent, the member
 // serves anyone who reaches it, as before.
 type Config struct {
-	// ClusterSecretFile holds the cluster secret: members prove it in
-	// their handshake (an HMAC exchange, so the secret never travels) and
-	// gossip is encrypted with a key derived from it. Optional when
-	// members authenticate with certificates of the cluster's CA.
-	ClusterSecretFile string `yaml:"cluster-secret-file"`
 	// Users log in with a name and a password, checked against a bcrypt
 	// or argon2id hash (`atoll security hash-password` prints one).
 	Users []UserConfig `yaml:"users"`

@@ -216,11 +216,11 @@ func (t *TLS) ServerConfig() *tls.Config {
 	}
 }
 
-// AdminServerConfig is ServerConfig for the admin HTTP address (HTTP/1.1
-// and HTTP/2).
+// AdminServerConfig is ServerConfig for the admin HTTP address
+// (HTTP/1.1).
 func (t *TLS) AdminServerConfig() *tls.Config {
 	c := t.ServerConfig()
-	c.NextProtos = []string{"h2", "http/1.1"}
+	c.NextProtos = []string{"http/1.1"}
 	return c
 }
 

@@ -55,6 +55,7 @@ type Cluster struct {
 type Node struct {
 	Addr      string
 	AdminAddr string
+	access    *Access
 	inproc    *member.Member
 	cmd       *exec.Cmd
 	exited    chan struct{}
@@ -101,6 +102,9 @@ type Options struct {
 	// network namespace ns, created by the test, bound to host: the command
 	// runs under `ip netns exec ns`.
 	Namespace func(i int) (ns, host string)
+	// Access is how the cluster's helpers (WaitStable, Heap, Metrics)
+	// reach members that serve TLS or require credentials.
+	Access *Access
 }
 
 // Start starts n members in the given mode and stops them when the test ends.
@@ -209,7 +213,7 @@ func startInProcess(opts Options, seeds []string) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Node{Addr: m.Addr(), AdminAddr: m.AdminAddr(), inproc: m, logs: logs}, nil
+	return &Node{Addr: m.Addr(), AdminAddr: m.AdminAddr(), inproc: m, logs: logs, access: opts.Access}, nil
 }
 
 // Member returns the in-process member (nil in process mode).
@@ -347,11 +351,7 @@ func (n *Node) Resume() {
 // Heap reads a member's heap and goroutine count from its admin address.
 func (n *Node) Heap(ctx context.Context) (member.Heap, error) {
 	var h member.Heap
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+n.AdminAddr+"/debug/memory", nil)
-	if err != nil {
-		return h, err
-	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := n.AdminGet(ctx, "/debug/memory")
 	if err != nil {
 		return h, err
 	}
@@ -449,7 +449,7 @@ func startProcess(t testing.TB, opts Options, seeds []string, index int) (*Node,
 	}()
 	select {
 	case addrs := <-found:
-		n.Addr, n.AdminAddr = addrs[0], addrs[1]
+		n.Addr, n.AdminAddr, n.access = addrs[0], addrs[1], opts.Access
 		return n, nil
 	case <-n.exited:
 		return nil, fmt.Errorf("member exited before it started:\n%s", n.Logs())
@@ -486,11 +486,7 @@ func (l *lockedBuffer) String() string {
 // Metrics scrapes a member's /metrics and returns the metric families by
 // name.
 func (n *Node) Metrics(ctx context.Context) (map[string]*dto.MetricFamily, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+n.AdminAddr+"/metrics", nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := n.AdminGet(ctx, "/metrics")
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,61 @@
+package testcluster
+
+import (
+	"context"
+	"crypto/tls"
+	"net/http"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+)
+
+// Access is how tests reach members that serve TLS or require
+// credentials: the TLS configuration of a client (the cluster's CA) and
+// an authorization header that names a principal with the admin action.
+type Access struct {
+	TLS           *tls.Config
+	Authorization string
+}
+
+// DialOptions connect to a member's address with the access (nil: in
+// plaintext, without credentials).
+func (a *Access) DialOptions() []grpc.DialOption {
+	if a == nil {
+		return []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
+	}
+	opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
+	if a.TLS != nil {
+		opts[0] = grpc.WithTransportCredentials(credentials.NewTLS(a.TLS))
+	}
+	if a.Authorization != "" {
+		opts = append(opts, grpc.WithPerRPCCredentials(authorization(a.Authorization)))
+	}
+	return opts
+}
+
+type authorization string
+
+func (a authorization) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": string(a)}, nil
+}
+
+func (authorization) RequireTransportSecurity() bool { return false }
+
+// AdminGet gets a path of the member's admin address (over TLS and with
+// the authorization of the cluster's Access, if any).
+func (n *Node) AdminGet(ctx context.Context, path string) (*http.Response, error) {
+	scheme, client := "http://", http.DefaultClient
+	if n.access != nil && n.access.TLS != nil {
+		scheme = "https://"
+		client = &http.Client{Transport: &http.Transport{TLSClientConfig: n.access.TLS, DisableKeepAlives: true}}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, scheme+n.AdminAddr+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	if n.access != nil && n.access.Authorization != "" {
+		req.Header.Set("Authorization", n.access.Authorization)
+	}
+	return client.Do(req)
+}
