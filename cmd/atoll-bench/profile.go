@@ -78,7 +78,7 @@ func (p *memberProfiler) Start(ctx context.Context, c workload.Case, rounds time
 
 // capture takes one profile of one member while the case id runs.
 func (p *memberProfiler) capture(ctx context.Context, id string, member int, admin, kind string, seconds int) (report.Profile, error) {
-	raw, prof, err := profiling.Fetch(ctx, admin, kind, seconds)
+	raw, prof, err := profiling.Fetch(ctx, profiling.Admin{Addr: admin}, kind, seconds)
 	if err != nil {
 		return report.Profile{}, err
 	}

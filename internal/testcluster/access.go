@@ -3,11 +3,12 @@ package testcluster
 import (
 	"context"
 	"crypto/tls"
-	"net/http"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/atolldb/atoll/internal/profiling"
 )
 
 // Access is how tests reach members that serve TLS or require
@@ -42,20 +43,12 @@ func (a authorization) GetRequestMetadata(context.Context, ...string) (map[strin
 
 func (authorization) RequireTransportSecurity() bool { return false }
 
-// AdminGet gets a path of the member's admin address (over TLS and with
+// Admin is how the node's admin address is reached (over TLS and with
 // the authorization of the cluster's Access, if any).
-func (n *Node) AdminGet(ctx context.Context, path string) (*http.Response, error) {
-	scheme, client := "http://", http.DefaultClient
-	if n.access != nil && n.access.TLS != nil {
-		scheme = "https://"
-		client = &http.Client{Transport: &http.Transport{TLSClientConfig: n.access.TLS, DisableKeepAlives: true}}
+func (n *Node) Admin() profiling.Admin {
+	a := profiling.Admin{Addr: n.AdminAddr}
+	if n.access != nil {
+		a.TLS, a.Authorization = n.access.TLS, n.access.Authorization
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, scheme+n.AdminAddr+path, nil)
-	if err != nil {
-		return nil, err
-	}
-	if n.access != nil && n.access.Authorization != "" {
-		req.Header.Set("Authorization", n.access.Authorization)
-	}
-	return client.Do(req)
+	return a
 }

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,6 +104,8 @@ type Options struct {
 	// Access is how the cluster's helpers (WaitStable, Heap, Metrics)
 	// reach members that serve TLS or require credentials.
 	Access *Access
+	// Args are more flags for `atoll member start` (process mode).
+	Args []string
 }
 
 // Start starts n members in the given mode and stops them when the test ends.
@@ -351,12 +352,11 @@ func (n *Node) Resume() {
 // Heap reads a member's heap and goroutine count from its admin address.
 func (n *Node) Heap(ctx context.Context) (member.Heap, error) {
 	var h member.Heap
-	resp, err := n.AdminGet(ctx, "/debug/memory")
+	body, err := n.Admin().Get(ctx, "/debug/memory")
 	if err != nil {
 		return h, err
 	}
-	defer resp.Body.Close()
-	return h, json.NewDecoder(resp.Body).Decode(&h)
+	return h, json.Unmarshal(body, &h)
 }
 
 var (
@@ -416,6 +416,7 @@ func startProcess(t testing.TB, opts Options, seeds []string, index int) (*Node,
 		args = []string{"ip", "netns", "exec", ns, bin}
 	}
 	args = append(args, "member", "start", "--config", conf, "--bind", host+":0", "--admin", host+":0")
+	args = append(args, opts.Args...)
 	if len(seeds) > 0 {
 		args = append(args, "--join", strings.Join(seeds, ","))
 	}
@@ -486,14 +487,10 @@ func (l *lockedBuffer) String() string {
 // Metrics scrapes a member's /metrics and returns the metric families by
 // name.
 func (n *Node) Metrics(ctx context.Context) (map[string]*dto.MetricFamily, error) {
-	resp, err := n.AdminGet(ctx, "/metrics")
+	body, err := n.Admin().Get(ctx, "/metrics")
 	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET /metrics: %s", resp.Status)
+		return nil, fmt.Errorf("GET /metrics: %w", err)
 	}
 	parser := expfmt.NewTextParser(model.UTF8Validation)
-	return parser.TextToMetricFamilies(resp.Body)
+	return parser.TextToMetricFamilies(bytes.NewReader(body))
 }
