@@ -18,7 +18,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -185,13 +184,5 @@ class SecurityTest {
         try (AtollClient c = AtollClient.newClient(config(plain))) {
             c.getMap("m").put("k", "v");
         }
-    }
-
-    @Test
-    void errorCodeMapping() {
-        AtollException e = Errors.fromDetail(16, "authentication failed: unknown token", io.atoll.client.proto.ErrorDetail.newBuilder()
-                .setCode(io.atoll.client.proto.ErrorCode.ERROR_CODE_UNAUTHENTICATED).build(), "m", "c", null);
-        assertInstanceOf(AuthenticationException.class, e);
-        assertTrue(Errors.refusesConnection(e));
     }
 }
