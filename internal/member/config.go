@@ -405,6 +405,11 @@ func (c *Config) Validate() error {
 	if c.Limits.MaxConnectionsPerAddress < 1 || c.Limits.MaxListenersPerConnection < 1 {
 		errs = append(errs, "limits.max-connections-per-address and limits.max-listeners-per-connection must be positive")
 	}
+	if c.Security != nil {
+		if _, err := security.NewAuthenticator(c.Security); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
 	if t := c.TLS; t != nil {
 		if t.CertFile == "" || t.KeyFile == "" || t.CAFile == "" {
 			errs = append(errs, "tls: cert-file, key-file and ca-file are all needed")
