@@ -29,6 +29,9 @@ import (
 type securityFlags struct {
 	tlsCA, tlsCert, tlsKey, tlsServerName string
 	user, passwordFile, tokenFile         string
+	// ignoreEnvToken and ignoreEnvUser: the other kind of credentials was
+	// given on the command line.
+	ignoreEnvToken, ignoreEnvUser bool
 }
 
 // securityEnv names the environment variable behind each flag, and the
@@ -54,9 +57,17 @@ func (f *securityFlags) register(fs *pflag.FlagSet) {
 }
 
 // fromEnv fills the flags not given on the command line from the
-// environment.
+// environment. Credentials given on the command line (a user, or a
+// token) win over the other kind in the environment.
 func (f *securityFlags) fromEnv(fs *pflag.FlagSet) {
+	userFlags := fs.Changed("user") || fs.Changed("password-file")
+	tokenFlags := fs.Changed("token-file")
+	f.ignoreEnvToken, f.ignoreEnvUser = userFlags, tokenFlags
 	for name, env := range securityEnv {
+		switch {
+		case userFlags && name == "token-file", tokenFlags && (name == "user" || name == "password-file"):
+			continue
+		}
 		if v, ok := os.LookupEnv(env); ok && !fs.Changed(name) {
 			_ = fs.Set(name, v)
 		}
@@ -97,7 +108,7 @@ func (f *securityFlags) credentials() (client.Credentials, error) {
 	switch {
 	case f.tokenFile != "":
 		c.Token, err = readSecret(f.tokenFile, "--token-file")
-	case os.Getenv(tokenEnv) != "":
+	case os.Getenv(tokenEnv) != "" && !f.ignoreEnvToken:
 		c.Token = os.Getenv(tokenEnv)
 	}
 	if err != nil {
@@ -111,7 +122,7 @@ func (f *securityFlags) credentials() (client.Credentials, error) {
 		switch {
 		case f.passwordFile != "":
 			c.Password, err = readSecret(f.passwordFile, "--password-file")
-		case os.Getenv(passwordEnv) != "":
+		case os.Getenv(passwordEnv) != "" && !f.ignoreEnvUser:
 			c.Password = os.Getenv(passwordEnv)
 		default:
 			err = fmt.Errorf("--user %s needs --password-file (or $%s or $%s)", f.user, securityEnv["password-file"], passwordEnv)

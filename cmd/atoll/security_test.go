@@ -124,6 +124,8 @@ func TestSecureCLI(t *testing.T) {
 	assert.Contains(t, errOut, `cluster action "admin"`)
 	out := mustAtoll(t, []string{"ATOLL_TLS_CA=" + file("ca.crt"), "ATOLL_TOKEN_FILE=" + file("ops.token")}, "", append([]string{"cluster", "members"}, conn...)...)
 	assert.Contains(t, out, "1 members")
+	out = mustAtoll(t, env, "", append([]string{"cluster", "members", "--token-file", file("ops.token")}, conn...)...)
+	assert.Contains(t, out, "1 members", "a token on the command line wins over the user of the environment")
 
 	// The admin address: profiles and memory need the admin action too.
 	_, errOut, code = runAtoll(t, nil, "", "profile", "heap", "--member", admin, "--tls-ca", file("ca.crt"), "--out", file("heap"))

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Measures what a mode costs on the get/set hot path: runs the benchmark
+# BENCH of internal/member (its sub-benchmarks OP/MODE) ROUNDS times, each
+# round running every mode so that drift of a shared machine spreads over
+# all of them, then prints the median ns/op per operation and mode and
+# the overhead of MODE against BASE.
+#
+# Usage: scripts/bench-overhead.sh BENCH BASE MODE [ROUNDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BENCH=$1 BASE=$2 MODE=$3 ROUNDS=${4:-5}
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+for i in $(seq "$ROUNDS"); do
+	go test -run '^$' -bench "^Benchmark${BENCH}\$" -benchtime 3s -count 1 ./internal/member/ | grep "^Benchmark${BENCH}/" >>"$out"
+done
+python3 - "$out" "$BASE" "$MODE" <<'PY'
+import re, statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    name = re.sub(r"-[0-9]+$", "", f[0]).split("/")  # BenchmarkX/get/off
+    runs.setdefault((name[1], name[2]), []).append(float(f[2]))
+med = {k: statistics.median(v) for k, v in runs.items()}
+for (op, mode), m in sorted(med.items()):
+    print(f"{op}/{mode:<8} median {m:8.0f} ns/op  ({' '.join(f'{x:.0f}' for x in runs[(op, mode)])})")
+base, mode = sys.argv[2], sys.argv[3]
+for op in ("get", "set"):
+    b, m = med.get((op, base)), med.get((op, mode))
+    if b and m:
+        print(f"{op}: {mode} vs {base} {100 * (m - b) / b:+.1f}%")
+PY
