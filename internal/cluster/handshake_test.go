@@ -7,11 +7,9 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"io"
-	"log/slog"
 	"net"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +18,7 @@ import (
 	"google.golang.org/grpc/credentials"
 
 	"github.com/atolldb/atoll/internal/security"
+	"github.com/atolldb/atoll/internal/testlog"
 )
 
 // bufConn is a connection whose peer sent in (then nothing) and that
@@ -95,24 +94,6 @@ func TestServerHandshake(t *testing.T) {
 	}
 }
 
-// logBuffer collects a logger's lines.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // listener accepts connections and runs the listening side of creds on
 // each; it returns the address and a channel of the outcomes.
 type accepted struct {
@@ -152,14 +133,14 @@ func listen(t *testing.T, creds credentials.TransportCredentials) (string, chan 
 // member is the credentials of a member of cluster "c" with its log.
 type member struct {
 	creds credentials.TransportCredentials
-	log   *logBuffer
+	log   *testlog.Buffer
 }
 
 func newMember(name string, tlsm *security.TLS, secret []byte) member {
-	log := &logBuffer{}
+	log := &testlog.Buffer{}
 	return member{Credentials(HandshakeConfig{
 		ClusterName: name, PartitionCount: 271, TLS: tlsm, Secret: secret,
-		Logger: slog.New(slog.NewTextHandler(log, nil)),
+		Logger: testlog.Logger(log),
 	}), log}
 }
 
@@ -315,8 +296,8 @@ func TestClientConnections(t *testing.T) {
 		require.Eventually(t, func() bool { return strings.Contains(m.log.String(), "serves plaintext") }, 5*time.Second, 10*time.Millisecond)
 	})
 	t.Run("connections per address", func(t *testing.T) {
-		log := &logBuffer{}
-		creds := Credentials(HandshakeConfig{ClusterName: "c", PartitionCount: 271, MaxClientConnsPerAddress: 2, Logger: slog.New(slog.NewTextHandler(log, nil))})
+		log := &testlog.Buffer{}
+		creds := Credentials(HandshakeConfig{ClusterName: "c", PartitionCount: 271, MaxClientConnsPerAddress: 2, Logger: testlog.Logger(log)})
 		addr, out := listen(t, creds)
 		var served []net.Conn
 		open := func() accepted {

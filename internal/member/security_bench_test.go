@@ -2,7 +2,6 @@ package member_test
 
 import (
 	"context"
-	"math/rand/v2"
 	"testing"
 
 	"golang.org/x/crypto/bcrypt"
@@ -54,34 +53,7 @@ func BenchmarkSecurity(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		m := client.GetMap[int32, string](cl, "hot")
-		const value = "a small value of about forty bytes......"
-		for k := int32(0); k < keys; k++ {
-			if err := m.Set(ctx, k, value); err != nil {
-				b.Fatal(err)
-			}
-		}
-		for _, op := range []string{"get", "set"} {
-			b.Run(op+"/"+mode, func(b *testing.B) {
-				b.SetParallelism(4) // 8 callers on 2 cores
-				b.RunParallel(func(pb *testing.PB) {
-					r := rand.New(rand.NewPCG(rand.Uint64(), 1))
-					for pb.Next() {
-						k := r.Int32N(keys)
-						var err error
-						if op == "get" {
-							_, _, err = m.Get(ctx, k)
-						} else {
-							err = m.Set(ctx, k, value)
-						}
-						if err != nil {
-							b.Error(err)
-							return
-						}
-					}
-				})
-			})
-		}
+		benchGetSet(b, client.GetMap[int32, string](cl, "hot"), keys, mode)
 		_ = cl.Close()
 		c.Stop()
 	}

@@ -1,10 +1,7 @@
 package server
 
 import (
-	"bytes"
 	"context"
-	"log/slog"
-	"sync"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,6 +15,7 @@ import (
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/metrics"
+	"github.com/atolldb/atoll/internal/testlog"
 	"github.com/atolldb/atoll/pkg/serialization"
 )
 
@@ -49,31 +47,14 @@ func TestPipelineOpsHaveRules(t *testing.T) {
 	assert.ErrorIs(t, err, ErrPermissionDenied)
 }
 
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestRecoveredPanics: a handler that panics, called through the
 // interceptor or the pipeline, answers an internal error; the panic is
 // logged with its stack and counted, and the server keeps serving.
 func TestRecoveredPanics(t *testing.T) {
-	logs := &lockedBuf{}
+	logs := &testlog.Buffer{}
 	reg := prometheus.NewRegistry()
 	m := metrics.New(reg, metrics.Sources{}, metrics.Options{})
-	s := New(Config{Logger: slog.New(slog.NewTextHandler(logs, nil)), Security: m.Security})
+	s := New(Config{Logger: testlog.Logger(logs), Security: m.Security})
 	info := &grpc.UnaryServerInfo{FullMethod: pb.MetadataService_ListMetadata_FullMethodName}
 	_, err := s.UnaryInterceptor(context.Background(), &pb.Empty{}, info, func(context.Context, any) (any, error) {
 		var table map[string]int

@@ -28,6 +28,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/atolldb/atoll/internal/member"
+	"github.com/atolldb/atoll/internal/testlog"
 )
 
 // Mode says how members run.
@@ -58,7 +59,7 @@ type Node struct {
 	inproc    *member.Member
 	cmd       *exec.Cmd
 	exited    chan struct{}
-	logs      *lockedBuffer
+	logs      *testlog.Buffer
 	stopped   bool
 }
 
@@ -205,8 +206,8 @@ func startInProcess(opts Options, seeds []string) (*Node, error) {
 	if !opts.SlowFailureDetection {
 		fastGossip(&cfg)
 	}
-	logs := &lockedBuffer{}
-	cfg.Logger = newTestLogger(logs)
+	logs := &testlog.Buffer{}
+	cfg.Logger = testlog.Logger(logs)
 	if opts.Configure != nil {
 		opts.Configure(&cfg)
 	}
@@ -429,7 +430,7 @@ func startProcess(t testing.TB, opts Options, seeds []string, index int) (*Node,
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	n := &Node{cmd: cmd, exited: make(chan struct{}), logs: &lockedBuffer{}}
+	n := &Node{cmd: cmd, exited: make(chan struct{}), logs: &testlog.Buffer{}}
 	found := make(chan [2]string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -458,30 +459,6 @@ func startProcess(t testing.TB, opts Options, seeds []string, index int) (*Node,
 		_ = cmd.Process.Kill()
 		return nil, fmt.Errorf("member did not start within 60s:\n%s", n.Logs())
 	}
-}
-
-// lockedBuffer collects log output from several goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) WriteString(s string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.b.WriteString(s)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // Metrics scrapes a member's /metrics and returns the metric families by
