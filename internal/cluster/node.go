@@ -176,7 +176,10 @@ type Node struct {
 	// member that never was in a cluster and holds nothing joins one
 	// rather than merging into it).
 	clustered atomic.Bool
-	metaMu    sync.Mutex // one metadata update at a time
+	// inCluster is closed when clustered is first set.
+	inCluster     chan struct{}
+	inClusterOnce sync.Once
+	metaMu        sync.Mutex // one metadata update at a time
 
 	repl  *replicator
 	coord *coordinator
@@ -209,11 +212,12 @@ func New(cfg Config) (*Node, error) {
 	n := &Node{
 		cfg: cfg, log: cfg.Logger.With("component", "cluster"), self: cfg.Self, creds: creds,
 		peers: newPeers(creds, cfg.MaxMessageSize, cfg.DialOptions), table: cfg.Table,
-		aliveAll: map[partition.UUID]aliveMember{cfg.Self.UUID: {Member: cfg.Self, lineage: cfg.Self.UUID}},
-		leaving:  map[partition.UUID]bool{},
-		left:     map[partition.UUID]bool{},
-		known:    map[string]time.Time{},
-		stop:     make(chan struct{}),
+		aliveAll:  map[partition.UUID]aliveMember{cfg.Self.UUID: {Member: cfg.Self, lineage: cfg.Self.UUID}},
+		leaving:   map[partition.UUID]bool{},
+		left:      map[partition.UUID]bool{},
+		known:     map[string]time.Time{},
+		inCluster: make(chan struct{}),
+		stop:      make(chan struct{}),
 	}
 	n.gt = newGossipTransport(cfg.Self.Address, n.peers)
 	n.repl = newReplicator(n)
@@ -281,15 +285,47 @@ func (n *Node) Start(ctx context.Context) error {
 	go n.rejoin()
 	go n.repl.run()
 	if len(n.cfg.Join) > 0 {
-		if err := n.join(ctx, n.cfg.Join); err != nil {
-			if errors.Is(err, ErrClusterMismatch) {
+		err := n.join(ctx, n.cfg.Join)
+		switch {
+		case errors.Is(err, ErrClusterMismatch):
+			n.Stop()
+			return err
+		case err != nil:
+			n.log.Warn("could not join the seeds yet; running alone and retrying", "seeds", n.cfg.Join, "err", err)
+		default:
+			// The seeds answered: this member is one of their cluster
+			// once it has taken their partition table. Until then its
+			// own table names it alone, and what it would answer (its
+			// empty maps) is not the cluster's.
+			if err := n.awaitCluster(ctx); err != nil {
 				n.Stop()
 				return err
 			}
-			n.log.Warn("could not join the seeds yet; running alone and retrying", "seeds", n.cfg.Join, "err", err)
 		}
 	}
 	return nil
+}
+
+// joinTimeout bounds how long Start waits for the partition table of the
+// cluster whose seeds it reached.
+const joinTimeout = 30 * time.Second
+
+// awaitCluster waits until this member has applied a table that names
+// other members, at most joinTimeout (then it goes on alone, and joins
+// when the table comes) or until ctx ends (an error).
+func (n *Node) awaitCluster(ctx context.Context) error {
+	t := time.NewTimer(joinTimeout)
+	defer t.Stop()
+	select {
+	case <-n.inCluster:
+		return nil
+	case <-t.C:
+		n.log.Warn("the seeds answered, but their partition table did not arrive; running alone until it does",
+			"seeds", n.cfg.Join, "waited", joinTimeout)
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("cluster: joining the seeds %v: %w", n.cfg.Join, ctx.Err())
+	}
 }
 
 // join checks the seeds with the member handshake (concurrently), then joins the ones of
@@ -492,6 +528,7 @@ func (n *Node) applyTable() {
 	}
 	if len(t.Members) > 1 {
 		n.clustered.Store(true)
+		n.inClusterOnce.Do(func() { close(n.inCluster) })
 	}
 	n.kick()
 }

@@ -224,6 +224,7 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		return nil, err
 	}
 	m.started.Store(true)
+	m.server.Started()
 	sec.logPosture(log, &cfg, ln.Addr())
 	log.Info("member started", "cluster", cfg.ClusterName, "address", m.self.Address, "admin", m.self.AdminAddress,
 		"uuid", m.self.UUID.String(), "partitions", cfg.PartitionCount, "version", Version)

@@ -179,13 +179,6 @@ func camel(s string) string {
 	return b.String()
 }
 
-// PipelineOpMethod returns the method a pipeline op stands for ("" if
-// none): the rule of that method applies to it.
-func PipelineOpMethod(n protoreflect.FieldNumber) string { return pipelineMethods[n] }
-
-// QueryCallMethod returns the method a query stream's op stands for.
-func QueryCallMethod(n protoreflect.FieldNumber) string { return queryCallMethods[n] }
-
 // caller is the access decision about a call, kept in its context.
 type caller struct {
 	// principal is the authenticated client (nil when unrestricted).
