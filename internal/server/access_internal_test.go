@@ -55,6 +55,7 @@ func TestRecoveredPanics(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	m := metrics.New(reg, metrics.Sources{}, metrics.Options{})
 	s := New(Config{Logger: testlog.Logger(logs), Security: m.Security})
+	s.Started()
 	info := &grpc.UnaryServerInfo{FullMethod: pb.MetadataService_ListMetadata_FullMethodName}
 	_, err := s.UnaryInterceptor(context.Background(), &pb.Empty{}, info, func(context.Context, any) (any, error) {
 		var table map[string]int
