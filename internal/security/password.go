@@ -30,6 +30,10 @@ const (
 // BcryptCost is the cost HashPassword uses (bcrypt's default is 10).
 const BcryptCost = 12
 
+// bcryptCost is the cost HashPassword uses: BcryptCost, lowered by tests
+// that hash many passwords under the race detector.
+var bcryptCost = BcryptCost
+
 // Argon2id parameters HashPassword uses: OWASP's recommendation of
 // 19 MiB, 2 passes and one lane.
 const (
@@ -65,7 +69,7 @@ func HashPassword(password []byte, algorithm string) (string, error) {
 	}
 	switch algorithm {
 	case Bcrypt, "":
-		h, err := bcrypt.GenerateFromPassword(password, BcryptCost)
+		h, err := bcrypt.GenerateFromPassword(password, bcryptCost)
 		return string(h), err
 	case Argon2id:
 		salt := make([]byte, argonSaltLen)

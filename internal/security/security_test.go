@@ -176,6 +176,9 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func TestPasswordHashes(t *testing.T) {
+	cost := bcryptCost
+	bcryptCost = bcrypt.MinCost // cost 12 takes seconds under the race detector
+	defer func() { bcryptCost = cost }()
 	for _, alg := range []string{Bcrypt, Argon2id} {
 		h, err := HashPassword([]byte("s3cret"), alg)
 		require.NoError(t, err)
