@@ -38,7 +38,8 @@ func BenchmarkHotPath(b *testing.B) {
 
 // benchGetSet loads keys small values into m, then measures get and set
 // of random keys as the sub-benchmarks get/MODE and set/MODE, with 8
-// concurrent callers.
+// concurrent callers. Besides ns/op it reports cpu-ns/op, the CPU time
+// the process (client and member) spent per operation.
 func benchGetSet(b *testing.B, m *client.Map[int32, string], keys int32, mode string) {
 	ctx := context.Background()
 	const value = "a small value of about forty bytes......"
@@ -50,6 +51,8 @@ func benchGetSet(b *testing.B, m *client.Map[int32, string], keys int32, mode st
 	for _, op := range []string{"get", "set"} {
 		b.Run(op+"/"+mode, func(b *testing.B) {
 			b.SetParallelism(4) // 8 callers on 2 cores
+			cpu := processCPU()
+			defer func() { b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op") }()
 			b.RunParallel(func(pb *testing.PB) {
 				r := rand.New(rand.NewPCG(rand.Uint64(), 1))
 				for pb.Next() {
