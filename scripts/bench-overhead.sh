@@ -6,14 +6,18 @@
 # (CPU time of client and member) per operation and mode, and the
 # overhead of MODE against BASE in each.
 #
-# Usage: scripts/bench-overhead.sh BENCH BASE MODE [ROUNDS]
+# With RAW-OUTPUT-FILE the rounds' raw `go test -bench` output
+# (benchstat's input format) is kept in that file.
+#
+# Usage: scripts/bench-overhead.sh BENCH BASE MODE [ROUNDS] [RAW-OUTPUT-FILE]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BENCH=$1 BASE=$2 MODE=$3 ROUNDS=${4:-5}
+BENCH=$1 BASE=$2 MODE=$3 ROUNDS=${4:-5} RAW=${5:-/dev/null}
+: >"$RAW"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 for i in $(seq "$ROUNDS"); do
-	go test -run '^$' -bench "^Benchmark${BENCH}\$" -benchtime 3s -count 1 ./internal/member/ | grep "^Benchmark${BENCH}/" >>"$out"
+	go test -run '^$' -bench "^Benchmark${BENCH}\$" -benchtime 3s -count 1 ./internal/member/ | tee -a "$RAW" | grep "^Benchmark${BENCH}/" >>"$out"
 done
 python3 - "$out" "$BASE" "$MODE" <<'PY'
 import re, statistics, sys

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 const module = "github.com/atolldb/atoll"
@@ -22,26 +24,20 @@ func listPackages(t *testing.T) []pkg {
 	t.Helper()
 	cmd := exec.Command("go", "list", "-json", module+"/...")
 	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
 	var pkgs []pkg
 	dec := json.NewDecoder(out)
 	for {
 		var p pkg
-		if err := dec.Decode(&p); err == io.EOF {
+		err := dec.Decode(&p)
+		if err == io.EOF {
 			break
-		} else if err != nil {
-			t.Fatal(err)
 		}
+		require.NoError(t, err)
 		pkgs = append(pkgs, p)
 	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, cmd.Wait())
 	return pkgs
 }
 

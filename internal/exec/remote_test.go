@@ -228,7 +228,10 @@ func TestQueryRestartsUntilPartitionsSettle(t *testing.T) {
 	if !errors.Is(err, ErrUnavailable) || !errors.Is(err, ErrMerging) || !strings.Contains(err.Error(), "the cluster is merging") {
 		t.Fatalf("a query during a merge longer than its timeout: %v", err)
 	}
-	if took := time.Since(start); took > 2*time.Second {
+	// It gives up at its timeout, not later (a loaded machine may wake the
+	// query a few milliseconds after it: the slack allows for that, not for
+	// another wait).
+	if took := time.Since(start); took > 2*time.Second+250*time.Millisecond {
 		t.Fatalf("gave up after %v, past its 2 s timeout", took)
 	}
 	// The caller's deadline bounds it the same way.

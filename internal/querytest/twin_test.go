@@ -3,8 +3,9 @@ package querytest
 import (
 	"context"
 	"fmt"
-	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/atolldb/atoll/bench/model"
 	"github.com/atolldb/atoll/pkg/client"
@@ -26,7 +27,7 @@ type twin struct {
 func entries(p predicate.Predicate) func(context.Context, *client.Map[int32, *model.Small]) ([]string, error) {
 	return func(ctx context.Context, m *client.Map[int32, *model.Small]) ([]string, error) {
 		es, err := m.EntrySetWithPredicate(ctx, p)
-		var out []string
+		out := []string{}
 		for _, e := range es {
 			out = append(out, show(e.Key, e.Value))
 		}
@@ -65,9 +66,7 @@ func TestSQLAndPredicateTwins(t *testing.T) {
 		s.DoubleField = float64(k%13) / 4
 		batch = append(batch, client.Entry[int32, *model.Small]{Key: k, Value: &s})
 	}
-	if err := m.PutAll(ctx, batch); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, m.PutAll(ctx, batch))
 	mustExec(t, ctx, c, `CREATE MAPPING people (__key INT, intField INT, longField BIGINT, doubleField DOUBLE, stringField VARCHAR)
 		TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='compact', 'valueCompactTypeName'='small')`)
 
@@ -145,32 +144,20 @@ func TestSQLAndPredicateTwins(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			want := queryRows(t, ctx, c, tc.sql, tc.params...)
 			got, err := tc.pred(ctx, m)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if !tc.ordered {
 				want, got = sorted(want), sorted(got)
 			}
-			if !slices.Equal(want, got) {
-				t.Fatalf("rows differ\nSQL  (%d): %v\nPRED (%d): %v", len(want), head(want), len(got), head(got))
-			}
-			if len(want) == 0 {
-				t.Fatalf("no rows: the case tests nothing")
-			}
+			require.Equal(t, want, got, "rows of SQL (expected) and PRED (actual)")
+			require.NotEmpty(t, want, "rows: the case tests nothing without")
 			if tc.noPlan {
 				return
 			}
 			sqlPlan, err := c.ExplainSQL(ctx, tc.sql, tc.params...)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			predPlan, err := tc.explain(ctx, m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if sqlPlan != predPlan {
-				t.Fatalf("plans differ\nSQL:\n%s\nPRED:\n%s", sqlPlan, predPlan)
-			}
+			require.NoError(t, err)
+			require.Equal(t, sqlPlan, predPlan, "plans of SQL (expected) and PRED (actual)")
 		})
 	}
 }
