@@ -13,10 +13,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/atolldb/atoll/bench/jrand"
 	"github.com/atolldb/atoll/bench/latency"
 	"github.com/atolldb/atoll/bench/report"
 	"github.com/atolldb/atoll/bench/workload"
+	"github.com/atolldb/atoll/internal/jrand"
 	"github.com/atolldb/atoll/pkg/client"
 )
 

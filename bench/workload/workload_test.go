@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/atolldb/atoll/bench/jrand"
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/benchmodel"
+	"github.com/atolldb/atoll/internal/jrand"
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
 )
@@ -87,9 +87,9 @@ func testBMap(t *testing.T, ctx context.Context, c *client.Client, kind, size st
 	require.NoError(t, err)
 	assert.Equal(t, int64(n), info.OwnedEntryCount, "%s: owned entries", info.Map)
 	assert.Greater(t, info.MemoryCostPerEntry(), float64(info.ValueDataSize), "%s: memory per entry above the value's size", info.Map)
-	wantLen := model.SmallBytesLen
+	wantLen := benchmodel.SmallBytesLen
 	if size == "large" {
-		wantLen = model.LargeBytesLen
+		wantLen = benchmodel.LargeBytesLen
 	}
 	assert.Equal(t, wantLen, info.ByteArrayLength, "%s: byte array length (the IDENTIFIED form's payload)", info.Map)
 	read, err := BReadCase(kind, size, n)

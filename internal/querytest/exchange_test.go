@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/internal/member"
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
@@ -31,7 +31,7 @@ func joinCluster(t *testing.T, n, mult int, opts testcluster.Options) (*testclus
 	cl := testcluster.Start(t, testcluster.InProcess, n, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
-	c, err := client.New(ctx, client.Config{Addresses: cl.Addrs(), ClusterName: "test", Serialization: model.Config()})
+	c, err := client.New(ctx, client.Config{Addresses: cl.Addrs(), ClusterName: "test", Serialization: benchmodel.Config()})
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	tables := genJoinData(rand.New(rand.NewPCG(20261125, 14)))

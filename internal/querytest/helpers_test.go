@@ -14,7 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
 )
@@ -37,7 +37,7 @@ func start(t testing.TB) (*client.Client, context.Context) {
 	cl := testcluster.Start(t, testcluster.InProcess, members(t), testcluster.Options{SlowFailureDetection: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
-	c, err := client.New(ctx, client.Config{Addresses: cl.Addrs(), ClusterName: "test", Serialization: model.Config()})
+	c, err := client.New(ctx, client.Config{Addresses: cl.Addrs(), ClusterName: "test", Serialization: benchmodel.Config()})
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	return c, ctx
@@ -76,7 +76,7 @@ func show(vals ...any) string {
 			s += "|"
 		}
 		switch x := v.(type) {
-		case *model.Small:
+		case *benchmodel.Small:
 			s += fmt.Sprintf("%d,%d,%g,%s", x.IntField, x.LongField, x.DoubleField, x.StringField)
 		case int8, int16, int32, int64, int:
 			s += fmt.Sprintf("%d", x)

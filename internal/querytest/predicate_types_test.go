@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/pkg/client"
 	"github.com/atolldb/atoll/pkg/predicate"
 	"github.com/atolldb/atoll/pkg/serialization"
@@ -25,14 +25,14 @@ func wantQueryError(t *testing.T, what string, err error, parts ...string) {
 	}
 }
 
-func fillSmall(t *testing.T, ctx context.Context, c *client.Client, name string, n int32) *client.Map[int32, *model.Small] {
+func fillSmall(t *testing.T, ctx context.Context, c *client.Client, name string, n int32) *client.Map[int32, *benchmodel.Small] {
 	t.Helper()
-	m := client.GetMap[int32, *model.Small](c, name)
-	var batch []client.Entry[int32, *model.Small]
+	m := client.GetMap[int32, *benchmodel.Small](c, name)
+	var batch []client.Entry[int32, *benchmodel.Small]
 	for k := int32(0); k < n; k++ {
-		s := model.SmallForKey(k)
+		s := benchmodel.SmallForKey(k)
 		s.IntField = k % 10
-		batch = append(batch, client.Entry[int32, *model.Small]{Key: k, Value: &s})
+		batch = append(batch, client.Entry[int32, *benchmodel.Small]{Key: k, Value: &s})
 	}
 	require.NoError(t, m.PutAll(ctx, batch))
 	return m
@@ -60,19 +60,19 @@ func TestPredicateUnknownAttribute(t *testing.T) {
 	wantQueryError(t, "project", err, "attribute nope does not exist")
 
 	// Nested paths, Portable and IDS values.
-	large := client.GetMap[int32, *model.Large](c, "large_unknown")
-	l := model.LargeForKey(1)
+	large := client.GetMap[int32, *benchmodel.Large](c, "large_unknown")
+	l := benchmodel.LargeForKey(1)
 	require.NoError(t, large.Set(ctx, 1, &l))
 	_, err = large.KeySetWithPredicate(ctx, predicate.Equal("small.nope", int32(1)))
 	wantQueryError(t, "nested", err, "attribute small.nope does not exist", `no field "nope"`)
-	require.NoError(t, c.RegisterLayouts(ctx, model.Layouts()...))
-	ps := model.PortableSmall(model.SmallForKey(1))
-	require.NoError(t, client.GetMap[int32, *model.PortableSmall](c, "portable_unknown").Set(ctx, 1, &ps))
-	_, err = client.GetMap[int32, *model.PortableSmall](c, "portable_unknown").KeySetWithPredicate(ctx, predicate.Equal("nope", int32(1)))
+	require.NoError(t, c.RegisterLayouts(ctx, benchmodel.Layouts()...))
+	ps := benchmodel.PortableSmall(benchmodel.SmallForKey(1))
+	require.NoError(t, client.GetMap[int32, *benchmodel.PortableSmall](c, "portable_unknown").Set(ctx, 1, &ps))
+	_, err = client.GetMap[int32, *benchmodel.PortableSmall](c, "portable_unknown").KeySetWithPredicate(ctx, predicate.Equal("nope", int32(1)))
 	wantQueryError(t, "portable", err, "attribute nope does not exist", "Portable class")
-	is := model.IdentifiedSmall(model.SmallForKey(1))
-	require.NoError(t, client.GetMap[int32, *model.IdentifiedSmall](c, "ids_unknown").Set(ctx, 1, &is))
-	_, err = client.GetMap[int32, *model.IdentifiedSmall](c, "ids_unknown").KeySetWithPredicate(ctx, predicate.Equal("nope", int32(1)))
+	is := benchmodel.IdentifiedSmall(benchmodel.SmallForKey(1))
+	require.NoError(t, client.GetMap[int32, *benchmodel.IdentifiedSmall](c, "ids_unknown").Set(ctx, 1, &is))
+	_, err = client.GetMap[int32, *benchmodel.IdentifiedSmall](c, "ids_unknown").KeySetWithPredicate(ctx, predicate.Equal("nope", int32(1)))
 	wantQueryError(t, "identified", err, "attribute nope does not exist", "IdentifiedDataSerializable")
 	strs := client.GetMap[int32, string](c, "strings_unknown")
 	require.NoError(t, strs.Set(ctx, 1, "x"))
@@ -171,31 +171,31 @@ func TestTypedSumsRejectStrings(t *testing.T) {
 // over a multi-valued attribute they take every element.
 func TestNestedObjectsInProjectionsAndAggregates(t *testing.T) {
 	c, ctx := start(t)
-	m := client.GetMap[int32, *model.Large](c, "large_nested")
-	var batch []client.Entry[int32, *model.Large]
+	m := client.GetMap[int32, *benchmodel.Large](c, "large_nested")
+	var batch []client.Entry[int32, *benchmodel.Large]
 	for k := int32(0); k < 40; k++ {
-		l := model.LargeForKey(k)
+		l := benchmodel.LargeForKey(k)
 		l.IntField = k
 		l.Small.IntField = k * 3
 		l.IntArray = []int32{k, 1000 + k, -k}
-		batch = append(batch, client.Entry[int32, *model.Large]{Key: k, Value: &l})
+		batch = append(batch, client.Entry[int32, *benchmodel.Large]{Key: k, Value: &l})
 	}
 	require.NoError(t, m.PutAll(ctx, batch))
 	got, err := m.Project(ctx, predicate.SingleAttribute("small"), predicate.Equal("intField", int32(12)))
 	require.NoError(t, err)
 	require.Len(t, got, 1, "project small")
-	want := model.LargeForKey(12).Small
-	require.IsType(t, &model.Small{}, got[0], "project small: the nested Small")
-	assert.Equal(t, int32(36), got[0].(*model.Small).IntField)
-	assert.Equal(t, want.StringField, got[0].(*model.Small).StringField)
+	want := benchmodel.LargeForKey(12).Small
+	require.IsType(t, &benchmodel.Small{}, got[0], "project small: the nested Small")
+	assert.Equal(t, int32(36), got[0].(*benchmodel.Small).IntField)
+	assert.Equal(t, want.StringField, got[0].(*benchmodel.Small).StringField)
 	multi, err := m.Project(ctx, predicate.MultiAttribute("__key", "small", "smallArray[0]"), predicate.Equal("intField", int32(3)))
 	require.NoError(t, err)
 	require.Len(t, multi, 1, "project several")
 	row := multi[0].([]any)
 	require.Len(t, row, 3)
 	assert.Equal(t, int32(3), row[0])
-	assert.Equal(t, int32(9), row[1].(*model.Small).IntField)
-	assert.Equal(t, model.LargeForKey(3).SmallArray[0].StringField, row[2].(*model.Small).StringField)
+	assert.Equal(t, int32(9), row[1].(*benchmodel.Small).IntField)
+	assert.Equal(t, benchmodel.LargeForKey(3).SmallArray[0].StringField, row[2].(*benchmodel.Small).StringField)
 	// Arrays as one value, and [any] in a projection, fail clearly (as
 	// Hazelcast's projections refuse [any]).
 	_, err = m.Project(ctx, predicate.SingleAttribute("smallArray"))

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
 	"github.com/atolldb/atoll/pkg/predicate"
@@ -21,7 +21,7 @@ func TestCursorsPageAndClose(t *testing.T) {
 	cl := testcluster.Start(t, testcluster.InProcess, 1, testcluster.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := client.New(ctx, client.Config{Addresses: cl.Addrs(), ClusterName: "test", Serialization: model.Config()})
+	c, err := client.New(ctx, client.Config{Addresses: cl.Addrs(), ClusterName: "test", Serialization: benchmodel.Config()})
 	require.NoError(t, err)
 	defer c.Close()
 	m := client.GetMap[int32, string](c, "words")
@@ -143,15 +143,15 @@ func TestDMLAndDDL(t *testing.T) {
 
 func TestPredicateFeatures(t *testing.T) {
 	c, ctx := start(t)
-	m := client.GetMap[int32, *model.Large](c, "large")
-	var batch []client.Entry[int32, *model.Large]
+	m := client.GetMap[int32, *benchmodel.Large](c, "large")
+	var batch []client.Entry[int32, *benchmodel.Large]
 	for k := int32(0); k < 200; k++ {
-		l := model.LargeForKey(k)
+		l := benchmodel.LargeForKey(k)
 		l.IntField = k
 		l.Small.IntField = k % 5
 		l.SmallArray[1].StringField = []string{"x", "y"}[k%2]
 		l.IntArray[0] = k * 10
-		batch = append(batch, client.Entry[int32, *model.Large]{Key: k, Value: &l})
+		batch = append(batch, client.Entry[int32, *benchmodel.Large]{Key: k, Value: &l})
 	}
 	require.NoError(t, m.PutAll(ctx, batch))
 	count := func(p predicate.Predicate) int {
@@ -210,9 +210,9 @@ func TestPredicateFeatures(t *testing.T) {
 	require.Len(t, d, 5, "distinct")
 	mb, err := m.Aggregate(ctx, predicate.MaxBy("intField"), predicate.LessThan("intField", int32(100)))
 	require.NoError(t, err)
-	require.IsType(t, client.Entry[int32, *model.Large]{}, mb)
-	require.Equal(t, int32(99), mb.(client.Entry[int32, *model.Large]).Key, "maxBy")
-	require.Equal(t, int32(99), mb.(client.Entry[int32, *model.Large]).Value.IntField, "maxBy")
+	require.IsType(t, client.Entry[int32, *benchmodel.Large]{}, mb)
+	require.Equal(t, int32(99), mb.(client.Entry[int32, *benchmodel.Large]).Key, "maxBy")
+	require.Equal(t, int32(99), mb.(client.Entry[int32, *benchmodel.Large]).Value.IntField, "maxBy")
 	// Projections.
 	proj, err := m.Project(ctx, predicate.MultiAttribute("__key", "small.intField"), predicate.Equal("intField", int32(12)))
 	require.NoError(t, err)
@@ -297,12 +297,12 @@ func TestKeyFields(t *testing.T) {
 // class definition or layout.
 func TestUpdatePortableAndIdentified(t *testing.T) {
 	c, ctx := start(t)
-	require.NoError(t, c.RegisterLayouts(ctx, model.Layouts()...))
-	pm := client.GetMap[int32, *model.PortableSmall](c, "ps")
-	im := client.GetMap[int32, *model.IdentifiedSmall](c, "is")
+	require.NoError(t, c.RegisterLayouts(ctx, benchmodel.Layouts()...))
+	pm := client.GetMap[int32, *benchmodel.PortableSmall](c, "ps")
+	im := client.GetMap[int32, *benchmodel.IdentifiedSmall](c, "is")
 	for k := int32(0); k < 10; k++ {
-		ps := model.PortableSmall(model.SmallForKey(k))
-		is := model.IdentifiedSmall(model.SmallForKey(k))
+		ps := benchmodel.PortableSmall(benchmodel.SmallForKey(k))
+		is := benchmodel.IdentifiedSmall(benchmodel.SmallForKey(k))
 		require.NoError(t, pm.Set(ctx, k, &ps))
 		require.NoError(t, im.Set(ctx, k, &is))
 	}
@@ -315,12 +315,12 @@ func TestUpdatePortableAndIdentified(t *testing.T) {
 		`INSERT INTO "is" (__key, intField, stringField) VALUES (100, 8, 'new')`,
 	)
 	v, _, err := pm.Get(ctx, 1)
-	want := model.SmallForKey(1)
+	want := benchmodel.SmallForKey(1)
 	require.NoError(t, err)
 	require.Equal(t, "changed", v.StringField, "Portable after UPDATE")
 	require.Equal(t, want.LongField, v.LongField, "Portable after UPDATE")
 	w, _, err := im.Get(ctx, 9)
-	want = model.SmallForKey(9)
+	want = benchmodel.SmallForKey(9)
 	require.NoError(t, err)
 	require.Equal(t, int32(-1), w.IntField, "IDS after UPDATE")
 	require.Equal(t, want.StringField, w.StringField, "IDS after UPDATE")

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/pkg/client"
 	"github.com/atolldb/atoll/pkg/predicate"
 )
@@ -18,14 +18,14 @@ type twin struct {
 	name    string
 	sql     string
 	params  []any
-	pred    func(ctx context.Context, m *client.Map[int32, *model.Small]) ([]string, error)
-	explain func(ctx context.Context, m *client.Map[int32, *model.Small]) (string, error)
+	pred    func(ctx context.Context, m *client.Map[int32, *benchmodel.Small]) ([]string, error)
+	explain func(ctx context.Context, m *client.Map[int32, *benchmodel.Small]) (string, error)
 	ordered bool // rows must come in the same order
 	noPlan  bool // the plans differ by design (see comment)
 }
 
-func entries(p predicate.Predicate) func(context.Context, *client.Map[int32, *model.Small]) ([]string, error) {
-	return func(ctx context.Context, m *client.Map[int32, *model.Small]) ([]string, error) {
+func entries(p predicate.Predicate) func(context.Context, *client.Map[int32, *benchmodel.Small]) ([]string, error) {
+	return func(ctx context.Context, m *client.Map[int32, *benchmodel.Small]) ([]string, error) {
 		es, err := m.EntrySetWithPredicate(ctx, p)
 		out := []string{}
 		for _, e := range es {
@@ -35,21 +35,21 @@ func entries(p predicate.Predicate) func(context.Context, *client.Map[int32, *mo
 	}
 }
 
-func explainEntries(p predicate.Predicate) func(context.Context, *client.Map[int32, *model.Small]) (string, error) {
-	return func(ctx context.Context, m *client.Map[int32, *model.Small]) (string, error) {
+func explainEntries(p predicate.Predicate) func(context.Context, *client.Map[int32, *benchmodel.Small]) (string, error) {
+	return func(ctx context.Context, m *client.Map[int32, *benchmodel.Small]) (string, error) {
 		return m.Explain(ctx, p)
 	}
 }
 
-func agg(a predicate.Aggregator, p ...predicate.Predicate) func(context.Context, *client.Map[int32, *model.Small]) ([]string, error) {
-	return func(ctx context.Context, m *client.Map[int32, *model.Small]) ([]string, error) {
+func agg(a predicate.Aggregator, p ...predicate.Predicate) func(context.Context, *client.Map[int32, *benchmodel.Small]) ([]string, error) {
+	return func(ctx context.Context, m *client.Map[int32, *benchmodel.Small]) ([]string, error) {
 		v, err := m.Aggregate(ctx, a, p...)
 		return []string{show(v)}, err
 	}
 }
 
-func explainAgg(a predicate.Aggregator, p predicate.Predicate) func(context.Context, *client.Map[int32, *model.Small]) (string, error) {
-	return func(ctx context.Context, m *client.Map[int32, *model.Small]) (string, error) {
+func explainAgg(a predicate.Aggregator, p predicate.Predicate) func(context.Context, *client.Map[int32, *benchmodel.Small]) (string, error) {
+	return func(ctx context.Context, m *client.Map[int32, *benchmodel.Small]) (string, error) {
 		return m.Explain(ctx, p, client.ExplainAggregate(a))
 	}
 }
@@ -57,14 +57,14 @@ func explainAgg(a predicate.Aggregator, p predicate.Predicate) func(context.Cont
 func TestSQLAndPredicateTwins(t *testing.T) {
 	c, ctx := start(t)
 	const n = 600
-	m := client.GetMap[int32, *model.Small](c, "people")
-	var batch []client.Entry[int32, *model.Small]
+	m := client.GetMap[int32, *benchmodel.Small](c, "people")
+	var batch []client.Entry[int32, *benchmodel.Small]
 	for k := int32(0); k < n; k++ {
-		s := model.SmallForKey(k)
+		s := benchmodel.SmallForKey(k)
 		s.IntField = k % 50
 		s.LongField = int64(k) * 7
 		s.DoubleField = float64(k%13) / 4
-		batch = append(batch, client.Entry[int32, *model.Small]{Key: k, Value: &s})
+		batch = append(batch, client.Entry[int32, *benchmodel.Small]{Key: k, Value: &s})
 	}
 	require.NoError(t, m.PutAll(ctx, batch))
 	mustExec(t, ctx, c, `CREATE MAPPING people (__key INT, intField INT, longField BIGINT, doubleField DOUBLE, stringField VARCHAR)
@@ -88,7 +88,7 @@ func TestSQLAndPredicateTwins(t *testing.T) {
 		{name: "sql predicate", sql: `SELECT __key, this FROM people WHERE intField > ? AND stringField LIKE 'b%'`, params: []any{int64(5)},
 			pred: entries(predicate.SQL("intField > 5 AND stringField LIKE 'b%'")), explain: explainEntries(predicate.SQL("intField > 5 AND stringField LIKE 'b%'"))},
 		{name: "keys", sql: `SELECT __key FROM people WHERE intField = ?`, params: []any{int32(7)},
-			pred: func(ctx context.Context, m *client.Map[int32, *model.Small]) ([]string, error) {
+			pred: func(ctx context.Context, m *client.Map[int32, *benchmodel.Small]) ([]string, error) {
 				ks, err := m.KeySetWithPredicate(ctx, eq)
 				var out []string
 				for _, k := range ks {
@@ -96,11 +96,11 @@ func TestSQLAndPredicateTwins(t *testing.T) {
 				}
 				return out, err
 			},
-			explain: func(ctx context.Context, m *client.Map[int32, *model.Small]) (string, error) {
+			explain: func(ctx context.Context, m *client.Map[int32, *benchmodel.Small]) (string, error) {
 				return m.Explain(ctx, eq, client.ExplainKeys())
 			}},
 		{name: "values", sql: `SELECT this FROM people WHERE intField = ?`, params: []any{int32(7)},
-			pred: func(ctx context.Context, m *client.Map[int32, *model.Small]) ([]string, error) {
+			pred: func(ctx context.Context, m *client.Map[int32, *benchmodel.Small]) ([]string, error) {
 				vs, err := m.ValuesWithPredicate(ctx, eq)
 				var out []string
 				for _, v := range vs {
@@ -108,7 +108,7 @@ func TestSQLAndPredicateTwins(t *testing.T) {
 				}
 				return out, err
 			},
-			explain: func(ctx context.Context, m *client.Map[int32, *model.Small]) (string, error) {
+			explain: func(ctx context.Context, m *client.Map[int32, *benchmodel.Small]) (string, error) {
 				return m.Explain(ctx, eq, client.ExplainValues())
 			}},
 		{name: "count", sql: `SELECT COUNT(*) FROM people`, pred: agg(predicate.Count()), explain: explainAgg(predicate.Count(), nil)},
@@ -120,7 +120,7 @@ func TestSQLAndPredicateTwins(t *testing.T) {
 		{name: "min", sql: `SELECT MIN(longField) FROM people WHERE intField = ?`, params: []any{int32(7)}, pred: agg(predicate.Min("longField"), eq), explain: explainAgg(predicate.Min("longField"), eq)},
 		{name: "max", sql: `SELECT MAX(stringField) FROM people`, pred: agg(predicate.Max("stringField")), explain: explainAgg(predicate.Max("stringField"), nil)},
 		{name: "project", sql: `SELECT longField FROM people WHERE intField = ?`, params: []any{int32(7)},
-			pred: func(ctx context.Context, m *client.Map[int32, *model.Small]) ([]string, error) {
+			pred: func(ctx context.Context, m *client.Map[int32, *benchmodel.Small]) ([]string, error) {
 				vs, err := m.Project(ctx, predicate.SingleAttribute("longField"), eq)
 				var out []string
 				for _, v := range vs {
@@ -128,7 +128,7 @@ func TestSQLAndPredicateTwins(t *testing.T) {
 				}
 				return out, err
 			},
-			explain: func(ctx context.Context, m *client.Map[int32, *model.Small]) (string, error) {
+			explain: func(ctx context.Context, m *client.Map[int32, *benchmodel.Small]) (string, error) {
 				return m.Explain(ctx, eq, client.ExplainProject(predicate.SingleAttribute("longField")))
 			}},
 		// The predicate's NOT is two-valued (NOT (p IS TRUE)); the SQL twin
