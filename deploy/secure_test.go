@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/compose-spec/compose-go/v2/loader"
-	"github.com/compose-spec/compose-go/v2/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -49,16 +47,7 @@ var memberPaths = map[string]string{
 // each member mounts every file the generated member configuration names,
 // at the path it names, and Prometheus the CA its configuration trusts.
 func TestSecureCompose(t *testing.T) {
-	abs, err := filepath.Abs("compose/compose-secure.yaml")
-	require.NoError(t, err)
-	b, err := os.ReadFile(abs)
-	require.NoError(t, err)
-	p, err := loader.LoadWithContext(context.Background(), types.ConfigDetails{
-		WorkingDir:  filepath.Dir(abs),
-		ConfigFiles: []types.ConfigFile{{Filename: abs, Content: b}},
-		Environment: types.Mapping{},
-	}, func(o *loader.Options) { o.SetProjectName("atoll-secure", true) })
-	require.NoError(t, err)
+	p := loadCompose(t, "compose/compose-secure.yaml", "atoll-secure")
 	members := 0
 	for name, s := range p.Services {
 		if !strings.HasPrefix(name, "atoll-") {
