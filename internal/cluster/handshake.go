@@ -91,8 +91,8 @@ var refusalReasons = map[byte]string{
 	handshakeOtherPartitions: "it has another partition count (check partition-count)",
 	handshakeTLSRequired:     "it serves TLS only, and this member dialed in plaintext (configure tls)",
 	handshakeBadCertificate:  "it did not accept this member's certificate as one of the cluster's members' (check tls.ca-file and the certificate)",
-	handshakeSecretRequired:  "it requires the cluster secret, which this member lacks (set security.cluster-secret-file)",
-	handshakeNoSecretHere:    "it has no cluster secret, and this member has one (set the same security.cluster-secret-file on every member)",
+	handshakeSecretRequired:  "it requires the cluster secret, which this member lacks (set cluster-secret-file)",
+	handshakeNoSecretHere:    "it has no cluster secret, and this member has one (set the same cluster-secret-file on every member)",
 	handshakeWrongSecret:     "its cluster secret differs from this member's",
 }
 
