@@ -108,13 +108,21 @@ func freeAddr(t *testing.T) string {
 // targets every second, and returns its address.
 func startPrometheus(t *testing.T, targets []string) string {
 	t.Helper()
+	quoted, _ := json.Marshal(targets)
+	cfg := fmt.Sprintf("global: {scrape_interval: 1s, evaluation_interval: 1s}\nscrape_configs:\n  - job_name: atoll\n    static_configs: [{targets: %s}]\n", quoted)
+	return runPrometheus(t, cfg, len(targets))
+}
+
+// runPrometheus runs the Debian prometheus package's server with the
+// configuration cfg until it scrapes all of its n targets, and returns
+// its address.
+func runPrometheus(t *testing.T, cfg string, n int) string {
+	t.Helper()
 	bin, err := exec.LookPath("prometheus")
 	if err != nil {
 		testcluster.Missing(t, "prometheus is not installed (scripts/install-deps.sh installs the Debian package prometheus)")
 	}
 	dir := t.TempDir()
-	quoted, _ := json.Marshal(targets)
-	cfg := fmt.Sprintf("global: {scrape_interval: 1s, evaluation_interval: 1s}\nscrape_configs:\n  - job_name: atoll\n    static_configs: [{targets: %s}]\n", quoted)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o644))
 	addr := freeAddr(t)
 	cmd := exec.Command(bin, "--config.file="+filepath.Join(dir, "prometheus.yml"), "--storage.tsdb.path="+filepath.Join(dir, "data"),
@@ -145,8 +153,8 @@ func startPrometheus(t *testing.T, targets []string) string {
 				up++
 			}
 		}
-		assert.Equal(c, len(targets), up, "targets up")
-	}, 60*time.Second, 500*time.Millisecond, "prometheus scrapes every member")
+		assert.Equal(c, n, up, "targets up")
+	}, 60*time.Second, 500*time.Millisecond, "prometheus scrapes every target")
 	return addr
 }
 

@@ -107,19 +107,25 @@ func TestKubernetesManifests(t *testing.T) {
 	assert.Contains(t, c.Args, "--join="+strings.Join(seeds, ","))
 }
 
-func TestComposeFile(t *testing.T) {
-	abs, err := filepath.Abs("compose/compose.yaml")
+// loadCompose loads a compose file of the repository as project: compose-go
+// checks it against the Compose specification's JSON schema, then loads it.
+func loadCompose(t *testing.T, file, project string) *types.Project {
+	t.Helper()
+	abs, err := filepath.Abs(file)
 	require.NoError(t, err)
 	b, err := os.ReadFile(abs)
 	require.NoError(t, err)
-	// compose-go checks the file against the Compose specification's JSON
-	// schema, then loads it.
 	p, err := loader.LoadWithContext(context.Background(), types.ConfigDetails{
 		WorkingDir:  filepath.Dir(abs),
 		ConfigFiles: []types.ConfigFile{{Filename: abs, Content: b}},
 		Environment: types.Mapping{},
-	}, func(o *loader.Options) { o.SetProjectName("atoll", true) })
-	require.NoError(t, err, "compose file")
+	}, func(o *loader.Options) { o.SetProjectName(project, true) })
+	require.NoError(t, err, file)
+	return p
+}
+
+func TestComposeFile(t *testing.T) {
+	p := loadCompose(t, "compose/compose.yaml", "atoll")
 	members := 0
 	for name, s := range p.Services {
 		if strings.HasPrefix(name, "atoll-") {

@@ -107,7 +107,7 @@ func (p *caseProfiler) Start(ctx context.Context, c workload.Case, rounds time.D
 // capture takes one profile of member (0-based) at admin while the case
 // id runs through api, and writes it.
 func (p *caseProfiler) capture(ctx context.Context, id, api string, member int, admin, kind string, seconds int) (report.Profile, error) {
-	_, prof, err := profiling.Fetch(ctx, admin, kind, seconds)
+	_, prof, err := profiling.Fetch(ctx, profiling.Admin{Addr: admin}, kind, seconds)
 	if err != nil {
 		return report.Profile{}, err
 	}

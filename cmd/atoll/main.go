@@ -38,7 +38,7 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.SetVersionTemplate("atoll {{.Version}}\n")
-	root.AddCommand(newMemberCmd(), newMapCmd(), newClusterCmd(), newSQLCmd(), newVectorsCmd(), newProfileCmd())
+	root.AddCommand(newMemberCmd(), newMapCmd(), newClusterCmd(), newSQLCmd(), newVectorsCmd(), newProfileCmd(), newSecurityCmd())
 	return root
 }
 

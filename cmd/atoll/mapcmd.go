@@ -27,25 +27,41 @@ type clientFlags struct {
 	// queryRetry is how queries the members' memory breaker refused are
 	// retried (the SDK's defaults when zero).
 	queryRetry client.Backoff
+	security   securityFlags
 }
 
 func (f *clientFlags) register(cmd *cobra.Command) {
 	cmd.PersistentFlags().StringVar(&f.addr, "addr", "127.0.0.1:5701", "member addresses, host:port[,host:port]")
 	cmd.PersistentFlags().StringVar(&f.clusterName, "cluster-name", "dev", "cluster name")
 	cmd.PersistentFlags().DurationVar(&f.timeout, "timeout", 60*time.Second, "time limit of the command")
+	f.security.register(cmd.PersistentFlags())
 }
 
 // connect returns a client and a context bounded by --timeout.
 func (f *clientFlags) connect(cmd *cobra.Command) (*client.Client, context.Context, context.CancelFunc, error) {
+	f.security.fromEnv(cmd.Flags())
+	tlsCfg, err := f.security.tlsConfig()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	creds, err := f.security.credentials()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	addrs := strings.Split(f.addr, ",")
+	// Over loopback, credentials never leave the host.
+	creds.AllowPlaintext = loopbackOnly(addrs)
 	ctx, cancel := context.WithTimeout(cmd.Context(), f.timeout)
 	c, err := client.New(ctx, client.Config{
-		Addresses:   strings.Split(f.addr, ","),
+		Addresses:   addrs,
 		ClusterName: f.clusterName,
 		ClientName:  "atoll-cli",
 		QueryRetry:  f.queryRetry,
 		// The workload objects (Compact "small" and "large") decode to Go
 		// values; anything else decodes to generic records.
 		Serialization: benchmodel.Config(),
+		TLS:           tlsCfg,
+		Credentials:   creds,
 	})
 	if err != nil {
 		cancel()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -23,6 +22,8 @@ func newMemberCmd() *cobra.Command {
 		memoryLimit                                     string
 		join                                            []string
 		shutdownTimeout                                 time.Duration
+		tlsCert, tlsKey, tlsCA, tlsClientCA             string
+		secretFile                                      string
 	)
 	start := &cobra.Command{
 		Use:   "start",
@@ -39,7 +40,15 @@ process's Go soft limit (as GOMEMLIMIT), and what the query memory breaker's
 thresholds are fractions of; queries may hold half of it together by
 default (query.memory-limit-per-member). Without it the member takes
 GOMEMLIMIT when set, else 90% of its cgroup's memory limit (a container),
-else 75% of the machine's memory.`,
+else 75% of the machine's memory.
+
+--tls-cert, --tls-key and --tls-ca (YAML tls) serve the member's address
+and admin address over TLS, and make members prove they belong with
+certificates of that CA; --tls-client-ca names another CA for clients'
+certificates. --cluster-secret-file (YAML cluster-secret-file, or the
+secret itself in $ATOLL_CLUSTER_SECRET) makes members prove they know the
+cluster secret and encrypts gossip with it. Client authentication and
+permissions are the YAML security section (see README, Security).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg := member.DefaultConfig()
@@ -64,6 +73,26 @@ else 75% of the machine's memory.`,
 			}
 			if flags.Changed("join") {
 				cfg.Join = join
+			}
+			if flags.Changed("tls-cert") || flags.Changed("tls-key") || flags.Changed("tls-ca") || flags.Changed("tls-client-ca") {
+				if cfg.TLS == nil {
+					cfg.TLS = &member.TLSConfig{}
+				}
+				for _, f := range []struct {
+					name    string
+					value   string
+					setting *string
+				}{{"tls-cert", tlsCert, &cfg.TLS.CertFile}, {"tls-key", tlsKey, &cfg.TLS.KeyFile}, {"tls-ca", tlsCA, &cfg.TLS.CAFile}, {"tls-client-ca", tlsClientCA, &cfg.TLS.ClientCAFile}} {
+					if flags.Changed(f.name) {
+						*f.setting = f.value
+					}
+				}
+			}
+			if flags.Changed("cluster-secret-file") {
+				cfg.ClusterSecretFile = secretFile
+			}
+			if s, ok := os.LookupEnv("ATOLL_CLUSTER_SECRET"); ok && s != "" && cfg.ClusterSecretFile == "" {
+				cfg.ClusterSecret = []byte(s)
 			}
 			if flags.Changed("memory-limit") {
 				n, err := member.ParseByteSize(memoryLimit)
@@ -101,7 +130,13 @@ else 75% of the machine's memory.`,
 	f.StringSliceVar(&join, "join", nil, "members to join through, host:port[,host:port] (default: start a new cluster)")
 	f.StringVar(&memoryLimit, "memory-limit", "", "the member's memory limit, e.g. 1GiB or 512MiB: Go's soft limit and the base of the query memory breaker (default: GOMEMLIMIT, else 90% of the cgroup limit, else 75% of the machine's memory)")
 	f.DurationVar(&shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long a graceful shutdown may take")
+	f.StringVar(&tlsCert, "tls-cert", "", "the member's certificate (PEM), for serving and for dialing other members")
+	f.StringVar(&tlsKey, "tls-key", "", "the member certificate's key (PEM)")
+	f.StringVar(&tlsCA, "tls-ca", "", "the CA of the cluster's members (PEM); it also verifies clients' certificates unless --tls-client-ca")
+	f.StringVar(&tlsClientCA, "tls-client-ca", "", "the CA of clients' certificates (PEM)")
+	f.StringVar(&secretFile, "cluster-secret-file", "", "file holding the cluster secret members prove (or $ATOLL_CLUSTER_SECRET)")
 	var adminAddr string
+	var sec securityFlags
 	memory := &cobra.Command{
 		Use:   "memory --admin ADDR",
 		Short: "Print a member's Go heap after a garbage collection, and its goroutines",
@@ -109,17 +144,16 @@ else 75% of the machine's memory.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
 			defer cancel()
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+adminAddr+"/debug/memory", nil)
+			admin, err := sec.admin(cmd, adminAddr)
 			if err != nil {
 				return err
 			}
-			resp, err := http.DefaultClient.Do(req)
+			body, err := admin.Get(ctx, "/debug/memory")
 			if err != nil {
-				return err
+				return fmt.Errorf("admin %s: %w", adminAddr, err)
 			}
-			defer resp.Body.Close()
 			var h member.Heap
-			if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
+			if err := json.Unmarshal(body, &h); err != nil {
 				return fmt.Errorf("admin %s: %w", adminAddr, err)
 			}
 			out := cmd.OutOrStdout()
@@ -128,6 +162,7 @@ else 75% of the machine's memory.`,
 		},
 	}
 	memory.Flags().StringVar(&adminAddr, "admin", "127.0.0.1:8080", "the member's admin HTTP address")
+	sec.register(memory.Flags())
 	cmd.AddCommand(start, memory)
 	return cmd
 }

@@ -16,6 +16,7 @@ func newProfileCmd() *cobra.Command {
 	var (
 		adminAddr, out, label, diffBase string
 		seconds, rate                   int
+		sec                             securityFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "profile cpu|wall|allocs|heap|mutex|block --member ADMIN_ADDR --out FILE",
@@ -36,7 +37,12 @@ operations run under map=NAME and op=KIND (get, set, put, remove, ...),
 queries under kind=sql|predicate, query_id and map. Go records labels in CPU
 profiles only. --diff-base OTHER.pb.gz draws the difference to an earlier
 profile of the same type, scaled to the same total: red frames got hotter,
-blue ones cooler.`,
+blue ones cooler.
+
+A member with a security section serves profiles to a principal with the
+admin action only: pass --user and --password-file, or --token-file (or
+a client certificate, --tls-cert and --tls-key), and --tls-ca when the
+member serves TLS.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			kind := args[0]
@@ -64,14 +70,18 @@ blue ones cooler.`,
 				}
 			}
 			ctx := cmd.Context()
+			admin, err := sec.admin(cmd, adminAddr)
+			if err != nil {
+				return err
+			}
 			if rate > 0 {
-				prev, err := profiling.SetRate(ctx, adminAddr, kind, rate)
+				prev, err := profiling.SetRate(ctx, admin, kind, rate)
 				if err != nil {
 					return err
 				}
-				defer func() { _, _ = profiling.SetRate(context.Background(), adminAddr, kind, prev) }()
+				defer func() { _, _ = profiling.SetRate(context.Background(), admin, kind, prev) }()
 			}
-			raw, p, err := profiling.Fetch(ctx, adminAddr, kind, seconds)
+			raw, p, err := profiling.Fetch(ctx, admin, kind, seconds)
 			if err != nil {
 				return err
 			}
@@ -130,5 +140,6 @@ blue ones cooler.`,
 	f.StringVar(&label, "label", "", "keep only samples with this pprof label, KEY=VALUE (e.g. op=set, kind=sql)")
 	f.StringVar(&diffBase, "diff-base", "", "draw the difference to this earlier profile (.pb.gz)")
 	f.IntVar(&rate, "rate", 0, "mutex/block: sampling rate to set while profiling (mutex: 1 in N events; block: per N ns blocked)")
+	sec.register(f)
 	return cmd
 }

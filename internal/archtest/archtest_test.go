@@ -82,6 +82,7 @@ var rules = []rule{
 	{from: "internal/metrics", forbidden: []string{""}, why: "metrics is a leaf: the member feeds it plain values"},
 	{from: "internal/locks", forbidden: []string{"internal/", "pkg/client"}, allowed: []string{"internal/serialization/wire"}, why: "the lock table's format is a leaf: the server runs the protocol on it"},
 	{from: "internal/profiling", forbidden: []string{""}, why: "profiling is a leaf"},
+	{from: "internal/security", forbidden: []string{""}, why: "security is a leaf: the cluster layer, the server and the member use it"},
 	{from: "bench/", forbidden: []string{"internal/member", "internal/server"}, allowed: []string{}, why: "workloads drive Atoll through its public client"},
 	{from: "", exempt: []string{"bench/", "cmd/atoll-bench"}, forbidden: []string{"bench/"}, why: "only the benchmark command imports the workloads, which import the rest (the benchmark objects are internal/benchmodel)"},
 }

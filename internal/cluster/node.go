@@ -27,10 +27,12 @@ import (
 
 	"github.com/hashicorp/memberlist"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 
 	memberv1 "github.com/atolldb/atoll/api/proto/atoll/member/v1"
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/partition"
+	"github.com/atolldb/atoll/internal/security"
 )
 
 // ReplicaStore is the member's data as the cluster layer sees it: whole
@@ -113,6 +115,15 @@ type Config struct {
 	// DialOptions are added to the connections to other members (the
 	// member counts their traffic through interceptors).
 	DialOptions []grpc.DialOption
+	// TLS, when set, encrypts the member's connections, and members prove
+	// they belong with certificates of the members' CA (handshake.go).
+	TLS *security.TLS
+	// Secret, when set, is the cluster secret members prove in their
+	// handshake; it also encrypts gossip.
+	Secret []byte
+	// MaxClientConnsPerAddress bounds the client connections from one IP
+	// address (0: none).
+	MaxClientConnsPerAddress int
 }
 
 // GossipConfig tunes memberlist.
@@ -148,6 +159,7 @@ type Node struct {
 	cfg   Config
 	log   *slog.Logger
 	self  partition.Member
+	creds credentials.TransportCredentials // the member handshake
 	peers *peers
 	gt    *gossipTransport
 	ml    *memberlist.Memberlist
@@ -200,9 +212,13 @@ func New(cfg Config) (*Node, error) {
 	if cfg.Gossip.RejoinInterval <= 0 {
 		cfg.Gossip.RejoinInterval = 5 * time.Second
 	}
+	creds := Credentials(HandshakeConfig{
+		ClusterName: cfg.ClusterName, PartitionCount: cfg.PartitionCount, TLS: cfg.TLS, Secret: cfg.Secret,
+		MaxClientConnsPerAddress: cfg.MaxClientConnsPerAddress, Logger: cfg.Logger.With("component", "handshake"),
+	})
 	n := &Node{
-		cfg: cfg, log: cfg.Logger.With("component", "cluster"), self: cfg.Self,
-		peers: newPeers(Credentials(cfg.ClusterName, cfg.PartitionCount), cfg.MaxMessageSize, cfg.DialOptions), table: cfg.Table,
+		cfg: cfg, log: cfg.Logger.With("component", "cluster"), self: cfg.Self, creds: creds,
+		peers: newPeers(creds, cfg.MaxMessageSize, cfg.DialOptions), table: cfg.Table,
 		aliveAll:  map[partition.UUID]aliveMember{cfg.Self.UUID: {Member: cfg.Self, lineage: cfg.Self.UUID}},
 		leaving:   map[partition.UUID]bool{},
 		left:      map[partition.UUID]bool{},
@@ -216,6 +232,11 @@ func New(cfg Config) (*Node, error) {
 	n.coord = newCoordinator(n)
 	return n, nil
 }
+
+// ServerCredentials are the transport credentials the member's address is
+// served with: they tell member connections from client ones (and refuse
+// members that cannot prove they belong).
+func (n *Node) ServerCredentials() credentials.TransportCredentials { return n.creds }
 
 // Register registers the member-to-member service on g.
 func (n *Node) Register(g *grpc.Server) {
@@ -237,6 +258,10 @@ func (n *Node) Start(ctx context.Context) error {
 	mlc.Name = n.self.UUID.String()
 	mlc.Transport = n.gt
 	mlc.Label = n.cfg.ClusterName
+	if len(n.cfg.Secret) > 0 {
+		// Gossip is encrypted (AES-GCM) with a key of the cluster secret.
+		mlc.SecretKey = GossipKey(n.cfg.Secret)
+	}
 	host, port := hostPort(n.self.Address)
 	mlc.BindAddr, mlc.BindPort = host, port
 	mlc.AdvertiseAddr, mlc.AdvertisePort = host, port
@@ -374,7 +399,7 @@ func (n *Node) join(ctx context.Context, seeds []string) error {
 func (n *Node) hello(ctx context.Context, addr string) error {
 	hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	return probe(hctx, addr, n.cfg.ClusterName, n.cfg.PartitionCount)
+	return probe(hctx, n.creds, addr)
 }
 
 func (n *Node) remember(addr string) {

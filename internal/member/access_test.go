@@ -180,7 +180,7 @@ func TestMemberOnlyCalls(t *testing.T) {
 		t.Fatalf("connecting with a wrong cluster name: %v", err)
 	}
 	// A member of another cluster cannot even open a member connection.
-	other := dialWith(t, target.Addr, cluster.Credentials("guess", 271))
+	other := dialWith(t, target.Addr, cluster.Credentials(cluster.HandshakeConfig{ClusterName: "guess", PartitionCount: 271}))
 	_, err = memberv1.NewMemberServiceClient(other).GetCatalog(ctx, &memberv1.Ack{})
 	if err == nil || strings.Contains(err.Error(), "secret-name") {
 		t.Fatalf("a member connection of another cluster: %v", err)
@@ -188,7 +188,7 @@ func TestMemberOnlyCalls(t *testing.T) {
 
 	// A member connection: malformed and misplaced entries are refused and
 	// nothing is stored.
-	member := dialWith(t, target.Addr, cluster.Credentials("secret-name", 271))
+	member := dialWith(t, target.Addr, cluster.Credentials(cluster.HandshakeConfig{ClusterName: "secret-name", PartitionCount: 271}))
 	ms := memberv1.NewMemberServiceClient(member)
 	merge := func(e *memberv1.MergeEntry) error {
 		st, err := ms.Merge(ctx)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/atolldb/atoll/internal/exec"
 	"github.com/atolldb/atoll/internal/maps"
+	"github.com/atolldb/atoll/internal/security"
 	"github.com/atolldb/atoll/internal/server"
 	"github.com/atolldb/atoll/internal/store"
 )
@@ -72,14 +73,32 @@ type Config struct {
 	// ResolveMemoryLimit): GOMEMLIMIT, else 90% of the cgroup's limit,
 	// else 75% of the machine's memory.
 	MemoryLimit ByteSize `yaml:"memory-limit"`
+	// TLS encrypts every connection of the member's address (clients' and
+	// members') and its admin address; members then prove they belong
+	// with certificates of the members' CA. Absent: plaintext.
+	TLS *TLSConfig `yaml:"tls"`
+	// ClusterSecretFile holds the cluster secret: members prove they know
+	// it in their handshake (HMACs, so the secret never travels), and
+	// gossip is encrypted with a key derived from it. Every member needs
+	// the same. `atoll member start` also reads it from the environment
+	// variable ATOLL_CLUSTER_SECRET.
+	ClusterSecretFile string `yaml:"cluster-secret-file"`
+	// Security makes every client authenticate (users with password
+	// hashes, bearer tokens, client certificate subjects) and grants
+	// roles' actions on maps; the admin address's /debug endpoints then
+	// need the admin action. Absent: any client that reaches the member
+	// may do anything, as a member on loopback by default.
+	Security *security.Config `yaml:"security"`
 
-	// Logger overrides Log (embedding); Clock drives TTL and statistics
+	// ClusterSecret is the cluster secret itself (embedding; it wins over
+	// ClusterSecretFile). Logger overrides Log (embedding); Clock drives TTL and statistics
 	// (tests); Registry receives the member's metrics (default: a registry
 	// of its own; never the global one, so that members in one process do
 	// not collide). None comes from YAML.
-	Logger   *slog.Logger         `yaml:"-"`
-	Clock    store.Clock          `yaml:"-"`
-	Registry *prometheus.Registry `yaml:"-"`
+	ClusterSecret []byte               `yaml:"-"`
+	Logger        *slog.Logger         `yaml:"-"`
+	Clock         store.Clock          `yaml:"-"`
+	Registry      *prometheus.Registry `yaml:"-"`
 	// Dialer, when set, opens this member's connections to other members
 	// (gossip, replication, coordination) instead of TCP: tests route them
 	// through a network they can cut.
@@ -93,6 +112,35 @@ type LocksConfig struct {
 	// lock outlives its lease by at most this much. Transactions are
 	// rolled forward or back from their primaries' states.
 	SweepInterval Duration `yaml:"sweep-interval"`
+}
+
+// TLSConfig names a member's TLS files (PEM). The files are read again
+// when they change (renewed certificates take effect without a restart).
+type TLSConfig struct {
+	// CertFile and KeyFile are the member's certificate and key: served
+	// to clients and members, and presented to the members it dials (so
+	// the certificate needs both server and client authentication
+	// usages).
+	CertFile string `yaml:"cert-file"`
+	KeyFile  string `yaml:"key-file"`
+	// CAFile is the CA of the cluster's members: a member that dials
+	// another must present a certificate it signed, and checks the other's
+	// against it. It also verifies clients' certificates unless
+	// ClientCAFile names another CA.
+	CAFile       string `yaml:"ca-file"`
+	ClientCAFile string `yaml:"client-ca-file"`
+	// ClientAuth: none (clients' certificates are ignored), optional
+	// (default: a client may present one, which identifies it to the
+	// security section's certificates) or required.
+	ClientAuth string `yaml:"client-auth"`
+	// MemberNames, when set, are patterns ("*" for any run of characters)
+	// one of which a member certificate's common name or DNS names must
+	// match, so that clients holding certificates of the same CA cannot
+	// open member connections.
+	MemberNames []string `yaml:"member-names"`
+	// ReloadInterval is how often the files are looked at for changes
+	// (default 10s).
+	ReloadInterval Duration `yaml:"reload-interval"`
 }
 
 // MetricsConfig configures the member's metrics.
@@ -232,6 +280,15 @@ type Limits struct {
 	// 50 000): a write that would create one more fails with
 	// LIMIT_EXCEEDED. Copies from other members are never refused.
 	MaxMaps int `yaml:"max-maps"`
+	// MaxConnectionsPerAddress bounds the client connections open from
+	// one IP address (default 1024): the calls of one more fail with
+	// LIMIT_EXCEEDED, and past twice the limit a new one is closed at
+	// once. Member connections are not counted.
+	MaxConnectionsPerAddress int `yaml:"max-connections-per-address"`
+	// MaxListenersPerConnection bounds the entry listener streams one
+	// client connection holds open (default 1024); one more fails with
+	// LIMIT_EXCEEDED.
+	MaxListenersPerConnection int `yaml:"max-listeners-per-connection"`
 }
 
 // LogConfig configures the member's logger.
@@ -242,6 +299,9 @@ type LogConfig struct {
 
 // Duration is a time.Duration written as "30s", "5m" or "1h30m" in YAML.
 type Duration time.Duration
+
+// MarshalYAML writes the duration as a Go duration string.
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
 
 // UnmarshalYAML parses a Go duration string.
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
@@ -274,6 +334,9 @@ func DefaultConfig() Config {
 			MaxValueSize:    store.DefaultMaxValueSize,
 			MaxBatchEntries: server.DefaultMaxBatchEntries,
 			MaxMaps:         50_000,
+
+			MaxConnectionsPerAddress:  1024,
+			MaxListenersPerConnection: server.DefaultMaxListenersPerConnection,
 		},
 		SweepInterval: Duration(time.Second),
 		Locks:         LocksConfig{SweepInterval: Duration(time.Second)},
@@ -353,6 +416,22 @@ func (c *Config) Validate() error {
 	}
 	if c.Metrics.MapSeriesLimit < 0 {
 		errs = append(errs, "metrics.map-series-limit is negative")
+	}
+	if c.Limits.MaxConnectionsPerAddress < 1 || c.Limits.MaxListenersPerConnection < 1 {
+		errs = append(errs, "limits.max-connections-per-address and limits.max-listeners-per-connection must be positive")
+	}
+	if c.Security != nil {
+		if _, err := security.NewAuthenticator(c.Security); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	if t := c.TLS; t != nil {
+		if t.CertFile == "" || t.KeyFile == "" || t.CAFile == "" {
+			errs = append(errs, "tls: cert-file, key-file and ca-file are all needed")
+		}
+		if _, err := security.ParseClientAuth(t.ClientAuth); err != nil {
+			errs = append(errs, "tls."+err.Error())
+		}
 	}
 	if c.Limits.MaxBatchEntries < 1 {
 		errs = append(errs, fmt.Sprintf("limits.max-batch-entries %d is below 1", c.Limits.MaxBatchEntries))

@@ -53,6 +53,12 @@ func TestLoadConfigRejects(t *testing.T) {
 		"too many backups": "maps: {m: {backup-count: 7}}\n",
 		"bad log level":    "log: {level: loud}\n",
 		"zero partitions":  "partition-count: 0\n",
+		"tls without a ca": "tls: {cert-file: a, key-file: b}\n",
+		"bad client-auth":  "tls: {cert-file: a, key-file: b, ca-file: c, client-auth: maybe}\n",
+		"unknown role":     "security: {users: [{name: u, password-hash: '$2a$04$abcdefghijklmnopqrstuu5Yh7oo6G9Yv4yX3p8Rp7Kqf2Eez1cOK', roles: [nope]}]}\n",
+		"bad hash":         "security: {users: [{name: u, password-hash: plain, roles: [r]}], roles: {r: {}}}\n",
+		"no principals":    "security: {roles: {r: {}}}\n",
+		"zero listeners":   "limits: {max-listeners-per-connection: 0}\n",
 	}
 	for name, yaml := range cases {
 		if _, err := LoadConfig(writeConfig(t, yaml)); err == nil {

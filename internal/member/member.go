@@ -7,6 +7,7 @@ package member
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,6 +60,7 @@ type Member struct {
 
 	registry *prometheus.Registry
 	metrics  *metrics.Metrics
+	sec      *secured
 	started  atomic.Bool // the cluster node started
 	// memoryLimit is the member's memory limit (Config.ResolveMemoryLimit).
 	memoryLimit int64
@@ -90,6 +93,10 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 	if err != nil {
 		return nil, err
 	}
+	sec, err := loadSecurity(&cfg, log)
+	if err != nil {
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", cfg.Bind)
 	if err != nil {
 		return nil, fmt.Errorf("member: listen on %s: %w", cfg.Bind, err)
@@ -99,7 +106,7 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		_ = ln.Close()
 		return nil, err
 	}
-	m := &Member{cfg: cfg, log: log, ser: ser, listener: ln, stop: make(chan struct{}), table: &partition.Holder{}}
+	m := &Member{cfg: cfg, log: log, ser: ser, listener: ln, stop: make(chan struct{}), table: &partition.Holder{}, sec: sec}
 	m.self = partition.Member{UUID: partition.NewUUID(), Address: advertise, JoinOrder: time.Now().UnixNano()}
 	if cfg.Admin != "" {
 		if m.adminLn, err = net.Listen("tcp", cfg.Admin); err != nil {
@@ -123,6 +130,7 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		Join: cfg.Join, MinClusterSize: cfg.MinClusterSize, Store: replicas, Metadata: metadataStore{ser}, Catalog: catalogStore{cat},
 		Table: m.table, Logger: log, MaxMessageSize: cfg.Limits.MaxMessageSize, MaxConcurrentMigrations: cfg.MaxParallelMigrations,
 		DialOptions: append(transport.dialOptions(), dialer(cfg.Dialer)...),
+		TLS:         sec.tls, Secret: sec.secret, MaxClientConnsPerAddress: cfg.Limits.MaxConnectionsPerAddress,
 		Gossip: cluster.GossipConfig{
 			ProbeInterval: time.Duration(cfg.Gossip.ProbeInterval), ProbeTimeout: time.Duration(cfg.Gossip.ProbeTimeout),
 			GossipInterval: time.Duration(cfg.Gossip.GossipInterval), SuspicionMult: cfg.Gossip.SuspicionMult,
@@ -165,13 +173,14 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		IsMember: cluster.PeerIsMember, RefusedCalls: m.metrics.RefusedCalls,
 		MaxBatchEntries: cfg.Limits.MaxBatchEntries, MaxMessageSize: cfg.Limits.MaxMessageSize,
 		Transactions: m.metrics.Transactions, Clock: cfg.Clock, MemberConn: node.Conn,
+		Auth: sec.auth, Security: m.metrics.Security, MaxListenersPerConnection: cfg.Limits.MaxListenersPerConnection,
 	})
 	writer.w = m.server.DMLWriter(node.Conn)
 	m.grpc = grpc.NewServer(
 		// Connections that open with the member handshake are member
-		// connections; the server's access check serves member-only calls
-		// on them alone.
-		grpc.Creds(cluster.Credentials(cfg.ClusterName, cfg.PartitionCount)),
+		// connections (inside TLS when the member has it); the server's
+		// access check serves member-only calls on them alone.
+		grpc.Creds(node.ServerCredentials()),
 		// Clients check idle connections every 10s or more (their
 		// heartbeat); gRPC's default policy would close them for pinging
 		// more often than every 5 minutes.
@@ -190,9 +199,14 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		}
 	})
 	if m.adminLn != nil {
-		m.admin = &http.Server{Handler: m.adminMux(), ReadHeaderTimeout: 10 * time.Second}
+		m.admin = &http.Server{Handler: sec.adminGuard(m.adminMux(), log), ReadHeaderTimeout: 10 * time.Second,
+			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
+		adminLn := m.adminLn
+		if sec.tls != nil {
+			adminLn = tls.NewListener(adminLn, sec.tls.AdminServerConfig())
+		}
 		m.goRun(func() {
-			if err := m.admin.Serve(m.adminLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			if err := m.admin.Serve(adminLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				log.Error("admin server stopped", "err", err)
 			}
 		})
@@ -213,6 +227,7 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 	}
 	m.started.Store(true)
 	m.server.Started()
+	sec.logPosture(log, &cfg, ln.Addr())
 	log.Info("member started", "cluster", cfg.ClusterName, "address", m.self.Address, "admin", m.self.AdminAddress,
 		"uuid", m.self.UUID.String(), "partitions", cfg.PartitionCount, "version", Version)
 	return m, nil
@@ -266,6 +281,19 @@ func (m *Member) Addr() string { return m.self.Address }
 
 // AdminAddr returns the admin HTTP address ("" when disabled).
 func (m *Member) AdminAddr() string { return m.self.AdminAddress }
+
+// ServiceMethods returns the full names of the gRPC methods the member's
+// address serves, sorted: what the access table must cover.
+func (m *Member) ServiceMethods() []string {
+	var out []string
+	for name, info := range m.grpc.GetServiceInfo() {
+		for _, md := range info.Methods {
+			out = append(out, "/"+name+"/"+md.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
 
 // UUID returns the member's identity.
 func (m *Member) UUID() partition.UUID { return m.self.UUID }

@@ -99,6 +99,9 @@ type Metrics struct {
 	Transactions *Transactions
 	// RefusedCalls counts the calls the access check refused.
 	RefusedCalls prometheus.Counter
+	// Security counts denied calls, failed authentications and recovered
+	// panics.
+	Security *Security
 }
 
 // Options choose what New registers.
@@ -118,6 +121,7 @@ func New(reg prometheus.Registerer, src Sources, opts Options) *Metrics {
 		Transport:    newTransport(),
 		Clients:      newClients(),
 		Transactions: newTransactions(),
+		Security:     newSecurity(),
 		RefusedCalls: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: namespace, Name: "calls_refused_total",
 			Help: "Calls the member's access check refused: member-to-member calls on connections that did not open with the member handshake.",
@@ -132,6 +136,7 @@ func New(reg prometheus.Registerer, src Sources, opts Options) *Metrics {
 		}, func() float64 { return 1 }),
 		&stateCollector{src: src},
 		m.Queries, m.Transport, m.Clients, m.Transactions, m.RefusedCalls,
+		m.Security.Denied, m.Security.AuthFailures, m.Security.Panics,
 	)
 	if opts.MapOperations {
 		m.MapOps = newMapOps()

@@ -3,6 +3,7 @@ package profiling
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -36,48 +37,36 @@ func KindNames() []string {
 	return names
 }
 
-// Fetch captures a profile of kind from the member whose admin HTTP
-// address is admin. cpu and wall profile the next seconds; allocs, mutex
-// and block are the events of the next seconds (a delta); heap is the
-// memory in use now (seconds does not apply). It returns the raw profile
-// (gzipped protobuf, as served) and its parsed form.
-func Fetch(ctx context.Context, admin, kind string, seconds int) ([]byte, *profile.Profile, error) {
-	path, ok := Kinds[kind]
-	if !ok {
-		return nil, nil, fmt.Errorf("unknown profile type %q: want one of %s", kind, strings.Join(KindNames(), ", "))
-	}
-	if seconds < 1 {
-		return nil, nil, fmt.Errorf("--seconds %d: want at least 1", seconds)
-	}
-	u := url.URL{Scheme: "http", Host: admin, Path: path}
-	if kind != "heap" {
-		u.RawQuery = url.Values{"seconds": {fmt.Sprint(seconds)}}.Encode()
-	}
-	ctx, cancel := context.WithTimeout(ctx, time.Duration(seconds)*time.Second+30*time.Second)
-	defer cancel()
-	body, err := get(ctx, u.String())
-	if err != nil {
-		return nil, nil, fmt.Errorf("member admin %s: %w", admin, err)
-	}
-	p, err := profile.ParseData(body)
-	if err != nil {
-		return nil, nil, fmt.Errorf("member admin %s sent a %s profile that does not parse: %w", admin, kind, err)
-	}
-	if kind == "allocs" {
-		// A delta of the heap profile loses its default, and its in-use
-		// columns go negative as memory is freed: an allocation profile
-		// shows the bytes allocated.
-		p.DefaultSampleType = "alloc_space"
-	}
-	return body, p, nil
+// Admin is a member's admin HTTP address and how to reach it: over TLS
+// (trusting the cluster's CA) and with an Authorization header naming a
+// principal with the admin action, when the member has them.
+type Admin struct {
+	Addr string
+	// TLS, when set, speaks HTTPS with this client configuration.
+	TLS *tls.Config
+	// Authorization is the header's value ("Basic ...", "Bearer ...").
+	Authorization string
 }
 
-func get(ctx context.Context, u string) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, err
+func (a Admin) url(path string) url.URL {
+	scheme := "http"
+	if a.TLS != nil {
+		scheme = "https"
 	}
-	resp, err := http.DefaultClient.Do(req)
+	return url.URL{Scheme: scheme, Host: a.Addr, Path: path}
+}
+
+// do sends a request to the admin address and returns the body of a 200
+// answer (any other status is an error with the answer's text).
+func (a Admin) do(req *http.Request) ([]byte, error) {
+	if a.Authorization != "" {
+		req.Header.Set("Authorization", a.Authorization)
+	}
+	c := http.DefaultClient
+	if a.TLS != nil {
+		c = &http.Client{Transport: &http.Transport{TLSClientConfig: a.TLS, DisableKeepAlives: true}}
+	}
+	resp, err := c.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -92,16 +81,66 @@ func get(ctx context.Context, u string) ([]byte, error) {
 	return body, nil
 }
 
+// Get reads a path of the admin address (a 200 answer's body).
+func (a Admin) Get(ctx context.Context, path string) ([]byte, error) {
+	u := a.url(path)
+	return a.get(ctx, u)
+}
+
+func (a Admin) get(ctx context.Context, u url.URL) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	return a.do(req)
+}
+
+// Fetch captures a profile of kind from the member whose admin HTTP
+// address is admin. cpu and wall profile the next seconds; allocs, mutex
+// and block are the events of the next seconds (a delta); heap is the
+// memory in use now (seconds does not apply). It returns the raw profile
+// (gzipped protobuf, as served) and its parsed form.
+func Fetch(ctx context.Context, admin Admin, kind string, seconds int) ([]byte, *profile.Profile, error) {
+	path, ok := Kinds[kind]
+	if !ok {
+		return nil, nil, fmt.Errorf("unknown profile type %q: want one of %s", kind, strings.Join(KindNames(), ", "))
+	}
+	if seconds < 1 {
+		return nil, nil, fmt.Errorf("--seconds %d: want at least 1", seconds)
+	}
+	u := admin.url(path)
+	if kind != "heap" {
+		u.RawQuery = url.Values{"seconds": {fmt.Sprint(seconds)}}.Encode()
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(seconds)*time.Second+30*time.Second)
+	defer cancel()
+	body, err := admin.get(ctx, u)
+	if err != nil {
+		return nil, nil, fmt.Errorf("member admin %s: %w", admin.Addr, err)
+	}
+	p, err := profile.ParseData(body)
+	if err != nil {
+		return nil, nil, fmt.Errorf("member admin %s sent a %s profile that does not parse: %w", admin.Addr, kind, err)
+	}
+	if kind == "allocs" {
+		// A delta of the heap profile loses its default, and its in-use
+		// columns go negative as memory is freed: an allocation profile
+		// shows the bytes allocated.
+		p.DefaultSampleType = "alloc_space"
+	}
+	return body, p, nil
+}
+
 // SetRate sets the sampling rate of the mutex or block profile on the
 // member and returns the rate it had.
-func SetRate(ctx context.Context, admin, kind string, rate int) (previous int, err error) {
+func SetRate(ctx context.Context, admin Admin, kind string, rate int) (previous int, err error) {
 	if kind != "mutex" && kind != "block" {
 		return 0, fmt.Errorf("a sampling rate applies to mutex and block profiles, not %s", kind)
 	}
-	u := url.URL{Scheme: "http", Host: admin, Path: "/debug/pprof/rates"}
-	before, err := get(ctx, u.String())
+	u := admin.url("/debug/pprof/rates")
+	before, err := admin.get(ctx, u)
 	if err != nil {
-		return 0, fmt.Errorf("member admin %s: %w", admin, err)
+		return 0, fmt.Errorf("member admin %s: %w", admin.Addr, err)
 	}
 	for _, line := range strings.Split(string(before), "\n") {
 		if f := strings.Fields(line); len(f) == 2 && f[0] == kind {
@@ -113,14 +152,8 @@ func SetRate(ctx context.Context, admin, kind string, rate int) (previous int, e
 		return 0, err
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, fmt.Errorf("member admin %s: %w", admin, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		msg, _ := io.ReadAll(resp.Body)
-		return 0, fmt.Errorf("member admin %s: %s: %s", admin, resp.Status, bytes.TrimSpace(msg))
+	if _, err := admin.do(req); err != nil {
+		return 0, fmt.Errorf("member admin %s: %w", admin.Addr, err)
 	}
 	return previous, nil
 }

@@ -35,7 +35,7 @@ func TestGRPCRemote(t *testing.T) {
 	}
 	require.NoError(t, m.PutAll(ctx, batch))
 	// RunFragment is served on member connections only.
-	cc, err := grpc.NewClient(cl.Addrs()[0], grpc.WithTransportCredentials(cluster.Credentials("test", 271)))
+	cc, err := grpc.NewClient(cl.Addrs()[0], grpc.WithTransportCredentials(cluster.Credentials(cluster.HandshakeConfig{ClusterName: "test", PartitionCount: 271})))
 	require.NoError(t, err)
 	defer cc.Close()
 	remote := &exec.GRPCRemote{Conn: func(context.Context, partition.Member) (grpc.ClientConnInterface, error) { return cc, nil }}

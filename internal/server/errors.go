@@ -15,6 +15,7 @@ import (
 	"github.com/atolldb/atoll/internal/maps"
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
+	"github.com/atolldb/atoll/internal/security"
 	"github.com/atolldb/atoll/internal/store"
 	"github.com/atolldb/atoll/pkg/serialization"
 )
@@ -39,6 +40,9 @@ var (
 	// ErrPermissionDenied: the caller may not make the call on its
 	// connection (a member-only call from a client).
 	ErrPermissionDenied = errors.New("server: permission denied")
+	// ErrLimitExceeded: a configured limit per client would be passed (the
+	// message names it and its configuration key).
+	ErrLimitExceeded = errors.New("server: limit exceeded")
 )
 
 // TooLargeError refuses a request, or an answer being built, over a limit
@@ -87,6 +91,12 @@ var errorTable = []errorClass{
 	{is(ErrStarting), codes.Unavailable, pb.ErrorCode_ERROR_CODE_UNAVAILABLE, true},
 	{is(ErrOverloaded), codes.ResourceExhausted, pb.ErrorCode_ERROR_CODE_OVERLOADED, true},
 	{is(ErrPermissionDenied), codes.PermissionDenied, pb.ErrorCode_ERROR_CODE_PERMISSION_DENIED, false},
+	{is(security.ErrDenied), codes.PermissionDenied, pb.ErrorCode_ERROR_CODE_PERMISSION_DENIED, false},
+	{is(security.ErrUnauthenticated), codes.Unauthenticated, pb.ErrorCode_ERROR_CODE_UNAUTHENTICATED, false},
+	{is(cluster.ErrTLSRequired), codes.Unauthenticated, pb.ErrorCode_ERROR_CODE_UNAUTHENTICATED, false},
+	{is(cluster.ErrClientCertificate), codes.Unauthenticated, pb.ErrorCode_ERROR_CODE_UNAUTHENTICATED, false},
+	{is(cluster.ErrTooManyConnections), codes.ResourceExhausted, pb.ErrorCode_ERROR_CODE_LIMIT_EXCEEDED, false},
+	{is(ErrLimitExceeded), codes.ResourceExhausted, pb.ErrorCode_ERROR_CODE_LIMIT_EXCEEDED, false},
 	{is(ErrClusterName), codes.PermissionDenied, pb.ErrorCode_ERROR_CODE_CLUSTER_NAME_MISMATCH, false},
 	{is(errReplan), codes.FailedPrecondition, pb.ErrorCode_ERROR_CODE_WRONG_OWNER, false},
 	{is(cluster.ErrWrongOwner), codes.FailedPrecondition, pb.ErrorCode_ERROR_CODE_WRONG_OWNER, true},

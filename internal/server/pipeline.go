@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 	"sync"
 	"time"
 
@@ -92,10 +91,12 @@ loop:
 func (s *Server) runCall(ctx context.Context, req *pb.PipelineRequest) (resp *pb.PipelineResponse) {
 	defer func() {
 		if p := recover(); p != nil {
-			s.log.Error("pipeline call panicked", "call", req.CallId, "panic", p, "stack", string(debug.Stack()))
-			resp = &pb.PipelineResponse{CallId: req.CallId, Error: toPipelineError(fmt.Errorf("internal error: %v", p))}
+			resp = &pb.PipelineResponse{CallId: req.CallId, Error: toPipelineError(s.recovered(fmt.Sprintf("pipeline call %d", req.CallId), p))}
 		}
 	}()
+	if err := s.authorizeOp(ctx, req); err != nil {
+		return &pb.PipelineResponse{CallId: req.CallId, Error: toPipelineError(err)}
+	}
 	timeout := time.Duration(req.TimeoutMs) * time.Millisecond
 	if timeout <= 0 {
 		timeout = s.cfg.DefaultTimeout
@@ -106,4 +107,18 @@ func (s *Server) runCall(ctx context.Context, req *pb.PipelineRequest) (resp *pb
 		defer cancel()
 	}
 	return s.dispatch(ctx, req)
+}
+
+// pipelineOp is the oneof of a pipeline request's operation.
+var pipelineOp = (&pb.PipelineRequest{}).ProtoReflect().Descriptor().Oneofs().ByName("op")
+
+// authorizeOp checks a pipeline call by the rule of the unary method it
+// stands for.
+func (s *Server) authorizeOp(ctx context.Context, req *pb.PipelineRequest) error {
+	m := req.ProtoReflect()
+	f := m.WhichOneof(pipelineOp)
+	if f == nil {
+		return invalid("pipeline call %d carries no operation", req.CallId)
+	}
+	return s.access.authorize(ctx, pipelineMethods[f.Number()], m.Get(f).Message().Interface())
 }

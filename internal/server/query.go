@@ -7,7 +7,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 	"runtime/pprof"
 	"sync"
 	"sync/atomic"
@@ -143,6 +142,10 @@ func (q *queryService) Execute(ctx context.Context, r *pb.ExecuteRequest) (resp 
 	default:
 		return nil, invalid("execute request carries no statement")
 	}
+	_, isSQL := r.Query.(*pb.ExecuteRequest_Sql)
+	if err := q.s.access.authorizeStatement(ctx, ph, isSQL, q.mappingMap); err != nil {
+		return nil, err
+	}
 	if r.Explain && ph.Kind != "explain" {
 		ph = &plan.Physical{Root: &plan.Explain{Input: ph.Root}, Kind: "explain", ParamTypes: ph.ParamTypes}
 	}
@@ -156,6 +159,17 @@ func (q *queryService) Execute(ctx context.Context, r *pb.ExecuteRequest) (resp 
 		out.Columns = append(out.Columns, &pb.Column{Name: c.Name, Type: pb.SqlType(c.Type), Nullable: true})
 	}
 	return out, nil
+}
+
+// mappingMap returns the map behind a mapping (its own name when there is
+// no such mapping).
+func (q *queryService) mappingMap(name string) string {
+	if qc := q.s.cfg.Query; qc != nil && qc.SQL != nil && qc.SQL.Catalog != nil {
+		if m, ok := qc.SQL.Catalog.Mapping(name); ok {
+			return m.MapName
+		}
+	}
+	return name
 }
 
 func resultResponse(res *exec.Result) *pb.ExecuteResponse {
@@ -319,17 +333,26 @@ loop:
 	return ctx.Err()
 }
 
+// queryCallOp is the oneof of a query stream call's operation.
+var queryCallOp = (&pb.QueryCall{}).ProtoReflect().Descriptor().Oneofs().ByName("op")
+
 // runCall runs one pipelined call, turning a panic into an internal error.
 func (q *queryService) runCall(ctx context.Context, call *pb.QueryCall) (reply *pb.QueryReply) {
 	reply = &pb.QueryReply{CallId: call.CallId}
 	defer func() {
 		if p := recover(); p != nil {
-			q.s.log.Error("query call panicked", "call", call.CallId, "panic", p, "stack", string(debug.Stack()))
-			reply.Result, reply.Error = nil, toPipelineError(fmt.Errorf("internal error: %v", p))
+			reply.Result, reply.Error = nil, toPipelineError(q.s.recovered(fmt.Sprintf("query call %d", call.CallId), p))
 		}
 	}()
 	var res *pb.ExecuteResponse
 	var err error
+	if m := call.ProtoReflect(); m.WhichOneof(queryCallOp) != nil {
+		f := m.WhichOneof(queryCallOp)
+		if err := q.s.access.authorize(ctx, queryCallMethods[f.Number()], m.Get(f).Message().Interface()); err != nil {
+			reply.Error = toPipelineError(err)
+			return reply
+		}
+	}
 	switch op := call.Op.(type) {
 	case *pb.QueryCall_Execute:
 		res, err = q.Execute(ctx, op.Execute)

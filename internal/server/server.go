@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/atolldb/atoll/internal/maps"
 	"github.com/atolldb/atoll/internal/metrics"
 	"github.com/atolldb/atoll/internal/partition"
+	"github.com/atolldb/atoll/internal/security"
 	"github.com/atolldb/atoll/internal/store"
 	"github.com/atolldb/atoll/pkg/serialization"
 )
@@ -98,7 +100,21 @@ type Config struct {
 	// the calls that resolve a transaction's locks on the owners of its
 	// other keys. Nil: no calls to other members.
 	MemberConn func(addr string) (grpc.ClientConnInterface, error)
+	// Auth authenticates clients and holds their roles (access.go); nil
+	// serves every client, as a member without a security section does.
+	Auth *security.Authenticator
+	// Security counts denied calls, failed authentications and recovered
+	// panics; nil counts nothing.
+	Security *metrics.Security
+	// MaxListenersPerConnection bounds the listener streams one client
+	// connection holds open (limits.max-listeners-per-connection);
+	// default 1024.
+	MaxListenersPerConnection int
 }
+
+// DefaultMaxListenersPerConnection is the default of
+// Config.MaxListenersPerConnection.
+const DefaultMaxListenersPerConnection = 1024
 
 // DefaultMaxBatchEntries is the default of Config.MaxBatchEntries.
 const DefaultMaxBatchEntries = 100_000
@@ -126,6 +142,9 @@ type Server struct {
 	latches  *locks.Latches
 	waiters  *locks.Waiters
 	sessions sessions
+	// listeners counts the listener streams open per client connection
+	// (*cluster.Conn → *atomic.Int32).
+	listeners sync.Map
 }
 
 // New returns a Server.
@@ -142,12 +161,16 @@ func New(cfg Config) *Server {
 	if cfg.MaxMessageSize <= 0 {
 		cfg.MaxMessageSize = 64 << 20
 	}
+	if cfg.MaxListenersPerConnection <= 0 {
+		cfg.MaxListenersPerConnection = DefaultMaxListenersPerConnection
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, done: make(chan struct{}), latches: locks.NewLatches(), waiters: locks.NewWaiters()}
 	s.life, s.endLife = context.WithCancel(context.Background())
 	s.access.s = s
+	s.access.refusals.Interval = refusalLogInterval
 	if cfg.Metrics != nil || cfg.ProfileLabels {
 		s.obs = &observer{s: s, others: &instruments{name: ""}}
 		s.obs.byName.Store(&map[string]*instruments{})
@@ -198,7 +221,11 @@ func (s *Server) admit(ctx context.Context) error {
 // into an internal error. It intercepts every service of the member's
 // address, the member-to-member one included.
 func (s *Server) UnaryInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
-	if err := s.access.check(ctx, info.FullMethod); err != nil {
+	ctx, check, err := s.access.admit(ctx, info.FullMethod)
+	if err == nil && check != nil {
+		err = check(req)
+	}
+	if err != nil {
 		return nil, toStatus(err)
 	}
 	if err := s.admit(ctx); err != nil {
@@ -209,9 +236,12 @@ func (s *Server) UnaryInterceptor(ctx context.Context, req any, info *grpc.Unary
 	return resp, toStatus(err)
 }
 
-// StreamInterceptor is UnaryInterceptor for streaming calls.
+// StreamInterceptor is UnaryInterceptor for streaming calls. A stream
+// whose method's rule names the map of its request is checked when the
+// handler reads that request.
 func (s *Server) StreamInterceptor(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
-	if err := s.access.check(ss.Context(), info.FullMethod); err != nil {
+	ctx, check, err := s.access.admit(ss.Context(), info.FullMethod)
+	if err != nil {
 		return toStatus(err)
 	}
 	if err := s.admit(ss.Context()); err != nil {
@@ -220,13 +250,43 @@ func (s *Server) StreamInterceptor(srv any, ss grpc.ServerStream, info *grpc.Str
 	s.active.Add(1)
 	defer s.active.Add(-1)
 	defer s.recoverCall(info.FullMethod, &err)
-	return toStatus(handler(srv, ss))
+	return toStatus(handler(srv, &admittedStream{ServerStream: ss, ctx: ctx, check: check}))
+}
+
+// admittedStream is a stream with the access decision in its context,
+// and the check of its first request still to run.
+type admittedStream struct {
+	grpc.ServerStream
+	ctx   context.Context
+	check func(msg any) error
+}
+
+func (a *admittedStream) Context() context.Context { return a.ctx }
+
+func (a *admittedStream) RecvMsg(m any) error {
+	if err := a.ServerStream.RecvMsg(m); err != nil {
+		return err
+	}
+	if check := a.check; check != nil {
+		a.check = nil
+		return check(m)
+	}
+	return nil
+}
+
+// recovered handles a panic of a handler: it is logged with its stack,
+// counted, and becomes an internal error; the member keeps serving.
+func (s *Server) recovered(what string, p any) error {
+	s.log.Error("call panicked", "call", what, "panic", p, "stack", string(debug.Stack()))
+	if sm := s.cfg.Security; sm != nil {
+		sm.Panics.Inc()
+	}
+	return fmt.Errorf("internal error: %v", p)
 }
 
 func (s *Server) recoverCall(method string, err *error) {
 	if p := recover(); p != nil {
-		s.log.Error("call panicked", "method", method, "panic", p, "stack", string(debug.Stack()))
-		*err = toStatus(fmt.Errorf("internal error: %v", p))
+		*err = toStatus(s.recovered(method, p))
 	}
 }
 

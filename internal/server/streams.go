@@ -2,8 +2,12 @@ package server
 
 import (
 	"bytes"
+	"context"
+	"fmt"
+	"sync/atomic"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/cluster"
 	"github.com/atolldb/atoll/internal/maps"
 	"github.com/atolldb/atoll/internal/store"
 )
@@ -126,6 +130,11 @@ const maxEventsPerBatch = 256
 // message, with no events, confirms that the listener is registered: events
 // of writes made after the client received it are delivered.
 func (s *Server) listen(r *pb.ListenRequest, stream pb.MapService_ListenServer) error {
+	release, err := s.listenerSlot(stream.Context())
+	if err != nil {
+		return err
+	}
+	defer release()
 	m, err := s.cfg.Maps.Get(r.Map)
 	if err != nil {
 		return err
@@ -177,4 +186,26 @@ func (s *Server) listen(r *pb.ListenRequest, stream pb.MapService_ListenServer) 
 			return err
 		}
 	}
+}
+
+// listenerSlot takes one of the listener places of the client connection
+// a call arrived on (limits.max-listeners-per-connection); release gives
+// it back. Member connections and calls outside a tracked connection are
+// not bounded.
+func (s *Server) listenerSlot(ctx context.Context) (release func(), err error) {
+	info, ok := cluster.Peer(ctx)
+	if !ok || info.Conn == nil || info.Member {
+		return func() {}, nil
+	}
+	v, loaded := s.listeners.LoadOrStore(info.Conn, new(atomic.Int32))
+	open := v.(*atomic.Int32)
+	if !loaded {
+		info.Conn.OnClose(func() { s.listeners.Delete(info.Conn) })
+	}
+	if n := open.Add(1); n > int32(s.cfg.MaxListenersPerConnection) {
+		open.Add(-1)
+		return nil, fmt.Errorf("%w: %d listeners are open on this connection, at most %d (limits.max-listeners-per-connection)",
+			ErrLimitExceeded, n-1, s.cfg.MaxListenersPerConnection)
+	}
+	return func() { open.Add(-1) }, nil
 }

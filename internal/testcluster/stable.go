@@ -6,14 +6,19 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 )
 
 // State asks a member for its view of the cluster.
 func State(ctx context.Context, addr string) (*pb.ClusterState, error) {
-	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	return StateWith(ctx, addr, nil)
+}
+
+// StateWith asks a member that serves TLS or requires credentials (the
+// admin action) for its view of the cluster; nil access is State.
+func StateWith(ctx context.Context, addr string, access *Access) (*pb.ClusterState, error) {
+	cc, err := grpc.NewClient(addr, access.DialOptions()...)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +68,7 @@ func (c *Cluster) Unstable(backups int) string {
 	defer cancel()
 	var version int64 = -1
 	for _, m := range live {
-		st, err := State(ctx, m.Addr)
+		st, err := StateWith(ctx, m.Addr, c.opts.Access)
 		if err != nil {
 			return fmt.Sprintf("%s: %v", m.Addr, err)
 		}

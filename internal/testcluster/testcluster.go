@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,6 +28,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/atolldb/atoll/internal/member"
+	"github.com/atolldb/atoll/internal/testlog"
 )
 
 // Mode says how members run.
@@ -55,10 +55,11 @@ type Cluster struct {
 type Node struct {
 	Addr      string
 	AdminAddr string
+	access    *Access
 	inproc    *member.Member
 	cmd       *exec.Cmd
 	exited    chan struct{}
-	logs      *lockedBuffer
+	logs      *testlog.Buffer
 	stopped   bool
 }
 
@@ -101,6 +102,11 @@ type Options struct {
 	// network namespace ns, created by the test, bound to host: the command
 	// runs under `ip netns exec ns`.
 	Namespace func(i int) (ns, host string)
+	// Access is how the cluster's helpers (WaitStable, Heap, Metrics)
+	// reach members that serve TLS or require credentials.
+	Access *Access
+	// Args are more flags for `atoll member start` (process mode).
+	Args []string
 }
 
 // Start starts n members in the given mode and stops them when the test ends.
@@ -200,8 +206,8 @@ func startInProcess(opts Options, seeds []string) (*Node, error) {
 	if !opts.SlowFailureDetection {
 		fastGossip(&cfg)
 	}
-	logs := &lockedBuffer{}
-	cfg.Logger = newTestLogger(logs)
+	logs := &testlog.Buffer{}
+	cfg.Logger = testlog.Logger(logs)
 	if opts.Configure != nil {
 		opts.Configure(&cfg)
 	}
@@ -209,7 +215,7 @@ func startInProcess(opts Options, seeds []string) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Node{Addr: m.Addr(), AdminAddr: m.AdminAddr(), inproc: m, logs: logs}, nil
+	return &Node{Addr: m.Addr(), AdminAddr: m.AdminAddr(), inproc: m, logs: logs, access: opts.Access}, nil
 }
 
 // Member returns the in-process member (nil in process mode).
@@ -347,16 +353,11 @@ func (n *Node) Resume() {
 // Heap reads a member's heap and goroutine count from its admin address.
 func (n *Node) Heap(ctx context.Context) (member.Heap, error) {
 	var h member.Heap
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+n.AdminAddr+"/debug/memory", nil)
+	body, err := n.Admin().Get(ctx, "/debug/memory")
 	if err != nil {
 		return h, err
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return h, err
-	}
-	defer resp.Body.Close()
-	return h, json.NewDecoder(resp.Body).Decode(&h)
+	return h, json.Unmarshal(body, &h)
 }
 
 var (
@@ -416,6 +417,7 @@ func startProcess(t testing.TB, opts Options, seeds []string, index int) (*Node,
 		args = []string{"ip", "netns", "exec", ns, bin}
 	}
 	args = append(args, "member", "start", "--config", conf, "--bind", host+":0", "--admin", host+":0")
+	args = append(args, opts.Args...)
 	if len(seeds) > 0 {
 		args = append(args, "--join", strings.Join(seeds, ","))
 	}
@@ -428,7 +430,7 @@ func startProcess(t testing.TB, opts Options, seeds []string, index int) (*Node,
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	n := &Node{cmd: cmd, exited: make(chan struct{}), logs: &lockedBuffer{}}
+	n := &Node{cmd: cmd, exited: make(chan struct{}), logs: &testlog.Buffer{}}
 	found := make(chan [2]string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -449,7 +451,7 @@ func startProcess(t testing.TB, opts Options, seeds []string, index int) (*Node,
 	}()
 	select {
 	case addrs := <-found:
-		n.Addr, n.AdminAddr = addrs[0], addrs[1]
+		n.Addr, n.AdminAddr, n.access = addrs[0], addrs[1], opts.Access
 		return n, nil
 	case <-n.exited:
 		return nil, fmt.Errorf("member exited before it started:\n%s", n.Logs())
@@ -459,45 +461,13 @@ func startProcess(t testing.TB, opts Options, seeds []string, index int) (*Node,
 	}
 }
 
-// lockedBuffer collects log output from several goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) WriteString(s string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.b.WriteString(s)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // Metrics scrapes a member's /metrics and returns the metric families by
 // name.
 func (n *Node) Metrics(ctx context.Context) (map[string]*dto.MetricFamily, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+n.AdminAddr+"/metrics", nil)
+	body, err := n.Admin().Get(ctx, "/metrics")
 	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET /metrics: %s", resp.Status)
+		return nil, fmt.Errorf("GET /metrics: %w", err)
 	}
 	parser := expfmt.NewTextParser(model.UTF8Validation)
-	return parser.TextToMetricFamilies(resp.Body)
+	return parser.TextToMetricFamilies(bytes.NewReader(body))
 }

@@ -3,9 +3,12 @@ package client
 import (
 	"context"
 	crand "crypto/rand"
+	"crypto/tls"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -84,7 +87,62 @@ type Config struct {
 	// which exports them as metrics. Default 5s; negative turns reporting
 	// off.
 	StatisticsInterval time.Duration
+	// TLS, when set, connects to members over TLS with this
+	// configuration: RootCAs holding the cluster's CA (nil: the system's
+	// roots), and Certificates or GetClientCertificate for a client
+	// certificate. ServerName defaults to each member's host. LoadTLS
+	// builds one from PEM files. A member that serves TLS refuses a
+	// plaintext client, and a plaintext member a TLS client; either way
+	// New fails at once, saying so.
+	TLS *tls.Config
+	// Credentials authenticate the client to members that have a
+	// security section. Without them such a member refuses every call
+	// (ErrUnauthenticated), unless the client certificate names a
+	// principal.
+	Credentials Credentials
 }
+
+// Credentials name a user and its password, or a bearer token. They
+// travel with every call, in the authorization header, and so only over
+// TLS unless AllowPlaintext is set.
+type Credentials struct {
+	Username, Password string
+	Token              string
+	// AllowPlaintext sends the credentials over connections without TLS
+	// (a member on loopback, a test). Off, New refuses credentials
+	// without Config.TLS.
+	AllowPlaintext bool
+}
+
+// set reports whether any credential is given.
+func (c Credentials) set() bool { return c.Username != "" || c.Password != "" || c.Token != "" }
+
+// header returns the value of the authorization header.
+func (c Credentials) header() (string, error) {
+	switch {
+	case c.Token != "" && (c.Username != "" || c.Password != ""):
+		return "", errors.New("atoll: credentials name both a token and a user: give one")
+	case c.Token != "":
+		return "Bearer " + c.Token, nil
+	case c.Username == "":
+		return "", errors.New("atoll: credentials give a password without a user name")
+	case strings.ContainsRune(c.Username, ':'):
+		return "", errors.New("atoll: a user name cannot hold ':'")
+	}
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(c.Username+":"+c.Password)), nil
+}
+
+// callCredentials send the authorization header with every call.
+type callCredentials struct {
+	header     string
+	requireTLS bool
+}
+
+func (c callCredentials) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": c.header}, nil
+}
+
+func (c callCredentials) RequireTransportSecurity() bool { return c.requireTLS }
 
 // RetryConfig configures the Backoff policy of calls that fail with a
 // retryable error: they are retried until their context ends (or
@@ -221,6 +279,14 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	if err := checkText("client name", cfg.ClientName); err != nil {
 		return nil, err
 	}
+	if cfg.Credentials.set() {
+		if _, err := cfg.Credentials.header(); err != nil {
+			return nil, err
+		}
+		if cfg.TLS == nil && !cfg.Credentials.AllowPlaintext {
+			return nil, errors.New("atoll: credentials are sent only over TLS: set Config.TLS (or Credentials.AllowPlaintext for a member on loopback)")
+		}
+	}
 	ser, err := serialization.NewService(cfg.Serialization)
 	if err != nil {
 		return nil, err
@@ -253,7 +319,7 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 		var nm *noMemberError
 		if errors.As(err, &nm) {
 			for _, e := range nm.errs {
-				if errors.Is(e, ErrClusterName) {
+				if refusedConnection(e) {
 					return nil, e
 				}
 			}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/keepalive"
 
@@ -69,19 +70,35 @@ var callPool = sync.Pool{New: func() any { return &call{ch: make(chan *pb.Pipeli
 func dial(ctx context.Context, addr string, cfg *Config, clientUUID []byte) (*conn, *pb.ConnectResponse, error) {
 	hctx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout)
 	defer cancel()
+	// A refused TCP connection or a failed TLS handshake will not heal by
+	// waiting: the first one ends the dial at once, and is its error.
 	var refused atomic.Pointer[error]
-	cc, err := grpc.NewClient(addr,
+	fail := func(err error) {
+		if refused.CompareAndSwap(nil, &err) {
+			cancel()
+		}
+	}
+	transport := insecure.NewCredentials()
+	if cfg.TLS != nil {
+		transport = &handshakeReporter{TransportCredentials: credentials.NewTLS(cfg.TLS), addr: addr, failed: fail}
+	}
+	opts := []grpc.DialOption{
 		grpc.WithContextDialer(func(dctx context.Context, a string) (net.Conn, error) {
 			nc, err := (&net.Dialer{}).DialContext(dctx, "tcp", a)
-			if errors.Is(err, syscall.ECONNREFUSED) && refused.CompareAndSwap(nil, &err) {
-				cancel()
+			if errors.Is(err, syscall.ECONNREFUSED) {
+				fail(err)
 			}
 			return nc, err
 		}),
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithTransportCredentials(transport),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.MaxMessageSize), grpc.MaxCallSendMsgSize(cfg.MaxMessageSize)),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: cfg.HeartbeatInterval, Timeout: cfg.HeartbeatTimeout, PermitWithoutStream: true}),
-	)
+	}
+	if cfg.Credentials.set() {
+		header, _ := cfg.Credentials.header() // checked by New
+		opts = append(opts, grpc.WithPerRPCCredentials(callCredentials{header: header, requireTLS: !cfg.Credentials.AllowPlaintext}))
+	}
+	cc, err := grpc.NewClient(addr, opts...)
 	if err != nil {
 		return nil, nil, &connError{member: addr, err: err}
 	}
@@ -100,10 +117,14 @@ func dial(ctx context.Context, addr string, cfg *Config, clientUUID []byte) (*co
 	}, grpc.WaitForReady(true))
 	if err != nil {
 		_ = cc.Close()
-		if e := errorFromStatus(err, addr); errors.Is(e, ErrClusterName) {
+		if e := errorFromStatus(err, addr); refusedConnection(e) {
 			return nil, nil, e
 		}
 		if r := refused.Load(); r != nil && ctx.Err() == nil {
+			var hs *HandshakeError
+			if errors.As(*r, &hs) {
+				return nil, nil, hs
+			}
 			err = *r
 		}
 		return nil, nil, &connError{member: addr, err: err}
@@ -120,6 +141,35 @@ func dial(ctx context.Context, addr string, cfg *Config, clientUUID []byte) (*co
 	c.pipe, c.cancel = pipe, pcancel
 	go c.receive()
 	return c, hello, nil
+}
+
+// refusedConnection reports whether a member refused the client itself
+// (another cluster, no or wrong credentials, TLS on one side only, a
+// limit): trying again or elsewhere will not help.
+func refusedConnection(err error) bool {
+	var hs *HandshakeError
+	return errors.Is(err, ErrClusterName) || errors.Is(err, ErrUnauthenticated) || errors.Is(err, ErrPermissionDenied) ||
+		errors.Is(err, ErrLimitExceeded) || errors.As(err, &hs)
+}
+
+// handshakeReporter reports a failed TLS handshake, which ends a dial at
+// once (waiting would only repeat it).
+type handshakeReporter struct {
+	credentials.TransportCredentials
+	addr   string
+	failed func(error)
+}
+
+func (h *handshakeReporter) ClientHandshake(ctx context.Context, authority string, raw net.Conn) (net.Conn, credentials.AuthInfo, error) {
+	c, info, err := h.TransportCredentials.ClientHandshake(ctx, authority, raw)
+	if err != nil && ctx.Err() == nil {
+		h.failed(&HandshakeError{Member: h.addr, Err: err})
+	}
+	return c, info, err
+}
+
+func (h *handshakeReporter) Clone() credentials.TransportCredentials {
+	return &handshakeReporter{TransportCredentials: h.TransportCredentials.Clone(), addr: h.addr, failed: h.failed}
 }
 
 // receive delivers responses to their calls until the stream fails, then

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"strings"
@@ -67,7 +68,38 @@ var (
 	ErrLimitExceeded = errors.New("atoll: member limit exceeded")
 	// ErrNotLockOwner: Unlock of a key this client holds no lock on.
 	ErrNotLockOwner = errors.New("atoll: not the lock's owner")
+	// ErrUnauthenticated: the member requires credentials the client did
+	// not send or that name no principal (unknown user, wrong password,
+	// unknown token or certificate), or it serves TLS and the client
+	// connected without (the message says which).
+	ErrUnauthenticated = errors.New("atoll: unauthenticated")
 )
+
+// HandshakeError is a TLS handshake with a member that failed: the
+// member serves plaintext, or one side did not accept the other's
+// certificate. It is not retried.
+type HandshakeError struct {
+	Member string
+	Err    error
+}
+
+func (e *HandshakeError) Error() string {
+	hint := ""
+	var unknown x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	switch {
+	case errors.As(e.Err, &unknown):
+		hint = " (the member's certificate is not signed by a CA in Config.TLS.RootCAs)"
+	case errors.As(e.Err, &hostname):
+		hint = " (the member's certificate does not name the address dialed: set Config.TLS.ServerName)"
+	case strings.Contains(e.Err.Error(), "handshake failure"):
+		hint = " (the member refused the handshake: it serves plaintext, or requires a client certificate this client lacks)"
+	}
+	return fmt.Sprintf("atoll: TLS handshake with the member at %s failed: %v%s", e.Member, e.Err, hint)
+}
+
+// Unwrap returns the handshake's error.
+func (e *HandshakeError) Unwrap() error { return e.Err }
 
 var codeErrors = map[pb.ErrorCode]error{
 	pb.ErrorCode_ERROR_CODE_INVALID_ARGUMENT:      ErrInvalidArgument,
@@ -90,6 +122,7 @@ var codeErrors = map[pb.ErrorCode]error{
 	pb.ErrorCode_ERROR_CODE_PERMISSION_DENIED:     ErrPermissionDenied,
 	pb.ErrorCode_ERROR_CODE_LIMIT_EXCEEDED:        ErrLimitExceeded,
 	pb.ErrorCode_ERROR_CODE_NOT_LOCK_OWNER:        ErrNotLockOwner,
+	pb.ErrorCode_ERROR_CODE_UNAUTHENTICATED:       ErrUnauthenticated,
 	pb.ErrorCode_ERROR_CODE_UNSPECIFIED:           ErrInternal,
 }
 

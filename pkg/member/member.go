@@ -27,6 +27,9 @@ type EvictionConfig = imember.EvictionConfig
 // Limits bound what a member accepts.
 type Limits = imember.Limits
 
+// TLSConfig names the member's TLS files.
+type TLSConfig = imember.TLSConfig
+
 // LogConfig configures the member's logger.
 type LogConfig = imember.LogConfig
 

@@ -17,6 +17,8 @@ type converter struct {
 	cat    plan.Catalog
 	params []expr.Type
 	hints  plan.Hints
+	// depth is the nesting of the expression being converted.
+	depth int
 }
 
 type scopeCol struct {

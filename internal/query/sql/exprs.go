@@ -125,6 +125,10 @@ var funcAliases = map[string]string{
 // after aggregation: aggregates and group keys become columns of the
 // aggregate's output, and other columns are errors.
 func (c *converter) expr(e sqlparser.Expr, sc scope, ag *aggregation) (expr.Expr, error) {
+	if c.depth++; c.depth > maxExprDepth {
+		return nil, plan.Errorf("an expression nests deeper than %d (operators, NOT, CASE, function calls)", maxExprDepth)
+	}
+	defer func() { c.depth-- }()
 	if ag != nil {
 		if a, ok := e.(sqlparser.AggrFunc); ok {
 			key := sqlparser.String(a)

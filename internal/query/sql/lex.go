@@ -237,6 +237,10 @@ func castType(toks []token, i int) (int, expr.Type, bool) {
 const (
 	maxTokens = 100_000
 	maxDepth  = 200
+	// maxExprDepth bounds the nesting of an expression's operators
+	// (a chain of 1 + 1 + ..., NOT NOT ..., CASE in CASE), which the
+	// planner and every row's evaluation walk recursively.
+	maxExprDepth = 1000
 )
 
 // checkLimits rejects statements with too many tokens or too deep nesting.

@@ -90,3 +90,23 @@ func TestErrors(t *testing.T) {
 }
 
 var _ = expr.Unknown
+
+// TestNestingLimits: statements that nest too deep fail with a query
+// error, quickly, instead of costing the member deep recursion.
+func TestNestingLimits(t *testing.T) {
+	p := NewPlanner(testCatalog(t), nil)
+	for _, c := range []struct{ sql, msg string }{
+		{"SELECT " + strings.Repeat("NOT ", 5000) + "TRUE FROM a_ids", "nests deeper than 1000"},
+		{"SELECT 1" + strings.Repeat(" + 1", 5000) + " FROM a_ids", "nests deeper than 1000"},
+		{"SELECT " + strings.Repeat("CASE WHEN TRUE THEN ", 2000) + "1" + strings.Repeat(" END", 2000) + " FROM a_ids", "nests deeper than 1000"},
+		{"SELECT " + strings.Repeat("(", 300) + "1" + strings.Repeat(")", 300) + " FROM a_ids", "parentheses nest deeper than 200"},
+		{"SELECT " + strings.Repeat("1,", 100_001) + "1 FROM a_ids", "more than 100000 tokens"},
+	} {
+		_, err := p.Plan(context.Background(), c.sql, nil)
+		if assert.ErrorIs(t, err, plan.ErrQuery, "%.40s...", c.sql) {
+			assert.Contains(t, err.Error(), c.msg)
+		}
+	}
+	_, err := p.Plan(context.Background(), "SELECT 1"+strings.Repeat(" + 1", 900)+" FROM a_ids", nil)
+	assert.NoError(t, err, "900 nested additions")
+}

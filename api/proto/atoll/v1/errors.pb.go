@@ -71,8 +71,9 @@ const (
 	ErrorCode_ERROR_CODE_NOT_FOUND ErrorCode = 16
 	// A bug or an unexpected condition on the member.
 	ErrorCode_ERROR_CODE_INTERNAL ErrorCode = 17
-	// The caller may not make this call on this connection (for example a
-	// member-to-member call from a connection that is not a member's).
+	// The caller may not make this call: a member-to-member call from a
+	// connection that is not a member's, or an action the caller's roles do
+	// not grant (the message names the action and the map).
 	ErrorCode_ERROR_CODE_PERMISSION_DENIED ErrorCode = 18
 	// A configured limit of the member would be exceeded (the number of maps,
 	// open cursors, ...): the message names the limit and its configuration
@@ -82,6 +83,12 @@ const (
 	// Unlock of a key the calling client does not hold a lock on (as
 	// Hazelcast's IllegalMonitorStateException).
 	ErrorCode_ERROR_CODE_NOT_LOCK_OWNER ErrorCode = 20
+	// The call carried no credentials, or credentials that name no principal
+	// of the member's security configuration (unknown user, wrong password,
+	// unknown token or client certificate); or the connection cannot carry
+	// calls (a plaintext client of a member that serves TLS, a client
+	// certificate the member requires and refused). The message says which.
+	ErrorCode_ERROR_CODE_UNAUTHENTICATED ErrorCode = 21
 )
 
 // Enum value maps for ErrorCode.
@@ -108,6 +115,7 @@ var (
 		18: "ERROR_CODE_PERMISSION_DENIED",
 		19: "ERROR_CODE_LIMIT_EXCEEDED",
 		20: "ERROR_CODE_NOT_LOCK_OWNER",
+		21: "ERROR_CODE_UNAUTHENTICATED",
 	}
 	ErrorCode_value = map[string]int32{
 		"ERROR_CODE_UNSPECIFIED":           0,
@@ -131,6 +139,7 @@ var (
 		"ERROR_CODE_PERMISSION_DENIED":     18,
 		"ERROR_CODE_LIMIT_EXCEEDED":        19,
 		"ERROR_CODE_NOT_LOCK_OWNER":        20,
+		"ERROR_CODE_UNAUTHENTICATED":       21,
 	}
 )
 
@@ -463,7 +472,7 @@ const file_atoll_v1_errors_proto_rawDesc = "" +
 	"\x05Error\x12\x1b\n" +
 	"\tgrpc_code\x18\x01 \x01(\x05R\bgrpcCode\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12-\n" +
-	"\x06detail\x18\x03 \x01(\v2\x15.atoll.v1.ErrorDetailR\x06detail*\xe4\x04\n" +
+	"\x06detail\x18\x03 \x01(\v2\x15.atoll.v1.ErrorDetailR\x06detail*\x84\x05\n" +
 	"\tErrorCode\x12\x1a\n" +
 	"\x16ERROR_CODE_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_CODE_INVALID_ARGUMENT\x10\x01\x12\x1b\n" +
@@ -486,7 +495,8 @@ const file_atoll_v1_errors_proto_rawDesc = "" +
 	"\x13ERROR_CODE_INTERNAL\x10\x11\x12 \n" +
 	"\x1cERROR_CODE_PERMISSION_DENIED\x10\x12\x12\x1d\n" +
 	"\x19ERROR_CODE_LIMIT_EXCEEDED\x10\x13\x12\x1d\n" +
-	"\x19ERROR_CODE_NOT_LOCK_OWNER\x10\x14*\x82\x01\n" +
+	"\x19ERROR_CODE_NOT_LOCK_OWNER\x10\x14\x12\x1e\n" +
+	"\x1aERROR_CODE_UNAUTHENTICATED\x10\x15*\x82\x01\n" +
 	"\rConflictCause\x12\x1e\n" +
 	"\x1aCONFLICT_CAUSE_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15CONFLICT_CAUSE_LOCKED\x10\x01\x12\x1a\n" +

@@ -108,9 +108,14 @@ public final class AtollClient implements AutoCloseable {
      * Connects to the cluster through the first reachable seed address and returns the client.
      *
      * @throws ClusterNameMismatchException if a member belongs to another cluster
+     * @throws AuthenticationException      if the members refuse the client's credentials, or serve TLS
+     *                                      and the client has none
+     * @throws TlsHandshakeException        if the TLS handshake fails (a plaintext member, a refused
+     *                                      certificate)
      * @throws UnavailableException         if no seed member could be reached
      */
     public static AtollClient newClient(AtollClientConfig config) {
+        config.checkCredentialsTransport();
         AtollClient c = new AtollClient(config);
         List<Throwable> errors = new ArrayList<>();
         for (String addr : config.getAddresses()) {
@@ -120,9 +125,9 @@ public final class AtollClient implements AutoCloseable {
                 return c;
             } catch (ExecutionException e) {
                 Throwable cause = Errors.unwrap(e);
-                if (cause instanceof ClusterNameMismatchException) {
+                if (Errors.refusesConnection(cause)) {
                     c.close();
-                    throw (ClusterNameMismatchException) cause;
+                    throw (AtollException) cause;
                 }
                 errors.add(cause);
             } catch (TimeoutException e) {
@@ -498,7 +503,7 @@ public final class AtollClient implements AutoCloseable {
                 }
                 return connectTo(owner).exceptionallyCompose(e -> {
                     Throwable cause = Errors.unwrap(e);
-                    if (cause instanceof ClusterNameMismatchException) {
+                    if (Errors.refusesConnection(cause)) {
                         return CompletableFuture.failedFuture(cause);
                     }
                     return anyConnection();
@@ -601,7 +606,7 @@ public final class AtollClient implements AutoCloseable {
         }
         return connectTo(candidates.get(i)).exceptionallyCompose(e -> {
             Throwable cause = Errors.unwrap(e);
-            if (cause instanceof ClusterNameMismatchException || cause instanceof ClientNotActiveException) {
+            if (Errors.refusesConnection(cause) || cause instanceof ClientNotActiveException) {
                 return CompletableFuture.failedFuture(cause);
             }
             return tryConnect(candidates, i + 1, cause);

@@ -38,6 +38,9 @@ public final class AtollClientConfig {
     private final Map<String, NearCacheConfig> nearCacheConfigs = new LinkedHashMap<>();
     private int maxMessageSize = 64 << 20;
     private Duration lockSessionLease = Duration.ofSeconds(30);
+    private TlsConfig tlsConfig;
+    private String authorization;
+    private boolean allowPlaintextCredentials;
 
     /** Adds a seed member (host:port). Any one reachable member is enough; the others are learned from it. */
     public AtollClientConfig addAddress(String address) {
@@ -135,6 +138,59 @@ public final class AtollClientConfig {
         }
         this.maxMessageSize = maxMessageSize;
         return this;
+    }
+
+    /** Connects over TLS (see {@link TlsConfig}); null, the default, connects in plaintext. */
+    public AtollClientConfig setTlsConfig(TlsConfig tlsConfig) {
+        this.tlsConfig = tlsConfig;
+        return this;
+    }
+
+    public TlsConfig getTlsConfig() {
+        return tlsConfig;
+    }
+
+    /**
+     * Authenticates as a user of the members' security configuration. The credentials travel with
+     * every call, and so only over TLS unless {@link #setAllowPlaintextCredentials} is set. Read the
+     * password from a file or the environment, not from code or the command line.
+     */
+    public AtollClientConfig setCredentials(String username, String password) {
+        Objects.requireNonNull(username, "username");
+        Objects.requireNonNull(password, "password");
+        if (username.isEmpty() || username.indexOf(':') >= 0) {
+            throw new IllegalArgumentException("a user name must be set and hold no ':'");
+        }
+        this.authorization = "Basic " + java.util.Base64.getEncoder()
+                .encodeToString((username + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return this;
+    }
+
+    /** Authenticates with a bearer token of the members' security configuration (see {@link #setCredentials}). */
+    public AtollClientConfig setToken(String token) {
+        if (Objects.requireNonNull(token, "token").isEmpty()) {
+            throw new IllegalArgumentException("the token is empty");
+        }
+        this.authorization = "Bearer " + token;
+        return this;
+    }
+
+    /** Sends credentials over connections without TLS (a member on loopback, a test). Off by default. */
+    public AtollClientConfig setAllowPlaintextCredentials(boolean allow) {
+        this.allowPlaintextCredentials = allow;
+        return this;
+    }
+
+    /** The authorization header of the credentials, or null. */
+    String authorization() {
+        return authorization;
+    }
+
+    /** Fails when credentials would travel without TLS. */
+    void checkCredentialsTransport() {
+        if (authorization != null && tlsConfig == null && !allowPlaintextCredentials) {
+            throw new IllegalArgumentException("credentials are sent only over TLS: set a TlsConfig (or allow plaintext credentials for a member on loopback)");
+        }
     }
 
     public List<String> getAddresses() {

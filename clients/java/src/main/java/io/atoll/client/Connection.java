@@ -10,8 +10,18 @@ import io.atoll.client.proto.MapServiceGrpc;
 import io.atoll.client.proto.PipelineRequest;
 import io.atoll.client.proto.PipelineResponse;
 import io.atoll.client.proto.PipelineServiceGrpc;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ChannelCredentials;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.ForwardingClientCall;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
@@ -83,7 +93,8 @@ final class Connection {
 
     /**
      * Connects to a member: checks the cluster name with Connect, then opens the pipeline.
-     * Fails with {@link ClusterNameMismatchException} or {@link MemberConnectionException}.
+     * Fails with an exception that refuses the connection ({@link Errors#refusesConnection}: another
+     * cluster, credentials, TLS) or with {@link MemberConnectionException}.
      */
     static CompletableFuture<Map.Entry<Connection, ConnectResponse>> dial(String address, AtollClientConfig cfg, ByteString clientUuid) {
         CompletableFuture<Map.Entry<Connection, ConnectResponse>> result = new CompletableFuture<>();
@@ -94,13 +105,16 @@ final class Connection {
             if (host.startsWith("[") && host.endsWith("]")) {
                 host = host.substring(1, host.length() - 1);
             }
-            ch = ManagedChannelBuilder.forAddress(host, Integer.parseInt(address.substring(colon + 1)))
-                    .usePlaintext()
+            ChannelCredentials creds = cfg.getTlsConfig() == null ? InsecureChannelCredentials.create() : cfg.getTlsConfig().channelCredentials();
+            ManagedChannelBuilder<?> b = Grpc.newChannelBuilderForAddress(host, Integer.parseInt(address.substring(colon + 1)), creds)
                     .maxInboundMessageSize(cfg.getMaxMessageSize())
                     .keepAliveTime(cfg.getHeartbeatInterval().toNanos(), TimeUnit.NANOSECONDS)
                     .keepAliveTimeout(cfg.getHeartbeatTimeout().toNanos(), TimeUnit.NANOSECONDS)
-                    .keepAliveWithoutCalls(true)
-                    .build();
+                    .keepAliveWithoutCalls(true);
+            if (cfg.authorization() != null) {
+                b.intercept(authorization(cfg.authorization()));
+            }
+            ch = b.build();
         } catch (RuntimeException e) {
             result.completeExceptionally(new MemberConnectionException("cannot connect to " + address + ": " + e.getMessage(), address, false, e));
             return result;
@@ -112,7 +126,9 @@ final class Connection {
                 .setClientUuid(clientUuid)
                 .setClientVersion("java/" + AtollClient.VERSION)
                 .build();
-        c.cluster.withWaitForReady().withDeadlineAfter(cfg.getConnectTimeout().toNanos(), TimeUnit.NANOSECONDS)
+        // Not wait-for-ready: the call waits while the channel connects, and fails at once when the
+        // connection is refused or its TLS handshake fails, which waiting would only repeat.
+        c.cluster.withDeadlineAfter(cfg.getConnectTimeout().toNanos(), TimeUnit.NANOSECONDS)
                 .connect(req, new StreamObserver<>() {
                     private ConnectResponse hello;
 
@@ -125,7 +141,7 @@ final class Connection {
                     public void onError(Throwable t) {
                         ch.shutdownNow();
                         AtollException e = Errors.fromStatus(t, address, cfg.getClusterName());
-                        if (e instanceof ClusterNameMismatchException) {
+                        if (Errors.refusesConnection(e)) {
                             result.completeExceptionally(e);
                         } else {
                             result.completeExceptionally(new MemberConnectionException("cannot connect to " + address + ": "
@@ -150,6 +166,23 @@ final class Connection {
                     }
                 });
         return result;
+    }
+
+    /** Sends the authorization header with every call of a channel. */
+    private static ClientInterceptor authorization(String value) {
+        Metadata.Key<String> key = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+        return new ClientInterceptor() {
+            @Override
+            public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+                return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
+                    @Override
+                    public void start(Listener<R> listener, Metadata headers) {
+                        headers.put(key, value);
+                        super.start(listener, headers);
+                    }
+                };
+            }
+        };
     }
 
     private void openPipeline() {

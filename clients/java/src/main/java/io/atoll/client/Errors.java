@@ -5,8 +5,11 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import io.atoll.client.proto.Error;
 import io.atoll.client.proto.ErrorDetail;
 import io.grpc.Status;
+import io.grpc.StatusException;
+import io.grpc.StatusRuntimeException;
 import io.grpc.protobuf.StatusProto;
 
+import javax.net.ssl.SSLException;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -61,6 +64,8 @@ final class Errors {
                 return new PermissionDeniedException(message, member, grpcCode, r, cause);
             case ERROR_CODE_LIMIT_EXCEEDED:
                 return new LimitExceededException(message, member, grpcCode, r, cause);
+            case ERROR_CODE_UNAUTHENTICATED:
+                return new AuthenticationException(message, member, grpcCode, r, cause);
             default:
                 return new InternalException(message, member, grpcCode, r, cause);
         }
@@ -111,6 +116,10 @@ final class Errors {
             return (AtollException) t;
         }
         Status s = Status.fromThrowable(t);
+        SSLException ssl = sslCause(t);
+        if (ssl != null && s.getCode() == Status.Code.UNAVAILABLE) {
+            return new TlsHandshakeException("TLS handshake with the member at " + member + " failed: " + ssl.getMessage() + tlsHint(ssl), member, t);
+        }
         ErrorDetail d = detailOf(t);
         String msg = s.getDescription() != null ? s.getDescription() : s.getCode().toString();
         if (d != null) {
@@ -126,6 +135,45 @@ final class Errors {
             default:
                 return new InternalException(msg, member, s.getCode().value(), false, t);
         }
+    }
+
+    /**
+     * Whether an exception refuses the connection itself — another cluster, missing or wrong
+     * credentials, TLS on one side only, a member's limit — so that trying again or another member
+     * would not help: connecting fails with it at once.
+     */
+    static boolean refusesConnection(Throwable t) {
+        return t instanceof ClusterNameMismatchException || t instanceof AuthenticationException
+                || t instanceof PermissionDeniedException || t instanceof TlsHandshakeException || t instanceof LimitExceededException;
+    }
+
+    /** The TLS failure in a transport failure's causes, or null. */
+    private static SSLException sslCause(Throwable t) {
+        for (int depth = 0; t != null && depth < 16; depth++, t = t.getCause()) {
+            if (t instanceof SSLException) {
+                return (SSLException) t;
+            }
+            Status s = t instanceof StatusRuntimeException ? ((StatusRuntimeException) t).getStatus()
+                    : t instanceof StatusException ? ((StatusException) t).getStatus() : null;
+            if (s != null && s.getCause() instanceof SSLException) {
+                return (SSLException) s.getCause();
+            }
+        }
+        return null;
+    }
+
+    private static String tlsHint(SSLException e) {
+        String m = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
+        if (m.contains("handshake_failure")) {
+            return " (the member refused the handshake: it serves plaintext, or requires a client certificate this client lacks)";
+        }
+        if (m.contains("pkix") || m.contains("certification path") || m.contains("certificate_verify_failed")) {
+            return " (the member's certificate is not signed by a trusted CA: check the TlsConfig's CA certificate)";
+        }
+        if (m.contains("subject alternative") || m.contains("no name matching")) {
+            return " (the member's certificate does not name the address dialed)";
+        }
+        return "";
     }
 
     /** The cause of a completion or execution exception. */

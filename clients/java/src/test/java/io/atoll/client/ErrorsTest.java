@@ -62,6 +62,7 @@ class ErrorsTest {
                 Map.entry(ErrorCode.ERROR_CODE_PERMISSION_DENIED, PermissionDeniedException.class),
                 Map.entry(ErrorCode.ERROR_CODE_LIMIT_EXCEEDED, LimitExceededException.class),
                 Map.entry(ErrorCode.ERROR_CODE_NOT_LOCK_OWNER, NotLockOwnerException.class),
+                Map.entry(ErrorCode.ERROR_CODE_UNAUTHENTICATED, AuthenticationException.class),
                 Map.entry(ErrorCode.ERROR_CODE_INTERNAL, InternalException.class),
                 Map.entry(ErrorCode.ERROR_CODE_UNSPECIFIED, InternalException.class));
         for (ErrorCode code : ErrorCode.values()) {
