@@ -530,7 +530,10 @@ func permissionRows(t *testing.T) []permissionRow {
 			func(ctx context.Context, cc *grpc.ClientConn) error { _, err := ms(cc).IsLocked(ctx, kr); return err }},
 		{pb.MapService_ForceUnlock_FullMethodName, one(L), false,
 			func(ctx context.Context, c *client.Client) error { return m1(c).ForceUnlock(ctx, "k") },
-			func(ctx context.Context, cc *grpc.ClientConn) error { _, err := ms(cc).ForceUnlock(ctx, kr); return err }},
+			func(ctx context.Context, cc *grpc.ClientConn) error {
+				_, err := ms(cc).ForceUnlock(ctx, kr)
+				return err
+			}},
 		{pb.MapService_RenewLocks_FullMethodName, one(L), false, nil,
 			func(ctx context.Context, cc *grpc.ClientConn) error {
 				_, err := ms(cc).RenewLocks(ctx, &pb.RenewLocksRequest{Keys: []*pb.MapKey{{Map: "m1", Key: key}}, LeaseMs: 1000})
