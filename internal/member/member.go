@@ -164,6 +164,7 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		Metrics: m.metrics.MapOps, ProfileLabels: cfg.Profiling.Labels, Clients: m.metrics.Clients,
 		IsMember: cluster.PeerIsMember, RefusedCalls: m.metrics.RefusedCalls,
 		MaxBatchEntries: cfg.Limits.MaxBatchEntries, MaxMessageSize: cfg.Limits.MaxMessageSize,
+		MaxKeySize: cfg.Limits.MaxKeySize, MaxValueSize: cfg.Limits.MaxValueSize,
 	})
 	writer.w = m.server.DMLWriter(node.Conn)
 	m.grpc = grpc.NewServer(
@@ -176,7 +177,10 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		// more often than every 5 minutes.
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 		experimental.BufferPool(bufferPool),
-		grpc.MaxRecvMsgSize(cfg.Limits.MaxMessageSize),
+		// A pipeline call over limits.max-message-size fails alone instead
+		// of ending the stream the client's other calls share.
+		grpc.ForceServerCodecV2(server.Codec(cfg.Limits.MaxMessageSize)),
+		grpc.MaxRecvMsgSize(server.ReceiveLimit(cfg.Limits.MaxMessageSize)),
 		grpc.MaxSendMsgSize(cfg.Limits.MaxMessageSize),
 		grpc.ChainUnaryInterceptor(m.server.UnaryInterceptor, transport.serverUnary),
 		grpc.ChainStreamInterceptor(m.server.StreamInterceptor, transport.serverStream),

@@ -22,6 +22,7 @@ import (
 	"github.com/atolldb/atoll/internal/maps"
 	"github.com/atolldb/atoll/internal/metrics"
 	"github.com/atolldb/atoll/internal/partition"
+	"github.com/atolldb/atoll/internal/store"
 	"github.com/atolldb/atoll/pkg/serialization"
 )
 
@@ -70,6 +71,10 @@ type Config struct {
 	// (limits.max-message-size): an answer that would grow past it is
 	// refused while it is built. Default 64 MiB.
 	MaxMessageSize int
+	// MaxKeySize and MaxValueSize are the largest serialized key and value
+	// the member's maps take (limits.max-key-size, limits.max-value-size):
+	// Connect tells clients, which refuse larger ones before sending.
+	MaxKeySize, MaxValueSize int
 	// Query runs SQL and predicate queries; nil disables the query service.
 	Query *QueryConfig
 	// Metrics records the latency and failures of map operations by map
@@ -119,6 +124,12 @@ func New(cfg Config) *Server {
 	}
 	if cfg.MaxMessageSize <= 0 {
 		cfg.MaxMessageSize = 64 << 20
+	}
+	if cfg.MaxKeySize <= 0 {
+		cfg.MaxKeySize = store.DefaultMaxKeySize
+	}
+	if cfg.MaxValueSize <= 0 {
+		cfg.MaxValueSize = store.DefaultMaxValueSize
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -170,6 +181,9 @@ func (s *Server) UnaryInterceptor(ctx context.Context, req any, info *grpc.Unary
 	if err := s.admit(); err != nil {
 		return nil, toStatus(err)
 	}
+	if err := checkReceived(req, s.cfg.MaxMessageSize); err != nil {
+		return nil, toStatus(err)
+	}
 	defer s.recoverCall(info.FullMethod, &err)
 	resp, err = handler(ctx, req)
 	return resp, toStatus(err)
@@ -186,7 +200,24 @@ func (s *Server) StreamInterceptor(srv any, ss grpc.ServerStream, info *grpc.Str
 	s.active.Add(1)
 	defer s.active.Add(-1)
 	defer s.recoverCall(info.FullMethod, &err)
+	if s.cfg.IsMember == nil || !s.cfg.IsMember(ss.Context()) {
+		ss = &sizeCheckedStream{ServerStream: ss, max: s.cfg.MaxMessageSize}
+	}
 	return toStatus(handler(srv, ss))
+}
+
+// sizeCheckedStream ends a client's stream at a message over the limit
+// (receive.go).
+type sizeCheckedStream struct {
+	grpc.ServerStream
+	max int
+}
+
+func (s *sizeCheckedStream) RecvMsg(m any) error {
+	if err := s.ServerStream.RecvMsg(m); err != nil {
+		return err
+	}
+	return checkReceived(m, s.max)
 }
 
 func (s *Server) recoverCall(method string, err *error) {
