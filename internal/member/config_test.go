@@ -53,6 +53,7 @@ func TestLoadConfigRejects(t *testing.T) {
 		"too many backups": "maps: {m: {backup-count: 7}}\n",
 		"bad log level":    "log: {level: loud}\n",
 		"zero partitions":  "partition-count: 0\n",
+		"failure timeout":  "gossip: {failure-timeout: 10ms}\n",
 	}
 	for name, yaml := range cases {
 		if _, err := LoadConfig(writeConfig(t, yaml)); err == nil {

@@ -136,8 +136,10 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		Join: cfg.Join, MinClusterSize: cfg.MinClusterSize, Store: replicas, Metadata: metadataStore{ser}, Catalog: catalogStore{cat},
 		Table: m.table, Logger: log, MaxMessageSize: cfg.Limits.MaxMessageSize, MaxConcurrentMigrations: cfg.MaxParallelMigrations,
 		DialOptions: append(transport.dialOptions(), dialer(cfg.Dialer)...),
+		Dialer:      cfg.Dialer,
 		Gossip: cluster.GossipConfig{
-			ProbeInterval: time.Duration(cfg.Gossip.ProbeInterval), ProbeTimeout: time.Duration(cfg.Gossip.ProbeTimeout),
+			FailureTimeout: time.Duration(cfg.Gossip.FailureTimeout),
+			ProbeInterval:  time.Duration(cfg.Gossip.ProbeInterval), ProbeTimeout: time.Duration(cfg.Gossip.ProbeTimeout),
 			GossipInterval: time.Duration(cfg.Gossip.GossipInterval), SuspicionMult: cfg.Gossip.SuspicionMult,
 			RejoinInterval: time.Duration(cfg.Gossip.RejoinInterval),
 		},
