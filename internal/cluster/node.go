@@ -200,15 +200,15 @@ type Node struct {
 	ml    *memberlist.Memberlist
 	table *partition.Holder
 
-	mu          sync.Mutex
-	aliveAll    map[partition.UUID]aliveMember // every live member gossip knows
-	leaving     map[partition.UUID]bool        // asked to leave (graceful shutdown)
-	left        map[partition.UUID]bool        // left the gossip gracefully
+	mu       sync.Mutex
+	aliveAll map[partition.UUID]aliveMember // every live member gossip knows
+	leaving  map[partition.UUID]bool        // asked to leave (graceful shutdown)
+	left     map[partition.UUID]bool        // left the gossip gracefully
 	// gone holds the members whose process is gone (their address refused
 	// connections, peers.go), since when: they are dead although gossip
 	// may still count them alive until it declares them dead too.
-	gone map[partition.UUID]time.Time
-	known       map[string]time.Time           // member addresses and when they were last alive
+	gone        map[partition.UUID]time.Time
+	known       map[string]time.Time // member addresses and when they were last alive
 	selfLeaving atomic.Bool
 	merging     atomic.Bool // merging into another cluster: writes wait
 	// clustered: a table this member applied named another member (a
