@@ -2,6 +2,7 @@ package serialization
 
 import (
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
@@ -32,10 +33,10 @@ func appendBuiltin(dst []byte, v any) (out []byte, ok bool, err error) {
 		return wire.AppendFloat64(wire.AppendInt32(dst, TypeFloat64), x), true, nil
 	case string:
 		out, err := wire.AppendString(wire.AppendInt32(dst, TypeString), x)
-		return out, true, stringErr(err)
+		return out, true, stringErr(err, x)
 	case JSON:
 		out, err := wire.AppendString(wire.AppendInt32(dst, TypeJSON), string(x))
-		return out, true, stringErr(err)
+		return out, true, stringErr(err, string(x))
 	case UUID:
 		return append(wire.AppendInt32(dst, TypeUUID), x[:]...), true, nil
 	case []byte:
@@ -83,22 +84,39 @@ func appendBuiltin(dst []byte, v any) (out []byte, ok bool, err error) {
 			return dst, false, nil
 		}
 		out, err := appendStrings(wire.AppendInt32(dst, TypeStringArray), x)
-		return out, true, stringErr(err)
+		return out, true, stringErr(err, x...)
 	case []*string:
 		if x == nil {
 			return dst, false, nil
 		}
 		out, err := appendStringPtrs(wire.AppendInt32(dst, TypeStringArray), x)
-		return out, true, stringErr(err)
+		return out, true, stringErr(err, derefStrings(x)...)
 	}
 	return dst, false, nil
 }
 
-func stringErr(err error) error {
-	if err != nil {
-		return &TypeError{Type: "string", Reason: err.Error()}
+// stringErr turns wire's error for a string that is not valid UTF-8 into
+// a *StringError naming the first such string of v.
+func stringErr(err error, v ...string) error {
+	if err == nil {
+		return nil
 	}
-	return nil
+	for _, s := range v {
+		if !utf8.ValidString(s) {
+			return &StringError{Value: s}
+		}
+	}
+	return &StringError{}
+}
+
+func derefStrings(v []*string) []string {
+	out := make([]string, 0, len(v))
+	for _, s := range v {
+		if s != nil {
+			out = append(out, *s)
+		}
+	}
+	return out
 }
 
 // appendStrings writes int count + string per item (Java writeStringArray).

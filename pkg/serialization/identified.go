@@ -76,7 +76,7 @@ func (o *DataOutput) WriteFloat64(v float64) { o.buf = wire.AppendFloat64(o.buf,
 func (o *DataOutput) WriteString(v string) {
 	var err error
 	if o.buf, err = wire.AppendString(o.buf, v); err != nil {
-		o.fail(stringErr(err))
+		o.fail(stringErr(err, v))
 	}
 }
 
@@ -131,7 +131,7 @@ func (o *DataOutput) WriteStringArray(v []string) {
 	}
 	var err error
 	if o.buf, err = appendStrings(o.buf, v); err != nil {
-		o.fail(stringErr(err))
+		o.fail(stringErr(err, v...))
 	}
 }
 
@@ -143,7 +143,7 @@ func (o *DataOutput) WriteStringPtrArray(v []*string) {
 	}
 	var err error
 	if o.buf, err = appendStringPtrs(o.buf, v); err != nil {
-		o.fail(stringErr(err))
+		o.fail(stringErr(err, derefStrings(v)...))
 	}
 }
 

@@ -144,7 +144,7 @@ func (w *PortableWriter) WriteStringPtr(name string, v *string) {
 func (w *PortableWriter) appendString(s string) {
 	var err error
 	if w.buf, err = wire.AppendString(w.buf, s); err != nil {
-		w.fail(&FieldError{Field: "", Reason: err.Error()})
+		w.fail(stringErr(err, s))
 	}
 }
 

@@ -468,6 +468,9 @@ func TestIdentifiedLayoutReadsWithoutGoType(t *testing.T) {
 	}
 }
 
+// namedString is a struct serialized with zero-config Compact.
+type namedString struct{ Name string }
+
 func TestTypedErrors(t *testing.T) {
 	svc := newService(t)
 	if _, err := svc.ToData(nil); !errors.Is(err, s.ErrUnsupportedType) {
@@ -476,8 +479,17 @@ func TestTypedErrors(t *testing.T) {
 	if _, err := svc.ToData(struct{ X int }{}); !errors.Is(err, s.ErrUnsupportedType) {
 		t.Errorf("unregistered struct: %v", err)
 	}
-	if _, err := svc.ToData(string([]byte{0xff, 0xfe})); !errors.Is(err, s.ErrUnsupportedType) {
-		t.Errorf("invalid UTF-8: %v", err)
+	bad := string([]byte{'a', 0xff, 0xfe})
+	for name, v := range map[string]any{
+		"string":               bad,
+		"string array":         []string{"ok", bad},
+		"JSON":                 s.JSON(bad),
+		"compact string field": &namedString{Name: bad},
+	} {
+		var se *s.StringError
+		if _, err := svc.ToData(v); !errors.Is(err, s.ErrInvalidString) || !errors.As(err, &se) || se.Value != bad {
+			t.Errorf("invalid UTF-8 in a %s: %v", name, err)
+		}
 	}
 	small := model.SmallForKey(2)
 	d, err := svc.ToData(&small)
