@@ -39,7 +39,8 @@ final class Connection {
 
     private volatile ByteString memberUuid = ByteString.EMPTY;
     private final String clientCluster;
-    private final int maxMessageSize; // the largest request it sends
+    /** What the member accepts (from its Connect answer). */
+    volatile Limits limits;
     private final Object sendLock = new Object();
     private ClientCallStreamObserver<PipelineRequest> requests; // guarded by sendLock once set
     private final Map<Long, Pending<PipelineResponse>> pending = new ConcurrentHashMap<>();
@@ -66,11 +67,11 @@ final class Connection {
         }
     }
 
-    private Connection(String address, ManagedChannel channel, String clientCluster, int maxMessageSize) {
+    private Connection(String address, ManagedChannel channel, String clientCluster, Limits limits) {
         this.address = address;
         this.channel = channel;
         this.clientCluster = clientCluster;
-        this.maxMessageSize = maxMessageSize;
+        this.limits = limits;
         this.cluster = ClusterServiceGrpc.newStub(channel);
         this.maps = MapServiceGrpc.newStub(channel);
         this.self = CompletableFuture.completedFuture(this);
@@ -82,8 +83,10 @@ final class Connection {
     }
 
     /**
-     * Connects to a member: checks the cluster name with Connect, then opens the pipeline.
-     * Fails with {@link ClusterNameMismatchException} or {@link MemberConnectionException}.
+     * Connects to a member: checks the cluster name with Connect, then opens the pipeline. An
+     * address that refuses the connection fails at once; one that does not answer, after the
+     * connect timeout. Fails with {@link ClusterNameMismatchException} or
+     * {@link MemberConnectionException}.
      */
     static CompletableFuture<Map.Entry<Connection, ConnectResponse>> dial(String address, AtollClientConfig cfg, ByteString clientUuid) {
         CompletableFuture<Map.Entry<Connection, ConnectResponse>> result = new CompletableFuture<>();
@@ -102,17 +105,18 @@ final class Connection {
                     .keepAliveWithoutCalls(true)
                     .build();
         } catch (RuntimeException e) {
-            result.completeExceptionally(new MemberConnectionException("cannot connect to " + address + ": " + e.getMessage(), address, false, e));
+            result.completeExceptionally(new MemberConnectionException("member " + address + " cannot be dialed: " + e.getMessage(), address, false, e));
             return result;
         }
-        Connection c = new Connection(address, ch, cfg.getClusterName(), cfg.getMaxMessageSize());
+        Connection c = new Connection(address, ch, cfg.getClusterName(), Limits.of(cfg));
         ConnectRequest req = ConnectRequest.newBuilder()
                 .setClusterName(cfg.getClusterName())
                 .setClientName(cfg.getClientName())
                 .setClientUuid(clientUuid)
                 .setClientVersion("java/" + AtollClient.VERSION)
                 .build();
-        c.cluster.withWaitForReady().withDeadlineAfter(cfg.getConnectTimeout().toNanos(), TimeUnit.NANOSECONDS)
+        // Not waitForReady: an address that refuses the connection fails the call at once.
+        c.cluster.withDeadlineAfter(cfg.getConnectTimeout().toNanos(), TimeUnit.NANOSECONDS)
                 .connect(req, new StreamObserver<>() {
                     private ConnectResponse hello;
 
@@ -127,10 +131,11 @@ final class Connection {
                         AtollException e = Errors.fromStatus(t, address, cfg.getClusterName());
                         if (e instanceof ClusterNameMismatchException) {
                             result.completeExceptionally(e);
-                        } else {
-                            result.completeExceptionally(new MemberConnectionException("cannot connect to " + address + ": "
-                                    + e.getMessage(), address, false, e));
+                            return;
                         }
+                        Throwable cause = io.grpc.Status.fromThrowable(t).getCode() == io.grpc.Status.Code.DEADLINE_EXCEEDED
+                                ? new ConnectionFailures.ConnectTimeout(cfg.getConnectTimeout()) : t;
+                        result.completeExceptionally(new MemberConnectionException(ConnectionFailures.message(address, cause), address, false, t));
                     }
 
                     @Override
@@ -140,6 +145,7 @@ final class Connection {
                             return;
                         }
                         c.memberUuid = hello.getMemberUuid();
+                        c.limits = Limits.of(cfg, hello);
                         try {
                             c.openPipeline();
                         } catch (RuntimeException e) {
@@ -178,12 +184,12 @@ final class Connection {
                 // calls still pending then were never run.
                 ErrorDetail d = Errors.detailOf(t);
                 boolean shuttingDown = d != null && d.getCode() == ErrorCode.ERROR_CODE_SHUTTING_DOWN;
-                fail(Errors.fromStatus(t, address, clientCluster), !shuttingDown);
+                fail(t, !shuttingDown);
             }
 
             @Override
             public void onCompleted() {
-                fail(new IllegalStateException("the member closed the stream"), true);
+                fail(new IllegalStateException("the member ended the stream"), true);
             }
         });
     }
@@ -196,10 +202,10 @@ final class Connection {
     synchronized QueryStream queryStream() {
         MemberConnectionException b = broken;
         if (b != null) {
-            throw new MemberConnectionException("connection to " + address + " is broken: " + b.getCause().getMessage(), address, false, b.getCause());
+            throw notSent(b);
         }
         if (queryStream == null || !queryStream.usable()) {
-            queryStream = new QueryStream(channel, address, clientCluster, maxMessageSize);
+            queryStream = new QueryStream(channel, address, clientCluster, limits);
         }
         return queryStream;
     }
@@ -219,7 +225,7 @@ final class Connection {
             if (broken != null) {
                 return;
             }
-            broken = e = new MemberConnectionException("connection to " + address + " failed: " + cause.getMessage(), address, sent, cause);
+            broken = e = new MemberConnectionException(ConnectionFailures.message(address, cause), address, sent, cause);
         }
         for (Iterator<Map.Entry<Long, Pending<PipelineResponse>>> it = pending.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<Long, Pending<PipelineResponse>> en = it.next();
@@ -252,8 +258,8 @@ final class Connection {
         }
         long remainingMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
         PipelineRequest req = template.toBuilder().setCallId(id).setTimeoutMs(remainingMs).build();
-        // A message over the limit would end the stream every call shares: it fails alone, unsent.
-        TooLargeException tooLarge = RequestChecks.tooLarge(req.getSerializedSize(), maxMessageSize);
+        // A key, value or message over the member's limits fails alone, unsent.
+        TooLargeException tooLarge = limits.check(req);
         if (tooLarge != null) {
             if (pending.remove(id) != null) {
                 p.completeExceptionally(tooLarge);
@@ -271,7 +277,7 @@ final class Connection {
     }
 
     private MemberConnectionException notSent(MemberConnectionException b) {
-        return new MemberConnectionException("connection to " + address + " is broken: " + b.getCause().getMessage(), address, false, b.getCause());
+        return new MemberConnectionException(b.getMessage(), address, false, b.getCause());
     }
 
     /** Fails the calls whose deadline has passed; run periodically by the client. */
@@ -283,7 +289,7 @@ final class Connection {
         if (qs != null) {
             qs.sweep(nowNanos);
         }
-        Pending.expire(pending, nowNanos, "no response from the member within the deadline", address);
+        Pending.expire(pending, nowNanos, "member " + address + " did not answer within the call's deadline", address);
     }
 
     /** Ends the pipeline and the channel. */

@@ -122,9 +122,29 @@ final class BufferOutput implements ObjectDataOutput {
             writeInt(-1);
             return;
         }
+        int bad = unpairedSurrogate(s);
+        if (bad >= 0) {
+            throw new InvalidStringException(s, bad);
+        }
         byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
         writeInt(utf8.length);
         write(utf8);
+    }
+
+    /** The index of the first unpaired surrogate of s, or -1: UTF-8 cannot carry one. */
+    static int unpairedSurrogate(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (!Character.isSurrogate(c)) {
+                continue;
+            }
+            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                i++;
+                continue;
+            }
+            return i;
+        }
+        return -1;
     }
 
     /** Portable field names: short length + low 8 bits of each char. */
