@@ -63,6 +63,7 @@ minutes for all); --quick runs the smoke sizes in under a minute.`,
 		newRunCmd("all", "Workloads A and B", true, true),
 		newQ13Cmd(),
 		newOverloadCmd(),
+		newFailoverCmd(),
 		newCompareCmd(),
 		newSummarizeCmd(),
 	)
