@@ -62,7 +62,8 @@ type Result struct {
 	System     string `json:"system"`
 	Disruption string `json:"disruption"`
 	// LongestPause is the longest time without an acknowledgement of any
-	// writer, over the whole run; SlowestCall the longest single write.
+	// writer, over the whole run (until the writers are told to stop, or a
+	// later acknowledgement); SlowestCall the longest single write.
 	LongestPause time.Duration `json:"longest_pause_ns"`
 	SlowestCall  time.Duration `json:"slowest_call_ns"`
 	// Acknowledged writes succeeded; Failed returned an error; Lost are
@@ -161,6 +162,11 @@ func Run(ctx context.Context, m *client.Map[string, string], cfg Config) (Result
 	if err == nil {
 		err = wait(cfg.After)
 	}
+	// A pause still going on at the end counts too: writers that all
+	// hang get no acknowledgement to end it.
+	mu.Lock()
+	pause = max(pause, time.Since(last))
+	mu.Unlock()
 	close(stop)
 	wg.Wait()
 	if cfg.Settle != nil {

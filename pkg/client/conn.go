@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/keepalive"
 
@@ -67,6 +68,9 @@ type call struct {
 
 var callPool = sync.Pool{New: func() any { return &call{ch: make(chan *pb.PipelineResponse, 1)} }}
 
+// dialBackoff spaces the connection attempts of one dial.
+var dialBackoff = backoff.Config{BaseDelay: 50 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second}
+
 // dial connects to a member, checks the cluster name and opens the
 // pipeline. An address that refuses the connection (nothing listens there)
 // fails at once rather than after ConnectTimeout; ctx bounds the rest.
@@ -83,6 +87,12 @@ func dial(ctx context.Context, addr string, cfg *Config, clientUUID []byte) (*co
 			return nc, err
 		}),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		// A connection attempt that fails otherwise than by a refusal
+		// (the member's process ending as the client connects resets
+		// the connection) is tried again soon, not after gRPC's default
+		// second: a broken connection is replaced by a new dial, so this
+		// backoff only spaces a dial's own attempts.
+		grpc.WithConnectParams(grpc.ConnectParams{Backoff: dialBackoff, MinConnectTimeout: cfg.ConnectTimeout}),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.MaxMessageSize), grpc.MaxCallSendMsgSize(cfg.MaxMessageSize)),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: cfg.HeartbeatInterval, Timeout: cfg.HeartbeatTimeout, PermitWithoutStream: true}),
 	)

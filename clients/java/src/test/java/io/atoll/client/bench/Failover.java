@@ -99,6 +99,9 @@ public final class Failover {
         Thread.sleep(before.toMillis());
         disrupt.run();
         Thread.sleep(after.toMillis());
+        synchronized (gap) { // a pause still going on at the end counts too
+            gap.set(Math.max(gap.get(), System.nanoTime() - last.get()));
+        }
         stop.set(true);
         for (Thread th : threads) {
             th.join(300_000);
