@@ -288,7 +288,7 @@ func (c *Client) Close() error {
 // side's history, whose versions may be lower. A table of another lineage
 // is therefore adopted when it comes from the member whose table stream
 // the client follows (follow), whatever its version. The connections to
-// members that an adopted table no longer names are closed: their calls in
+// members that a newer table no longer names are closed: their calls in
 // flight fail (and are retried on the partitions' new owners when safe),
 // and calls waiting to retry go at once.
 func (c *Client) setTable(count int32, t *pb.PartitionTable, follow bool) {
@@ -320,7 +320,9 @@ func (c *Client) setTable(count int32, t *pb.PartitionTable, follow bool) {
 			return
 		}
 		if c.routing.CompareAndSwap(cur, rt) {
-			if cur != nil {
+			if newer && cur != nil {
+				// Only a newer table: one that comes from the followed
+				// member across lineages may be a cluster still forming.
 				c.dropMembers(cur.members, rt.members)
 			}
 			c.notifyChange()
@@ -342,6 +344,12 @@ func (c *Client) dropMembers(before, after []string) {
 		if cn != nil && cn.usable() {
 			c.log.Debug("closing the connection to a member the partition table no longer names", "member", addr)
 			cn.fail(errMemberLeft, true)
+			c.qstreams.mu.Lock()
+			qs := c.qstreams.m[cn]
+			c.qstreams.mu.Unlock()
+			if qs != nil {
+				qs.fail(&connError{member: addr, sent: true, err: errMemberLeft})
+			}
 			go cn.close()
 		}
 	}

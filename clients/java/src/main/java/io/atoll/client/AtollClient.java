@@ -345,7 +345,7 @@ public final class AtollClient implements AutoCloseable {
      * the smaller side adopt the larger side's history, whose versions may be lower, so a table
      * of another lineage is installed when it comes from the member whose table stream the
      * client follows ({@code follow}), whatever its version (as the Go client's setTable). The
-     * connections to members an installed table no longer names are closed: their calls in
+     * connections to members a newer table no longer names are closed: their calls in
      * flight fail (and are retried on the partitions' new owners when safe), and calls waiting
      * to retry go at once.
      */
@@ -367,7 +367,9 @@ public final class AtollClient implements AutoCloseable {
                 break;
             }
         }
-        if (cur != null) {
+        if (cur != null && next.version > cur.version) {
+            // Only a newer table: one that comes from the followed member across lineages may
+            // be a cluster still forming.
             for (String m : cur.members) {
                 Connection c = connections.get(m);
                 if (!next.members.contains(m) && c != null && c.usable()) {

@@ -307,8 +307,9 @@ final class Connection {
         synchronized (this) {
             qs = queryStream;
         }
+        MemberConnectionException b = broken;
         if (qs != null) {
-            qs.close();
+            qs.close(b != null ? b.getCause() : new ClientNotActiveException());
         }
         fail(new ClientNotActiveException(), false);
         channel.shutdownNow();

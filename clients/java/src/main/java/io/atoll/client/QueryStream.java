@@ -136,8 +136,8 @@ final class QueryStream {
         Connection.Pending.expire(pending, nowNanos, "member " + address + " did not answer the query call within its deadline", address);
     }
 
-    /** Ends the stream; calls in flight fail. */
-    void close() {
+    /** Ends the stream; calls in flight fail with {@code why}. */
+    void close(Throwable why) {
         synchronized (sendLock) {
             if (requests != null) {
                 try {
@@ -147,6 +147,6 @@ final class QueryStream {
                 }
             }
         }
-        fail(new ClientNotActiveException());
+        fail(why);
     }
 }
