@@ -145,17 +145,19 @@ const DefaultFailureTimeout = 5 * time.Second
 // SuspicionMult probe intervals (for clusters under 10 members; memberlist
 // scales it with log10 of the size above) before it is declared dead, with
 // no longer wait for confirmations from others. FailureTimeout T gives
-// ProbeInterval T/10 (between 50ms and 1s), ProbeTimeout half of it and
-// SuspicionMult (T - 3 ProbeInterval) / ProbeInterval: 500ms, 250ms and 7
-// for the default 5s.
+// ProbeInterval T/5 (between 50ms and 1s), ProbeTimeout half of it and
+// SuspicionMult (T - 2 ProbeInterval) / ProbeInterval: 1s, 500ms and 3
+// for the default 5s. Probes that short of memberlist's LAN profile took
+// live members for dead on a loaded machine (a 250 ms probe timeout under
+// the race detector at load 19).
 func (g GossipConfig) apply(c *memberlist.Config) {
 	t := g.FailureTimeout
 	if t <= 0 {
 		t = DefaultFailureTimeout
 	}
-	probe := min(max(t/10, 50*time.Millisecond), time.Second)
+	probe := min(max(t/5, 50*time.Millisecond), time.Second)
 	c.ProbeInterval, c.ProbeTimeout = probe, probe/2
-	c.SuspicionMult = max(1, int((t-3*probe)/probe))
+	c.SuspicionMult = max(1, int((t-2*probe)/probe))
 	c.SuspicionMaxTimeoutMult = 1
 	if g.ProbeInterval > 0 {
 		c.ProbeInterval = g.ProbeInterval

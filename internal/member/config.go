@@ -189,8 +189,8 @@ type GossipConfig struct {
 	// FailureTimeout is how long a member may stay silent (a paused
 	// process, a host that stalls, a cut network) before it is declared
 	// dead and its partitions are promoted (default 5s). The probe
-	// interval (a tenth of it), probe timeout (half the interval) and
-	// suspicion multiplier follow from it unless set below.
+	// interval (a fifth of it, at most 1s), probe timeout (half the
+	// interval) and suspicion multiplier follow from it unless set below.
 	FailureTimeout Duration `yaml:"failure-timeout"`
 	ProbeInterval  Duration `yaml:"probe-interval"`
 	ProbeTimeout   Duration `yaml:"probe-timeout"`

@@ -33,7 +33,10 @@ func TestOversizedValueFailsAlone(t *testing.T) {
 	c := testcluster.Start(t, testcluster.Process, 1, testcluster.Options{})
 	cl := connect(t, c, client.Config{})
 	m := client.GetMap[string, []byte](cl, "big")
-	ctx := ctxT(t)
+	// Hundreds of megabytes go through the client (slow under the race
+	// detector): the deadline is generous.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
 
 	huge := make([]byte, 70_000_000)
 	var wg sync.WaitGroup

@@ -181,7 +181,7 @@ func readBuiltin(rd *wire.Reader, typ int32) (v any, ok bool, err error) {
 		copy(u[:], rd.Bytes(16))
 		v = u
 	case TypeByteArray:
-		v = readSlice(rd, 1, func(rd *wire.Reader) byte { return byte(rd.Int8()) })
+		v = readByteArray(rd)
 	case TypeBoolArray:
 		v = readSlice(rd, 1, (*wire.Reader).Bool)
 	case TypeCharArray:
@@ -219,6 +219,16 @@ func readSlice[T any](rd *wire.Reader, size int, item func(*wire.Reader) T) []T 
 		out[i] = item(rd)
 	}
 	return out
+}
+
+// readByteArray reads a byte[] (int count, -1 = null, then the bytes) with
+// one copy: values of many megabytes are common.
+func readByteArray(rd *wire.Reader) []byte {
+	n := rd.Length(1, true)
+	if n < 0 || rd.Err() != nil {
+		return nil
+	}
+	return append(make([]byte, 0, n), rd.Bytes(n)...)
 }
 
 // readStringArray reads a String[]: []string, or []*string when an item is null.
