@@ -3,6 +3,7 @@ module github.com/atolldb/atoll
 go 1.26.7
 
 require (
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/compose-spec/compose-go/v2 v2.9.1
 	github.com/dgraph-io/ristretto/v2 v2.4.2
 	github.com/felixge/fgprof v0.9.5
@@ -38,6 +39,7 @@ require (
 	github.com/gogo/protobuf v1.3.2 // indirect
 	github.com/golang/glog v1.2.5 // indirect
 	github.com/google/btree v1.1.3 // indirect
+	github.com/grafana/grafana-foundation-sdk/go v0.0.22 // indirect
 	github.com/hashicorp/errwrap v1.1.0 // indirect
 	github.com/hashicorp/go-immutable-radix v1.3.1 // indirect
 	github.com/hashicorp/go-metrics v0.7.0 // indirect

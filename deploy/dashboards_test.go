@@ -20,6 +20,8 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
@@ -52,19 +54,14 @@ type expr struct {
 func dashboardExprs(t *testing.T) []expr {
 	t.Helper()
 	files, err := filepath.Glob("grafana/dashboards/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no dashboards: %v", err)
-	}
+	require.NoError(t, err)
+	require.NotEmpty(t, files, "dashboards")
 	var out []expr
 	for _, f := range files {
 		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var d dashboardFile
-		if err := json.Unmarshal(b, &d); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
+		require.NoError(t, json.Unmarshal(b, &d), f)
 		for _, p := range d.Panels {
 			for _, tg := range p.Targets {
 				out = append(out, expr{filepath.Base(f), p.Title, expand(tg.Expr)})
@@ -100,9 +97,7 @@ func exposed(fams map[string]*dto.MetricFamily, into map[string]bool) {
 func freeAddr(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	addr := ln.Addr().String()
 	_ = ln.Close()
 	return addr
@@ -119,18 +114,14 @@ func startPrometheus(t *testing.T, targets []string) string {
 	dir := t.TempDir()
 	quoted, _ := json.Marshal(targets)
 	cfg := fmt.Sprintf("global: {scrape_interval: 1s, evaluation_interval: 1s}\nscrape_configs:\n  - job_name: atoll\n    static_configs: [{targets: %s}]\n", quoted)
-	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o644))
 	addr := freeAddr(t)
 	cmd := exec.Command(bin, "--config.file="+filepath.Join(dir, "prometheus.yml"), "--storage.tsdb.path="+filepath.Join(dir, "data"),
 		"--web.listen-address="+addr, "--log.level=warn")
 	var logs strings.Builder
 	var mu sync.Mutex
 	cmd.Stdout, cmd.Stderr = io.Discard, writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return logs.Write(p) })
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
@@ -140,26 +131,21 @@ func startPrometheus(t *testing.T, targets []string) string {
 			mu.Unlock()
 		}
 	})
-	waitFor(t, "prometheus to scrape every member", 60*time.Second, func() error {
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
 		var r struct {
 			Data struct {
 				ActiveTargets []struct{ Health string } `json:"activeTargets"`
 			} `json:"data"`
 		}
-		if err := getJSON("http://"+addr+"/api/v1/targets", &r); err != nil {
-			return err
-		}
+		require.NoError(c, getJSON("http://"+addr+"/api/v1/targets", &r))
 		up := 0
 		for _, tg := range r.Data.ActiveTargets {
 			if tg.Health == "up" {
 				up++
 			}
 		}
-		if up != len(targets) {
-			return fmt.Errorf("%d of %d targets up", up, len(targets))
-		}
-		return nil
-	})
+		assert.Equal(c, len(targets), up, "targets up")
+	}, 60*time.Second, 500*time.Millisecond, "prometheus scrapes every member")
 	return addr
 }
 
@@ -199,40 +185,23 @@ func instantQuery(prom, e string) (int, error) {
 	return len(r.Data.Result), nil
 }
 
-func waitFor(t *testing.T, what string, timeout time.Duration, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v: %v", what, timeout, err)
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
-}
-
 // runLoad drives the members until ctx ends: writes, reads, removes and
 // near-cache hits on two maps, with a client that reports its statistics.
 func runLoad(ctx context.Context, t *testing.T, addrs []string) {
 	cl, err := client.New(ctx, client.Config{Addresses: addrs, ClusterName: "test",
 		NearCaches: map[string]client.NearCacheConfig{"sessions": {}}, StatisticsInterval: 500 * time.Millisecond})
-	if err != nil {
-		t.Error(err)
+	if !assert.NoError(t, err) {
 		return
 	}
 	defer cl.Close()
 	var wg sync.WaitGroup
 	// Queries through both front ends, over the orders the map workers
 	// write, for the query dashboard.
-	if rows, err := cl.SQL(ctx, `CREATE MAPPING orders TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='varchar')`); err != nil {
-		t.Error(err)
+	rows, err := cl.SQL(ctx, `CREATE MAPPING orders TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='varchar')`)
+	if !assert.NoError(t, err) {
 		return
-	} else {
-		rows.Close()
 	}
+	rows.Close()
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -248,7 +217,7 @@ func runLoad(ctx context.Context, t *testing.T, addrs []string) {
 				_, err = orders.Aggregate(ctx, predicate.Count(), predicate.Like("this", "value%"))
 			}
 			if err != nil && ctx.Err() == nil {
-				t.Error(err)
+				assert.NoError(t, err, "a query of the load")
 				return
 			}
 			time.Sleep(20 * time.Millisecond)
@@ -274,7 +243,7 @@ func runLoad(ctx context.Context, t *testing.T, addrs []string) {
 					_, _, err = m.Remove(ctx, k)
 				}
 				if err != nil && ctx.Err() == nil {
-					t.Error(err)
+					assert.NoError(t, err, "a map call of the load")
 					return
 				}
 				if i%50 == 0 {
@@ -311,13 +280,11 @@ func TestDashboards(t *testing.T) {
 
 	exprs := dashboardExprs(t)
 	// Every metric the dashboards name exists on the members.
-	waitFor(t, "every metric the dashboards name in /metrics", 60*time.Second, func() error {
+	require.EventuallyWithT(t, func(col *assert.CollectT) {
 		have := map[string]bool{}
 		for _, n := range c.Members() {
 			fams, err := n.Metrics(ctx)
-			if err != nil {
-				return err
-			}
+			require.NoError(col, err)
 			exposed(fams, have)
 		}
 		var missing []string
@@ -328,29 +295,26 @@ func TestDashboards(t *testing.T) {
 				}
 			}
 		}
-		if len(missing) > 0 {
-			return fmt.Errorf("not in /metrics: %s", strings.Join(missing, ", "))
-		}
-		return nil
-	})
+		assert.Empty(col, missing, "metrics the dashboards name that are not in /metrics")
+	}, 60*time.Second, 500*time.Millisecond, "every metric the dashboards name is in /metrics")
 
-	// Every expression returns data through Prometheus.
-	waitFor(t, "every dashboard expression to return data", 2*time.Minute, func() error {
+	// Prometheus accepts every expression (a refusal does not heal)...
+	for _, e := range exprs {
+		_, err := instantQuery(prom, e.promql)
+		require.NoError(t, err, "%s, %q: Prometheus refused %s", e.file, e.panel, e.promql)
+	}
+	// ... and each returns data once the load has run.
+	require.EventuallyWithT(t, func(col *assert.CollectT) {
 		var empty []string
 		for _, e := range exprs {
 			n, err := instantQuery(prom, e.promql)
-			if err != nil {
-				t.Fatalf("%s, %q: Prometheus refused %s: %v", e.file, e.panel, e.promql, err)
-			}
+			require.NoError(col, err)
 			if n == 0 {
 				empty = append(empty, fmt.Sprintf("%s %q: %s", e.file, e.panel, e.promql))
 			}
 		}
-		if len(empty) > 0 {
-			return fmt.Errorf("%d expressions return nothing:\n%s", len(empty), strings.Join(empty, "\n"))
-		}
-		return nil
-	})
+		assert.Empty(col, empty, "expressions that return nothing")
+	}, 2*time.Minute, 500*time.Millisecond, "every dashboard expression returns data")
 	t.Logf("all %d dashboard expressions return data", len(exprs))
 	if dir := os.Getenv(screenshotsEnv); dir != "" {
 		screenshots(t, prom, dir)

@@ -9,12 +9,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/compose-spec/compose-go/v2/loader"
 	"github.com/compose-spec/compose-go/v2/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -28,19 +29,14 @@ import (
 func manifests(t *testing.T) (sets []*appsv1.StatefulSet, svcs []*corev1.Service, pdbs []*policyv1.PodDisruptionBudget) {
 	t.Helper()
 	files, err := filepath.Glob("k8s/*.yaml")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no manifests in deploy/k8s: %v", err)
-	}
+	require.NoError(t, err)
+	require.NotEmpty(t, files, "manifests in deploy/k8s")
 	for _, f := range files {
 		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for i, doc := range bytes.Split(b, []byte("\n---\n")) {
 			var tm metav1.TypeMeta
-			if err := yaml.Unmarshal(doc, &tm); err != nil {
-				t.Fatalf("%s document %d: %v", f, i, err)
-			}
+			require.NoError(t, yaml.Unmarshal(doc, &tm), "%s document %d", f, i)
 			var obj any
 			switch tm.APIVersion + " " + tm.Kind {
 			case "apps/v1 StatefulSet":
@@ -53,11 +49,9 @@ func manifests(t *testing.T) (sets []*appsv1.StatefulSet, svcs []*corev1.Service
 				p := &policyv1.PodDisruptionBudget{}
 				pdbs, obj = append(pdbs, p), p
 			default:
-				t.Fatalf("%s document %d: unexpected %s %s", f, i, tm.APIVersion, tm.Kind)
+				require.Failf(t, "unexpected kind", "%s document %d: %s %s", f, i, tm.APIVersion, tm.Kind)
 			}
-			if err := yaml.UnmarshalStrict(doc, obj); err != nil {
-				t.Errorf("%s document %d (%s): %v", f, i, tm.Kind, err)
-			}
+			assert.NoError(t, yaml.UnmarshalStrict(doc, obj), "%s document %d (%s)", f, i, tm.Kind)
 		}
 	}
 	return sets, svcs, pdbs
@@ -65,9 +59,8 @@ func manifests(t *testing.T) (sets []*appsv1.StatefulSet, svcs []*corev1.Service
 
 func TestKubernetesManifests(t *testing.T) {
 	sets, svcs, pdbs := manifests(t)
-	if len(sets) != 1 || len(pdbs) != 1 {
-		t.Fatalf("%d StatefulSets and %d PodDisruptionBudgets, want one each", len(sets), len(pdbs))
-	}
+	require.Len(t, sets, 1, "StatefulSets")
+	require.Len(t, pdbs, 1, "PodDisruptionBudgets")
 	ss := sets[0]
 	pod := ss.Spec.Template
 	var headless *corev1.Service
@@ -76,9 +69,9 @@ func TestKubernetesManifests(t *testing.T) {
 			headless = s
 		}
 	}
-	if headless == nil || headless.Spec.ClusterIP != corev1.ClusterIPNone || !headless.Spec.PublishNotReadyAddresses {
-		t.Fatalf("the StatefulSet's service %q must be headless and publish members that are not ready yet", ss.Spec.ServiceName)
-	}
+	require.NotNil(t, headless, "the StatefulSet's service %q", ss.Spec.ServiceName)
+	require.Equal(t, corev1.ClusterIPNone, headless.Spec.ClusterIP, "the StatefulSet's service is headless")
+	require.True(t, headless.Spec.PublishNotReadyAddresses, "the headless service publishes members that are not ready yet")
 	matches := func(sel map[string]string) bool {
 		for k, v := range sel {
 			if pod.Labels[k] != v {
@@ -87,47 +80,38 @@ func TestKubernetesManifests(t *testing.T) {
 		}
 		return len(sel) > 0
 	}
-	if !matches(ss.Spec.Selector.MatchLabels) || !matches(headless.Spec.Selector) || !matches(pdbs[0].Spec.Selector.MatchLabels) {
-		t.Error("the StatefulSet, the headless service and the PodDisruptionBudget must select the member pods")
-	}
-	if a := pod.Annotations; a["prometheus.io/scrape"] != "true" || a["prometheus.io/path"] != "/metrics" || a["prometheus.io/port"] != "8080" {
-		t.Errorf("scrape annotations: %v", a)
-	}
+	assert.True(t, matches(ss.Spec.Selector.MatchLabels), "the StatefulSet selects the member pods")
+	assert.True(t, matches(headless.Spec.Selector), "the headless service selects the member pods")
+	assert.True(t, matches(pdbs[0].Spec.Selector.MatchLabels), "the PodDisruptionBudget selects the member pods")
+	assert.Subset(t, pod.Annotations, map[string]string{"prometheus.io/scrape": "true", "prometheus.io/path": "/metrics", "prometheus.io/port": "8080"},
+		"scrape annotations")
 	c := pod.Spec.Containers[0]
 	ports := map[string]int32{}
 	for _, p := range c.Ports {
 		ports[p.Name] = p.ContainerPort
 	}
-	if r := c.ReadinessProbe; r == nil || r.HTTPGet == nil || r.HTTPGet.Path != "/readyz" || ports[r.HTTPGet.Port.String()] != 8080 {
-		t.Errorf("the readiness probe must GET /readyz on the admin port: %+v", r)
-	}
-	if l := c.LivenessProbe; l == nil || l.HTTPGet == nil || l.HTTPGet.Path != "/healthz" {
-		t.Errorf("the liveness probe must GET /healthz: %+v", l)
-	}
+	require.NotNil(t, c.ReadinessProbe)
+	require.NotNil(t, c.ReadinessProbe.HTTPGet, "the readiness probe is an HTTP GET")
+	assert.Equal(t, "/readyz", c.ReadinessProbe.HTTPGet.Path)
+	assert.Equal(t, int32(8080), ports[c.ReadinessProbe.HTTPGet.Port.String()], "the readiness probe asks the admin port")
+	require.NotNil(t, c.LivenessProbe)
+	require.NotNil(t, c.LivenessProbe.HTTPGet, "the liveness probe is an HTTP GET")
+	assert.Equal(t, "/healthz", c.LivenessProbe.HTTPGet.Path)
 	// Members advertise and join by the headless service's DNS names.
 	args := strings.Join(c.Args, " ")
-	want := fmt.Sprintf("--advertise=$(POD_NAME).%s:5701", headless.Name)
-	if !strings.Contains(args, want) {
-		t.Errorf("args %q lack %s", args, want)
-	}
+	assert.Contains(t, args, fmt.Sprintf("--advertise=$(POD_NAME).%s:5701", headless.Name))
 	var seeds []string
 	for i := range *ss.Spec.Replicas {
 		seeds = append(seeds, fmt.Sprintf("%s-%d.%s:5701", ss.Name, i, headless.Name))
 	}
-	if !slices.Contains(c.Args, "--join="+strings.Join(seeds, ",")) {
-		t.Errorf("args %q do not join %v", args, seeds)
-	}
+	assert.Contains(t, c.Args, "--join="+strings.Join(seeds, ","))
 }
 
 func TestComposeFile(t *testing.T) {
 	abs, err := filepath.Abs("compose/compose.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, err := os.ReadFile(abs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// compose-go checks the file against the Compose specification's JSON
 	// schema, then loads it.
 	p, err := loader.LoadWithContext(context.Background(), types.ConfigDetails{
@@ -135,30 +119,19 @@ func TestComposeFile(t *testing.T) {
 		ConfigFiles: []types.ConfigFile{{Filename: abs, Content: b}},
 		Environment: types.Mapping{},
 	}, func(o *loader.Options) { o.SetProjectName("atoll", true) })
-	if err != nil {
-		t.Fatalf("compose file: %v", err)
-	}
+	require.NoError(t, err, "compose file")
 	members := 0
 	for name, s := range p.Services {
 		if strings.HasPrefix(name, "atoll-") {
 			members++
-			if !slices.Contains(s.Command, "--advertise") || !slices.Contains(s.Command, "--join") {
-				t.Errorf("%s: members must advertise their service name and join: %v", name, s.Command)
-			}
+			assert.Subset(t, []string(s.Command), []string{"--advertise", "--join"}, "%s: members advertise their service name and join", name)
 		}
 	}
-	if members != 3 {
-		t.Errorf("%d members, want 3", members)
-	}
-	for _, name := range []string{"prometheus", "grafana"} {
-		if _, ok := p.Services[name]; !ok {
-			t.Errorf("no %s service", name)
-		}
-	}
+	assert.Equal(t, 3, members, "members")
+	assert.Contains(t, p.Services, "prometheus")
+	assert.Contains(t, p.Services, "grafana")
 	// The mounted configuration exists in the repository.
 	for _, f := range []string{"prometheus/prometheus.yml", "grafana/provisioning/datasources/prometheus.yaml", "grafana/provisioning/dashboards/atoll.yaml", "docker/Dockerfile"} {
-		if _, err := os.Stat(f); err != nil {
-			t.Error(err)
-		}
+		assert.FileExists(t, f)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // screenshotLoad is how long the load runs before the screenshots, so
@@ -24,12 +26,8 @@ const screenshotLoad = 3 * time.Minute
 // Chromium (Debian package chromium).
 func screenshots(t *testing.T, prom, dir string) {
 	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatalf("%s is set but chromium is not installed (apt-get install chromium)", screenshotsEnv)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "%s is set but chromium is not installed (apt-get install chromium)", screenshotsEnv)
+	require.NoError(t, os.MkdirAll(dir, 0o755))
 	t.Logf("letting the load run %v before the screenshots", screenshotLoad)
 	start := time.Now()
 	time.Sleep(screenshotLoad)
@@ -39,9 +37,7 @@ func screenshots(t *testing.T, prom, dir string) {
 	mux.Handle("/dashboards/", http.StripPrefix("/dashboards/", http.FileServer(http.Dir("grafana/dashboards"))))
 	mux.Handle("/api/", httputil.NewSingleHostReverseProxy(&url.URL{Scheme: "http", Host: prom}))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	srv := &http.Server{Handler: mux}
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
@@ -54,12 +50,8 @@ func screenshots(t *testing.T, prom, dir string) {
 			} `json:"panels"`
 		}
 		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(b, &d); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(b, &d), f)
 		rows := 0
 		for _, p := range d.Panels {
 			rows = max(rows, p.GridPos.Y+p.GridPos.H)
@@ -72,9 +64,8 @@ func screenshots(t *testing.T, prom, dir string) {
 			"--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
 			fmt.Sprintf("--window-size=1600,%d", rows*38+90), "--virtual-time-budget=20000",
 			"--screenshot="+out, page)
-		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("chromium: %v\n%s", err, b)
-		}
+		logs, err := cmd.CombinedOutput()
+		require.NoError(t, err, "chromium: %s", logs)
 		t.Logf("wrote %s", out)
 	}
 }

@@ -4,13 +4,19 @@
 # 8 callers) ROUNDS times, each round running every mode (off, metrics,
 # labels, on) so that drift of a shared machine spreads over all of them,
 # then prints the median ns/op per operation and mode and the overhead of
-# "on" (the default) against "off".
+# "on" (the default) against "off". With a second argument, the rounds'
+# raw `go test -bench` output (benchstat's input format) is kept in that
+# file.
+#
+#   scripts/bench-observability.sh [ROUNDS] [RAW-OUTPUT-FILE]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-5}
+RAW=${2:-/dev/null}
+: >"$RAW"
 out=$(mktemp)
 for i in $(seq "$ROUNDS"); do
-	go test -run '^$' -bench HotPath -benchtime 3s -count 1 ./internal/member/ | grep '^BenchmarkHotPath' >>"$out"
+	go test -run '^$' -bench HotPath -benchtime 3s -count 1 ./internal/member/ | tee -a "$RAW" | grep '^BenchmarkHotPath' >>"$out"
 done
 python3 - "$out" <<'PY'
 import re, statistics, sys

@@ -10,7 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 entries="${1:-100000}"
 work="$(mktemp -d)"
-trap 'kill "${pid:-0}" 2>/dev/null || true; rm -rf "$work"' EXIT
+# Stop the member still running, if any ("kill 0" would signal the whole
+# process group, the caller included).
+trap 'if [ -n "${pid:-}" ]; then kill "$pid" 2>/dev/null || true; fi; rm -rf "$work"' EXIT
 go build -o "$work/atoll" ./cmd/atoll
 atoll="$work/atoll"
 

@@ -1,19 +1,21 @@
 // Package harness runs the workloads of bench/WORKLOADS.md against an
-// Atoll cluster by their measurement protocol: per case a validation run,
-// a warm-up and timed rounds on C threads, reported as the median of the
-// rounds' throughputs and nearest-rank latency percentiles over every
-// operation of every round.
+// Atoll cluster by their measurement protocols. Throughput mode (closed
+// loop): per case a validation run, a warm-up and timed rounds on C
+// threads, reported as the median of the rounds' throughputs and the
+// latency percentiles of every operation of every round. Latency mode
+// (open loop, rate.go): requests scheduled at a fixed rate, each timed
+// from the moment the schedule meant to send it. Latencies go into
+// HdrHistograms (bench/latency).
 package harness
 
 import (
 	"context"
 	"fmt"
-	"math"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/atolldb/atoll/bench/latency"
 	"github.com/atolldb/atoll/bench/report"
 )
 
@@ -81,8 +83,8 @@ type Measurement struct {
 	Ops            int64
 	RoundOpsPerSec []float64
 	OpsPerSec      float64 // median of RoundOpsPerSec
-	P50, P90, P99  time.Duration
-	Max            time.Duration
+	// Latency holds the latency of every operation of every round.
+	Latency *latency.Histogram
 }
 
 // Hooks let a caller follow a case: Phase is called as each phase starts
@@ -94,6 +96,38 @@ type Hooks struct {
 	Rounds func() (end func())
 }
 
+// phase reports that ph starts, when there is a hook.
+func (h Hooks) phase(ph Phase) {
+	if h.Phase != nil {
+		h.Phase(ph)
+	}
+}
+
+// prepare starts a case: it returns invalid (the error of the protocol's
+// Validate) when there is one, else makes every thread's operation
+// (newOp(t), t < threads) and runs the validation run (thread
+// threads+1000), whose check must be want; it stores the check and whether
+// the run returned.
+func prepare(ctx context.Context, invalid error, threads int, name string, want int64, newOp func(thread int) Op, h Hooks, check *int64, checked *bool) ([]Op, error) {
+	if invalid != nil {
+		return nil, invalid
+	}
+	ops := make([]Op, threads)
+	for t := range ops {
+		ops[t] = newOp(t)
+	}
+	h.phase(PhaseValidate)
+	c, err := newOp(threads + 1000)(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: validation run: %w", name, err)
+	}
+	*check, *checked = c, true
+	if c != want {
+		return nil, &ValidationError{Case: name, Got: c, Want: want}
+	}
+	return ops, nil
+}
+
 // Measure runs one case by the protocol: newOp(t) makes thread t's
 // operation (t = 0..Threads-1, and Threads+1000 for the validation run,
 // whose check must be want), reused across the warm-up and every round.
@@ -101,41 +135,24 @@ type Hooks struct {
 // The first error of any operation ends the case with that error.
 func Measure(ctx context.Context, p Protocol, name string, want int64, newOp func(thread int) Op, done *atomic.Int64, h Hooks) (Measurement, error) {
 	var m Measurement
-	if err := p.Validate(); err != nil {
+	ops, err := prepare(ctx, p.Validate(), p.Threads, name, want, newOp, h, &m.Check, &m.Checked)
+	if err != nil {
 		return m, err
 	}
-	phase := func(ph Phase) {
-		if h.Phase != nil {
-			h.Phase(ph)
-		}
-	}
-	if done == nil {
-		done = new(atomic.Int64)
-	}
-	ops := make([]Op, p.Threads)
-	for t := range ops {
-		ops[t] = newOp(t)
-	}
-	phase(PhaseValidate)
-	check, err := newOp(p.Threads + 1000)(ctx)
-	if err != nil {
-		return m, fmt.Errorf("%s: validation run: %w", name, err)
-	}
-	m.Check, m.Checked = check, true
-	if check != want {
-		return m, &ValidationError{Case: name, Got: check, Want: want}
-	}
-	phase(PhaseWarmup)
+	h.phase(PhaseWarmup)
 	if _, _, err := runPhase(ctx, ops, p.Warmup, nil, done); err != nil {
 		return m, fmt.Errorf("%s: warm-up: %w", name, err)
 	}
-	lat := make([][]time.Duration, p.Threads)
+	lat := make([]*latency.Histogram, p.Threads)
+	for t := range lat {
+		lat[t] = latency.New()
+	}
 	var end func()
 	if h.Rounds != nil {
 		end = h.Rounds()
 	}
 	for round := 1; round <= p.Rounds; round++ {
-		phase(Phase(fmt.Sprintf("round %d/%d", round, p.Rounds)))
+		h.phase(Phase(fmt.Sprintf("round %d/%d", round, p.Rounds)))
 		elapsed, n, err := runPhase(ctx, ops, p.Duration, lat, done)
 		if err != nil {
 			if end != nil {
@@ -149,16 +166,11 @@ func Measure(ctx context.Context, p Protocol, name string, want int64, newOp fun
 	if end != nil {
 		end()
 	}
-	var all []time.Duration
+	m.Latency = latency.New()
 	for _, l := range lat {
-		all = append(all, l...)
+		m.Latency.Merge(l)
 	}
-	slices.Sort(all)
 	m.OpsPerSec = report.Median(m.RoundOpsPerSec)
-	m.P50, m.P90, m.P99 = Percentile(all, 0.50), Percentile(all, 0.90), Percentile(all, 0.99)
-	if len(all) > 0 {
-		m.Max = all[len(all)-1]
-	}
 	return m, nil
 }
 
@@ -168,16 +180,14 @@ func Measure(ctx context.Context, p Protocol, name string, want int64, newOp fun
 // lat is not nil). An operation in flight at the deadline completes and
 // counts. It returns the time from the start to the end of the last
 // thread and the operations completed.
-func runPhase(ctx context.Context, ops []Op, d time.Duration, lat [][]time.Duration, done *atomic.Int64) (time.Duration, int64, error) {
+func runPhase(ctx context.Context, ops []Op, d time.Duration, lat []*latency.Histogram, done *atomic.Int64) (time.Duration, int64, error) {
 	var (
-		wg       sync.WaitGroup
-		failed   atomic.Bool
-		errMu    sync.Mutex
-		firstErr error
-		count    atomic.Int64
-		ends     = make([]time.Time, len(ops))
-		start    = make(chan struct{})
-		t0       time.Time
+		wg      sync.WaitGroup
+		failure firstError
+		count   atomic.Int64
+		ends    = make([]time.Time, len(ops))
+		start   = make(chan struct{})
+		t0      time.Time
 	)
 	for t, op := range ops {
 		wg.Add(1)
@@ -186,25 +196,22 @@ func runPhase(ctx context.Context, ops []Op, d time.Duration, lat [][]time.Durat
 			<-start
 			deadline := t0.Add(d)
 			var n int64
-			for !failed.Load() {
+			for !failure.failed.Load() {
 				s := time.Now()
 				if !s.Before(deadline) {
 					break
 				}
 				if _, err := op(ctx); err != nil {
-					errMu.Lock()
-					if firstErr == nil {
-						firstErr = err
-					}
-					errMu.Unlock()
-					failed.Store(true)
+					failure.set(err)
 					break
 				}
 				if lat != nil {
-					lat[t] = append(lat[t], time.Since(s))
+					lat[t].Record(time.Since(s))
 				}
 				n++
-				done.Add(1)
+				if done != nil {
+					done.Add(1)
+				}
 			}
 			ends[t] = time.Now()
 			count.Add(n)
@@ -213,11 +220,8 @@ func runPhase(ctx context.Context, ops []Op, d time.Duration, lat [][]time.Durat
 	t0 = time.Now()
 	close(start)
 	wg.Wait()
-	if firstErr == nil && ctx.Err() != nil {
-		firstErr = ctx.Err()
-	}
-	if firstErr != nil {
-		return 0, 0, firstErr
+	if err := failure.get(ctx); err != nil {
+		return 0, 0, err
 	}
 	last := t0
 	for _, e := range ends {
@@ -228,12 +232,30 @@ func runPhase(ctx context.Context, ops []Op, d time.Duration, lat [][]time.Durat
 	return last.Sub(t0), count.Load(), nil
 }
 
-// Percentile is the nearest-rank percentile q (0 < q ≤ 1) of sorted:
-// sorted[ceil(q·n)-1]; 0 for no values.
-func Percentile(sorted []time.Duration, q float64) time.Duration {
-	if len(sorted) == 0 {
-		return 0
+// firstError keeps the first error of the goroutines of a phase; failed
+// tells the others to stop.
+type firstError struct {
+	failed atomic.Bool
+	mu     sync.Mutex
+	err    error
+}
+
+func (f *firstError) set(err error) {
+	f.mu.Lock()
+	if f.err == nil {
+		f.err = err
 	}
-	i := int(math.Ceil(q*float64(len(sorted)))) - 1
-	return sorted[max(0, min(i, len(sorted)-1))]
+	f.mu.Unlock()
+	f.failed.Store(true)
+}
+
+// get returns the first error, or ctx's when the goroutines stopped
+// because it ended.
+func (f *firstError) get(ctx context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err == nil {
+		return ctx.Err()
+	}
+	return f.err
 }

@@ -3,49 +3,15 @@ package harness
 import (
 	"context"
 	"errors"
-	"slices"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/atolldb/atoll/bench/report"
 )
-
-func TestPercentileNearestRank(t *testing.T) {
-	ms := func(v ...int) []time.Duration {
-		out := make([]time.Duration, len(v))
-		for i, x := range v {
-			out[i] = time.Duration(x) * time.Millisecond
-		}
-		return out
-	}
-	hundred := make([]time.Duration, 100)
-	for i := range hundred {
-		hundred[i] = time.Duration(i+1) * time.Millisecond
-	}
-	for _, tc := range []struct {
-		name   string
-		sorted []time.Duration
-		q      float64
-		want   time.Duration
-	}{
-		{"empty", nil, 0.5, 0},
-		{"one value", ms(7), 0.99, 7 * time.Millisecond},
-		{"p50 of 1..100 is the 50th", hundred, 0.50, 50 * time.Millisecond},
-		{"p90 of 1..100 is the 90th", hundred, 0.90, 90 * time.Millisecond},
-		{"p99 of 1..100 is the 99th", hundred, 0.99, 99 * time.Millisecond},
-		{"p50 of four rounds up to the 2nd", ms(1, 2, 3, 4), 0.50, 2 * time.Millisecond},
-		{"p90 of four is the 4th (ceil 3.6)", ms(1, 2, 3, 4), 0.90, 4 * time.Millisecond},
-		{"p100 is the max", ms(1, 2, 3), 1, 3 * time.Millisecond},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := Percentile(tc.sorted, tc.q); got != tc.want {
-				t.Errorf("Percentile(%v, %v) = %v, want %v", tc.sorted, tc.q, got, tc.want)
-			}
-		})
-	}
-}
 
 // counterOp returns thread t's operation: it counts its calls and returns
 // the check the case defines (want), or another for the validation
@@ -80,38 +46,25 @@ func TestMeasureRunsTheProtocol(t *testing.T) {
 		},
 	}
 	m, err := Measure(context.Background(), p, "X/case/SQL", 42, counterOps(42, &calls, false, threads), &done, hooks)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !m.Checked || m.Check != 42 {
-		t.Errorf("check %d (checked %v), want 42", m.Check, m.Checked)
-	}
-	want := []Phase{PhaseValidate, PhaseWarmup, "round 1/3", "round 2/3", "round 3/3"}
-	if !slices.Equal(phases, want) {
-		t.Errorf("phases %v, want %v", phases, want)
-	}
-	if roundsStarted != 1 || roundsEnded != 1 {
-		t.Errorf("rounds hook started %d and ended %d times, want once each", roundsStarted, roundsEnded)
-	}
-	if len(m.RoundOpsPerSec) != 3 {
-		t.Fatalf("%d round throughputs, want 3", len(m.RoundOpsPerSec))
-	}
+	require.NoError(t, err)
+	assert.True(t, m.Checked)
+	assert.Equal(t, int64(42), m.Check)
+	assert.Equal(t, []Phase{PhaseValidate, PhaseWarmup, "round 1/3", "round 2/3", "round 3/3"}, phases)
+	assert.Equal(t, 1, roundsStarted, "the rounds hook starts once")
+	assert.Equal(t, 1, roundsEnded, "the rounds hook ends once")
+	require.Len(t, m.RoundOpsPerSec, 3)
 	var total int64
 	for t := 0; t < threads; t++ {
 		total += calls[t].Load()
 	}
-	if done.Load() != total {
-		t.Errorf("progress counted %d operations, the threads ran %d", done.Load(), total)
-	}
-	if m.Ops <= 0 || m.Ops >= total {
-		t.Errorf("measured %d operations of %d run (the warm-up's must not count)", m.Ops, total)
-	}
-	if m.OpsPerSec != report.Median(m.RoundOpsPerSec) || m.OpsPerSec <= 0 {
-		t.Errorf("ops/s %v, want the median of %v", m.OpsPerSec, m.RoundOpsPerSec)
-	}
-	if !(m.P50 <= m.P90 && m.P90 <= m.P99 && m.P99 <= m.Max) {
-		t.Errorf("percentiles out of order: p50 %v p90 %v p99 %v max %v", m.P50, m.P90, m.P99, m.Max)
-	}
+	assert.Equal(t, total, done.Load(), "progress counts every operation")
+	assert.Positive(t, m.Ops)
+	assert.Less(t, m.Ops, total, "the warm-up's operations do not count")
+	assert.Positive(t, m.OpsPerSec)
+	assert.Equal(t, report.Median(m.RoundOpsPerSec), m.OpsPerSec, "ops/s is the median of the rounds'")
+	assert.Equal(t, m.Ops, m.Latency.Count(), "every measured operation's latency is recorded")
+	assert.LessOrEqual(t, m.Latency.Percentile(50), m.Latency.Percentile(99))
+	assert.LessOrEqual(t, m.Latency.Percentile(99), m.Latency.Max())
 }
 
 func TestMeasureFailures(t *testing.T) {
@@ -132,16 +85,14 @@ func TestMeasureFailures(t *testing.T) {
 			}
 		}, func(t *testing.T, err error) {
 			var ve *ValidationError
-			if !errors.As(err, &ve) || ve.Got != 7 || ve.Want != 1 || ve.Case != "X" {
-				t.Errorf("error %v, want a ValidationError with got 7, want 1", err)
-			}
+			require.ErrorAs(t, err, &ve)
+			assert.Equal(t, ValidationError{Case: "X", Got: 7, Want: 1}, *ve)
 		}},
 		{"validation run fails", p, func(int) Op {
 			return func(context.Context) (int64, error) { return 0, boom }
 		}, func(t *testing.T, err error) {
-			if !errors.Is(err, boom) || !strings.Contains(err.Error(), "validation run") {
-				t.Errorf("error %v, want boom from the validation run", err)
-			}
+			assert.ErrorIs(t, err, boom)
+			assert.ErrorContains(t, err, "validation run")
 		}},
 		{"an operation fails in the rounds", Protocol{Threads: 2, Duration: 20 * time.Millisecond, Rounds: 2}, func(t int) Op {
 			n := 0
@@ -155,28 +106,12 @@ func TestMeasureFailures(t *testing.T) {
 				return 1, nil
 			}
 		}, func(t *testing.T, err error) {
-			if !errors.Is(err, boom) || !strings.Contains(err.Error(), "round 1") {
-				t.Errorf("error %v, want boom in round 1", err)
-			}
+			assert.ErrorIs(t, err, boom)
+			assert.ErrorContains(t, err, "round 1")
 		}},
-		{"no threads", Protocol{Threads: 0, Duration: time.Second, Rounds: 1}, nil, func(t *testing.T, err error) {
-			var ce *ConfigError
-			if !errors.As(err, &ce) || ce.Flag != "threads" {
-				t.Errorf("error %v, want a ConfigError on --threads", err)
-			}
-		}},
-		{"no rounds", Protocol{Threads: 1, Duration: time.Second}, nil, func(t *testing.T, err error) {
-			var ce *ConfigError
-			if !errors.As(err, &ce) || ce.Flag != "rounds" {
-				t.Errorf("error %v, want a ConfigError on --rounds", err)
-			}
-		}},
-		{"zero duration", Protocol{Threads: 1, Rounds: 1}, nil, func(t *testing.T, err error) {
-			var ce *ConfigError
-			if !errors.As(err, &ce) || ce.Flag != "duration" {
-				t.Errorf("error %v, want a ConfigError on --duration", err)
-			}
-		}},
+		{"no threads", Protocol{Threads: 0, Duration: time.Second, Rounds: 1}, nil, configErrorOn("threads")},
+		{"no rounds", Protocol{Threads: 1, Duration: time.Second}, nil, configErrorOn("rounds")},
+		{"zero duration", Protocol{Threads: 1, Rounds: 1}, nil, configErrorOn("duration")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Measure(context.Background(), tc.p, "X", 1, tc.newOp, nil, Hooks{})
@@ -197,9 +132,7 @@ func TestMeasureStopsWhenCanceled(t *testing.T) {
 			return 1, ctx.Err()
 		}
 	}, nil, Hooks{})
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("error %v, want context.Canceled", err)
-	}
+	assert.ErrorIs(t, err, context.Canceled)
 }
 
 func TestConfigValidate(t *testing.T) {
@@ -214,18 +147,30 @@ func TestConfigValidate(t *testing.T) {
 		{"unknown kind", func(c *Config) { c.Kinds = []string{"json"} }, "kinds"},
 		{"unknown size", func(c *Config) { c.Sizes = []string{"huge"} }, "sizes"},
 		{"negative warm-up", func(c *Config) { c.BWarmup = -time.Second }, "warmup"},
+		{"a rate", func(c *Config) { c.Rates = []Rate{{PerSecond: 24}} }, ""},
+		{"no rate", func(c *Config) { c.Rates = []Rate{{PerSecond: 0}} }, "rate"},
+		{"a rate, no threads", func(c *Config) { c.Rates, c.Threads = []Rate{{PerSecond: 24}}, 0 }, "threads"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := Full
 			tc.edit(&c)
 			err := c.Validate()
-			var ce *ConfigError
-			switch {
-			case tc.flag == "" && err != nil:
-				t.Errorf("unexpected error %v", err)
-			case tc.flag != "" && (!errors.As(err, &ce) || ce.Flag != tc.flag):
-				t.Errorf("error %v, want a ConfigError on --%s", err, tc.flag)
+			if tc.flag == "" {
+				assert.NoError(t, err)
+				return
 			}
+			configErrorOn(tc.flag)(t, err)
 		})
+	}
+}
+
+// configErrorOn checks that an error is a ConfigError naming the flag.
+func configErrorOn(flag string) func(t *testing.T, err error) {
+	return func(t *testing.T, err error) {
+		t.Helper()
+		var ce *ConfigError
+		require.ErrorAs(t, err, &ce)
+		assert.Equal(t, flag, ce.Flag)
+		assert.ErrorContains(t, err, "--"+flag)
 	}
 }

@@ -13,9 +13,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/atolldb/atoll/bench/jrand"
+	"github.com/atolldb/atoll/bench/latency"
 	"github.com/atolldb/atoll/bench/report"
 	"github.com/atolldb/atoll/bench/workload"
+	"github.com/atolldb/atoll/internal/jrand"
 	"github.com/atolldb/atoll/pkg/client"
 )
 
@@ -33,6 +34,31 @@ type Config struct {
 	// Kinds and Sizes of workload B to run (default: all, in the
 	// workload's order).
 	Kinds, Sizes []string
+	// Rates, when set, runs the latency mode (RateProtocol) instead of the
+	// throughput mode: each selected case that a rate matches (the first
+	// that does) runs one schedule at that rate, with the warm-up and
+	// round duration of its workload as the warm-up and the schedule's
+	// length, and Threads as the requests in flight at most. Cases no rate
+	// matches are left out.
+	Rates []Rate
+}
+
+// Rate is the rate of the cases whose id Cases matches (every case when
+// Cases is nil), in requests per second per API.
+type Rate struct {
+	Cases     *regexp.Regexp
+	PerSecond float64
+}
+
+// RateFor returns the rate of the case id, and false when no rate
+// matches it.
+func (c Config) RateFor(id string) (float64, bool) {
+	for _, r := range c.Rates {
+		if r.Cases == nil || r.Cases.MatchString(id) {
+			return r.PerSecond, true
+		}
+	}
+	return 0, false
 }
 
 // Full and Quick are the workloads' full protocol and a protocol that runs
@@ -65,6 +91,17 @@ func (c Config) Validate() error {
 			return &ConfigError{Flag: "sizes", Value: s, Why: "want one of " + strings.Join(workload.BSizes, ", ")}
 		}
 	}
+	if len(c.Rates) > 0 {
+		for _, r := range c.Rates {
+			if err := (RateProtocol{Rate: r.PerSecond, Threads: c.Threads, Warmup: c.AWarmup, Duration: c.ADuration}).Validate(); err != nil {
+				return err
+			}
+			if err := (RateProtocol{Rate: r.PerSecond, Threads: c.Threads, Warmup: c.BWarmup, Duration: c.BDuration}).Validate(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if err := (Protocol{Threads: c.Threads, Warmup: c.AWarmup, Duration: c.ADuration, Rounds: c.Rounds}).Validate(); err != nil {
 		return err
 	}
@@ -81,10 +118,10 @@ type Observer interface {
 	CaseDone(c report.Case)
 }
 
-// Profiler captures profiles of the members while a case's rounds run:
-// Start is called as the first round starts, with the rounds' total
-// duration; the function it returns is called when the last round ended
-// and returns what was captured.
+// Profiler captures profiles while a case's rounds (or its measured
+// schedule) run: Start is called as they start, with their total
+// duration; the function it returns is called when they ended and
+// returns what was captured.
 type Profiler interface {
 	Start(ctx context.Context, c workload.Case, rounds time.Duration) (stop func() []report.Profile)
 }
@@ -98,6 +135,9 @@ func Run(ctx context.Context, c *client.Client, cfg Config, obs Observer, prof P
 		return err
 	}
 	out.ClientThreads, out.Rounds = cfg.Threads, cfg.Rounds
+	if len(cfg.Rates) > 0 {
+		out.RateMode, out.Rounds = true, 1
+	}
 	if cfg.WorkloadA {
 		out.AEntries = cfg.AEntries
 		out.AWarmupSeconds, out.ADurationSeconds = report.Float(cfg.AWarmup.Seconds()), report.Float(cfg.ADuration.Seconds())
@@ -132,6 +172,11 @@ type runner struct {
 }
 
 func (r *runner) selected(cs workload.Case) bool {
+	if len(r.cfg.Rates) > 0 {
+		if _, ok := r.cfg.RateFor(cs.ID()); !ok {
+			return false
+		}
+	}
 	return r.cfg.Only == nil || r.cfg.Only.MatchString(cs.ID())
 }
 
@@ -243,20 +288,29 @@ func (r *runner) workloadB(ctx context.Context) error {
 	return nil
 }
 
-// runCase measures one case and records it.
+// runCase measures one case by the protocol p (throughput mode) or,
+// when the configuration has rates, at the case's rate with p's warm-up
+// and round duration (latency mode), and records it.
 func (r *runner) runCase(ctx context.Context, cs workload.Case, p Protocol) {
 	var done atomic.Int64
-	r.obs.CaseStart(cs, p.Expected(), &done)
+	rate, rateMode := r.cfg.RateFor(cs.ID())
+	rp := RateProtocol{Rate: rate, Threads: p.Threads, Warmup: p.Warmup, Duration: p.Duration}
+	expected, measured := p.Expected(), time.Duration(p.Rounds)*p.Duration
+	if rateMode {
+		expected, measured = rp.Expected(), rp.Duration
+	}
+	r.obs.CaseStart(cs, expected, &done)
 	t0 := time.Now()
 	want := cs.Want
 	rc := report.Case{ID: cs.ID(), Group: cs.Group, Name: cs.Name, API: cs.API, Map: cs.Map, Text: cs.Text, Expected: &want,
-		OpsPerSecMedian: report.NaN(), P50ms: report.NaN(), P90ms: report.NaN(), P99ms: report.NaN(), Maxms: report.NaN(), ProcessCPU: report.NaN()}
+		OpsPerSecMedian: report.NaN(), P50ms: report.NaN(), P90ms: report.NaN(), P99ms: report.NaN(), P999ms: report.NaN(),
+		P9999ms: report.NaN(), Maxms: report.NaN(), ProcessCPU: report.NaN()}
 	hooks := Hooks{Phase: func(ph Phase) { r.obs.Phase(cs, ph) }}
 	hooks.Rounds = func() func() {
 		cpu0, t0 := ProcessCPU(), time.Now()
 		var stop func() []report.Profile
 		if r.prof != nil {
-			stop = r.prof.Start(ctx, cs, time.Duration(p.Rounds)*p.Duration)
+			stop = r.prof.Start(ctx, cs, measured)
 		}
 		return func() {
 			rc.ProcessCPU = report.Float((ProcessCPU() - cpu0).Seconds() / time.Since(t0).Seconds())
@@ -269,18 +323,42 @@ func (r *runner) runCase(ctx context.Context, cs workload.Case, p Protocol) {
 		rnd := jrand.New(cs.Seed + int64(t))
 		return func(ctx context.Context) (int64, error) { return cs.Run(ctx, r.c, rnd) }
 	}
-	m, err := Measure(ctx, p, cs.ID(), cs.Want, newOp, &done, hooks)
-	if m.Checked {
-		check := m.Check
+	var (
+		check   int64
+		checked bool
+		hist    *latency.Histogram
+		err     error
+	)
+	if rateMode {
+		var m RateMeasurement
+		m, err = MeasureRate(ctx, rp, cs.ID(), cs.Want, newOp, &done, hooks)
+		check, checked, hist = m.Check, m.Checked, m.Latency
+		if err == nil {
+			keptUp := m.KeptUp
+			rc.Rate, rc.AchievedRate, rc.KeptUp = report.Float(rate), report.Float(m.AchievedRate), &keptUp
+			rc.Scheduled, rc.Unsent, rc.Ops = m.Scheduled, m.Unsent, m.Completed
+			rc.RoundOpsPerSec = []float64{m.AchievedRate}
+			rc.OpsPerSecMedian = report.Float(m.AchievedRate)
+		}
+	} else {
+		var m Measurement
+		m, err = Measure(ctx, p, cs.ID(), cs.Want, newOp, &done, hooks)
+		check, checked, hist = m.Check, m.Checked, m.Latency
+		if err == nil {
+			rc.Ops = m.Ops
+			rc.RoundOpsPerSec = m.RoundOpsPerSec
+			rc.OpsPerSecMedian = report.Float(m.OpsPerSec)
+		}
+	}
+	if checked {
 		rc.Check = &check
+	}
+	if err == nil {
+		err = rc.SetLatency(hist)
 	}
 	if err != nil {
 		rc.Error = err.Error()
-	} else {
-		rc.Ops = m.Ops
-		rc.RoundOpsPerSec = m.RoundOpsPerSec
-		rc.OpsPerSecMedian = report.Float(m.OpsPerSec)
-		rc.P50ms, rc.P90ms, rc.P99ms, rc.Maxms = ms(m.P50), ms(m.P90), ms(m.P99), ms(m.Max)
+		rc.OpsPerSecMedian = report.NaN()
 	}
 	rc.Load1 = report.Float(LoadAverage())
 	rc.Seconds = report.Float(time.Since(t0).Seconds())
@@ -296,8 +374,6 @@ func ProcessCPU() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
-
-func ms(d time.Duration) report.Float { return report.Float(float64(d) / 1e6) }
 
 // LoadAverage is the host's one-minute load average (NaN where
 // /proc/loadavg does not exist), recorded as a noise indicator.

@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
 )
@@ -26,24 +29,16 @@ func TestMemberSurvivesAJoinFlood(t *testing.T) {
 	defer cancel()
 	members, err := StartMembers(ctx, ProcessOptions{Binary: testcluster.Binary(t), ClusterName: "flood",
 		MemoryLimit: limit, Breaker: true, LogDir: t.TempDir()}, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer StopMembers(members)
 	// A short retry budget: the step waits for the queries under way.
 	retry := client.Backoff{Initial: 50 * time.Millisecond, Max: 500 * time.Millisecond}
 	c, err := client.New(ctx, client.Config{Addresses: []string{members[0].Addr}, ClusterName: "flood", QueryRetry: retry})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer c.Close()
 	size := SizeFor(limit, len(members), 20, 1000)
-	if err := Load(ctx, c, size, 2); err != nil {
-		t.Fatal(err)
-	}
-	if err := Check(ctx, c, size); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, Load(ctx, c, size, 2))
+	require.NoError(t, Check(ctx, c, size))
 	var progress bytes.Buffer
 	res, err := Run(ctx, c, members, size, Config{Clients: []int{40}, Step: 3 * time.Second, MemoryLimit: limit,
 		KillAbove: limit * 10 / 9, StallAfter: 20 * time.Second, RetryBudget: retry.Budget(200 * time.Millisecond), Progress: &progress})
@@ -57,32 +52,19 @@ func TestMemberSurvivesAJoinFlood(t *testing.T) {
 				t.Logf("%s goroutines:\n%s", m.Name, dump)
 			}
 		}
-		t.Fatal(err)
+		require.NoError(t, err)
 	}
-	if res.FailedAt != 0 {
-		t.Fatalf("at %d clients: %s", res.FailedAt, res.Failure)
-	}
+	require.Zero(t, res.FailedAt, "at %d clients: %s", res.FailedAt, res.Failure)
 	st := res.Steps[0]
-	if st.Rejected+st.Terminated == 0 {
-		t.Fatalf("the breaker never acted: the flood did not press the members (%+v)", st)
-	}
-	if st.Requests-st.Errors == 0 {
-		t.Fatalf("no join was answered: %+v", st)
-	}
-	if st.OtherErrors != 0 {
-		t.Fatalf("%d queries failed for something else than memory; the first: %s", st.OtherErrors, st.FirstError)
-	}
-	if st.Gets == 0 || st.GetFailures != 0 {
-		t.Fatalf("gets during the flood: %d, %d failed", st.Gets, st.GetFailures)
-	}
-	if st.MaxAnonBytes > limit {
-		t.Fatalf("a member's anonymous resident set reached %d bytes, past its limit %d", st.MaxAnonBytes, limit)
-	}
+	require.Positive(t, st.Rejected+st.Terminated, "the breaker acted (the flood pressed the members): %+v", st)
+	require.Positive(t, st.Requests-st.Errors, "joins answered: %+v", st)
+	require.Zero(t, st.OtherErrors, "queries failed for something else than memory; the first: %s", st.FirstError)
+	require.Positive(t, st.Gets, "gets during the flood")
+	require.Zero(t, st.GetFailures, "gets that failed during the flood")
+	require.LessOrEqual(t, st.MaxAnonBytes, int64(limit), "a member's anonymous resident set stays within its limit")
 	for i := range members {
-		if res.ReservedAfter[i] != 0 || res.EngineGoroutinesAfter[i] > res.EngineGoroutinesBefore[i] {
-			t.Fatalf("member %d after the flood: %d bytes reserved, %d query engine goroutines (%d before)",
-				i+1, res.ReservedAfter[i], res.EngineGoroutinesAfter[i], res.EngineGoroutinesBefore[i])
-		}
+		require.Zero(t, res.ReservedAfter[i], "member %d: bytes reserved after the flood", i+1)
+		require.LessOrEqual(t, res.EngineGoroutinesAfter[i], res.EngineGoroutinesBefore[i], "member %d: query engine goroutines after the flood", i+1)
 	}
 }
 
@@ -100,39 +82,34 @@ func TestReportChecks(t *testing.T) {
 		FailedAt: 4, Failure: "member 1 died (killed)"}
 	r := &Report{On: on, Off: off}
 	c := r.Check()
-	if !c.NoMemberFailed || c.Peak != 12 || c.MedianAtLast != 11 || c.ErrorsBeforeTrip != 0 || !c.Settled || c.OffFailedAt != 4 || c.MaxP100Ms != 900 {
-		t.Fatalf("%+v", c)
-	}
+	assert.True(t, c.NoMemberFailed)
+	assert.Equal(t, 12.0, c.Peak)
+	assert.Equal(t, 11.0, c.MedianAtLast)
+	assert.Zero(t, c.ErrorsBeforeTrip)
+	assert.True(t, c.Settled)
+	assert.Equal(t, 4, c.OffFailedAt)
+	assert.Equal(t, 900.0, c.MaxP100Ms)
 	on.Steps[2].MaxAnonBytes = 101
 	on.Steps[0].Errors = 1
 	on.EngineGoroutinesAfter[0] = 4
-	if c := r.Check(); c.NoMemberFailed || c.ErrorsBeforeTrip != 1 || c.Settled {
-		t.Fatalf("%+v", c)
-	}
+	c = r.Check()
+	assert.False(t, c.NoMemberFailed, "a member past its limit failed")
+	assert.Equal(t, int64(1), c.ErrorsBeforeTrip)
+	assert.False(t, c.Settled, "a goroutine more after the flood")
 	var table, page bytes.Buffer
-	if err := r.WriteTable(&table); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.WriteHTML(&page); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, r.WriteTable(&table))
+	require.NoError(t, r.WriteHTML(&page))
 	for _, want := range []string{"8  ", "/2000", "at 4 clients member 1 died", "median at 8 clients 11.00 q/s = 92% of the peak 12.00"} {
-		if !strings.Contains(table.String(), want) {
-			t.Errorf("table lacks %q:\n%s", want, table.String())
-		}
+		assert.Contains(t, table.String(), want)
 	}
-	if n := strings.Count(page.String(), "<polyline"); n != 2*len(graphs) {
-		t.Errorf("%d lines in the page, want %d", n, 2*len(graphs))
-	}
+	assert.Equal(t, 2*len(graphs), strings.Count(page.String(), "<polyline"), "lines in the page")
 	var svg bytes.Buffer
-	if err := r.WriteSVG(&svg); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, r.WriteSVG(&svg))
 	for dec := xml.NewDecoder(&svg); ; {
-		if _, err := dec.Token(); err == io.EOF {
+		_, err := dec.Token()
+		if err == io.EOF {
 			break
-		} else if err != nil {
-			t.Fatalf("the SVG is not well-formed XML: %v", err)
 		}
+		require.NoError(t, err, "the SVG is not well-formed XML")
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/atolldb/atoll/bench/harness"
+	"github.com/atolldb/atoll/bench/latency"
 	"github.com/atolldb/atoll/bench/report"
 	"github.com/atolldb/atoll/pkg/client"
 )
@@ -268,7 +269,7 @@ func runStep(ctx context.Context, c *client.Client, w *watch, n int, cfg Config)
 	st.Load1 = harness.LoadAverage()
 	seconds := int(cfg.Step / time.Second)
 	perSecond := make([]float64, seconds)
-	var lat []time.Duration
+	lat := latency.New()
 	for _, d := range done {
 		st.Requests++
 		if d.err != nil {
@@ -282,7 +283,7 @@ func runStep(ctx context.Context, c *client.Client, w *watch, n int, cfg Config)
 		} else if i := int(d.end / time.Second); i < seconds {
 			perSecond[i]++
 		}
-		lat = append(lat, d.latency)
+		lat.Record(d.latency)
 	}
 	if st.Failure != "" {
 		// The step ended early: only the seconds that passed count.
@@ -294,8 +295,7 @@ func runStep(ctx context.Context, c *client.Client, w *watch, n int, cfg Config)
 	slices.Sort(perSecond)
 	st.MinThroughput, st.MaxThroughput = perSecond[0], perSecond[len(perSecond)-1]
 	st.MedianThroughput = report.Median(perSecond)
-	slices.Sort(lat)
-	st.P50Ms, st.P90Ms, st.P100Ms = ms(harness.Percentile(lat, 0.5)), ms(harness.Percentile(lat, 0.9)), ms(harness.Percentile(lat, 1))
+	st.P50Ms, st.P90Ms, st.P100Ms = ms(lat.Percentile(50)), ms(lat.Percentile(90)), ms(lat.Max())
 	for i := range end.members {
 		st.Rejected += end.members[i].rejected - base.members[i].rejected
 		st.Terminated += end.members[i].terminated - base.members[i].terminated

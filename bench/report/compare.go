@@ -75,8 +75,8 @@ func Compare(this, other *Run) *Comparison {
 		t := float64(this.WorkloadB[k].MemoryCostPerEntry)
 		cmp.Memory = append(cmp.Memory, MemoryRow{Key: k, This: t, Other: float64(o.MemoryCostPerEntry), Ratio: t / float64(o.MemoryCostPerEntry)})
 	}
-	if other.HazelcastVersion != "" && this.HazelcastVersion == "" {
-		cmp.Goals = goals(this, other)
+	if other.HazelcastVersion != "" && this.HazelcastVersion == "" && !this.RateMode && !other.RateMode {
+		cmp.Goals = goals(this, other) // throughput goals; a latency run has none
 	}
 	cmp.Notes = differences(this, other)
 	return cmp
@@ -99,9 +99,25 @@ func differences(a, b *Run) []string {
 		diff("workload B entries", a.BEntries, b.BEntries)
 		diff("workload B warm-up and round seconds", []Float{a.BWarmupSeconds, a.BDurationSeconds}, []Float{b.BWarmupSeconds, b.BDurationSeconds})
 	}
-	diff("rounds", a.Rounds, b.Rounds)
+	mode := func(r *Run) string {
+		if r.RateMode {
+			return "latency mode"
+		}
+		return "throughput mode"
+	}
+	diff("modes", mode(a), mode(b))
+	if !a.RateMode || !b.RateMode {
+		diff("rounds", a.Rounds, b.Rounds)
+	}
 	diff("client threads", a.ClientThreads, b.ClientThreads)
 	diff("members", a.Members, b.Members)
+	if a.RateMode && b.RateMode {
+		for _, c := range a.Cases {
+			if o, ok := b.Case(c.ID); ok && c.Rate != o.Rate {
+				diff(c.ID+" rates", c.Rate, o.Rate)
+			}
+		}
+	}
 	return out
 }
 
@@ -194,16 +210,92 @@ func goals(this, hz *Run) []Goal {
 	return out
 }
 
+// rateMode says whether the comparison sets latency-mode runs side by
+// side: their throughputs are the rates they were given.
+func (cmp *Comparison) rateMode() bool { return cmp.This.RateMode || cmp.Other.RateMode }
+
+// latencyHeader names the columns of the latency table: each holds this
+// run's figure, then the other's.
+var latencyHeader = []string{"p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "p99.99 ms", "max ms"}
+
+// latencyCells are a row's latency percentiles, "this / other".
+func latencyCells(r CompareRow) []string {
+	pair := func(a, b Case, fa, fb Float) string {
+		return caseFig(a, float64(fa), 3) + " / " + caseFig(b, float64(fb), 3)
+	}
+	t, o := r.This, r.Other
+	return []string{pair(t, o, t.P50ms, o.P50ms), pair(t, o, t.P90ms, o.P90ms), pair(t, o, t.P99ms, o.P99ms),
+		pair(t, o, t.P999ms, o.P999ms), pair(t, o, t.P9999ms, o.P9999ms), pair(t, o, t.Maxms, o.Maxms)}
+}
+
+// rateCells are a latency-mode row's rate and, per run, the rate
+// achieved and whether it kept up.
+func rateCells(r CompareRow) []string {
+	t, o := r.This, r.Other
+	rate := fmtF(float64(t.Rate), 1)
+	if t.Rate != o.Rate {
+		rate += " / " + fmtF(float64(o.Rate), 1)
+	}
+	return []string{rate, caseFig(t, float64(t.AchievedRate), 1) + " / " + caseFig(o, float64(o.AchievedRate), 1),
+		keptUpString(t) + " / " + keptUpString(o)}
+}
+
+// writeLatency writes the latency percentiles of both runs side by side
+// (and, in latency mode, the rates), as text or Markdown.
+func (cmp *Comparison) writeLatency(w io.Writer, markdown bool) error {
+	header := []string{"case", "api"}
+	if cmp.rateMode() {
+		header = append(header, "rate/s", "sent/s", "kept up")
+	}
+	header = append(header, latencyHeader...)
+	rows := [][]string{}
+	for _, r := range cmp.Rows {
+		row := []string{r.This.Title(), r.This.API}
+		if cmp.rateMode() {
+			row = append(row, rateCells(r)...)
+		}
+		rows = append(rows, append(row, latencyCells(r)...))
+	}
+	if markdown {
+		fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(header, " | "), strings.Repeat("---|", len(header)))
+		for _, row := range rows {
+			fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+		}
+		return nil
+	}
+	width := len("case")
+	for _, row := range rows {
+		width = max(width, len(row[0]))
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, row := range append([][]string{header}, rows...) {
+		fmt.Fprintf(tw, "%-*s\t%s\t\n", width, row[0], strings.Join(row[1:], "\t"))
+	}
+	return tw.Flush()
+}
+
 // WriteTable writes the comparison: per case both throughputs and the
-// ratio, both median latencies and the ratio; the memory per entry; and
-// the goals when the other run is Hazelcast's.
+// ratio, both median latencies and the ratio, then both runs' latency
+// percentiles; the memory per entry; and the goals when the other run is
+// Hazelcast's. Latency-mode runs get the rates and the latency
+// percentiles side by side instead of the throughputs.
 func (cmp *Comparison) WriteTable(w io.Writer) error {
 	a, b := cmp.This.Name(), cmp.Other.Name()
-	fmt.Fprintf(w, "%s ÷ %s (ratios > 1: this run has more ops/s, or longer latencies)\n", a, b)
+	if cmp.rateMode() {
+		fmt.Fprintf(w, "%s / %s at the same rates: latency from each request's intended send time (this / other)\n", a, b)
+	} else {
+		fmt.Fprintf(w, "%s ÷ %s (ratios > 1: this run has more ops/s, or longer latencies)\n", a, b)
+	}
 	for _, n := range cmp.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	fmt.Fprintln(w)
+	if cmp.rateMode() {
+		if err := cmp.writeLatency(w, false); err != nil {
+			return err
+		}
+		return cmp.writeMemory(w)
+	}
 	width := len("case")
 	for _, r := range cmp.Rows {
 		width = max(width, len(r.This.Title()))
@@ -218,16 +310,12 @@ func (cmp *Comparison) WriteTable(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if len(cmp.Memory) > 0 {
-		fmt.Fprintln(w)
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "%-18s\tB/entry\tother B/entry\tratio\t\n", "B kind size")
-		for _, m := range cmp.Memory {
-			fmt.Fprintf(tw, "%-18s\t%s\t%s\t%s\t\n", m.Key, fmtF(m.This, 1), fmtF(m.Other, 1), ratioString(m.Ratio))
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
+	fmt.Fprintf(w, "\nlatency percentiles (this / other)\n")
+	if err := cmp.writeLatency(w, false); err != nil {
+		return err
+	}
+	if err := cmp.writeMemory(w); err != nil {
+		return err
 	}
 	if len(cmp.Goals) > 0 {
 		met := 0
@@ -249,6 +337,21 @@ func (cmp *Comparison) WriteTable(w io.Writer) error {
 	return nil
 }
 
+// writeMemory writes the memory per entry of the workload B maps of both
+// runs.
+func (cmp *Comparison) writeMemory(w io.Writer) error {
+	if len(cmp.Memory) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%-18s\tB/entry\tother B/entry\tratio\t\n", "B kind size")
+	for _, m := range cmp.Memory {
+		fmt.Fprintf(tw, "%-18s\t%s\t%s\t%s\t\n", m.Key, fmtF(m.This, 1), fmtF(m.Other, 1), ratioString(m.Ratio))
+	}
+	return tw.Flush()
+}
+
 func caseFig(c Case, v float64, decimals int) string {
 	if !c.OK() {
 		return "-"
@@ -268,7 +371,9 @@ func ratioString(v float64) string {
 
 // WriteMarkdown writes the comparison as Markdown tables: per case both
 // throughputs, the ratio, both median latencies, and the goal with its
-// verdict (when the other run is Hazelcast's); then the memory per entry.
+// verdict (when the other run is Hazelcast's), then both runs' latency
+// percentiles (latency-mode runs: the rates and the percentiles); then
+// the memory per entry.
 func (cmp *Comparison) WriteMarkdown(w io.Writer) error {
 	a, b := cmp.This.Name(), cmp.Other.Name()
 	goalsOf := map[string][]Goal{}
@@ -278,18 +383,13 @@ func (cmp *Comparison) WriteMarkdown(w io.Writer) error {
 	for _, n := range cmp.Notes {
 		fmt.Fprintf(w, "Note: %s.\n\n", n)
 	}
-	fmt.Fprintf(w, "| case | api | %s ops/s | %s ops/s | ratio | %s p50 ms | %s p50 ms | goal | met |\n", a, b, a, b)
-	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---|---|")
-	for _, r := range cmp.Rows {
-		var what, met []string
-		for _, g := range goalsOf[r.This.ID] {
-			what = append(what, g.What)
-			met = append(met, map[bool]string{true: "yes", false: fmt.Sprintf("**no** (%s)", ratioString(g.Ratio))}[g.Met])
+	if cmp.rateMode() {
+		fmt.Fprintf(w, "Latency from each request's intended send time, ms: %s / %s.\n\n", a, b)
+		if err := cmp.writeLatency(w, true); err != nil {
+			return err
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.This.Title(), r.This.API,
-			caseFig(r.This, float64(r.This.OpsPerSecMedian), 1), caseFig(r.Other, float64(r.Other.OpsPerSecMedian), 1), ratioString(r.OpsRatio),
-			caseFig(r.This, float64(r.This.P50ms), 3), caseFig(r.Other, float64(r.Other.P50ms), 3),
-			strings.Join(what, "; "), strings.Join(met, "; "))
+	} else if err := cmp.writeThroughputMarkdown(w, goalsOf); err != nil {
+		return err
 	}
 	if len(cmp.Memory) > 0 {
 		fmt.Fprintf(w, "\n| B kind size | %s B/entry | %s B/entry | ratio | goal | met |\n|---|---:|---:|---:|---|---|\n", a, b)
@@ -311,4 +411,25 @@ func (cmp *Comparison) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(w, "\n%d of %d goals met.\n", met, len(cmp.Goals))
 	}
 	return nil
+}
+
+// writeThroughputMarkdown writes the throughput table of two throughput
+// runs with their goals, then their latency percentiles.
+func (cmp *Comparison) writeThroughputMarkdown(w io.Writer, goalsOf map[string][]Goal) error {
+	a, b := cmp.This.Name(), cmp.Other.Name()
+	fmt.Fprintf(w, "| case | api | %s ops/s | %s ops/s | ratio | %s p50 ms | %s p50 ms | goal | met |\n", a, b, a, b)
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---|---|")
+	for _, r := range cmp.Rows {
+		var what, met []string
+		for _, g := range goalsOf[r.This.ID] {
+			what = append(what, g.What)
+			met = append(met, map[bool]string{true: "yes", false: fmt.Sprintf("**no** (%s)", ratioString(g.Ratio))}[g.Met])
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.This.Title(), r.This.API,
+			caseFig(r.This, float64(r.This.OpsPerSecMedian), 1), caseFig(r.Other, float64(r.Other.OpsPerSecMedian), 1), ratioString(r.OpsRatio),
+			caseFig(r.This, float64(r.This.P50ms), 3), caseFig(r.Other, float64(r.Other.P50ms), 3),
+			strings.Join(what, "; "), strings.Join(met, "; "))
+	}
+	fmt.Fprintf(w, "\nLatency percentiles, ms: %s / %s.\n\n", a, b)
+	return cmp.writeLatency(w, true)
 }

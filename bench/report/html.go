@@ -19,15 +19,28 @@ var chartJS string
 // ChartLibrary names the charting library the pages embed.
 const ChartLibrary = "Chart.js v4.6.1"
 
-// chart is one chart of the page, drawn by the page's script.
+// chart is one chart of the page, drawn by the page's script: bars of
+// Datasets over Labels, or (Percentiles) the lines of Series on
+// HdrHistogram's percentile plot.
 type chart struct {
-	ID         string    `json:"id"`
-	Title      string    `json:"title"`
-	Labels     []string  `json:"labels"`
-	Datasets   []dataset `json:"datasets"`
-	YTitle     string    `json:"yTitle"`
-	Log        bool      `json:"log"`
-	Horizontal bool      `json:"horizontal"`
+	ID          string    `json:"id"`
+	Title       string    `json:"title"`
+	Labels      []string  `json:"labels"`
+	Datasets    []dataset `json:"datasets"`
+	YTitle      string    `json:"yTitle"`
+	Log         bool      `json:"log"`
+	Horizontal  bool      `json:"horizontal"`
+	Percentiles bool      `json:"percentiles,omitempty"`
+	Series      []series  `json:"series,omitempty"`
+}
+
+// series is one latency distribution on a percentile plot: points
+// (1/(1-p), latency in ms), the last finite percentile last.
+type series struct {
+	Label  string       `json:"label"`
+	Color  string       `json:"color"`
+	Dashed bool         `json:"dashed"`
+	Points [][2]float64 `json:"points"`
 }
 
 type dataset struct {
@@ -77,7 +90,7 @@ func throughputChart(r *Run, id, title string, keep func(Case) bool) *chart {
 }
 
 func latencyChart(r *Run, id, title string, keep func(Case) bool) *chart {
-	ch := &chart{ID: id, Title: title, YTitle: "ms (nearest-rank percentiles, log scale)", Log: true}
+	ch := &chart{ID: id, Title: title, YTitle: "ms (HdrHistogram percentiles, log scale)", Log: true}
 	var p50, p90, p99 []*float64
 	for _, c := range r.Cases {
 		if !keep(c) {
@@ -151,6 +164,73 @@ func ratioChart(cmp *Comparison) *chart {
 	return ch
 }
 
+// distributionSeries turns a case's histogram into a series (ok false
+// when the case has no histogram or failed).
+func distributionSeries(c Case, label, color string, dashed bool) (series, bool, error) {
+	if !c.OK() {
+		return series{}, false, nil
+	}
+	h, err := c.Latency()
+	if err != nil || h == nil {
+		return series{}, false, err
+	}
+	s := series{Label: fmt.Sprintf("%s (max %s ms)", label, fmtF(float64(c.Maxms), 3)), Color: color, Dashed: dashed}
+	for _, p := range h.Distribution() {
+		if x := p.InvertedPercentile(); !math.IsInf(x, 0) {
+			s.Points = append(s.Points, [2]float64{x, float64(p.Latency) / 1e6})
+		}
+	}
+	return s, len(s.Points) > 0, nil
+}
+
+// percentileCharts draws, per case, the latency distribution of each API
+// on one percentile plot (as HdrHistogram's plotter draws them: latency
+// against percentile on a log scale of 1/(1-p)), with the other run's
+// distributions dashed when there is one.
+func percentileCharts(r, other *Run) ([]*chart, error) {
+	var out []*chart
+	seen := map[string]bool{}
+	for _, c := range r.Cases {
+		key := c.Group + "/" + c.Name
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		title := c.Title() + ": latency by percentile"
+		if c.Rate > 0 {
+			title = fmt.Sprintf("%s at %s requests/s: latency by percentile (from each request's intended send time)", c.Title(), fmtF(float64(c.Rate), 1))
+		}
+		ch := &chart{ID: "pct-" + strings.NewReplacer("/", "-", " ", "-", "(", "", ")", "").Replace(key), Title: title,
+			YTitle: "latency, ms", Percentiles: true}
+		for _, run := range []*Run{r, other} {
+			if run == nil {
+				continue
+			}
+			for _, api := range []string{"SQL", "PRED", "MAP"} {
+				rc, ok := run.Case(key + "/" + api)
+				if !ok {
+					continue
+				}
+				label := api
+				if other != nil {
+					label = run.Name() + " " + api
+				}
+				s, ok, err := distributionSeries(rc, label, palette[api], run == other)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", rc.ID, err)
+				}
+				if ok {
+					ch.Series = append(ch.Series, s)
+				}
+			}
+		}
+		if len(ch.Series) > 0 {
+			out = append(out, ch)
+		}
+	}
+	return out, nil
+}
+
 func isA(c Case) bool      { return strings.HasPrefix(c.Group, "A") }
 func isBQuery(c Case) bool { return strings.HasPrefix(c.Group, "B ") && c.Name == "query" }
 func isBMap(c Case) bool   { return strings.HasPrefix(c.Group, "B ") && c.API == "MAP" }
@@ -170,29 +250,18 @@ type page struct {
 // WriteHTML writes a self-contained page: the environment, charts of
 // throughput (SQL and PRED side by side), latency percentiles, get and
 // set, and memory per entry, and the tables; with a comparison (cmp may
-// be nil), the ratio per case and the other run's memory too. The page
-// embeds its charting library and loads nothing from anywhere.
+// be nil), the ratio per case and the other run's memory too. A run in
+// latency mode gets, per case, the percentile distribution of SQL and
+// PRED on one plot instead (the other run's dashed beside them). The
+// page embeds its charting library and loads nothing from anywhere.
 func (r *Run) WriteHTML(w io.Writer, cmp *Comparison) error {
 	var other *Run
 	if cmp != nil {
 		other = cmp.Other
 	}
-	var charts []*chart
-	for _, ch := range []*chart{
-		throughputChart(r, "a-ops", "Workload A: throughput, SQL and predicate side by side", isA),
-		latencyChart(r, "a-lat", "Workload A: latency", isA),
-		throughputChart(r, "b-query", "Workload B: query throughput, SQL and predicate side by side", isBQuery),
-		latencyChart(r, "b-query-lat", "Workload B: query latency", isBQuery),
-		mapOpsChart(r),
-		latencyChart(r, "b-map-lat", "Workload B: get and set latency", isBMap),
-		memoryChart(r, other),
-	} {
-		if ch != nil {
-			charts = append(charts, ch)
-		}
-	}
-	if cmp != nil {
-		charts = append([]*chart{ratioChart(cmp)}, charts...)
+	charts, err := r.charts(cmp, other)
+	if err != nil {
+		return err
 	}
 	js, err := json.Marshal(charts)
 	if err != nil {
@@ -217,6 +286,36 @@ func (r *Run) WriteHTML(w io.Writer, cmp *Comparison) error {
 		ChartsJSON: template.JS(js), ChartJS: template.JS(lib),
 	}
 	return pageTemplate.Execute(w, p)
+}
+
+// charts are the page's charts: percentile plots in latency mode, the
+// throughput and latency bars otherwise.
+func (r *Run) charts(cmp *Comparison, other *Run) ([]*chart, error) {
+	if r.RateMode {
+		var otherRate *Run
+		if other != nil && other.RateMode {
+			otherRate = other
+		}
+		return percentileCharts(r, otherRate)
+	}
+	var charts []*chart
+	for _, ch := range []*chart{
+		throughputChart(r, "a-ops", "Workload A: throughput, SQL and predicate side by side", isA),
+		latencyChart(r, "a-lat", "Workload A: latency", isA),
+		throughputChart(r, "b-query", "Workload B: query throughput, SQL and predicate side by side", isBQuery),
+		latencyChart(r, "b-query-lat", "Workload B: query latency", isBQuery),
+		mapOpsChart(r),
+		latencyChart(r, "b-map-lat", "Workload B: get and set latency", isBMap),
+		memoryChart(r, other),
+	} {
+		if ch != nil {
+			charts = append(charts, ch)
+		}
+	}
+	if cmp != nil {
+		charts = append([]*chart{ratioChart(cmp)}, charts...)
+	}
+	return charts, nil
 }
 
 // bannerComment matches the license banners of the embedded library (the
@@ -262,8 +361,22 @@ func environment(r *Run) [][2]string {
 	add("client threads", fmt.Sprint(r.ClientThreads))
 	add("mode", r.Mode)
 	add("entries", fmt.Sprintf("A %d, B %d", r.AEntries, r.BEntries))
-	add("protocol", fmt.Sprintf("A warm-up %gs, rounds of %gs; B warm-up %gs, rounds of %gs; %d rounds",
-		float64(r.AWarmupSeconds), float64(r.ADurationSeconds), float64(r.BWarmupSeconds), float64(r.BDurationSeconds), r.Rounds))
+	var proto []string
+	phase, rest := "rounds of", fmt.Sprintf("%d rounds", r.Rounds)
+	if r.RateMode {
+		phase, rest = "schedule", fmt.Sprintf("at most %d requests in flight", r.ClientThreads)
+	}
+	if r.AEntries > 0 {
+		proto = append(proto, fmt.Sprintf("A warm-up %gs, %s %gs", float64(r.AWarmupSeconds), phase, float64(r.ADurationSeconds)))
+	}
+	if r.BEntries > 0 {
+		proto = append(proto, fmt.Sprintf("B warm-up %gs, %s %gs", float64(r.BWarmupSeconds), phase, float64(r.BDurationSeconds)))
+	}
+	if r.RateMode {
+		add("protocol", "latency mode (open loop): "+strings.Join(append(proto, rest), "; "))
+	} else {
+		add("protocol", strings.Join(append(proto, rest), "; "))
+	}
 	add("total", fmt.Sprintf("%.0f s", float64(r.TotalSeconds)))
 	if r.LoadAvg != nil {
 		add("load average (1 min)", fmt.Sprintf("%.2f at start, %.2f at end", float64(r.LoadAvg.Start), float64(r.LoadAvg.End)))
@@ -304,6 +417,42 @@ footer { color: #888; font-size: 0.8rem; margin-top: 2rem; }
 </script>
 <script>
 (function () {
+  // HdrHistogram's percentile plot: x is 1/(1-p) on a log scale, so
+  // 90%, 99%, 99.9%... lie at 10, 100, 1000...
+  function percentileLabel(v) {
+    var nines = Math.round(Math.log10(v));
+    if (nines <= 0) { return "0%"; }
+    return (100 - 100 / Math.pow(10, nines)).toFixed(Math.max(0, nines - 2)) + "%";
+  }
+  function percentilePlot(canvas, c) {
+    var maxX = 10;
+    c.series.forEach(function (s) { s.points.forEach(function (p) { maxX = Math.max(maxX, p[0]); }); });
+    maxX = Math.pow(10, Math.ceil(Math.log10(maxX)));
+    new Chart(canvas, {
+      type: "line",
+      data: { datasets: c.series.map(function (s) {
+        return { label: s.label, data: s.points.map(function (p) { return { x: p[0], y: p[1] }; }),
+          borderColor: s.color, backgroundColor: s.color, borderDash: s.dashed ? [6, 4] : [], pointRadius: 0, borderWidth: 2 };
+      }) },
+      options: {
+        responsive: true, maintainAspectRatio: false, animation: false,
+        scales: {
+          x: { type: "logarithmic", min: 1, max: maxX, title: { display: true, text: "percentile" },
+            afterBuildTicks: function (axis) {
+              var ticks = [];
+              for (var v = 1; v <= maxX; v *= 10) { ticks.push({ value: v }); }
+              axis.ticks = ticks;
+            },
+            ticks: { callback: function (v) { return percentileLabel(v); } } },
+          y: { type: "linear", beginAtZero: true, title: { display: true, text: c.yTitle } }
+        },
+        plugins: { tooltip: { callbacks: {
+          title: function (items) { return items.length ? (100 - 100 / items[0].parsed.x).toFixed(4) + "%" : ""; },
+          label: function (ctx) { return ctx.dataset.label + ": " + ctx.parsed.y.toLocaleString(undefined, { maximumFractionDigits: 3 }) + " ms"; }
+        } } }
+      }
+    });
+  }
   var charts = {{.ChartsJSON}};
   var root = document.getElementById("charts");
   charts.forEach(function (c) {
@@ -317,6 +466,7 @@ footer { color: #888; font-size: 0.8rem; margin-top: 2rem; }
     canvas.id = c.id;
     box.appendChild(canvas);
     root.appendChild(box);
+    if (c.percentiles) { percentilePlot(canvas, c); return; }
     var valueAxis = { type: c.log ? "logarithmic" : "linear", title: { display: true, text: c.yTitle } };
     var scales = c.horizontal ? { x: valueAxis } : { y: valueAxis };
     new Chart(canvas, {

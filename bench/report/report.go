@@ -14,6 +14,9 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"time"
+
+	"github.com/atolldb/atoll/bench/latency"
 )
 
 // Run is one benchmark run: its environment, its protocol and every case.
@@ -42,9 +45,12 @@ type Run struct {
 	BWarmupSeconds   Float    `json:"bWarmupSeconds"`
 	BDurationSeconds Float    `json:"bDurationSeconds"`
 	Rounds           int      `json:"rounds"`
-	TotalSeconds     Float    `json:"totalSeconds"`
-	LoadAvg          *Load    `json:"loadAvg,omitempty"`
-	Cases            []Case   `json:"cases"`
+	// RateMode is set for a run in latency mode: every case ran at a fixed
+	// rate (its Rate) for one round of the duration, open loop.
+	RateMode     bool   `json:"rateMode,omitempty"`
+	TotalSeconds Float  `json:"totalSeconds"`
+	LoadAvg      *Load  `json:"loadAvg,omitempty"`
+	Cases        []Case `json:"cases"`
 	// WorkloadB is keyed by kind and size, e.g. "COMPACT SMALL".
 	WorkloadB map[string]BInfo `json:"workloadB"`
 	// BOrder lists WorkloadB's keys in the order the run measured them
@@ -77,8 +83,25 @@ type Case struct {
 	P50ms           Float     `json:"p50ms"`
 	P90ms           Float     `json:"p90ms"`
 	P99ms           Float     `json:"p99ms"`
+	P999ms          Float     `json:"p999ms"`
+	P9999ms         Float     `json:"p9999ms"`
 	Maxms           Float     `json:"maxms"`
-	Load1           Float     `json:"load1"`
+	// Histogram holds every latency the percentiles come from: an
+	// HdrHistogram in microseconds (bench/latency), in its compressed V2
+	// encoding, base64. Files of older runs have none.
+	Histogram string `json:"histogram,omitempty"`
+	// The latency mode's figures: the requests per second scheduled, the
+	// requests per second sent, whether the schedule was kept (every
+	// request sent, the last at most a hundredth of the schedule, or
+	// 100 ms, behind its time), the requests scheduled and those never
+	// sent (recorded with the time they had waited when the run gave up on
+	// them, a lower bound of their latency).
+	Rate         Float `json:"rate,omitempty"`
+	AchievedRate Float `json:"achievedRate,omitempty"`
+	KeptUp       *bool `json:"keptUp,omitempty"`
+	Scheduled    int64 `json:"scheduled,omitempty"`
+	Unsent       int64 `json:"unsent,omitempty"`
+	Load1        Float `json:"load1"`
 	// ProcessCPU is the CPU the benchmark process used during the rounds,
 	// in cores (CPU seconds per second): with an embedded cluster the
 	// members' and the client's, with --addr the client's alone. Far below
@@ -92,14 +115,50 @@ type Case struct {
 // Title is the case's name in tables, e.g. "A3 sum IDS".
 func (c Case) Title() string { return c.Group + " " + c.Name }
 
+// UnmarshalJSON reads a case; figures older files lack (p99.9 and
+// p99.99) read as missing (NaN), not as zero.
+func (c *Case) UnmarshalJSON(b []byte) error {
+	type plain Case
+	p := plain{P999ms: NaN(), P9999ms: NaN()}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*c = Case(p)
+	return nil
+}
+
+// SetLatency sets the case's percentiles and histogram from h.
+func (c *Case) SetLatency(h *latency.Histogram) error {
+	enc, err := h.Encode()
+	if err != nil {
+		return err
+	}
+	ms := func(d time.Duration) Float { return Float(float64(d) / 1e6) }
+	c.Histogram = enc
+	c.P50ms, c.P90ms, c.P99ms = ms(h.Percentile(50)), ms(h.Percentile(90)), ms(h.Percentile(99))
+	c.P999ms, c.P9999ms, c.Maxms = ms(h.Percentile(99.9)), ms(h.Percentile(99.99)), ms(h.Max())
+	return nil
+}
+
+// Latency decodes the case's histogram; nil when the case has none.
+func (c Case) Latency() (*latency.Histogram, error) {
+	if c.Histogram == "" {
+		return nil, nil
+	}
+	return latency.Decode(c.Histogram)
+}
+
 // OK reports whether the case ran and passed its validation.
 func (c Case) OK() bool { return c.Error == "" && !math.IsNaN(float64(c.OpsPerSecMedian)) }
 
-// Profile is a profile captured from a member during a case's rounds.
+// Profile is a profile captured during a case's rounds (or its measured
+// schedule): of a member, or of the benchmark's own process (the client).
+// Its samples carry the labels case and api.
 type Profile struct {
-	Member string `json:"member"` // admin address
-	Kind   string `json:"kind"`   // cpu or allocs
-	File   string `json:"file"`   // raw profile (.pb.gz); a flame graph beside it (.svg)
+	Member string `json:"member"` // admin address, or "client"
+	Kind   string `json:"kind"`   // cpu, allocs or wall
+	API    string `json:"api,omitempty"`
+	File   string `json:"file"` // the profile (.pb.gz); a flame graph beside it (.svg)
 	// Top are the functions with the most samples of their own (flat),
 	// with their share of the profile's total.
 	Top []TopEntry `json:"top,omitempty"`
@@ -198,6 +257,9 @@ func ReadFile(path string) (*Run, error) {
 	for i, c := range r.Cases {
 		if c.ID == "" {
 			return nil, &FileError{Path: path, Err: fmt.Errorf("case %d has no id", i)}
+		}
+		if _, err := c.Latency(); err != nil {
+			return nil, &FileError{Path: path, Err: fmt.Errorf("case %s: %w", c.ID, err)}
 		}
 	}
 	return &r, nil

@@ -3,44 +3,53 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/atolldb/atoll/bench/latency"
 )
 
 const hazelcastFile = "testdata/hazelcast-5.7-full.json"
 
 func TestReadsAHazelcastRunnerFile(t *testing.T) {
 	r, err := ReadFile(hazelcastFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Name() != "Hazelcast 5.7.0" || r.AEntries != 100000 || r.Rounds != 3 {
-		t.Errorf("read %q, %d A entries, %d rounds", r.Name(), r.AEntries, r.Rounds)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, "Hazelcast 5.7.0", r.Name())
+	assert.Equal(t, 100000, r.AEntries)
+	assert.Equal(t, 3, r.Rounds)
 	c, ok := r.Case("A3/sum IDS/PRED")
-	if !ok || !c.OK() || c.Check == nil || *c.Check != 4999950000 || len(c.RoundOpsPerSec) != 3 {
-		t.Errorf("A3/sum IDS/PRED: %+v", c)
-	}
-	if got := r.BKeys(); len(got) != 8 || got[0] != "COMPACT SMALL" || got[7] != "BYTE_ARRAY LARGE" {
-		t.Errorf("B keys %v, want the workload's order", got)
-	}
-	if b := r.WorkloadB["PORTABLE LARGE"]; b.MemoryCostPerEntry != 1146 || b.ValueDataTotalSize != 1034 {
-		t.Errorf("PORTABLE LARGE: %+v", b)
-	}
+	require.True(t, ok)
+	assert.True(t, c.OK())
+	require.NotNil(t, c.Check)
+	assert.Equal(t, int64(4999950000), *c.Check)
+	assert.Len(t, c.RoundOpsPerSec, 3)
+	assert.True(t, math.IsNaN(float64(c.P999ms)), "a file from before the histograms has no p99.9")
+	h, err := c.Latency()
+	assert.NoError(t, err)
+	assert.Nil(t, h)
+	got := r.BKeys()
+	require.Len(t, got, 8)
+	assert.Equal(t, "COMPACT SMALL", got[0], "the workload's order")
+	assert.Equal(t, "BYTE_ARRAY LARGE", got[7])
+	b := r.WorkloadB["PORTABLE LARGE"]
+	assert.Equal(t, Float(1146), b.MemoryCostPerEntry)
+	assert.Equal(t, 1034, b.ValueDataTotalSize)
 }
 
 func TestReadFileErrors(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, content string) string {
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
 		return p
 	}
 	for _, tc := range []struct {
@@ -53,18 +62,21 @@ func TestReadFileErrors(t *testing.T) {
 		{"no cases", write("empty.json", `{"date":"x"}`), ErrNotARun},
 		{"case without id", write("noid.json", `{"cases":[{"api":"SQL"}]}`), nil},
 		{"wrong type", write("type.json", `{"cases":[{"id":"x","opsPerSecMedian":"fast"}]}`), nil},
+		{"bad histogram", write("hist.json", `{"cases":[{"id":"x","histogram":"HISTFAAAnope"}]}`), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ReadFile(tc.path)
 			var fe *FileError
-			if !errors.As(err, &fe) || fe.Path != tc.path {
-				t.Fatalf("error %v, want a FileError naming %s", err, tc.path)
-			}
-			if tc.is != nil && !errors.Is(err, tc.is) {
-				t.Errorf("error %v, want it to wrap %v", err, tc.is)
+			require.ErrorAs(t, err, &fe)
+			assert.Equal(t, tc.path, fe.Path)
+			if tc.is != nil {
+				assert.ErrorIs(t, err, tc.is)
 			}
 		})
 	}
+	_, err := ReadFile(write("hist2.json", `{"cases":[{"id":"x","histogram":"HISTFAAAnope"}]}`))
+	var de *latency.DecodeError
+	assert.ErrorAs(t, err, &de, "a histogram that does not decode is named")
 }
 
 func TestFloatJSON(t *testing.T) {
@@ -75,15 +87,14 @@ func TestFloatJSON(t *testing.T) {
 		{1.5, "1.5"}, {0, "0"}, {NaN(), "null"}, {Float(math.Inf(1)), "null"}, {4999950000, "4999950000"},
 	} {
 		b, err := json.Marshal(tc.in)
-		if err != nil || string(b) != tc.json {
-			t.Errorf("Marshal(%v) = %s, %v; want %s", tc.in, b, err, tc.json)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, tc.json, string(b))
 		var back Float
-		if err := json.Unmarshal(b, &back); err != nil {
-			t.Fatal(err)
-		}
-		if !(back == tc.in || math.IsNaN(float64(back)) && tc.json == "null") {
-			t.Errorf("round trip of %v gave %v", tc.in, back)
+		require.NoError(t, json.Unmarshal(b, &back))
+		if tc.json == "null" {
+			assert.True(t, math.IsNaN(float64(back)), "null reads as NaN")
+		} else {
+			assert.Equal(t, tc.in, back)
 		}
 	}
 }
@@ -95,7 +106,7 @@ func run(members int, ops map[string]float64, mem map[string]float64) *Run {
 	for _, id := range sortedKeys(ops) {
 		parts := strings.Split(id, "/")
 		r.Cases = append(r.Cases, Case{ID: id, Group: parts[0], Name: parts[1], API: parts[2],
-			OpsPerSecMedian: Float(ops[id]), P50ms: 1, P90ms: 2, P99ms: 3, Maxms: 4})
+			OpsPerSecMedian: Float(ops[id]), P50ms: 1, P90ms: 2, P99ms: 3, P999ms: 3.5, P9999ms: 3.9, Maxms: 4})
 	}
 	for k, v := range mem {
 		r.WorkloadB[k] = BInfo{MemoryCostPerEntry: Float(v)}
@@ -104,17 +115,8 @@ func run(members int, ops map[string]float64, mem map[string]float64) *Run {
 }
 
 func sortedKeys(m map[string]float64) []string {
-	var keys []string
-	for k := range m {
-		keys = append(keys, k)
-	}
-	for i := range keys {
-		for j := i + 1; j < len(keys); j++ {
-			if keys[j] < keys[i] {
-				keys[i], keys[j] = keys[j], keys[i]
-			}
-		}
-	}
+	keys := slices.Collect(maps.Keys(m))
+	slices.Sort(keys)
 	return keys
 }
 
@@ -164,9 +166,8 @@ func TestGoals(t *testing.T) {
 				}
 			}
 			for what, met := range tc.met {
-				if m, ok := got[what]; !ok || m != met {
-					t.Errorf("goal %q: met %v (present %v), want %v; goals %v", what, m, ok, met, got)
-				}
+				require.Contains(t, got, what)
+				assert.Equal(t, met, got[what], "goal %q", what)
 			}
 		})
 	}
@@ -177,49 +178,35 @@ func TestCompareNotesDifferentSetUps(t *testing.T) {
 	b := run(2, map[string]float64{"A2/count IDS/SQL": 5, "A2/count IDS/PRED": 5}, nil)
 	b.AEntries = 2000
 	cmp := Compare(a, b)
-	if len(cmp.Rows) != 2 || cmp.Rows[0].OpsRatio != 2 || !math.IsNaN(cmp.Rows[1].OpsRatio) {
-		t.Errorf("rows %+v", cmp.Rows)
-	}
+	require.Len(t, cmp.Rows, 2)
+	assert.Equal(t, 2.0, cmp.Rows[0].OpsRatio)
+	assert.True(t, math.IsNaN(cmp.Rows[1].OpsRatio), "a case only the other run has has no ratio")
 	notes := strings.Join(cmp.Notes, "\n")
-	for _, want := range []string{"workload A entries differ: 100 here, 2000", "members differ: 1 here, 2"} {
-		if !strings.Contains(notes, want) {
-			t.Errorf("notes %q lack %q", notes, want)
-		}
-	}
-	if cmp.Goals != nil {
-		t.Errorf("goals between two Atoll runs: %v", cmp.Goals)
-	}
+	assert.Contains(t, notes, "workload A entries differ: 100 here, 2000")
+	assert.Contains(t, notes, "members differ: 1 here, 2")
+	assert.Nil(t, cmp.Goals, "no goals between two Atoll runs")
 }
 
 func TestHTMLIsSelfContained(t *testing.T) {
 	hz, err := ReadFile(hazelcastFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	this := run(2, map[string]float64{"A3/sum IDS/SQL": 400, "A3/sum IDS/PRED": 380, "B COMPACT SMALL/read/MAP": 50000}, map[string]float64{"COMPACT SMALL": 100})
 	this.Tool, this.Date = "atoll-bench", "2026-11-21T12:00:00Z"
 	var b bytes.Buffer
-	if err := this.WriteHTML(&b, Compare(this, hz)); err != nil {
-		t.Fatal(err)
-	}
-	CheckSelfContainedHTML(t, b.String())
+	require.NoError(t, this.WriteHTML(&b, Compare(this, hz)))
+	checkSelfContainedHTML(t, b.String())
 	for _, want := range []string{`"id":"a-ops"`, `"id":"ratio"`, `"id":"b-memory"`, "Hazelcast 5.7.0", "A3 sum IDS"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("page lacks %q", want)
-		}
+		assert.Contains(t, b.String(), want)
 	}
 }
 
-// CheckSelfContainedHTML fails t unless page embeds Chart.js and refers
+// checkSelfContainedHTML fails t unless page embeds Chart.js and refers
 // to nothing outside itself.
-func CheckSelfContainedHTML(t testing.TB, page string) {
+func checkSelfContainedHTML(t testing.TB, page string) {
 	t.Helper()
-	if !strings.Contains(page, ChartLibrary) || !strings.Contains(page, "window.Chart=") {
-		t.Error("the page does not embed Chart.js")
-	}
-	for _, ref := range ExternalReferences(page) {
-		t.Errorf("the page refers outside itself: …%s…", ref)
-	}
+	assert.Contains(t, page, ChartLibrary)
+	assert.Contains(t, page, "window.Chart=", "the page embeds Chart.js")
+	assert.Empty(t, ExternalReferences(page), "the page refers to nothing outside itself")
 }
 
 func TestExternalReferences(t *testing.T) {
@@ -234,35 +221,26 @@ func TestExternalReferences(t *testing.T) {
 		{`<a href="http://example.org">x</a> and https://example.org`, 2},
 		{"var x = 1;\n//# sourceMappingURL=chart.umd.min.js.map", 1},
 	} {
-		if got := ExternalReferences(tc.page); len(got) != tc.refs {
-			t.Errorf("ExternalReferences(%q) = %q, want %d", tc.page, got, tc.refs)
-		}
+		assert.Len(t, ExternalReferences(tc.page), tc.refs, tc.page)
 	}
 }
 
 func TestMarkdown(t *testing.T) {
 	hz, err := ReadFile(hazelcastFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	this := run(2, map[string]float64{"A3/sum IDS/SQL": 400, "A3/sum IDS/PRED": 500}, map[string]float64{"COMPACT SMALL": 100})
 	this.AEntries, this.BEntries = 100000, 100000
 	var b bytes.Buffer
-	if err := Compare(this, hz).WriteMarkdown(&b); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, Compare(this, hz).WriteMarkdown(&b))
 	for _, want := range []string{
 		"| A3 sum IDS | SQL | 400.0 | 23.0 | 17.4x |",
 		"≥10× Hazelcast's faster API (PRED, 44.0 ops/s) | **no** (9.10x) |",
 		"| A3 sum IDS | PRED | 500.0 | 44.0 | 11.4x |",
 		"| COMPACT SMALL | 100.0 | 167.0 | 0.60x | ≤0.7× Hazelcast (167.0 B/entry) | yes |",
 		"2 of 3 goals met.",
+		"| A3 sum IDS | SQL | 1.000 / 347.436 | 2.000 / 521.402 | 3.000 / 653.197 | 3.500 / - | 3.900 / - | 4.000 / 680.403 |",
 	} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("markdown lacks %q:\n%s", want, b.String())
-		}
+		assert.Contains(t, b.String(), want)
 	}
-	if strings.Contains(b.String(), "Note: workload A entries") {
-		t.Errorf("a note on entries that agree:\n%s", b.String())
-	}
+	assert.NotContains(t, b.String(), "Note: workload A entries", "no note on entries that agree")
 }

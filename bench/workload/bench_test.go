@@ -7,7 +7,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/atolldb/atoll/bench/jrand"
+	"github.com/stretchr/testify/require"
+
+	"github.com/atolldb/atoll/internal/jrand"
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
 )
@@ -17,9 +19,8 @@ import (
 func benchEntries(b *testing.B) int {
 	if s := os.Getenv("ATOLL_BENCH_ENTRIES"); s != "" {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			b.Fatalf("ATOLL_BENCH_ENTRIES=%q", s)
-		}
+		require.NoError(b, err, "ATOLL_BENCH_ENTRIES=%q", s)
+		require.Positive(b, n, "ATOLL_BENCH_ENTRIES=%q", s)
 		return n
 	}
 	return 100_000
@@ -58,9 +59,7 @@ func benchCluster(b *testing.B) (*client.Client, int) {
 			}
 		}
 	})
-	if benchErr != nil {
-		b.Fatal(benchErr)
-	}
+	require.NoError(b, benchErr)
 	return benchClient, benchN
 }
 
@@ -78,12 +77,8 @@ func runBench(b *testing.B, cs Case, rowsPerOp int64) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		got, err := cs.Run(ctx, c, r)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if got != cs.Want {
-			b.Fatalf("%s: check %d, want %d", cs.ID(), got, cs.Want)
-		}
+		require.NoError(b, err)
+		require.Equal(b, cs.Want, got, "%s: check", cs.ID())
 	}
 	b.StopTimer()
 	if sec := b.Elapsed().Seconds(); sec > 0 {

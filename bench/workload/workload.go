@@ -12,8 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/atolldb/atoll/bench/jrand"
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/benchmodel"
+	"github.com/atolldb/atoll/internal/jrand"
 	"github.com/atolldb/atoll/pkg/client"
 	"github.com/atolldb/atoll/pkg/predicate"
 	"github.com/atolldb/atoll/pkg/serialization"
@@ -22,7 +22,7 @@ import (
 // ClientConfig returns a client configuration that knows the workload
 // types; pass it to client.New.
 func ClientConfig(addrs []string, cluster string) client.Config {
-	return client.Config{Addresses: addrs, ClusterName: cluster, Serialization: model.Config()}
+	return client.Config{Addresses: addrs, ClusterName: cluster, Serialization: benchmodel.Config()}
 }
 
 // BatchSize is the putAll batch of the loaders.
@@ -95,7 +95,7 @@ var AMaps = []string{"a_ids", "a_ids_idx", "a_portable", "a_json"}
 // a_ids_idx's sorted index, loads n entries into each with `loaders`
 // goroutines and creates the mappings.
 func LoadA(ctx context.Context, c *client.Client, n, loaders int) error {
-	if err := c.RegisterLayouts(ctx, model.Layouts()...); err != nil {
+	if err := c.RegisterLayouts(ctx, benchmodel.Layouts()...); err != nil {
 		return err
 	}
 	for _, name := range AMaps {
@@ -103,13 +103,13 @@ func LoadA(ctx context.Context, c *client.Client, n, loaders int) error {
 			return fmt.Errorf("clearing %s: %w", name, err)
 		}
 	}
-	ids := client.GetMap[int32, *model.IdentifiedADoc](c, "a_ids")
-	idx := client.GetMap[int32, *model.IdentifiedADoc](c, "a_ids_idx")
+	ids := client.GetMap[int32, *benchmodel.IdentifiedADoc](c, "a_ids")
+	idx := client.GetMap[int32, *benchmodel.IdentifiedADoc](c, "a_ids_idx")
 	if err := idx.AddIndex(ctx, client.IndexConfig{Type: client.IndexSorted, Attributes: []string{"value"}}); err != nil {
 		return err
 	}
-	doc := func(k int32) *model.IdentifiedADoc {
-		return &model.IdentifiedADoc{Value: int64(k), Payload: model.APayload(k)}
+	doc := func(k int32) *benchmodel.IdentifiedADoc {
+		return &benchmodel.IdentifiedADoc{Value: int64(k), Payload: benchmodel.APayload(k)}
 	}
 	if err := putAll(ctx, ids, n, loaders, doc); err != nil {
 		return err
@@ -117,14 +117,14 @@ func LoadA(ctx context.Context, c *client.Client, n, loaders int) error {
 	if err := putAll(ctx, idx, n, loaders, doc); err != nil {
 		return err
 	}
-	port := client.GetMap[int32, *model.PortableADoc](c, "a_portable")
-	if err := putAll(ctx, port, n, loaders, func(k int32) *model.PortableADoc {
-		return &model.PortableADoc{Value: int64(k), Payload: model.APayload(k)}
+	port := client.GetMap[int32, *benchmodel.PortableADoc](c, "a_portable")
+	if err := putAll(ctx, port, n, loaders, func(k int32) *benchmodel.PortableADoc {
+		return &benchmodel.PortableADoc{Value: int64(k), Payload: benchmodel.APayload(k)}
 	}); err != nil {
 		return err
 	}
 	js := client.GetMap[int32, serialization.JSON](c, "a_json")
-	if err := putAll(ctx, js, n, loaders, func(k int32) serialization.JSON { return serialization.JSON(model.AJSON(k)) }); err != nil {
+	if err := putAll(ctx, js, n, loaders, func(k int32) serialization.JSON { return serialization.JSON(benchmodel.AJSON(k)) }); err != nil {
 		return err
 	}
 	return Exec(ctx, c, AMappings...)
@@ -189,9 +189,9 @@ func BMapping(kind, size string) string {
 	case "compact":
 		fmtOpts = fmt.Sprintf("'valueFormat'='compact', 'valueCompactTypeName'='%s'", size)
 	case "portable":
-		cid := model.SmallClassID
+		cid := benchmodel.SmallClassID
 		if size == "large" {
-			cid = model.LargeClassID
+			cid = benchmodel.LargeClassID
 		}
 		fmtOpts = fmt.Sprintf("'valueFormat'='portable', 'valuePortableFactoryId'='2', 'valuePortableClassId'='%d'", cid)
 	default:
@@ -212,25 +212,25 @@ func BDropMapping(kind, size string) string { return "DROP MAPPING IF EXISTS " +
 func bValue(kind, size string) (value func(k int32) any, fixed any, err error) {
 	switch kind + "/" + size {
 	case "compact/small":
-		f := model.FixedSmall()
-		return func(k int32) any { s := model.SmallForKey(k); return &s }, &f, nil
+		f := benchmodel.FixedSmall()
+		return func(k int32) any { s := benchmodel.SmallForKey(k); return &s }, &f, nil
 	case "compact/large":
-		f := model.FixedLarge()
-		return func(k int32) any { l := model.LargeForKey(k); return &l }, &f, nil
+		f := benchmodel.FixedLarge()
+		return func(k int32) any { l := benchmodel.LargeForKey(k); return &l }, &f, nil
 	case "portable/small":
-		f := model.PortableSmall(model.FixedSmall())
-		return func(k int32) any { s := model.PortableSmall(model.SmallForKey(k)); return &s }, &f, nil
+		f := benchmodel.PortableSmall(benchmodel.FixedSmall())
+		return func(k int32) any { s := benchmodel.PortableSmall(benchmodel.SmallForKey(k)); return &s }, &f, nil
 	case "portable/large":
-		return func(k int32) any { return model.NewPortableLarge(model.LargeForKey(k)) }, model.NewPortableLarge(model.FixedLarge()), nil
+		return func(k int32) any { return benchmodel.NewPortableLarge(benchmodel.LargeForKey(k)) }, benchmodel.NewPortableLarge(benchmodel.FixedLarge()), nil
 	case "identified/small":
-		f := model.IdentifiedSmall(model.FixedSmall())
-		return func(k int32) any { s := model.IdentifiedSmall(model.SmallForKey(k)); return &s }, &f, nil
+		f := benchmodel.IdentifiedSmall(benchmodel.FixedSmall())
+		return func(k int32) any { s := benchmodel.IdentifiedSmall(benchmodel.SmallForKey(k)); return &s }, &f, nil
 	case "identified/large":
-		return func(k int32) any { return model.NewIdentifiedLarge(model.LargeForKey(k)) }, model.NewIdentifiedLarge(model.FixedLarge()), nil
+		return func(k int32) any { return benchmodel.NewIdentifiedLarge(benchmodel.LargeForKey(k)) }, benchmodel.NewIdentifiedLarge(benchmodel.FixedLarge()), nil
 	case "byte_array/small":
-		return func(k int32) any { return model.BytesForKey(k, model.SmallBytesLen) }, model.FixedBytes(model.SmallBytesLen), nil
+		return func(k int32) any { return benchmodel.BytesForKey(k, benchmodel.SmallBytesLen) }, benchmodel.FixedBytes(benchmodel.SmallBytesLen), nil
 	case "byte_array/large":
-		return func(k int32) any { return model.BytesForKey(k, model.LargeBytesLen) }, model.FixedBytes(model.LargeBytesLen), nil
+		return func(k int32) any { return benchmodel.BytesForKey(k, benchmodel.LargeBytesLen) }, benchmodel.FixedBytes(benchmodel.LargeBytesLen), nil
 	}
 	return nil, nil, &UnknownBMapError{Kind: kind, Size: size}
 }
@@ -239,7 +239,7 @@ func bValue(kind, size string) (value func(k int32) any, fixed any, err error) {
 // `loaders` goroutines. It creates no mapping (the workload creates it
 // after the read case).
 func LoadB(ctx context.Context, c *client.Client, kind, size string, n, loaders int) error {
-	if err := c.RegisterLayouts(ctx, model.Layouts()...); err != nil {
+	if err := c.RegisterLayouts(ctx, benchmodel.Layouts()...); err != nil {
 		return err
 	}
 	value, _, err := bValue(kind, size)
@@ -405,7 +405,7 @@ func ACases(n int) []Case {
 	}
 	eqPred := func(m string) Op {
 		return func(ctx context.Context, c *client.Client, r *jrand.Random) (int64, error) {
-			es, err := client.GetMap[int32, *model.IdentifiedADoc](c, m).EntrySetWithPredicate(ctx, predicate.Equal("value", int64(r.IntN(int32(n)))))
+			es, err := client.GetMap[int32, *benchmodel.IdentifiedADoc](c, m).EntrySetWithPredicate(ctx, predicate.Equal("value", int64(r.IntN(int32(n)))))
 			return int64(len(es)), err
 		}
 	}
@@ -420,7 +420,7 @@ func ACases(n int) []Case {
 		}},
 		{Group: "A1", Name: "scan-all IDS", API: "PRED", Map: "a_ids", Text: `a_ids.EntrySetWithPredicate(nil)`, Want: int64(n), Run: func(ctx context.Context, c *client.Client, _ *jrand.Random) (int64, error) {
 			// IMap.entrySet() is a query with the true predicate.
-			es, err := client.GetMap[int32, *model.IdentifiedADoc](c, "a_ids").EntrySetWithPredicate(ctx, nil)
+			es, err := client.GetMap[int32, *benchmodel.IdentifiedADoc](c, "a_ids").EntrySetWithPredicate(ctx, nil)
 			return int64(len(es)), err
 		}},
 		{Group: "A2", Name: "count IDS", API: "SQL", Map: "a_ids", Text: `SELECT COUNT(*) FROM a_ids`, Want: int64(n), Run: sql(`SELECT COUNT(*) FROM a_ids`)},
@@ -508,8 +508,8 @@ func (mc *mapCache) get(c *client.Client) *client.Map[int32, any] {
 // entries, SQL before PRED.
 func BQueryCases(kind, size string, n int) []Case {
 	name := BMap(kind, size)
-	want := int64(n / model.MetinEvery)
-	if n%model.MetinEvery != 0 {
+	want := int64(n / benchmodel.MetinEvery)
+	if n%benchmodel.MetinEvery != 0 {
 		want++
 	}
 	stmt := `SELECT * FROM ` + name + ` WHERE stringField = 'metin'`

@@ -2,15 +2,17 @@ package workload
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"testing"
 	"time"
 
-	"github.com/atolldb/atoll/bench/jrand"
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/atolldb/atoll/internal/benchmodel"
+	"github.com/atolldb/atoll/internal/jrand"
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
 )
@@ -20,9 +22,8 @@ import (
 func memberCounts(t testing.TB) []int {
 	if s := os.Getenv("ATOLL_TEST_MEMBERS"); s != "" {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			t.Fatalf("ATOLL_TEST_MEMBERS=%q", s)
-		}
+		require.NoError(t, err, "ATOLL_TEST_MEMBERS=%q", s)
+		require.Positive(t, n, "ATOLL_TEST_MEMBERS=%q", s)
 		return []int{n}
 	}
 	return []int{1, 3}
@@ -34,9 +35,7 @@ func start(t testing.TB, mode testcluster.Mode, members int) (*client.Client, co
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
 	c, err := client.New(ctx, ClientConfig(cl.Addrs(), "test"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	return c, ctx
 }
@@ -45,12 +44,8 @@ func runCases(t *testing.T, ctx context.Context, c *client.Client, cases []Case)
 	for _, cs := range cases {
 		t.Run(cs.ID(), func(t *testing.T) {
 			got, err := cs.Run(ctx, c, jrand.New(cs.Seed+1000+8))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != cs.Want {
-				t.Fatalf("check %d, want %d", got, cs.Want)
-			}
+			require.NoError(t, err)
+			require.Equal(t, cs.Want, got, "check")
 		})
 	}
 }
@@ -63,9 +58,7 @@ func TestWorkloadA(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d-members", mode, members), func(t *testing.T) {
 				c, ctx := start(t, mode, members)
 				const n = 2000
-				if err := LoadA(ctx, c, n, 8); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, LoadA(ctx, c, n, 8))
 				runCases(t, ctx, c, ACases(n))
 			})
 		}
@@ -89,47 +82,30 @@ func TestWorkloadB(t *testing.T) {
 }
 
 func testBMap(t *testing.T, ctx context.Context, c *client.Client, kind, size string, n int) {
-	if err := LoadB(ctx, c, kind, size, n, 8); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, LoadB(ctx, c, kind, size, n, 8))
 	info, err := DescribeB(ctx, c, kind, size, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if info.OwnedEntryCount != int64(n) || info.MemoryCostPerEntry() <= float64(info.ValueDataSize) {
-		t.Errorf("%s: %d owned entries, %.1f B per entry for %d-byte values", info.Map, info.OwnedEntryCount, info.MemoryCostPerEntry(), info.ValueDataSize)
-	}
-	wantLen := model.SmallBytesLen
+	require.NoError(t, err)
+	assert.Equal(t, int64(n), info.OwnedEntryCount, "%s: owned entries", info.Map)
+	assert.Greater(t, info.MemoryCostPerEntry(), float64(info.ValueDataSize), "%s: memory per entry above the value's size", info.Map)
+	wantLen := benchmodel.SmallBytesLen
 	if size == "large" {
-		wantLen = model.LargeBytesLen
+		wantLen = benchmodel.LargeBytesLen
 	}
-	if info.ByteArrayLength != wantLen {
-		t.Errorf("%s: byte array length %d, want %d (the IDENTIFIED form's payload)", info.Map, info.ByteArrayLength, wantLen)
-	}
+	assert.Equal(t, wantLen, info.ByteArrayLength, "%s: byte array length (the IDENTIFIED form's payload)", info.Map)
 	read, err := BReadCase(kind, size, n)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cases := []Case{read}
 	if Queryable(kind) {
-		if err := Exec(ctx, c, BMapping(kind, size)); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, Exec(ctx, c, BMapping(kind, size)))
 		cases = append(cases, BQueryCases(kind, size, n)...)
 	}
 	write, err := BWriteCase(kind, size, n)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	runCases(t, ctx, c, append(cases, write))
 	if Queryable(kind) {
-		if err := Exec(ctx, c, BDropMapping(kind, size)); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, Exec(ctx, c, BDropMapping(kind, size)))
 	}
-	if err := DestroyB(ctx, c, kind, size); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, DestroyB(ctx, c, kind, size))
 }
 
 // TestUnknownBMap checks that a kind or size outside the workload is a
@@ -138,8 +114,7 @@ func TestUnknownBMap(t *testing.T) {
 	for _, tc := range []struct{ kind, size string }{{"json", "small"}, {"compact", "medium"}, {"", ""}} {
 		_, err := BReadCase(tc.kind, tc.size, 10)
 		var ue *UnknownBMapError
-		if !errors.As(err, &ue) || ue.Kind != tc.kind || ue.Size != tc.size {
-			t.Errorf("BReadCase(%q, %q): %v, want an UnknownBMapError naming them", tc.kind, tc.size, err)
-		}
+		require.ErrorAs(t, err, &ue)
+		assert.Equal(t, UnknownBMapError{Kind: tc.kind, Size: tc.size}, *ue)
 	}
 }

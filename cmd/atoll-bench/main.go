@@ -8,10 +8,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"regexp"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -51,9 +54,20 @@ Without --addr it starts an embedded cluster of --members members in this
 process; with --addr it drives an existing cluster. Each case runs by the
 workloads' protocol: a validation run whose check must match, a warm-up,
 then --rounds rounds on --threads threads; ops/s is the median of the
-rounds' throughputs, latencies are nearest-rank percentiles of every
-operation. The default is the full protocol (100 000 entries, about 10
-minutes for all); --quick runs the smoke sizes in under a minute.`,
+rounds' throughputs, latencies are percentiles of every operation
+(HdrHistogram, 3 significant digits). The default is the full protocol
+(100 000 entries, about 10 minutes for all); --quick runs the smoke sizes
+in under a minute.
+
+With --rate the run is in latency mode instead (open loop, as wrk2 runs a
+benchmark): requests of each case are scheduled at the rate for
+--duration (default 60s) after a --warmup (default 5s), at most --threads
+(default 64) in flight, and each is timed from the moment the schedule
+meant to send it, so that a stall shows in the percentiles as the users
+behind it feel it. The table gives p50 to p99.99 and the max per case and
+API, the rate achieved and whether the run kept up; --json holds each
+case's whole HdrHistogram and --html plots SQL and Predicate on one
+percentile chart per case.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -80,6 +94,8 @@ type runFlags struct {
 	only                      string
 	kinds, sizes              []string
 	jsonOut, htmlOut, compare string
+	rates                     []string
+	profile                   []string
 	profileDir                string
 }
 
@@ -106,11 +122,12 @@ func newRunCmd(name, short string, a, b bool) *cobra.Command {
 	fl.StringVar(&f.addr, "addr", "", "drive an existing cluster at host:port[,host:port] instead of starting one")
 	fl.StringVar(&f.clusterName, "cluster-name", "dev", "cluster name of the --addr cluster")
 	fl.IntVar(&f.members, "members", 2, "members of the embedded cluster")
-	fl.IntVar(&f.threads, "threads", 8, "client threads per case")
+	fl.IntVar(&f.threads, "threads", 8, "client threads per case (with --rate: requests in flight at most, default 64)")
 	fl.IntVar(&f.entries, "entries", 0, "entries per map (default: 100000, or 2000 with --quick)")
-	fl.IntVar(&f.rounds, "rounds", 0, "measured rounds per case (default: 3, or 1 with --quick)")
-	fl.DurationVar(&f.warmup, "warmup", 0, "warm-up per case (default: 2s, or 100ms with --quick)")
-	fl.DurationVar(&f.duration, "duration", 0, "duration of a round (default: 4s for A and 3s for B, or 300ms and 200ms with --quick)")
+	fl.IntVar(&f.rounds, "rounds", 0, "measured rounds per case (default: 3, or 1 with --quick; not with --rate)")
+	fl.DurationVar(&f.warmup, "warmup", 0, "warm-up per case (default: 2s, or 100ms with --quick; with --rate 5s, or 100ms)")
+	fl.DurationVar(&f.duration, "duration", 0, "duration of a round (default: 4s for A and 3s for B, or 300ms and 200ms with --quick); with --rate the schedule's length (default 60s, or 1s with --quick)")
+	fl.StringArrayVar(&f.rates, "rate", nil, "latency mode: requests per second per API, for every case (N) or for the cases whose id matches a regular expression (REGEX=N; repeat the flag, the first match wins; cases no rate matches are left out)")
 	fl.BoolVar(&f.quick, "quick", false, "the workloads' smoke sizes: 2000 entries, one short round (under a minute)")
 	fl.StringVar(&f.only, "only", "", "run only the cases whose id matches this regular expression (ids: A3/sum IDS/SQL, B COMPACT SMALL/read/MAP)")
 	if b {
@@ -120,7 +137,8 @@ func newRunCmd(name, short string, a, b bool) *cobra.Command {
 	fl.StringVar(&f.jsonOut, "json", "", "write every figure and the environment to this JSON file")
 	fl.StringVar(&f.htmlOut, "html", "", "write a self-contained HTML page with charts to this file")
 	fl.StringVar(&f.compare, "compare", "", "compare with another run's JSON (atoll-bench's or the Hazelcast runner's results file)")
-	fl.StringVar(&f.profileDir, "profile", "", "capture CPU and allocation profiles of the members during each case into this directory")
+	fl.StringSliceVar(&f.profile, "profile", nil, "profiles to take during each case's rounds or schedule: cpu, allocs (of the members) and wall (wall-clock, fgprof: of the members and, with --addr, of this client), labelled with the case and its API")
+	fl.StringVar(&f.profileDir, "profile-dir", "profiles", "directory of the --profile files (profile and flame graph per case, API and process)")
 	return cmd
 }
 
@@ -169,6 +187,40 @@ func (f *runFlags) config(cmd *cobra.Command, a, b bool) (harness.Config, string
 	if len(f.kinds) > 0 || len(f.sizes) > 0 {
 		cfg.Kinds, cfg.Sizes, custom = f.kinds, f.sizes, true
 	}
+	for _, k := range f.profile {
+		if !slices.Contains(profileKinds, k) {
+			return cfg, "", &UsageError{fmt.Sprintf("--profile %q: want some of %s", k, strings.Join(profileKinds, ", "))}
+		}
+	}
+	if len(f.rates) > 0 {
+		if changed("rounds") {
+			return cfg, "", &UsageError{"--rounds does not apply with --rate: the latency mode runs one schedule of --duration per case"}
+		}
+		for _, s := range f.rates {
+			r, err := parseRate(s)
+			if err != nil {
+				return cfg, "", err
+			}
+			cfg.Rates = append(cfg.Rates, r)
+		}
+		cfg.Rounds = 1
+		if !changed("threads") {
+			cfg.Threads = rateThreads
+		}
+		if !changed("warmup") {
+			cfg.AWarmup, cfg.BWarmup = rateWarmup, rateWarmup
+			if f.quick {
+				cfg.AWarmup, cfg.BWarmup = harness.Quick.AWarmup, harness.Quick.BWarmup
+			}
+		}
+		if !changed("duration") {
+			cfg.ADuration, cfg.BDuration = rateDuration, rateDuration
+			if f.quick {
+				cfg.ADuration, cfg.BDuration = time.Second, time.Second
+			}
+		}
+		mode += "+rate"
+	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, "", err
 	}
@@ -176,6 +228,34 @@ func (f *runFlags) config(cmd *cobra.Command, a, b bool) (harness.Config, string
 		mode += "+custom"
 	}
 	return cfg, mode, nil
+}
+
+// The latency mode's defaults: requests in flight at most, warm-up and
+// schedule length.
+const (
+	rateThreads  = 64
+	rateWarmup   = 5 * time.Second
+	rateDuration = 60 * time.Second
+)
+
+// parseRate reads a --rate value: N (every case) or REGEX=N (the cases
+// whose id the expression matches).
+func parseRate(s string) (harness.Rate, error) {
+	pattern, num := "", s
+	if i := strings.LastIndex(s, "="); i >= 0 {
+		pattern, num = s[:i], s[i+1:]
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if err != nil || !(v > 0) || math.IsInf(v, 0) {
+		return harness.Rate{}, &UsageError{fmt.Sprintf("--rate %q: want N or REGEX=N with N a positive number of requests per second", s)}
+	}
+	r := harness.Rate{PerSecond: v}
+	if pattern != "" {
+		if r.Cases, err = regexp.Compile(pattern); err != nil {
+			return harness.Rate{}, &UsageError{fmt.Sprintf("--rate %q: %v", s, err)}
+		}
+	}
+	return r, nil
 }
 
 // CasesFailedError reports the cases that failed (the figures of the
@@ -194,9 +274,9 @@ func run(ctx context.Context, f runFlags, cfg harness.Config, mode string, stdou
 			return err
 		}
 	}
-	if f.profileDir != "" {
+	if len(f.profile) > 0 {
 		if err := os.MkdirAll(f.profileDir, 0o755); err != nil {
-			return fmt.Errorf("--profile: %w", err)
+			return fmt.Errorf("--profile-dir: %w", err)
 		}
 	}
 	start := time.Now()
@@ -241,14 +321,14 @@ func run(ctx context.Context, f runFlags, cfg harness.Config, mode string, stdou
 	fmt.Fprintf(stderr, "cluster of %d members at %s; %s protocol, %d threads\n", out.Members, strings.Join(out.Addresses, ","), mode, cfg.Threads)
 
 	var prof harness.Profiler
-	if f.profileDir != "" {
+	if len(f.profile) > 0 {
 		if len(admins) == 0 {
 			return &UsageError{"--profile: the members publish no admin address to profile"}
 		}
 		if f.addr == "" {
 			admins = admins[:1] // one process: one profile covers every member (and the client)
 		}
-		prof = &memberProfiler{dir: f.profileDir, admins: admins, warn: stderr}
+		prof = &caseProfiler{dir: f.profileDir, kinds: f.profile, admins: admins, client: f.addr != "", warn: stderr}
 	}
 	var obs harness.Observer = plainObserver{w: stderr}
 	if fd, ok := stderr.(interface{ Fd() uintptr }); ok && term.IsTerminal(int(fd.Fd())) {

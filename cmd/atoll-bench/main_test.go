@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -12,6 +11,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/pprof/profile"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/atolldb/atoll/bench/harness"
 	"github.com/atolldb/atoll/bench/report"
@@ -43,9 +46,7 @@ func TestPredicateVsSQLEndToEnd(t *testing.T) {
 	stdout, stderr, err := execute(t, "predicate-vs-sql", "--members", benchMembers, "--entries", "300",
 		"--warmup", "20ms", "--duration", "100ms", "--rounds", "2", "--threads", "2",
 		"--json", jsonOut, "--html", htmlOut, "--compare", "../../bench/report/testdata/hazelcast-5.7-full.json")
-	if err != nil {
-		t.Fatalf("%v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
-	}
+	require.NoError(t, err, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	cases := workload.ACases(300)
 	table, _, _ := strings.Cut(stdout, " ÷ Hazelcast") // the run's table comes before the comparison
 	for _, c := range cases {
@@ -57,68 +58,109 @@ func TestPredicateVsSQLEndToEnd(t *testing.T) {
 				continue
 			}
 			found = true
-			if f[1] != fmt.Sprint(c.Want) { // api, check, ops/s, p50, p90, p99, max
-				t.Errorf("row of %s: check %s, want %d: %q", c.ID(), f[1], c.Want, line)
-			}
+			assert.Equal(t, fmt.Sprint(c.Want), f[1], "row of %s: api, check, ops/s, p50, p90, p99, max: %q", c.ID(), line)
 		}
-		if !found {
-			t.Errorf("the table has no row for %s:\n%s", c.ID(), table)
-		}
+		assert.True(t, found, "the table has a row for %s:\n%s", c.ID(), table)
 	}
-	for _, want := range []string{"SQL÷PRED", "Atoll (2 members) ÷ Hazelcast 5.7.0", "note: workload A entries differ: 300 here, 100000", "goals met"} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("stdout lacks %q:\n%s", want, stdout)
-		}
+	for _, want := range []string{"SQL÷PRED", "Atoll (2 members) ÷ Hazelcast 5.7.0", "note: workload A entries differ: 300 here, 100000", "goals met",
+		"latency percentiles (this / other)"} {
+		assert.Contains(t, stdout, want)
 	}
 
 	r, err := report.ReadFile(jsonOut)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Tool != "atoll-bench" || r.Members != 2 || r.ClientThreads != 2 || r.AEntries != 300 || r.Rounds != 2 ||
-		r.GoVersion == "" || r.CPUs < 1 || r.Mode != "full+custom" || r.LoadAvg == nil {
-		t.Errorf("environment: %+v", r)
-	}
-	if len(r.Cases) != len(cases) {
-		t.Fatalf("%d cases in the JSON, want %d", len(r.Cases), len(cases))
-	}
+	require.NoError(t, err)
+	assert.Equal(t, "atoll-bench", r.Tool)
+	assert.Equal(t, 2, r.Members)
+	assert.Equal(t, 2, r.ClientThreads)
+	assert.Equal(t, 300, r.AEntries)
+	assert.Equal(t, 2, r.Rounds)
+	assert.Equal(t, "full+custom", r.Mode)
+	assert.NotEmpty(t, r.GoVersion)
+	assert.Positive(t, r.CPUs)
+	assert.NotNil(t, r.LoadAvg)
+	assert.False(t, r.RateMode)
+	require.Len(t, r.Cases, len(cases))
 	for i, c := range r.Cases {
 		want := cases[i]
-		if c.ID != want.ID() || !c.OK() || c.Check == nil || *c.Check != want.Want || len(c.RoundOpsPerSec) != 2 || c.Ops < 1 {
-			t.Errorf("case %d: %+v, want %s with check %d over 2 rounds", i, c, want.ID(), want.Want)
-		}
-		if !(c.ProcessCPU > 0) {
-			t.Errorf("%s: process CPU %v cores", c.ID, c.ProcessCPU)
-		}
-		if !(c.P50ms > 0 && c.P50ms <= c.P90ms && c.P90ms <= c.P99ms && c.P99ms <= c.Maxms) {
-			t.Errorf("%s: latencies p50 %v p90 %v p99 %v max %v", c.ID, c.P50ms, c.P90ms, c.P99ms, c.Maxms)
-		}
+		assert.Equal(t, want.ID(), c.ID)
+		assert.True(t, c.OK(), c.Error)
+		require.NotNil(t, c.Check, c.ID)
+		assert.Equal(t, want.Want, *c.Check, c.ID)
+		assert.Len(t, c.RoundOpsPerSec, 2, c.ID)
+		assert.Positive(t, c.Ops, c.ID)
+		assert.Positive(t, float64(c.ProcessCPU), "%s: process CPU in cores", c.ID)
+		assert.Positive(t, float64(c.P50ms), c.ID)
+		assert.True(t, c.P50ms <= c.P90ms && c.P90ms <= c.P99ms && c.P99ms <= c.P999ms && c.P999ms <= c.Maxms,
+			"%s: latencies p50 %v p90 %v p99 %v p99.9 %v max %v", c.ID, c.P50ms, c.P90ms, c.P99ms, c.P999ms, c.Maxms)
+		h, err := c.Latency()
+		require.NoError(t, err)
+		require.NotNil(t, h, "%s: the JSON holds the histogram", c.ID)
+		assert.Equal(t, c.Ops, h.Count(), "%s: every measured operation is in the histogram", c.ID)
 	}
 
 	page, err := os.ReadFile(htmlOut)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(page), report.ChartLibrary) || !strings.Contains(string(page), "window.Chart=") {
-		t.Error("the page does not embed Chart.js")
-	}
-	for _, ref := range report.ExternalReferences(string(page)) {
-		t.Errorf("the page refers outside itself: …%s…", ref)
-	}
+	require.NoError(t, err)
+	assert.Contains(t, string(page), report.ChartLibrary)
+	assert.Contains(t, string(page), "window.Chart=", "the page embeds Chart.js")
+	assert.Empty(t, report.ExternalReferences(string(page)), "the page refers to nothing outside itself")
 	for _, want := range []string{`"id":"a-ops"`, `"id":"a-lat"`, `"id":"ratio"`, "A5 eq sorted-index IDS"} {
-		if !strings.Contains(string(page), want) {
-			t.Errorf("the page lacks %q", want)
-		}
+		assert.Contains(t, string(page), want)
 	}
 
 	// The same run compared with itself: every ratio is 1.
 	stdout, _, err = execute(t, "compare", jsonOut, jsonOut)
-	if err != nil {
-		t.Fatal(err)
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, strings.Count(stdout, "1.00x"), 2*len(cases), "comparing a run with itself gives ratios of 1:\n%s", stdout)
+}
+
+// TestLatencyModeEndToEnd runs two cases of workload A at a fixed rate on
+// an embedded cluster and checks the table, the JSON with its histograms,
+// the percentile chart and the side-by-side comparison.
+func TestLatencyModeEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	jsonOut, htmlOut := filepath.Join(dir, "rate.json"), filepath.Join(dir, "rate.html")
+	stdout, stderr, err := execute(t, "predicate-vs-sql", "--members", benchMembers, "--entries", "300", "--quick",
+		"--rate", "A2/=40", "--rate", "A5/eq sorted-index=100", "--only", "^A2/|^A5/eq sorted", "--duration", "500ms", "--warmup", "50ms",
+		"--json", jsonOut, "--html", htmlOut)
+	require.NoError(t, err, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stdout, "latency mode (open loop; latency from each request's intended send time), at most 64 requests in flight")
+	r, err := report.ReadFile(jsonOut)
+	require.NoError(t, err)
+	assert.True(t, r.RateMode)
+	assert.Equal(t, "quick+rate+custom", r.Mode)
+	assert.Equal(t, 64, r.ClientThreads)
+	var ids []string
+	for _, c := range r.Cases {
+		ids = append(ids, c.ID)
+		assert.True(t, c.OK(), c.Error)
+		want := map[string]report.Float{"A2": 40, "A5": 100}[c.Group]
+		assert.Equal(t, want, c.Rate, c.ID)
+		assert.Equal(t, int64(want/2), c.Scheduled, "%s: half a second at the rate", c.ID)
+		require.NotNil(t, c.KeptUp, c.ID)
+		assert.Positive(t, float64(c.AchievedRate), c.ID)
+		assert.Positive(t, float64(c.P50ms), c.ID)
+		assert.LessOrEqual(t, c.P99ms, c.P9999ms, c.ID)
+		h, err := c.Latency()
+		require.NoError(t, err)
+		require.NotNil(t, h)
+		assert.Equal(t, c.Scheduled, h.Count(), "%s: every scheduled request's latency is recorded", c.ID)
 	}
-	if n := strings.Count(stdout, "1.00x"); n < 2*len(cases) {
-		t.Errorf("comparing a run with itself printed %d ratios of 1.00x, want %d:\n%s", n, 2*len(cases), stdout)
+	assert.Equal(t, []string{"A2/count IDS/SQL", "A2/count IDS/PRED", "A5/eq sorted-index IDS/SQL", "A5/eq sorted-index IDS/PRED"}, ids)
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "A2 count IDS") {
+			assert.Regexp(t, `A2 count IDS\s+(SQL|PRED)\s+300\s+40\.0\s+[\d.]+\s+(yes|no.*)\s+20\s`, line)
+		}
 	}
+	page, err := os.ReadFile(htmlOut)
+	require.NoError(t, err)
+	assert.Contains(t, string(page), `"percentiles":true`)
+	assert.Contains(t, string(page), "A5 eq sorted-index IDS at 100.0 requests/s: latency by percentile")
+	assert.Empty(t, report.ExternalReferences(string(page)))
+
+	stdout, _, err = execute(t, "compare", jsonOut, jsonOut, "--format", "markdown")
+	require.NoError(t, err)
+	assert.Contains(t, stdout, "| case | api | rate/s | sent/s | kept up | p50 ms | p90 ms | p99 ms | p99.9 ms | p99.99 ms | max ms |")
+	assert.NotContains(t, stdout, "goals met")
 }
 
 // TestBadInput checks that flags and files that cannot run are typed
@@ -126,13 +168,11 @@ func TestPredicateVsSQLEndToEnd(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	dir := t.TempDir()
 	notRun := filepath.Join(dir, "other.json")
-	if err := os.WriteFile(notRun, []byte(`{"date":"x"}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(notRun, []byte(`{"date":"x"}`), 0o644))
 	for _, tc := range []struct {
 		name  string
 		args  []string
-		check func(error) bool
+		check func(*testing.T, error)
 		says  string
 	}{
 		{"no members", []string{"all", "--members", "0"}, isUsage, "--members 0"},
@@ -147,38 +187,46 @@ func TestBadInput(t *testing.T) {
 		{"compare file not a run", []string{"all", "--compare", notRun}, isFile(report.ErrNotARun), "other.json"},
 		{"compare command, missing file", []string{"compare", notRun, filepath.Join(dir, "none.json")}, isFile(report.ErrNotARun), "other.json"},
 		{"compare command, bad format", []string{"compare", notRun, notRun, "--format", "xml"}, isUsage, `--format "xml"`},
-		{"unknown flag", []string{"all", "--thread", "3"}, func(err error) bool { return err != nil }, "unknown flag: --thread"},
+		{"unknown flag", []string{"all", "--thread", "3"}, func(*testing.T, error) {}, "unknown flag: --thread"},
 		{"overload, bad memory limit", []string{"join-overload", "--memory-limit", "lots"}, isUsage, `--memory-limit "lots"`},
 		{"overload, no clients", []string{"join-overload", "--clients", "0"}, isUsage, "--clients 0"},
 		{"overload, bad breaker", []string{"join-overload", "--breaker", "maybe"}, isUsage, `--breaker "maybe"`},
 		{"overload, both with addr", []string{"join-overload", "--breaker", "both", "--addr", "127.0.0.1:1"}, isUsage, "not with --addr"},
 		{"overload, addr without admin", []string{"join-overload", "--addr", "127.0.0.1:1"}, isUsage, "--admin"},
+		{"rate, not a number", []string{"predicate-vs-sql", "--rate", "fast"}, isUsage, `--rate "fast"`},
+		{"rate, zero", []string{"predicate-vs-sql", "--rate", "A1=0"}, isUsage, `--rate "A1=0"`},
+		{"rate, bad expression", []string{"predicate-vs-sql", "--rate", "(A1=5"}, isUsage, `--rate "(A1=5"`},
+		{"rate with rounds", []string{"predicate-vs-sql", "--rate", "5", "--rounds", "2"}, isUsage, "--rounds does not apply with --rate"},
+		{"rate, no threads", []string{"predicate-vs-sql", "--rate", "5", "--threads", "0"}, isConfig("threads"), "--threads 0"},
+		{"unknown profile", []string{"predicate-vs-sql", "--profile", "wall,disk"}, isUsage, `--profile "disk"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := execute(t, tc.args...)
-			if err == nil || !tc.check(err) || !strings.Contains(err.Error(), tc.says) {
-				t.Errorf("error %v (%T), want one saying %q", err, err, tc.says)
-			}
+			require.Error(t, err)
+			tc.check(t, err)
+			assert.ErrorContains(t, err, tc.says)
 		})
 	}
 }
 
-func isUsage(err error) bool {
+func isUsage(t *testing.T, err error) {
 	var u *UsageError
-	return errors.As(err, &u)
+	assert.ErrorAs(t, err, &u)
 }
 
-func isConfig(flag string) func(error) bool {
-	return func(err error) bool {
+func isConfig(flag string) func(*testing.T, error) {
+	return func(t *testing.T, err error) {
 		var c *harness.ConfigError
-		return errors.As(err, &c) && c.Flag == flag
+		require.ErrorAs(t, err, &c)
+		assert.Equal(t, flag, c.Flag)
 	}
 }
 
-func isFile(target error) func(error) bool {
-	return func(err error) bool {
+func isFile(target error) func(*testing.T, error) {
+	return func(t *testing.T, err error) {
 		var f *report.FileError
-		return errors.As(err, &f) && errors.Is(err, target)
+		assert.ErrorAs(t, err, &f)
+		assert.ErrorIs(t, err, target)
 	}
 }
 
@@ -189,49 +237,50 @@ func TestSlug(t *testing.T) {
 		"B BYTE_ARRAY LARGE/write/MAP": "B-BYTE_ARRAY-LARGE-write-MAP",
 		"A5/eq sorted-index IDS/SQL":   "A5-eq-sorted-index-IDS-SQL",
 	} {
-		if got := slug(in); got != want {
-			t.Errorf("slug(%q) = %q, want %q", in, got, want)
-		}
+		assert.Equal(t, want, slug(in), in)
 	}
 }
 
 // TestProfiles runs one case with --profile and checks that the member's
-// CPU and allocation profiles were written, drawn and summarized.
+// CPU, allocation and wall-clock profiles were written, labelled, drawn
+// and summarized.
 func TestProfiles(t *testing.T) {
 	dir := t.TempDir()
 	jsonOut := filepath.Join(dir, "run.json")
 	profDir := filepath.Join(dir, "profiles")
 	stdout, stderr, err := execute(t, "predicate-vs-sql", "--members", benchMembers, "--entries", "300", "--only", "^A3/sum IDS/SQL$",
-		"--warmup", "10ms", "--duration", "300ms", "--rounds", "1", "--threads", "2", "--json", jsonOut, "--profile", profDir)
-	if err != nil {
-		t.Fatalf("%v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
-	}
+		"--warmup", "10ms", "--duration", "300ms", "--rounds", "1", "--threads", "2", "--json", jsonOut,
+		"--profile", "cpu,allocs,wall", "--profile-dir", profDir)
+	require.NoError(t, err, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	r, err := report.ReadFile(jsonOut)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.Cases) != 1 || r.Cases[0].ID != "A3/sum IDS/SQL" {
-		t.Fatalf("cases %+v, want only A3/sum IDS/SQL", r.Cases)
-	}
-	kinds := map[string]bool{}
+	require.NoError(t, err)
+	require.Len(t, r.Cases, 1)
+	require.Equal(t, "A3/sum IDS/SQL", r.Cases[0].ID)
+	var kinds []string
 	for _, p := range r.Cases[0].Profiles {
-		kinds[p.Kind] = true
+		kinds = append(kinds, p.Kind)
+		assert.Equal(t, "SQL", p.API)
 		stem := strings.TrimSuffix(p.File, ".pb.gz")
-		if filepath.Base(stem) != "A3-sum-IDS-SQL.member1."+p.Kind {
-			t.Errorf("profile file %s", p.File)
-		}
+		assert.Equal(t, "A3-sum-IDS-SQL.member1."+p.Kind, filepath.Base(stem))
 		for _, f := range []string{p.File, stem + ".svg"} {
-			if st, err := os.Stat(f); err != nil || st.Size() == 0 {
-				t.Errorf("%s: %v", f, err)
-			}
+			st, err := os.Stat(f)
+			require.NoError(t, err)
+			assert.Positive(t, st.Size(), f)
 		}
-		if p.Kind == "allocs" && len(p.Top) == 0 {
-			t.Errorf("the allocation profile has no top functions")
+		if p.Kind == "allocs" {
+			assert.NotEmpty(t, p.Top, "the allocation profile has top functions")
+		}
+		f, err := os.Open(p.File)
+		require.NoError(t, err)
+		prof, err := profile.Parse(f)
+		f.Close()
+		require.NoError(t, err)
+		for _, s := range prof.Sample {
+			require.Equal(t, []string{"SQL"}, s.Label["api"], "%s: every sample is labelled with the API", p.File)
+			require.Equal(t, []string{"A3/sum IDS/SQL"}, s.Label["case"])
 		}
 	}
-	if !kinds["cpu"] || !kinds["allocs"] {
-		t.Errorf("profiles %+v, want cpu and allocs", r.Cases[0].Profiles)
-	}
+	assert.ElementsMatch(t, []string{"cpu", "allocs", "wall"}, kinds)
 }
 
 // TestQ13EndToEnd runs Q13 at a tiny scale factor on one and two embedded
@@ -241,16 +290,11 @@ func TestQ13EndToEnd(t *testing.T) {
 	jsonOut, htmlOut := filepath.Join(dir, "q13.json"), filepath.Join(dir, "q13.html")
 	stdout, stderr, err := execute(t, "q13", "--sf", "0.01", "--members", "1,2", "--vector-sizes", "100,1000", "--runs", "1",
 		"--data", filepath.Join(dir, "data"), "--json", jsonOut, "--html", htmlOut)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
-	}
-	if !strings.Contains(stderr, "Q13 on 2 member(s) returns DuckDB's") || !strings.Contains(stdout, "vector size") {
-		t.Fatalf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
-	}
+	require.NoError(t, err, stderr)
+	require.Contains(t, stderr, "Q13 on 2 member(s) returns DuckDB's")
+	require.Contains(t, stdout, "vector size")
 	b, err := os.ReadFile(jsonOut)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var run struct {
 		Results []struct {
 			Members     int     `json:"members"`
@@ -260,18 +304,18 @@ func TestQ13EndToEnd(t *testing.T) {
 			BytesPerRow float64 `json:"bytesPerShippedRow"`
 		} `json:"results"`
 	}
-	if err := json.Unmarshal(b, &run); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(b, &run))
 	// One member sends nothing (one setting); two members each vector size.
-	if len(run.Results) != 3 || run.Results[0].Members != 1 || run.Results[0].Rows != 0 ||
-		run.Results[2].Members != 2 || run.Results[2].VectorSize != 1000 || run.Results[2].Rows == 0 || run.Results[2].BytesPerRow <= 0 {
-		t.Fatalf("results %+v", run.Results)
-	}
-	if page, err := os.ReadFile(htmlOut); err != nil || !strings.Contains(string(page), "<svg") {
-		t.Fatalf("page: %v", err)
-	}
-	if _, _, err := execute(t, "q13", "--members", "0"); err == nil || !strings.Contains(err.Error(), "--members 0") {
-		t.Fatalf("--members 0: %v", err)
-	}
+	require.Len(t, run.Results, 3)
+	assert.Equal(t, 1, run.Results[0].Members)
+	assert.Zero(t, run.Results[0].Rows, "one member ships no rows")
+	assert.Equal(t, 2, run.Results[2].Members)
+	assert.Equal(t, int64(1000), run.Results[2].VectorSize)
+	assert.Positive(t, run.Results[2].Rows)
+	assert.Positive(t, run.Results[2].BytesPerRow)
+	page, err := os.ReadFile(htmlOut)
+	require.NoError(t, err)
+	assert.Contains(t, string(page), "<svg")
+	_, _, err = execute(t, "q13", "--members", "0")
+	assert.ErrorContains(t, err, "--members 0")
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/felixge/fgprof"
 	"github.com/google/pprof/profile"
 
 	"github.com/atolldb/atoll/bench/report"
@@ -20,29 +22,39 @@ import (
 	"github.com/atolldb/atoll/internal/profiling"
 )
 
-// memberProfiler captures a CPU and an allocation profile of every member
-// (by its admin address) while a case's rounds run, and writes each as
-// the raw profile and a flame graph into dir. Members of one process
-// (the embedded cluster) share one profile: pass one admin address.
-type memberProfiler struct {
+// caseProfiler captures profiles while a case's rounds (or its measured
+// schedule) run, and writes each, its samples labelled with the case and
+// its API (pprof labels "case" and "api", so that profiles of several
+// cases can be merged and still told apart), as a profile and a flame
+// graph into dir. Members are profiled over their admin addresses; those
+// of one process (the embedded cluster, which holds the client too)
+// share one profile: pass one admin address. With client set (members in
+// other processes), wall-clock profiles of this process, the client, are
+// taken too, in-process with fgprof.
+type caseProfiler struct {
 	dir    string
+	kinds  []string
 	admins []string
+	client bool
 	warn   io.Writer
 }
 
-// profileKinds are the profiles taken per case and member.
-var profileKinds = []string{"cpu", "allocs"}
+// profileKinds are the profiles a case can take: CPU and allocations of
+// the members, and wall-clock time (fgprof: on-CPU and off-CPU alike, so
+// the flame graph shows where a request waits).
+var profileKinds = []string{"cpu", "allocs", "wall"}
 
 // profilerFrames match the functions of the profilers themselves: the
-// admin handlers (which start the CPU profile and compute deltas) and the
-// CPU profile's writer. runtime/pprof.Do and the label functions are not
-// among them: the member runs its work under them.
+// admin handlers (which start the CPU profile and compute deltas), the
+// CPU profile's writer, and fgprof's sampling. runtime/pprof.Do and the
+// label functions are not among them: the member runs its work under
+// them.
 var profilerFrames = regexp.MustCompile(`^(net/http/pprof\.|internal/profile\.|github\.com/felixge/fgprof\.|runtime/pprof\.profileWriter|runtime/pprof\.\(\*profileBuilder\))`)
 
 // topN is the number of functions kept in a profile's flat top list.
 const topN = 8
 
-func (p *memberProfiler) Start(ctx context.Context, c workload.Case, rounds time.Duration) func() []report.Profile {
+func (p *caseProfiler) Start(ctx context.Context, c workload.Case, rounds time.Duration) func() []report.Profile {
 	seconds := max(1, int(math.Ceil(rounds.Seconds())))
 	var (
 		wg   sync.WaitGroup
@@ -50,23 +62,39 @@ func (p *memberProfiler) Start(ctx context.Context, c workload.Case, rounds time
 		got  []report.Profile
 		errs []string
 	)
+	keep := func(prof report.Profile, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			errs = append(errs, err.Error())
+			return
+		}
+		got = append(got, prof)
+	}
 	for i, admin := range p.admins {
-		for _, kind := range profileKinds {
+		for _, kind := range p.kinds {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				prof, err := p.capture(ctx, c.ID(), i, admin, kind, seconds)
-				mu.Lock()
-				defer mu.Unlock()
-				if err != nil {
-					errs = append(errs, err.Error())
-					return
-				}
-				got = append(got, prof)
+				keep(p.capture(ctx, c.ID(), c.API, i, admin, kind, seconds))
 			}()
 		}
 	}
+	var stopClient func() error
+	var clientWall bytes.Buffer
+	if p.client && slices.Contains(p.kinds, "wall") {
+		stopClient = fgprof.Start(&clientWall, fgprof.FormatPprof)
+	}
 	return func() []report.Profile {
+		if stopClient != nil {
+			if err := stopClient(); err != nil {
+				keep(report.Profile{}, fmt.Errorf("client wall-clock profile: %w", err))
+			} else if prof, err := profile.Parse(bytes.NewReader(clientWall.Bytes())); err != nil {
+				keep(report.Profile{}, fmt.Errorf("client wall-clock profile: %w", err))
+			} else {
+				keep(p.write(c.ID(), c.API, "client", "client", "wall", seconds, prof))
+			}
+		}
 		wg.Wait()
 		for _, e := range errs {
 			fmt.Fprintf(p.warn, "  %s: profile: %s\n", c.ID(), e)
@@ -76,36 +104,65 @@ func (p *memberProfiler) Start(ctx context.Context, c workload.Case, rounds time
 	}
 }
 
-// capture takes one profile of one member while the case id runs.
-func (p *memberProfiler) capture(ctx context.Context, id string, member int, admin, kind string, seconds int) (report.Profile, error) {
-	raw, prof, err := profiling.Fetch(ctx, admin, kind, seconds)
+// capture takes one profile of member (0-based) at admin while the case
+// id runs through api, and writes it.
+func (p *caseProfiler) capture(ctx context.Context, id, api string, member int, admin, kind string, seconds int) (report.Profile, error) {
+	_, prof, err := profiling.Fetch(ctx, admin, kind, seconds)
 	if err != nil {
 		return report.Profile{}, err
 	}
-	stem := filepath.Join(p.dir, fmt.Sprintf("%s.member%d.%s", slug(id), member+1, kind))
-	if err := os.WriteFile(stem+".pb.gz", raw, 0o644); err != nil {
-		return report.Profile{}, err
-	}
-	// The flame graph and the top list leave out the profilers' own work
-	// (the CPU profile's buffers and encoding show in the allocation
-	// profile taken at the same time); the raw profile keeps everything.
-	prof.FilterSamplesByName(nil, profilerFrames, nil, nil)
-	g, err := profiling.NewFlameGraph(prof, fmt.Sprintf("%s profile of %s during %s (%ds)", kind, admin, id, seconds))
+	return p.write(id, api, fmt.Sprintf("member%d", member+1), admin, kind, seconds, prof)
+}
+
+// write labels the samples of one profile taken while the case id ran
+// through api (who is "member1", "client"...; from the admin address, or
+// "client"), writes it and its flame graph, and summarizes it.
+func (p *caseProfiler) write(id, api, who, from, kind string, seconds int, prof *profile.Profile) (report.Profile, error) {
+	labelSamples(prof, map[string]string{"case": id, "api": api})
+	stem := filepath.Join(p.dir, fmt.Sprintf("%s.%s.%s", slug(id), who, kind))
+	f, err := os.Create(stem + ".pb.gz")
 	if err != nil {
 		return report.Profile{}, err
 	}
-	f, err := os.Create(stem + ".svg")
-	if err != nil {
-		return report.Profile{}, err
-	}
-	if err := g.WriteSVG(f); err != nil {
+	if err := prof.Write(f); err != nil {
 		_ = f.Close()
-		return report.Profile{}, err
+		return report.Profile{}, fmt.Errorf("writing the %s profile of %s: %w", kind, from, err)
 	}
 	if err := f.Close(); err != nil {
 		return report.Profile{}, err
 	}
-	return report.Profile{Member: admin, Kind: kind, File: stem + ".pb.gz", Top: flatTop(prof, topN)}, nil
+	// The flame graph and the top list leave out the profilers' own work
+	// (the CPU profile's buffers and encoding show in the allocation
+	// profile taken at the same time); the profile keeps everything.
+	prof.FilterSamplesByName(nil, profilerFrames, nil, nil)
+	g, err := profiling.NewFlameGraph(prof, fmt.Sprintf("%s profile of %s during %s (%ds)", kind, from, id, seconds))
+	if err != nil {
+		return report.Profile{}, err
+	}
+	svg, err := os.Create(stem + ".svg")
+	if err != nil {
+		return report.Profile{}, err
+	}
+	if err := g.WriteSVG(svg); err != nil {
+		_ = svg.Close()
+		return report.Profile{}, err
+	}
+	if err := svg.Close(); err != nil {
+		return report.Profile{}, err
+	}
+	return report.Profile{Member: from, Kind: kind, API: api, File: stem + ".pb.gz", Top: flatTop(prof, topN)}, nil
+}
+
+// labelSamples sets the string labels on every sample of p.
+func labelSamples(p *profile.Profile, labels map[string]string) {
+	for _, s := range p.Sample {
+		if s.Label == nil {
+			s.Label = map[string][]string{}
+		}
+		for k, v := range labels {
+			s.Label[k] = []string{v}
+		}
+	}
 }
 
 // flatTop returns the n functions with the largest flat value (samples

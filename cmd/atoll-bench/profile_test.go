@@ -1,11 +1,22 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/pprof/profile"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/atolldb/atoll/bench/report"
+	"github.com/atolldb/atoll/bench/workload"
 )
 
 // stacks builds a CPU profile from leaf-last stacks and their values.
@@ -60,12 +71,45 @@ func TestFlatTop(t *testing.T) {
 			for _, e := range top {
 				got = append(got, fmt.Sprintf("%s: %.1f", e.Function, math.Round(e.Percent*10)/10))
 			}
-			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
-				t.Errorf("top %v, want %v", got, tc.want)
-			}
+			assert.Equal(t, tc.want, got)
 		})
 	}
-	if top := flatTop(p, 1); len(top) != 1 || top[0].Function != "store.ScanKV" {
-		t.Errorf("top 1: %v", top)
-	}
+	top := flatTop(p, 1)
+	require.Len(t, top, 1)
+	assert.Equal(t, "store.ScanKV", top[0].Function)
 }
+
+// TestClientWallProfile takes a wall-clock profile of this process while
+// a goroutine waits, as a case against member processes does, and finds
+// the wait in it, every sample labelled with the case and its API.
+func TestClientWallProfile(t *testing.T) {
+	dir := t.TempDir()
+	cs := workload.ACases(10)[4] // A3 sum IDS, SQL
+	p := &caseProfiler{dir: dir, kinds: []string{"wall"}, client: true, warn: io.Discard}
+	stop := p.Start(context.Background(), cs, time.Second)
+	waitedHere(300 * time.Millisecond)
+	got := stop()
+	require.Len(t, got, 1)
+	prof := got[0]
+	assert.Equal(t, report.Profile{Member: "client", Kind: "wall", API: "SQL", File: filepath.Join(dir, "A3-sum-IDS-SQL.client.wall.pb.gz"), Top: prof.Top}, prof)
+	assert.FileExists(t, filepath.Join(dir, "A3-sum-IDS-SQL.client.wall.svg"))
+	f, err := os.Open(prof.File)
+	require.NoError(t, err)
+	defer f.Close()
+	pp, err := profile.Parse(f)
+	require.NoError(t, err)
+	require.NotEmpty(t, pp.Sample)
+	waited := false
+	for _, s := range pp.Sample {
+		assert.Equal(t, map[string][]string{"case": {"A3/sum IDS/SQL"}, "api": {"SQL"}}, s.Label)
+		for _, l := range s.Location {
+			for _, line := range l.Line {
+				waited = waited || strings.HasSuffix(line.Function.Name, ".waitedHere")
+			}
+		}
+	}
+	assert.True(t, waited, "the wall-clock profile shows the goroutine that waited (off CPU)")
+}
+
+//go:noinline
+func waitedHere(d time.Duration) { time.Sleep(d) }

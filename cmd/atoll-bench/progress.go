@@ -23,6 +23,15 @@ func caseLine(c report.Case) string {
 	if c.Check != nil {
 		check = fmt.Sprint(*c.Check)
 	}
+	if c.KeptUp != nil {
+		kept := "kept up"
+		if !*c.KeptUp {
+			kept = fmt.Sprintf("DID NOT KEEP UP (%d unsent)", c.Unsent)
+		}
+		return fmt.Sprintf("  %-34s %-4s check=%-11s rate=%g/s sent=%.1f/s %s p50=%.3fms p99=%.3fms p99.9=%.3fms max=%.3fms cpu=%.2f (%.1fs)",
+			c.Title(), c.API, check, float64(c.Rate), float64(c.AchievedRate), kept, float64(c.P50ms), float64(c.P99ms),
+			float64(c.P999ms), float64(c.Maxms), float64(c.ProcessCPU), float64(c.Seconds))
+	}
 	return fmt.Sprintf("  %-34s %-4s check=%-11s ops=%-8d ops/s=%-10.1f p50=%.3fms p99=%.3fms cpu=%.2f (%.1fs)",
 		c.Title(), c.API, check, c.Ops, float64(c.OpsPerSecMedian), float64(c.P50ms), float64(c.P99ms), float64(c.ProcessCPU), float64(c.Seconds))
 }

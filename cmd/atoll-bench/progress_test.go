@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/atolldb/atoll/bench/harness"
 	"github.com/atolldb/atoll/bench/report"
 	"github.com/atolldb/atoll/bench/workload"
@@ -37,16 +39,20 @@ func TestObservers(t *testing.T) {
 				n.Add(5)
 				o.Phase(cs, "round 1/1")
 				o.CaseDone(c)
-				if !strings.HasSuffix(b.String(), caseLine(c)+"\n") {
-					t.Errorf("output %q does not end with the case line %q", b.String(), caseLine(c))
-				}
+				assert.True(t, strings.HasSuffix(b.String(), caseLine(c)+"\n"), "output %q ends with the case line %q", b.String(), caseLine(c))
 			}
 		})
 	}
-	if line := caseLine(done); !strings.Contains(line, "check=10") || !strings.Contains(line, "ops/s=617.0") || !strings.Contains(line, "p50=1.500ms") {
-		t.Errorf("case line %q", line)
-	}
-	if line := caseLine(failed); !strings.Contains(line, "ERROR A2/count IDS/SQL: validation check 9, want 10") {
-		t.Errorf("case line %q", line)
-	}
+	line := caseLine(done)
+	assert.Contains(t, line, "check=10")
+	assert.Contains(t, line, "ops/s=617.0")
+	assert.Contains(t, line, "p50=1.500ms")
+	assert.Contains(t, caseLine(failed), "ERROR A2/count IDS/SQL: validation check 9, want 10")
+
+	kept, late := true, false
+	rated := done
+	rated.Rate, rated.AchievedRate, rated.KeptUp, rated.P999ms, rated.Maxms = 24, 23.9, &kept, 12.5, 20
+	assert.Contains(t, caseLine(rated), "rate=24/s sent=23.9/s kept up p50=1.500ms p99=9.000ms p99.9=12.500ms max=20.000ms")
+	rated.KeptUp, rated.Unsent = &late, 7
+	assert.Contains(t, caseLine(rated), "DID NOT KEEP UP (7 unsent)")
 }

@@ -302,10 +302,10 @@ func loadProgress(w io.Writer) tpch.Progress {
 // startQ13Profile captures a CPU profile of the members while a setting's
 // runs go on; the returned function waits for it and names its files.
 func startQ13Profile(ctx context.Context, dir, admin, id string, warn io.Writer) func() []string {
-	p := &memberProfiler{dir: dir, admins: []string{admin}, warn: warn}
+	p := &caseProfiler{dir: dir, kinds: []string{"cpu"}, admins: []string{admin}, warn: warn}
 	ch := make(chan []string, 1)
 	go func() {
-		prof, err := p.capture(ctx, id, 0, admin, "cpu", 5)
+		prof, err := p.capture(ctx, id, "SQL", 0, admin, "cpu", 5)
 		if err != nil {
 			fmt.Fprintf(warn, "  %s: profile: %v\n", id, err)
 			ch <- nil

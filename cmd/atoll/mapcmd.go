@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/pkg/client"
 	"github.com/atolldb/atoll/pkg/predicate"
 	"github.com/atolldb/atoll/pkg/serialization"
@@ -45,7 +45,7 @@ func (f *clientFlags) connect(cmd *cobra.Command) (*client.Client, context.Conte
 		QueryRetry:  f.queryRetry,
 		// The workload objects (Compact "small" and "large") decode to Go
 		// values; anything else decodes to generic records.
-		Serialization: model.Config(),
+		Serialization: benchmodel.Config(),
 	})
 	if err != nil {
 		cancel()
@@ -152,44 +152,64 @@ func fillValue(k int32, typ string) (any, error) {
 	case "json":
 		return serialization.JSON(fmt.Sprintf(`{"key":%d,"value":"value-%d"}`, k, k)), nil
 	case "small":
-		v := model.SmallForKey(k)
+		v := benchmodel.SmallForKey(k)
 		return &v, nil
 	case "large":
-		v := model.LargeForKey(k)
+		v := benchmodel.LargeForKey(k)
 		return &v, nil
 	}
 	return nil, fmt.Errorf("unknown value type %q: want string, int, long, json, small or large", typ)
 }
 
+// mapCmd holds what every `atoll map` subcommand shares: the connection
+// flags and the types of keys and values.
+type mapCmd struct {
+	cf                 clientFlags
+	keyType, valueType string
+}
+
 func newMapCmd() *cobra.Command {
-	var cf clientFlags
-	var keyType, valueType string
+	mc := &mapCmd{}
 	cmd := &cobra.Command{Use: "map", Short: "Read and write maps"}
-	cf.register(cmd)
-	cmd.PersistentFlags().StringVar(&keyType, "key-type", "string", "type of keys: string, int, long or json")
-	cmd.PersistentFlags().StringVar(&valueType, "value-type", "string", "type of values: string, int, long or json (fill and verify also: small, large, the workloads' Compact objects)")
+	mc.cf.register(cmd)
+	cmd.PersistentFlags().StringVar(&mc.keyType, "key-type", "string", "type of keys: string, int, long or json")
+	cmd.PersistentFlags().StringVar(&mc.valueType, "value-type", "string", "type of values: string, int, long or json (fill and verify also: small, large, the workloads' Compact objects)")
+	fill := &fillFlags{}
+	cmd.AddCommand(mc.putCmd(), mc.getCmd(), mc.removeCmd(), mc.sizeCmd(), mc.entriesCmd(), mc.clearCmd(), mc.statsCmd(),
+		mc.fillCmd(fill), mc.verifyCmd(fill), mc.queryCmd())
+	return cmd
+}
 
-	withMap := func(run func(ctx context.Context, m *client.Map[any, any], args []string, out io.Writer) error) func(*cobra.Command, []string) error {
-		return func(cmd *cobra.Command, args []string) error {
-			c, ctx, done, err := cf.connect(cmd)
-			if err != nil {
-				return err
-			}
-			defer done()
-			return run(ctx, client.GetMap[any, any](c, args[0]), args[1:], cmd.OutOrStdout())
+// mapRun is the body of a subcommand: the map named by the first
+// argument, the other arguments, and where to print.
+type mapRun func(ctx context.Context, m *client.Map[any, any], args []string, out io.Writer) error
+
+// withMap connects (bounded by --timeout) and runs run on the map named
+// by the first argument.
+func (mc *mapCmd) withMap(run mapRun) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		c, ctx, done, err := mc.cf.connect(cmd)
+		if err != nil {
+			return err
 		}
+		defer done()
+		return run(ctx, client.GetMap[any, any](c, args[0]), args[1:], cmd.OutOrStdout())
 	}
-	key := func(s string) (any, error) { return parseTyped(s, keyType) }
+}
 
+// key parses a key argument as --key-type says.
+func (mc *mapCmd) key(s string) (any, error) { return parseTyped(s, mc.keyType) }
+
+func (mc *mapCmd) putCmd() *cobra.Command {
 	var ttl time.Duration
 	put := &cobra.Command{
 		Use: "put MAP KEY VALUE", Short: "Store a value (prints the previous one, if any)", Args: cobra.ExactArgs(3),
-		RunE: withMap(func(ctx context.Context, m *client.Map[any, any], args []string, out io.Writer) error {
-			k, err := key(args[0])
+		RunE: mc.withMap(func(ctx context.Context, m *client.Map[any, any], args []string, out io.Writer) error {
+			k, err := mc.key(args[0])
 			if err != nil {
 				return err
 			}
-			v, err := parseTyped(args[1], valueType)
+			v, err := parseTyped(args[1], mc.valueType)
 			if err != nil {
 				return err
 			}
@@ -205,11 +225,14 @@ func newMapCmd() *cobra.Command {
 		}),
 	}
 	put.Flags().DurationVar(&ttl, "ttl", 0, "time to live of the entry (default: the map's)")
+	return put
+}
 
-	get := &cobra.Command{
+func (mc *mapCmd) getCmd() *cobra.Command {
+	return &cobra.Command{
 		Use: "get MAP KEY", Short: "Print a value; a missing key prints \"not found\" on stderr and exits 1", Args: cobra.ExactArgs(2),
-		RunE: withMap(func(ctx context.Context, m *client.Map[any, any], args []string, out io.Writer) error {
-			k, err := key(args[0])
+		RunE: mc.withMap(func(ctx context.Context, m *client.Map[any, any], args []string, out io.Writer) error {
+			k, err := mc.key(args[0])
 			if err != nil {
 				return err
 			}
@@ -224,10 +247,13 @@ func newMapCmd() *cobra.Command {
 			return nil
 		}),
 	}
-	remove := &cobra.Command{
+}
+
+func (mc *mapCmd) removeCmd() *cobra.Command {
+	return &cobra.Command{
 		Use: "remove MAP KEY", Short: "Remove a key (prints the removed value; a missing key exits 1)", Args: cobra.ExactArgs(2),
-		RunE: withMap(func(ctx context.Context, m *client.Map[any, any], args []string, out io.Writer) error {
-			k, err := key(args[0])
+		RunE: mc.withMap(func(ctx context.Context, m *client.Map[any, any], args []string, out io.Writer) error {
+			k, err := mc.key(args[0])
 			if err != nil {
 				return err
 			}
@@ -242,9 +268,12 @@ func newMapCmd() *cobra.Command {
 			return nil
 		}),
 	}
-	size := &cobra.Command{
+}
+
+func (mc *mapCmd) sizeCmd() *cobra.Command {
+	return &cobra.Command{
 		Use: "size MAP", Short: "Print the number of entries", Args: cobra.ExactArgs(1),
-		RunE: withMap(func(ctx context.Context, m *client.Map[any, any], _ []string, out io.Writer) error {
+		RunE: mc.withMap(func(ctx context.Context, m *client.Map[any, any], _ []string, out io.Writer) error {
 			n, err := m.Size(ctx)
 			if err == nil {
 				fmt.Fprintln(out, n)
@@ -252,9 +281,12 @@ func newMapCmd() *cobra.Command {
 			return err
 		}),
 	}
-	entries := &cobra.Command{
+}
+
+func (mc *mapCmd) entriesCmd() *cobra.Command {
+	return &cobra.Command{
 		Use: "entries MAP", Short: "Print every entry as KEY<TAB>VALUE", Args: cobra.ExactArgs(1),
-		RunE: withMap(func(ctx context.Context, m *client.Map[any, any], _ []string, out io.Writer) error {
+		RunE: mc.withMap(func(ctx context.Context, m *client.Map[any, any], _ []string, out io.Writer) error {
 			for e, err := range m.All(ctx) {
 				if err != nil {
 					return err
@@ -264,15 +296,21 @@ func newMapCmd() *cobra.Command {
 			return nil
 		}),
 	}
-	clear := &cobra.Command{
+}
+
+func (mc *mapCmd) clearCmd() *cobra.Command {
+	return &cobra.Command{
 		Use: "clear MAP", Short: "Remove every entry", Args: cobra.ExactArgs(1),
-		RunE: withMap(func(ctx context.Context, m *client.Map[any, any], _ []string, _ io.Writer) error {
+		RunE: mc.withMap(func(ctx context.Context, m *client.Map[any, any], _ []string, _ io.Writer) error {
 			return m.Clear(ctx)
 		}),
 	}
-	stats := &cobra.Command{
+}
+
+func (mc *mapCmd) statsCmd() *cobra.Command {
+	return &cobra.Command{
 		Use: "stats MAP", Short: "Print the map's statistics summed over the members", Args: cobra.ExactArgs(1),
-		RunE: withMap(func(ctx context.Context, m *client.Map[any, any], _ []string, out io.Writer) error {
+		RunE: mc.withMap(func(ctx context.Context, m *client.Map[any, any], _ []string, out io.Writer) error {
 			st, err := m.Stats(ctx)
 			if err != nil {
 				return err
@@ -300,17 +338,31 @@ func newMapCmd() *cobra.Command {
 			return nil
 		}),
 	}
+}
 
-	var count, start int32
-	var batch int
+// fillFlags are the flags fill and verify share: which keys, in what
+// batches.
+type fillFlags struct {
+	count, start int32
+	batch        int
+}
+
+func (f *fillFlags) register(c *cobra.Command) {
+	c.Flags().Int32Var(&f.count, "count", 0, "number of keys")
+	c.Flags().Int32Var(&f.start, "start", 0, "first key")
+	c.Flags().IntVar(&f.batch, "batch", 500, "keys per call")
+	_ = c.MarkFlagRequired("count")
+}
+
+func (mc *mapCmd) fillCmd(f *fillFlags) *cobra.Command {
 	fill := &cobra.Command{
 		Use: "fill MAP --count N [--start S]", Short: "Write keys S..S+N-1 (int32) with deterministic values", Args: cobra.ExactArgs(1),
-		RunE: withMap(func(ctx context.Context, m *client.Map[any, any], _ []string, out io.Writer) error {
-			entries := make([]client.Entry[any, any], 0, batch)
+		RunE: mc.withMap(func(ctx context.Context, m *client.Map[any, any], _ []string, out io.Writer) error {
+			entries := make([]client.Entry[any, any], 0, f.batch)
 			ser := m.Client().Serialization()
 			var dataBytes int64
-			for k := start; k < start+count; k++ {
-				v, err := fillValue(k, valueType)
+			for k := f.start; k < f.start+f.count; k++ {
+				v, err := fillValue(k, mc.valueType)
 				if err != nil {
 					return err
 				}
@@ -321,25 +373,30 @@ func newMapCmd() *cobra.Command {
 				}
 				dataBytes += int64(len(kd) + len(vd))
 				entries = append(entries, client.Entry[any, any]{Key: k, Value: v})
-				if len(entries) == batch || k == start+count-1 {
+				if len(entries) == f.batch || k == f.start+f.count-1 {
 					if err := m.PutAll(ctx, entries); err != nil {
 						return fmt.Errorf("writing keys up to %d: %w", k, err)
 					}
 					entries = entries[:0]
 				}
 			}
-			fmt.Fprintf(out, "%d written\n", count)
-			if count > 0 {
-				fmt.Fprintf(out, "serialized key+value: %.1f bytes per entry\n", float64(dataBytes)/float64(count))
+			fmt.Fprintf(out, "%d written\n", f.count)
+			if f.count > 0 {
+				fmt.Fprintf(out, "serialized key+value: %.1f bytes per entry\n", float64(dataBytes)/float64(f.count))
 			}
 			return nil
 		}),
 	}
+	f.register(fill)
+	return fill
+}
+
+func (mc *mapCmd) verifyCmd(f *fillFlags) *cobra.Command {
 	verify := &cobra.Command{
 		Use: "verify MAP --count N [--start S]", Short: `Read back what fill wrote; ends with "N ok, M missing, K wrong"`, Args: cobra.ExactArgs(1),
-		RunE: withMap(func(ctx context.Context, m *client.Map[any, any], _ []string, out io.Writer) error {
+		RunE: mc.withMap(func(ctx context.Context, m *client.Map[any, any], _ []string, out io.Writer) error {
 			var ok, missing, wrong int
-			keys := make([]any, 0, batch)
+			keys := make([]any, 0, f.batch)
 			check := func() error {
 				got, err := m.GetAll(ctx, keys)
 				if err != nil {
@@ -354,7 +411,7 @@ func newMapCmd() *cobra.Command {
 				var missingKeys []int
 				for _, k := range keys {
 					v, present := found[k.(int32)]
-					want, _ := fillValue(k.(int32), valueType)
+					want, _ := fillValue(k.(int32), mc.valueType)
 					switch {
 					case !present:
 						missing++
@@ -373,9 +430,9 @@ func newMapCmd() *cobra.Command {
 				keys = keys[:0]
 				return nil
 			}
-			for k := start; k < start+count; k++ {
+			for k := f.start; k < f.start+f.count; k++ {
 				keys = append(keys, k)
-				if len(keys) == batch || k == start+count-1 {
+				if len(keys) == f.batch || k == f.start+f.count-1 {
 					if err := check(); err != nil {
 						return err
 					}
@@ -388,12 +445,11 @@ func newMapCmd() *cobra.Command {
 			return nil
 		}),
 	}
-	for _, c := range []*cobra.Command{fill, verify} {
-		c.Flags().Int32Var(&count, "count", 0, "number of keys")
-		c.Flags().Int32Var(&start, "start", 0, "first key")
-		c.Flags().IntVar(&batch, "batch", 500, "keys per call")
-		_ = c.MarkFlagRequired("count")
-	}
+	f.register(verify)
+	return verify
+}
+
+func (mc *mapCmd) queryCmd() *cobra.Command {
 	var explain, keysOnly bool
 	query := &cobra.Command{
 		Use:   "query MAP [PREDICATE]",
@@ -403,7 +459,7 @@ without one), e.g. atoll map query people "age > 40 AND name LIKE 'A%'".
 --keys prints keys only; --explain prints the plan, the same as EXPLAIN of
 the equivalent SQL.`,
 		Args: cobra.RangeArgs(1, 2),
-		RunE: withMap(func(ctx context.Context, m *client.Map[any, any], args []string, out io.Writer) error {
+		RunE: mc.withMap(func(ctx context.Context, m *client.Map[any, any], args []string, out io.Writer) error {
 			var p predicate.Predicate
 			if len(args) == 1 {
 				if _, err := predicate.ParseSQL(args[0]); err != nil {
@@ -445,8 +501,7 @@ the equivalent SQL.`,
 	}
 	query.Flags().BoolVar(&explain, "explain", false, "print the plan instead of the entries")
 	query.Flags().BoolVar(&keysOnly, "keys", false, "print keys only")
-	cmd.AddCommand(put, get, remove, size, entries, clear, stats, fill, verify, query)
-	return cmd
+	return query
 }
 
 // notFound reports a missing key: "not found" on stderr, exit status 1.

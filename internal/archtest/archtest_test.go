@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 const module = "github.com/atolldb/atoll"
@@ -22,26 +24,20 @@ func listPackages(t *testing.T) []pkg {
 	t.Helper()
 	cmd := exec.Command("go", "list", "-json", module+"/...")
 	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
 	var pkgs []pkg
 	dec := json.NewDecoder(out)
 	for {
 		var p pkg
-		if err := dec.Decode(&p); err == io.EOF {
+		err := dec.Decode(&p)
+		if err == io.EOF {
 			break
-		} else if err != nil {
-			t.Fatal(err)
 		}
+		require.NoError(t, err)
 		pkgs = append(pkgs, p)
 	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, cmd.Wait())
 	return pkgs
 }
 
@@ -68,6 +64,16 @@ var rules = []rule{
 	{from: "internal/query/expr", forbidden: []string{"internal/query/plan", "internal/query/sql", "internal/query/predicate", "internal/query/catalog"}, why: "expressions are the bottom of the query packages"},
 	{from: "internal/exec", forbidden: []string{"internal/server", "internal/member", "internal/cluster", "internal/maps", "internal/query/sql", "internal/query/predicate", "internal/query/catalog", "pkg/client"},
 		why: "execution sees plans, stores and the partition table; maps, catalog and remote members come through its interfaces"},
+	{from: "internal/exec", forbidden: []string{"internal/serialization/"},
+		why: "execution reads values through pkg/serialization's FieldReader and decodes no format itself"},
+	{from: "internal/serialization/core", forbidden: []string{""}, allowed: []string{"internal/serialization/wire"}, why: "core is what the formats share: it imports only wire"},
+	{from: "internal/serialization/compact", forbidden: []string{""}, allowed: []string{"internal/serialization/core", "internal/serialization/wire"},
+		why: "a format builds on core and wire only: Compact nests Compact objects only"},
+	{from: "internal/serialization/portable", forbidden: []string{""}, allowed: []string{"internal/serialization/core", "internal/serialization/wire"},
+		why: "a format builds on core and wire only: Portable nests Portable objects only"},
+	{from: "internal/serialization/identified", forbidden: []string{""}, allowed: []string{"internal/serialization/core", "internal/serialization/wire"},
+		why: "a format builds on core and wire only: IDS reaches other formats through identified.Objects, which the Service implements"},
+	{from: "internal/serialization/json", forbidden: []string{""}, allowed: []string{"internal/serialization/core"}, why: "the JSON scanner builds on core only"},
 	{from: "pkg/predicate", forbidden: []string{"internal/", "pkg/client", "pkg/serialization"}, why: "predicate builders depend only on the API messages"},
 	{from: "internal/serialization/wire", forbidden: []string{""}, why: "wire is a leaf"},
 	{from: "internal/partition", forbidden: []string{"internal/", "pkg/client"}, allowed: []string{"internal/serialization/"}, why: "partitioning is a leaf"},
@@ -76,6 +82,7 @@ var rules = []rule{
 	{from: "internal/metrics", forbidden: []string{""}, why: "metrics is a leaf: the member feeds it plain values"},
 	{from: "internal/profiling", forbidden: []string{""}, why: "profiling is a leaf"},
 	{from: "bench/", forbidden: []string{"internal/member", "internal/server"}, allowed: []string{}, why: "workloads drive Atoll through its public client"},
+	{from: "", exempt: []string{"bench/", "cmd/atoll-bench"}, forbidden: []string{"bench/"}, why: "only the benchmark command imports the workloads, which import the rest (the benchmark objects are internal/benchmodel)"},
 }
 
 func TestImportRules(t *testing.T) {

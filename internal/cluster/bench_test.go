@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
 )
@@ -24,15 +24,15 @@ func BenchmarkRebalance(b *testing.B) {
 		c := testcluster.Start(b, testcluster.Process, 3, testcluster.Options{})
 		c.WaitStable(1, 2*time.Minute)
 		ctx := context.Background()
-		cl, err := client.New(ctx, client.Config{Addresses: c.Addrs(), ClusterName: "test", Serialization: model.Config()})
+		cl, err := client.New(ctx, client.Config{Addresses: c.Addrs(), ClusterName: "test", Serialization: benchmodel.Config()})
 		if err != nil {
 			b.Fatal(err)
 		}
-		m := client.GetMap[int32, *model.Small](cl, "small")
-		batch := make([]client.Entry[int32, *model.Small], 0, 1000)
+		m := client.GetMap[int32, *benchmodel.Small](cl, "small")
+		batch := make([]client.Entry[int32, *benchmodel.Small], 0, 1000)
 		for k := int32(0); k < entries; k++ {
-			v := model.SmallForKey(k)
-			batch = append(batch, client.Entry[int32, *model.Small]{Key: k, Value: &v})
+			v := benchmodel.SmallForKey(k)
+			batch = append(batch, client.Entry[int32, *benchmodel.Small]{Key: k, Value: &v})
 			if len(batch) == cap(batch) {
 				if err := m.PutAll(ctx, batch); err != nil {
 					b.Fatal(err)

@@ -10,6 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
 )
@@ -285,6 +289,47 @@ func TestJoinIsNotLoggedAsMerge(t *testing.T) {
 	}
 	if !strings.Contains(logs, "joined the cluster") {
 		t.Errorf("the joining member did not log its join:\n%s", logs)
+	}
+}
+
+// TestJoiningMemberAnswersForTheCluster: a member started with seeds of a
+// running cluster starts (and serves clients) only once it has taken the
+// cluster's partition table, so the first answers of a client that knows
+// only it are the cluster's, not those of a cluster of one with no data.
+func TestJoiningMemberAnswersForTheCluster(t *testing.T) {
+	c := testcluster.Start(t, testcluster.InProcess, 1, testcluster.Options{SlowFailureDetection: true})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	first := client.GetMap[int32, string](connect(t, c), "data")
+	batch := make([]client.Entry[int32, string], 0, 500)
+	for k := int32(0); k < 500; k++ {
+		batch = append(batch, client.Entry[int32, string]{Key: k, Value: fillValue(k)})
+	}
+	if err := first.PutAll(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	late := c.Add()
+	// Asked at once, the new member names the cluster's members.
+	cc, err := grpc.NewClient(late.Addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	table, err := pb.NewClusterServiceClient(cc).GetPartitionTable(ctx, &pb.GetPartitionTableRequest{})
+	if err != nil || len(table.GetMembers()) != 2 {
+		t.Fatalf("the member that joined names %d members (%v): %v; want 2", len(table.GetMembers()), err, table.GetMembers())
+	}
+	cl, err := client.New(ctx, client.Config{Addresses: []string{late.Addr}, ClusterName: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	m := client.GetMap[int32, string](cl, "data")
+	if n, err := m.Size(ctx); err != nil || n != 500 {
+		t.Fatalf("the joined member's first answer: size %d, %v; want 500", n, err)
+	}
+	if v, found, err := m.Get(ctx, 7); err != nil || !found || v != fillValue(7) {
+		t.Fatalf("the joined member's first get: %q (found %v), %v; want %q", v, found, err, fillValue(7))
 	}
 }
 

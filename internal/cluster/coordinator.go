@@ -153,8 +153,7 @@ func (c *coordinator) kick() {
 	}
 }
 
-func (c *coordinator) run() {
-	defer c.n.wg.Done()
+func (c *coordinator) run(context.Context) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {

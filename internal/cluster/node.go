@@ -217,7 +217,10 @@ type Node struct {
 	// member that never was in a cluster and holds nothing joins one
 	// rather than merging into it).
 	clustered atomic.Bool
-	metaMu    sync.Mutex // one metadata update at a time
+	// inCluster is closed when clustered is first set.
+	inCluster     chan struct{}
+	inClusterOnce sync.Once
+	metaMu        sync.Mutex // one metadata update at a time
 
 	repl  *replicator
 	coord *coordinator
@@ -225,8 +228,15 @@ type Node struct {
 	applyMu sync.Mutex
 	applied *partition.Table // the table the member acts on
 
-	stop chan struct{}
-	wg   sync.WaitGroup
+	// life is the context of every goroutine the node owns; Stop cancels
+	// it. stop is its Done channel, for the loops that select on it.
+	life   context.Context
+	cancel context.CancelFunc
+	stop   <-chan struct{}
+	goMu   sync.Mutex // guards stopped against goRun
+	// stopped: Stop began; goRun starts nothing more.
+	stopped bool
+	wg      sync.WaitGroup // the goroutines goRun started
 }
 
 // New creates a node; Start joins the cluster.
@@ -246,13 +256,15 @@ func New(cfg Config) (*Node, error) {
 	n := &Node{
 		cfg: cfg, log: cfg.Logger.With("component", "cluster"), self: cfg.Self,
 		peers: newPeers(Credentials(cfg.ClusterName, cfg.PartitionCount), cfg.MaxMessageSize, cfg.DialOptions), table: cfg.Table,
-		aliveAll: map[partition.UUID]aliveMember{cfg.Self.UUID: {Member: cfg.Self, lineage: cfg.Self.UUID}},
-		leaving:  map[partition.UUID]bool{},
-		left:     map[partition.UUID]bool{},
-		gone:     map[partition.UUID]time.Time{},
-		known:    map[string]time.Time{},
-		stop:     make(chan struct{}),
+		aliveAll:  map[partition.UUID]aliveMember{cfg.Self.UUID: {Member: cfg.Self, lineage: cfg.Self.UUID}},
+		leaving:   map[partition.UUID]bool{},
+		left:      map[partition.UUID]bool{},
+		gone:      map[partition.UUID]time.Time{},
+		known:     map[string]time.Time{},
+		inCluster: make(chan struct{}),
 	}
+	n.life, n.cancel = context.WithCancel(context.Background())
+	n.stop = n.life.Done()
 	n.peers.probe, n.peers.watched, n.peers.onGone = cfg.Dialer, n.memberAt, n.processGone
 	if n.peers.probe == nil {
 		n.peers.probe = func(ctx context.Context, addr string) (net.Conn, error) {
@@ -299,24 +311,73 @@ func (n *Node) Start(ctx context.Context) error {
 		return fmt.Errorf("cluster: start gossip: %w", err)
 	}
 	n.ml = ml
-	n.wg.Add(3)
-	go n.coord.run()
-	go n.rejoin()
-	go n.repl.run()
+	n.goRun(n.coord.run)
+	n.goRun(n.rejoin)
+	n.goRun(n.repl.run)
 	if len(n.cfg.Join) > 0 {
-		if err := n.join(ctx, n.cfg.Join); err != nil {
-			if errors.Is(err, ErrClusterMismatch) {
-				n.Stop()
+		err := n.join(ctx, n.cfg.Join)
+		switch {
+		case errors.Is(err, ErrClusterMismatch):
+			_ = n.Stop(ctx)
+			return err
+		case err != nil:
+			n.log.Warn("could not join the seeds yet; running alone and retrying", "seeds", n.cfg.Join, "err", err)
+		default:
+			// The seeds answered: this member is one of their cluster
+			// once it has taken their partition table. Until then its
+			// own table names it alone, and what it would answer (its
+			// empty maps) is not the cluster's.
+			if err := n.awaitCluster(ctx); err != nil {
+				_ = n.Stop(ctx)
 				return err
 			}
-			n.log.Warn("could not join the seeds yet; running alone and retrying", "seeds", n.cfg.Join, "err", err)
 		}
 	}
 	return nil
 }
 
-// join checks the seeds with the member handshake (concurrently), then joins the ones of
-// this cluster through memberlist.
+// joinTimeout bounds how long Start waits for the partition table of the
+// cluster whose seeds it reached.
+const joinTimeout = 30 * time.Second
+
+// awaitCluster waits until this member has applied a table that names
+// other members, at most joinTimeout (then it goes on alone, and joins
+// when the table comes) or until ctx ends (an error).
+func (n *Node) awaitCluster(ctx context.Context) error {
+	t := time.NewTimer(joinTimeout)
+	defer t.Stop()
+	select {
+	case <-n.inCluster:
+		return nil
+	case <-t.C:
+		n.log.Warn("the seeds answered, but their partition table did not arrive; running alone until it does",
+			"seeds", n.cfg.Join, "waited", joinTimeout)
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("cluster: joining the seeds %v: %w", n.cfg.Join, ctx.Err())
+	}
+}
+
+// goRun runs fn in a goroutine the node owns: Stop cancels ctx (the
+// node's life) and waits for fn to return. Once Stop began it starts
+// nothing and reports false.
+func (n *Node) goRun(fn func(ctx context.Context)) bool {
+	n.goMu.Lock()
+	defer n.goMu.Unlock()
+	if n.stopped {
+		return false
+	}
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		fn(n.life)
+	}()
+	return true
+}
+
+// join checks the seeds with the member handshake (concurrently; join
+// waits for every check), then joins the ones of this cluster through
+// memberlist.
 func (n *Node) join(ctx context.Context, seeds []string) error {
 	type result struct {
 		addr string
@@ -379,8 +440,7 @@ const forgetAfter = 30 * time.Minute
 // rejoin periodically joins members seen alive in the last forgetAfter
 // that are not alive now, and the configured seeds, so that the two sides
 // of a healed network partition find each other again.
-func (n *Node) rejoin() {
-	defer n.wg.Done()
+func (n *Node) rejoin(life context.Context) {
 	t := time.NewTicker(n.cfg.Gossip.RejoinInterval)
 	defer t.Stop()
 	for {
@@ -416,30 +476,50 @@ func (n *Node) rejoin() {
 		}
 		n.mu.Unlock()
 		if len(missing) > 0 {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			ctx, cancel := context.WithTimeout(life, 5*time.Second)
 			_ = n.join(ctx, missing)
 			cancel()
 		}
 	}
 }
 
-// Stop leaves the gossip and stops background work. Call Leave first for a
-// graceful departure.
-func (n *Node) Stop() {
-	select {
-	case <-n.stop:
-		return
-	default:
+// Stop leaves the gossip and stops the node's work: it cancels the
+// context of every goroutine the node owns and waits for them to return,
+// then stops the replication senders and closes the connections to other
+// members. If ctx ends first, the connections are closed at once, which
+// ends the calls the goroutines wait on; Stop then waits for them to
+// return and reports ctx.Err(). Call Leave first for a graceful departure;
+// a member that stops like a crash passes a context that has ended.
+// Calling Stop again returns nil at once.
+func (n *Node) Stop(ctx context.Context) error {
+	n.goMu.Lock()
+	if n.stopped {
+		n.goMu.Unlock()
+		return nil
 	}
-	close(n.stop)
+	n.stopped = true
+	n.goMu.Unlock()
+	n.cancel()
 	if n.ml != nil {
 		_ = n.ml.Leave(time.Second)
 		_ = n.ml.Shutdown()
 	}
 	_ = n.gt.Shutdown()
-	n.wg.Wait()
+	done := make(chan struct{})
+	go func() {
+		n.wg.Wait()
+		close(done)
+	}()
+	var err error
+	select {
+	case <-done:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
 	n.repl.stopSenders()
 	n.peers.close()
+	<-done
+	return err
 }
 
 // kick wakes the coordinator and the replication senders.
@@ -561,6 +641,7 @@ func (n *Node) applyTable() {
 	}
 	if len(t.Members) > 1 {
 		n.clustered.Store(true)
+		n.inClusterOnce.Do(func() { close(n.inCluster) })
 	}
 	n.kick()
 }
@@ -637,7 +718,9 @@ func (n *Node) receiveTable(t *partition.Table, sender partition.UUID) {
 	}
 	if t.IndexOf(n.self.UUID) < 0 {
 		if !n.selfLeaving.Load() {
-			go n.coord.mergeInto(t, "the coordinator removed this member from the cluster while it was alive")
+			n.goRun(func(context.Context) {
+				n.coord.mergeInto(t, "the coordinator removed this member from the cluster while it was alive")
+			})
 		}
 		return
 	}
@@ -696,11 +779,11 @@ func (n *Node) updateMeta() {
 	if n.ml == nil {
 		return
 	}
-	go func() {
+	n.goRun(func(context.Context) {
 		if err := n.gossipMeta(5 * time.Second); err != nil {
 			n.log.Debug("gossiping this member's new lineage failed", "err", err)
 		}
-	}()
+	})
 }
 
 // gossipMeta gossips this member's metadata, one update at a time:
@@ -953,23 +1036,9 @@ func (n *Node) toEveryPeer(ctx context.Context, what string, fn func(context.Con
 // spread the news of the join would miss it; pushing from every member
 // closes that gap. It retries for a while in the background.
 func (n *Node) greet(addr string) {
-	select {
-	case <-n.stop:
-		return
-	default:
-	}
-	n.wg.Add(1)
-	go func() {
-		defer n.wg.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	n.goRun(func(life context.Context) {
+		ctx, cancel := context.WithTimeout(life, 30*time.Second)
 		defer cancel()
-		go func() {
-			select {
-			case <-n.stop:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
 		backoff := 100 * time.Millisecond
 		for {
 			err := n.push(ctx, addr)
@@ -984,7 +1053,7 @@ func (n *Node) greet(addr string) {
 				backoff = min(2*backoff, 2*time.Second)
 			}
 		}
-	}()
+	})
 }
 
 // push sends this member's type metadata and SQL catalog to addr.

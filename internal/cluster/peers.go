@@ -43,6 +43,8 @@ type peers struct {
 	mu     sync.Mutex
 	conns  map[string]*peerConn
 	closed bool
+	// watches counts the running watch goroutines; close waits for them.
+	watches sync.WaitGroup
 }
 
 type peerConn struct {
@@ -93,7 +95,11 @@ func (p *peers) conn(addr string) (*grpc.ClientConn, error) {
 		pc = &peerConn{cc: cc, cancel: cancel}
 		p.conns[addr] = pc
 		if p.probe != nil {
-			go p.watch(ctx, addr, cc)
+			p.watches.Add(1)
+			go func() {
+				defer p.watches.Done()
+				p.watch(ctx, addr, cc)
+			}()
 		}
 	}
 	return pc.cc, nil
@@ -149,6 +155,7 @@ func (p *peers) forget(addr string) {
 	}
 }
 
+// close closes every channel and waits for their watches to end.
 func (p *peers) close() {
 	p.mu.Lock()
 	conns := p.conns
@@ -158,4 +165,5 @@ func (p *peers) close() {
 		pc.cancel()
 		_ = pc.cc.Close()
 	}
+	p.watches.Wait()
 }

@@ -105,8 +105,7 @@ func (r *replicator) kick() {
 
 // run kicks the senders once a second, so that changes not acknowledged
 // are sent again.
-func (r *replicator) run() {
-	defer r.n.wg.Done()
+func (r *replicator) run(context.Context) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {

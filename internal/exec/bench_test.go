@@ -3,13 +3,14 @@ package exec
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/internal/partition"
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
@@ -99,7 +100,7 @@ func allParts(n int) []int32 {
 // fragment reads the field in place and keeps one partial sum per worker.
 func BenchmarkFragmentSum(b *testing.B) {
 	const n = 100_000
-	ser, err := serialization.NewService(model.Config())
+	ser, err := serialization.NewService(benchmodel.Config())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -116,15 +117,15 @@ func BenchmarkFragmentSum(b *testing.B) {
 				var v any
 				switch format {
 				case "ids":
-					v = &model.IdentifiedADoc{Value: int64(k), Payload: model.APayload(k)}
+					v = &benchmodel.IdentifiedADoc{Value: int64(k), Payload: benchmodel.APayload(k)}
 				case "portable":
-					v = &model.PortableADoc{Value: int64(k), Payload: model.APayload(k)}
+					v = &benchmodel.PortableADoc{Value: int64(k), Payload: benchmodel.APayload(k)}
 				case "compact":
-					s := model.SmallForKey(k)
+					s := benchmodel.SmallForKey(k)
 					s.LongField = int64(k)
 					v = &s
 				case "json":
-					v = serialization.JSON(model.AJSON(k))
+					v = serialization.JSON(benchmodel.AJSON(k))
 				}
 				put(b, ser, st, k, v)
 			}
@@ -180,7 +181,7 @@ func cpuTime() time.Duration {
 // an index, without the network.
 func BenchmarkIndexedEqual(b *testing.B) {
 	const n = 100_000
-	ser, err := serialization.NewService(model.Config())
+	ser, err := serialization.NewService(benchmodel.Config())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -188,7 +189,7 @@ func BenchmarkIndexedEqual(b *testing.B) {
 	e, maps := testEngine(b, ser, cat)
 	st, _ := maps.Get("a")
 	for k := int32(0); k < n; k++ {
-		put(b, ser, st, k, &model.IdentifiedADoc{Value: int64(k), Payload: model.APayload(k)})
+		put(b, ser, st, k, &benchmodel.IdentifiedADoc{Value: int64(k), Payload: benchmodel.APayload(k)})
 	}
 	for _, typ := range []plan.IndexType{plan.IndexSorted, plan.IndexHash} {
 		info := plan.IndexInfo{Name: "a_value_" + typ.String(), Map: "a", Type: typ, Attribute: "value"}
@@ -279,56 +280,97 @@ func (c *memCatalog) AllIndexes() []plan.IndexInfo {
 }
 
 // BenchmarkFragmentFilter measures workload B's query on the member:
-// stringField = 'metin' over 100 000 SMALL values, projecting the key and
-// the four fields of the 100 matches.
+// stringField = 'metin' over 100 000 SMALL or LARGE values of each format,
+// projecting the key and the mapping's scalar columns of the 100 matches
+// (SMALL: four fields; LARGE: eight, behind its variable-size arrays and,
+// for IDS, its inline objects). Besides ns/entry it reports ns per byte of
+// value (ns/value-byte, to compare the sizes) and the allocations per entry
+// scanned (allocs/entry), which must be 0: a query allocates per partition
+// and per match, never per entry.
 func BenchmarkFragmentFilter(b *testing.B) {
 	const n = 100_000
-	ser, err := serialization.NewService(model.Config())
+	ser, err := serialization.NewService(benchmodel.Config())
 	if err != nil {
 		b.Fatal(err)
 	}
 	e, maps := testEngine(b, ser, nil)
+	smallCols := []plan.ScanCol{{Path: "__key", Type: expr.Integer}, {Path: "intField", Type: expr.Integer}, {Path: "longField", Type: expr.BigInt},
+		{Path: "doubleField", Type: expr.Double}, {Path: "stringField", Type: expr.Varchar}}
+	largeCols := []plan.ScanCol{{Path: "__key", Type: expr.Integer}, {Path: "booleanField", Type: expr.Boolean}, {Path: "byteField", Type: expr.TinyInt},
+		{Path: "shortField", Type: expr.SmallInt}, {Path: "intField", Type: expr.Integer}, {Path: "longField", Type: expr.BigInt},
+		{Path: "floatField", Type: expr.Real}, {Path: "doubleField", Type: expr.Double}, {Path: "stringField", Type: expr.Varchar}}
 	for _, format := range []string{"compact", "portable", "identified"} {
-		b.Run(format, func(b *testing.B) {
-			st, _ := maps.Get(format)
-			if st.Size() == 0 {
-				for k := int32(0); k < n; k++ {
-					s := model.SmallForKey(k)
-					var v any = &s
-					switch format {
-					case "portable":
-						p := model.PortableSmall(s)
-						v = &p
-					case "identified":
-						p := model.IdentifiedSmall(s)
-						v = &p
+		for _, size := range []string{"SMALL", "LARGE"} {
+			b.Run(format+"/"+size, func(b *testing.B) {
+				name := format + "_" + size
+				st, _ := maps.Get(name)
+				if st.Size() == 0 {
+					for k := int32(0); k < n; k++ {
+						put(b, ser, st, k, workloadBValue(format, size, k))
 					}
-					put(b, ser, st, k, v)
 				}
-			}
-			cols := []plan.ScanCol{{Path: "__key", Type: expr.Integer}, {Path: "intField", Type: expr.Integer}, {Path: "longField", Type: expr.BigInt},
-				{Path: "doubleField", Type: expr.Double}, {Path: "stringField", Type: expr.Varchar}}
-			f := &plan.Fragment{Map: format, Cols: cols, Limit: -1,
-				Filter: expr.NewCall("=", expr.Boolean, &expr.Col{Index: 4, T: expr.Varchar}, &expr.Lit{V: expr.StringValue("metin")})}
-			for i, c := range cols {
-				f.Project = append(f.Project, &expr.Col{Index: i, T: c.Type})
-				f.Out = append(f.Out, plan.Column{Type: c.Type})
-			}
-			parts := allParts(271)
-			b.ReportAllocs()
-			b.ResetTimer()
-			cpu0 := cpuTime()
-			for i := 0; i < b.N; i++ {
-				rows := 0
-				if err := e.runFragment(context.Background(), f, parts, nil, NewMemoryAccount(0), func(bt *Batch) error { rows += bt.Count; return nil }); err != nil {
-					b.Fatal(err)
+				var valueBytes int64
+				for pid := int32(0); pid < 271; pid++ {
+					_ = st.ScanKV(pid, func(_, v []byte) bool { valueBytes += int64(len(v)); return true })
 				}
-				if rows != n/1000 {
-					b.Fatalf("%d rows", rows)
+				cols := smallCols
+				if size == "LARGE" {
+					cols = largeCols
 				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/entry")
-			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N)/n, "cpu-ns/entry")
-		})
+				str := len(cols) - 1
+				f := &plan.Fragment{Map: name, Cols: cols, Limit: -1,
+					Filter: expr.NewCall("=", expr.Boolean, &expr.Col{Index: str, T: expr.Varchar}, &expr.Lit{V: expr.StringValue("metin")})}
+				for i, c := range cols {
+					f.Project = append(f.Project, &expr.Col{Index: i, T: c.Type})
+					f.Out = append(f.Out, plan.Column{Type: c.Type})
+				}
+				parts := allParts(271)
+				b.ReportAllocs()
+				var ms0, ms1 runtime.MemStats
+				runtime.ReadMemStats(&ms0)
+				b.ResetTimer()
+				cpu0 := cpuTime()
+				for i := 0; i < b.N; i++ {
+					rows := 0
+					if err := e.runFragment(context.Background(), f, parts, nil, NewMemoryAccount(0), func(bt *Batch) error { rows += bt.Count; return nil }); err != nil {
+						b.Fatal(err)
+					}
+					if rows != n/1000 {
+						b.Fatalf("%d rows", rows)
+					}
+				}
+				b.StopTimer()
+				runtime.ReadMemStats(&ms1)
+				perEntry := float64(b.Elapsed().Nanoseconds()) / float64(b.N) / n
+				b.ReportMetric(perEntry, "ns/entry")
+				b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N)/n, "cpu-ns/entry")
+				b.ReportMetric(perEntry/(float64(valueBytes)/n), "ns/value-byte")
+				b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(b.N)/n, "allocs/entry")
+			})
+		}
 	}
+}
+
+// workloadBValue is workload B's value of a format and size under key k.
+func workloadBValue(format, size string, k int32) any {
+	if size == "LARGE" {
+		l := benchmodel.LargeForKey(k)
+		switch format {
+		case "portable":
+			return benchmodel.NewPortableLarge(l)
+		case "identified":
+			return benchmodel.NewIdentifiedLarge(l)
+		}
+		return &l
+	}
+	s := benchmodel.SmallForKey(k)
+	switch format {
+	case "portable":
+		p := benchmodel.PortableSmall(s)
+		return &p
+	case "identified":
+		p := benchmodel.IdentifiedSmall(s)
+		return &p
+	}
+	return &s
 }

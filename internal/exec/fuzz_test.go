@@ -3,7 +3,7 @@ package exec
 import (
 	"testing"
 
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
 	"github.com/atolldb/atoll/pkg/serialization"
@@ -12,14 +12,14 @@ import (
 // FuzzAccessor reads attributes out of arbitrary Data: whatever the bytes,
 // the in-place readers return a value or an error and never panic.
 func FuzzAccessor(f *testing.F) {
-	ser, err := serialization.NewService(model.Config())
+	ser, err := serialization.NewService(benchmodel.Config())
 	if err != nil {
 		f.Fatal(err)
 	}
 	for _, v := range []any{
-		&model.IdentifiedADoc{Value: 7, Payload: model.APayload(7)}, &model.PortableADoc{Value: 7, Payload: []int32{1}},
-		func() *model.Small { s := model.SmallForKey(3); return &s }(), serialization.JSON(model.AJSON(5)),
-		model.NewIdentifiedLarge(model.LargeForKey(2)), int32(5), "text",
+		&benchmodel.IdentifiedADoc{Value: 7, Payload: benchmodel.APayload(7)}, &benchmodel.PortableADoc{Value: 7, Payload: []int32{1}},
+		func() *benchmodel.Small { s := benchmodel.SmallForKey(3); return &s }(), serialization.JSON(benchmodel.AJSON(5)),
+		benchmodel.NewIdentifiedLarge(benchmodel.LargeForKey(2)), int32(5), "text",
 	} {
 		d, err := ser.ToData(v)
 		if err != nil {

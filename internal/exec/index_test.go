@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
 	"github.com/atolldb/atoll/internal/store"
@@ -37,7 +37,7 @@ type indexFixture struct {
 }
 
 func newIndexFixture(t *testing.T) *indexFixture {
-	ser, err := serialization.NewService(model.Config())
+	ser, err := serialization.NewService(benchmodel.Config())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func newIndexFixture(t *testing.T) *indexFixture {
 }
 
 func (f *indexFixture) data(k int32, i int32, s string) ([]byte, []byte, int32) {
-	v := model.Small{IntField: i, LongField: int64(k), StringField: s}
+	v := benchmodel.Small{IntField: i, LongField: int64(k), StringField: s}
 	kd, err := f.ser.ToData(k)
 	if err != nil {
 		f.t.Fatal(err)
@@ -272,7 +272,7 @@ func TestIndexUnderConcurrentWrites(t *testing.T) {
 // allocates a bounded number of objects per query (per worker and batch),
 // never per entry.
 func TestSumAllocatesPerPartitionNotPerEntry(t *testing.T) {
-	ser, err := serialization.NewService(model.Config())
+	ser, err := serialization.NewService(benchmodel.Config())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +280,7 @@ func TestSumAllocatesPerPartitionNotPerEntry(t *testing.T) {
 	st, _ := maps.Get("ids")
 	const n = 20_000
 	for k := int32(0); k < n; k++ {
-		put(t, ser, st, k, &model.IdentifiedADoc{Value: int64(k), Payload: model.APayload(k)})
+		put(t, ser, st, k, &benchmodel.IdentifiedADoc{Value: int64(k), Payload: benchmodel.APayload(k)})
 	}
 	f := &plan.Fragment{Map: "ids", Cols: []plan.ScanCol{{Path: "value", Type: expr.BigInt}}, Limit: -1,
 		Aggs: []plan.AggCall{{Func: "sum", Arg: &expr.Col{Index: 0, T: expr.BigInt}, T: expr.BigInt}},

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/internal/partition"
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
@@ -303,7 +303,7 @@ func memEngine(t *testing.T, n int32, cfg PoolConfig) (*Engine, func(sql string)
 
 func memEngineMaps(t *testing.T, n int32, cfg PoolConfig) (*Engine, func(sql string) *plan.Physical, *testMaps) {
 	t.Helper()
-	ser, err := serialization.NewService(model.Config())
+	ser, err := serialization.NewService(benchmodel.Config())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +317,7 @@ func memEngineMaps(t *testing.T, n int32, cfg PoolConfig) (*Engine, func(sql str
 	t.Cleanup(e.Close)
 	st, _ := maps.Get("s")
 	for k := int32(0); k < n; k++ {
-		v := model.Small{IntField: k % 500, LongField: int64(k), StringField: fmt.Sprintf("%0200d", k)}
+		v := benchmodel.Small{IntField: k % 500, LongField: int64(k), StringField: fmt.Sprintf("%0200d", k)}
 		put(t, ser, st, k, &v)
 	}
 	mapping := &plan.Mapping{Name: "s", MapName: "s", KeyFormat: "int", ValueFormat: "compact", Options: map[string]string{"valueCompactTypeName": "small"},

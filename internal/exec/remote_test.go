@@ -12,7 +12,7 @@ import (
 	"time"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/internal/partition"
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
@@ -78,7 +78,7 @@ func (r *loopRemote) ExchangeStats(context.Context, partition.Member, bool) (Exc
 // member is reached through Remote (marshalled fragments) and compares
 // every result with the single-member run.
 func TestFragmentsOverTheWire(t *testing.T) {
-	ser, err := serialization.NewService(model.Config())
+	ser, err := serialization.NewService(benchmodel.Config())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestFragmentsOverTheWire(t *testing.T) {
 	single, maps := testEngine(t, ser, cat)
 	st, _ := maps.Get("s")
 	for k := int32(0); k < 3000; k++ {
-		v := model.SmallForKey(k)
+		v := benchmodel.SmallForKey(k)
 		v.IntField = k % 17
 		put(t, ser, st, k, &v)
 	}
@@ -181,7 +181,7 @@ func TestFragmentsOverTheWire(t *testing.T) {
 // the cluster is merging, it fails with a retryable error that says so,
 // before its deadline.
 func TestQueryRestartsUntilPartitionsSettle(t *testing.T) {
-	ser, err := serialization.NewService(model.Config())
+	ser, err := serialization.NewService(benchmodel.Config())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestQueryRestartsUntilPartitionsSettle(t *testing.T) {
 	_, maps := testEngine(t, ser, cat)
 	st, _ := maps.Get("s")
 	for k := int32(0); k < 500; k++ {
-		v := model.SmallForKey(k)
+		v := benchmodel.SmallForKey(k)
 		put(t, ser, st, k, &v)
 	}
 	self := partition.Member{UUID: partition.NewUUID(), Address: "self"}
@@ -228,7 +228,10 @@ func TestQueryRestartsUntilPartitionsSettle(t *testing.T) {
 	if !errors.Is(err, ErrUnavailable) || !errors.Is(err, ErrMerging) || !strings.Contains(err.Error(), "the cluster is merging") {
 		t.Fatalf("a query during a merge longer than its timeout: %v", err)
 	}
-	if took := time.Since(start); took > 2*time.Second {
+	// It gives up at its timeout, not later (a loaded machine may wake the
+	// query a few milliseconds after it: the slack allows for that, not for
+	// another wait).
+	if took := time.Since(start); took > 2*time.Second+250*time.Millisecond {
 		t.Fatalf("gave up after %v, past its 2 s timeout", took)
 	}
 	// The caller's deadline bounds it the same way.

@@ -32,7 +32,6 @@ import (
 	"github.com/atolldb/atoll/internal/profiling"
 	"github.com/atolldb/atoll/internal/query/catalog"
 	"github.com/atolldb/atoll/internal/server"
-	"github.com/atolldb/atoll/internal/store"
 	"github.com/atolldb/atoll/pkg/serialization"
 )
 
@@ -118,20 +117,8 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		metrics.Options{Version: Version, MapOperations: cfg.Metrics.Operations})
 	transport := &transportMetrics{m: m.metrics.Transport, self: advertise, known: m.isMember}
 	replicas := &replicaStore{ser: ser, partitions: int32(cfg.PartitionCount), clock: cfg.Clock}
-	var node *cluster.Node
-	m.maps = maps.NewRegistry(maps.Options{
-		PartitionCount: cfg.PartitionCount, Configs: configs,
-		MaxKeySize: cfg.Limits.MaxKeySize, MaxValueSize: cfg.Limits.MaxValueSize, Clock: cfg.Clock,
-		MaxMaps: cfg.Limits.MaxMaps, MaxMapSeries: cfg.Metrics.MapSeriesLimit,
-		OnEvent: func(mapName string, e store.Event) {
-			if ev, ok := changeOf(mapName, e); ok {
-				node.Record(e.Partition, ev)
-			}
-		},
-	})
-	replicas.maps = m.maps
 	cat := catalog.New()
-	node, err = cluster.New(cluster.Config{
+	node, err := cluster.New(cluster.Config{
 		ClusterName: cfg.ClusterName, Self: m.self, PartitionCount: cfg.PartitionCount, Replicas: cfg.replicas(),
 		Join: cfg.Join, MinClusterSize: cfg.MinClusterSize, Store: replicas, Metadata: metadataStore{ser}, Catalog: catalogStore{cat},
 		Table: m.table, Logger: log, MaxMessageSize: cfg.Limits.MaxMessageSize, MaxConcurrentMigrations: cfg.MaxParallelMigrations,
@@ -146,8 +133,21 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 	})
 	if err != nil {
 		_ = ln.Close()
+		if m.adminLn != nil {
+			_ = m.adminLn.Close()
+		}
 		return nil, err
 	}
+	// Every change of a map reaches the cluster layer through the
+	// registry's event hook (replicationFeed): the write → backup path of
+	// internal/server's handlers, and of expiry, eviction and clears.
+	m.maps = maps.NewRegistry(maps.Options{
+		PartitionCount: cfg.PartitionCount, Configs: configs,
+		MaxKeySize: cfg.Limits.MaxKeySize, MaxValueSize: cfg.Limits.MaxValueSize, Clock: cfg.Clock,
+		MaxMaps: cfg.Limits.MaxMaps, MaxMapSeries: cfg.Metrics.MapSeriesLimit,
+		OnEvent: replicationFeed{node}.onEvent,
+	})
+	replicas.maps = m.maps
 	m.node = node
 	writer := &dmlWriter{}
 	memLimit, memSource := cfg.ResolveMemoryLimit()
@@ -216,6 +216,7 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		return nil, err
 	}
 	m.started.Store(true)
+	m.server.Started()
 	log.Info("member started", "cluster", cfg.ClusterName, "address", m.self.Address, "admin", m.self.AdminAddress,
 		"uuid", m.self.UUID.String(), "partitions", cfg.PartitionCount, "version", Version)
 	return m, nil
@@ -347,7 +348,9 @@ func (m *Member) Shutdown(ctx context.Context) error {
 			}
 		}
 		m.bg.Wait()
-		m.node.Stop()
+		if err := m.node.Stop(ctx); err != nil && m.shutErr == nil {
+			m.shutErr = err
+		}
 		m.query.close()
 		m.log.Info("member stopped", "address", m.self.Address)
 	})
@@ -396,7 +399,9 @@ func (m *Member) Close() error {
 			_ = m.admin.Close()
 		}
 		m.bg.Wait()
-		m.node.Stop()
+		now, stop := context.WithCancel(context.Background())
+		stop() // a crash waits for nothing: the node cuts its connections at once
+		_ = m.node.Stop(now)
 		m.query.close()
 	})
 	return nil

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/internal/member"
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
@@ -27,7 +27,7 @@ func BenchmarkMemoryPerEntry(b *testing.B) {
 				c := testcluster.Start(b, testcluster.InProcess, 1, testcluster.Options{})
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 				defer cancel()
-				cl, err := client.New(ctx, client.Config{Addresses: c.Addrs(), ClusterName: "test", Serialization: model.Config()})
+				cl, err := client.New(ctx, client.Config{Addresses: c.Addrs(), ClusterName: "test", Serialization: benchmodel.Config()})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -36,10 +36,10 @@ func BenchmarkMemoryPerEntry(b *testing.B) {
 				var kv int64
 				values := func(k int32) any {
 					if kind == "small" {
-						v := model.SmallForKey(k)
+						v := benchmodel.SmallForKey(k)
 						return &v
 					}
-					v := model.LargeForKey(k)
+					v := benchmodel.LargeForKey(k)
 					return &v
 				}
 				before := member.HeapAfterGC().HeapAllocBytes

@@ -9,6 +9,7 @@ import (
 
 	memberv1 "github.com/atolldb/atoll/api/proto/atoll/member/v1"
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/cluster"
 	"github.com/atolldb/atoll/internal/maps"
 	"github.com/atolldb/atoll/internal/serialization/metaproto"
 	"github.com/atolldb/atoll/internal/store"
@@ -206,6 +207,22 @@ func (r *replicaStore) now() time.Time {
 		return r.clock.Now()
 	}
 	return time.Now()
+}
+
+// replicationFeed hands the cluster layer every change the maps' stores
+// make, in the order they make them, under the partition's lock: the maps
+// registry's event hook (maps.Options.OnEvent). The node numbers each
+// change of a partition this member owns within the partition's epoch and
+// wakes the senders of its backups (cluster.Node.Record); a write's
+// handler then waits for the synchronous backups' acknowledgements
+// (cluster.Node.BeginWrite, in internal/server's write). Changes a backup
+// applies are not replicated again.
+type replicationFeed struct{ node *cluster.Node }
+
+func (f replicationFeed) onEvent(mapName string, e store.Event) {
+	if ev, ok := changeOf(mapName, e); ok {
+		f.node.Record(e.Partition, ev)
+	}
 }
 
 // changeOf turns a store change of an owned partition into the change the

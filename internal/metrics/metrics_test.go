@@ -8,21 +8,17 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/stretchr/testify/require"
 )
 
 func TestQueries(t *testing.T) {
 	reg := prometheus.NewPedanticRegistry()
 	m := New(reg, Sources{}, Options{Version: "test"})
-	if _, err := m.Queries.Start("graphql"); err == nil {
-		t.Fatal("an unknown query kind was accepted")
-	}
+	_, err := m.Queries.Start("graphql")
+	require.Error(t, err, "an unknown query kind")
 	run, err := m.Queries.Start(QuerySQL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := testutil.ToFloat64(m.Queries.active.WithLabelValues(QuerySQL)); got != 1 {
-		t.Fatalf("active sql queries = %v, want 1", got)
-	}
+	require.NoError(t, err)
+	require.Equal(t, 1.0, testutil.ToFloat64(m.Queries.active.WithLabelValues(QuerySQL)), "active sql queries")
 	m.Queries.Scanned(QuerySQL, 1000)
 	m.Queries.Returned(QuerySQL, 10)
 	run.End(nil)
@@ -53,12 +49,8 @@ atoll_query_rows_scanned_total{kind="predicate"} 50
 atoll_query_rows_scanned_total{kind="sql"} 1000
 `
 	names := []string{"atoll_queries_active", "atoll_queries_total", "atoll_query_errors_total", "atoll_query_rows_returned_total", "atoll_query_rows_scanned_total"}
-	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), names...); err != nil {
-		t.Fatal(err)
-	}
-	if n := testutil.CollectAndCount(m.Queries.latency, "atoll_query_duration_seconds"); n != 2 {
-		t.Fatalf("query latency series = %d, want 2", n)
-	}
+	require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(want), names...))
+	require.Equal(t, 2, testutil.CollectAndCount(m.Queries.latency, "atoll_query_duration_seconds"), "query latency series")
 }
 
 func TestState(t *testing.T) {
@@ -91,13 +83,11 @@ atoll_cluster_coordinator 1
 # TYPE atoll_member_ready gauge
 atoll_member_ready 1
 `
-	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "atoll_map_entries", "atoll_map_expirations_total", "atoll_partitions", "atoll_cluster_coordinator", "atoll_member_ready"); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(want), "atoll_map_entries", "atoll_map_expirations_total", "atoll_partitions", "atoll_cluster_coordinator", "atoll_member_ready"))
 	// The Go runtime and process collectors are there too.
-	if n, err := testutil.GatherAndCount(reg, "go_goroutines", "process_cpu_seconds_total"); err != nil || n != 2 {
-		t.Fatalf("runtime and process metrics: %d, %v", n, err)
-	}
+	n, err := testutil.GatherAndCount(reg, "go_goroutines", "process_cpu_seconds_total")
+	require.NoError(t, err)
+	require.Equal(t, 2, n, "runtime and process metrics")
 }
 
 func TestClients(t *testing.T) {
@@ -127,9 +117,7 @@ atoll_near_cache_entries{map="m"} 8
 atoll_near_cache_hits_total{map="m"} 6
 `
 	names := []string{"atoll_client_calls_total", "atoll_clients", "atoll_near_cache_entries", "atoll_near_cache_hits_total"}
-	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), names...); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(want), names...))
 	// A client that stops reporting is forgotten; its counters stay.
 	now = now.Add(time.Minute)
 	want = `
@@ -137,9 +125,7 @@ atoll_near_cache_hits_total{map="m"} 6
 # TYPE atoll_clients gauge
 atoll_clients{client_type="other"} 1
 `
-	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "atoll_clients", "atoll_near_cache_entries"); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(want), "atoll_clients", "atoll_near_cache_entries"))
 }
 
 func TestMapOpsAndTransport(t *testing.T) {
@@ -149,22 +135,18 @@ func TestMapOpsAndTransport(t *testing.T) {
 	m.MapOps.Errors("m", "set").Inc()
 	m.MapOps.Latency("other", "get").Observe(0.001)
 	p := m.Transport.Peer("10.0.0.1:5701")
-	if m.Transport.Peer("10.0.0.1:5701") != p {
-		t.Fatal("the recorders of a peer are not reused")
-	}
+	require.Same(t, p, m.Transport.Peer("10.0.0.1:5701"), "the recorders of a peer are reused")
 	p.SentMessages.Inc()
 	p.SentBytes.Add(100)
 	p.SendQueue.Observe(1e-5)
-	if n, err := testutil.GatherAndCount(reg, "atoll_map_operation_duration_seconds", "atoll_map_operation_errors_total", "atoll_transport_bytes_total"); err != nil || n != 3+2 {
-		t.Fatalf("series: %d, %v", n, err)
-	}
+	n, err := testutil.GatherAndCount(reg, "atoll_map_operation_duration_seconds", "atoll_map_operation_errors_total", "atoll_transport_bytes_total")
+	require.NoError(t, err)
+	require.Equal(t, 3+2, n, "series")
 	m.MapOps.Forget("m")
-	if n, err := testutil.GatherAndCount(reg, "atoll_map_operation_duration_seconds", "atoll_map_operation_errors_total"); err != nil || n != 1 {
-		t.Fatalf("series after Forget: %d, %v", n, err)
-	}
-	if New(prometheus.NewRegistry(), Sources{}, Options{}).MapOps != nil {
-		t.Fatal("operation metrics are on although Options say off")
-	}
+	n, err = testutil.GatherAndCount(reg, "atoll_map_operation_duration_seconds", "atoll_map_operation_errors_total")
+	require.NoError(t, err)
+	require.Equal(t, 1, n, "series after Forget")
+	require.Nil(t, New(prometheus.NewRegistry(), Sources{}, Options{}).MapOps, "operation metrics are off when Options say so")
 }
 
 func TestExchangeMetrics(t *testing.T) {
@@ -194,9 +176,7 @@ atoll_exchange_write_block_seconds_total 0.25
 `
 	names := []string{"atoll_exchange_bytes_total", "atoll_exchange_messages_total", "atoll_exchange_rows_shipped_total",
 		"atoll_exchange_scheduling_wait_seconds_total", "atoll_exchange_write_block_seconds_total"}
-	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), names...); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(want), names...))
 }
 
 func TestQueryMemoryMetrics(t *testing.T) {
@@ -224,7 +204,5 @@ atoll_query_memory_reserved_bytes 1000
 `
 	names := []string{"atoll_member_memory_limit_bytes", "atoll_query_breaker_open", "atoll_query_breaker_total",
 		"atoll_query_memory_limit_bytes", "atoll_query_memory_reserved_bytes"}
-	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), names...); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(want), names...))
 }

@@ -1,9 +1,9 @@
 package partition
 
 import (
-	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
@@ -18,17 +18,8 @@ func sample() *Table {
 func TestProtoRoundTrip(t *testing.T) {
 	want := sample()
 	got, err := FromProto(want.Proto())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Version != want.Version || got.Lineage != want.Lineage || len(got.Members) != 3 || got.Members[2] != want.Members[2] {
-		t.Fatalf("round trip changed the table: %+v", got)
-	}
-	for p := range want.Owners {
-		if got.Owners[p] != want.Owners[p] || len(got.Backups[p]) != len(want.Backups[p]) {
-			t.Fatalf("partition %d: %d %v, want %d %v", p, got.Owners[p], got.Backups[p], want.Owners[p], want.Backups[p])
-		}
-	}
+	require.NoError(t, err)
+	require.Equal(t, want, got, "the round trip keeps the table")
 }
 
 func TestFromProtoRejectsBadTables(t *testing.T) {
@@ -56,9 +47,7 @@ func TestFromProtoRejectsBadTables(t *testing.T) {
 				tc.edit(p)
 			}
 			_, err := FromProto(p)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("error %v, want one containing %q", err, tc.want)
-			}
+			require.ErrorContains(t, err, tc.want)
 		})
 	}
 }
@@ -79,13 +68,9 @@ func FuzzFromProto(f *testing.F) {
 		}
 		n := int32(len(tab.Members))
 		for i, o := range tab.Owners {
-			if o < -1 || o >= n {
-				t.Fatalf("owner %d of partition %d out of range", o, i)
-			}
+			require.True(t, o >= -1 && o < n, "owner %d of partition %d out of range", o, i)
 			for _, m := range tab.Backups[i] {
-				if m < 0 || m >= n || m == o {
-					t.Fatalf("backup %d of partition %d is invalid", m, i)
-				}
+				require.True(t, m >= 0 && m < n && m != o, "backup %d of partition %d is invalid", m, i)
 			}
 		}
 	})

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // allocateForProfile allocates a little (about 200 KB/s, too little to
@@ -43,26 +45,18 @@ func TestAllocsWindow(t *testing.T) {
 	}()
 
 	resp, err := http.Get(srv.URL + "/debug/pprof/allocs?seconds=1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("status %s", resp.Status)
-	}
+	require.Equal(t, http.StatusOK, resp.StatusCode, resp.Status)
 	p, err := profile.Parse(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	idx := -1
 	for i, st := range p.SampleType {
 		if st.Type == "alloc_space" {
 			idx = i
 		}
 	}
-	if idx < 0 {
-		t.Fatalf("sample types %v: no alloc_space", p.SampleType)
-	}
+	require.GreaterOrEqual(t, idx, 0, "sample types %v: no alloc_space", p.SampleType)
 	var bytes int64
 	for _, s := range p.Sample {
 		for _, loc := range s.Location {
@@ -73,18 +67,12 @@ func TestAllocsWindow(t *testing.T) {
 			}
 		}
 	}
-	if bytes <= 0 {
-		t.Fatalf("the window's profile holds %d bytes allocated by allocateForProfile", bytes)
-	}
+	require.Positive(t, bytes, "the window's profile holds the bytes allocateForProfile allocated")
 
 	for _, bad := range []string{"0", "x"} {
 		resp, err := http.Get(srv.URL + "/debug/pprof/allocs?seconds=" + bad)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusBadRequest {
-			t.Errorf("seconds=%s: status %s, want 400", bad, resp.Status)
-		}
+		assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "seconds=%s", bad)
 	}
 }

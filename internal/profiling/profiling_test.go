@@ -11,19 +11,18 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestLabels(t *testing.T) {
 	ctx := QueryLabels(context.Background(), 7, "sql")
 	for k, want := range map[string]string{LabelQueryID: "7", LabelKind: "sql"} {
-		if got, _ := pprof.Label(ctx, k); got != want {
-			t.Errorf("label %s = %q, want %q", k, got, want)
-		}
+		got, _ := pprof.Label(ctx, k)
+		assert.Equal(t, want, got, "label %s", k)
 	}
-	ctx = OpLabels("m", "set")
-	if got, _ := pprof.Label(ctx, LabelOp); got != "set" {
-		t.Errorf("op label %q", got)
-	}
+	got, _ := pprof.Label(OpLabels("m", "set"), LabelOp)
+	assert.Equal(t, "set", got, "op label")
 }
 
 // synthetic builds a CPU-like profile: main -> a -> b with labels.
@@ -53,16 +52,14 @@ func synthetic(values map[string]int64) *profile.Profile {
 func svgOf(t *testing.T, g *FlameGraph) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := g.WriteSVG(&buf); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, g.WriteSVG(&buf))
 	dec := xml.NewDecoder(bytes.NewReader(buf.Bytes()))
 	for {
-		if _, err := dec.Token(); errors.Is(err, io.EOF) {
+		_, err := dec.Token()
+		if errors.Is(err, io.EOF) {
 			break
-		} else if err != nil {
-			t.Fatalf("not well-formed: %v", err)
 		}
+		require.NoError(t, err, "not well-formed")
 	}
 	return buf.String()
 }
@@ -70,48 +67,34 @@ func svgOf(t *testing.T, g *FlameGraph) string {
 func TestKeepLabelDiffAndFlameGraph(t *testing.T) {
 	p := synthetic(map[string]int64{"a": 300, "b": 100, "c": 100})
 	n, err := KeepLabel(p, LabelOp, "set")
-	if err != nil || n != 2 {
-		t.Fatalf("KeepLabel: %d samples, %v", n, err)
-	}
+	require.NoError(t, err)
+	require.Equal(t, 2, n, "samples kept")
 	g, err := NewFlameGraph(p, "sets")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if frames := strings.Join(g.Frames(), " "); strings.Contains(frames, " a ") || !strings.Contains(frames, "b") {
-		t.Errorf("frames after keeping op=set: %s", frames)
-	}
-	if g.Total() != 200 {
-		t.Errorf("total %d, want 200", g.Total())
-	}
-	if svg := svgOf(t, g); !strings.Contains(svg, "c&lt;T&gt;&amp;") {
-		t.Error("function names are not escaped")
-	}
+	require.NoError(t, err)
+	frames := strings.Join(g.Frames(), " ")
+	assert.NotContains(t, frames, " a ", "frames after keeping op=set")
+	assert.Contains(t, frames, "b", "frames after keeping op=set")
+	assert.Equal(t, int64(200), g.Total())
+	assert.Contains(t, svgOf(t, g), "c&lt;T&gt;&amp;", "function names are escaped")
 
 	unlabelled := synthetic(map[string]int64{"a": 1})
 	for _, s := range unlabelled.Sample {
 		s.Label = nil
 	}
-	if _, err := KeepLabel(unlabelled, LabelOp, "set"); !errors.Is(err, ErrNoLabels) {
-		t.Errorf("KeepLabel of a profile without labels: %v", err)
-	}
+	_, err = KeepLabel(unlabelled, LabelOp, "set")
+	assert.ErrorIs(t, err, ErrNoLabels, "KeepLabel of a profile without labels")
 
 	// b got hotter, a cooler.
 	base := synthetic(map[string]int64{"a": 300, "b": 100, "c": 100})
 	cur := synthetic(map[string]int64{"a": 100, "b": 300, "c": 100})
 	d, err := Diff(cur, base)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	g, err = NewFlameGraph(d, "diff")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	svg := svgOf(t, g)
-	if !strings.Contains(svg, "hotter") || !strings.Contains(svg, "b&#xA;now 400ns, base 200ns, +200ns") {
-		t.Errorf("the diff does not show b hotter:\n%s", svg)
-	}
+	assert.Contains(t, svg, "hotter", "the diff shows b hotter")
+	assert.Contains(t, svg, "b&#xA;now 400ns, base 200ns, +200ns", "the diff shows b hotter")
 	heap := &profile.Profile{SampleType: []*profile.ValueType{{Type: "inuse_space", Unit: "bytes"}}}
-	if _, err := Diff(cur, heap); err == nil {
-		t.Error("a CPU profile was diffed against a heap profile")
-	}
+	_, err = Diff(cur, heap)
+	assert.Error(t, err, "a CPU profile diffed against a heap profile")
 }

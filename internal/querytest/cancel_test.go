@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/atolldb/atoll/pkg/client"
 )
 
@@ -17,9 +19,7 @@ import (
 func cpuTime(t *testing.T) time.Duration {
 	t.Helper()
 	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
@@ -33,9 +33,7 @@ func TestLikeStopsWithItsQuery(t *testing.T) {
 	// The pattern of many % segments over a long text: no backtracking.
 	begin := time.Now()
 	got := queryRows(t, ctx, c, "SELECT '"+strings.Repeat("a", 100_000)+"c' LIKE '"+strings.Repeat("%a", 5000)+"%b'")
-	if len(got) != 1 || got[0] != "false" {
-		t.Fatalf("got %v, want one FALSE", got)
-	}
+	require.Equal(t, []string{"false"}, got)
 	t.Logf("100 000 characters LIKE 5 000 %%a segments: %v", time.Since(begin))
 
 	// About 4e9 character comparisons: seconds of work.
@@ -59,11 +57,10 @@ func TestLikeStopsWithItsQuery(t *testing.T) {
 			rows, err := c.SQL(qctx, slow, opts...)
 			if err == nil {
 				rows.Close()
-				t.Fatalf("the slow LIKE answered after %v", time.Since(start))
+				require.Failf(t, "the slow LIKE answered", "after %v", time.Since(start))
 			}
-			if !errors.Is(err, client.ErrTimeout) && !errors.Is(err, context.Canceled) && !errors.Is(err, client.ErrCancelled) {
-				t.Fatalf("the slow LIKE failed with %v", err)
-			}
+			require.True(t, errors.Is(err, client.ErrTimeout) || errors.Is(err, context.Canceled) || errors.Is(err, client.ErrCancelled),
+				"the slow LIKE failed with %v, want a timeout or a cancellation", err)
 			// The call may return before the member noticed: allow it
 			// 100 ms, then the members must be back to idle.
 			time.Sleep(100 * time.Millisecond)
@@ -71,9 +68,7 @@ func TestLikeStopsWithItsQuery(t *testing.T) {
 			time.Sleep(time.Second)
 			used := cpuTime(t) - cpu0
 			t.Logf("%s: the call ended after %v; CPU used in the second after: %v (%v when idle)", how, time.Since(start)-1100*time.Millisecond, used, idle)
-			if used > idle+150*time.Millisecond {
-				t.Fatalf("the members used %v of CPU in the second after the query ended, %v when idle", used, idle)
-			}
+			require.LessOrEqual(t, used, idle+150*time.Millisecond, "the members' CPU in the second after the query ended (%v when idle)", idle)
 		})
 	}
 }

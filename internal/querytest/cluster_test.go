@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
@@ -27,9 +29,7 @@ type coordinatorAt struct {
 func coordinator(t *testing.T, addr string) *coordinatorAt {
 	t.Helper()
 	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { _ = cc.Close() })
 	return &coordinatorAt{t: t, addr: addr, qs: pb.NewQueryServiceClient(cc)}
 }
@@ -42,15 +42,11 @@ func (c *coordinatorAt) run(ctx context.Context, sql string) (int64, [][]string,
 	if err != nil {
 		return 0, nil, err
 	}
-	if resp.CursorId != 0 {
-		c.t.Fatalf("%s on %s: more than one page", sql, c.addr)
-	}
+	require.Zero(c.t, resp.CursorId, "%s on %s: more than one page", sql, c.addr)
 	var out [][]string
 	if resp.Page != nil && resp.Page.Count > 0 {
 		rows, err := exec.DecodeRows(resp.Page.Rows, int(resp.Page.Count), len(resp.Columns))
-		if err != nil {
-			c.t.Fatal(err)
-		}
+		require.NoError(c.t, err)
 		for _, r := range rows {
 			var cells []string
 			for _, v := range r {
@@ -65,9 +61,7 @@ func (c *coordinatorAt) run(ctx context.Context, sql string) (int64, [][]string,
 func (c *coordinatorAt) must(ctx context.Context, sql string) (int64, [][]string) {
 	c.t.Helper()
 	n, rows, err := c.run(ctx, sql)
-	if err != nil {
-		c.t.Fatalf("%s on %s: %v", sql, c.addr, err)
-	}
+	require.NoError(c.t, err, "%s on %s", sql, c.addr)
 	return n, rows
 }
 
@@ -98,15 +92,12 @@ func TestClusterSQL(t *testing.T) {
 	for k := range 600 {
 		vals = append(vals, fmt.Sprintf("(%d, 'p%d', %d)", k, k, k%90))
 	}
-	if n, _ := at[1].must(ctx, "INSERT INTO people VALUES "+strings.Join(vals, ", ")); n != 600 {
-		t.Fatalf("INSERT changed %d rows, want 600", n)
-	}
+	n, _ := at[1].must(ctx, "INSERT INTO people VALUES "+strings.Join(vals, ", "))
+	require.Equal(t, int64(600), n, "rows the INSERT changed")
 	// The keys went to their owners: the map's size (the owners' entry
 	// counts summed) is every row, and each member owns some.
 	cli, err := client.New(ctx, client.Config{Addresses: cl.Addrs(), ClusterName: "test", StatisticsInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer cli.Close()
 	// Sizes read while partitions move may count an entry twice or not
 	// at all; once they settle, the size is every row.
@@ -132,52 +123,38 @@ func TestClusterSQL(t *testing.T) {
 		}
 	}
 	for i, c := range at {
-		if got := c.count(ctx, "people"); got != "600" {
-			t.Errorf("COUNT(*) with member %d coordinating: %s, want 600", i, got)
-		}
+		assert.Equal(t, "600", c.count(ctx, "people"), "COUNT(*) with member %d coordinating", i)
 	}
 
 	// An index made on one member is used by every member's plans.
 	at[2].must(ctx, `CREATE INDEX people_age ON people (age) TYPE SORTED`)
 	for i, c := range at {
 		resp, err := c.qs.Execute(ctx, &pb.ExecuteRequest{Query: &pb.ExecuteRequest_Sql{Sql: "SELECT name FROM people WHERE age = 7"}, Explain: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		rows, err := exec.DecodeRows(resp.Page.Rows, int(resp.Page.Count), len(resp.Columns))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var plan strings.Builder
 		for _, r := range rows {
 			plan.WriteString(r[0].String() + "\n")
 		}
-		if !strings.Contains(plan.String(), "people_age") {
-			t.Errorf("member %d plans without the index:\n%s", i, plan.String())
-		}
-		if _, rows := c.must(ctx, "SELECT name FROM people WHERE age = 7"); len(rows) != 7 {
-			t.Errorf("member %d: %d people aged 7, want 7", i, len(rows))
-		}
+		assert.Contains(t, plan.String(), "people_age", "member %d plans with the index", i)
+		_, aged7 := c.must(ctx, "SELECT name FROM people WHERE age = 7")
+		assert.Len(t, aged7, 7, "member %d: people aged 7", i)
 	}
 
 	// A member that joins later knows the mapping and the index.
 	late := coordinator(t, cl.Add().Addr)
-	if got := late.count(ctx, "people WHERE age < 10"); got != "70" {
-		t.Errorf("the late member counts %s people under 10, want 70", got)
-	}
+	assert.Equal(t, "70", late.count(ctx, "people WHERE age < 10"), "the late member's count of people under 10")
 	at = append(at, late)
 
 	// UPDATE and DELETE coordinated by different members.
-	if n, _ := late.must(ctx, "UPDATE people SET name = 'old' WHERE age >= 80"); n != 60 {
-		t.Errorf("UPDATE changed %d rows, want 60", n)
-	}
-	if n, _ := at[0].must(ctx, "DELETE FROM people WHERE age < 30"); n != 210 {
-		t.Errorf("DELETE removed %d rows, want 210", n)
-	}
+	n, _ = late.must(ctx, "UPDATE people SET name = 'old' WHERE age >= 80")
+	assert.Equal(t, int64(60), n, "rows the UPDATE changed")
+	n, _ = at[0].must(ctx, "DELETE FROM people WHERE age < 30")
+	assert.Equal(t, int64(210), n, "rows the DELETE removed")
 	// A duplicate key in INSERT is refused.
-	if _, _, err := at[2].run(ctx, "INSERT INTO people VALUES (500, 'again', 1)"); err == nil || !strings.Contains(err.Error(), "duplicate key") {
-		t.Errorf("INSERT of a present key: %v, want a duplicate key error", err)
-	}
+	_, _, err = at[2].run(ctx, "INSERT INTO people VALUES (500, 'again', 1)")
+	assert.ErrorContains(t, err, "duplicate key", "INSERT of a present key")
 
 	// A member dies: its backups hold every row it owned.
 	cl.Members()[1].Kill()
@@ -211,9 +188,7 @@ func TestClusterSQL(t *testing.T) {
 func ownedEntries(t *testing.T, n *testcluster.Node, mapName string) float64 {
 	t.Helper()
 	families, err := n.Member().Registry().Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, f := range families {
 		if f.GetName() != "atoll_map_entries" {
 			continue

@@ -17,6 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
 )
@@ -344,12 +347,8 @@ func TestDifferentialDuckDB(t *testing.T) {
 	}
 	cw.Flush()
 	dataPath := filepath.Join(dir, "t.csv")
-	if err := os.WriteFile(dataPath, csvBuf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if got := queryRows(t, ctx, c, "SELECT COUNT(*) FROM t"); got[0] != "1000" {
-		t.Fatalf("loaded %v rows", got)
-	}
+	require.NoError(t, os.WriteFile(dataPath, csvBuf.Bytes(), 0o644))
+	require.Equal(t, []string{"1000"}, queryRows(t, ctx, c, "SELECT COUNT(*) FROM t"), "rows loaded")
 	queries := append(genQueries(r, 300), genTypedQueries(r, 300)...)
 	texts := make([]string, len(queries))
 	for i, q := range queries {
@@ -358,22 +357,18 @@ func TestDifferentialDuckDB(t *testing.T) {
 	ref := duckdbReference(t, dir, []refTable{{name: "t", csv: dataPath, columns: refCols}}, texts)
 	nonEmpty := 0
 	for i, q := range queries {
-		if ref[i].Error != "" {
-			t.Errorf("query %d rejected by the reference: %s\n%s", i, ref[i].Error, q.sql)
+		if !assert.Empty(t, ref[i].Error, "query %d rejected by the reference:\n%s", i, q.sql) {
 			continue
 		}
 		want := refRows(ref[i])
 		got, err := atollRows(ctx, c, q.sql)
-		if err != nil {
-			t.Errorf("query %d: %v\n%s", i, err, q.sql)
+		if !assert.NoError(t, err, "query %d:\n%s", i, q.sql) {
 			continue
 		}
 		if !q.ordered {
 			want, got = sorted(want), sorted(got)
 		}
-		if !slices.Equal(want, got) {
-			t.Errorf("query %d differs\n%s\nduckdb (%d): %v\natoll  (%d): %v", i, q.sql, len(want), head(want), len(got), head(got))
-		}
+		assert.Equal(t, want, got, "query %d: DuckDB's rows (expected) and Atoll's (actual)\n%s", i, q.sql)
 		if len(want) > 0 {
 			nonEmpty++
 		}
@@ -437,24 +432,18 @@ func duckdbReference(t *testing.T, dir string, tables []refTable, queries []stri
 	spec.Queries = queries
 	sb, _ := json.Marshal(spec)
 	specPath := filepath.Join(dir, "spec.json")
-	if err := os.WriteFile(specPath, sb, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(specPath, sb, 0o644))
 	out, err := exec.Command("python3", filepath.Join("testdata", "duckdb_ref.py"), specPath).Output()
 	if err != nil {
 		var stderr []byte
 		if ee, ok := err.(*exec.ExitError); ok {
 			stderr = ee.Stderr
 		}
-		t.Fatalf("duckdb reference: %v\n%s", err, stderr)
+		require.NoError(t, err, "duckdb reference:\n%s", stderr)
 	}
 	var ref []refResult
-	if err := json.Unmarshal(out, &ref); err != nil {
-		t.Fatal(err)
-	}
-	if len(ref) != len(queries) {
-		t.Fatalf("the reference answered %d of %d queries", len(ref), len(queries))
-	}
+	require.NoError(t, json.Unmarshal(out, &ref))
+	require.Len(t, ref, len(queries), "the reference's answers")
 	return ref
 }
 
@@ -477,7 +466,7 @@ func atollRows(ctx context.Context, c *client.Client, stmt string) ([]string, er
 		return nil, err
 	}
 	defer rows.Close()
-	var out []string
+	out := []string{}
 	for rows.Next() {
 		vals, err := rows.Values()
 		if err != nil {

@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/internal/member"
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
@@ -29,10 +31,8 @@ func joinCluster(t *testing.T, n, mult int, opts testcluster.Options) (*testclus
 	cl := testcluster.Start(t, testcluster.InProcess, n, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
-	c, err := client.New(ctx, client.Config{Addresses: cl.Addrs(), ClusterName: "test", Serialization: model.Config()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, err := client.New(ctx, client.Config{Addresses: cl.Addrs(), ClusterName: "test", Serialization: benchmodel.Config()})
+	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	tables := genJoinData(rand.New(rand.NewPCG(20261125, 14)))
 	for _, tb := range tables {
@@ -73,9 +73,7 @@ func TestJoinCancelLeaksNothing(t *testing.T) {
 	cl.WaitStable(1, 2*time.Minute) // no migration starts or ends a replication stream meanwhile
 	q := "SELECT /*+ JOIN_STRATEGY(repartition) BATCH_BYTES(256) VECTOR_SIZE(50) */ jo.__key, jo.note, jc.name FROM jo JOIN jc ON jo.cust = jc.__key"
 	want := len(queryRows(t, ctx, c, q)) // warms every connection up
-	if want < 1000 {
-		t.Fatalf("the join returns %d rows", want)
-	}
+	require.GreaterOrEqual(t, want, 1000, "rows of the join")
 	baseline := goleak.IgnoreCurrent()
 	// Replication streams to backups belong to the cluster, not the joins:
 	// one that a backup restarts is not a leak.
@@ -84,14 +82,10 @@ func TestJoinCancelLeaksNothing(t *testing.T) {
 		goleak.IgnoreAnyFunction("github.com/atolldb/atoll/internal/cluster.(*service).Replicate")}
 	for i := 0; i < 5; i++ {
 		rows, err := c.SQL(ctx, q, client.WithPageSize(10))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for n := 0; n < 15 && rows.Next(); n++ {
 		}
-		if err := rows.Close(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, rows.Close())
 		tctx, cancel := context.WithTimeout(ctx, time.Duration(1+i)*time.Millisecond)
 		if rows, err := c.SQL(tctx, q); err == nil {
 			for rows.Next() {
@@ -106,12 +100,8 @@ func TestJoinCancelLeaksNothing(t *testing.T) {
 			break
 		}
 	}
-	if err != nil {
-		t.Fatalf("goroutines outlived the cancelled joins: %v", err)
-	}
-	if got := len(queryRows(t, ctx, c, q)); got != want {
-		t.Fatalf("the join returns %d rows after the cancelled ones, want %d", got, want)
-	}
+	require.NoError(t, err, "goroutines outlived the cancelled joins")
+	require.Len(t, queryRows(t, ctx, c, q), want, "rows of the join after the cancelled ones")
 }
 
 // TestJoinMemberDeath kills a member while joins move rows between the
@@ -183,7 +173,7 @@ func TestJoinMemberDeath(t *testing.T) {
 		case r == "retryable":
 			retry++
 		default:
-			t.Errorf("a join while a member died: %s (want %s or a retryable error)", r, want)
+			assert.Failf(t, "a join while a member died", "%s (want %s or a retryable error)", r, want)
 		}
 	}
 	t.Logf("%d joins returned every row, %d failed with a retryable error", ok, retry)
@@ -204,18 +194,14 @@ func TestJoinMemberDeath(t *testing.T) {
 			break
 		}
 	}
-	if got != want {
-		t.Fatalf("after the member died the join returns %s, want %s", got, want)
-	}
+	require.Equal(t, want, got, "the join after the member died")
 	var left []string
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if left = exchangeGoroutines(); len(left) == 0 {
 			break
 		}
 	}
-	if len(left) > 0 {
-		t.Fatalf("%d exchange goroutines outlived their joins:\n%s", len(left), strings.Join(left, "\n\n"))
-	}
+	require.Empty(t, left, "exchange goroutines that outlived their joins")
 }
 
 // TestJoinMemoryLimit: a join's hash table and exchange buffers count
@@ -228,13 +214,11 @@ func TestJoinMemoryLimit(t *testing.T) {
 		q := "SELECT /*+ " + hint + " MEMORY_LIMIT(2000) */ COUNT(*) FROM jo a JOIN jo b ON a.cust = b.cust"
 		_, err := c.SQL(ctx, q)
 		var ce *client.Error
-		if !errors.As(err, &ce) || !strings.Contains(ce.Message, "memory limit of 2000 bytes exceeded") ||
-			!strings.Contains(ce.Message, "MEMORY_LIMIT") || ce.Retryable {
-			t.Fatalf("%s: %v, want a memory limit error naming the knob", hint, err)
-		}
+		require.ErrorAs(t, err, &ce, hint)
+		require.Contains(t, ce.Message, "memory limit of 2000 bytes exceeded", hint)
+		require.Contains(t, ce.Message, "MEMORY_LIMIT", "%s: the error names the knob", hint)
+		require.False(t, ce.Retryable, "%s: a query over its own limit is not retried", hint)
 	}
 	got := queryRows(t, ctx, c, "SELECT /*+ MEMORY_LIMIT(100000000) */ COUNT(*) FROM jo a JOIN jo b ON a.cust = b.cust")
-	if got[0] == "0" {
-		t.Fatalf("the join under a sufficient limit returned %v", got)
-	}
+	require.NotEqual(t, []string{"0"}, got, "the join under a sufficient limit")
 }

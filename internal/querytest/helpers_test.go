@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/stretchr/testify/require"
+
+	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
 )
@@ -35,10 +37,8 @@ func start(t testing.TB) (*client.Client, context.Context) {
 	cl := testcluster.Start(t, testcluster.InProcess, members(t), testcluster.Options{SlowFailureDetection: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
-	c, err := client.New(ctx, client.Config{Addresses: cl.Addrs(), ClusterName: "test", Serialization: model.Config()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, err := client.New(ctx, client.Config{Addresses: cl.Addrs(), ClusterName: "test", Serialization: benchmodel.Config()})
+	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	return c, ctx
 }
@@ -47,9 +47,7 @@ func mustExec(t testing.TB, ctx context.Context, c *client.Client, stmts ...stri
 	t.Helper()
 	for _, s := range stmts {
 		rows, err := c.SQL(ctx, s)
-		if err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
+		require.NoError(t, err, "%s", s)
 		rows.Close()
 	}
 }
@@ -58,21 +56,15 @@ func mustExec(t testing.TB, ctx context.Context, c *client.Client, stmts ...stri
 func queryRows(t testing.TB, ctx context.Context, c *client.Client, stmt string, params ...any) []string {
 	t.Helper()
 	rows, err := c.SQL(ctx, stmt, params...)
-	if err != nil {
-		t.Fatalf("%s: %v", stmt, err)
-	}
+	require.NoError(t, err, "%s", stmt)
 	defer rows.Close()
-	var out []string
+	out := []string{}
 	for rows.Next() {
 		vals, err := rows.Values()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		out = append(out, show(vals...))
 	}
-	if err := rows.Err(); err != nil {
-		t.Fatalf("%s: %v", stmt, err)
-	}
+	require.NoError(t, rows.Err(), "%s", stmt)
 	return out
 }
 
@@ -84,7 +76,7 @@ func show(vals ...any) string {
 			s += "|"
 		}
 		switch x := v.(type) {
-		case *model.Small:
+		case *benchmodel.Small:
 			s += fmt.Sprintf("%d,%d,%g,%s", x.IntField, x.LongField, x.DoubleField, x.StringField)
 		case int8, int16, int32, int64, int:
 			s += fmt.Sprintf("%d", x)
@@ -100,7 +92,7 @@ func show(vals ...any) string {
 }
 
 func sorted(s []string) []string {
-	c := append([]string(nil), s...)
+	c := append([]string{}, s...)
 	sort.Strings(c)
 	return c
 }

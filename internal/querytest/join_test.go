@@ -8,13 +8,15 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/internal/member"
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
@@ -160,9 +162,7 @@ func TestJoinsDuckDB(t *testing.T) {
 		}
 		w.Flush()
 		path := filepath.Join(dir, tb.name+".csv")
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
 		refTables = append(refTables, refTable{name: tb.name, csv: path, columns: tb.columns})
 	}
 	var texts []string
@@ -171,9 +171,7 @@ func TestJoinsDuckDB(t *testing.T) {
 	}
 	ref := duckdbReference(t, dir, refTables, texts)
 	for i, q := range joinQueries {
-		if ref[i].Error != "" {
-			t.Fatalf("query %d rejected by the reference: %s\n%s", i, ref[i].Error, q.sql)
-		}
+		require.Empty(t, ref[i].Error, "query %d rejected by the reference:\n%s", i, q.sql)
 	}
 	for _, n := range []int{1, 3} {
 		t.Run(fmt.Sprintf("%d members", n), func(t *testing.T) {
@@ -183,10 +181,8 @@ func TestJoinsDuckDB(t *testing.T) {
 				Configure: func(c *member.Config) { c.Query.Join.BroadcastThresholdRows = 100 }})
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
-			c, err := client.New(ctx, client.Config{Addresses: cl.Addrs(), ClusterName: "test", Serialization: model.Config()})
-			if err != nil {
-				t.Fatal(err)
-			}
+			c, err := client.New(ctx, client.Config{Addresses: cl.Addrs(), ClusterName: "test", Serialization: benchmodel.Config()})
+			require.NoError(t, err)
 			defer c.Close()
 			loadJoinData(t, ctx, c, tables)
 			compared := 0
@@ -195,17 +191,14 @@ func TestJoinsDuckDB(t *testing.T) {
 				for _, hint := range joinHints {
 					stmt := withHint(q.sql, hint)
 					got, err := atollRows(ctx, c, stmt)
-					if err != nil {
-						t.Errorf("query %d: %v\n%s", i, err, stmt)
+					if !assert.NoError(t, err, "query %d:\n%s", i, stmt) {
 						continue
 					}
 					w := want
 					if !q.ordered {
 						w, got = sorted(w), sorted(got)
 					}
-					if !slices.Equal(w, got) {
-						t.Errorf("query %d differs\n%s\nduckdb (%d): %v\natoll  (%d): %v", i, stmt, len(w), head(w), len(got), head(got))
-					}
+					assert.Equal(t, w, got, "query %d: DuckDB's rows (expected) and Atoll's (actual)\n%s", i, stmt)
 					compared++
 				}
 			}
@@ -215,9 +208,9 @@ func TestJoinsDuckDB(t *testing.T) {
 			parts := strings.Split(stats[0], "|")
 			shipped, _ := strconv.Atoi(parts[1])
 			received, _ := strconv.Atoi(parts[2])
-			if parts[0] != strconv.Itoa(n) || (n > 1) != (shipped > 0) || (n > 1) != (received > 0) {
-				t.Errorf("exchange stats: %v (members, rows shipped, messages received)", stats)
-			}
+			assert.Equal(t, strconv.Itoa(n), parts[0], "exchange stats: members")
+			assert.Equal(t, n > 1, shipped > 0, "exchange stats: rows shipped %d on %d members", shipped, n)
+			assert.Equal(t, n > 1, received > 0, "exchange stats: messages received %d on %d members", received, n)
 		})
 	}
 }
@@ -233,8 +226,6 @@ func loadJoinData(t *testing.T, ctx context.Context, c *client.Client, tables []
 			}
 			mustExec(t, ctx, c, "INSERT INTO "+tb.name+" VALUES "+strings.Join(vals, ", "))
 		}
-		if got := queryRows(t, ctx, c, "SELECT COUNT(*) FROM "+tb.name); got[0] != strconv.Itoa(len(tb.rows)) {
-			t.Fatalf("%s holds %v rows, want %d", tb.name, got, len(tb.rows))
-		}
+		require.Equal(t, []string{strconv.Itoa(len(tb.rows))}, queryRows(t, ctx, c, "SELECT COUNT(*) FROM "+tb.name), "rows of %s", tb.name)
 	}
 }

@@ -2,9 +2,11 @@ package querytest
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/atolldb/atoll/pkg/client"
 	"github.com/atolldb/atoll/pkg/predicate"
@@ -57,25 +59,19 @@ func TestNullsOfEveryType(t *testing.T) {
 					{"SELECT MIN(x), MAX(x) FROM %s", []string{lo + "|" + hi}, false},
 				} {
 					got, err := atollRows(ctx, c, fmt.Sprintf(tc.sql, name))
-					if err != nil {
-						t.Errorf("%s: %v", tc.sql, err)
+					if !assert.NoError(t, err, tc.sql) {
 						continue
 					}
 					want := tc.want
 					if !tc.ordered {
 						got, want = sorted(got), sorted(want)
 					}
-					if !slices.Equal(got, want) {
-						t.Errorf("%s: got %v, want %v", fmt.Sprintf(tc.sql, name), got, want)
-					}
+					assert.Equal(t, want, got, fmt.Sprintf(tc.sql, name))
 				}
 				d, err := client.GetMap[int32, any](c, name).Aggregate(ctx, predicate.Distinct("x"))
-				if err != nil {
-					t.Fatalf("distinct aggregator: %v", err)
-				}
-				if vals := d.([]any); len(vals) != 3 || !slices.Contains(vals, nil) {
-					t.Errorf("distinct aggregator: %v, want 3 values with a nil", vals)
-				}
+				require.NoError(t, err, "distinct aggregator")
+				assert.Len(t, d, 3, "distinct aggregator")
+				assert.Contains(t, d, nil, "distinct aggregator")
 			})
 		}
 	}

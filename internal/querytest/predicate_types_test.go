@@ -2,12 +2,13 @@ package querytest
 
 import (
 	"context"
-	"errors"
 	"slices"
-	"strings"
 	"testing"
 
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/pkg/client"
 	"github.com/atolldb/atoll/pkg/predicate"
 	"github.com/atolldb/atoll/pkg/serialization"
@@ -17,29 +18,23 @@ import (
 // every one of parts.
 func wantQueryError(t *testing.T, what string, err error, parts ...string) {
 	t.Helper()
-	if !errors.Is(err, client.ErrQuery) {
-		t.Errorf("%s: got %v, want a query error", what, err)
-		return
-	}
-	for _, p := range parts {
-		if !strings.Contains(err.Error(), p) {
-			t.Errorf("%s: %q does not say %q", what, err.Error(), p)
+	if assert.ErrorIs(t, err, client.ErrQuery, what) {
+		for _, p := range parts {
+			assert.ErrorContains(t, err, p, what)
 		}
 	}
 }
 
-func fillSmall(t *testing.T, ctx context.Context, c *client.Client, name string, n int32) *client.Map[int32, *model.Small] {
+func fillSmall(t *testing.T, ctx context.Context, c *client.Client, name string, n int32) *client.Map[int32, *benchmodel.Small] {
 	t.Helper()
-	m := client.GetMap[int32, *model.Small](c, name)
-	var batch []client.Entry[int32, *model.Small]
+	m := client.GetMap[int32, *benchmodel.Small](c, name)
+	var batch []client.Entry[int32, *benchmodel.Small]
 	for k := int32(0); k < n; k++ {
-		s := model.SmallForKey(k)
+		s := benchmodel.SmallForKey(k)
 		s.IntField = k % 10
-		batch = append(batch, client.Entry[int32, *model.Small]{Key: k, Value: &s})
+		batch = append(batch, client.Entry[int32, *benchmodel.Small]{Key: k, Value: &s})
 	}
-	if err := m.PutAll(ctx, batch); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, m.PutAll(ctx, batch))
 	return m
 }
 
@@ -65,57 +60,39 @@ func TestPredicateUnknownAttribute(t *testing.T) {
 	wantQueryError(t, "project", err, "attribute nope does not exist")
 
 	// Nested paths, Portable and IDS values.
-	large := client.GetMap[int32, *model.Large](c, "large_unknown")
-	l := model.LargeForKey(1)
-	if err := large.Set(ctx, 1, &l); err != nil {
-		t.Fatal(err)
-	}
+	large := client.GetMap[int32, *benchmodel.Large](c, "large_unknown")
+	l := benchmodel.LargeForKey(1)
+	require.NoError(t, large.Set(ctx, 1, &l))
 	_, err = large.KeySetWithPredicate(ctx, predicate.Equal("small.nope", int32(1)))
 	wantQueryError(t, "nested", err, "attribute small.nope does not exist", `no field "nope"`)
-	if err := c.RegisterLayouts(ctx, model.Layouts()...); err != nil {
-		t.Fatal(err)
-	}
-	ps := model.PortableSmall(model.SmallForKey(1))
-	if err := client.GetMap[int32, *model.PortableSmall](c, "portable_unknown").Set(ctx, 1, &ps); err != nil {
-		t.Fatal(err)
-	}
-	_, err = client.GetMap[int32, *model.PortableSmall](c, "portable_unknown").KeySetWithPredicate(ctx, predicate.Equal("nope", int32(1)))
+	require.NoError(t, c.RegisterLayouts(ctx, benchmodel.Layouts()...))
+	ps := benchmodel.PortableSmall(benchmodel.SmallForKey(1))
+	require.NoError(t, client.GetMap[int32, *benchmodel.PortableSmall](c, "portable_unknown").Set(ctx, 1, &ps))
+	_, err = client.GetMap[int32, *benchmodel.PortableSmall](c, "portable_unknown").KeySetWithPredicate(ctx, predicate.Equal("nope", int32(1)))
 	wantQueryError(t, "portable", err, "attribute nope does not exist", "Portable class")
-	is := model.IdentifiedSmall(model.SmallForKey(1))
-	if err := client.GetMap[int32, *model.IdentifiedSmall](c, "ids_unknown").Set(ctx, 1, &is); err != nil {
-		t.Fatal(err)
-	}
-	_, err = client.GetMap[int32, *model.IdentifiedSmall](c, "ids_unknown").KeySetWithPredicate(ctx, predicate.Equal("nope", int32(1)))
+	is := benchmodel.IdentifiedSmall(benchmodel.SmallForKey(1))
+	require.NoError(t, client.GetMap[int32, *benchmodel.IdentifiedSmall](c, "ids_unknown").Set(ctx, 1, &is))
+	_, err = client.GetMap[int32, *benchmodel.IdentifiedSmall](c, "ids_unknown").KeySetWithPredicate(ctx, predicate.Equal("nope", int32(1)))
 	wantQueryError(t, "identified", err, "attribute nope does not exist", "IdentifiedDataSerializable")
 	strs := client.GetMap[int32, string](c, "strings_unknown")
-	if err := strs.Set(ctx, 1, "x"); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, strs.Set(ctx, 1, "x"))
 	_, err = strs.KeySetWithPredicate(ctx, predicate.Equal("nope", int32(1)))
 	wantQueryError(t, "scalar values", err, "attribute nope does not exist")
 
 	// Schema evolution: the old version's values read the new field as NULL.
 	ev := client.GetMap[int32, any](c, "evolving")
 	v1, err := serialization.NewCompactRecordBuilder("evolving_person").Set("name", serialization.KindString, "old").Build()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	v2, err := serialization.NewCompactRecordBuilder("evolving_person").Set("name", serialization.KindString, "new").Set("age", serialization.KindInt32, int32(40)).Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ev.Set(ctx, 1, v1); err != nil {
-		t.Fatal(err)
-	}
-	if err := ev.Set(ctx, 2, v2); err != nil {
-		t.Fatal(err)
-	}
-	if ks, err := ev.KeySetWithPredicate(ctx, predicate.GreaterThan("age", int32(30))); err != nil || !slices.Equal(ks, []int32{2}) {
-		t.Fatalf("a field only the newer version has: %v %v, want [2]", ks, err)
-	}
-	if ks, err := ev.KeySetWithPredicate(ctx, predicate.Equal("age", nil)); err != nil || !slices.Equal(ks, []int32{1}) {
-		t.Fatalf("the field in the older version: %v %v, want [1]", ks, err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, ev.Set(ctx, 1, v1))
+	require.NoError(t, ev.Set(ctx, 2, v2))
+	ks, err := ev.KeySetWithPredicate(ctx, predicate.GreaterThan("age", int32(30)))
+	require.NoError(t, err)
+	require.Equal(t, []int32{2}, ks, "a field only the newer version has")
+	ks, err = ev.KeySetWithPredicate(ctx, predicate.Equal("age", nil))
+	require.NoError(t, err)
+	require.Equal(t, []int32{1}, ks, "the field in the older version")
 	_, err = ev.KeySetWithPredicate(ctx, predicate.Equal("nope", int32(1)))
 	wantQueryError(t, "evolving type", err, "attribute nope does not exist", `"evolving_person"`)
 }
@@ -154,20 +131,19 @@ func TestPredicateLiteralConversion(t *testing.T) {
 		wantQueryError(t, tc.what, err, tc.parts...)
 	}
 	want, err := keys(predicate.Equal("intField", int32(7)))
-	if err != nil || len(want) == 0 {
-		t.Fatalf("equal 7: %v %v", want, err)
-	}
+	require.NoError(t, err)
+	require.NotEmpty(t, want, "keys equal to 7")
 	for _, p := range []predicate.Predicate{predicate.Equal("intField", "7"), predicate.Equal("intField", int64(7)), predicate.Equal("intField", 7.0),
 		predicate.In("intField", "7", int32(70)), predicate.Between("intField", "6.5", "7.5")} {
 		got, err := keys(p)
-		if err != nil || !slices.Equal(got, want) {
-			t.Errorf("%s: %v %v, want %v", p, got, err, want)
+		if assert.NoError(t, err, "%s", p) {
+			assert.Equal(t, want, got, "%s", p)
 		}
 	}
 	// A fraction never equals an integer (no truncation).
-	if got, err := keys(predicate.Equal("intField", "7.5")); err != nil || len(got) != 0 {
-		t.Errorf("intField = '7.5': %v %v, want no keys", got, err)
-	}
+	got, err := keys(predicate.Equal("intField", "7.5"))
+	assert.NoError(t, err)
+	assert.Empty(t, got, "intField = '7.5'")
 }
 
 // TestTypedSumsRejectStrings: sums and averages over an attribute holding
@@ -184,9 +160,9 @@ func TestTypedSumsRejectStrings(t *testing.T) {
 	// With a predicate and over groups of entries on every member.
 	_, err := m.Aggregate(ctx, predicate.LongSum("stringField"), predicate.GreaterThan("intField", int32(3)))
 	wantQueryError(t, "longSum with a predicate", err, "stringField", "VARCHAR")
-	if v, err := m.Aggregate(ctx, predicate.IntegerSum("intField")); err != nil || v.(int64) == 0 {
-		t.Fatalf("integerSum over numbers: %v %v", v, err)
-	}
+	v, err := m.Aggregate(ctx, predicate.IntegerSum("intField"))
+	require.NoError(t, err)
+	require.NotZero(t, v, "integerSum over numbers")
 }
 
 // TestNestedObjectsInProjectionsAndAggregates: projecting a nested object
@@ -195,33 +171,31 @@ func TestTypedSumsRejectStrings(t *testing.T) {
 // over a multi-valued attribute they take every element.
 func TestNestedObjectsInProjectionsAndAggregates(t *testing.T) {
 	c, ctx := start(t)
-	m := client.GetMap[int32, *model.Large](c, "large_nested")
-	var batch []client.Entry[int32, *model.Large]
+	m := client.GetMap[int32, *benchmodel.Large](c, "large_nested")
+	var batch []client.Entry[int32, *benchmodel.Large]
 	for k := int32(0); k < 40; k++ {
-		l := model.LargeForKey(k)
+		l := benchmodel.LargeForKey(k)
 		l.IntField = k
 		l.Small.IntField = k * 3
 		l.IntArray = []int32{k, 1000 + k, -k}
-		batch = append(batch, client.Entry[int32, *model.Large]{Key: k, Value: &l})
+		batch = append(batch, client.Entry[int32, *benchmodel.Large]{Key: k, Value: &l})
 	}
-	if err := m.PutAll(ctx, batch); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, m.PutAll(ctx, batch))
 	got, err := m.Project(ctx, predicate.SingleAttribute("small"), predicate.Equal("intField", int32(12)))
-	if err != nil || len(got) != 1 {
-		t.Fatalf("project small: %v %v", got, err)
-	}
-	want := model.LargeForKey(12).Small
-	if s, ok := got[0].(*model.Small); !ok || s.IntField != 36 || s.StringField != want.StringField {
-		t.Fatalf("project small: got %T %+v, want the nested Small", got[0], got[0])
-	}
+	require.NoError(t, err)
+	require.Len(t, got, 1, "project small")
+	want := benchmodel.LargeForKey(12).Small
+	require.IsType(t, &benchmodel.Small{}, got[0], "project small: the nested Small")
+	assert.Equal(t, int32(36), got[0].(*benchmodel.Small).IntField)
+	assert.Equal(t, want.StringField, got[0].(*benchmodel.Small).StringField)
 	multi, err := m.Project(ctx, predicate.MultiAttribute("__key", "small", "smallArray[0]"), predicate.Equal("intField", int32(3)))
-	if err != nil || len(multi) != 1 {
-		t.Fatalf("project several: %v %v", multi, err)
-	}
-	if row := multi[0].([]any); row[0] != int32(3) || row[1].(*model.Small).IntField != 9 || row[2].(*model.Small).StringField != model.LargeForKey(3).SmallArray[0].StringField {
-		t.Fatalf("project several: %v", row)
-	}
+	require.NoError(t, err)
+	require.Len(t, multi, 1, "project several")
+	row := multi[0].([]any)
+	require.Len(t, row, 3)
+	assert.Equal(t, int32(3), row[0])
+	assert.Equal(t, int32(9), row[1].(*benchmodel.Small).IntField)
+	assert.Equal(t, benchmodel.LargeForKey(3).SmallArray[0].StringField, row[2].(*benchmodel.Small).StringField)
 	// Arrays as one value, and [any] in a projection, fail clearly (as
 	// Hazelcast's projections refuse [any]).
 	_, err = m.Project(ctx, predicate.SingleAttribute("smallArray"))
@@ -232,13 +206,17 @@ func TestNestedObjectsInProjectionsAndAggregates(t *testing.T) {
 		_, err := m.Aggregate(ctx, a)
 		wantQueryError(t, a.Kind.String(), err, "small", "OBJECT", "cannot be compared")
 	}
-	if v, err := m.Aggregate(ctx, predicate.Max("small.intField")); err != nil || v != int32(39*3) {
-		t.Fatalf("max of a nested field: %v %v", v, err)
-	}
-	if v, err := m.Aggregate(ctx, predicate.Max("intArray[any]")); err != nil || v != int32(1039) {
-		t.Fatalf("max over every element: %v %v", v, err)
-	}
-	if v, err := m.Aggregate(ctx, predicate.Min("intArray[any]")); err != nil || v != int32(-39) {
-		t.Fatalf("min over every element: %v %v", v, err)
+	for _, tc := range []struct {
+		what string
+		agg  predicate.Aggregator
+		want int32
+	}{
+		{"max of a nested field", predicate.Max("small.intField"), 39 * 3},
+		{"max over every element", predicate.Max("intArray[any]"), 1039},
+		{"min over every element", predicate.Min("intArray[any]"), -39},
+	} {
+		v, err := m.Aggregate(ctx, tc.agg)
+		require.NoError(t, err, tc.what)
+		require.Equal(t, tc.want, v, tc.what)
 	}
 }

@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/atolldb/atoll/bench/tpch"
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
@@ -20,44 +23,31 @@ func TestQ13MatchesDuckDB(t *testing.T) {
 	sf := 0.01
 	if s := os.Getenv("ATOLL_Q13_SF"); s != "" {
 		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			t.Fatalf("ATOLL_Q13_SF=%q: %v", s, err)
-		}
+		require.NoError(t, err, "ATOLL_Q13_SF=%q", s)
 		sf = v
 	}
 	dir := tpch.Dir(t.TempDir(), sf)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	if err := tpch.Generate(ctx, dir, sf); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, tpch.Generate(ctx, dir, sf))
 	ref, err := tpch.DuckDB(ctx, dir, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	n := members(t)
 	if n < 3 {
 		n = 3
 	}
 	cl := testcluster.Start(t, testcluster.InProcess, n, testcluster.Options{SlowFailureDetection: true})
 	c, err := client.New(ctx, client.Config{Addresses: cl.Addrs(), ClusterName: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer c.Close()
-	if _, err := tpch.Load(ctx, c, dir, 4, nil); err != nil {
-		t.Fatal(err)
-	}
+	_, err = tpch.Load(ctx, c, dir, 4, nil)
+	require.NoError(t, err)
 	for _, hint := range []string{"", "/*+ JOIN_STRATEGY(broadcast) */ ", "/*+ JOIN_STRATEGY(repartition) VECTOR_SIZE(1000) BATCH_BYTES(4096) */ ", "/*+ JOIN_STRATEGY(coordinator) */ "} {
 		q := withHint(tpch.Q13, hint)
 		start := time.Now()
 		got, err := tpch.Q13Rows(ctx, c, q)
-		if err != nil {
-			t.Fatalf("%s: %v", hint, err)
-		}
-		if d := tpch.Diff(got, ref.Rows); d != "" {
-			t.Errorf("Q13 %sdiffers from DuckDB: %s", hint, d)
-		}
+		require.NoError(t, err, "%s", hint)
+		assert.Empty(t, tpch.Diff(got, ref.Rows), "Q13 %sdiffers from DuckDB", hint)
 		t.Logf("Q13 %sat SF %g on %d members: %d rows in %v", hint, sf, n, len(got), time.Since(start))
 	}
 }

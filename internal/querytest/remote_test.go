@@ -2,10 +2,10 @@ package querytest
 
 import (
 	"context"
-	"errors"
 	"io"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/status"
 
@@ -26,23 +26,17 @@ func TestGRPCRemote(t *testing.T) {
 	cl := testcluster.Start(t, testcluster.InProcess, 1, testcluster.Options{})
 	ctx := context.Background()
 	c, err := client.New(ctx, client.Config{Addresses: cl.Addrs(), ClusterName: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer c.Close()
 	m := client.GetMap[int32, int64](c, "nums")
 	var batch []client.Entry[int32, int64]
 	for k := int32(0); k < 1000; k++ {
 		batch = append(batch, client.Entry[int32, int64]{Key: k, Value: int64(k)})
 	}
-	if err := m.PutAll(ctx, batch); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, m.PutAll(ctx, batch))
 	// RunFragment is served on member connections only.
 	cc, err := grpc.NewClient(cl.Addrs()[0], grpc.WithTransportCredentials(cluster.Credentials("test", 271)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer cc.Close()
 	remote := &exec.GRPCRemote{Conn: func(context.Context, partition.Member) (grpc.ClientConnInterface, error) { return cc, nil }}
 	f := &plan.Fragment{Map: "nums", Cols: []plan.ScanCol{{Path: "this"}}, Limit: -1,
@@ -51,17 +45,13 @@ func TestGRPCRemote(t *testing.T) {
 		Filter: expr.NewCall(">=", expr.Boolean, &expr.Col{Index: 0}, &expr.Param{Index: 0, T: expr.BigInt}),
 		Params: []expr.Value{expr.BigIntValue(500)}}
 	b, err := plan.MarshalFragment(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	all := make([]int32, 271)
 	for i := range all {
 		all[i] = int32(i)
 	}
 	rs, err := remote.RunFragment(ctx, partition.Member{}, &pb.RunFragmentRequest{Fragment: b, Partitions: all})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer rs.Close()
 	var sum, count int64
 	for {
@@ -69,13 +59,9 @@ func TestGRPCRemote(t *testing.T) {
 		if err == io.EOF {
 			break
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		rows, err := exec.DecodeRows(bt.Rows, bt.Count, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, r := range rows {
 			if !r[0].IsNull() {
 				sum += r[0].I
@@ -83,9 +69,8 @@ func TestGRPCRemote(t *testing.T) {
 			count += r[2].I
 		}
 	}
-	if want := int64(500+999) * 500 / 2; sum != want || count != 500 {
-		t.Fatalf("sum %d count %d, want %d and 500", sum, count, want)
-	}
+	require.Equal(t, int64(500+999)*500/2, sum)
+	require.Equal(t, int64(500), count)
 	// A partition out of range is refused with the member's error detail.
 	rs, err = remote.RunFragment(ctx, partition.Member{}, &pb.RunFragmentRequest{Fragment: b, Partitions: []int32{999}})
 	if err == nil {
@@ -98,7 +83,7 @@ func TestGRPCRemote(t *testing.T) {
 			detail = x
 		}
 	}
-	if detail == nil || detail.Code != pb.ErrorCode_ERROR_CODE_QUERY || errors.Is(err, io.EOF) {
-		t.Fatalf("out-of-range partition: %v", err)
-	}
+	require.NotErrorIs(t, err, io.EOF, "out-of-range partition")
+	require.NotNil(t, detail, "out-of-range partition: %v", err)
+	require.Equal(t, pb.ErrorCode_ERROR_CODE_QUERY, detail.Code, "out-of-range partition: %v", err)
 }

@@ -3,10 +3,11 @@ package querytest
 import (
 	"context"
 	"fmt"
-	"slices"
 	"testing"
 
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/stretchr/testify/require"
+
+	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/pkg/client"
 	"github.com/atolldb/atoll/pkg/predicate"
 )
@@ -17,16 +18,16 @@ type twin struct {
 	name    string
 	sql     string
 	params  []any
-	pred    func(ctx context.Context, m *client.Map[int32, *model.Small]) ([]string, error)
-	explain func(ctx context.Context, m *client.Map[int32, *model.Small]) (string, error)
+	pred    func(ctx context.Context, m *client.Map[int32, *benchmodel.Small]) ([]string, error)
+	explain func(ctx context.Context, m *client.Map[int32, *benchmodel.Small]) (string, error)
 	ordered bool // rows must come in the same order
 	noPlan  bool // the plans differ by design (see comment)
 }
 
-func entries(p predicate.Predicate) func(context.Context, *client.Map[int32, *model.Small]) ([]string, error) {
-	return func(ctx context.Context, m *client.Map[int32, *model.Small]) ([]string, error) {
+func entries(p predicate.Predicate) func(context.Context, *client.Map[int32, *benchmodel.Small]) ([]string, error) {
+	return func(ctx context.Context, m *client.Map[int32, *benchmodel.Small]) ([]string, error) {
 		es, err := m.EntrySetWithPredicate(ctx, p)
-		var out []string
+		out := []string{}
 		for _, e := range es {
 			out = append(out, show(e.Key, e.Value))
 		}
@@ -34,21 +35,21 @@ func entries(p predicate.Predicate) func(context.Context, *client.Map[int32, *mo
 	}
 }
 
-func explainEntries(p predicate.Predicate) func(context.Context, *client.Map[int32, *model.Small]) (string, error) {
-	return func(ctx context.Context, m *client.Map[int32, *model.Small]) (string, error) {
+func explainEntries(p predicate.Predicate) func(context.Context, *client.Map[int32, *benchmodel.Small]) (string, error) {
+	return func(ctx context.Context, m *client.Map[int32, *benchmodel.Small]) (string, error) {
 		return m.Explain(ctx, p)
 	}
 }
 
-func agg(a predicate.Aggregator, p ...predicate.Predicate) func(context.Context, *client.Map[int32, *model.Small]) ([]string, error) {
-	return func(ctx context.Context, m *client.Map[int32, *model.Small]) ([]string, error) {
+func agg(a predicate.Aggregator, p ...predicate.Predicate) func(context.Context, *client.Map[int32, *benchmodel.Small]) ([]string, error) {
+	return func(ctx context.Context, m *client.Map[int32, *benchmodel.Small]) ([]string, error) {
 		v, err := m.Aggregate(ctx, a, p...)
 		return []string{show(v)}, err
 	}
 }
 
-func explainAgg(a predicate.Aggregator, p predicate.Predicate) func(context.Context, *client.Map[int32, *model.Small]) (string, error) {
-	return func(ctx context.Context, m *client.Map[int32, *model.Small]) (string, error) {
+func explainAgg(a predicate.Aggregator, p predicate.Predicate) func(context.Context, *client.Map[int32, *benchmodel.Small]) (string, error) {
+	return func(ctx context.Context, m *client.Map[int32, *benchmodel.Small]) (string, error) {
 		return m.Explain(ctx, p, client.ExplainAggregate(a))
 	}
 }
@@ -56,18 +57,16 @@ func explainAgg(a predicate.Aggregator, p predicate.Predicate) func(context.Cont
 func TestSQLAndPredicateTwins(t *testing.T) {
 	c, ctx := start(t)
 	const n = 600
-	m := client.GetMap[int32, *model.Small](c, "people")
-	var batch []client.Entry[int32, *model.Small]
+	m := client.GetMap[int32, *benchmodel.Small](c, "people")
+	var batch []client.Entry[int32, *benchmodel.Small]
 	for k := int32(0); k < n; k++ {
-		s := model.SmallForKey(k)
+		s := benchmodel.SmallForKey(k)
 		s.IntField = k % 50
 		s.LongField = int64(k) * 7
 		s.DoubleField = float64(k%13) / 4
-		batch = append(batch, client.Entry[int32, *model.Small]{Key: k, Value: &s})
+		batch = append(batch, client.Entry[int32, *benchmodel.Small]{Key: k, Value: &s})
 	}
-	if err := m.PutAll(ctx, batch); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, m.PutAll(ctx, batch))
 	mustExec(t, ctx, c, `CREATE MAPPING people (__key INT, intField INT, longField BIGINT, doubleField DOUBLE, stringField VARCHAR)
 		TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='compact', 'valueCompactTypeName'='small')`)
 
@@ -89,7 +88,7 @@ func TestSQLAndPredicateTwins(t *testing.T) {
 		{name: "sql predicate", sql: `SELECT __key, this FROM people WHERE intField > ? AND stringField LIKE 'b%'`, params: []any{int64(5)},
 			pred: entries(predicate.SQL("intField > 5 AND stringField LIKE 'b%'")), explain: explainEntries(predicate.SQL("intField > 5 AND stringField LIKE 'b%'"))},
 		{name: "keys", sql: `SELECT __key FROM people WHERE intField = ?`, params: []any{int32(7)},
-			pred: func(ctx context.Context, m *client.Map[int32, *model.Small]) ([]string, error) {
+			pred: func(ctx context.Context, m *client.Map[int32, *benchmodel.Small]) ([]string, error) {
 				ks, err := m.KeySetWithPredicate(ctx, eq)
 				var out []string
 				for _, k := range ks {
@@ -97,11 +96,11 @@ func TestSQLAndPredicateTwins(t *testing.T) {
 				}
 				return out, err
 			},
-			explain: func(ctx context.Context, m *client.Map[int32, *model.Small]) (string, error) {
+			explain: func(ctx context.Context, m *client.Map[int32, *benchmodel.Small]) (string, error) {
 				return m.Explain(ctx, eq, client.ExplainKeys())
 			}},
 		{name: "values", sql: `SELECT this FROM people WHERE intField = ?`, params: []any{int32(7)},
-			pred: func(ctx context.Context, m *client.Map[int32, *model.Small]) ([]string, error) {
+			pred: func(ctx context.Context, m *client.Map[int32, *benchmodel.Small]) ([]string, error) {
 				vs, err := m.ValuesWithPredicate(ctx, eq)
 				var out []string
 				for _, v := range vs {
@@ -109,7 +108,7 @@ func TestSQLAndPredicateTwins(t *testing.T) {
 				}
 				return out, err
 			},
-			explain: func(ctx context.Context, m *client.Map[int32, *model.Small]) (string, error) {
+			explain: func(ctx context.Context, m *client.Map[int32, *benchmodel.Small]) (string, error) {
 				return m.Explain(ctx, eq, client.ExplainValues())
 			}},
 		{name: "count", sql: `SELECT COUNT(*) FROM people`, pred: agg(predicate.Count()), explain: explainAgg(predicate.Count(), nil)},
@@ -121,7 +120,7 @@ func TestSQLAndPredicateTwins(t *testing.T) {
 		{name: "min", sql: `SELECT MIN(longField) FROM people WHERE intField = ?`, params: []any{int32(7)}, pred: agg(predicate.Min("longField"), eq), explain: explainAgg(predicate.Min("longField"), eq)},
 		{name: "max", sql: `SELECT MAX(stringField) FROM people`, pred: agg(predicate.Max("stringField")), explain: explainAgg(predicate.Max("stringField"), nil)},
 		{name: "project", sql: `SELECT longField FROM people WHERE intField = ?`, params: []any{int32(7)},
-			pred: func(ctx context.Context, m *client.Map[int32, *model.Small]) ([]string, error) {
+			pred: func(ctx context.Context, m *client.Map[int32, *benchmodel.Small]) ([]string, error) {
 				vs, err := m.Project(ctx, predicate.SingleAttribute("longField"), eq)
 				var out []string
 				for _, v := range vs {
@@ -129,7 +128,7 @@ func TestSQLAndPredicateTwins(t *testing.T) {
 				}
 				return out, err
 			},
-			explain: func(ctx context.Context, m *client.Map[int32, *model.Small]) (string, error) {
+			explain: func(ctx context.Context, m *client.Map[int32, *benchmodel.Small]) (string, error) {
 				return m.Explain(ctx, eq, client.ExplainProject(predicate.SingleAttribute("longField")))
 			}},
 		// The predicate's NOT is two-valued (NOT (p IS TRUE)); the SQL twin
@@ -145,32 +144,20 @@ func TestSQLAndPredicateTwins(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			want := queryRows(t, ctx, c, tc.sql, tc.params...)
 			got, err := tc.pred(ctx, m)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if !tc.ordered {
 				want, got = sorted(want), sorted(got)
 			}
-			if !slices.Equal(want, got) {
-				t.Fatalf("rows differ\nSQL  (%d): %v\nPRED (%d): %v", len(want), head(want), len(got), head(got))
-			}
-			if len(want) == 0 {
-				t.Fatalf("no rows: the case tests nothing")
-			}
+			require.Equal(t, want, got, "rows of SQL (expected) and PRED (actual)")
+			require.NotEmpty(t, want, "rows: the case tests nothing without")
 			if tc.noPlan {
 				return
 			}
 			sqlPlan, err := c.ExplainSQL(ctx, tc.sql, tc.params...)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			predPlan, err := tc.explain(ctx, m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if sqlPlan != predPlan {
-				t.Fatalf("plans differ\nSQL:\n%s\nPRED:\n%s", sqlPlan, predPlan)
-			}
+			require.NoError(t, err)
+			require.Equal(t, sqlPlan, predPlan, "plans of SQL (expected) and PRED (actual)")
 		})
 	}
 }

@@ -22,6 +22,9 @@ import (
 var (
 	// ErrShuttingDown: the member is stopping and takes no new calls.
 	ErrShuttingDown = errors.New("server: member is shutting down")
+	// ErrStarting: the member is still joining its cluster and serves
+	// members only.
+	ErrStarting = errors.New("server: member is starting: it serves clients once it has joined its cluster")
 	// ErrClusterName: the client named another cluster.
 	ErrClusterName = errors.New("server: cluster name mismatch")
 	// ErrInvalidArgument: a request field is missing or invalid.
@@ -80,6 +83,7 @@ var errorTable = []errorClass{
 	{is(context.DeadlineExceeded), codes.DeadlineExceeded, pb.ErrorCode_ERROR_CODE_TIMEOUT, false},
 	{is(context.Canceled), codes.Canceled, pb.ErrorCode_ERROR_CODE_CANCELLED, false},
 	{is(ErrShuttingDown), codes.Unavailable, pb.ErrorCode_ERROR_CODE_SHUTTING_DOWN, true},
+	{is(ErrStarting), codes.Unavailable, pb.ErrorCode_ERROR_CODE_UNAVAILABLE, true},
 	{is(ErrOverloaded), codes.ResourceExhausted, pb.ErrorCode_ERROR_CODE_OVERLOADED, true},
 	{is(ErrPermissionDenied), codes.PermissionDenied, pb.ErrorCode_ERROR_CODE_PERMISSION_DENIED, false},
 	{is(ErrClusterName), codes.PermissionDenied, pb.ErrorCode_ERROR_CODE_CLUSTER_NAME_MISMATCH, false},

@@ -72,7 +72,14 @@ func (s *Server) lookup(name string) (*maps.Map, error) {
 
 // write runs fn, a change of partition pid, as the owner: it fails when
 // this member does not own pid, and returns once the map's synchronous
-// backups confirmed the change.
+// backups confirmed the change. The path of the change: BeginWrite admits
+// the write (this member owns pid and is not handing it over); fn changes
+// the store, which reports the change to the maps registry's event hook,
+// synchronously and under the partition's lock; the member's hook
+// (replicationFeed in internal/member) hands it to cluster.Node.Record,
+// which numbers it in the partition's log and wakes the senders to the
+// backups; end waits until the first syncBackups backups acknowledged
+// that number.
 func (s *Server) write(ctx context.Context, m *maps.Map, pid int32, fn func() error) error {
 	end, err := s.cfg.Cluster.BeginWrite(pid, m.Config().BackupCount)
 	if err != nil {

@@ -101,6 +101,7 @@ type Server struct {
 	cfg     Config
 	log     *slog.Logger
 	closing atomic.Bool
+	started atomic.Bool // clients are served (Started)
 	// streams counts open streaming calls (pipelines, iterations,
 	// listeners) so that shutdown can wait for them.
 	active atomic.Int64
@@ -162,10 +163,18 @@ func (s *Server) Drain() {
 	}
 }
 
-// admit fails when the server is draining.
-func (s *Server) admit() error {
+// Started lets clients in: until then the member is joining its cluster,
+// and only the other members' calls are served.
+func (s *Server) Started() { s.started.Store(true) }
+
+// admit fails when the server is draining, and for clients while the
+// member is starting.
+func (s *Server) admit(ctx context.Context) error {
 	if s.closing.Load() {
 		return ErrShuttingDown
+	}
+	if !s.started.Load() && (s.cfg.IsMember == nil || !s.cfg.IsMember(ctx)) {
+		return ErrStarting
 	}
 	return nil
 }
@@ -178,7 +187,7 @@ func (s *Server) UnaryInterceptor(ctx context.Context, req any, info *grpc.Unary
 	if err := s.access.check(ctx, info.FullMethod); err != nil {
 		return nil, toStatus(err)
 	}
-	if err := s.admit(); err != nil {
+	if err := s.admit(ctx); err != nil {
 		return nil, toStatus(err)
 	}
 	if err := checkReceived(req, s.cfg.MaxMessageSize); err != nil {
@@ -194,7 +203,7 @@ func (s *Server) StreamInterceptor(srv any, ss grpc.ServerStream, info *grpc.Str
 	if err := s.access.check(ss.Context(), info.FullMethod); err != nil {
 		return toStatus(err)
 	}
-	if err := s.admit(); err != nil {
+	if err := s.admit(ss.Context()); err != nil {
 		return toStatus(err)
 	}
 	s.active.Add(1)

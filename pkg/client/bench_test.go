@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
 )
@@ -25,7 +25,7 @@ func BenchmarkClient(b *testing.B) {
 	const keys = 10_000
 	cluster := testcluster.Start(b, testcluster.InProcess, 1, testcluster.Options{})
 	ctx := context.Background()
-	cl, err := client.New(ctx, client.Config{Addresses: cluster.Addrs(), ClusterName: "test", Serialization: model.Config()})
+	cl, err := client.New(ctx, client.Config{Addresses: cluster.Addrs(), ClusterName: "test", Serialization: benchmodel.Config()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -34,10 +34,10 @@ func BenchmarkClient(b *testing.B) {
 		m := client.GetMap[int32, any](cl, "bench_"+kind)
 		value := func(k int32) any {
 			if kind == "small" {
-				v := model.SmallForKey(k)
+				v := benchmodel.SmallForKey(k)
 				return &v
 			}
-			v := model.LargeForKey(k)
+			v := benchmodel.LargeForKey(k)
 			return &v
 		}
 		batch := make([]client.Entry[int32, any], 0, 500)
@@ -81,16 +81,16 @@ func BenchmarkClientCluster(b *testing.B) {
 			cluster := testcluster.Start(b, testcluster.Process, members, testcluster.Options{})
 			cluster.WaitStable(1, 2*time.Minute)
 			ctx := context.Background()
-			cl, err := client.New(ctx, client.Config{Addresses: cluster.Addrs(), ClusterName: "test", Serialization: model.Config()})
+			cl, err := client.New(ctx, client.Config{Addresses: cluster.Addrs(), ClusterName: "test", Serialization: benchmodel.Config()})
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer cl.Close()
-			m := client.GetMap[int32, *model.Small](cl, "bench")
-			batch := make([]client.Entry[int32, *model.Small], 0, 500)
+			m := client.GetMap[int32, *benchmodel.Small](cl, "bench")
+			batch := make([]client.Entry[int32, *benchmodel.Small], 0, 500)
 			for k := int32(0); k < keys; k++ {
-				v := model.SmallForKey(k)
-				batch = append(batch, client.Entry[int32, *model.Small]{Key: k, Value: &v})
+				v := benchmodel.SmallForKey(k)
+				batch = append(batch, client.Entry[int32, *benchmodel.Small]{Key: k, Value: &v})
 				if len(batch) == cap(batch) {
 					if err := m.PutAll(ctx, batch); err != nil {
 						b.Fatal(err)
@@ -98,7 +98,7 @@ func BenchmarkClientCluster(b *testing.B) {
 					batch = batch[:0]
 				}
 			}
-			fixed := model.SmallForKey(7)
+			fixed := benchmodel.SmallForKey(7)
 			b.Run("get", func(b *testing.B) {
 				measureParallel(b, 8, func(r *rand.Rand) error {
 					_, _, err := m.Get(ctx, r.Int32N(keys))

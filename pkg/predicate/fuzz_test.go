@@ -3,6 +3,7 @@ package predicate
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
@@ -35,9 +36,8 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		_ = p.String()
-		if _, err := ToProto(p, func(v any) ([]byte, error) { return v.(ObjectData), nil }); err != nil {
-			t.Fatalf("decoded predicate does not encode: %v", err)
-		}
+		_, err = ToProto(p, func(v any) ([]byte, error) { return v.(ObjectData), nil })
+		require.NoError(t, err, "decoded predicate encodes")
 	})
 }
 
@@ -52,8 +52,7 @@ func FuzzParseSQL(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if _, err := ToProto(p, nil); err != nil {
-			t.Fatalf("parsed predicate %q does not encode: %v", s, err)
-		}
+		_, err = ToProto(p, nil)
+		require.NoError(t, err, "parsed predicate %q encodes", s)
 	})
 }

@@ -1,9 +1,10 @@
 package serialization_test
 
 import (
+	"strings"
 	"testing"
 
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/benchmodel"
 	s "github.com/atolldb/atoll/pkg/serialization"
 )
 
@@ -13,8 +14,8 @@ func benchValues() []struct {
 	name  string
 	value any
 } {
-	small, large := model.SmallForKey(1), model.LargeForKey(1)
-	ps, is := model.PortableSmall(small), model.IdentifiedSmall(small)
+	small, large := benchmodel.SmallForKey(1), benchmodel.LargeForKey(1)
+	ps, is := benchmodel.PortableSmall(small), benchmodel.IdentifiedSmall(small)
 	return []struct {
 		name  string
 		value any
@@ -22,9 +23,9 @@ func benchValues() []struct {
 		{"compact/small", &small},
 		{"compact/large", &large},
 		{"portable/small", &ps},
-		{"portable/large", model.NewPortableLarge(large)},
+		{"portable/large", benchmodel.NewPortableLarge(large)},
 		{"identified/small", &is},
-		{"identified/large", model.NewIdentifiedLarge(large)},
+		{"identified/large", benchmodel.NewIdentifiedLarge(large)},
 	}
 }
 
@@ -77,18 +78,18 @@ func BenchmarkDecode(b *testing.B) {
 
 // compactImpls returns services that write the model's SMALL and LARGE
 // objects in the Compact format three ways: with the hand-written
-// serializers of bench/model, with reflective serializers registered for the
+// serializers of internal/benchmodel, with reflective serializers registered for the
 // same types under the same type names (identical bytes), and through
 // zero-config (no registration; the Go type names).
 func compactImpls(b *testing.B) []struct {
 	name string
 	svc  *s.Service
 } {
-	rs, err := s.ReflectiveSerializer[*model.Small]("small")
+	rs, err := s.ReflectiveSerializer[*benchmodel.Small]("small")
 	if err != nil {
 		b.Fatal(err)
 	}
-	rl, err := s.ReflectiveSerializer[*model.Large]("large")
+	rl, err := s.ReflectiveSerializer[*benchmodel.Large]("large")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func compactValues() []struct {
 	name  string
 	value any
 } {
-	small, large := model.SmallForKey(1), model.LargeForKey(1)
+	small, large := benchmodel.SmallForKey(1), benchmodel.LargeForKey(1)
 	return []struct {
 		name  string
 		value any
@@ -169,20 +170,39 @@ func BenchmarkDecodeCompact(b *testing.B) {
 	}
 }
 
-// BenchmarkReadField reads one fixed-size field (longField) and one string
-// field (stringField) in place from the serialized value, as a member does
-// when it evaluates a query.
-func BenchmarkReadField(b *testing.B) {
+// benchDatum is a benchmark value, serialized.
+type benchDatum struct {
+	name string
+	d    s.Data
+}
+
+// memberData returns a member's Service, which knows the workload
+// objects' schemas and layouts but not their Go types, and benchValues
+// serialized.
+func memberData(b *testing.B) (*s.Service, []benchDatum) {
 	svc := newService(b)
-	member, err := s.NewService(s.Config{Layouts: model.Layouts(), Schemas: svc.Schemas(), ClassRegistry: svc.ClassRegistry()})
+	member, err := s.NewService(s.Config{Layouts: benchmodel.Layouts(), Schemas: svc.Schemas(), ClassRegistry: svc.ClassRegistry()})
 	if err != nil {
 		b.Fatal(err)
 	}
+	var out []benchDatum
 	for _, c := range benchValues() {
 		d, err := svc.ToData(c.value)
 		if err != nil {
 			b.Fatal(err)
 		}
+		out = append(out, benchDatum{c.name, d})
+	}
+	return member, out
+}
+
+// BenchmarkReadField reads one fixed-size field (longField) and one string
+// field (stringField) in place from the serialized value, as a member does
+// when it evaluates a query.
+func BenchmarkReadField(b *testing.B) {
+	member, values := memberData(b)
+	for _, c := range values {
+		d := c.d
 		var readLong func() (int64, error)
 		var readString func() ([]byte, error)
 		switch d.Type() {
@@ -255,5 +275,35 @@ func BenchmarkReadField(b *testing.B) {
 				sinkBytes = v
 			}
 		})
+	}
+}
+
+// BenchmarkFieldReader reads fields with compiled FieldReaders, as the
+// member's query engine does: the workload's fields, and for LARGE the
+// nested ones behind variable-size arrays and inline objects.
+func BenchmarkFieldReader(b *testing.B) {
+	member, values := memberData(b)
+	for _, c := range values {
+		d := c.d
+		paths := []string{"longField", "stringField"}
+		if strings.HasSuffix(c.name, "large") {
+			paths = append(paths, "small.stringField", "smallArray[2].stringField")
+		}
+		for _, p := range paths {
+			r, err := member.FieldReader(p, s.FieldOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run(c.name+"/"+p, func(b *testing.B) {
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					v, err := r.Read(d)
+					if err != nil || v.IsNull() {
+						b.Fatal(v, err)
+					}
+					sinkBytes = v.B
+				}
+			})
+		}
 	}
 }

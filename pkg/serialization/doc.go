@@ -50,8 +50,22 @@
 // CompactRecord, PortableRecord and IdentifiedRecord read single fields
 // straight from the bytes by offset, without decoding the whole object; they
 // are what ToObject returns for a value whose Go type is not registered.
-// Compiled accessors (Schema.Field, ClassDefinition field indexes, Layout
-// accessors) make repeated field reads allocation-free.
+//
+// A FieldReader (Service.FieldReader) reads an attribute path ("a.b",
+// "arr[0]", "arr[any].x", through inline and writeObject fields) or an
+// SQL/JSON path out of serialized values of every format, compiled once per
+// schema, class version or layout met and cached per path, without locks
+// on the read path. It returns a FieldValue: scalars without allocating,
+// strings as views of the bytes. A member's query engine reads every
+// attribute of every entry with it.
+//
+// # Layout
+//
+// The formats live in internal/serialization: core (what they share),
+// compact, portable, identified and json. This package is their public
+// face: the Service, which composes them, and the names users see. Values
+// cross formats only in IdentifiedDataSerializable's writeObject fields,
+// through the Service.
 //
 // # Errors
 //

@@ -1,379 +1,104 @@
 package serialization
 
 import (
-	"fmt"
-	"strconv"
-
-	"github.com/atolldb/atoll/internal/serialization/wire"
+	"github.com/atolldb/atoll/internal/serialization/identified"
 )
 
-// identifiedHeader is the header byte of IdentifiedDataSerializable data:
-// bit 0 set = identified, bit 1 clear = not versioned.
-const identifiedHeader = 0x01
+// The IdentifiedDataSerializable format, defined in
+// internal/serialization/identified.
 
 // IdentifiedDataSerializable is a type that writes itself field by field in
 // a fixed order, like Hazelcast's IdentifiedDataSerializable: no names and no
 // offsets, so it is the most compact format. Byte compatibility with a Java
 // class requires the same calls in the same order as its writeData.
-type IdentifiedDataSerializable interface {
-	FactoryID() int32
-	ClassID() int32
-	WriteData(out *DataOutput)
-	// ReadData reads the fields in the order WriteData wrote them. Errors
-	// are recorded in the input.
-	ReadData(in *DataInput)
-}
+type IdentifiedDataSerializable = identified.DataSerializable
 
 // IdentifiedFactory creates empty IdentifiedDataSerializable values to read into.
-type IdentifiedFactory interface {
-	FactoryID() int32
-	// Create returns a new value of the class, or nil for an unknown class id.
-	Create(classID int32) IdentifiedDataSerializable
-}
+type IdentifiedFactory = identified.Factory
 
 // DataOutput receives the fields of an IdentifiedDataSerializable, with the
 // encodings of Hazelcast's ObjectDataOutput. Errors are sticky.
-type DataOutput struct {
-	enc *encoder
-	buf []byte
-	err error
-}
-
-// Err returns the first error recorded by the output.
-func (o *DataOutput) Err() error { return o.err }
-
-func (o *DataOutput) fail(err error) {
-	if o.err == nil {
-		o.err = err
-	}
-}
-
-// WriteBoolean writes one byte, 0 or 1 (Java writeBoolean).
-func (o *DataOutput) WriteBoolean(v bool) { o.buf = wire.AppendBool(o.buf, v) }
-
-// WriteInt8 writes one byte (Java writeByte).
-func (o *DataOutput) WriteInt8(v int8) { o.buf = append(o.buf, byte(v)) }
-
-// WriteChar writes a UTF-16 code unit (Java writeChar).
-func (o *DataOutput) WriteChar(v Char) { o.buf = wire.AppendInt16(o.buf, int16(v)) }
-
-// WriteInt16 writes a short (Java writeShort).
-func (o *DataOutput) WriteInt16(v int16) { o.buf = wire.AppendInt16(o.buf, v) }
-
-// WriteInt32 writes an int (Java writeInt).
-func (o *DataOutput) WriteInt32(v int32) { o.buf = wire.AppendInt32(o.buf, v) }
-
-// WriteInt64 writes a long (Java writeLong).
-func (o *DataOutput) WriteInt64(v int64) { o.buf = wire.AppendInt64(o.buf, v) }
-
-// WriteFloat32 writes a float (Java writeFloat).
-func (o *DataOutput) WriteFloat32(v float32) { o.buf = wire.AppendFloat32(o.buf, v) }
-
-// WriteFloat64 writes a double (Java writeDouble).
-func (o *DataOutput) WriteFloat64(v float64) { o.buf = wire.AppendFloat64(o.buf, v) }
-
-// WriteString writes a string (Java writeString).
-func (o *DataOutput) WriteString(v string) {
-	var err error
-	if o.buf, err = wire.AppendString(o.buf, v); err != nil {
-		o.fail(stringErr(err, v))
-	}
-}
-
-// WriteStringPtr writes a string; nil writes null.
-func (o *DataOutput) WriteStringPtr(v *string) {
-	if v == nil {
-		o.buf = wire.AppendNullString(o.buf)
-		return
-	}
-	o.WriteString(*v)
-}
-
-// WriteByteArray writes int length + bytes; nil writes null (Java writeByteArray).
-func (o *DataOutput) WriteByteArray(v []byte) { o.buf = appendNullableArray(o.buf, v, appendBytes) }
-
-// WriteBooleanArray writes int length + one byte per item; nil writes null.
-func (o *DataOutput) WriteBooleanArray(v []bool) { o.buf = appendNullableArray(o.buf, v, appendBools) }
-
-// WriteCharArray writes int length + chars; nil writes null.
-func (o *DataOutput) WriteCharArray(v []Char) { o.buf = appendNullableArray(o.buf, v, appendChars) }
-
-// WriteInt16Array writes int length + shorts; nil writes null.
-func (o *DataOutput) WriteInt16Array(v []int16) {
-	o.buf = appendNullableArray(o.buf, v, appendInt16s)
-}
-
-// WriteInt32Array writes int length + ints; nil writes null.
-func (o *DataOutput) WriteInt32Array(v []int32) {
-	o.buf = appendNullableArray(o.buf, v, appendInt32s)
-}
-
-// WriteInt64Array writes int length + longs; nil writes null.
-func (o *DataOutput) WriteInt64Array(v []int64) {
-	o.buf = appendNullableArray(o.buf, v, appendInt64s)
-}
-
-// WriteFloat32Array writes int length + floats; nil writes null.
-func (o *DataOutput) WriteFloat32Array(v []float32) {
-	o.buf = appendNullableArray(o.buf, v, appendFloat32s)
-}
-
-// WriteFloat64Array writes int length + doubles; nil writes null.
-func (o *DataOutput) WriteFloat64Array(v []float64) {
-	o.buf = appendNullableArray(o.buf, v, appendFloat64s)
-}
-
-// WriteStringArray writes int length + strings; nil writes null.
-func (o *DataOutput) WriteStringArray(v []string) {
-	if v == nil {
-		o.buf = wire.AppendInt32(o.buf, -1)
-		return
-	}
-	var err error
-	if o.buf, err = appendStrings(o.buf, v); err != nil {
-		o.fail(stringErr(err, v...))
-	}
-}
-
-// WriteStringPtrArray writes int length + strings with null items for nil; nil writes null.
-func (o *DataOutput) WriteStringPtrArray(v []*string) {
-	if v == nil {
-		o.buf = wire.AppendInt32(o.buf, -1)
-		return
-	}
-	var err error
-	if o.buf, err = appendStringPtrs(o.buf, v); err != nil {
-		o.fail(stringErr(err, derefStrings(v)...))
-	}
-}
-
-// WriteObject writes any serializable value as type id + payload, or type
-// id 0 for nil (Java writeObject). Boxed numbers are written with their
-// built-in type, e.g. int32 as -7 + 4 bytes.
-func (o *DataOutput) WriteObject(v any) {
-	if o.err != nil {
-		return
-	}
-	var err error
-	if o.buf, err = o.enc.appendObject(o.buf, v, false); err != nil {
-		o.fail(err)
-	}
-}
-
-// Encoder and decoder sides.
-
-func (e *encoder) appendIdentifiedData(dst []byte, v IdentifiedDataSerializable) ([]byte, error) {
-	dst = wire.AppendInt32(dst, TypeIdentified)
-	dst = append(dst, identifiedHeader)
-	dst = wire.AppendInt32(dst, v.FactoryID())
-	dst = wire.AppendInt32(dst, v.ClassID())
-	o := e.dataOutput()
-	*o = DataOutput{enc: e, buf: dst}
-	e.depth++
-	v.WriteData(o)
-	e.depth--
-	dst, err := o.buf, o.err
-	*o = DataOutput{}
-	return dst, err
-}
-
-// dataOutput returns an output for the current nesting depth.
-func (e *encoder) dataOutput() *DataOutput {
-	for len(e.outputs) <= e.depth {
-		e.outputs = append(e.outputs, &DataOutput{})
-	}
-	return e.outputs[e.depth]
-}
+type DataOutput = identified.DataOutput
 
 // DataInput supplies the fields of an IdentifiedDataSerializable to ReadData,
-// with the encodings of Hazelcast's ObjectDataInput. Errors are sticky:
-// after the first one every read returns the zero value.
-type DataInput struct {
-	dec *decoder
-	rd  wire.Reader
-	err error
+// with the encodings of Hazelcast's ObjectDataInput. Errors are sticky.
+type DataInput = identified.DataInput
+
+// LayoutOp is one call of a writeData method, named after the Java
+// ObjectDataOutput call that produces the bytes.
+type LayoutOp = identified.LayoutOp
+
+// Layout operations.
+const (
+	OpBoolean      = identified.OpBoolean
+	OpByte         = identified.OpByte
+	OpChar         = identified.OpChar
+	OpShort        = identified.OpShort
+	OpInt          = identified.OpInt
+	OpLong         = identified.OpLong
+	OpFloat        = identified.OpFloat
+	OpDouble       = identified.OpDouble
+	OpString       = identified.OpString
+	OpBooleanArray = identified.OpBooleanArray
+	OpByteArray    = identified.OpByteArray
+	OpCharArray    = identified.OpCharArray
+	OpShortArray   = identified.OpShortArray
+	OpIntArray     = identified.OpIntArray
+	OpLongArray    = identified.OpLongArray
+	OpFloatArray   = identified.OpFloatArray
+	OpDoubleArray  = identified.OpDoubleArray
+	OpStringArray  = identified.OpStringArray
+	OpObject       = identified.OpObject
+	OpObjectArray  = identified.OpObjectArray
+	OpInline       = identified.OpInline
+	OpInlineArray  = identified.OpInlineArray
+)
+
+// LayoutField is one field of a Layout. FactoryID and ClassID name the nested
+// layout of OpInline and OpInlineArray fields.
+type LayoutField = identified.LayoutField
+
+// Layout declares the bytes an IdentifiedDataSerializable class writes: its
+// fields in writeData order. It lets a reader without a Go type for the
+// class (such as a member running queries) read fields in place.
+type Layout = identified.Layout
+
+// LayoutRegistry holds layouts by factory and class id. Reads are lock-free.
+type LayoutRegistry = identified.LayoutRegistry
+
+// IdentifiedRecord reads the fields of one IdentifiedDataSerializable value
+// in place through its Layout.
+type IdentifiedRecord = identified.Record
+
+// IdentifiedRecordBuilder builds an IdentifiedDataSerializable value from a
+// layout and field values, without a Go type.
+type IdentifiedRecordBuilder = identified.RecordBuilder
+
+// ParseLayoutOp returns the op with the Java call name s.
+func ParseLayoutOp(s string) (LayoutOp, bool) { return identified.ParseLayoutOp(s) }
+
+// NewLayout validates the fields and returns a layout.
+func NewLayout(factoryID, classID int32, fields []LayoutField) (*Layout, error) {
+	return identified.NewLayout(factoryID, classID, fields)
 }
 
-// Err returns the first error the input met.
-func (in *DataInput) Err() error {
-	if in.err == nil && in.rd.Err() != nil {
-		in.err = &DecodeError{Format: "identified", Offset: in.rd.Pos(), Reason: "read past the end of the object or an invalid length", Err: in.rd.Err()}
-	}
-	return in.err
+// NewLayoutRegistry returns an empty registry.
+func NewLayoutRegistry() *LayoutRegistry { return identified.NewLayoutRegistry() }
+
+// ReadIdentifiedRecord reads an IdentifiedDataSerializable Data through the
+// layout registered in svc for its class.
+func ReadIdentifiedRecord(d Data, svc *Service) (IdentifiedRecord, error) {
+	return identified.ReadRecord(d, objects{svc})
 }
 
-// ReadBoolean reads a boolean.
-func (in *DataInput) ReadBoolean() bool { return in.rd.Bool() }
-
-// ReadInt8 reads a byte.
-func (in *DataInput) ReadInt8() int8 { return in.rd.Int8() }
-
-// ReadChar reads a char.
-func (in *DataInput) ReadChar() Char { return Char(in.rd.Uint16()) }
-
-// ReadInt16 reads a short.
-func (in *DataInput) ReadInt16() int16 { return in.rd.Int16() }
-
-// ReadInt32 reads an int.
-func (in *DataInput) ReadInt32() int32 { return in.rd.Int32() }
-
-// ReadInt64 reads a long.
-func (in *DataInput) ReadInt64() int64 { return in.rd.Int64() }
-
-// ReadFloat32 reads a float.
-func (in *DataInput) ReadFloat32() float32 { return in.rd.Float32() }
-
-// ReadFloat64 reads a double.
-func (in *DataInput) ReadFloat64() float64 { return in.rd.Float64() }
-
-// ReadString reads a string; null reads as "".
-func (in *DataInput) ReadString() string {
-	s, _ := in.rd.Str()
-	return s
-}
-
-// ReadStringPtr reads a string; null is nil.
-func (in *DataInput) ReadStringPtr() *string {
-	s, ok := in.rd.Str()
-	if !ok {
-		return nil
-	}
-	return &s
-}
-
-// ReadByteArray reads a byte array; null is nil.
-func (in *DataInput) ReadByteArray() []byte {
-	return readSlice(&in.rd, 1, func(rd *wire.Reader) byte { return byte(rd.Int8()) })
-}
-
-// ReadBooleanArray reads a boolean array; null is nil.
-func (in *DataInput) ReadBooleanArray() []bool { return readSlice(&in.rd, 1, (*wire.Reader).Bool) }
-
-// ReadCharArray reads a char array; null is nil.
-func (in *DataInput) ReadCharArray() []Char {
-	return readSlice(&in.rd, 2, func(rd *wire.Reader) Char { return Char(rd.Uint16()) })
-}
-
-// ReadInt16Array reads a short array; null is nil.
-func (in *DataInput) ReadInt16Array() []int16 { return readSlice(&in.rd, 2, (*wire.Reader).Int16) }
-
-// ReadInt32Array reads an int array; null is nil.
-func (in *DataInput) ReadInt32Array() []int32 { return readSlice(&in.rd, 4, (*wire.Reader).Int32) }
-
-// ReadInt64Array reads a long array; null is nil.
-func (in *DataInput) ReadInt64Array() []int64 { return readSlice(&in.rd, 8, (*wire.Reader).Int64) }
-
-// ReadFloat32Array reads a float array; null is nil.
-func (in *DataInput) ReadFloat32Array() []float32 {
-	return readSlice(&in.rd, 4, (*wire.Reader).Float32)
-}
-
-// ReadFloat64Array reads a double array; null is nil.
-func (in *DataInput) ReadFloat64Array() []float64 {
-	return readSlice(&in.rd, 8, (*wire.Reader).Float64)
-}
-
-// ReadStringArray reads a string array; null items read as "".
-func (in *DataInput) ReadStringArray() []string {
-	return readSlice(&in.rd, 4, func(rd *wire.Reader) string {
-		s, _ := rd.Str()
-		return s
-	})
-}
-
-// ReadStringPtrArray reads a string array; null items are nil.
-func (in *DataInput) ReadStringPtrArray() []*string { return readStringPtrs(&in.rd) }
-
-// ReadLength reads an int32 item count for an array the class writes itself
-// (such as a length followed by inline objects) and checks that count items
-// of at least minItemSize bytes each fit in the remaining input, so that
-// ReadData never allocates from a corrupt length. It returns -1 for null
-// (length -1) and after an error.
-func (in *DataInput) ReadLength(minItemSize int) int {
-	n := in.rd.Length(minItemSize, true)
-	if in.rd.Err() != nil {
-		return -1
-	}
-	return n
-}
-
-// ReadObject reads a value written with WriteObject; null is nil.
-func (in *DataInput) ReadObject() any {
-	if in.Err() != nil {
-		return nil
-	}
-	v, err := in.dec.readObject(&in.rd)
-	if err != nil && in.err == nil {
-		in.err = err
-	}
-	return v
-}
-
-// readIdentified reads the header and ids and then the object: through the
-// registered factory, or as an *IdentifiedRecord through a registered layout.
-func (d *decoder) readIdentified(rd *wire.Reader) (any, error) {
-	at := rd.Pos()
-	hdr := rd.Int8()
-	fid, cid := rd.Int32(), rd.Int32()
-	if rd.Err() != nil {
-		return nil, malformed("identified", at, "truncated header")
-	}
-	if hdr&1 == 0 {
-		return nil, malformed("identified", at, "plain DataSerializable (identified by a Java class name) is not supported")
-	}
-	if hdr&2 != 0 {
-		return nil, malformed("identified", at, "versioned DataSerializable is not supported")
-	}
-	if f, ok := d.svc.identifiedFactories[fid]; ok {
-		v := f.Create(cid)
-		if v == nil {
-			return nil, &ClassNotFoundError{Format: "identified", FactoryID: fid, ClassID: cid, Reason: "the factory does not know the class id"}
-		}
-		in := DataInput{dec: d, rd: *rd}
-		v.ReadData(&in)
-		if err := in.Err(); err != nil {
+// NewIdentifiedRecordBuilder starts a record of the given layout; layouts
+// resolves the layouts of inline fields and may be nil when there are none.
+func NewIdentifiedRecordBuilder(layout *Layout, layouts *LayoutRegistry) *IdentifiedRecordBuilder {
+	return identified.NewRecordBuilder(layout, layouts, func(l *LayoutRegistry) (identified.Codec, error) {
+		svc, err := NewService(Config{LayoutRegistry: l})
+		if err != nil {
 			return nil, err
 		}
-		*rd = in.rd
-		return v, nil
-	}
-	layout, ok := d.svc.layouts.Get(fid, cid)
-	if !ok {
-		return nil, &ClassNotFoundError{Format: "identified", FactoryID: fid, ClassID: cid, Reason: "no factory or layout is registered"}
-	}
-	rec := IdentifiedRecord{layout: layout, buf: d.buf, start: rd.Pos(), limit: len(d.buf), svc: d.svc}
-	end, err := rec.end(d.depth)
-	if err != nil {
-		return nil, err
-	}
-	rec.buf = rec.buf[:end:end]
-	rec.limit = end
-	rd.Seek(end)
-	return &rec, nil
-}
-
-func (e *encoder) appendIdentifiedRecordData(dst []byte, rec *IdentifiedRecord) ([]byte, error) {
-	dst = wire.AppendInt32(dst, TypeIdentified)
-	dst = append(dst, identifiedHeader)
-	dst = wire.AppendInt32(dst, rec.layout.FactoryID)
-	dst = wire.AppendInt32(dst, rec.layout.ClassID)
-	o := e.dataOutput()
-	*o = DataOutput{enc: e, buf: dst}
-	e.depth++
-	rec.writeFields(o, e.depth)
-	e.depth--
-	dst, err := o.buf, o.err
-	*o = DataOutput{}
-	return dst, err
-}
-
-func layoutWhat(fid, cid int32) string {
-	return "identified layout " + strconv.Itoa(int(fid)) + "/" + strconv.Itoa(int(cid))
-}
-
-func identifiedErr(rd *wire.Reader, name string) error {
-	if rd.Err() == nil {
-		return nil
-	}
-	return &DecodeError{Format: "identified", Offset: rd.Pos(), Reason: fmt.Sprintf("field %q is truncated or has an invalid length", name), Err: rd.Err()}
+		return objects{svc}, nil
+	})
 }

@@ -1,251 +1,86 @@
 package serialization
 
 import (
-	"fmt"
-	"strconv"
-	"sync"
-	"sync/atomic"
+	"github.com/atolldb/atoll/internal/serialization/portable"
 )
+
+// The Portable format, defined in internal/serialization/portable.
 
 // Portable is a type that writes itself in Hazelcast's Portable format, like
 // Hazelcast's Portable interface. Register a PortableFactory with the same
 // factory id so that values can be read back.
-type Portable interface {
-	FactoryID() int32
-	ClassID() int32
-	// WritePortable writes the fields; the first call for a class (and
-	// version) defines its ClassDefinition unless one is registered.
-	WritePortable(w *PortableWriter)
-	// ReadPortable reads the fields. Errors are recorded in the reader.
-	ReadPortable(r *PortableReader)
-}
+type Portable = portable.Portable
 
 // VersionedPortable is a Portable with a class version other than the
 // Service's default PortableVersion.
-type VersionedPortable interface {
-	Portable
-	ClassVersion() int32
-}
+type VersionedPortable = portable.Versioned
 
 // PortableFactory creates empty Portable values to read into.
-type PortableFactory interface {
-	FactoryID() int32
-	// Create returns a new value of the class, or nil for an unknown class id.
-	Create(classID int32) Portable
-}
-
-// Portable field type ids (Hazelcast's FieldType), as they appear in the
-// field entries of the binary form.
-const (
-	portablePortable      = 0
-	portablePortableArray = 10
-)
-
-// portableTypes maps a portable FieldType id to the FieldKind records report.
-var portableTypes = [...]FieldKind{
-	KindPortable, KindInt8, KindBoolean, KindChar, KindInt16, KindInt32, KindInt64, KindFloat32, KindFloat64, KindString,
-	KindArrayOfPortable, KindArrayOfInt8, KindArrayOfBoolean, KindArrayOfChar, KindArrayOfInt16, KindArrayOfInt32,
-	KindArrayOfInt64, KindArrayOfFloat32, KindArrayOfFloat64, KindArrayOfString,
-	KindDecimal, KindArrayOfDecimal, KindTime, KindArrayOfTime, KindDate, KindArrayOfDate,
-	KindTimestamp, KindArrayOfTimestamp, KindTimestampWithTimezone, KindArrayOfTimestampWithTimezone,
-}
-
-var portableTypeNames = [...]string{
-	"PORTABLE", "BYTE", "BOOLEAN", "CHAR", "SHORT", "INT", "LONG", "FLOAT", "DOUBLE", "UTF",
-	"PORTABLE_ARRAY", "BYTE_ARRAY", "BOOLEAN_ARRAY", "CHAR_ARRAY", "SHORT_ARRAY", "INT_ARRAY",
-	"LONG_ARRAY", "FLOAT_ARRAY", "DOUBLE_ARRAY", "UTF_ARRAY",
-	"DECIMAL", "DECIMAL_ARRAY", "TIME", "TIME_ARRAY", "DATE", "DATE_ARRAY",
-	"TIMESTAMP", "TIMESTAMP_ARRAY", "TIMESTAMP_WITH_TIMEZONE", "TIMESTAMP_WITH_TIMEZONE_ARRAY",
-}
-
-// PortableTypeID returns the portable FieldType id of kind, or -1 when
-// Portable has no such field type.
-func PortableTypeID(kind FieldKind) int32 {
-	for i, k := range portableTypes {
-		if k == kind {
-			return int32(i)
-		}
-	}
-	return -1
-}
-
-// PortableKind returns the kind of a portable FieldType id.
-func PortableKind(typeID int32) (FieldKind, bool) {
-	if typeID < 0 || int(typeID) >= len(portableTypes) {
-		return KindNotAvailable, false
-	}
-	return portableTypes[typeID], true
-}
-
-// ParsePortableType returns the kind of a portable FieldType name such as
-// "UTF" or "INT_ARRAY".
-func ParsePortableType(name string) (FieldKind, bool) {
-	for i, n := range portableTypeNames {
-		if n == name {
-			return portableTypes[i], true
-		}
-	}
-	return KindNotAvailable, false
-}
+type PortableFactory = portable.Factory
 
 // PortableField is one field of a ClassDefinition. FactoryID, ClassID and
 // Version identify the nested class of PORTABLE and ARRAY_OF_PORTABLE fields.
-type PortableField struct {
-	Name      string
-	Kind      FieldKind
-	FactoryID int32
-	ClassID   int32
-	Version   int32
-}
+type PortableField = portable.Field
 
 // ClassDefinition describes the fields of one version of a Portable class.
-// The field index is the position in Fields. Class definitions are immutable.
-type ClassDefinition struct {
-	FactoryID int32
-	ClassID   int32
-	Version   int32
-	Fields    []PortableField
-	byName    map[string]int32
-}
+type ClassDefinition = portable.ClassDefinition
+
+// ClassRegistry holds Portable class definitions by factory id, class id and
+// version. Reads are lock-free.
+type ClassRegistry = portable.ClassRegistry
+
+// PortableWriter writes the fields of one Portable object; writers are valid
+// only during a WritePortable call. Errors are sticky.
+type PortableWriter = portable.Writer
+
+// PortableReader reads the fields of one Portable object for ReadPortable.
+// A field the writer's class version lacks reads as the zero value.
+type PortableReader = portable.Reader
+
+// PortableRecord reads the fields of one Portable object in place, through
+// the field position table, without decoding the rest.
+type PortableRecord = portable.Record
+
+// PortableRecordBuilder builds a Portable object for a class definition
+// without a Go type: Hazelcast's GenericRecordBuilder.portable.
+type PortableRecordBuilder = portable.RecordBuilder
+
+// PortableTypeID returns the portable FieldType id of kind, or -1 when
+// Portable has no such field type.
+func PortableTypeID(kind FieldKind) int32 { return portable.TypeID(kind) }
+
+// PortableKind returns the kind of a portable FieldType id.
+func PortableKind(typeID int32) (FieldKind, bool) { return portable.KindOf(typeID) }
+
+// ParsePortableType returns the kind of a portable FieldType name such as
+// "UTF" or "INT_ARRAY".
+func ParsePortableType(name string) (FieldKind, bool) { return portable.ParseType(name) }
 
 // NewClassDefinition validates the fields and returns a class definition.
 func NewClassDefinition(factoryID, classID, version int32, fields []PortableField) (*ClassDefinition, error) {
-	cd := &ClassDefinition{FactoryID: factoryID, ClassID: classID, Version: version, Fields: fields, byName: make(map[string]int32, len(fields))}
-	what := fmt.Sprintf("portable class definition %d/%d/%d", factoryID, classID, version)
-	for i, f := range fields {
-		if f.Name == "" || len(f.Name) > 1<<15-1 || !isASCII(f.Name) {
-			return nil, &DefinitionError{What: what, Reason: "field name " + strconv.Quote(f.Name) + " must be non-empty ASCII"}
-		}
-		if PortableTypeID(f.Kind) < 0 {
-			return nil, &DefinitionError{What: what, Reason: "field " + strconv.Quote(f.Name) + " has kind " + f.Kind.String() + ", which Portable does not support"}
-		}
-		if _, dup := cd.byName[f.Name]; dup {
-			return nil, &DefinitionError{What: what, Reason: "field " + strconv.Quote(f.Name) + " appears twice"}
-		}
-		cd.byName[f.Name] = int32(i)
-	}
-	return cd, nil
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
-// Field returns the named field and its index.
-func (cd *ClassDefinition) Field(name string) (PortableField, int, bool) {
-	i, ok := cd.byName[name]
-	if !ok {
-		return PortableField{}, -1, false
-	}
-	return cd.Fields[i], int(i), true
-}
-
-func (cd *ClassDefinition) key() classKey { return classKey{cd.FactoryID, cd.ClassID, cd.Version} }
-
-type classKey struct{ factoryID, classID, version int32 }
-
-// ClassRegistry holds Portable class definitions by factory id, class id and
-// version. Reads are lock-free. The zero value is not usable; use
-// NewClassRegistry.
-type ClassRegistry struct {
-	mu    sync.Mutex
-	m     atomic.Pointer[map[classKey]*ClassDefinition]
-	onAdd func(*ClassDefinition)
+	return portable.NewClassDefinition(factoryID, classID, version, fields)
 }
 
 // NewClassRegistry returns an empty registry.
-func NewClassRegistry() *ClassRegistry {
-	r := &ClassRegistry{}
-	m := map[classKey]*ClassDefinition{}
-	r.m.Store(&m)
-	return r
+func NewClassRegistry() *ClassRegistry { return portable.NewClassRegistry() }
+
+// ReadPortableRecord reads the Portable object of a Data of type -1. Class
+// definitions in classes speed up field lookups but are not required.
+func ReadPortableRecord(d Data, classes *ClassRegistry) (PortableRecord, error) {
+	return portable.ReadRecord(d, classes)
 }
 
-// OnAdd registers fn to be called, outside the registry lock, each time a
-// new class definition is added. Only one callback is kept.
-func (r *ClassRegistry) OnAdd(fn func(*ClassDefinition)) {
-	r.mu.Lock()
-	r.onAdd = fn
-	r.mu.Unlock()
+// NewPortableRecordBuilder starts a record of class cd.
+func NewPortableRecordBuilder(cd *ClassDefinition) *PortableRecordBuilder {
+	return portable.NewRecordBuilder(cd)
 }
 
-// Get returns the class definition for the given ids.
-func (r *ClassRegistry) Get(factoryID, classID, version int32) (*ClassDefinition, bool) {
-	cd, ok := (*r.m.Load())[classKey{factoryID, classID, version}]
-	return cd, ok
+// WritePortableSlice writes a PORTABLE_ARRAY field from a typed slice.
+func WritePortableSlice[T any](w *PortableWriter, name string, v []T) {
+	portable.WriteSlice(w, name, v)
 }
 
-// Add registers cd. Registering a different definition for the same ids fails.
-func (r *ClassRegistry) Add(cd *ClassDefinition) error {
-	_, err := r.add(cd)
-	return err
-}
-
-func (r *ClassRegistry) add(cd *ClassDefinition) (*ClassDefinition, error) {
-	if old, ok := r.Get(cd.FactoryID, cd.ClassID, cd.Version); ok {
-		return old, sameClass(old, cd)
-	}
-	r.mu.Lock()
-	cur := *r.m.Load()
-	if old, ok := cur[cd.key()]; ok {
-		r.mu.Unlock()
-		return old, sameClass(old, cd)
-	}
-	next := make(map[classKey]*ClassDefinition, len(cur)+1)
-	for k, v := range cur {
-		next[k] = v
-	}
-	next[cd.key()] = cd
-	r.m.Store(&next)
-	fn := r.onAdd
-	r.mu.Unlock()
-	if fn != nil {
-		fn(cd)
-	}
-	return cd, nil
-}
-
-// All returns every registered class definition, in no particular order.
-func (r *ClassRegistry) All() []*ClassDefinition {
-	m := *r.m.Load()
-	out := make([]*ClassDefinition, 0, len(m))
-	for _, cd := range m {
-		out = append(out, cd)
-	}
-	return out
-}
-
-func sameClass(a, b *ClassDefinition) error {
-	if a == b {
-		return nil
-	}
-	if len(a.Fields) == len(b.Fields) {
-		same := true
-		for i := range a.Fields {
-			if a.Fields[i] != b.Fields[i] {
-				same = false
-				break
-			}
-		}
-		if same {
-			return nil
-		}
-	}
-	return &DefinitionError{
-		What:   fmt.Sprintf("portable class definition %d/%d/%d", b.FactoryID, b.ClassID, b.Version),
-		Reason: "a different definition is already registered for these ids",
-	}
-}
-
-// portableVersion returns the class version p is written with.
-func (s *Service) portableVersionOf(p Portable) int32 {
-	if vp, ok := p.(VersionedPortable); ok {
-		return vp.ClassVersion()
-	}
-	return s.portableVersion
+// ReadPortableSlice reads a PORTABLE_ARRAY field into a typed slice.
+func ReadPortableSlice[T any](r *PortableReader, name string) []T {
+	return portable.ReadSlice[T](r, name)
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/internal/vectors"
 	s "github.com/atolldb/atoll/pkg/serialization"
 )
@@ -46,7 +46,7 @@ func vectorBytes(t testing.TB, vs map[string]vectors.Vector, name string) []byte
 
 func newService(t testing.TB) *s.Service {
 	t.Helper()
-	svc, err := s.NewService(model.Config())
+	svc, err := s.NewService(benchmodel.Config())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,9 +58,9 @@ func newService(t testing.TB) *s.Service {
 func TestModelTypesMatchBenchmarkVectors(t *testing.T) {
 	vs := committedVectors(t)
 	svc := newService(t)
-	large1 := model.LargeForKey(1)
-	small1 := model.SmallForKey(1)
-	small1000 := model.SmallForKey(1000)
+	large1 := benchmodel.LargeForKey(1)
+	small1 := benchmodel.SmallForKey(1)
+	small1000 := benchmodel.SmallForKey(1000)
 	cases := []struct {
 		vector string
 		value  any
@@ -68,11 +68,11 @@ func TestModelTypesMatchBenchmarkVectors(t *testing.T) {
 		{"compact_small_bench_key1", &small1},
 		{"compact_small_bench_key1000", &small1000},
 		{"compact_large_bench_key1", &large1},
-		{"portable_large_bench_key1", model.NewPortableLarge(large1)},
-		{"identified_large_bench_key1", model.NewIdentifiedLarge(large1)},
-		{"identified_adoc_key1", &model.IdentifiedADoc{Value: 1, Payload: model.APayload(1)}},
-		{"portable_adoc_key1", &model.PortableADoc{Value: 1, Payload: model.APayload(1)}},
-		{"json_adoc_key1", s.JSON(model.AJSON(1))},
+		{"portable_large_bench_key1", benchmodel.NewPortableLarge(large1)},
+		{"identified_large_bench_key1", benchmodel.NewIdentifiedLarge(large1)},
+		{"identified_adoc_key1", &benchmodel.IdentifiedADoc{Value: 1, Payload: benchmodel.APayload(1)}},
+		{"portable_adoc_key1", &benchmodel.PortableADoc{Value: 1, Payload: benchmodel.APayload(1)}},
+		{"json_adoc_key1", s.JSON(benchmodel.AJSON(1))},
 	}
 	for _, c := range cases {
 		t.Run(c.vector, func(t *testing.T) {
@@ -97,20 +97,20 @@ func TestModelTypesMatchBenchmarkVectors(t *testing.T) {
 
 func TestByteArrayKindSizesMatchIdentifiedPayload(t *testing.T) {
 	svc := newService(t)
-	small := model.IdentifiedSmall(model.FixedSmall())
+	small := benchmodel.IdentifiedSmall(benchmodel.FixedSmall())
 	d, err := svc.ToData(&small)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(d.Payload()); n != model.SmallBytesLen {
-		t.Errorf("IDENTIFIED SMALL payload = %d bytes, want %d", n, model.SmallBytesLen)
+	if n := len(d.Payload()); n != benchmodel.SmallBytesLen {
+		t.Errorf("IDENTIFIED SMALL payload = %d bytes, want %d", n, benchmodel.SmallBytesLen)
 	}
-	d, err = svc.ToData(model.NewIdentifiedLarge(model.FixedLarge()))
+	d, err = svc.ToData(benchmodel.NewIdentifiedLarge(benchmodel.FixedLarge()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(d.Payload()); n != model.LargeBytesLen {
-		t.Errorf("IDENTIFIED LARGE payload = %d bytes, want %d", n, model.LargeBytesLen)
+	if n := len(d.Payload()); n != benchmodel.LargeBytesLen {
+		t.Errorf("IDENTIFIED LARGE payload = %d bytes, want %d", n, benchmodel.LargeBytesLen)
 	}
 }
 
@@ -430,13 +430,13 @@ func TestPortableVersions(t *testing.T) {
 
 func TestIdentifiedLayoutReadsWithoutGoType(t *testing.T) {
 	writer := newService(t)
-	large := model.LargeForKey(3)
-	d, err := writer.ToData(model.NewIdentifiedLarge(large))
+	large := benchmodel.LargeForKey(3)
+	d, err := writer.ToData(benchmodel.NewIdentifiedLarge(large))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A member knows only the layouts.
-	member, err := s.NewService(s.Config{Layouts: model.Layouts()})
+	member, err := s.NewService(s.Config{Layouts: benchmodel.Layouts()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -491,7 +491,7 @@ func TestTypedErrors(t *testing.T) {
 			t.Errorf("invalid UTF-8 in a %s: %v", name, err)
 		}
 	}
-	small := model.SmallForKey(2)
+	small := benchmodel.SmallForKey(2)
 	d, err := svc.ToData(&small)
 	if err != nil {
 		t.Fatal(err)
@@ -502,7 +502,7 @@ func TestTypedErrors(t *testing.T) {
 	if !errors.Is(err, s.ErrUnknownSchema) || !errors.As(err, &notFound) {
 		t.Errorf("unknown schema: %v", err)
 	}
-	ids, err := svc.ToData(model.NewIdentifiedLarge(model.LargeForKey(2)))
+	ids, err := svc.ToData(benchmodel.NewIdentifiedLarge(benchmodel.LargeForKey(2)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -544,12 +544,9 @@ func committedVectorsList(t testing.TB) []vectors.Vector {
 
 // readAll touches every field of a decoded value, so lazily validated
 // records are exercised too.
-func readAll(v any) {
-	type fields interface{ Get(string) (any, error) }
-	if rv := reflect.ValueOf(v); !rv.IsValid() || rv.Kind() == reflect.Pointer && rv.IsNil() {
-		return
-	}
-	var names []string
+// recordFieldNames lists the fields of a Compact, Portable or IDS record;
+// ok is false for other values.
+func recordFieldNames(v any) (names []string, ok bool) {
 	switch r := v.(type) {
 	case *s.CompactRecord:
 		for _, f := range r.Schema().Fields {
@@ -566,6 +563,18 @@ func readAll(v any) {
 			names = append(names, f.Name)
 		}
 	default:
+		return nil, false
+	}
+	return names, true
+}
+
+func readAll(v any) {
+	type fields interface{ Get(string) (any, error) }
+	if rv := reflect.ValueOf(v); !rv.IsValid() || rv.Kind() == reflect.Pointer && rv.IsNil() {
+		return
+	}
+	names, ok := recordFieldNames(v)
+	if !ok {
 		return
 	}
 	for _, n := range names {

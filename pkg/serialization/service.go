@@ -5,14 +5,13 @@ import (
 	"reflect"
 	"strconv"
 	"sync"
-	"sync/atomic"
 
+	"github.com/atolldb/atoll/internal/serialization/compact"
+	"github.com/atolldb/atoll/internal/serialization/core"
+	"github.com/atolldb/atoll/internal/serialization/identified"
+	"github.com/atolldb/atoll/internal/serialization/portable"
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
-
-// maxDepth bounds the nesting of objects a decoder follows, so that hostile
-// input cannot exhaust the stack.
-const maxDepth = 256
 
 // Config configures a Service. The zero Config handles built-in types,
 // generic records, JSON and, through zero-config Compact, plain structs.
@@ -51,13 +50,8 @@ type Config struct {
 
 // Service turns Go values into Data and back. It is safe for concurrent use.
 type Service struct {
-	// compact indexes the Compact serializers by Go type and type name. It
-	// is replaced, never changed, when a type is added (copy-on-write), so
-	// lookups need no lock; compactMu serializes the writers.
-	compact    atomic.Pointer[compactTypes]
-	compactMu  sync.Mutex
-	zeroConfig bool
-	schemas    *SchemaRegistry
+	compact *compact.Types // the Go types written in the Compact format
+	schemas *SchemaRegistry
 
 	portableFactories map[int32]PortableFactory
 	classes           *ClassRegistry
@@ -67,17 +61,13 @@ type Service struct {
 	layouts             *LayoutRegistry
 
 	encoders sync.Pool // *encoder
-}
 
-type compactType struct {
-	ser    CompactSerializer
-	layout atomic.Pointer[compactLayout]
+	readerCache // FieldReaders by path
 }
 
 // NewService validates cfg and returns a Service.
 func NewService(cfg Config) (*Service, error) {
 	s := &Service{
-		zeroConfig:          cfg.ZeroConfigCompact != ZeroConfigDisabled,
 		schemas:             cfg.Schemas,
 		portableFactories:   map[int32]PortableFactory{},
 		classes:             cfg.ClassRegistry,
@@ -94,37 +84,13 @@ func NewService(cfg Config) (*Service, error) {
 	if s.layouts == nil {
 		s.layouts = NewLayoutRegistry()
 	}
-	types := newCompactTypes()
-	var reflective []*reflectiveSerializer
-	for _, ser := range cfg.CompactSerializers {
-		t := ser.Type()
-		if t == nil || ser.TypeName() == "" {
-			return nil, &DefinitionError{What: "compact serializer", Reason: "Type and TypeName must be set"}
-		}
-		if _, dup := types.byType[t]; dup {
-			return nil, &DefinitionError{What: "compact serializer for " + t.String(), Reason: "registered twice"}
-		}
-		if _, dup := types.byName[ser.TypeName()]; dup {
-			return nil, &DefinitionError{What: "compact serializer " + strconv.Quote(ser.TypeName()), Reason: "type name registered twice"}
-		}
-		ct := &compactType{ser: ser}
-		types.byType[t] = ct
-		types.byName[ser.TypeName()] = ct
-		if rs, ok := ser.(*reflectiveSerializer); ok {
-			reflective = append(reflective, rs)
-		}
+	var err error
+	if s.compact, err = compact.NewTypes(cfg.CompactSerializers, cfg.ZeroConfigCompact != ZeroConfigDisabled); err != nil {
+		return nil, err
 	}
-	// Explicit registrations come first, so that they win over the types
-	// that reflective serializers nest.
-	for _, rs := range reflective {
-		if err := types.addCompanions(types.byType[rs.typ], rs); err != nil {
-			return nil, err
-		}
-	}
-	s.compact.Store(types)
 	for _, f := range cfg.PortableFactories {
 		if _, dup := s.portableFactories[f.FactoryID()]; dup {
-			return nil, &DefinitionError{What: fmt.Sprintf("portable factory %d", f.FactoryID()), Reason: "registered twice"}
+			return nil, &core.DefinitionError{What: fmt.Sprintf("portable factory %d", f.FactoryID()), Reason: "registered twice"}
 		}
 		s.portableFactories[f.FactoryID()] = f
 	}
@@ -135,7 +101,7 @@ func NewService(cfg Config) (*Service, error) {
 	}
 	for _, f := range cfg.IdentifiedFactories {
 		if _, dup := s.identifiedFactories[f.FactoryID()]; dup {
-			return nil, &DefinitionError{What: fmt.Sprintf("identified factory %d", f.FactoryID()), Reason: "registered twice"}
+			return nil, &core.DefinitionError{What: fmt.Sprintf("identified factory %d", f.FactoryID()), Reason: "registered twice"}
 		}
 		s.identifiedFactories[f.FactoryID()] = f
 	}
@@ -144,18 +110,18 @@ func NewService(cfg Config) (*Service, error) {
 			return nil, err
 		}
 	}
-	s.encoders.New = func() any { return &encoder{svc: s} }
+	s.encoders.New = func() any { return s.newEncoder() }
 	return s, nil
 }
 
 // Schemas returns the Compact schema registry.
-func (s *Service) Schemas() *SchemaRegistry { return s.schemas }
+func (s *Service) Schemas() *compact.SchemaRegistry { return s.schemas }
 
 // ClassRegistry returns the Portable class definition registry.
-func (s *Service) ClassRegistry() *ClassRegistry { return s.classes }
+func (s *Service) ClassRegistry() *portable.ClassRegistry { return s.classes }
 
 // LayoutRegistry returns the IdentifiedDataSerializable layout registry.
-func (s *Service) LayoutRegistry() *LayoutRegistry { return s.layouts }
+func (s *Service) LayoutRegistry() *identified.LayoutRegistry { return s.layouts }
 
 // PartitionAware is implemented by keys that choose their partition through
 // another value: the key's partition hash is the partition hash of
@@ -165,9 +131,9 @@ type PartitionAware interface {
 }
 
 // ToData serializes v into a new Data.
-func (s *Service) ToData(v any) (Data, error) {
+func (s *Service) ToData(v any) (core.Data, error) {
 	b, err := s.AppendData(nil, v)
-	return Data(b), err
+	return core.Data(b), err
 }
 
 // AppendData appends the Data of v to dst and returns the extended slice; the
@@ -184,8 +150,8 @@ func (s *Service) AppendDataWithSchema(dst []byte, v any) ([]byte, error) {
 }
 
 func (s *Service) appendData(dst []byte, v any, withSchema bool) ([]byte, error) {
-	if isNil(v) {
-		return dst, &TypeError{Type: fmt.Sprintf("%T", v), Reason: "a nil value has no Data"}
+	if core.IsNil(v) {
+		return dst, &core.TypeError{Type: fmt.Sprintf("%T", v), Reason: "a nil value has no Data"}
 	}
 	var hash int32
 	if pa, ok := v.(PartitionAware); ok {
@@ -196,7 +162,7 @@ func (s *Service) appendData(dst []byte, v any, withSchema bool) ([]byte, error)
 		hash = key.PartitionHash()
 	}
 	e := s.encoders.Get().(*encoder)
-	e.base, e.withSchema = len(dst), withSchema
+	e.Base, e.WithSchema = len(dst), withSchema
 	out := wire.AppendInt32(dst, hash)
 	out, err := e.appendObject(out, v, true)
 	e.reset()
@@ -213,247 +179,98 @@ func (s *Service) appendData(dst []byte, v any, withSchema bool) ([]byte, error)
 // *IdentifiedRecord (IDS only when a Layout is registered). An empty Data is
 // nil. Records alias d's bytes, so d must not change while they are in use;
 // all other values are copies.
-func (s *Service) ToObject(d Data) (any, error) {
+func (s *Service) ToObject(d core.Data) (any, error) {
 	if len(d) == 0 {
 		return nil, nil
 	}
 	if err := d.Check(); err != nil {
 		return nil, err
 	}
-	dec := decoder{svc: s, buf: d}
-	rd := wire.NewReader(d, HeaderSize)
+	dec := decoder{svc: s, buf: d, budget: &core.Budget{Size: len(d)}}
+	rd := wire.NewReader(d, core.HeaderSize)
 	return dec.readObjectOfType(&rd, d.Type(), true)
 }
 
-// encoder carries the state of one ToData call. It is pooled.
+// encoder carries the state of one ToData call, shared between the
+// formats it writes. It is pooled.
 type encoder struct {
+	core.Encoding
 	svc        *Service
-	base       int               // index of the Data start in the output, for Portable positions
-	withSchema bool              // Compact objects embed their schemas (type -56)
-	stack      []int32           // Compact offset scratch shared by nested writers
-	writers    []*CompactWriter  // one per nesting depth, reused
-	pwriters   []*PortableWriter // one per nesting depth, reused
-	outputs    []*DataOutput     // one per nesting depth, reused
-	depth      int
+	compact    compact.Encoder
+	portable   portable.Encoder
+	identified identified.Encoder
+}
+
+// newEncoder returns an encoder for a Data that starts at the beginning of
+// its buffer.
+func (s *Service) newEncoder() *encoder {
+	e := &encoder{svc: s}
+	e.compact = compact.Encoder{Encoding: &e.Encoding, Types: s.compact, Schemas: s.schemas}
+	e.portable = portable.Encoder{Encoding: &e.Encoding, Classes: s.classes, Version: s.portableVersion}
+	e.identified = identified.Encoder{Encoding: &e.Encoding, Objects: e}
+	return e
+}
+
+// AppendObject appends v as writeObject does (type id and payload, type 0
+// for nil): an IdentifiedDataSerializable's nested values, of any format.
+func (e *encoder) AppendObject(dst []byte, v any) ([]byte, error) {
+	return e.appendObject(dst, v, false)
 }
 
 func (e *encoder) reset() {
-	e.stack = e.stack[:0]
-	e.depth = 0
-	for _, w := range e.writers {
-		*w = CompactWriter{}
-	}
-}
-
-// compactWriter returns a writer for the current nesting depth.
-func (e *encoder) compactWriter() *CompactWriter {
-	for len(e.writers) <= e.depth {
-		e.writers = append(e.writers, &CompactWriter{})
-	}
-	return e.writers[e.depth]
+	e.Depth = 0
+	e.compact.Reset()
 }
 
 // appendObject appends type id + payload, as writeObject does; top says
 // whether this is a top-level value (nil is not allowed there).
 func (e *encoder) appendObject(dst []byte, v any, top bool) ([]byte, error) {
-	if e.depth >= maxDepth {
-		return dst, &TypeError{Type: fmt.Sprintf("%T", v), Reason: "objects nest deeper than " + strconv.Itoa(maxDepth) + " levels (a cycle?)"}
+	if e.Depth >= core.MaxDepth {
+		return dst, &core.TypeError{Type: fmt.Sprintf("%T", v), Reason: "objects nest deeper than " + strconv.Itoa(core.MaxDepth) + " levels (a cycle?)"}
 	}
-	if out, ok, err := appendBuiltin(dst, v); ok || err != nil {
+	if out, ok, err := core.AppendBuiltin(dst, v); ok || err != nil {
 		return out, err
 	}
 	switch x := v.(type) {
 	case nil:
 		if top {
-			return dst, &TypeError{Type: "nil", Reason: "a nil value has no Data"}
+			return dst, &core.TypeError{Type: "nil", Reason: "a nil value has no Data"}
 		}
-		return wire.AppendInt32(dst, TypeNull), nil
+		return wire.AppendInt32(dst, core.TypeNull), nil
 	case *CompactRecord, CompactRecord:
-		return e.appendCompactData(dst, v)
+		return e.compact.AppendData(dst, v)
 	case *PortableRecord:
-		return e.appendPortableData(dst, x)
+		return e.portable.AppendData(dst, x)
 	case *IdentifiedRecord:
-		return e.appendIdentifiedRecordData(dst, x)
+		return e.identified.AppendRecord(dst, x)
 	}
-	if !top && isNil(v) {
+	if !top && core.IsNil(v) {
 		// A nil pointer of a serializable type is a null nested object; its
 		// serializer must not see it.
-		return wire.AppendInt32(dst, TypeNull), nil
+		return wire.AppendInt32(dst, core.TypeNull), nil
 	}
-	if e.svc != nil {
-		if _, ok := e.svc.compact.Load().byType[reflect.TypeOf(v)]; ok {
-			return e.appendCompactData(dst, v)
-		}
+	if e.svc.compact.Registered(reflect.TypeOf(v)) {
+		return e.compact.AppendData(dst, v)
 	}
 	switch x := v.(type) {
 	case IdentifiedDataSerializable:
-		return e.appendIdentifiedData(dst, x)
+		return e.identified.AppendData(dst, x)
 	case Portable:
-		return e.appendPortableData(dst, x)
+		return e.portable.AppendData(dst, x)
 	}
-	if e.svc != nil {
-		if ct, err := e.svc.zeroConfigType(reflect.TypeOf(v)); err != nil {
-			return dst, err
-		} else if ct != nil {
-			return e.appendCompactData(dst, v)
-		}
-	}
-	return dst, &TypeError{Type: fmt.Sprintf("%T", v), Reason: "not a built-in type, and no CompactSerializer, Portable or IdentifiedDataSerializable implementation is registered for it"}
-}
-
-func (e *encoder) appendCompactData(dst []byte, v any) ([]byte, error) {
-	typ := TypeCompact
-	if e.withSchema {
-		typ = TypeCompactWithSchema
-	}
-	return e.appendCompact(wire.AppendInt32(dst, typ), v)
-}
-
-// appendCompact appends a Compact object (schema id, optional schema, body)
-// without a type id: the payload of a Compact Data or a nested field.
-func (e *encoder) appendCompact(dst []byte, v any) ([]byte, error) {
-	switch rec := v.(type) {
-	case *CompactRecord:
-		return e.appendCompactRecord(dst, rec)
-	case CompactRecord:
-		return e.appendCompactRecord(dst, &rec)
-	}
-	if e.svc == nil {
-		return dst, &TypeError{Type: fmt.Sprintf("%T", v), Reason: "only records can be nested in a record builder"}
-	}
-	ct, ok := e.svc.compact.Load().byType[reflect.TypeOf(v)]
-	if !ok {
-		var err error
-		if ct, err = e.svc.zeroConfigType(reflect.TypeOf(v)); err != nil {
-			return dst, err
-		}
-		if ct == nil {
-			return dst, &TypeError{Type: fmt.Sprintf("%T", v), Reason: "no CompactSerializer is registered for it"}
-		}
-	}
-	lay, err := e.compactLayout(ct, v)
-	if err != nil {
+	if ok, err := e.svc.compact.Writes(reflect.TypeOf(v)); err != nil {
 		return dst, err
+	} else if ok {
+		return e.compact.AppendData(dst, v)
 	}
-	return e.writeCompact(dst, lay.schema, lay.order, func(w *CompactWriter) { ct.ser.Write(w, v) })
-}
-
-// compactLayout returns the schema and write order of ct, discovering them
-// from a first write when needed.
-func (e *encoder) compactLayout(ct *compactType, v any) (*compactLayout, error) {
-	if lay := ct.layout.Load(); lay != nil {
-		return lay, nil
-	}
-	w := &CompactWriter{enc: e}
-	ct.ser.Write(w, v)
-	if w.err != nil {
-		return nil, w.err
-	}
-	schema, err := NewSchema(ct.ser.TypeName(), w.defs)
-	if err != nil {
-		return nil, err
-	}
-	if schema, err = e.svc.schemas.Add(schema); err != nil {
-		return nil, err
-	}
-	lay := &compactLayout{schema: schema, order: make([]int32, len(w.defs))}
-	for i, d := range w.defs {
-		lay.order[i] = schema.byName[d.Name]
-	}
-	ct.layout.Store(lay)
-	return lay, nil
-}
-
-// writeCompact lays out one object with schema and runs write to fill it.
-func (e *encoder) writeCompact(dst []byte, schema *Schema, order []int32, write func(*CompactWriter)) ([]byte, error) {
-	if e.depth >= maxDepth {
-		return dst, &TypeError{Type: schema.TypeName, Reason: "objects nest deeper than " + strconv.Itoa(maxDepth) + " levels (a cycle?)"}
-	}
-	dst = wire.AppendInt64(dst, schema.ID)
-	if e.withSchema {
-		at := len(dst)
-		dst = AppendSchema(wire.AppendInt32(dst, 0), schema)
-		wire.PutInt32(dst[at:], int32(len(dst)-at-4))
-	}
-	lenAt := len(dst)
-	if schema.VarCount > 0 {
-		dst = wire.AppendInt32(dst, 0)
-	}
-	start := len(dst)
-	for i := int32(0); i < schema.FixedSize; i++ {
-		dst = append(dst, 0)
-	}
-	base := len(e.stack)
-	for i := int32(0); i < schema.VarCount; i++ {
-		e.stack = append(e.stack, -1)
-	}
-	w := e.compactWriter()
-	*w = CompactWriter{enc: e, schema: schema, order: order, buf: dst, start: start, base: base}
-	e.depth++
-	write(w)
-	e.depth--
-	dst, err := w.buf, w.err
-	*w = CompactWriter{}
-	if err == nil && schema.VarCount > 0 {
-		dataLen := len(dst) - start
-		wire.PutInt32(dst[lenAt:], int32(dataLen))
-		dst = appendOffsets(dst, e.stack[base:base+int(schema.VarCount)], dataLen)
-	}
-	e.stack = e.stack[:base]
-	return dst, err
-}
-
-// appendCompactRecord copies a record's bytes when they already have the
-// right form, and rewrites it field by field otherwise.
-func (e *encoder) appendCompactRecord(dst []byte, rec *CompactRecord) ([]byte, error) {
-	if rec.schema == nil {
-		return dst, &TypeError{Type: "CompactRecord", Reason: "the record is empty"}
-	}
-	if e.svc != nil {
-		if err := e.svc.adoptSchemas(rec); err != nil {
-			return dst, err
-		}
-	}
-	if rec.embedded == e.withSchema {
-		return append(dst, rec.raw...), nil
-	}
-	order := recordWriteOrder(rec)
-	return e.writeCompact(dst, rec.schema, nil, func(w *CompactWriter) {
-		for _, i := range order {
-			f := &rec.schema.Fields[i]
-			v, err := rec.Get(f.Name)
-			if err != nil {
-				w.fail(err)
-				return
-			}
-			w.writeValue(f.Name, f.Kind, v)
-		}
-	})
-}
-
-// adoptSchemas registers the schemas a record was built or read with.
-func (s *Service) adoptSchemas(rec *CompactRecord) error {
-	if rec.schemas == s.schemas || rec.embedded {
-		_, err := s.schemas.Add(rec.schema)
-		return err
-	}
-	for _, sc := range rec.schemas.All() {
-		if _, err := s.schemas.Add(sc); err != nil {
-			return err
-		}
-	}
-	return nil
+	return dst, &core.TypeError{Type: fmt.Sprintf("%T", v), Reason: "not a built-in type, and no CompactSerializer, Portable or IdentifiedDataSerializable implementation is registered for it"}
 }
 
 // decoder carries the state of one ToObject call.
 type decoder struct {
-	svc   *Service
-	buf   Data // the whole Data: Portable positions are relative to its start
-	depth int
-	// nested counts the bytes of the nested Compact objects that reflective
-	// serializers decoded, to bound the work that overlapping offsets in
-	// hostile input could cause (see CompactReader.enterNested).
-	nested int
+	svc    *Service
+	buf    core.Data // the whole Data: Portable positions are relative to its start
+	budget *core.Budget
 }
 
 // readObject reads a nested object (type id + payload); type 0 is nil.
@@ -461,50 +278,39 @@ func (d *decoder) readObject(rd *wire.Reader) (any, error) {
 	at := rd.Pos()
 	typ := rd.Int32()
 	if rd.Err() != nil {
-		return nil, &DecodeError{Format: "data", Offset: at, Reason: "truncated object type id", Err: rd.Err()}
+		return nil, &core.DecodeError{Format: "data", Offset: at, Reason: "truncated object type id", Err: rd.Err()}
 	}
-	if typ == TypeNull {
+	if typ == core.TypeNull {
 		return nil, nil
 	}
 	return d.readObjectOfType(rd, typ, false)
 }
 
 func (d *decoder) readObjectOfType(rd *wire.Reader, typ int32, top bool) (any, error) {
-	if d.depth >= maxDepth {
-		return nil, malformed("data", rd.Pos(), "objects nest deeper than "+strconv.Itoa(maxDepth)+" levels")
+	if d.budget.Depth >= core.MaxDepth {
+		return nil, core.Malformed("data", rd.Pos(), "objects nest deeper than "+strconv.Itoa(core.MaxDepth)+" levels")
 	}
-	d.depth++
-	defer func() { d.depth-- }()
+	d.budget.Depth++
+	defer func() { d.budget.Depth-- }()
 	switch typ {
-	case TypeCompact, TypeCompactWithSchema:
-		rec, end, err := parseCompact(d.buf, rd.Pos(), len(d.buf), d.svc.schemas, typ == TypeCompactWithSchema)
+	case core.TypeCompact, core.TypeCompactWithSchema:
+		rec, end, err := compact.Parse(d.buf, rd.Pos(), len(d.buf), d.svc.schemas, typ == core.TypeCompactWithSchema)
 		if err != nil {
 			return nil, err
 		}
 		rd.Seek(end)
-		return d.compactObject(rec)
-	case TypePortable:
-		return d.readPortable(rd)
-	case TypeIdentified:
-		return d.readIdentified(rd)
+		dec := compact.Decoder{Types: d.svc.compact, Budget: d.budget}
+		return dec.Object(rec)
+	case core.TypePortable:
+		dec := portable.Decoder{Factories: d.svc.portableFactories, Classes: d.svc.classes, Buf: d.buf, Budget: d.budget}
+		return dec.Read(rd)
+	case core.TypeIdentified:
+		dec := identified.Decoder{Factories: d.svc.identifiedFactories, Objects: objects{d.svc}, Buf: d.buf, Budget: d.budget}
+		return dec.Read(rd)
 	}
-	v, ok, err := readBuiltin(rd, typ)
+	v, ok, err := core.ReadBuiltin(rd, typ)
 	if ok {
 		return v, err
 	}
-	return nil, &DecodeError{Format: "data", Offset: rd.Pos() - 4, Reason: "type id " + strconv.Itoa(int(typ)) + " is not supported (Java-only or unknown serializer)"}
-}
-
-// compactObject turns a record into its registered Go type, if any.
-func (d *decoder) compactObject(rec CompactRecord) (any, error) {
-	ct, ok := d.svc.compact.Load().byName[rec.schema.TypeName]
-	if !ok {
-		return &rec, nil
-	}
-	r := CompactReader{rec: rec, dec: d}
-	v := ct.ser.Read(&r)
-	if r.err != nil {
-		return nil, r.err
-	}
-	return v, nil
+	return nil, &core.DecodeError{Format: "data", Offset: rd.Pos() - 4, Reason: "type id " + strconv.Itoa(int(typ)) + " is not supported (Java-only or unknown serializer)"}
 }

@@ -3,13 +3,16 @@ package serialization
 import (
 	"strconv"
 
+	"github.com/atolldb/atoll/internal/serialization/compact"
+	"github.com/atolldb/atoll/internal/serialization/core"
+	"github.com/atolldb/atoll/internal/serialization/portable"
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
 
 // builtinSizes is the payload size of the fixed-size built-in types.
 var builtinSizes = map[int32]int{
-	TypeBool: 1, TypeByte: 1, TypeChar: 2, TypeInt16: 2, TypeInt32: 4, TypeInt64: 8,
-	TypeFloat32: 4, TypeFloat64: 8, TypeUUID: 16,
+	core.TypeBool: 1, core.TypeByte: 1, core.TypeChar: 2, core.TypeInt16: 2, core.TypeInt32: 4, core.TypeInt64: 8,
+	core.TypeFloat32: 4, core.TypeFloat64: 8, core.TypeUUID: 16,
 }
 
 // Validate checks the envelope and the header of the format that d's type
@@ -20,67 +23,67 @@ var builtinSizes = map[int32]int{
 // header of IdentifiedDataSerializable data. A member validates every key
 // and value it stores with it. The error matches ErrMalformed, or
 // ErrUnknownSchema for Compact data whose schema is not registered.
-func (s *Service) Validate(d Data) error {
-	if len(d) < HeaderSize {
-		return malformed("data", 0, "shorter than the 8-byte header")
+func (s *Service) Validate(d core.Data) error {
+	if len(d) < core.HeaderSize {
+		return core.Malformed("data", 0, "shorter than the 8-byte header")
 	}
 	typ := d.Type()
 	if n, ok := builtinSizes[typ]; ok {
-		if len(d)-HeaderSize != n {
-			return malformed("builtin", HeaderSize, "type id "+strconv.Itoa(int(typ))+" needs a "+strconv.Itoa(n)+"-byte payload")
+		if len(d)-core.HeaderSize != n {
+			return core.Malformed("builtin", core.HeaderSize, "type id "+strconv.Itoa(int(typ))+" needs a "+strconv.Itoa(n)+"-byte payload")
 		}
 		return nil
 	}
-	rd := wire.NewReader(d, HeaderSize)
+	rd := wire.NewReader(d, core.HeaderSize)
 	switch typ {
-	case TypeString, TypeJSON:
+	case core.TypeString, core.TypeJSON:
 		if n := rd.Length(1, false); rd.Err() == nil && n != rd.Len() {
-			return malformed("builtin", HeaderSize, "string length does not match the payload")
+			return core.Malformed("builtin", core.HeaderSize, "string length does not match the payload")
 		}
-	case TypeByteArray, TypeBoolArray, TypeCharArray, TypeInt16Array, TypeInt32Array, TypeInt64Array, TypeFloat32Array, TypeFloat64Array:
-		size := map[int32]int{TypeByteArray: 1, TypeBoolArray: 1, TypeCharArray: 2, TypeInt16Array: 2, TypeInt32Array: 4, TypeInt64Array: 8, TypeFloat32Array: 4, TypeFloat64Array: 8}[typ]
+	case core.TypeByteArray, core.TypeBoolArray, core.TypeCharArray, core.TypeInt16Array, core.TypeInt32Array, core.TypeInt64Array, core.TypeFloat32Array, core.TypeFloat64Array:
+		size := map[int32]int{core.TypeByteArray: 1, core.TypeBoolArray: 1, core.TypeCharArray: 2, core.TypeInt16Array: 2, core.TypeInt32Array: 4, core.TypeInt64Array: 8, core.TypeFloat32Array: 4, core.TypeFloat64Array: 8}[typ]
 		if n := rd.Length(size, false); rd.Err() == nil && n*size != rd.Len() {
-			return malformed("builtin", HeaderSize, "array length does not match the payload")
+			return core.Malformed("builtin", core.HeaderSize, "array length does not match the payload")
 		}
-	case TypeStringArray:
-		_, _, err := readBuiltin(&rd, typ)
+	case core.TypeStringArray:
+		_, _, err := core.ReadBuiltin(&rd, typ)
 		if err != nil {
 			return err
 		}
 		if rd.Len() != 0 {
-			return malformed("builtin", rd.Pos(), "trailing bytes after the string array")
+			return core.Malformed("builtin", rd.Pos(), "trailing bytes after the string array")
 		}
-	case TypeCompact, TypeCompactWithSchema:
-		_, end, err := parseCompact(d, HeaderSize, len(d), s.schemas, typ == TypeCompactWithSchema)
+	case core.TypeCompact, core.TypeCompactWithSchema:
+		_, end, err := compact.Parse(d, core.HeaderSize, len(d), s.schemas, typ == core.TypeCompactWithSchema)
 		if err != nil {
 			return err
 		}
 		if end != len(d) {
-			return malformed("compact", end, "trailing bytes after the object")
+			return core.Malformed("compact", end, "trailing bytes after the object")
 		}
-	case TypePortable:
+	case core.TypePortable:
 		fid, cid, ver := rd.Int32(), rd.Int32(), rd.Int32()
 		if rd.Err() != nil {
-			return malformed("portable", HeaderSize, "truncated class identity")
+			return core.Malformed("portable", core.HeaderSize, "truncated class identity")
 		}
-		_, end, err := parsePortable(d, rd.Pos(), len(d), fid, cid, ver, nil)
+		_, end, err := portable.Parse(d, rd.Pos(), len(d), fid, cid, ver, nil)
 		if err != nil {
 			return err
 		}
 		if end != len(d) {
-			return malformed("portable", end, "end position does not match the data length")
+			return core.Malformed("portable", end, "end position does not match the data length")
 		}
-	case TypeIdentified:
+	case core.TypeIdentified:
 		hdr := rd.Int8()
 		rd.Skip(8)
-		if rd.Err() != nil || hdr != identifiedHeader {
-			return malformed("identified", HeaderSize, "truncated or unsupported identified header")
+		if rd.Err() != nil || hdr != core.IdentifiedHeader {
+			return core.Malformed("identified", core.HeaderSize, "truncated or unsupported identified header")
 		}
 	default:
-		return malformed("data", 4, "type id "+strconv.Itoa(int(typ))+" is not a type Atoll stores")
+		return core.Malformed("data", 4, "type id "+strconv.Itoa(int(typ))+" is not a type Atoll stores")
 	}
 	if rd.Err() != nil {
-		return &DecodeError{Format: "data", Offset: rd.Pos(), Reason: "truncated payload", Err: rd.Err()}
+		return &core.DecodeError{Format: "data", Offset: rd.Pos(), Reason: "truncated payload", Err: rd.Err()}
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 // Command gen writes Atoll's Grafana dashboards (deploy/grafana/dashboards)
-// from the panel lists below, so that the dashboards share one layout and
-// one set of variables:
+// from the panel lists below, built with the typed builders of Grafana's
+// foundation SDK (github.com/grafana/grafana-foundation-sdk/go), so that
+// the dashboards share one layout and one set of variables and follow the
+// dashboard schema the SDK's version targets:
 //
 //	go run ./deploy/grafana/gen
 //
@@ -15,6 +17,14 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/grafana/grafana-foundation-sdk/go/cog"
+	"github.com/grafana/grafana-foundation-sdk/go/cog/variants"
+	"github.com/grafana/grafana-foundation-sdk/go/common"
+	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+	"github.com/grafana/grafana-foundation-sdk/go/prometheus"
+	"github.com/grafana/grafana-foundation-sdk/go/stat"
+	"github.com/grafana/grafana-foundation-sdk/go/timeseries"
 )
 
 // panel is one graph or number on a dashboard.
@@ -28,9 +38,11 @@ type panel struct {
 
 type target struct{ expr, legend string }
 
-type dashboard struct {
+// board is one dashboard file: its panels and whether it has a $map
+// variable.
+type board struct {
 	file, uid, title, description string
-	mapVar                        bool // the dashboard has a $map variable
+	mapVar                        bool
 	panels                        []panel
 }
 
@@ -46,7 +58,8 @@ func ts(title, unit string, targets ...target) panel {
 	return panel{title: title, kind: "timeseries", unit: unit, targets: targets}
 }
 
-func stat(title, unit string, targets ...target) panel {
+// number is a stat panel: one figure, a quarter of the width.
+func number(title, unit string, targets ...target) panel {
 	return panel{title: title, kind: "stat", unit: unit, width: 6, targets: targets}
 }
 
@@ -56,15 +69,15 @@ func quantile(q float64, metric, by, selector string) string {
 	return fmt.Sprintf("histogram_quantile(%g, sum by (le, %s) (rate(%s_bucket{%s}%s)))", q, by, metric, selector, ri)
 }
 
-var dashboards = []dashboard{
+var dashboards = []board{
 	{
 		file: "cluster.json", uid: "atoll-cluster", title: "Atoll / Cluster overview",
 		description: "Members, readiness, load, memory and member-to-member traffic.",
 		panels: []panel{
-			stat("Members", "short", t(`max(atoll_cluster_members{`+sel+`})`, "members")),
-			stat("Ready members", "short", t(`sum(atoll_member_ready{`+sel+`})`, "ready")),
-			stat("Partition table version", "short", t(`max(atoll_partition_table_version{`+sel+`})`, "version")),
-			stat("Coordinator", "short", t(`atoll_cluster_coordinator{`+sel+`} == 1`, "{{instance}}")),
+			number("Members", "short", t(`max(atoll_cluster_members{`+sel+`})`, "members")),
+			number("Ready members", "short", t(`sum(atoll_member_ready{`+sel+`})`, "ready")),
+			number("Partition table version", "short", t(`max(atoll_partition_table_version{`+sel+`})`, "version")),
+			number("Coordinator", "short", t(`atoll_cluster_coordinator{`+sel+`} == 1`, "{{instance}}")),
 			ts("Map operations per second, by member", "ops", t(`sum by (instance) (rate(atoll_map_operation_duration_seconds_count{`+sel+`}`+ri+`))`, "{{instance}}")),
 			ts("Owned entries, by member", "short", t(`sum by (instance) (atoll_map_entries{`+sel+`,role="owner"})`, "{{instance}}")),
 			ts("Entry memory, by member and role", "bytes", t(`sum by (instance, role) (atoll_map_entry_memory_bytes{`+sel+`})`, "{{instance}} {{role}}")),
@@ -110,10 +123,10 @@ var dashboards = []dashboard{
 		file: "partitions.json", uid: "atoll-partitions", title: "Atoll / Partitions and migrations",
 		description: "Partitions owned and backed up by each member, and the migrations that move them.",
 		panels: []panel{
-			stat("Migrations in flight", "short", t(`sum(atoll_partition_migrations_in_flight{`+sel+`})`, "in flight")),
-			stat("Migrations completed", "short", t(`sum(atoll_partition_migrations_completed_total{`+sel+`})`, "completed")),
-			stat("Migrations failed", "short", t(`sum(atoll_partition_migrations_failed_total{`+sel+`})`, "failed")),
-			stat("Partition table version", "short", t(`max(atoll_partition_table_version{`+sel+`})`, "version")),
+			number("Migrations in flight", "short", t(`sum(atoll_partition_migrations_in_flight{`+sel+`})`, "in flight")),
+			number("Migrations completed", "short", t(`sum(atoll_partition_migrations_completed_total{`+sel+`})`, "completed")),
+			number("Migrations failed", "short", t(`sum(atoll_partition_migrations_failed_total{`+sel+`})`, "failed")),
+			number("Partition table version", "short", t(`max(atoll_partition_table_version{`+sel+`})`, "version")),
 			ts("Owned partitions, by member", "short", t(`atoll_partitions{`+sel+`,role="owner"}`, "{{instance}}")),
 			ts("Backup partitions, by member", "short", t(`atoll_partitions{`+sel+`,role="backup"}`, "{{instance}}")),
 			ts("Migrations per second", "ops",
@@ -198,68 +211,73 @@ func queryPanels() []panel {
 }
 
 // datasource refers to the dashboard's Prometheus variable.
-var datasource = map[string]string{"type": "prometheus", "uid": "${datasource}"}
+var datasource = common.DataSourceRef{Type: cog.ToPtr("prometheus"), Uid: cog.ToPtr("${datasource}")}
 
-func (d dashboard) json() map[string]any {
-	vars := []any{
-		map[string]any{"name": "datasource", "label": "Prometheus", "type": "datasource", "query": "prometheus"},
-		queryVar("instance", "Member", "label_values(atoll_member_info, instance)"),
+// Panel heights, in grid rows: a number is half a graph's height.
+const (
+	graphHeight = 8
+	statHeight  = 4
+)
+
+// builder turns the panel into the SDK's builder of its kind, with its
+// queries, unit, size and id; the dashboard builder lays panels out left
+// to right in rows of 24 columns.
+func (p panel) builder(id int) cog.Builder[dashboard.Panel] {
+	w := p.width
+	if w == 0 {
+		w = 12
 	}
-	if d.mapVar {
-		vars = append(vars, queryVar("map", "Map", "label_values(atoll_map_entries, map)"))
+	queries := make([]cog.Builder[variants.Dataquery], len(p.targets))
+	for j, tg := range p.targets {
+		queries[j] = prometheus.NewDataqueryBuilder().Datasource(datasource).Expr(tg.expr).LegendFormat(tg.legend).RefId(string(rune('A' + j)))
 	}
-	var panels []any
-	x, y, rowH := 0, 0, 0
-	for i, p := range d.panels {
-		w, h := p.width, 8
-		if w == 0 {
-			w = 12
-		}
-		if p.kind == "stat" {
-			h = 4
-		}
-		if x+w > 24 {
-			x, y = 0, y+rowH
-			rowH = 0
-		}
-		var targets []any
-		for j, tg := range p.targets {
-			targets = append(targets, map[string]any{
-				"datasource": datasource, "expr": tg.expr, "legendFormat": tg.legend, "refId": string(rune('A' + j)),
-			})
-		}
-		panels = append(panels, map[string]any{
-			"id": i + 1, "type": p.kind, "title": p.title, "datasource": datasource,
-			"gridPos":     map[string]int{"x": x, "y": y, "w": w, "h": h},
-			"fieldConfig": map[string]any{"defaults": map[string]any{"unit": p.unit}, "overrides": []any{}},
-			"targets":     targets,
-		})
-		x += w
-		rowH = max(rowH, h)
+	if p.kind == "stat" {
+		return stat.NewPanelBuilder().Id(uint32(id)).Title(p.title).Datasource(datasource).Unit(p.unit).
+			Span(uint32(w)).Height(statHeight).Targets(queries).
+			Orientation(common.VizOrientationAuto).
+			ReduceOptions(common.NewReduceDataOptionsBuilder().Calcs([]string{"lastNotNull"}))
 	}
-	return map[string]any{
-		"uid": d.uid, "title": d.title, "description": d.description, "tags": []string{"atoll"},
-		"schemaVersion": 39, "version": 1, "editable": true, "refresh": "10s",
-		"time":       map[string]string{"from": "now-30m", "to": "now"},
-		"templating": map[string]any{"list": vars},
-		"panels":     panels,
-	}
+	return timeseries.NewPanelBuilder().Id(uint32(id)).Title(p.title).Datasource(datasource).Unit(p.unit).
+		Span(uint32(w)).Height(graphHeight).Targets(queries).
+		Legend(common.NewVizLegendOptionsBuilder().ShowLegend(true).DisplayMode(common.LegendDisplayModeList).Placement(common.LegendPlacementBottom)).
+		Tooltip(common.NewVizTooltipOptionsBuilder().Mode(common.TooltipDisplayModeMulti).Sort(common.SortOrderNone))
 }
 
-func queryVar(name, label, query string) map[string]any {
-	return map[string]any{
-		"name": name, "label": label, "type": "query", "datasource": datasource,
-		"query": map[string]string{"query": query, "refId": name}, "definition": query,
-		"refresh": 2, "includeAll": true, "multi": true, "allValue": ".*",
-		"current": map[string]any{"text": "All", "value": "$__all"},
+// build assembles the dashboard: its variables (the Prometheus data
+// source, the members, and the maps where it has $map) and its panels.
+func (d board) build() (dashboard.Dashboard, error) {
+	b := dashboard.NewDashboardBuilder(d.title).Uid(d.uid).Description(d.description).Tags([]string{"atoll"}).
+		Editable().Refresh("10s").Time("now-30m", "now").Version(1).
+		WithVariable(dashboard.NewDatasourceVariableBuilder("datasource").Label("Prometheus").Type("prometheus")).
+		WithVariable(queryVar("instance", "Member", "label_values(atoll_member_info, instance)"))
+	if d.mapVar {
+		b = b.WithVariable(queryVar("map", "Map", "label_values(atoll_map_entries, map)"))
 	}
+	for i, p := range d.panels {
+		b = b.WithPanel(p.builder(i + 1))
+	}
+	return b.Build()
+}
+
+// queryVar is a variable over a label's values: several or all of them
+// (All selects every value through the regular expression .*).
+func queryVar(name, label, query string) *dashboard.QueryVariableBuilder {
+	return dashboard.NewQueryVariableBuilder(name).Label(label).Datasource(datasource).
+		Query(dashboard.StringOrMap{String: cog.ToPtr(query)}).Definition(query).
+		Refresh(dashboard.VariableRefreshOnTimeRangeChanged).IncludeAll(true).Multi(true).AllValue(".*").
+		Current(dashboard.VariableOption{Text: dashboard.StringOrArrayOfString{String: cog.ToPtr("All")},
+			Value: dashboard.StringOrArrayOfString{String: cog.ToPtr("$__all")}})
 }
 
 // Render returns each dashboard file's content by name.
 func Render() (map[string][]byte, error) {
 	out := map[string][]byte{}
 	for _, d := range dashboards {
-		b, err := json.MarshalIndent(d.json(), "", "  ")
+		built, err := d.build()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", d.file, err)
+		}
+		b, err := json.MarshalIndent(built, "", "  ")
 		if err != nil {
 			return nil, err
 		}

@@ -28,7 +28,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/atolldb/atoll/bench/model"
+	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/pkg/client"
 	"github.com/atolldb/atoll/pkg/serialization"
 )
@@ -74,7 +74,7 @@ func run(ctx context.Context, out *bufio.Writer, addr, cluster, mode, format, ma
 	}
 	c, err := client.New(ctx, client.Config{
 		Addresses: []string{addr}, ClusterName: cluster, ClientName: "interop-peer",
-		Serialization: model.Config(),
+		Serialization: benchmodel.Config(),
 	})
 	if err != nil {
 		return err
@@ -117,25 +117,25 @@ func valueFor(f string, k int32) (any, error) {
 	case "boolean":
 		return k%3 == 0, nil
 	case "bytes":
-		return model.BytesForKey(k, 16), nil
+		return benchmodel.BytesForKey(k, 16), nil
 	case "json":
-		return serialization.JSON(model.AJSON(k)), nil
+		return serialization.JSON(benchmodel.AJSON(k)), nil
 	case "compact-small":
-		v := model.SmallForKey(k)
+		v := benchmodel.SmallForKey(k)
 		return &v, nil
 	case "compact-large":
-		v := model.LargeForKey(k)
+		v := benchmodel.LargeForKey(k)
 		return &v, nil
 	case "portable-small":
-		v := model.PortableSmall(model.SmallForKey(k))
+		v := benchmodel.PortableSmall(benchmodel.SmallForKey(k))
 		return &v, nil
 	case "portable-large":
-		return model.NewPortableLarge(model.LargeForKey(k)), nil
+		return benchmodel.NewPortableLarge(benchmodel.LargeForKey(k)), nil
 	case "ids-small":
-		v := model.IdentifiedSmall(model.SmallForKey(k))
+		v := benchmodel.IdentifiedSmall(benchmodel.SmallForKey(k))
 		return &v, nil
 	case "ids-large":
-		return model.NewIdentifiedLarge(model.LargeForKey(k)), nil
+		return benchmodel.NewIdentifiedLarge(benchmodel.LargeForKey(k)), nil
 	}
 	return nil, fmt.Errorf("unknown format %q: want one of %s", f, strings.Join(formats, ", "))
 }
@@ -159,38 +159,38 @@ func canonical(v any) string {
 		return fmt.Sprintf("B:%x", x)
 	case serialization.JSON:
 		return "j:" + string(x)
-	case *model.Small:
+	case *benchmodel.Small:
 		return small(*x)
-	case *model.PortableSmall:
-		return small(model.Small(*x))
-	case *model.IdentifiedSmall:
-		return small(model.Small(*x))
-	case *model.Large:
+	case *benchmodel.PortableSmall:
+		return small(benchmodel.Small(*x))
+	case *benchmodel.IdentifiedSmall:
+		return small(benchmodel.Small(*x))
+	case *benchmodel.Large:
 		return large(*x)
-	case *model.PortableLarge:
-		l := model.Large{
+	case *benchmodel.PortableLarge:
+		l := benchmodel.Large{
 			BooleanField: x.BooleanField, BooleanArray: x.BooleanArray, ByteField: x.ByteField, ByteArray: bytesToInt8s(x.ByteArray),
 			ShortField: x.ShortField, ShortArray: x.ShortArray, IntField: x.IntField, IntArray: x.IntArray,
 			LongField: x.LongField, LongArray: x.LongArray, FloatField: x.FloatField, FloatArray: x.FloatArray,
 			DoubleField: x.DoubleField, DoubleArray: x.DoubleArray, StringField: x.StringField, StringArray: x.StringArray,
 		}
 		if x.Small != nil {
-			l.Small = model.Small(*x.Small)
+			l.Small = benchmodel.Small(*x.Small)
 		}
 		for _, s := range x.SmallArray {
-			l.SmallArray = append(l.SmallArray, model.Small(*s))
+			l.SmallArray = append(l.SmallArray, benchmodel.Small(*s))
 		}
 		return large(l)
-	case *model.IdentifiedLarge:
-		l := model.Large{
+	case *benchmodel.IdentifiedLarge:
+		l := benchmodel.Large{
 			BooleanField: x.BooleanField, BooleanArray: x.BooleanArray, ByteField: x.ByteField, ByteArray: bytesToInt8s(x.ByteArray),
 			ShortField: x.ShortField, ShortArray: x.ShortArray, IntField: x.IntField, IntArray: x.IntArray,
 			LongField: x.LongField, LongArray: x.LongArray, FloatField: x.FloatField, FloatArray: x.FloatArray,
 			DoubleField: x.DoubleField, DoubleArray: x.DoubleArray, StringField: x.StringField, StringArray: x.StringArray,
-			Small: model.Small(x.Small),
+			Small: benchmodel.Small(x.Small),
 		}
 		for _, s := range x.SmallArray {
-			l.SmallArray = append(l.SmallArray, model.Small(s))
+			l.SmallArray = append(l.SmallArray, benchmodel.Small(s))
 		}
 		return large(l)
 	}
@@ -205,11 +205,11 @@ func bytesToInt8s(b []byte) []int8 {
 	return out
 }
 
-func small(s model.Small) string {
+func small(s benchmodel.Small) string {
 	return fmt.Sprintf("S{%d,%d,%016x,%s}", s.IntField, s.LongField, math.Float64bits(s.DoubleField), s.StringField)
 }
 
-func large(l model.Large) string {
+func large(l benchmodel.Large) string {
 	var b strings.Builder
 	b.WriteString("L{")
 	fmt.Fprintf(&b, "%t,%s,", l.BooleanField, list(l.BooleanArray, func(v bool) string { return strconv.FormatBool(v) }))

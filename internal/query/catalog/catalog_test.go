@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
 )
@@ -21,76 +24,49 @@ func TestReplicationRoundTrip(t *testing.T) {
 	a, b := New(), New()
 	var sent [][]byte
 	a.OnChange(func(ch Change) {
-		if ch.Replayed {
-			t.Errorf("a local change is marked replayed: %+v", ch)
-		}
+		assert.False(t, ch.Replayed, "a local change is not marked replayed: %+v", ch)
 		enc, err := ch.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		sent = append(sent, enc)
 	})
 	var replayed []Change
 	b.OnChange(func(ch Change) { replayed = append(replayed, ch) })
 
-	if err := a.PutMapping(people(), false, false); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.AddIndex(plan.IndexInfo{Name: "people_age", Map: "people", Type: plan.IndexSorted, Attribute: "age"}, false); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.PutMapping(&plan.Mapping{Name: "gone", MapName: "gone"}, false, false); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.DropMapping("gone", false); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, a.PutMapping(people(), false, false))
+	_, err := a.AddIndex(plan.IndexInfo{Name: "people_age", Map: "people", Type: plan.IndexSorted, Attribute: "age"}, false)
+	require.NoError(t, err)
+	require.NoError(t, a.PutMapping(&plan.Mapping{Name: "gone", MapName: "gone"}, false, false))
+	require.NoError(t, a.DropMapping("gone", false))
 	for _, enc := range sent {
 		ch, err := UnmarshalChange(enc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := b.Apply(ch); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+		require.NoError(t, b.Apply(ch))
 	}
 	m, ok := b.Mapping("people")
-	if !ok || m.Options["valueCompactTypeName"] != "person" || len(m.Columns) != 2 || m.Columns[1].Type != expr.Integer {
-		t.Fatalf("replicated mapping %+v", m)
-	}
-	if _, ok := b.Mapping("gone"); ok {
-		t.Fatal("the dropped mapping exists on the replica")
-	}
-	if ix := b.Indexes("people"); len(ix) != 1 || ix[0].Type != plan.IndexSorted {
-		t.Fatalf("replicated indexes %+v", ix)
-	}
+	require.True(t, ok, "the mapping is replicated")
+	assert.Equal(t, "person", m.Options["valueCompactTypeName"])
+	require.Len(t, m.Columns, 2)
+	assert.Equal(t, expr.Integer, m.Columns[1].Type)
+	_, ok = b.Mapping("gone")
+	require.False(t, ok, "the dropped mapping is gone from the replica")
+	ix := b.Indexes("people")
+	require.Len(t, ix, 1, "replicated indexes")
+	assert.Equal(t, plan.IndexSorted, ix[0].Type)
 	for _, ch := range replayed {
-		if !ch.Replayed {
-			t.Fatalf("a replayed change is not marked: %+v", ch)
-		}
+		require.True(t, ch.Replayed, "a replayed change is marked: %+v", ch)
 	}
-	if len(b.Snapshot()) != 2 {
-		t.Fatalf("snapshot %+v, want the mapping and the index", b.Snapshot())
-	}
+	require.Len(t, b.Snapshot(), 2, "the snapshot holds the mapping and the index")
 	// A member that receives the snapshot again (every member greets a
 	// joiner) keeps its version, so its cached plans stay valid.
 	v := b.Version()
 	for _, ch := range a.Snapshot() {
 		enc, err := ch.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		back, err := UnmarshalChange(enc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := b.Apply(back); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+		require.NoError(t, b.Apply(back))
 	}
-	if b.Version() != v {
-		t.Fatalf("applying the same catalog again moved the version from %d to %d", v, b.Version())
-	}
+	require.Equal(t, v, b.Version(), "applying the same catalog again keeps the version")
 }
 
 func TestUnmarshalChangeRejectsBadChanges(t *testing.T) {
@@ -102,9 +78,8 @@ func TestUnmarshalChangeRejectsBadChanges(t *testing.T) {
 		{`{"Kind":"add-index","Index":{"Name":"i"}}`, "without name, map or attribute"},
 		{strings.Repeat(" ", maxChange+1), "bytes"},
 	} {
-		if _, err := UnmarshalChange([]byte(tc.in)); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("UnmarshalChange(%.40q): %v, want an error containing %q", tc.in, err, tc.want)
-		}
+		_, err := UnmarshalChange([]byte(tc.in))
+		assert.ErrorContains(t, err, tc.want, "UnmarshalChange(%.40q)", tc.in)
 	}
 }
 

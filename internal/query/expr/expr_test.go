@@ -1,10 +1,12 @@
 package expr
 
 import (
-	"errors"
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func lv(v Value) Expr                        { return &Lit{V: v} }
@@ -63,12 +65,8 @@ func TestEval(t *testing.T) {
 		{call("extract", Double, sv("YEAR"), lv(Value{T: Date, I: 19000})), "2022.0"},
 	} {
 		v, err := Eval(tc.e, &Env{Now: time.Unix(0, 0)})
-		if err != nil {
-			t.Errorf("%s: %v", tc.e, err)
-			continue
-		}
-		if got := v.String(); got != tc.want {
-			t.Errorf("%s = %s, want %s", tc.e, got, tc.want)
+		if assert.NoError(t, err, "%s", tc.e) {
+			assert.Equal(t, tc.want, v.String(), "%s", tc.e)
 		}
 	}
 }
@@ -82,13 +80,11 @@ func TestEvalErrors(t *testing.T) {
 		call("cast", TinyInt, num(300)),
 		call("substring", Varchar, sv("x"), num(1), num(-1)),
 	} {
-		if _, err := Eval(e, nil); !errors.Is(err, ErrEval) {
-			t.Errorf("%s: got %v, want an evaluation error", e, err)
-		}
+		_, err := Eval(e, nil)
+		assert.ErrorIs(t, err, ErrEval, "%s", e)
 	}
-	if _, err := Compile(call("frob", Varchar)); err == nil {
-		t.Error("unknown function compiled")
-	}
+	_, err := Compile(call("frob", Varchar))
+	assert.Error(t, err, "an unknown function")
 }
 
 func TestCond(t *testing.T) {
@@ -109,24 +105,17 @@ func TestCond(t *testing.T) {
 		{call("not", Boolean, call("=", Boolean, &Col{Index: 2}, num(5))), false},
 	} {
 		c, err := CompileCond(tc.e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := c(row); got != tc.want {
-			t.Errorf("%s: %v, want %v", tc.e, got, tc.want)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, c(row), "%s", tc.e)
 	}
 }
 
 func TestOrderAndHashKeys(t *testing.T) {
-	if OrderCompare(NullValue, BigIntValue(-5)) >= 0 || OrderCompare(IntValue(Integer, 2), DoubleValue(2.5)) >= 0 {
-		t.Fatal("order")
-	}
+	assert.Negative(t, OrderCompare(NullValue, BigIntValue(-5)), "NULL sorts first")
+	assert.Negative(t, OrderCompare(IntValue(Integer, 2), DoubleValue(2.5)), "2 before 2.5")
 	a, _ := HashKey(IntValue(Integer, 7))
 	b, _ := HashKey(DoubleValue(7))
-	if a != b {
-		t.Fatal("7 and 7.0 must hash alike")
-	}
+	assert.Equal(t, a, b, "7 and 7.0 hash alike")
 }
 
 // TestLikeAgreesWithRegexp checks the LIKE matcher against the regular
@@ -144,17 +133,11 @@ func TestLikeAgreesWithRegexp(t *testing.T) {
 	for i := 0; i < 20000; i++ {
 		p := gen("ab%%_", 7)
 		lp, err := compileLike(p, '\\', false)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		re, err := likeRegexp(p, '\\', false)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		s := gen("ab", 8)
-		if got, want := lp.match(nil, s), re.Match(s); got != want {
-			t.Fatalf("%q LIKE %q: matcher %v, regexp %v", s, p, got, want)
-		}
+		require.Equal(t, re.Match(s), lp.match(nil, s), "%q LIKE %q: the matcher (actual) against the regular expression (expected)", s, p)
 	}
 }
 
@@ -169,18 +152,12 @@ func TestLikeCondAgreesWithEval(t *testing.T) {
 				e = NewCall("not", Boolean, e)
 			}
 			cond, err := CompileCond(e)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			fn, err := Compile(e)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			for _, v := range []Value{StringValue("xx special yy requests zz"), StringValue("ab"), StringValue("abc"), StringValue(""), NullValue} {
 				r := &Row{Cols: []Value{v}, Env: &Env{}}
-				if got, want := cond(r), Truth(fn(r)); got != want {
-					t.Fatalf("%s on %v: condition %v, evaluation %v", e, v, got, want)
-				}
+				require.Equal(t, Truth(fn(r)), cond(r), "%s on %v: the condition (actual) against the evaluation (expected)", e, v)
 			}
 		}
 	}

@@ -503,12 +503,8 @@ func JSONDocument(v Value) ([]byte, bool) {
 	case JSON, Varchar:
 		return v.B, true
 	case Object:
-		d := serialization.Data(v.B)
-		if d.Type() == serialization.TypeJSON || d.Type() == serialization.TypeString {
-			p := d.Payload()
-			if len(p) >= 4 {
-				return p[4:], true
-			}
+		if text, ok, err := serialization.Data(v.B).Text(); err == nil && ok {
+			return text, true
 		}
 	}
 	return nil, false

@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // likeRegexp is the reference the matcher is checked against: the pattern
@@ -74,19 +77,13 @@ func TestLike(t *testing.T) {
 		{strings.Repeat("a", 100_000) + "c", strings.Repeat("%a", 5000) + "%b", false, false},
 	} {
 		lp, err := compileLike([]byte(c.pattern), '\\', c.fold)
-		if err != nil {
-			t.Fatalf("%q: %v", c.pattern, err)
-		}
-		if got := lp.match(nil, []byte(c.text)); got != c.want {
-			t.Errorf("%.40q LIKE %.40q (fold %v) = %v, want %v", c.text, c.pattern, c.fold, got, c.want)
-		}
+		require.NoError(t, err, "%q", c.pattern)
+		assert.Equal(t, c.want, lp.match(nil, []byte(c.text)), "%.40q LIKE %.40q (fold %v)", c.text, c.pattern, c.fold)
 	}
-	if _, err := compileLike([]byte(`ab\`), '\\', false); err == nil {
-		t.Error("a pattern ending with the escape character compiled")
-	}
-	if _, err := compileLike(make([]byte, MaxLikePattern+1), '\\', false); err == nil {
-		t.Error("a pattern over the length limit compiled")
-	}
+	_, err := compileLike([]byte(`ab\`), '\\', false)
+	assert.Error(t, err, "a pattern ending with the escape character")
+	_, err = compileLike(make([]byte, MaxLikePattern+1), '\\', false)
+	assert.Error(t, err, "a pattern over the length limit")
 }
 
 // TestLikeStopsWhenCancelled: a match that would take seconds stops soon
@@ -96,19 +93,13 @@ func TestLikeStopsWhenCancelled(t *testing.T) {
 	// Every segment nearly matches everywhere: about len(text) × 4000
 	// comparisons, seconds of work.
 	lp, err := compileLike([]byte("%"+strings.Repeat("a_", 2000)+"b%"), '\\', false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	env := &Env{Ctx: ctx}
 	time.AfterFunc(50*time.Millisecond, cancel)
 	start := time.Now()
-	if lp.match(env, text) {
-		t.Fatal("matched")
-	}
-	if env.Err != context.Canceled {
-		t.Fatalf("the match ended with %v, want context.Canceled", env.Err)
-	}
+	require.False(t, lp.match(env, text), "matched")
+	require.ErrorIs(t, env.Err, context.Canceled, "the match ends with its context")
 	t.Logf("stopped %v after it started (cancelled after 50ms)", time.Since(start))
 }
 
@@ -124,15 +115,11 @@ func FuzzLike(f *testing.F) {
 		}
 		re, rerr := likeRegexp([]byte(pattern), '\\', fold)
 		lp, err := compileLike([]byte(pattern), '\\', fold)
-		if (rerr == nil) != (err == nil) {
-			t.Fatalf("%q: compile %v, reference %v", pattern, err, rerr)
-		}
+		require.Equal(t, rerr == nil, err == nil, "%q compiles as the reference does: %v, reference %v", pattern, err, rerr)
 		if err != nil || !utf8.ValidString(text) || !utf8.ValidString(pattern) {
 			return // the reference reads invalid UTF-8 differently
 		}
-		if got, want := lp.match(nil, []byte(text)), re.MatchString(text); got != want {
-			t.Fatalf("%q LIKE %q (fold %v) = %v, reference %v", text, pattern, fold, got, want)
-		}
+		require.Equal(t, re.MatchString(text), lp.match(nil, []byte(text)), "%q LIKE %q (fold %v): the reference (expected) and the matcher (actual)", text, pattern, fold)
 	})
 }
 
@@ -154,9 +141,7 @@ func BenchmarkLike(b *testing.B) {
 	}{{"%special%requests%", false}, {"carefully%", false}, {"%agai", false}, {"%sp_cial%requests%", false}, {"%SPECIAL%", true}} {
 		b.Run(c.pattern, func(b *testing.B) {
 			lp, err := compileLike([]byte(c.pattern), '\\', c.fold)
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			env := &Env{Ctx: context.Background()}
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/atolldb/atoll/internal/query/expr"
 )
 
@@ -90,10 +93,7 @@ func TestRuleFoldConstants(t *testing.T) {
 	s.Filter = cmp("=", col(1, "x"), expr.NewCall("+", expr.BigInt, lit(1), lit(2)))
 	j := &Join{Left: s, Right: scanOf("b", expr.BigInt), Kind: JoinInner, Cond: cmp("=", lit(1), lit(1))}
 	got := explainLogical(foldConstants(j, &Planning{}))
-	want := "Join[INNER]\n  Scan[a filter=x = 3 cols=a.__key, a.x]\n  Scan[b cols=b.__key]\n"
-	if got != want {
-		t.Fatalf("got\n%swant\n%s", got, want)
-	}
+	require.Equal(t, "Join[INNER]\n  Scan[a filter=x = 3 cols=a.__key, a.x]\n  Scan[b cols=b.__key]\n", got)
 }
 
 func TestRulePushFilters(t *testing.T) {
@@ -129,9 +129,7 @@ func TestRulePushFilters(t *testing.T) {
 			"Project[x]\n  Scan[a filter=a.x > 1 cols=a.__key, a.x]\n"},
 	}
 	for _, c := range cases {
-		if got := explainLogical(pushFilters(c.in, &Planning{})); got != c.want {
-			t.Errorf("%s:\ngot\n%swant\n%s", c.name, got, c.want)
-		}
+		assert.Equal(t, c.want, explainLogical(pushFilters(c.in, &Planning{})), c.name)
 	}
 }
 
@@ -142,15 +140,10 @@ func TestRulePruneColumns(t *testing.T) {
 		Cond: cmp("=", col(0, "a.__key"), col(3, "b.__key"))}
 	p := &Project{Input: j, Exprs: []expr.Expr{col(1, "a.x")}, Names: []string{"x"}}
 	got := explainLogical(pruneColumns(p, &Planning{}))
-	want := "Project[a.x]\n  Join[INNER on a.__key = b.__key]\n    Scan[a cols=a.__key, a.x]\n    Scan[b cols=b.__key]\n"
-	if got != want {
-		t.Fatalf("got\n%swant\n%s", got, want)
-	}
+	require.Equal(t, "Project[a.x]\n  Join[INNER on a.__key = b.__key]\n    Scan[a cols=a.__key, a.x]\n    Scan[b cols=b.__key]\n", got)
 	// The pruned projection's column references follow the new positions.
 	pj := pruneColumns(p, &Planning{}).(*Project).Input.(*Join)
-	if c := expr.Columns(pj.Cond); len(c) != 2 || c[0] != 0 || c[1] != 2 {
-		t.Fatalf("condition reads columns %v, want [0 2]", c)
-	}
+	require.Equal(t, []int{0, 2}, expr.Columns(pj.Cond), "columns the condition reads")
 }
 
 func TestRuleMergeProjections(t *testing.T) {
@@ -158,10 +151,7 @@ func TestRuleMergeProjections(t *testing.T) {
 	inner := &Project{Input: s, Exprs: []expr.Expr{expr.NewCall("+", expr.BigInt, col(1, "x"), lit(1))}, Names: []string{"x1"}}
 	outer := &Project{Input: &Filter{Input: inner, Cond: cmp(">", col(0, "x1"), lit(0))}, Exprs: []expr.Expr{col(0, "x1")}, Names: []string{"y"}}
 	got := explainLogical(mergeProjections(outer, &Planning{}))
-	want := "Project[x1]\n  Filter[x1 > 0]\n    Scan[a cols=a.x + 1]\n"
-	if got != want {
-		t.Fatalf("got\n%swant\n%s", got, want)
-	}
+	require.Equal(t, "Project[x1]\n  Filter[x1 > 0]\n    Scan[a cols=a.x + 1]\n", got)
 }
 
 func TestRuleChooseIndexes(t *testing.T) {
@@ -169,9 +159,9 @@ func TestRuleChooseIndexes(t *testing.T) {
 	s.Filter = cmp("=", col(1, "x"), lit(4))
 	cat := &MemCatalog{I: map[string][]IndexInfo{"a": {{Name: "a_x", Map: "a", Type: IndexHash, Attribute: "x"}}}}
 	got := chooseIndexes(&Join{Left: s, Right: scanOf("b", expr.BigInt), Kind: JoinInner}, &Planning{Catalog: cat})
-	if ix := got.(*Join).Left.(*Scan).Index; ix == nil || ix.Index.Name != "a_x" {
-		t.Fatalf("index %+v, want a_x", ix)
-	}
+	ix := got.(*Join).Left.(*Scan).Index
+	require.NotNil(t, ix, "an index is chosen")
+	require.Equal(t, "a_x", ix.Index.Name)
 }
 
 func TestRulePlanJoins(t *testing.T) {
@@ -213,10 +203,10 @@ func TestRulePlanJoins(t *testing.T) {
 	for _, c := range cases {
 		p := &Planning{Options: Options{Stats: stats, BroadcastRows: 100}}
 		jp := planJoins(c.j, p).(*Join).Plan
-		if jp.BuildRight != c.buildRight || jp.Strategy != c.strategy || moveText(jp.LeftMove) != c.leftMoves || moveText(jp.RightMove) != c.rightMove {
-			t.Errorf("%s: build right %v, %s, left %q, right %q; want %v, %s, %q, %q", c.name, jp.BuildRight, jp.Strategy,
-				moveText(jp.LeftMove), moveText(jp.RightMove), c.buildRight, c.strategy, c.leftMoves, c.rightMove)
-		}
+		assert.Equal(t, c.buildRight, jp.BuildRight, "%s: build right", c.name)
+		assert.Equal(t, c.strategy, jp.Strategy, "%s: strategy", c.name)
+		assert.Equal(t, c.leftMoves, moveText(jp.LeftMove), "%s: left input's move", c.name)
+		assert.Equal(t, c.rightMove, moveText(jp.RightMove), "%s: right input's move", c.name)
 	}
 }
 
@@ -240,10 +230,7 @@ func TestRuleCountNonNull(t *testing.T) {
 		{"a column that may be NULL stays", agg(left(JoinLeft), 1), "COUNT(c)"},
 	}
 	for _, c := range cases {
-		got := countNonNull(c.in, &Planning{}).(*Aggregate).Aggs[0].String()
-		if got != c.want {
-			t.Errorf("%s: %s, want %s", c.name, got, c.want)
-		}
+		assert.Equal(t, c.want, countNonNull(c.in, &Planning{}).(*Aggregate).Aggs[0].String(), c.name)
 	}
 }
 
@@ -253,9 +240,8 @@ func TestRuleCountNonNull(t *testing.T) {
 func TestStale(t *testing.T) {
 	p := Build(context.Background(), &Join{Left: scanOf("a", expr.BigInt), Right: scanOf("b", expr.BigInt, "x"), Kind: JoinInner,
 		Cond: cmp("=", col(0, "a.__key"), col(2, "b.x"))}, nil, nil, "query", Options{Stats: fixedStats{"a": 1000, "b": 50}})
-	if p.Estimates["a"] != 1000 || p.Estimates["b"] != 50 {
-		t.Fatalf("estimates %v", p.Estimates)
-	}
+	require.Equal(t, int64(1000), p.Estimates["a"])
+	require.Equal(t, int64(50), p.Estimates["b"])
 	for _, c := range []struct {
 		now   fixedStats
 		stale bool
@@ -267,8 +253,6 @@ func TestStale(t *testing.T) {
 		{fixedStats{"a": 100, "b": 50}, true},
 		{fixedStats{}, false}, // unknown now: keep the plan
 	} {
-		if got := Stale(p, c.now); got != c.stale {
-			t.Errorf("made for %v, now %v: stale %v, want %v", p.Estimates, c.now, got, c.stale)
-		}
+		assert.Equal(t, c.stale, Stale(p, c.now), "made for %v, now %v: stale", p.Estimates, c.now)
 	}
 }

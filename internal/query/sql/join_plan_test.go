@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/atolldb/atoll/internal/query/plan"
 )
 
@@ -38,9 +41,7 @@ func joinCatalog(t *testing.T) *plan.MemCatalog {
 			TYPE IMap OPTIONS ('keyFormat'='varchar', 'valueFormat'='compact', 'valueCompactTypeName'='tpch.lineitem')`,
 	} {
 		ph, err := p.Plan(context.Background(), ddl, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", ddl, err)
-		}
+		require.NoError(t, err, "%s", ddl)
 		m := ph.Root.(*plan.CreateMapping).Mapping
 		cat.M[m.Name] = m
 	}
@@ -72,28 +73,19 @@ func TestJoinPlans(t *testing.T) {
 	}
 	for _, c := range cases {
 		ph, err := p.Plan(context.Background(), c.sql, nil)
-		if err != nil {
-			t.Errorf("%s: %v", c.name, err)
+		if !assert.NoError(t, err, c.name) {
 			continue
 		}
 		got := c.sql + "\n\n" + plan.ExplainText(ph) + "\n"
 		path := filepath.Join("testdata", "joins", c.name+".txt")
 		if *update {
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+			require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
 			continue
 		}
 		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%s: %v (go test -run TestJoinPlans -update writes it)", c.name, err)
-		}
-		if got != string(want) {
-			t.Errorf("%s: EXPLAIN differs from %s\n got:\n%s\nwant:\n%s", c.name, path, got, want)
-		}
+		require.NoError(t, err, "%s (go test -run TestJoinPlans -update writes it)", c.name)
+		assert.Equal(t, string(want), got, "%s: EXPLAIN differs from %s", c.name, path)
 		// Every fragment survives its wire form (the bounds of every column
 		// reference are checked there).
 		checkWire(t, c.name, ph.Root)
@@ -106,9 +98,7 @@ func checkWire(t *testing.T, name string, n plan.Node) {
 		if err == nil {
 			_, err = plan.UnmarshalFragment(b, nil)
 		}
-		if err != nil {
-			t.Errorf("%s: a fragment does not survive its wire form: %v", name, err)
-		}
+		assert.NoError(t, err, "%s: a fragment does not survive its wire form", name)
 	}
 	for _, in := range n.Inputs() {
 		checkWire(t, name, in)

@@ -2,9 +2,11 @@ package sql
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
@@ -24,9 +26,7 @@ func testCatalog(t testing.TB) *plan.MemCatalog {
 		`CREATE OR REPLACE MAPPING b_compact_small (__key INT, intField INT, longField BIGINT, doubleField DOUBLE, stringField VARCHAR) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='compact', 'valueCompactTypeName'='small')`,
 	} {
 		ph, err := p.Plan(context.Background(), ddl, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", ddl, err)
-		}
+		require.NoError(t, err, "%s", ddl)
 		m := ph.Root.(*plan.CreateMapping).Mapping
 		cat.M[m.Name] = m
 	}
@@ -48,14 +48,13 @@ func TestPlans(t *testing.T) {
 		{`select stringField from b_compact_small order by longField desc limit 5`, ""},
 	} {
 		ph, err := p.Plan(context.Background(), c.sql, nil)
-		if err != nil {
-			t.Errorf("%s: %v", c.sql, err)
+		if !assert.NoError(t, err, c.sql) {
 			continue
 		}
 		got := plan.ExplainText(ph)
-		if c.plan != "" && got != c.plan {
-			t.Errorf("%s:\n got:\n%s\nwant:\n%s", c.sql, got, c.plan)
-		} else if c.plan == "" {
+		if c.plan != "" {
+			assert.Equal(t, c.plan, got, c.sql)
+		} else {
 			t.Logf("%s:\n%s", c.sql, got)
 		}
 	}
@@ -85,9 +84,8 @@ func TestErrors(t *testing.T) {
 		{"SELECT 1 FROM a_ids WHERE " + strings.Repeat("__key = 1 AND ", 30000) + "TRUE", "more than 100000 tokens"},
 	} {
 		_, err := p.Plan(context.Background(), c.sql, nil)
-		if err == nil || !strings.Contains(err.Error(), c.msg) || !errors.Is(err, plan.ErrQuery) {
-			t.Errorf("%s: got %v, want %q", c.sql, err, c.msg)
-		}
+		assert.ErrorIs(t, err, plan.ErrQuery, c.sql)
+		assert.ErrorContains(t, err, c.msg, c.sql)
 	}
 }
 

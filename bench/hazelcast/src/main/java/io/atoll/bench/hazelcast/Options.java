@@ -1,9 +1,21 @@
 package io.atoll.bench.hazelcast;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 
 /** The runner's options: a mode (smoke or full, bench/WORKLOADS.md) and overrides of its figures. */
 final class Options {
+    /** A latency-mode rate: requests per second of the cases whose id {@code cases} finds (every case when null). */
+    record Rate(Pattern cases, double perSecond) {
+    }
+
+    /** The latency mode's requests in flight at most, warm-up and schedule (full mode) unless given. */
+    static final int RATE_THREADS = 64;
+    static final double RATE_WARMUP = 5;
+    static final double RATE_DURATION = 60;
+
     String mode = "smoke";
     int members = 2;
     int threads = 8;
@@ -23,6 +35,8 @@ final class Options {
     String cluster = "atoll-bench-hazelcast";
     String out;
     String logDir = "logs";
+    /** The latency mode's rates (empty: throughput mode), the first that matches a case applies. */
+    final List<Rate> rates = new ArrayList<>();
 
     static final String USAGE = String.join("\n",
             "usage: run smoke|full [options]",
@@ -38,7 +52,12 @@ final class Options {
             "  --base-port P          first member port (15701)",
             "  --cluster NAME         cluster name",
             "  --out FILE             results JSON (results-MODE.json)",
-            "  --log-dir DIR          member logs (logs)");
+            "  --log-dir DIR          member logs (logs)",
+            "  --rate N | --rate REGEX=N   latency mode: N requests per second per API, open loop, for every",
+            "                         case or those whose id matches (repeat; the first match wins; cases",
+            "                         no rate matches are left out). The durations become the warm-up and",
+            "                         the schedule (full: 5 s and 60 s, smoke: 0.1 s and 1 s), --threads the",
+            "                         requests in flight at most (64)");
 
     static Options parse(String[] args) {
         Options o = new Options();
@@ -69,12 +88,14 @@ final class Options {
                 throw new IllegalArgumentException("mode " + o.mode + ": want smoke or full");
         }
         o.out = "results-" + o.mode + ".json";
+        List<String> given = new ArrayList<>();
         for (int i = 1; i < args.length; i++) {
             String name = args[i];
             if (i + 1 >= args.length) {
                 throw new IllegalArgumentException(name + " needs a value");
             }
             String v = args[++i];
+            given.add(name);
             switch (name) {
                 case "--members": o.members = positive(name, v); break;
                 case "--threads": o.threads = positive(name, v); break;
@@ -94,10 +115,66 @@ final class Options {
                 case "--cluster": o.cluster = v; break;
                 case "--out": o.out = v; break;
                 case "--log-dir": o.logDir = v; break;
+                case "--rate": o.rates.add(rate(v)); break;
                 default: throw new IllegalArgumentException("unknown option " + name);
             }
         }
+        if (!o.rates.isEmpty()) {
+            if (given.contains("--rounds")) {
+                throw new IllegalArgumentException("--rounds does not apply with --rate: the latency mode runs one schedule per case");
+            }
+            o.rounds = 1;
+            if (!given.contains("--threads")) {
+                o.threads = RATE_THREADS;
+            }
+            boolean smoke = o.mode.equals("smoke");
+            if (!given.contains("--a-warmup")) {
+                o.aWarmup = smoke ? 0.1 : RATE_WARMUP;
+            }
+            if (!given.contains("--b-warmup")) {
+                o.bWarmup = smoke ? 0.1 : RATE_WARMUP;
+            }
+            if (!given.contains("--a-duration")) {
+                o.aDuration = smoke ? 1 : RATE_DURATION;
+            }
+            if (!given.contains("--b-duration")) {
+                o.bDuration = smoke ? 1 : RATE_DURATION;
+            }
+            if (o.aDuration <= 0 || o.bDuration <= 0) {
+                throw new IllegalArgumentException("--rate needs a schedule longer than 0 seconds");
+            }
+        }
         return o;
+    }
+
+    /** The latency mode's rate of a case id, or NaN when no rate matches it. */
+    double rateFor(String id) {
+        for (Rate r : rates) {
+            if (r.cases() == null || r.cases().matcher(id).find()) {
+                return r.perSecond();
+            }
+        }
+        return Double.NaN;
+    }
+
+    /** Reads a --rate value: N, or REGEX=N. */
+    static Rate rate(String v) {
+        int eq = v.lastIndexOf('=');
+        String pattern = eq < 0 ? "" : v.substring(0, eq);
+        double n;
+        try {
+            n = Double.parseDouble(v.substring(eq + 1).trim());
+        } catch (NumberFormatException e) {
+            n = Double.NaN;
+        }
+        if (!(n > 0) || Double.isInfinite(n)) {
+            throw new IllegalArgumentException("--rate " + v + ": want N or REGEX=N with N a positive number of requests per second");
+        }
+        try {
+            return new Rate(pattern.isEmpty() ? null : Pattern.compile(pattern), n);
+        } catch (PatternSyntaxException e) {
+            throw new IllegalArgumentException("--rate " + v + ": " + e.getDescription());
+        }
     }
 
     private static int positive(String name, String v) {

@@ -63,7 +63,7 @@ public final class Runner {
             t.setDaemon(true);
             return t;
         });
-        this.protocol = new Protocol(pool, o.threads, o.rounds, o.only);
+        this.protocol = new Protocol(pool, o.threads, o.rounds, o.only, o.rates.isEmpty() ? null : o::rateFor);
     }
 
     public static void main(String[] args) throws Exception {
@@ -79,8 +79,8 @@ public final class Runner {
         Logger.getLogger("com.hazelcast").setLevel(Level.WARNING);
         double loadStart = Protocol.loadAverage();
         long t0 = System.nanoTime();
-        System.out.printf(Locale.ROOT, "Hazelcast runner: mode=%s members=%d threads=%d aEntries=%d bEntries=%d rounds=%d%n",
-                o.mode, o.members, o.threads, o.aEntries, o.bEntries, o.rounds);
+        System.out.printf(Locale.ROOT, "Hazelcast runner: mode=%s%s members=%d threads=%d aEntries=%d bEntries=%d rounds=%d%n",
+                o.mode, o.rates.isEmpty() ? "" : " (latency mode, open loop)", o.members, o.threads, o.aEntries, o.bEntries, o.rounds);
         List<Process> members = startMembers(o);
         Thread stopOnExit = new Thread(() -> members.forEach(Process::destroy));
         Runtime.getRuntime().addShutdownHook(stopOnExit);
@@ -462,6 +462,10 @@ public final class Runner {
     // ---------------------------------------------------------------- output
 
     private void printTable() {
+        if (!o.rates.isEmpty()) {
+            printRateTable();
+            return;
+        }
         System.out.printf(Locale.ROOT, "%-28s %-20s %-5s %12s %9s %10s %9s %9s %9s %10s%n",
                 "group", "case", "api", "check", "ops", "ops/s", "p50 ms", "p90 ms", "p99 ms", "max ms");
         for (Protocol.CaseResult r : protocol.results) {
@@ -480,6 +484,21 @@ public final class Runner {
                 System.out.printf(Locale.ROOT, "%-22s %16s %14s %20.1f%n", k, m.get("valueDataTotalSize"), m.get("byteArrayLength"),
                         (Double) m.get("memoryCostPerEntry"));
             });
+        }
+    }
+
+    /** The latency mode's table: rates, whether the run kept up, and the percentiles from each request's intended time. */
+    private void printRateTable() {
+        System.out.printf(Locale.ROOT, "%-28s %-20s %-5s %12s %8s %8s %-8s %9s %9s %9s %9s %9s %10s%n",
+                "group", "case", "api", "check", "rate/s", "sent/s", "kept up", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "p99.99 ms", "max ms");
+        for (Protocol.CaseResult r : protocol.results) {
+            if (r.error != null) {
+                System.out.printf(Locale.ROOT, "%-28s %-20s %-5s ERROR %s%n", r.group, r.name, r.api, r.error);
+            } else {
+                System.out.printf(Locale.ROOT, "%-28s %-20s %-5s %12d %8.1f %8.1f %-8s %9.3f %9.3f %9.3f %9.3f %9.3f %10.3f%n",
+                        r.group, r.name, r.api, r.check, r.rate, r.achievedRate, r.keptUp ? "yes" : "no (" + r.unsent + ")",
+                        r.p50, r.p90, r.p99, r.p999, r.p9999, r.max);
+            }
         }
     }
 
@@ -506,6 +525,9 @@ public final class Runner {
         root.put("bWarmupSeconds", o.bWarmup);
         root.put("bDurationSeconds", o.bDuration);
         root.put("rounds", o.rounds);
+        if (!o.rates.isEmpty()) {
+            root.put("rateMode", true);
+        }
         root.put("totalSeconds", totalSeconds);
         Map<String, Object> load = new LinkedHashMap<>();
         load.put("start", number(loadStart));
@@ -531,7 +553,19 @@ public final class Runner {
             c.put("p50ms", number(r.p50));
             c.put("p90ms", number(r.p90));
             c.put("p99ms", number(r.p99));
+            c.put("p999ms", number(r.p999));
+            c.put("p9999ms", number(r.p9999));
             c.put("maxms", number(r.max));
+            if (r.histogram != null) {
+                c.put("histogram", r.histogram);
+            }
+            if (!Double.isNaN(r.rate)) {
+                c.put("rate", r.rate);
+                c.put("achievedRate", number(r.achievedRate));
+                c.put("keptUp", r.keptUp);
+                c.put("scheduled", r.scheduled);
+                c.put("unsent", r.unsent);
+            }
             c.put("load1", number(r.load1));
             c.put("error", r.error);
             cases.add(c);

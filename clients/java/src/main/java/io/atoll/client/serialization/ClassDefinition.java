@@ -22,7 +22,12 @@ public final class ClassDefinition {
     private final Map<String, FieldDefinition> byName;
     private final Map<String, ClassDefinition> nested;
 
-    ClassDefinition(int factoryId, int classId, int version, List<FieldDefinition> fields, Map<String, ClassDefinition> nested) {
+    /**
+     * A class definition of the given fields (their indexes must be 0..n-1) and the
+     * definitions of nested portable fields by field name (may be null). Applications
+     * build them with {@link ClassDefinitionBuilder}.
+     */
+    public ClassDefinition(int factoryId, int classId, int version, List<FieldDefinition> fields, Map<String, ClassDefinition> nested) {
         this.factoryId = factoryId;
         this.classId = classId;
         this.version = version;
@@ -110,7 +115,7 @@ public final class ClassDefinition {
     }
 
     /** Nested class definitions given to the builder, by field name (may be empty). */
-    Map<String, ClassDefinition> nestedDefinitions() {
+    public Map<String, ClassDefinition> nestedDefinitions() {
         return nested;
     }
 

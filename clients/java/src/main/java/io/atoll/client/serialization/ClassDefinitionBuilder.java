@@ -1,5 +1,7 @@
 package io.atoll.client.serialization;
 
+import io.atoll.client.serialization.internal.portable.PortableCodec;
+
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -47,7 +49,7 @@ public final class ClassDefinitionBuilder {
         if (done) {
             throw new IllegalStateException("ClassDefinition is already built for " + classId);
         }
-        checkName(name);
+        PortableCodec.checkFieldName(name);
         if (!names.add(name)) {
             throw new IllegalArgumentException("field '" + name + "' is already defined");
         }
@@ -60,23 +62,12 @@ public final class ClassDefinitionBuilder {
         return this;
     }
 
-    static void checkName(String name) {
-        if (name == null || name.isEmpty() || name.length() > Short.MAX_VALUE) {
-            throw new IllegalArgumentException("invalid portable field name: " + name);
-        }
-        for (int i = 0; i < name.length(); i++) {
-            if (name.charAt(i) > 0x7f) {
-                throw new IllegalArgumentException("portable field names must be ASCII: " + name);
-            }
-        }
-    }
-
     /** Adds a field with nested class ids given explicitly (PORTABLE / PORTABLE_ARRAY) or 0. */
     public ClassDefinitionBuilder addField(FieldDefinition fd) {
         if (fd.getIndex() != fields.size()) {
             throw new IllegalArgumentException("field index must be " + fields.size() + ": " + fd);
         }
-        checkName(fd.getName());
+        PortableCodec.checkFieldName(fd.getName());
         if (!names.add(fd.getName())) {
             throw new IllegalArgumentException("field '" + fd.getName() + "' is already defined");
         }

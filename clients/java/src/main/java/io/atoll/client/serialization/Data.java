@@ -1,5 +1,7 @@
 package io.atoll.client.serialization;
 
+import io.atoll.client.serialization.internal.core.Bytes;
+
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
@@ -54,20 +56,20 @@ public final class Data {
     /** A Data from its parts. */
     public static Data of(int partitionHash, int typeId, byte[] payload) {
         byte[] b = new byte[HEADER_SIZE + payload.length];
-        writeIntBE(b, 0, partitionHash);
-        writeIntBE(b, TYPE_OFFSET, typeId);
+        Bytes.writeIntBE(b, 0, partitionHash);
+        Bytes.writeIntBE(b, TYPE_OFFSET, typeId);
         System.arraycopy(payload, 0, b, HEADER_SIZE, payload.length);
         return new Data(b);
     }
 
     /** Serializer type id (see {@link SerializationConstants}). */
     public int getType() {
-        return readIntBE(bytes, TYPE_OFFSET);
+        return Bytes.readIntBE(bytes, TYPE_OFFSET);
     }
 
     /** The partition hash word as stored: 0 unless a partition key was used. */
     public int getHeaderPartitionHash() {
-        return readIntBE(bytes, 0);
+        return Bytes.readIntBE(bytes, 0);
     }
 
     /** Whether the header carries a partition hash of its own. */
@@ -155,16 +157,5 @@ public final class Data {
             sb.append("...");
         }
         return sb.append('}').toString();
-    }
-
-    static int readIntBE(byte[] b, int p) {
-        return (b[p] & 0xff) << 24 | (b[p + 1] & 0xff) << 16 | (b[p + 2] & 0xff) << 8 | (b[p + 3] & 0xff);
-    }
-
-    static void writeIntBE(byte[] b, int p, int v) {
-        b[p] = (byte) (v >>> 24);
-        b[p + 1] = (byte) (v >>> 16);
-        b[p + 2] = (byte) (v >>> 8);
-        b[p + 3] = (byte) v;
     }
 }

@@ -1,5 +1,7 @@
 package io.atoll.client.serialization;
 
+import io.atoll.client.serialization.internal.core.RecordBuilder;
+
 /**
  * Builds a {@link GenericRecord}.
  *

@@ -1,5 +1,7 @@
 package io.atoll.client.serialization;
 
+import io.atoll.client.serialization.internal.core.Kinds;
+
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;

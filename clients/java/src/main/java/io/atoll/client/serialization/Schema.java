@@ -1,5 +1,7 @@
 package io.atoll.client.serialization;
 
+import io.atoll.client.serialization.internal.compact.RabinFingerprint;
+
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -144,7 +146,7 @@ public final class Schema {
     }
 
     /** Variable-size field with the given offset-table slot. */
-    FieldDescriptor varField(int index) {
+    public FieldDescriptor varField(int index) {
         return varFields[index];
     }
 

@@ -1,5 +1,14 @@
 package io.atoll.client.serialization;
 
+import io.atoll.client.serialization.internal.compact.CompactCodec;
+import io.atoll.client.serialization.internal.compact.CompactRecord;
+import io.atoll.client.serialization.internal.core.BufferInput;
+import io.atoll.client.serialization.internal.core.BufferOutput;
+import io.atoll.client.serialization.internal.core.Builtins;
+import io.atoll.client.serialization.internal.core.Context;
+import io.atoll.client.serialization.internal.identified.IdentifiedCodec;
+import io.atoll.client.serialization.internal.portable.PortableCodec;
+
 import java.util.Collection;
 import java.util.function.Consumer;
 
@@ -13,6 +22,7 @@ import java.util.function.Consumer;
  */
 public final class SerializationService {
     private final SchemaRegistry schemaRegistry;
+    private final Context context = new ServiceContext();
     private final CompactCodec compact;
     private final PortableCodec portable;
     private final IdentifiedCodec identified;
@@ -25,9 +35,9 @@ public final class SerializationService {
 
     public SerializationService(SerializationConfig config) {
         this.schemaRegistry = config.getSchemaRegistry() != null ? config.getSchemaRegistry() : new SchemaRegistry();
-        this.compact = new CompactCodec(this, config.getCompactSerializers());
-        this.portable = new PortableCodec(this, config.getPortableFactories(), config.getClassDefinitions(), config.getPortableVersion());
-        this.identified = new IdentifiedCodec(this, config.getDataSerializableFactories(), config.getIdentifiedLayouts());
+        this.compact = new CompactCodec(context, config.getCompactSerializers());
+        this.portable = new PortableCodec(context, config.getPortableFactories(), config.getClassDefinitions(), config.getPortableVersion());
+        this.identified = new IdentifiedCodec(context, config.getDataSerializableFactories(), config.getIdentifiedLayouts());
         this.partitionCount = config.getPartitionCount();
         this.maxDepth = config.getMaxNestingDepth();
     }
@@ -38,10 +48,6 @@ public final class SerializationService {
 
     public int getPartitionCount() {
         return partitionCount;
-    }
-
-    CompactCodec compact() {
-        return compact;
     }
 
     /**
@@ -110,7 +116,7 @@ public final class SerializationService {
         if (obj instanceof Data) {
             return (Data) obj;
         }
-        BufferOutput out = new BufferOutput(this, 64);
+        BufferOutput out = new BufferOutput(context, 64);
         out.includeSchema = includeSchema;
         out.writeInt(0);
         out.writeInt(0);
@@ -160,7 +166,7 @@ public final class SerializationService {
 
     private Object read(Data data, boolean generic) {
         byte[] b = data.bytes();
-        BufferInput in = new BufferInput(this, b, Data.HEADER_SIZE, b.length, 0);
+        BufferInput in = new BufferInput(context, b, Data.HEADER_SIZE, b.length, 0);
         in.generic = generic;
         return readPayload(in, data.getType());
     }
@@ -176,6 +182,39 @@ public final class SerializationService {
     }
 
     // ---- internals shared by the codecs ----
+
+    /** The service as the format codecs see it. */
+    private final class ServiceContext implements Context {
+        @Override
+        public SchemaRegistry getSchemaRegistry() {
+            return schemaRegistry;
+        }
+
+        @Override
+        public void checkDepth(int depth) {
+            SerializationService.this.checkDepth(depth);
+        }
+
+        @Override
+        public void checkWriteDepth(int depth) {
+            SerializationService.this.checkWriteDepth(depth);
+        }
+
+        @Override
+        public CompactCodec compact() {
+            return compact;
+        }
+
+        @Override
+        public void writeObject(BufferOutput out, Object obj) {
+            SerializationService.this.writeObject(out, obj);
+        }
+
+        @Override
+        public Object readObject(BufferInput in) {
+            return SerializationService.this.readObject(in);
+        }
+    }
 
     void checkDepth(int depth) {
         if (depth > maxDepth) {
@@ -271,7 +310,7 @@ public final class SerializationService {
         switch (typeId) {
             case SerializationConstants.CONSTANT_TYPE_COMPACT:
             case SerializationConstants.CONSTANT_TYPE_COMPACT_WITH_SCHEMA: {
-                CompactRecord r = CompactRecord.parse(this, in.buf, in.pos, in.limit,
+                CompactRecord r = CompactRecord.parse(context, in.buf, in.pos, in.limit,
                         typeId == SerializationConstants.CONSTANT_TYPE_COMPACT_WITH_SCHEMA, in.depth);
                 in.position(r.end);
                 return in.generic ? r : compact.toObject(r);

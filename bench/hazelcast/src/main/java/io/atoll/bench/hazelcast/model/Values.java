@@ -3,7 +3,7 @@ package io.atoll.bench.hazelcast.model;
 import java.util.Random;
 
 /**
- * The workloads' data, drawn from {@link Random} so that atoll-bench (bench/jrand, bench/model)
+ * The workloads' data, drawn from {@link Random} so that atoll-bench (internal/jrand, internal/benchmodel)
  * draws the same values bit for bit. See bench/WORKLOADS.md.
  */
 public final class Values {
