@@ -480,11 +480,22 @@ func TestTypedErrors(t *testing.T) {
 		t.Errorf("unregistered struct: %v", err)
 	}
 	bad := string([]byte{'a', 0xff, 0xfe})
+	large := benchmodel.LargeForKey(3)
+	large.StringArray = []string{"ok", bad}
+	badField := benchmodel.SmallForKey(3)
+	badField.StringField = bad
+	portableSmall, identifiedSmall := benchmodel.PortableSmall(badField), benchmodel.IdentifiedSmall(badField)
 	for name, v := range map[string]any{
-		"string":               bad,
-		"string array":         []string{"ok", bad},
-		"JSON":                 s.JSON(bad),
-		"compact string field": &namedString{Name: bad},
+		"string":                  bad,
+		"string array":            []string{"ok", bad},
+		"string pointer array":    []*string{nil, &bad},
+		"JSON":                    s.JSON(bad),
+		"compact string field":    &namedString{Name: bad},
+		"compact string array":    &large,
+		"portable string field":   &portableSmall,
+		"portable string array":   benchmodel.NewPortableLarge(large),
+		"identified string field": &identifiedSmall,
+		"identified string array": benchmodel.NewIdentifiedLarge(large),
 	} {
 		var se *s.StringError
 		if _, err := svc.ToData(v); !errors.Is(err, s.ErrInvalidString) || !errors.As(err, &se) || se.Value != bad {
