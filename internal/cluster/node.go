@@ -149,7 +149,9 @@ const DefaultFailureTimeout = 5 * time.Second
 // SuspicionMult (T - 2 ProbeInterval) / ProbeInterval: 1s, 500ms and 3
 // for the default 5s. Probes that short of memberlist's LAN profile took
 // live members for dead on a loaded machine (a 250 ms probe timeout under
-// the race detector at load 19).
+// the race detector at load 19). An explicit SuspicionMult is memberlist's
+// own knob, with its meaning: the suspicion lasts up to
+// SuspicionMaxTimeoutMult (6) times longer until other members confirm it.
 func (g GossipConfig) apply(c *memberlist.Config) {
 	t := g.FailureTimeout
 	if t <= 0 {
@@ -158,7 +160,9 @@ func (g GossipConfig) apply(c *memberlist.Config) {
 	probe := min(max(t/5, 50*time.Millisecond), time.Second)
 	c.ProbeInterval, c.ProbeTimeout = probe, probe/2
 	c.SuspicionMult = max(1, int((t-2*probe)/probe))
-	c.SuspicionMaxTimeoutMult = 1
+	if g.SuspicionMult == 0 {
+		c.SuspicionMaxTimeoutMult = 1
+	}
 	if g.ProbeInterval > 0 {
 		c.ProbeInterval = g.ProbeInterval
 	}
