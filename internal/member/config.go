@@ -190,7 +190,9 @@ type GossipConfig struct {
 	// process, a host that stalls, a cut network) before it is declared
 	// dead and its partitions are promoted (default 5s). The probe
 	// interval (a fifth of it, at most 1s), probe timeout (half the
-	// interval) and suspicion multiplier follow from it unless set below.
+	// interval) and suspicion multiplier follow from it unless set below;
+	// an explicit suspicion-mult is memberlist's, whose suspicion lasts up
+	// to 6 times longer until other members confirm it.
 	FailureTimeout Duration `yaml:"failure-timeout"`
 	ProbeInterval  Duration `yaml:"probe-interval"`
 	ProbeTimeout   Duration `yaml:"probe-timeout"`
