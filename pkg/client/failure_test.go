@@ -203,16 +203,37 @@ func TestRestartedMemberServesWithin2s(t *testing.T) {
 
 // TestKillUnderWriters: 8 writers keep writing while one of 3 members is
 // killed with SIGKILL (the members' own failure detection, not the fast
-// test timings). No acknowledged key is lost, and writers whose keys live
-// on the surviving members keep going: the run is the benchmark's
-// (atoll-bench failover) at a third of its length. The goals, a pause of
-// at most 0.5 s and no call over 2 s, are the benchmark's figures
-// (bench/RESULTS.md); a loaded 2-core machine starves the members for up
-// to a second at times, so the test's bounds are wider (2.5 s and 4 s)
-// while still failing a client or member that waits for gossip to declare
-// the member dead (gossip.failure-timeout, 5 s) or for a connection's
-// timeouts.
+// test timings): no acknowledged key is lost, the longest pause without an
+// acknowledgement is at most 0.5 s and no call takes over 2 s (writers
+// whose keys live on the surviving members keep going). It is the
+// benchmark's run (atoll-bench failover) at a third of its length. A
+// loaded 2-core machine starves the members for up to a second at times,
+// so a run that misses the timing goals is run once more on a fresh
+// cluster, and one of the two must meet them: a client or member that
+// waits for gossip to declare the member dead (gossip.failure-timeout,
+// 5 s) or for a connection's timeouts misses them every time.
 func TestKillUnderWriters(t *testing.T) {
+	const maxPause, maxCall = 500 * time.Millisecond, 2 * time.Second
+	var results []string
+	for attempt := 1; attempt <= 2; attempt++ {
+		var res failover.Result
+		t.Run(fmt.Sprint("run", attempt), func(t *testing.T) { res = killUnderWriters(t) })
+		if t.Failed() {
+			return
+		}
+		results = append(results, res.Line())
+		if res.LongestPause <= maxPause && res.SlowestCall <= maxCall {
+			return
+		}
+	}
+	t.Errorf("no run met a pause of at most %v and no call over %v:\n%s", maxPause, maxCall, strings.Join(results, "\n"))
+}
+
+// killUnderWriters runs the failover workload on a fresh cluster of 3
+// member processes, killing the second, and checks what must hold in
+// every run: no acknowledged key lost, failures in plain words naming the
+// member.
+func killUnderWriters(t *testing.T) failover.Result {
 	c := testcluster.Start(t, testcluster.Process, 3, testcluster.Options{SlowFailureDetection: true})
 	c.WaitStable(1, 2*time.Minute)
 	cl := connect(t, c, client.Config{})
@@ -230,12 +251,11 @@ func TestKillUnderWriters(t *testing.T) {
 	}
 	assert.Zero(t, res.Lost, "acknowledged keys lost")
 	assert.Greater(t, res.Acknowledged, 1000)
-	assert.LessOrEqual(t, res.LongestPause, 2500*time.Millisecond)
-	assert.LessOrEqual(t, res.SlowestCall, 4*time.Second)
 	if res.FirstError != "" {
 		assert.NotContains(t, res.FirstError, "rpc error")
 		assert.Contains(t, res.FirstError, "member "+victim.Addr)
 	}
+	return res
 }
 
 // TestStringsThatCannotBeEncoded: a map name, key or value that is not

@@ -179,15 +179,27 @@ class FailureTest {
 
     /**
      * 8 writers keep writing while one of 3 members is killed with SIGKILL: no acknowledged key is
-     * lost, and the writers whose keys live on the others keep going (the benchmark's run,
-     * shorter). The goals (a pause of at most 0.5 s, no call over 2 s) are the benchmark's
-     * figures (bench/RESULTS.md); a loaded 2-core machine starves the members for up to a second
-     * at times, so the bounds here are wider (2.5 s and 4 s), while still failing a client that
-     * waits for gossip to declare the member dead (gossip.failure-timeout, 5 s) or for a
-     * connection's timeouts.
+     * lost, the longest pause without an acknowledgement is at most 0.5 s and no call takes over
+     * 2 s (the writers whose keys live on the others keep going; the benchmark's run, shorter). A
+     * loaded 2-core machine starves the members for up to a second at times, so a run that misses
+     * the timing goals is run once more on fresh members, and one of the two must meet them: a
+     * client that waits for gossip to declare the member dead (gossip.failure-timeout, 5 s) or for
+     * a connection's timeouts misses them every time.
      */
     @Test
     void killUnderWriters() throws Exception {
+        List<String> lines = new ArrayList<>();
+        for (int attempt = 1; attempt <= 2; attempt++) {
+            Failover.Result r = killUnderWritersOnce(lines);
+            if (r.longestPauseMs <= 500 && r.slowestCallMs <= 2000) {
+                return;
+            }
+        }
+        throw new AssertionError("no run met a pause of at most 500 ms and no call over 2 s:\n" + String.join("\n", lines));
+    }
+
+    /** One failover run on fresh members, with what must hold in every run. */
+    private static Failover.Result killUnderWritersOnce(List<String> lines) throws Exception {
         try (GoMember first = GoMember.start("failover");
              GoMember second = GoMember.join(first);
              GoMember third = GoMember.join(first);
@@ -200,14 +212,14 @@ class FailureTest {
             Failover.Result r = Failover.run(m, 8, Duration.ofSeconds(2), Duration.ofSeconds(5), second::kill, () -> { });
             String line = r.line("atoll java", "kill -9");
             System.out.println(line + (r.firstError == null ? "" : "; first failed write: " + r.firstError));
+            lines.add(line);
             assertEquals(0, r.lost, line);
             assertTrue(r.acknowledged > 1000, line);
-            assertTrue(r.longestPauseMs <= 2500, line);
-            assertTrue(r.slowestCallMs <= 4000, line);
             if (r.firstError != null) {
                 assertTrue(r.firstError.contains("member " + second.address()), r.firstError);
                 assertFalse(r.firstError.contains("io exception") || r.firstError.contains("Network closed"), r.firstError);
             }
+            return r;
         }
     }
 
