@@ -79,6 +79,7 @@ percentile chart per case.`,
 		newQ13Cmd(),
 		newOverloadCmd(),
 		newTxnCmd(),
+		newFailoverCmd(),
 		newCompareCmd(),
 		newSummarizeCmd(),
 	)

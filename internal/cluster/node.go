@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"slices"
 	"sort"
 	"strings"
@@ -124,15 +125,67 @@ type Config struct {
 	// MaxClientConnsPerAddress bounds the client connections from one IP
 	// address (0: none).
 	MaxClientConnsPerAddress int
+	// Dialer opens connections to other members' addresses, as the
+	// DialOptions' dialer does; the node probes whether a member's process
+	// is gone with it (peers.go). Nil: TCP.
+	Dialer func(ctx context.Context, addr string) (net.Conn, error)
 }
 
-// GossipConfig tunes memberlist.
+// GossipConfig tunes memberlist's failure detection of members that stop
+// answering (a member whose process is gone is declared dead at once,
+// peers.go).
 type GossipConfig struct {
+	// FailureTimeout is how long a member may stay silent before it is
+	// declared dead (default 5s): ProbeInterval, ProbeTimeout and
+	// SuspicionMult follow from it unless set.
+	FailureTimeout time.Duration
 	ProbeInterval  time.Duration
 	ProbeTimeout   time.Duration
 	GossipInterval time.Duration
 	SuspicionMult  int
 	RejoinInterval time.Duration // how often unreachable known members are re-joined (heals splits)
+}
+
+// DefaultFailureTimeout is the default of GossipConfig.FailureTimeout.
+const DefaultFailureTimeout = 5 * time.Second
+
+// apply sets memberlist's failure detection. A silent member is probed
+// within about ProbeInterval (each member probes another every
+// ProbeInterval), the probe and the indirect ones through other members
+// fail by the end of that interval, and it is then suspected for
+// SuspicionMult probe intervals (for clusters under 10 members; memberlist
+// scales it with log10 of the size above) before it is declared dead, with
+// no longer wait for confirmations from others. FailureTimeout T gives
+// ProbeInterval T/5 (between 50ms and 1s), ProbeTimeout half of it and
+// SuspicionMult (T - 2 ProbeInterval) / ProbeInterval: 1s, 500ms and 3
+// for the default 5s. Probes that short of memberlist's LAN profile took
+// live members for dead on a loaded machine (a 250 ms probe timeout under
+// the race detector at load 19). An explicit SuspicionMult is memberlist's
+// own knob, with its meaning: the suspicion lasts up to
+// SuspicionMaxTimeoutMult (6) times longer until other members confirm it.
+func (g GossipConfig) apply(c *memberlist.Config) {
+	t := g.FailureTimeout
+	if t <= 0 {
+		t = DefaultFailureTimeout
+	}
+	probe := min(max(t/5, 50*time.Millisecond), time.Second)
+	c.ProbeInterval, c.ProbeTimeout = probe, probe/2
+	c.SuspicionMult = max(1, int((t-2*probe)/probe))
+	if g.SuspicionMult == 0 {
+		c.SuspicionMaxTimeoutMult = 1
+	}
+	if g.ProbeInterval > 0 {
+		c.ProbeInterval = g.ProbeInterval
+	}
+	if g.ProbeTimeout > 0 {
+		c.ProbeTimeout = g.ProbeTimeout
+	}
+	if g.GossipInterval > 0 {
+		c.GossipInterval = g.GossipInterval
+	}
+	if g.SuspicionMult > 0 {
+		c.SuspicionMult = g.SuspicionMult
+	}
 }
 
 // memberMeta is what a member gossips about itself.
@@ -165,11 +218,15 @@ type Node struct {
 	ml    *memberlist.Memberlist
 	table *partition.Holder
 
-	mu          sync.Mutex
-	aliveAll    map[partition.UUID]aliveMember // every live member gossip knows
-	leaving     map[partition.UUID]bool        // asked to leave (graceful shutdown)
-	left        map[partition.UUID]bool        // left the gossip gracefully
-	known       map[string]time.Time           // member addresses and when they were last alive
+	mu       sync.Mutex
+	aliveAll map[partition.UUID]aliveMember // every live member gossip knows
+	leaving  map[partition.UUID]bool        // asked to leave (graceful shutdown)
+	left     map[partition.UUID]bool        // left the gossip gracefully
+	// gone holds the members whose process is gone (their address refused
+	// connections, peers.go), since when: they are dead although gossip
+	// may still count them alive until it declares them dead too.
+	gone        map[partition.UUID]time.Time
+	known       map[string]time.Time // member addresses and when they were last alive
 	selfLeaving atomic.Bool
 	merging     atomic.Bool // merging into another cluster: writes wait
 	// clustered: a table this member applied named another member (a
@@ -222,11 +279,18 @@ func New(cfg Config) (*Node, error) {
 		aliveAll:  map[partition.UUID]aliveMember{cfg.Self.UUID: {Member: cfg.Self, lineage: cfg.Self.UUID}},
 		leaving:   map[partition.UUID]bool{},
 		left:      map[partition.UUID]bool{},
+		gone:      map[partition.UUID]time.Time{},
 		known:     map[string]time.Time{},
 		inCluster: make(chan struct{}),
 	}
 	n.life, n.cancel = context.WithCancel(context.Background())
 	n.stop = n.life.Done()
+	n.peers.probe, n.peers.watched, n.peers.onGone = cfg.Dialer, n.memberAt, n.processGone
+	if n.peers.probe == nil {
+		n.peers.probe = func(ctx context.Context, addr string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+		}
+	}
 	n.gt = newGossipTransport(cfg.Self.Address, n.peers)
 	n.repl = newReplicator(n)
 	n.coord = newCoordinator(n)
@@ -270,19 +334,7 @@ func (n *Node) Start(ctx context.Context) error {
 	mlc.Alive = aliveCheck{n}
 	mlc.Merge = mergeCheck{n}
 	mlc.LogOutput = slogWriter{n.log}
-	g := n.cfg.Gossip
-	if g.ProbeInterval > 0 {
-		mlc.ProbeInterval = g.ProbeInterval
-	}
-	if g.ProbeTimeout > 0 {
-		mlc.ProbeTimeout = g.ProbeTimeout
-	}
-	if g.GossipInterval > 0 {
-		mlc.GossipInterval = g.GossipInterval
-	}
-	if g.SuspicionMult > 0 {
-		mlc.SuspicionMult = g.SuspicionMult
-	}
+	n.cfg.Gossip.apply(mlc)
 	ml, err := memberlist.Create(mlc)
 	if err != nil {
 		return fmt.Errorf("cluster: start gossip: %w", err)
@@ -432,6 +484,11 @@ func (n *Node) rejoin(life context.Context) {
 			alive[m.Address] = true
 			n.known[m.Address] = time.Now()
 		}
+		for u, since := range n.gone {
+			if time.Since(since) > forgetAfter {
+				delete(n.gone, u) // gossip never reported it: it was never in it
+			}
+		}
 		var missing []string
 		for addr, seen := range n.known {
 			switch {
@@ -546,6 +603,47 @@ func (n *Node) Coordinator() partition.Member {
 
 // IsCoordinator reports whether this member coordinates.
 func (n *Node) IsCoordinator() bool { return n.Coordinator().UUID == n.self.UUID }
+
+// memberAt reports whether a live member other than this one is known at
+// addr.
+func (n *Node) memberAt(addr string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for u, a := range n.aliveAll {
+		if u != n.self.UUID && a.Address == addr {
+			return true
+		}
+	}
+	return false
+}
+
+// processGone declares the members at addr dead: nothing listens there any
+// more (peers.go), so their process is gone. They leave the live members
+// at once, so that the coordinator promotes their partitions' backups
+// (and a new coordinator takes over if one of them coordinated) without
+// waiting for gossip; gossip declares them dead in its own time.
+func (n *Node) processGone(addr string) {
+	n.mu.Lock()
+	var gone []partition.UUID
+	for u, a := range n.aliveAll {
+		if u == n.self.UUID || a.Address != addr {
+			continue
+		}
+		if a.leaving || n.leaving[u] {
+			n.left[u] = true
+		}
+		delete(n.aliveAll, u)
+		n.gone[u] = time.Now()
+		gone = append(gone, u)
+	}
+	n.mu.Unlock()
+	for _, u := range gone {
+		n.log.Warn("member failed: its address refuses connections, its process is gone", "member", addr, "uuid", u.String())
+	}
+	if len(gone) > 0 {
+		n.kick()
+	}
+}
 
 func (n *Node) memberAddr(u partition.UUID) (string, bool) {
 	n.mu.Lock()
@@ -853,6 +951,10 @@ func (e events) update(node *memberlist.Node, joined bool) {
 	}
 	member := partition.Member{UUID: m.UUID, Address: m.Address, AdminAddress: m.Admin, JoinOrder: m.JoinOrder}
 	e.n.mu.Lock()
+	if _, gone := e.n.gone[m.UUID]; gone {
+		e.n.mu.Unlock()
+		return // its process is gone; gossip has not noticed yet
+	}
 	e.n.aliveAll[m.UUID] = aliveMember{Member: member, lineage: m.Lineage, leaving: m.Leaving}
 	e.n.known[m.Address] = time.Now()
 	e.n.mu.Unlock()
@@ -875,10 +977,15 @@ func (e events) NotifyLeave(node *memberlist.Node) {
 		e.n.left[m.UUID] = true
 	}
 	delete(e.n.leaving, m.UUID)
+	_, gone := e.n.gone[m.UUID]
+	delete(e.n.gone, m.UUID)
 	e.n.mu.Unlock()
-	if graceful {
+	switch {
+	case gone:
+		e.n.log.Debug("gossip declared a member dead whose process was gone", "member", m.Address, "uuid", m.UUID.String())
+	case graceful:
 		e.n.log.Info("member left", "member", m.Address, "uuid", m.UUID.String())
-	} else {
+	default:
 		e.n.log.Warn("member failed", "member", m.Address, "uuid", m.UUID.String())
 	}
 	e.n.peers.forget(m.Address)

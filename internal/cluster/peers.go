@@ -1,9 +1,15 @@
 package cluster
 
 import (
+	"context"
+	"errors"
+	"net"
 	"sync"
+	"syscall"
+	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/credentials"
 
 	memberv1 "github.com/atolldb/atoll/api/proto/atoll/member/v1"
@@ -13,17 +19,50 @@ import (
 // replication and coordination; each of its connections opens with the
 // member handshake (handshake.go). Channels connect lazily and reconnect by
 // themselves; a member that left is dropped with forget.
+//
+// Each channel is watched: when its connection breaks, or a connection
+// attempt fails, peers dials the address itself. An address that refuses
+// the connection goneProbes times in a row has no process listening: the
+// member there is gone (killed, crashed, its host up but the process not),
+// and onGone reports it at once, well before gossip's failure detector
+// would (which must wait out a silent member's suspicion timeout, since
+// a member that is slow to answer is not dead). A cut network or a hung
+// member refuses nothing: those are left to gossip.
 type peers struct {
 	creds  credentials.TransportCredentials // the member handshake
 	maxMsg int
 	opts   []grpc.DialOption
+	// probe dials an address to see whether anything listens there; nil
+	// turns the watch off.
+	probe func(ctx context.Context, addr string) (net.Conn, error)
+	// watched reports whether a live member is known at addr (only then is
+	// the address probed); onGone is told that nothing listens at addr.
+	watched func(addr string) bool
+	onGone  func(addr string)
+
 	mu     sync.Mutex
-	conns  map[string]*grpc.ClientConn
+	conns  map[string]*peerConn
 	closed bool
+	// watches counts the running watch goroutines; close waits for them.
+	watches sync.WaitGroup
 }
 
+type peerConn struct {
+	cc     *grpc.ClientConn
+	cancel context.CancelFunc // ends the watch
+}
+
+// How a broken connection's address is probed: goneProbes refusals,
+// goneProbeInterval apart (each dial bounded by goneProbeTimeout), declare
+// the member there gone.
+const (
+	goneProbes        = 3
+	goneProbeInterval = 50 * time.Millisecond
+	goneProbeTimeout  = time.Second
+)
+
 func newPeers(creds credentials.TransportCredentials, maxMsg int, opts []grpc.DialOption) *peers {
-	return &peers{creds: creds, maxMsg: maxMsg, opts: opts, conns: map[string]*grpc.ClientConn{}}
+	return &peers{creds: creds, maxMsg: maxMsg, opts: opts, conns: map[string]*peerConn{}}
 }
 
 // client returns a MemberService client for the member at addr.
@@ -42,39 +81,89 @@ func (p *peers) conn(addr string) (*grpc.ClientConn, error) {
 	if p.closed {
 		return nil, errStopped
 	}
-	cc, ok := p.conns[addr]
+	pc, ok := p.conns[addr]
 	if !ok {
-		var err error
 		opts := append([]grpc.DialOption{
 			grpc.WithTransportCredentials(p.creds),
 			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(p.maxMsg), grpc.MaxCallSendMsgSize(p.maxMsg)),
 		}, p.opts...)
-		cc, err = grpc.NewClient(addr, opts...)
+		cc, err := grpc.NewClient(addr, opts...)
 		if err != nil {
 			return nil, err
 		}
-		p.conns[addr] = cc
+		ctx, cancel := context.WithCancel(context.Background())
+		pc = &peerConn{cc: cc, cancel: cancel}
+		p.conns[addr] = pc
+		if p.probe != nil {
+			p.watches.Add(1)
+			go func() {
+				defer p.watches.Done()
+				p.watch(ctx, addr, cc)
+			}()
+		}
 	}
-	return cc, nil
+	return pc.cc, nil
+}
+
+// watch follows the channel's state until ctx ends: whenever a connection
+// breaks or an attempt fails, it probes the address.
+func (p *peers) watch(ctx context.Context, addr string, cc *grpc.ClientConn) {
+	state := cc.GetState()
+	for cc.WaitForStateChange(ctx, state) {
+		prev := state
+		state = cc.GetState()
+		broke := prev == connectivity.Ready && state != connectivity.Ready
+		if (broke || state == connectivity.TransientFailure) && p.watched(addr) && p.refuses(ctx, addr) {
+			p.onGone(addr)
+		}
+	}
+}
+
+// refuses reports whether addr refused goneProbes connections in a row.
+func (p *peers) refuses(ctx context.Context, addr string) bool {
+	for i := 0; i < goneProbes; i++ {
+		if i > 0 {
+			select {
+			case <-ctx.Done():
+				return false
+			case <-time.After(goneProbeInterval):
+			}
+		}
+		dctx, cancel := context.WithTimeout(ctx, goneProbeTimeout)
+		c, err := p.probe(dctx, addr)
+		cancel()
+		if err == nil {
+			_ = c.Close()
+			return false
+		}
+		if !errors.Is(err, syscall.ECONNREFUSED) {
+			return false
+		}
+	}
+	return true
 }
 
 // forget closes the channel to addr.
 func (p *peers) forget(addr string) {
 	p.mu.Lock()
-	cc := p.conns[addr]
+	pc := p.conns[addr]
 	delete(p.conns, addr)
 	p.mu.Unlock()
-	if cc != nil {
-		_ = cc.Close()
+	if pc != nil {
+		pc.cancel()
+		_ = pc.cc.Close()
 	}
 }
 
+// close closes every channel and waits for their watches to end.
 func (p *peers) close() {
 	p.mu.Lock()
 	conns := p.conns
-	p.conns, p.closed = map[string]*grpc.ClientConn{}, true
+	p.conns, p.closed = map[string]*peerConn{}, true
 	p.mu.Unlock()
-	for _, cc := range conns {
-		_ = cc.Close()
+	for _, pc := range conns {
+		pc.cancel()
+		_ = pc.cc.Close()
 	}
+	p.watches.Wait()
 }

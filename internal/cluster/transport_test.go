@@ -83,7 +83,10 @@ func TestStreamConnReadDeadline(t *testing.T) {
 
 func TestStreamConnWriteDeadline(t *testing.T) {
 	a, _ := pipeConns() // nobody reads b: a's sends block once the channel is full
-	_ = a.SetWriteDeadline(time.Now().Add(20 * time.Millisecond))
+	// The write must start before its deadline (one that starts after it
+	// fails at once and closes nothing): 20 ms was too short for the
+	// writing goroutine to be scheduled on a loaded machine.
+	_ = a.SetWriteDeadline(time.Now().Add(500 * time.Millisecond))
 	done := make(chan error, 1)
 	go func() {
 		_, err := a.Write(make([]byte, 64*maxChunk)) // more than the buffers on the way hold

@@ -241,8 +241,18 @@ type JoinConfig struct {
 	InFlightBytes int64 `yaml:"in-flight-bytes"`
 }
 
-// GossipConfig tunes failure detection; zero values keep the defaults.
+// GossipConfig tunes the detection of members that stop answering (a
+// member whose process is gone is declared dead at once: its address
+// refuses connections); zero values keep the defaults.
 type GossipConfig struct {
+	// FailureTimeout is how long a member may stay silent (a paused
+	// process, a host that stalls, a cut network) before it is declared
+	// dead and its partitions are promoted (default 5s). The probe
+	// interval (a fifth of it, at most 1s), probe timeout (half the
+	// interval) and suspicion multiplier follow from it unless set below;
+	// an explicit suspicion-mult is memberlist's, whose suspicion lasts up
+	// to 6 times longer until other members confirm it.
+	FailureTimeout Duration `yaml:"failure-timeout"`
 	ProbeInterval  Duration `yaml:"probe-interval"`
 	ProbeTimeout   Duration `yaml:"probe-timeout"`
 	GossipInterval Duration `yaml:"gossip-interval"`
@@ -395,6 +405,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MinClusterSize < 0 {
 		errs = append(errs, "min-cluster-size is negative")
+	}
+	if ft := time.Duration(c.Gossip.FailureTimeout); ft != 0 && ft < 500*time.Millisecond {
+		errs = append(errs, fmt.Sprintf("gossip.failure-timeout %v is below 500ms", ft))
 	}
 	if c.MaxParallelMigrations < 0 {
 		errs = append(errs, "max-parallel-migrations is negative")

@@ -59,6 +59,7 @@ func TestLoadConfigRejects(t *testing.T) {
 		"bad hash":         "security: {users: [{name: u, password-hash: plain, roles: [r]}], roles: {r: {}}}\n",
 		"no principals":    "security: {roles: {r: {}}}\n",
 		"zero listeners":   "limits: {max-listeners-per-connection: 0}\n",
+		"failure timeout":  "gossip: {failure-timeout: 10ms}\n",
 	}
 	for name, yaml := range cases {
 		if _, err := LoadConfig(writeConfig(t, yaml)); err == nil {

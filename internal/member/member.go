@@ -131,8 +131,10 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		Table: m.table, Logger: log, MaxMessageSize: cfg.Limits.MaxMessageSize, MaxConcurrentMigrations: cfg.MaxParallelMigrations,
 		DialOptions: append(transport.dialOptions(), dialer(cfg.Dialer)...),
 		TLS:         sec.tls, Secret: sec.secret, MaxClientConnsPerAddress: cfg.Limits.MaxConnectionsPerAddress,
+		Dialer: cfg.Dialer,
 		Gossip: cluster.GossipConfig{
-			ProbeInterval: time.Duration(cfg.Gossip.ProbeInterval), ProbeTimeout: time.Duration(cfg.Gossip.ProbeTimeout),
+			FailureTimeout: time.Duration(cfg.Gossip.FailureTimeout),
+			ProbeInterval:  time.Duration(cfg.Gossip.ProbeInterval), ProbeTimeout: time.Duration(cfg.Gossip.ProbeTimeout),
 			GossipInterval: time.Duration(cfg.Gossip.GossipInterval), SuspicionMult: cfg.Gossip.SuspicionMult,
 			RejoinInterval: time.Duration(cfg.Gossip.RejoinInterval),
 		},
@@ -174,6 +176,7 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		MaxBatchEntries: cfg.Limits.MaxBatchEntries, MaxMessageSize: cfg.Limits.MaxMessageSize,
 		Transactions: m.metrics.Transactions, Clock: cfg.Clock, MemberConn: node.Conn,
 		Auth: sec.auth, Security: m.metrics.Security, MaxListenersPerConnection: cfg.Limits.MaxListenersPerConnection,
+		MaxKeySize: cfg.Limits.MaxKeySize, MaxValueSize: cfg.Limits.MaxValueSize,
 	})
 	writer.w = m.server.DMLWriter(node.Conn)
 	m.grpc = grpc.NewServer(
@@ -186,7 +189,10 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		// more often than every 5 minutes.
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 		experimental.BufferPool(bufferPool),
-		grpc.MaxRecvMsgSize(cfg.Limits.MaxMessageSize),
+		// A pipeline call over limits.max-message-size fails alone instead
+		// of ending the stream the client's other calls share.
+		grpc.ForceServerCodecV2(server.Codec(cfg.Limits.MaxMessageSize)),
+		grpc.MaxRecvMsgSize(server.ReceiveLimit(cfg.Limits.MaxMessageSize)),
 		grpc.MaxSendMsgSize(cfg.Limits.MaxMessageSize),
 		grpc.ChainUnaryInterceptor(m.server.UnaryInterceptor, transport.serverUnary),
 		grpc.ChainStreamInterceptor(m.server.StreamInterceptor, transport.serverStream),

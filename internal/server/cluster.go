@@ -21,6 +21,10 @@ func (s *Server) connect(ctx context.Context, r *pb.ConnectRequest) (*pb.Connect
 		PartitionCount: int32(t.PartitionCount()),
 		PartitionTable: t.Proto(),
 		MemberVersion:  s.cfg.Version,
+		Limits: &pb.Limits{
+			MaxMessageSize: int64(s.cfg.MaxMessageSize), MaxKeySize: int64(s.cfg.MaxKeySize),
+			MaxValueSize: int64(s.cfg.MaxValueSize), MaxBatchEntries: int64(s.cfg.MaxBatchEntries),
+		},
 	}, nil
 }
 

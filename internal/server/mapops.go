@@ -526,48 +526,64 @@ func (s *Server) getAll(ctx context.Context, r *pb.GetAllRequest) (*pb.EntriesRe
 	if err != nil {
 		return nil, err
 	}
-	byPartition := map[int32][][]byte{}
+	byPartition := map[int32][]int{} // indexes of r.Keys
 	for i, k := range r.Keys {
 		if err := s.checkData(fmt.Sprintf("keys[%d]", i), k); err != nil {
 			return nil, err
 		}
 		pid := s.partitionOf(k)
-		byPartition[pid] = append(byPartition[pid], k)
+		byPartition[pid] = append(byPartition[pid], i)
 	}
 	for pid := range byPartition {
 		if err := s.cfg.Cluster.CheckRead(pid); err != nil {
 			return nil, err
 		}
 	}
-	// The answer stops growing at the largest message the member sends.
+	// The answer stops growing at the largest message the member sends: a
+	// partial request gets what fits and the keys left, another fails.
 	resp := &pb.EntriesResponse{}
 	if m == nil {
 		return resp, nil
 	}
 	if m.Locks() != nil {
-		for pid, keys := range byPartition {
-			for _, k := range keys {
-				if err := s.awaitKey(ctx, m, pid, k, accessRead, locks.UUID{}, locks.UUID{}); err != nil {
+		for pid, idx := range byPartition {
+			for _, i := range idx {
+				if err := s.awaitKey(ctx, m, pid, r.Keys[i], accessRead, locks.UUID{}, locks.UUID{}); err != nil {
 					return nil, err
 				}
 			}
 		}
 	}
-	size, over := 0, false
-	for pid, keys := range byPartition {
+	size, full := 0, false
+	for pid, idx := range byPartition {
+		if full {
+			for _, i := range idx {
+				resp.Unanswered = append(resp.Unanswered, int32(i))
+			}
+			continue
+		}
+		keys := make([][]byte, len(idx))
+		for j, i := range idx {
+			keys[j] = r.Keys[i]
+		}
 		m.CountGet()
-		err := m.Store.GetAll(pid, keys, func(i int, v []byte) {
-			if size += len(keys[i]) + len(v) + entryOverhead; size > s.cfg.MaxMessageSize {
-				over = true
+		err := m.Store.GetAll(pid, keys, func(j int, v []byte) {
+			if full {
+				return
 			}
-			if !over {
-				resp.Entries = append(resp.Entries, &pb.Entry{Key: keys[i], Value: append([]byte(nil), v...)})
+			if size += len(keys[j]) + len(v) + entryOverhead; size > s.cfg.MaxMessageSize {
+				full = true
+				for _, i := range idx[j:] {
+					resp.Unanswered = append(resp.Unanswered, int32(i))
+				}
+				return
 			}
+			resp.Entries = append(resp.Entries, &pb.Entry{Key: keys[j], Value: append([]byte(nil), v...)})
 		})
 		if err != nil {
 			return nil, err
 		}
-		if over {
+		if full && (!r.Partial || len(resp.Entries) == 0) {
 			return nil, &TooLargeError{Op: "getAll", What: "answer", Size: size, Limit: s.cfg.MaxMessageSize, Unit: "bytes", Setting: "limits.max-message-size"}
 		}
 	}

@@ -18,7 +18,8 @@ type pipelineService struct {
 // requests; this goroutine starts one goroutine per call, at most
 // PipelineInFlight at a time: when that many are running it stops taking
 // requests, which pushes back on the client through HTTP/2 flow control. A
-// sender goroutine writes responses in completion order. The stream ends
+// sender goroutine writes responses in completion order. A call over
+// limits.max-message-size fails alone (receive.go). The stream ends
 // when the client closes its side or when the member drains; either way the
 // calls in flight finish and their responses are sent first.
 func (p *pipelineService) Pipeline(stream pb.PipelineService_PipelineServer) error {
@@ -36,17 +37,17 @@ func (p *pipelineService) Pipeline(stream pb.PipelineService_PipelineServer) err
 		}
 		sent <- err
 	}()
-	in := make(chan *pb.PipelineRequest)
+	in := make(chan *receivedCall)
 	recvDone := make(chan struct{})
 	go func() {
 		defer close(recvDone)
 		for {
-			req, err := stream.Recv()
-			if err != nil {
+			r := &receivedCall{msg: &pb.PipelineRequest{}}
+			if err := stream.RecvMsg(r); err != nil {
 				return
 			}
 			select {
-			case in <- req:
+			case in <- r:
 			case <-ctx.Done():
 				return
 			}
@@ -61,7 +62,7 @@ loop:
 			break loop // the client closed its side, or the stream broke
 		case <-s.done:
 			break loop // draining: finish what runs, then end the stream
-		case req := <-in:
+		case r := <-in:
 			select {
 			case sem <- struct{}{}:
 			case <-ctx.Done():
@@ -70,7 +71,11 @@ loop:
 			calls.Add(1)
 			go func() {
 				defer calls.Done()
-				out <- s.runCall(ctx, req)
+				if err := r.tooLarge("pipeline", s.cfg.MaxMessageSize); err != nil {
+					out <- &pb.PipelineResponse{CallId: r.callID, Error: toPipelineError(err)}
+				} else {
+					out <- s.runCall(ctx, r.msg.(*pb.PipelineRequest))
+				}
 				<-sem
 			}()
 		}

@@ -240,8 +240,9 @@ func (q *queryService) RunFragment(r *pb.RunFragmentRequest, stream pb.QueryServ
 
 // Pipeline runs the Execute, Fetch and Close calls of one client stream:
 // a receiver reads calls, each runs on its own goroutine (at most
-// PipelineInFlight at a time), and replies are sent in completion order.
-// The stream ends when the client closes its side or the member drains;
+// PipelineInFlight at a time), and replies are sent in completion order. A
+// call over limits.max-message-size fails alone (receive.go). The stream
+// ends when the client closes its side or the member drains;
 // the calls in flight finish first.
 func (q *queryService) Pipeline(stream pb.QueryService_PipelineServer) error {
 	s := q.s
@@ -260,17 +261,17 @@ func (q *queryService) Pipeline(stream pb.QueryService_PipelineServer) error {
 			sendErr = stream.Send(r)
 		}
 	}
-	in := make(chan *pb.QueryCall)
+	in := make(chan *receivedCall)
 	recvDone := make(chan struct{})
 	go func() {
 		defer close(recvDone)
 		for {
-			call, err := stream.Recv()
-			if err != nil {
+			r := &receivedCall{msg: &pb.QueryCall{}}
+			if err := stream.RecvMsg(r); err != nil {
 				return
 			}
 			select {
-			case in <- call:
+			case in <- r:
 			case <-ctx.Done():
 				return
 			}
@@ -288,7 +289,13 @@ loop:
 			break loop
 		case <-s.done:
 			break loop
-		case call := <-in:
+		case r := <-in:
+			if err := r.tooLarge("query", s.cfg.MaxMessageSize); err != nil {
+				// It fails alone (receive.go): nothing runs, nothing to cancel.
+				send(&pb.QueryReply{CallId: r.callID, Error: toPipelineError(err)})
+				continue
+			}
+			call := r.msg.(*pb.QueryCall)
 			if _, ok := call.Op.(*pb.QueryCall_Cancel); ok {
 				runningMu.Lock()
 				if stop := running[call.CallId]; stop != nil {

@@ -74,6 +74,10 @@ type Config struct {
 	// (limits.max-message-size): an answer that would grow past it is
 	// refused while it is built. Default 64 MiB.
 	MaxMessageSize int
+	// MaxKeySize and MaxValueSize are the largest serialized key and value
+	// the member's maps take (limits.max-key-size, limits.max-value-size):
+	// Connect tells clients, which refuse larger ones before sending.
+	MaxKeySize, MaxValueSize int
 	// Query runs SQL and predicate queries; nil disables the query service.
 	Query *QueryConfig
 	// Metrics records the latency and failures of map operations by map
@@ -164,6 +168,12 @@ func New(cfg Config) *Server {
 	if cfg.MaxListenersPerConnection <= 0 {
 		cfg.MaxListenersPerConnection = DefaultMaxListenersPerConnection
 	}
+	if cfg.MaxKeySize <= 0 {
+		cfg.MaxKeySize = store.DefaultMaxKeySize
+	}
+	if cfg.MaxValueSize <= 0 {
+		cfg.MaxValueSize = store.DefaultMaxValueSize
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -231,6 +241,9 @@ func (s *Server) UnaryInterceptor(ctx context.Context, req any, info *grpc.Unary
 	if err := s.admit(ctx); err != nil {
 		return nil, toStatus(err)
 	}
+	if err := checkReceived(req, s.cfg.MaxMessageSize); err != nil {
+		return nil, toStatus(err)
+	}
 	defer s.recoverCall(info.FullMethod, &err)
 	resp, err = handler(ctx, req)
 	return resp, toStatus(err)
@@ -250,6 +263,9 @@ func (s *Server) StreamInterceptor(srv any, ss grpc.ServerStream, info *grpc.Str
 	s.active.Add(1)
 	defer s.active.Add(-1)
 	defer s.recoverCall(info.FullMethod, &err)
+	if s.cfg.IsMember == nil || !s.cfg.IsMember(ss.Context()) {
+		ss = &sizeCheckedStream{ServerStream: ss, max: s.cfg.MaxMessageSize}
+	}
 	return toStatus(handler(srv, &admittedStream{ServerStream: ss, ctx: ctx, check: check}))
 }
 
@@ -282,6 +298,20 @@ func (s *Server) recovered(what string, p any) error {
 		sm.Panics.Inc()
 	}
 	return fmt.Errorf("internal error: %v", p)
+}
+
+// sizeCheckedStream ends a client's stream at a message over the limit
+// (receive.go).
+type sizeCheckedStream struct {
+	grpc.ServerStream
+	max int
+}
+
+func (s *sizeCheckedStream) RecvMsg(m any) error {
+	if err := s.ServerStream.RecvMsg(m); err != nil {
+		return err
+	}
+	return checkReceived(m, s.max)
 }
 
 func (s *Server) recoverCall(method string, err *error) {

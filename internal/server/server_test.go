@@ -92,10 +92,16 @@ func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {
 			t.Fatalf("unknown schema id %x not reported", detail.SchemaId)
 		}
 	}
-	// A message over the transport limit is refused by gRPC itself.
+	// A message over limits.max-message-size fails its call with
+	// TOO_LARGE; one over the receive limit (twice as much) is refused by
+	// gRPC itself.
 	_, err := maps.Put(ctx, &pb.PutRequest{Map: "m", Key: key, Value: data(t, strings.Repeat("x", 300<<10))})
+	if wantError(t, "message over the limit", err, codes.InvalidArgument, pb.ErrorCode_ERROR_CODE_TOO_LARGE); !strings.Contains(status.Convert(err).Message(), "limits.max-message-size") {
+		t.Fatalf("the error does not name the limit: %v", err)
+	}
+	_, err = maps.Put(ctx, &pb.PutRequest{Map: "m", Key: key, Value: data(t, strings.Repeat("x", 600<<10))})
 	if status.Code(err) != codes.ResourceExhausted {
-		t.Fatalf("oversized message: %v", err)
+		t.Fatalf("message over the receive limit: %v", err)
 	}
 	size, err := maps.Size(ctx, &pb.MapRequest{Map: "m"})
 	if err != nil || size.Size != 0 {

@@ -127,26 +127,53 @@ func Start(t testing.TB, mode Mode, n int, opts Options) *Cluster {
 // already running, and returns it.
 func (c *Cluster) Add() *Node {
 	c.t.Helper()
+	node := c.start(len(c.members), "127.0.0.1:0")
+	c.members = append(c.members, node)
+	return node
+}
+
+// Restart starts member i again on its address, once it was stopped or
+// killed: a new member (new identity, no data) that joins the members
+// running. It retries while the port is still held by the old process.
+func (c *Cluster) Restart(i int) *Node {
+	c.t.Helper()
+	old := c.members[i]
+	if old.alive() {
+		c.t.Fatalf("member %d (%s) is still running", i, old.Addr)
+	}
+	node := c.start(i, old.Addr)
+	c.members[i] = node
+	return node
+}
+
+func (c *Cluster) start(index int, bind string) *Node {
+	c.t.Helper()
 	var seeds []string
 	for _, m := range c.members {
-		if m.alive() {
+		if m.alive() && m.Addr != bind {
 			seeds = append(seeds, m.Addr)
 		}
 	}
 	var node *Node
 	var err error
-	switch c.mode {
-	case InProcess:
-		node, err = startInProcess(c.opts, seeds)
-	case Process:
-		node, err = startProcess(c.t, c.opts, seeds, len(c.members))
-	default:
-		c.t.Fatalf("unknown mode %q", c.mode)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		switch c.mode {
+		case InProcess:
+			node, err = startInProcess(c.opts, seeds, bind)
+		case Process:
+			node, err = startProcess(c.t, c.opts, seeds, index, bind)
+		default:
+			c.t.Fatalf("unknown mode %q", c.mode)
+		}
+		if err == nil || !strings.Contains(err.Error(), "address already in use") || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	if err != nil {
-		c.t.Fatalf("starting member %d (%s): %v", len(c.members), c.mode, err)
+		c.t.Fatalf("starting member %d (%s) on %s: %v", index, c.mode, bind, err)
 	}
-	c.members = append(c.members, node)
 	return node
 }
 
@@ -198,10 +225,10 @@ func (c *Cluster) Stop() {
 	c.members = nil
 }
 
-func startInProcess(opts Options, seeds []string) (*Node, error) {
+func startInProcess(opts Options, seeds []string, bind string) (*Node, error) {
 	cfg := member.DefaultConfig()
 	cfg.ClusterName = opts.ClusterName
-	cfg.Bind, cfg.Admin = "127.0.0.1:0", "127.0.0.1:0"
+	cfg.Bind, cfg.Admin = bind, "127.0.0.1:0"
 	cfg.Join = seeds
 	if !opts.SlowFailureDetection {
 		fastGossip(&cfg)
@@ -399,7 +426,7 @@ func moduleRoot() string {
 
 var startedRE = regexp.MustCompile(`msg="member started".* address=(\S+) admin=(\S*)`)
 
-func startProcess(t testing.TB, opts Options, seeds []string, index int) (*Node, error) {
+func startProcess(t testing.TB, opts Options, seeds []string, index int, bind string) (*Node, error) {
 	bin := Binary(t)
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "member.yaml")
@@ -415,8 +442,9 @@ func startProcess(t testing.TB, opts Options, seeds []string, index int) (*Node,
 		var ns string
 		ns, host = opts.Namespace(index)
 		args = []string{"ip", "netns", "exec", ns, bin}
+		bind = host + ":0"
 	}
-	args = append(args, "member", "start", "--config", conf, "--bind", host+":0", "--admin", host+":0")
+	args = append(args, "member", "start", "--config", conf, "--bind", bind, "--admin", host+":0")
 	args = append(args, opts.Args...)
 	if len(seeds) > 0 {
 		args = append(args, "--join", strings.Join(seeds, ","))

@@ -104,7 +104,10 @@ func (b Backoff) Budget(hint time.Duration) time.Duration {
 }
 
 // Wait waits d on the policy's clock, or until ctx ends.
-func (b Backoff) Wait(ctx context.Context, d time.Duration) error {
+func (b Backoff) Wait(ctx context.Context, d time.Duration) error { return b.wait(ctx, d, nil) }
+
+// wait is Wait that also ends (nil) once wake is closed.
+func (b Backoff) wait(ctx context.Context, d time.Duration, wake <-chan struct{}) error {
 	b = b.withDefaults()
 	if err := ctx.Err(); err != nil {
 		return err // an ended context never waits, whatever the clock
@@ -112,6 +115,8 @@ func (b Backoff) Wait(ctx context.Context, d time.Duration) error {
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-wake:
+		return nil
 	case <-b.Clock.After(d):
 		return nil
 	}
@@ -130,6 +135,14 @@ func (r *retrier) wait(ctx context.Context, hint time.Duration) error {
 	d := r.policy.Delay(r.retry, hint)
 	r.retry++
 	return r.policy.Wait(ctx, d)
+}
+
+// waitOr is wait that ends (nil) once wake is closed: a retry loop that
+// waits for a partition table or a connection goes as soon as one comes.
+func (r *retrier) waitOr(ctx context.Context, wake <-chan struct{}) error {
+	d := r.policy.Delay(r.retry, 0)
+	r.retry++
+	return r.policy.wait(ctx, d, wake)
 }
 
 func (r *retrier) reset() { r.retry = 0 }

@@ -6,8 +6,8 @@ import (
 	"crypto/tls"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -239,9 +239,22 @@ type Client struct {
 	typesSeen sync.Map
 	log       *slog.Logger
 
-	mu     sync.Mutex
-	conns  map[string]*conn // by member address
-	dialMu sync.Map         // address → *sync.Mutex, one dial at a time per member
+	mu      sync.Mutex
+	conns   map[string]*conn     // by member address
+	dialing map[string]*dialCall // the dial under way to each address, shared by its callers
+	// followed is the connection whose partition tables the client
+	// follows across lineages (setTable); any connection's newer tables
+	// are adopted.
+	followed atomic.Pointer[conn]
+	// limits are what the members accept, as the last one that connected
+	// reported them.
+	limits atomic.Pointer[limits]
+	// changed is closed and replaced when the client adopts a partition
+	// table or connects to a member: calls waiting to retry go at once.
+	changeMu sync.Mutex
+	changed  chan struct{}
+	// lost wakes the reconnect loop when a connection breaks.
+	lost chan struct{}
 
 	routing  atomic.Pointer[routingTable]
 	qstreams queryStreams
@@ -255,10 +268,18 @@ type Client struct {
 	closeOnce sync.Once
 	stop      chan struct{}
 	// life ends when the client closes: background work that calls
-	// members (finishing transactions, renewing locks) derives from it.
+	// members (finishing transactions, renewing locks, reconnecting,
+	// dialing) derives from it.
 	life    context.Context
 	endLife context.CancelFunc
 	bg      sync.WaitGroup // background goroutines
+}
+
+// dialCall is a dial under way; its callers wait for done.
+type dialCall struct {
+	done chan struct{}
+	cn   *conn
+	err  error
 }
 
 // routingTable maps partitions to member addresses.
@@ -271,6 +292,10 @@ type routingTable struct {
 }
 
 // New connects to the cluster through the first reachable seed address.
+// The seeds are dialed at once; an address that refuses the connection
+// fails at once, one that does not answer within ConnectTimeout (or ctx's
+// deadline, if sooner) fails then, and New fails when every seed did, with
+// a short message saying why.
 func New(ctx context.Context, cfg Config) (*Client, error) {
 	cfg = cfg.withDefaults()
 	if err := checkText("cluster name", cfg.ClusterName); err != nil {
@@ -291,31 +316,20 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{cfg: cfg, ser: ser, log: cfg.Logger, conns: map[string]*conn{}, stop: make(chan struct{})}
+	c := &Client{cfg: cfg, ser: ser, log: cfg.Logger, conns: map[string]*conn{}, dialing: map[string]*dialCall{},
+		stop: make(chan struct{}), changed: make(chan struct{}), lost: make(chan struct{}, 1)}
 	c.life, c.endLife = context.WithCancel(context.Background())
+	c.limits.Store(newLimits(&c.cfg, nil))
 	c.uuid = make([]byte, 16)
 	_, _ = crand.Read(c.uuid) // crypto/rand.Read never fails
 	c.meta.init(c)
 	c.near.init(c)
 	// The seeds are dialed at once: the first that answers is used, and
 	// a hung or absent seed costs nothing when another answers.
-	_, err = firstOf(ctx, cfg.Addresses, func(ctx context.Context, addr string) (*conn, error) {
-		cn, hello, err := dial(ctx, addr, &c.cfg, c.uuid)
-		if err != nil {
-			return nil, err
-		}
-		c.mu.Lock()
-		if c.closed.Load() {
-			c.mu.Unlock()
-			cn.close()
-			return nil, ErrClosed
-		}
-		c.conns[addr] = cn
-		c.mu.Unlock()
-		c.setTable(hello.PartitionCount, hello.PartitionTable, true)
-		return cn, nil
-	})
-	if err != nil {
+	ctx, cancel := context.WithTimeoutCause(ctx, cfg.ConnectTimeout, &connectTimeoutError{after: cfg.ConnectTimeout})
+	defer cancel()
+	if _, err = firstOf(ctx, cfg.Addresses, c.connTo); err != nil {
+		_ = c.Close()
 		var nm *noMemberError
 		if errors.As(err, &nm) {
 			for _, e := range nm.errs {
@@ -327,8 +341,8 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 		return nil, err
 	}
 	c.bg.Add(2)
-	go c.watchTable()
 	go c.renewSessionLocks()
+	go c.reconnect()
 	if cfg.StatisticsInterval > 0 {
 		c.bg.Add(1)
 		go c.reportStatistics()
@@ -371,7 +385,10 @@ func (c *Client) Close() error {
 // partition healed, the members of the smaller side adopt the larger
 // side's history, whose versions may be lower. A table of another lineage
 // is therefore adopted when it comes from the member whose table stream
-// the client follows (follow), whatever its version.
+// the client follows (follow), whatever its version. The connections to
+// members that a newer table no longer names are closed: their calls in
+// flight fail (and are retried on the partitions' new owners when safe),
+// and calls waiting to retry go at once.
 func (c *Client) setTable(count int32, t *pb.PartitionTable, follow bool) {
 	if t == nil {
 		return
@@ -401,9 +418,54 @@ func (c *Client) setTable(count int32, t *pb.PartitionTable, follow bool) {
 			return
 		}
 		if c.routing.CompareAndSwap(cur, rt) {
+			if newer && cur != nil {
+				// Only a newer table: one that comes from the followed
+				// member across lineages may be a cluster still forming.
+				c.dropMembers(cur.members, rt.members)
+			}
+			c.notifyChange()
 			return
 		}
 	}
+}
+
+// dropMembers closes the connections to the members of before that after
+// no longer names.
+func (c *Client) dropMembers(before, after []string) {
+	for _, addr := range before {
+		if slices.Contains(after, addr) {
+			continue
+		}
+		c.mu.Lock()
+		cn := c.conns[addr]
+		c.mu.Unlock()
+		if cn != nil && cn.usable() {
+			c.log.Debug("closing the connection to a member the partition table no longer names", "member", addr)
+			cn.fail(errMemberLeft, true)
+			c.qstreams.mu.Lock()
+			qs := c.qstreams.m[cn]
+			c.qstreams.mu.Unlock()
+			if qs != nil {
+				qs.fail(&connError{member: addr, sent: true, err: errMemberLeft})
+			}
+			go cn.close()
+		}
+	}
+}
+
+// notifyChange wakes the calls waiting to retry.
+func (c *Client) notifyChange() {
+	c.changeMu.Lock()
+	close(c.changed)
+	c.changed = make(chan struct{})
+	c.changeMu.Unlock()
+}
+
+// changes returns a channel closed at the next change (notifyChange).
+func (c *Client) changes() <-chan struct{} {
+	c.changeMu.Lock()
+	defer c.changeMu.Unlock()
+	return c.changed
 }
 
 // refreshTable asks some member for its table.
@@ -415,45 +477,70 @@ func (c *Client) refreshTable(ctx context.Context) {
 	}
 }
 
-// watchTable follows partition table changes from one member at a time.
-func (c *Client) watchTable() {
+// adoptFrom is what a connection's table stream does with a table: the
+// followed connection's tables are followed across lineages (the first
+// connection to push one becomes the followed one).
+func (c *Client) adoptFrom(cn *conn, t *pb.PartitionTable) {
+	c.followed.CompareAndSwap(nil, cn)
+	c.setTable(0, t, c.followed.Load() == cn)
+}
+
+// watchConn follows the tables cn's member pushes while cn lives, then
+// notes its loss: another connection's tables are followed, and the
+// reconnect loop looks for a member when none is left.
+func (c *Client) watchConn(cn *conn) {
 	defer c.bg.Done()
-	stopped, cancelStopped := context.WithCancel(context.Background())
-	defer cancelStopped()
-	go func() {
+	cn.watchTable(c.cfg.Retry.backoff(), c.adoptFrom)
+	c.followed.CompareAndSwap(cn, nil)
+	select {
+	case c.lost <- struct{}{}:
+	default:
+	}
+}
+
+// Reconnecting: while the client has no usable connection, it dials every
+// member it knows and its seeds at once, again and again, waiting
+// reconnectBackoff between rounds (50 ms doubling to at most 1 s), so that
+// a member back on its address serves within about a second. Calls that
+// found no member wait for the connection (notifyChange) rather than for
+// their own backoff.
+var reconnectBackoff = Backoff{Initial: 50 * time.Millisecond, Max: time.Second, Jitter: 0.2}
+
+func (c *Client) reconnect() {
+	defer c.bg.Done()
+	r := retrier{policy: reconnectBackoff}
+	for {
 		select {
 		case <-c.stop:
-		case <-stopped.Done():
-		}
-		cancelStopped()
-	}()
-	r := c.retrier()
-	for !c.closed.Load() {
-		cn, err := c.anyConn(context.Background())
-		if err == nil {
-			ctx, cancel := context.WithCancel(context.Background())
-			go func() {
-				select {
-				case <-c.stop:
-				case <-cn.done:
-				}
-				cancel()
-			}()
-			stream, err := cn.cluster.WatchPartitionTable(ctx, &pb.GetPartitionTableRequest{})
-			for err == nil {
-				var t *pb.PartitionTable
-				if t, err = stream.Recv(); err == nil {
-					cn.seen()
-					c.setTable(0, t, true)
-					r.reset()
-				}
-			}
-			cancel()
-		}
-		if r.wait(stopped, 0) != nil {
 			return
+		case <-c.lost:
+		}
+		r.reset()
+		for !c.connected() {
+			ctx, cancel := context.WithTimeout(c.life, c.cfg.ConnectTimeout)
+			_, err := c.anyConn(ctx)
+			cancel()
+			if err == nil {
+				break
+			}
+			c.log.Debug("no member reachable; trying again", "err", err)
+			if r.wait(c.life, 0) != nil {
+				return
+			}
 		}
 	}
+}
+
+// connected reports whether the client has a usable connection.
+func (c *Client) connected() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, cn := range c.conns {
+		if cn.usable() {
+			return true
+		}
+	}
+	return false
 }
 
 // retrier starts a retry loop on the Config.Retry policy.
@@ -481,41 +568,67 @@ func (c *Client) connFor(ctx context.Context, pid int32) (*conn, error) {
 	return c.anyConn(ctx)
 }
 
-// connTo returns a usable connection to addr, dialing when needed.
+// connTo returns a usable connection to addr, dialing when needed. The
+// callers that need a connection to the same member share one dial, and
+// each waits for it no longer than its own context allows; the dial
+// itself is bounded by ConnectTimeout.
 func (c *Client) connTo(ctx context.Context, addr string) (*conn, error) {
 	c.mu.Lock()
-	cn := c.conns[addr]
-	c.mu.Unlock()
-	if cn != nil && cn.usable() {
+	if cn := c.conns[addr]; cn != nil && cn.usable() {
+		c.mu.Unlock()
 		return cn, nil
 	}
-	lock, _ := c.dialMu.LoadOrStore(addr, &sync.Mutex{})
-	lock.(*sync.Mutex).Lock()
-	defer lock.(*sync.Mutex).Unlock()
+	if c.closed.Load() {
+		c.mu.Unlock()
+		return nil, ErrClosed
+	}
+	d := c.dialing[addr]
+	if d == nil {
+		d = &dialCall{done: make(chan struct{})}
+		c.dialing[addr] = d
+		c.bg.Add(1)
+		go c.dialShared(addr, d)
+	}
+	c.mu.Unlock()
+	select {
+	case <-d.done:
+		return d.cn, d.err
+	case <-ctx.Done():
+		return nil, &connError{member: addr, err: context.Cause(ctx)}
+	}
+}
+
+// dialShared runs the dial d stands for and installs its connection.
+func (c *Client) dialShared(addr string, d *dialCall) {
+	defer c.bg.Done()
+	defer close(d.done)
+	fresh, hello, err := dial(c.life, addr, &c.cfg, c.uuid)
 	c.mu.Lock()
-	cn = c.conns[addr]
-	c.mu.Unlock()
-	if cn != nil && cn.usable() {
-		return cn, nil
-	}
-	fresh, hello, err := dial(ctx, addr, &c.cfg, c.uuid)
+	delete(c.dialing, addr)
 	if err != nil {
-		return nil, err
+		c.mu.Unlock()
+		d.err = err
+		return
 	}
-	c.mu.Lock()
 	if c.closed.Load() {
 		c.mu.Unlock()
 		fresh.close()
-		return nil, ErrClosed
+		d.err = ErrClosed
+		return
 	}
+	old := c.conns[addr]
 	c.conns[addr] = fresh
+	c.bg.Add(1)
 	c.mu.Unlock()
-	if cn != nil {
-		go cn.close()
+	go c.watchConn(fresh)
+	if old != nil {
+		go old.close()
 	}
+	d.cn = fresh
+	c.limits.Store(fresh.limits)
 	c.setTable(hello.PartitionCount, hello.PartitionTable, false)
 	c.near.reset() // events may have been missed while disconnected
-	return fresh, nil
+	c.notifyChange()
 }
 
 // anyConn returns some usable connection: an open one, or a new one to a
@@ -621,6 +734,7 @@ func (c *Client) invoke(ctx context.Context, pid int32, idempotent bool, req *pb
 	c.stats.calls.Add(1)
 	r := c.retrier()
 	for attempt := 0; ; attempt++ {
+		view := c.changes()
 		cn, err := c.connFor(ctx, pid)
 		var resp *pb.PipelineResponse
 		if err == nil {
@@ -642,12 +756,25 @@ func (c *Client) invoke(ctx context.Context, pid int32, idempotent bool, req *pb
 			return nil, err
 		}
 		if attempt > 0 || !errors.Is(err, ErrUnknownSchema) {
-			if r.wait(ctx, 0) != nil {
+			if c.backoff(ctx, &r, view) != nil {
 				c.stats.failures.Add(1)
 				return nil, c.finalError(ctx, err)
 			}
 		}
 	}
+}
+
+// backoff waits before a call's next attempt: not at all when the client
+// adopted a partition table or connected to a member since the attempt
+// began (view is closed), else the retry policy's delay or until the next
+// such change.
+func (c *Client) backoff(ctx context.Context, r *retrier, view <-chan struct{}) error {
+	select {
+	case <-view:
+		return ctx.Err()
+	default:
+	}
+	return r.waitOr(ctx, view)
 }
 
 func (c *Client) shouldRetry(ctx context.Context, err error, idempotent bool) bool {
@@ -682,13 +809,23 @@ func (c *Client) prepareRetry(ctx context.Context, err error) error {
 	return nil
 }
 
-// finalError is the error returned when no more retries happen.
+// finalError is the error returned when no more retries happen: a call
+// whose context ended fails with a *deadlineError naming the last failure
+// it met.
 func (c *Client) finalError(ctx context.Context, err error) error {
 	if c.closed.Load() {
 		return ErrClosed
 	}
-	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-		return fmt.Errorf("%w: %w", ErrTimeout, err)
+	if ctx.Err() != nil {
+		var re *RequestError
+		var e *Error
+		if errors.As(err, &re) || errors.As(err, &e) && !e.Retryable {
+			return err // the call's own fault, whatever the time
+		}
+		if errors.Is(err, ctx.Err()) {
+			err = nil
+		}
+		return &deadlineError{ctxErr: ctx.Err(), last: err}
 	}
 	return err
 }

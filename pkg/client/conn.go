@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/keepalive"
@@ -19,22 +20,25 @@ import (
 )
 
 // conn is the client's connection to one member: a gRPC channel with one
-// pipeline stream on which calls are multiplexed by call id. A call whose
-// request cannot be encoded fails alone, before anything is sent
-// (encode.go); only a failure of the stream itself breaks the connection.
+// pipeline stream on which calls are multiplexed by call id, and a stream
+// on which the member pushes its partition table. A call whose request
+// cannot be encoded fails alone, before anything is sent (encode.go); a
+// call waits for its turn to send, and for its answer, no longer than its
+// context allows (sender.go); only a failure of the stream itself breaks
+// the connection.
 type conn struct {
 	addr   string
 	cc     *grpc.ClientConn
-	member []byte // member UUID from the handshake
-	maxMsg int    // the largest request it sends
+	member []byte  // member UUID from the handshake
+	limits *limits // what the member accepts
 
 	maps     pb.MapServiceClient
 	cluster  pb.ClusterServiceClient
 	metadata pb.MetadataServiceClient
 
 	pipe   pb.PipelineService_PipelineClient
-	cancel context.CancelFunc
-	sendMu sync.Mutex // the stream's Send is not safe for concurrent use
+	sender *streamSender
+	cancel context.CancelFunc // ends the pipeline and the table stream
 
 	nextID   atomic.Uint64
 	pending  [pendingShards]pendingShard
@@ -59,14 +63,18 @@ type pendingShard struct {
 
 // call waits for one pipeline response. Calls are pooled.
 type call struct {
-	ch chan *pb.PipelineResponse
+	ch   chan *pb.PipelineResponse
+	sent atomic.Bool // its request was handed to gRPC
 }
 
 var callPool = sync.Pool{New: func() any { return &call{ch: make(chan *pb.PipelineResponse, 1)} }}
 
+// dialBackoff spaces the connection attempts of one dial.
+var dialBackoff = backoff.Config{BaseDelay: 50 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second}
+
 // dial connects to a member, checks the cluster name and opens the
 // pipeline. An address that refuses the connection (nothing listens there)
-// fails at once rather than after ConnectTimeout.
+// fails at once rather than after ConnectTimeout; ctx bounds the rest.
 func dial(ctx context.Context, addr string, cfg *Config, clientUUID []byte) (*conn, *pb.ConnectResponse, error) {
 	hctx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout)
 	defer cancel()
@@ -91,6 +99,12 @@ func dial(ctx context.Context, addr string, cfg *Config, clientUUID []byte) (*co
 			return nc, err
 		}),
 		grpc.WithTransportCredentials(transport),
+		// A connection attempt that fails otherwise than by a refusal
+		// (the member's process ending as the client connects resets
+		// the connection) is tried again soon, not after gRPC's default
+		// second: a broken connection is replaced by a new dial, so this
+		// backoff only spaces a dial's own attempts.
+		grpc.WithConnectParams(grpc.ConnectParams{Backoff: dialBackoff, MinConnectTimeout: cfg.ConnectTimeout}),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.MaxMessageSize), grpc.MaxCallSendMsgSize(cfg.MaxMessageSize)),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: cfg.HeartbeatInterval, Timeout: cfg.HeartbeatTimeout, PermitWithoutStream: true}),
 	}
@@ -103,7 +117,7 @@ func dial(ctx context.Context, addr string, cfg *Config, clientUUID []byte) (*co
 		return nil, nil, &connError{member: addr, err: err}
 	}
 	c := &conn{
-		addr: addr, cc: cc, maxMsg: cfg.MaxMessageSize,
+		addr: addr, cc: cc,
 		maps:     pb.NewMapServiceClient(cc),
 		cluster:  pb.NewClusterServiceClient(cc),
 		metadata: pb.NewMetadataServiceClient(cc),
@@ -120,25 +134,32 @@ func dial(ctx context.Context, addr string, cfg *Config, clientUUID []byte) (*co
 		if e := errorFromStatus(err, addr); refusedConnection(e) {
 			return nil, nil, e
 		}
-		if r := refused.Load(); r != nil && ctx.Err() == nil {
+		switch r := refused.Load(); {
+		case r != nil && ctx.Err() == nil:
 			var hs *HandshakeError
 			if errors.As(*r, &hs) {
 				return nil, nil, hs
 			}
 			err = *r
+		case hctx.Err() != nil && ctx.Err() == nil:
+			err = &connectTimeoutError{after: cfg.ConnectTimeout}
+		case ctx.Err() != nil:
+			err = ctx.Err()
 		}
 		return nil, nil, &connError{member: addr, err: err}
 	}
 	c.member = hello.MemberUuid
+	c.limits = newLimits(cfg, hello.Limits)
 	c.seen()
-	pctx, pcancel := context.WithCancel(context.Background())
-	pipe, err := pb.NewPipelineServiceClient(cc).Pipeline(pctx, withEncodedMessages)
+	sctx, scancel := context.WithCancel(context.Background())
+	pipe, err := pb.NewPipelineServiceClient(cc).Pipeline(sctx, withEncodedMessages)
 	if err != nil {
-		pcancel()
+		scancel()
 		_ = cc.Close()
 		return nil, nil, &connError{member: addr, err: err}
 	}
-	c.pipe, c.cancel = pipe, pcancel
+	c.pipe, c.cancel = pipe, scancel
+	c.sender = newStreamSender(pipe, func(err error) { c.fail(err, true) })
 	go c.receive()
 	return c, hello, nil
 }
@@ -180,7 +201,7 @@ func (c *conn) receive() {
 		resp, err := c.pipe.Recv()
 		if err != nil {
 			if err == io.EOF {
-				err = errors.New("the member closed the stream")
+				err = errStreamEnded
 			}
 			// A draining member answers every call it took before it ends
 			// the stream: calls still pending then were never run.
@@ -200,7 +221,8 @@ func (c *conn) receive() {
 }
 
 // fail marks the connection broken and fails the calls in flight; sent
-// says whether they may have run on the member.
+// says whether those handed to gRPC may have run on the member (a call
+// still waiting for its turn to send was not sent).
 func (c *conn) fail(err error, sent bool) {
 	ce := &connError{member: c.addr, sent: sent, err: err}
 	if !c.broken.CompareAndSwap(nil, ce) {
@@ -211,7 +233,8 @@ func (c *conn) fail(err error, sent bool) {
 		sh.mu.Lock()
 		for id, cl := range sh.m {
 			delete(sh.m, id)
-			cl.ch <- &pb.PipelineResponse{CallId: id, Error: &pb.Error{GrpcCode: failedCall, Message: err.Error(), Detail: &pb.ErrorDetail{Retryable: !sent}}}
+			mayHaveRun := sent && cl.sent.Load()
+			cl.ch <- &pb.PipelineResponse{CallId: id, Error: &pb.Error{GrpcCode: failedCall, Detail: &pb.ErrorDetail{Retryable: !mayHaveRun}}}
 		}
 		sh.mu.Unlock()
 	}
@@ -220,48 +243,67 @@ func (c *conn) fail(err error, sent bool) {
 // usable reports whether new calls may use the connection.
 func (c *conn) usable() bool { return c.broken.Load() == nil }
 
+// failure is the error of a call the broken connection failed; sent says
+// whether its request may have run.
+func (c *conn) failure(sent bool) *connError {
+	ce := c.broken.Load()
+	return &connError{member: c.addr, sent: sent, err: ce.err}
+}
+
+// pendingCall reports whether call id still waits for its response.
+func (c *conn) pendingCall(id uint64) bool {
+	sh := &c.pending[id%pendingShards]
+	sh.mu.Lock()
+	_, ok := sh.m[id]
+	sh.mu.Unlock()
+	return ok
+}
+
 // invoke sends req and waits for its response, ctx's end, or the
 // connection's failure. It sets req.CallId and req.TimeoutMs. A request
 // that cannot be encoded fails with a *RequestError: nothing was sent and
 // the connection is unaffected.
 func (c *conn) invoke(ctx context.Context, req *pb.PipelineRequest) (*pb.PipelineResponse, error) {
-	if ce := c.broken.Load(); ce != nil {
-		return nil, &connError{member: c.addr, err: ce.err}
+	if !c.usable() {
+		return nil, c.failure(false)
 	}
 	id := c.nextID.Add(1)
 	req.CallId = id
 	if dl, ok := ctx.Deadline(); ok {
 		req.TimeoutMs = max(1, time.Until(dl).Milliseconds())
 	}
-	msg, err := encodeRequest(req, c.maxMsg)
+	msg, err := encodeRequest(req, c.limits)
 	if err != nil {
 		return nil, err
 	}
 	cl := callPool.Get().(*call)
+	cl.sent.Store(false)
 	sh := &c.pending[id%pendingShards]
 	sh.mu.Lock()
 	sh.m[id] = cl
 	sh.mu.Unlock()
 	// Registered after a failure's sweep? Then nobody will answer: give up.
-	if ce := c.broken.Load(); ce != nil {
+	if !c.usable() {
 		c.abandon(sh, id, cl)
 		msg.data.Free()
-		return nil, &connError{member: c.addr, err: ce.err}
+		return nil, c.failure(false)
 	}
-	// The message is encoded: a failure to send it is the stream's.
-	c.sendMu.Lock()
-	err = c.pipe.SendMsg(msg)
-	c.sendMu.Unlock()
-	if err != nil {
-		c.fail(err, true)
+	if err := c.sender.send(ctx, outgoing{msg: msg, wanted: func() bool { return c.pendingCall(id) }, sent: &cl.sent}); err != nil {
 		c.abandon(sh, id, cl)
+		msg.data.Free()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if !c.usable() {
+			return nil, c.failure(false)
+		}
 		return nil, &connError{member: c.addr, err: err}
 	}
 	select {
 	case resp := <-cl.ch:
 		callPool.Put(cl)
 		if resp.Error != nil && resp.Error.GrpcCode == failedCall {
-			return nil, &connError{member: c.addr, sent: !resp.Error.Detail.GetRetryable(), err: errors.New(resp.Error.Message)}
+			return nil, c.failure(!resp.Error.Detail.GetRetryable())
 		}
 		return resp, nil
 	case <-ctx.Done():
@@ -284,12 +326,44 @@ func (c *conn) abandon(sh *pendingShard, id uint64, cl *call) {
 	callPool.Put(cl)
 }
 
+// closeGrace is how long close lets the message being sent finish before
+// it ends the streams.
+const closeGrace = time.Second
+
 // close ends the pipeline and the channel and waits for the receiver.
 func (c *conn) close() {
-	c.sendMu.Lock()
-	_ = c.pipe.CloseSend()
-	c.sendMu.Unlock()
+	select {
+	case <-c.sender.stop():
+	case <-time.After(closeGrace):
+	}
 	c.cancel()
 	<-c.done
 	_ = c.cc.Close()
+}
+
+// watchTable follows the partition tables the member pushes until the
+// connection closes, handing each to adopt; a stream that ends while the
+// connection lives is opened again after retry's backoff.
+func (c *conn) watchTable(retry Backoff, adopt func(*conn, *pb.PartitionTable)) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-c.done
+		cancel()
+	}()
+	r := retrier{policy: retry}
+	for ctx.Err() == nil {
+		stream, err := c.cluster.WatchPartitionTable(ctx, &pb.GetPartitionTableRequest{})
+		for err == nil {
+			var t *pb.PartitionTable
+			if t, err = stream.Recv(); err == nil {
+				c.seen()
+				adopt(c, t)
+				r.reset()
+			}
+		}
+		if r.wait(ctx, 0) != nil {
+			return
+		}
+	}
 }

@@ -17,23 +17,28 @@ import (
 // message gRPC fails to encode, failing every call on it. So the client
 // encodes each message for a shared stream itself, before it hands it
 // over: a message that cannot be encoded (a string that is not valid
-// UTF-8) or is over the maximum message size fails its own call with a
-// *RequestError, nothing is sent, and the connection and the other calls
-// on it carry on. Only what fails after that is the connection's failure.
-// Map names and statements are also checked where the SDK takes them, so
-// that the error names the field.
+// UTF-8) or is over the message limit (the member's, learned when the
+// client connected, or Config.MaxMessageSize if lower) fails its own call
+// with a *RequestError, nothing is sent, and the connection and the other
+// calls on it carry on. Only what fails after that is the connection's
+// failure. Map names and statements are also checked where the SDK takes
+// them, and keys and values against the member's key and value limits
+// (limits.go), so that the error names the field.
 
 // RequestError reports a request the client refused to send: nothing was
 // sent and the connection is unaffected; retrying the same request fails
 // the same way. It matches ErrInvalidArgument (a field the protocol cannot
-// carry or a member would refuse) or ErrTooLarge (a message over
-// Config.MaxMessageSize).
+// carry or a member would refuse) or ErrTooLarge (a key, value or message
+// over a member's limit or Config.MaxMessageSize).
 type RequestError struct {
-	// Field names the request field at fault ("map", "sql", ...), or is
-	// empty when the whole message is.
+	// Field names the request field at fault ("map", "sql", "key",
+	// "value", ...), or is empty when the whole message is.
 	Field  string
 	Reason string
-	kind   error
+	// Limit is the limit in bytes a request over a size limit passed (0
+	// otherwise); Reason names its setting.
+	Limit int
+	kind  error
 }
 
 func (e *RequestError) Error() string {
@@ -78,16 +83,17 @@ var protoCodec = encoding.GetCodecV2(grpcproto.Name)
 type encodedMessage struct{ data mem.BufferSlice }
 
 // encodeRequest encodes msg for a shared stream; a message that cannot be
-// encoded or is over maxSize is a *RequestError. The stream's codec
-// (withEncodedMessages) takes the result as it is.
-func encodeRequest(msg proto.Message, maxSize int) (encodedMessage, error) {
+// encoded or is over the message limit is a *RequestError. The stream's
+// codec (withEncodedMessages) takes the result as it is.
+func encodeRequest(msg proto.Message, l *limits) (encodedMessage, error) {
 	data, err := protoCodec.Marshal(msg)
 	if err != nil {
 		return encodedMessage{}, &RequestError{Reason: err.Error(), kind: ErrInvalidArgument}
 	}
-	if n := data.Len(); n > maxSize {
+	if n := data.Len(); n > l.maxMessage {
 		data.Free()
-		return encodedMessage{}, &RequestError{Reason: fmt.Sprintf("the message has %d bytes, more than the maximum of %d (Config.MaxMessageSize)", n, maxSize), kind: ErrTooLarge}
+		return encodedMessage{}, &RequestError{Reason: fmt.Sprintf("the message has %d bytes, more than the limit of %d (%s)", n, l.maxMessage, l.maxMessageSetting),
+			Limit: l.maxMessage, kind: ErrTooLarge}
 	}
 	return encodedMessage{data: data}, nil
 }

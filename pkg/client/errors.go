@@ -5,6 +5,8 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -153,10 +155,16 @@ type Error struct {
 	ConflictKey   []byte
 
 	kind error
+	// transport: the call failed on its way (the connection broke), and
+	// Message says what happened to the member.
+	transport bool
 }
 
 func (e *Error) Error() string {
-	if e.Member != "" {
+	switch {
+	case e.transport && e.Member != "":
+		return "atoll: member " + e.Member + " " + e.Message
+	case e.Member != "":
 		return fmt.Sprintf("atoll: %s (member %s)", e.Message, e.Member)
 	}
 	return "atoll: " + e.Message
@@ -199,10 +207,8 @@ func errorFromStatus(err error, member string) error {
 	if !ok {
 		return err
 	}
-	for _, d := range s.Details() {
-		if detail, ok := d.(*pb.ErrorDetail); ok {
-			return errorFromDetail(s.Code(), s.Message(), detail, member)
-		}
+	if detail := statusDetail(err); detail != nil {
+		return errorFromDetail(s.Code(), s.Message(), detail, member)
 	}
 	switch s.Code() {
 	case codes.Canceled:
@@ -210,9 +216,23 @@ func errorFromStatus(err error, member string) error {
 	case codes.DeadlineExceeded:
 		return context.DeadlineExceeded
 	case codes.Unavailable:
-		return &Error{Member: member, Code: s.Code(), Message: s.Message(), Retryable: true, kind: ErrUnavailable}
+		return &Error{Member: member, Code: s.Code(), Message: connReason(err), Retryable: true, kind: ErrUnavailable, transport: true}
 	}
 	return &Error{Member: member, Code: s.Code(), Message: s.Message(), kind: ErrInternal}
+}
+
+// statusDetail returns the ErrorDetail of a gRPC status error, or nil.
+func statusDetail(err error) *pb.ErrorDetail {
+	s, ok := status.FromError(err)
+	if !ok {
+		return nil
+	}
+	for _, d := range s.Details() {
+		if detail, ok := d.(*pb.ErrorDetail); ok {
+			return detail
+		}
+	}
+	return nil
 }
 
 // QueryMemoryError reports a query that the members' memory circuit
@@ -249,40 +269,156 @@ func (e *QueryMemoryError) Unwrap() []error {
 }
 
 // connError marks a failure of the connection rather than of the call.
-// sent says whether the request may have reached the member.
+// sent says whether the request may have reached the member. Its message
+// says in plain words what happened to the member; the transport's own
+// error (err) stays in the chain for errors.Is and As, and in debug logs.
 type connError struct {
 	member string
 	sent   bool
 	err    error
 }
 
-func (e *connError) Error() string {
-	return fmt.Sprintf("atoll: connection to %s: %s", e.member, strings.TrimPrefix(e.err.Error(), "atoll: "))
+func (e *connError) Error() string { return "atoll: member " + e.member + " " + connReason(e.err) }
+
+func (e *connError) Unwrap() []error { return []error{ErrUnavailable, e.err} }
+
+// errMemberLeft fails the calls on a connection to a member that a new
+// partition table no longer names.
+var errMemberLeft = errors.New("left the cluster: the partition table no longer names it")
+
+// errStreamEnded: the member ended a stream without an error.
+var errStreamEnded = errors.New("the member ended the stream")
+
+// connReason says what happened to a member's connection, after "member
+// ADDR ", in words a user can act on.
+func connReason(err error) string {
+	var e *Error
+	var dt *connectTimeoutError
+	msg := statusText(err)
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "refused the connection: is a member running there?"
+	case errors.Is(err, errMemberLeft):
+		return errMemberLeft.Error()
+	case errors.Is(err, ErrShuttingDown), statusDetail(err).GetCode() == pb.ErrorCode_ERROR_CODE_SHUTTING_DOWN:
+		return "is shutting down"
+	case errors.As(err, &dt):
+		return fmt.Sprintf("did not answer within %v (Config.ConnectTimeout)", dt.after)
+	case errors.Is(err, context.DeadlineExceeded):
+		return "did not answer in time"
+	case strings.Contains(msg, "keepalive"):
+		return "stopped answering: no answer to the heartbeat within Config.HeartbeatTimeout"
+	case errors.Is(err, io.EOF), errors.Is(err, errStreamEnded), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
+		strings.Contains(msg, "EOF"), strings.Contains(msg, "connection reset"), strings.Contains(msg, "broken pipe"),
+		strings.Contains(msg, "transport is closing"), strings.Contains(msg, "error reading from server"), strings.Contains(msg, "connection closed"):
+		return "closed the connection; it may have stopped"
+	case errors.As(err, &e):
+		return "failed: " + e.Message
+	}
+	return "is unreachable: " + msg
+}
+
+// connectTimeoutError: a member did not answer the client's Connect within
+// Config.ConnectTimeout.
+type connectTimeoutError struct{ after time.Duration }
+
+func (e *connectTimeoutError) Error() string { return fmt.Sprintf("no answer within %v", e.after) }
+
+func (e *connectTimeoutError) Unwrap() error { return context.DeadlineExceeded }
+
+// statusText is an error's message without gRPC's "rpc error: code = X
+// desc = " prefix.
+func statusText(err error) string {
+	if s, ok := status.FromError(err); ok {
+		return s.Message()
+	}
+	return strings.TrimPrefix(err.Error(), "atoll: ")
 }
 
 // noMemberError reports that no member could be reached, with each
-// address's reason; it matches ErrNoMember and each reason.
+// address's reason; it matches ErrNoMember and each reason. Its message
+// stays short whatever the number of addresses.
 type noMemberError struct{ errs []error }
 
 func noMember(errs []error) error { return &noMemberError{errs: errs} }
 
+// maxAddresses is how many addresses a noMemberError names per reason.
+const maxAddresses = 5
+
 func (e *noMemberError) Error() string {
-	refused := len(e.errs) > 0
-	reasons := make([]string, len(e.errs))
-	for i, err := range e.errs {
-		refused = refused && errors.Is(err, syscall.ECONNREFUSED)
-		reasons[i] = strings.TrimPrefix(err.Error(), "atoll: ")
+	// Addresses are grouped by what happened to them, in order.
+	type group struct {
+		reason string
+		addrs  []string
 	}
-	msg := "atoll: no member reachable: "
-	if refused {
-		msg += "every address refused the connection (is a member running there?): "
+	var groups []*group
+	var others []string
+	for _, err := range e.errs {
+		var ce *connError
+		if !errors.As(err, &ce) {
+			others = append(others, strings.TrimPrefix(err.Error(), "atoll: "))
+			continue
+		}
+		r := connReason(ce.err)
+		i := slices.IndexFunc(groups, func(g *group) bool { return g.reason == r })
+		if i < 0 {
+			i = len(groups)
+			groups = append(groups, &group{reason: r})
+		}
+		groups[i].addrs = append(groups[i].addrs, ce.member)
 	}
-	return msg + strings.Join(reasons, "; ")
+	list := func(addrs []string) string {
+		out := strings.Join(addrs[:min(len(addrs), maxAddresses)], ", ")
+		if len(addrs) > maxAddresses {
+			out += fmt.Sprintf(" and %d more", len(addrs)-maxAddresses)
+		}
+		return out
+	}
+	if len(groups) == 1 && len(others) == 0 && errors.Is(e.errs[0], syscall.ECONNREFUSED) {
+		return "atoll: no member reachable: every address refused the connection (is a member running there?): " + list(groups[0].addrs)
+	}
+	var parts []string
+	for _, g := range groups {
+		parts = append(parts, list(g.addrs)+" "+g.reason)
+	}
+	if len(others) > maxAddresses {
+		others = append(others[:maxAddresses], fmt.Sprintf("and %d more", len(others)-maxAddresses))
+	}
+	return "atoll: no member reachable: " + strings.Join(append(parts, others...), "; ")
 }
 
 func (e *noMemberError) Unwrap() []error { return append([]error{ErrNoMember}, e.errs...) }
 
-func (e *connError) Unwrap() []error { return []error{ErrUnavailable, e.err} }
+// deadlineError is the error of a call whose context ended before it
+// completed: it matches ErrTimeout (the deadline passed) or ErrCancelled,
+// the context's error, and the last failure it met, which its message
+// names.
+type deadlineError struct {
+	ctxErr error
+	last   error // nil when the call only waited
+}
+
+func (e *deadlineError) Error() string {
+	msg := "atoll: the call's deadline passed"
+	if errors.Is(e.ctxErr, context.Canceled) {
+		msg = "atoll: the call was cancelled"
+	}
+	if e.last != nil && !errors.Is(e.last, e.ctxErr) {
+		msg += "; before, " + strings.TrimPrefix(e.last.Error(), "atoll: ")
+	}
+	return msg
+}
+
+func (e *deadlineError) Unwrap() []error {
+	kind := ErrTimeout
+	if errors.Is(e.ctxErr, context.Canceled) {
+		kind = ErrCancelled
+	}
+	if e.last != nil {
+		return []error{kind, e.ctxErr, e.last}
+	}
+	return []error{kind, e.ctxErr}
+}
 
 // TypeError reports a value that cannot be converted to the map's Go type.
 type TypeError struct {

@@ -223,18 +223,19 @@ func (c *Client) renewSessionLocks() {
 		for i, k := range held {
 			keys[i] = []byte(k.k)
 		}
-		err := c.invokeByOwner(ctx, keys, true, func(idx []int) *pb.PipelineRequest {
+		size := func(i int) int { return len(held[i].m) + len(keys[i]) + entryOverhead }
+		err := c.invokeByOwner(ctx, keys, size, true, func(idx []int) *pb.PipelineRequest {
 			req := &pb.RenewLocksRequest{LeaseMs: c.cfg.LockSessionLease.Milliseconds()}
 			for _, i := range idx {
 				req.Keys = append(req.Keys, &pb.MapKey{Map: held[i].m, Key: keys[i]})
 			}
 			return &pb.PipelineRequest{Op: &pb.PipelineRequest_RenewLocks{RenewLocks: req}}
-		}, func(resp *pb.PipelineResponse) error {
+		}, func(_ []int, resp *pb.PipelineResponse) ([]int, error) {
 			for _, k := range resp.GetRenewLocks().GetLost() {
 				c.log.Warn("a session lock was lost (its lease ended, or it was force-unlocked)", "map", k.Map)
 				c.sessionLocks.lost(txKey{m: k.Map, k: string(k.Key)})
 			}
-			return nil
+			return nil, nil
 		})
 		cancel()
 		if err != nil {

@@ -62,11 +62,12 @@ func (m *Map[K, V]) invoke(ctx context.Context, pid int32, idempotent bool, req 
 	return m.c.invoke(ctx, pid, idempotent, req)
 }
 
-func (m *Map[K, V]) invokeByOwner(ctx context.Context, keys [][]byte, idempotent bool, build func(idx []int) *pb.PipelineRequest, handle func(*pb.PipelineResponse) error) error {
+func (m *Map[K, V]) invokeByOwner(ctx context.Context, keys [][]byte, size func(int) int, idempotent bool,
+	build func(idx []int) *pb.PipelineRequest, handle func([]int, *pb.PipelineResponse) ([]int, error)) error {
 	if m.err != nil {
 		return m.err
 	}
-	return m.c.invokeByOwner(ctx, keys, idempotent, build, handle)
+	return m.c.invokeByOwner(ctx, keys, size, idempotent, build, handle)
 }
 
 func (m *Map[K, V]) onEveryMember(ctx context.Context, req *pb.PipelineRequest, fn func([]*pb.PipelineResponse) error) error {
@@ -170,15 +171,52 @@ func (e encoded) release() {
 	}
 }
 
-func (m *Map[K, V]) encode(v any) (encoded, error) {
+// encodeKey and encodeValue serialize a key or a value into a pooled
+// buffer; one that cannot be serialized, or is over the member's key or
+// value size limit, fails before anything is sent.
+func (m *Map[K, V]) encodeKey(k K) (encoded, error) { return m.encode(k, "key", true) }
+
+func (m *Map[K, V]) encodeValue(v V) (encoded, error) { return m.encode(v, "value", false) }
+
+func (m *Map[K, V]) encode(v any, field string, key bool) (encoded, error) {
 	bp := bufPool.Get().(*[]byte)
 	b, err := m.c.ser.AppendData((*bp)[:0], v)
+	if err == nil {
+		err = m.c.checkSize(field, key, len(b))
+	}
 	if err != nil {
 		bufPool.Put(bp)
-		return encoded{}, fmt.Errorf("%w: map %q: %w", ErrInvalidArgument, m.name, err)
+		var re *RequestError
+		if errors.As(err, &re) {
+			return encoded{}, err
+		}
+		return encoded{}, fmt.Errorf("%w: map %q %s: %w", ErrInvalidArgument, m.name, field, err)
 	}
 	*bp = b
 	return encoded{bp}, nil
+}
+
+// checkSize refuses a serialized key or value over the member's limit.
+func (c *Client) checkSize(field string, key bool, size int) error {
+	l := c.limits.Load()
+	if key {
+		return l.checkKey(field, size)
+	}
+	return l.checkValue(field, size)
+}
+
+// toData serializes a key or value of a batch (field "keys[3]",
+// "entries[3].value", ...) and checks its size.
+func (m *Map[K, V]) toData(v any, field string, key bool) ([]byte, error) {
+	d, err := m.c.ser.ToData(v)
+	if err == nil {
+		err = m.c.checkSize(field, key, len(d))
+	}
+	var re *RequestError
+	if err != nil && !errors.As(err, &re) {
+		err = fmt.Errorf("%w: map %q %s: %w", ErrInvalidArgument, m.name, field, err)
+	}
+	return d, err
 }
 
 // decode turns a value's Data into V.
@@ -239,7 +277,7 @@ func convert[T any](obj any, mapName string) (T, error) {
 // keyOp runs a keyed pipeline call: it serializes the key, routes the call
 // to the key's owner and returns the response.
 func (m *Map[K, V]) keyOp(ctx context.Context, key K, idempotent bool, build func(kd []byte) *pb.PipelineRequest) (*pb.PipelineResponse, error) {
-	kd, err := m.encode(key)
+	kd, err := m.encodeKey(key)
 	if err != nil {
 		return nil, err
 	}
@@ -251,14 +289,14 @@ func (m *Map[K, V]) keyOp(ctx context.Context, key K, idempotent bool, build fun
 // carry none), publishes pending metadata first and invalidates the near
 // cache afterwards.
 func (m *Map[K, V]) writeOp(ctx context.Context, key K, value *V, build func(kd, vd []byte) *pb.PipelineRequest) (*pb.PipelineResponse, error) {
-	kd, err := m.encode(key)
+	kd, err := m.encodeKey(key)
 	if err != nil {
 		return nil, err
 	}
 	defer kd.release()
 	var vd encoded
 	if value != nil {
-		if vd, err = m.encode(*value); err != nil {
+		if vd, err = m.encodeValue(*value); err != nil {
 			return nil, err
 		}
 		defer vd.release()
@@ -335,7 +373,7 @@ func (m *Map[K, V]) PutIfAbsent(ctx context.Context, key K, value V, opts ...Wri
 // Get returns the value of key, from the near cache when the map has one.
 func (m *Map[K, V]) Get(ctx context.Context, key K) (V, bool, error) {
 	var zero V
-	kd, err := m.encode(key)
+	kd, err := m.encodeKey(key)
 	if err != nil {
 		return zero, false, err
 	}
@@ -414,7 +452,7 @@ func (m *Map[K, V]) Replace(ctx context.Context, key K, value V) (old V, existed
 // ReplaceIfSame stores value only if key's current value is expected
 // (compared as serialized bytes).
 func (m *Map[K, V]) ReplaceIfSame(ctx context.Context, key K, expected, value V) (bool, error) {
-	ed, err := m.encode(expected)
+	ed, err := m.encodeValue(expected)
 	if err != nil {
 		return false, err
 	}
@@ -506,17 +544,17 @@ func (m *Map[K, V]) PutAll(ctx context.Context, entries []Entry[K, V], opts ...W
 	keys := make([][]byte, len(entries))
 	values := make([][]byte, len(entries))
 	for i, e := range entries {
-		if keys[i], err = m.c.ser.ToData(e.Key); err != nil {
-			return fmt.Errorf("%w: map %q key: %w", ErrInvalidArgument, m.name, err)
+		if keys[i], err = m.toData(e.Key, fmt.Sprintf("entries[%d].key", i), true); err != nil {
+			return err
 		}
-		if values[i], err = m.c.ser.ToData(e.Value); err != nil {
-			return fmt.Errorf("%w: map %q value: %w", ErrInvalidArgument, m.name, err)
+		if values[i], err = m.toData(e.Value, fmt.Sprintf("entries[%d].value", i), false); err != nil {
+			return err
 		}
 	}
 	if err := m.c.meta.flush(ctx); err != nil {
 		return err
 	}
-	err = m.invokeByOwner(ctx, keys, false, func(idx []int) *pb.PipelineRequest {
+	err = m.invokeByOwner(ctx, keys, func(i int) int { return len(keys[i]) + len(values[i]) + entryOverhead }, false, func(idx []int) *pb.PipelineRequest {
 		req := &pb.PutAllRequest{Map: m.name, TtlMs: o.ttl, Entries: make([]*pb.Entry, len(idx))}
 		for j, i := range idx {
 			req.Entries[j] = &pb.Entry{Key: keys[i], Value: values[i]}
@@ -537,33 +575,42 @@ func (m *Map[K, V]) GetAll(ctx context.Context, keys []K) ([]Entry[K, V], error)
 	kds := make([][]byte, len(keys))
 	for i, k := range keys {
 		var err error
-		if kds[i], err = m.c.ser.ToData(k); err != nil {
-			return nil, fmt.Errorf("%w: map %q key: %w", ErrInvalidArgument, m.name, err)
+		if kds[i], err = m.toData(k, fmt.Sprintf("keys[%d]", i), true); err != nil {
+			return nil, err
 		}
 	}
 	var mu sync.Mutex
 	var out []Entry[K, V]
-	err := m.invokeByOwner(ctx, kds, true, func(idx []int) *pb.PipelineRequest {
-		req := &pb.GetAllRequest{Map: m.name, Keys: make([][]byte, len(idx))}
+	err := m.invokeByOwner(ctx, kds, func(i int) int { return len(kds[i]) + entryOverhead }, true, func(idx []int) *pb.PipelineRequest {
+		// The member answers what fits in one message and names the keys
+		// left, which the next round asks for.
+		req := &pb.GetAllRequest{Map: m.name, Keys: make([][]byte, len(idx)), Partial: true}
 		for j, i := range idx {
 			req.Keys[j] = kds[i]
 		}
 		return &pb.PipelineRequest{Op: &pb.PipelineRequest_GetAll{GetAll: req}}
-	}, func(resp *pb.PipelineResponse) error {
+	}, func(idx []int, resp *pb.PipelineResponse) ([]int, error) {
 		for _, e := range resp.GetEntries().GetEntries() {
 			k, err := m.decodeKey(ctx, e.Key)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			v, err := m.decode(ctx, e.Value)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			mu.Lock()
 			out = append(out, Entry[K, V]{k, v})
 			mu.Unlock()
 		}
-		return nil
+		var again []int
+		for _, j := range resp.GetEntries().GetUnanswered() {
+			if j < 0 || int(j) >= len(idx) {
+				return nil, fmt.Errorf("%w: the member left key %d of a request of %d unanswered", ErrInternal, j, len(idx))
+			}
+			again = append(again, idx[j])
+		}
+		return again, nil
 	})
 	return out, err
 }
@@ -744,13 +791,19 @@ func (c *Client) ownerOf(pid int32) string {
 	return ""
 }
 
-// invokeByOwner runs a multi-key call: one request per owning member for
-// the keys it owns (build makes it from the keys' indexes), each response
-// passed to handle. Keys whose request failed with a retryable error
-// (their partition moved, their member left) are grouped again by the
-// refreshed table and retried with backoff until ctx ends or the
-// invocation timeout passes.
-func (c *Client) invokeByOwner(ctx context.Context, keys [][]byte, idempotent bool, build func(idx []int) *pb.PipelineRequest, handle func(*pb.PipelineResponse) error) error {
+// invokeByOwner runs a multi-key call: requests to each owning member for
+// the keys it owns (build makes one from the keys' indexes), each
+// response passed to handle, which returns the keys the member left
+// unanswered (a GetAll answer that filled a message) to ask for in the
+// next round. A member's keys are split into requests that fit in one
+// message (size(i) is the bytes key i and its value add to a request) and
+// hold at most the member's limit of batch entries, sent one after the
+// other; members run in parallel. Keys whose request failed with a
+// retryable error (their partition moved, their member left) are grouped
+// again by the refreshed table and retried with backoff until ctx ends or
+// the invocation timeout passes.
+func (c *Client) invokeByOwner(ctx context.Context, keys [][]byte, size func(i int) int, idempotent bool,
+	build func(idx []int) *pb.PipelineRequest, handle func(idx []int, resp *pb.PipelineResponse) ([]int, error)) error {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.cfg.InvocationTimeout)
@@ -763,6 +816,7 @@ func (c *Client) invokeByOwner(ctx context.Context, keys [][]byte, idempotent bo
 	}
 	r := c.retrier()
 	for len(pending) > 0 {
+		view := c.changes()
 		groups := map[string][]int{}
 		pids := map[string]int32{}
 		for _, i := range pending {
@@ -772,47 +826,63 @@ func (c *Client) invokeByOwner(ctx context.Context, keys [][]byte, idempotent bo
 			pids[owner] = pid
 		}
 		var mu sync.Mutex
-		var retry []int
+		var retry, again []int
 		var retryErr error
 		err := forEachMember(groups, func(owner string, idx []int) error {
 			cn, err := c.connFor(ctx, pids[owner])
-			var resp *pb.PipelineResponse
-			if err == nil {
-				resp, err = cn.invoke(ctx, build(idx))
-				if err == nil && resp.Error != nil {
-					err = errorFromPipeline(resp.Error, cn.addr)
+			if err != nil {
+				if !c.shouldRetry(ctx, err, idempotent) {
+					return err
 				}
-			}
-			switch {
-			case err == nil && handle != nil:
-				return handle(resp)
-			case err == nil:
-				return nil
-			case c.shouldRetry(ctx, err, idempotent):
 				mu.Lock()
 				retry, retryErr = append(retry, idx...), err
 				mu.Unlock()
 				return nil
 			}
-			return err
+			for _, batch := range cn.limits.batches(idx, size) {
+				resp, err := cn.invoke(ctx, build(batch))
+				if err == nil && resp.Error != nil {
+					err = errorFromPipeline(resp.Error, cn.addr)
+				}
+				var left []int
+				switch {
+				case err == nil && handle != nil:
+					if left, err = handle(batch, resp); err != nil {
+						return err
+					}
+				case err == nil:
+				case c.shouldRetry(ctx, err, idempotent):
+					mu.Lock()
+					retry, retryErr = append(retry, batch...), err
+					mu.Unlock()
+					continue
+				default:
+					return err
+				}
+				mu.Lock()
+				again = append(again, left...)
+				mu.Unlock()
+			}
+			return nil
 		})
 		if err != nil {
 			c.stats.failures.Add(1)
 			return c.finalError(ctx, err)
 		}
+		pending = again
 		if len(retry) == 0 {
-			return nil
+			continue
 		}
 		c.stats.retries.Add(1)
 		if err := c.prepareRetry(ctx, retryErr); err != nil {
 			c.stats.failures.Add(1)
 			return err
 		}
-		if r.wait(ctx, 0) != nil {
+		if c.backoff(ctx, &r, view) != nil {
 			c.stats.failures.Add(1)
 			return c.finalError(ctx, retryErr)
 		}
-		pending = retry
+		pending = append(pending, retry...)
 	}
 	return nil
 }
@@ -857,6 +927,7 @@ func (c *Client) onEveryMember(ctx context.Context, req *pb.PipelineRequest, fn 
 	c.stats.calls.Add(1)
 	r := c.retrier()
 	for {
+		view := c.changes()
 		resps, err := c.everyMemberOnce(ctx, req)
 		if err == nil && fn != nil {
 			err = fn(resps)
@@ -873,7 +944,7 @@ func (c *Client) onEveryMember(ctx context.Context, req *pb.PipelineRequest, fn 
 			c.stats.failures.Add(1)
 			return err
 		}
-		if r.wait(ctx, 0) != nil {
+		if c.backoff(ctx, &r, view) != nil {
 			c.stats.failures.Add(1)
 			return c.finalError(ctx, err)
 		}

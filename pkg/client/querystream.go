@@ -2,10 +2,10 @@ package client
 
 import (
 	"context"
-	"errors"
 	"io"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 )
@@ -15,11 +15,10 @@ import (
 // stream: each call carries an id and waits for the reply with that id.
 type queryStream struct {
 	addr    string
-	maxMsg  int   // the largest call it sends
 	cn      *conn // the connection it runs on (answers count as signs of life)
 	stream  pb.QueryService_PipelineClient
+	sender  *streamSender
 	cancel  context.CancelFunc
-	sendMu  sync.Mutex
 	mu      sync.Mutex
 	pending map[uint64]chan *pb.QueryReply
 	// abandoned are Execute calls whose caller gave up waiting: their
@@ -66,8 +65,9 @@ func (c *Client) queryStreamFor(cn *conn) (*queryStream, error) {
 		cancel()
 		return nil, errorFromStatus(err, cn.addr)
 	}
-	qs := &queryStream{addr: cn.addr, maxMsg: cn.maxMsg, cn: cn, stream: stream, cancel: cancel, pending: map[uint64]chan *pb.QueryReply{},
+	qs := &queryStream{addr: cn.addr, cn: cn, stream: stream, cancel: cancel, pending: map[uint64]chan *pb.QueryReply{},
 		abandoned: map[uint64]bool{}, done: make(chan struct{})}
+	qs.sender = newStreamSender(stream, func(err error) { qs.fail(&connError{member: qs.addr, sent: true, err: err}) })
 	go qs.receive()
 	c.qstreams.m[cn] = qs
 	return qs, nil
@@ -79,9 +79,9 @@ func (qs *queryStream) receive() {
 		r, err := qs.stream.Recv()
 		if err != nil {
 			if err == io.EOF {
-				err = errors.New("the member closed the query stream")
+				err = errStreamEnded
 			}
-			qs.fail(errorFromStatus(err, qs.addr))
+			qs.fail(&connError{member: qs.addr, sent: true, err: err})
 			return
 		}
 		qs.cn.seen()
@@ -110,9 +110,16 @@ func (qs *queryStream) fail(err error) {
 	qs.pending = map[uint64]chan *pb.QueryReply{}
 	qs.mu.Unlock()
 	for id, ch := range pending {
-		ch <- &pb.QueryReply{CallId: id, Error: &pb.Error{GrpcCode: failedCall, Message: err.Error(), Detail: &pb.ErrorDetail{Code: pb.ErrorCode_ERROR_CODE_UNAVAILABLE, Retryable: false}}}
+		ch <- &pb.QueryReply{CallId: id, Error: &pb.Error{GrpcCode: failedCall}}
 	}
 	qs.cancel()
+}
+
+// failure is the error of the calls a broken stream failed.
+func (qs *queryStream) failure() error {
+	qs.mu.Lock()
+	defer qs.mu.Unlock()
+	return qs.failed
 }
 
 // call sends one call and waits for its reply (or ctx's end). A call that
@@ -120,7 +127,7 @@ func (qs *queryStream) fail(err error) {
 func (qs *queryStream) call(ctx context.Context, call *pb.QueryCall) (*pb.ExecuteResponse, error) {
 	id := qs.nextID.Add(1)
 	call.CallId = id
-	msg, err := encodeRequest(call, qs.maxMsg)
+	msg, err := encodeRequest(call, qs.cn.limits)
 	if err != nil {
 		return nil, err
 	}
@@ -134,21 +141,25 @@ func (qs *queryStream) call(ctx context.Context, call *pb.QueryCall) (*pb.Execut
 	}
 	qs.pending[id] = ch
 	qs.mu.Unlock()
-	qs.sendMu.Lock()
-	err = qs.stream.SendMsg(msg)
-	qs.sendMu.Unlock()
-	if err != nil {
-		qs.fail(errorFromStatus(err, qs.addr))
+	if err := qs.sender.send(ctx, outgoing{msg: msg}); err != nil {
+		msg.data.Free()
 		qs.mu.Lock()
 		delete(qs.pending, id)
+		failed := qs.failed
 		qs.mu.Unlock()
-		return nil, errorFromStatus(err, qs.addr)
+		switch {
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case failed != nil:
+			return nil, failed
+		}
+		return nil, &connError{member: qs.addr, err: err}
 	}
 	select {
 	case r := <-ch:
 		if r.Error != nil {
 			if r.Error.GrpcCode == failedCall {
-				return nil, &connError{member: qs.addr, sent: true, err: errors.New(r.Error.Message)}
+				return nil, qs.failure()
 			}
 			return nil, errorFromPipeline(r.Error, qs.addr)
 		}
@@ -167,11 +178,23 @@ func (qs *queryStream) call(ctx context.Context, call *pb.QueryCall) (*pb.Execut
 			qs.closeOrphan(r)
 		default:
 			// The member stops the call (an Execute's planning and query).
-			qs.sendMu.Lock()
-			_ = qs.stream.Send(&pb.QueryCall{CallId: id, Op: &pb.QueryCall_Cancel{Cancel: true}})
-			qs.sendMu.Unlock()
+			qs.sendOneWay(&pb.QueryCall{CallId: id, Op: &pb.QueryCall_Cancel{Cancel: true}})
 		}
 		return nil, ctx.Err()
+	}
+}
+
+// sendOneWay queues a call no caller waits for (a cancel, the close of an
+// orphan cursor), as far as the stream takes it at once.
+func (qs *queryStream) sendOneWay(call *pb.QueryCall) {
+	msg, err := encodeRequest(call, qs.cn.limits)
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), closeGrace)
+	defer cancel()
+	if qs.sender.send(ctx, outgoing{msg: msg}) != nil {
+		msg.data.Free()
 	}
 }
 
@@ -181,19 +204,16 @@ func (qs *queryStream) closeOrphan(r *pb.QueryReply) {
 	if r.Error != nil || r.Result == nil || r.Result.CursorId == 0 {
 		return
 	}
-	closing := &pb.QueryCall{CallId: qs.nextID.Add(1), Op: &pb.QueryCall_Close{Close: &pb.CloseRequest{CursorId: r.Result.CursorId}}}
-	go func() {
-		qs.sendMu.Lock()
-		defer qs.sendMu.Unlock()
-		_ = qs.stream.Send(closing) // its reply is dropped: no call waits for it
-	}()
+	// Its reply is dropped: no call waits for it.
+	go qs.sendOneWay(&pb.QueryCall{CallId: qs.nextID.Add(1), Op: &pb.QueryCall_Close{Close: &pb.CloseRequest{CursorId: r.Result.CursorId}}})
 }
 
 // close ends the stream and waits for its receiver.
 func (qs *queryStream) close() {
-	qs.sendMu.Lock()
-	_ = qs.stream.CloseSend()
-	qs.sendMu.Unlock()
+	select {
+	case <-qs.sender.stop():
+	case <-time.After(closeGrace):
+	}
 	qs.cancel()
 	<-qs.done
 }

@@ -501,6 +501,19 @@ type txItem struct {
 
 func (it *txItem) mapKey() *pb.MapKey { return &pb.MapKey{Map: it.k.m, Key: it.kd} }
 
+// sizeOf returns what item i adds to a request (its map's name, key and
+// written value, overhead included), for splitting a batch by size.
+func sizeOf(items []*txItem) func(i int) int {
+	return func(i int) int {
+		it := items[i]
+		n := len(it.k.m) + len(it.kd) + entryOverhead
+		if it.w != nil {
+			n += len(it.w.value)
+		}
+		return n
+	}
+}
+
 func (it *txItem) expect() *pb.TxExpect {
 	if it.read == nil {
 		return nil
@@ -746,7 +759,7 @@ func (tx *Tx) lock(ctx context.Context, primary *txItem, writes []*txItem) error
 	if len(writes) == 0 {
 		return nil
 	}
-	return tx.c.invokeByOwner(ctx, keysOf(writes), true, func(idx []int) *pb.PipelineRequest {
+	return tx.c.invokeByOwner(ctx, keysOf(writes), sizeOf(writes), true, func(idx []int) *pb.PipelineRequest {
 		req := &pb.TxLockRequest{TxnId: tx.id, LeaseMs: tx.opts.lease.Milliseconds(), Primary: primary.mapKey()}
 		for _, i := range idx {
 			req.Entries = append(req.Entries, writes[i].lockEntry())
@@ -760,7 +773,7 @@ func (tx *Tx) validate(ctx context.Context, items []*txItem) error {
 	if len(items) == 0 {
 		return nil
 	}
-	return tx.c.invokeByOwner(ctx, keysOf(items), true, func(idx []int) *pb.PipelineRequest {
+	return tx.c.invokeByOwner(ctx, keysOf(items), sizeOf(items), true, func(idx []int) *pb.PipelineRequest {
 		req := &pb.TxValidateRequest{TxnId: tx.id}
 		for _, i := range idx {
 			req.Entries = append(req.Entries, items[i].validateEntry())
@@ -867,7 +880,7 @@ func (tx *Tx) applyAll(ctx context.Context, items []*txItem, apply bool) error {
 	if len(items) == 0 {
 		return nil
 	}
-	return tx.c.invokeByOwner(ctx, keysOf(items), true, func(idx []int) *pb.PipelineRequest {
+	return tx.c.invokeByOwner(ctx, keysOf(items), sizeOf(items), true, func(idx []int) *pb.PipelineRequest {
 		req := &pb.TxReleaseRequest{TxnId: tx.id}
 		for _, i := range idx {
 			req.Keys = append(req.Keys, items[i].mapKey())

@@ -34,6 +34,10 @@ type FieldError = core.FieldError
 // DefinitionError reports an invalid schema, class definition or layout.
 type DefinitionError = core.DefinitionError
 
+// StringError reports a string that is not valid UTF-8 and so cannot be
+// serialized exactly; it matches ErrInvalidString.
+type StringError = core.StringError
+
 // UnknownFieldError reports a field that a strict FieldReader met in no
 // version of a value's type.
 type UnknownFieldError = core.UnknownFieldError
@@ -193,6 +197,7 @@ var (
 	ErrFieldKind         = core.ErrFieldKind
 	ErrInvalidDefinition = core.ErrInvalidDefinition
 	ErrUnknownField      = core.ErrUnknownField
+	ErrInvalidString     = core.ErrInvalidString
 )
 
 // PartitionID maps a partition hash to a partition id in [0, count) the way

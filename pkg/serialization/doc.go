@@ -73,5 +73,7 @@
 // ErrMalformed, ErrUnknownSchema, ErrUnknownClass, ErrUnsupportedType,
 // ErrFieldKind or ErrInvalidDefinition with errors.Is, and carry details in
 // *DecodeError, *SchemaNotFoundError, *ClassNotFoundError, *TypeError,
-// *FieldError and *DefinitionError.
+// *FieldError and *DefinitionError. A string that is not valid UTF-8, in
+// any value or field, is refused with a *StringError (ErrInvalidString):
+// it could not be read back as written.
 package serialization

@@ -468,6 +468,9 @@ func TestIdentifiedLayoutReadsWithoutGoType(t *testing.T) {
 	}
 }
 
+// namedString is a struct serialized with zero-config Compact.
+type namedString struct{ Name string }
+
 func TestTypedErrors(t *testing.T) {
 	svc := newService(t)
 	if _, err := svc.ToData(nil); !errors.Is(err, s.ErrUnsupportedType) {
@@ -476,8 +479,28 @@ func TestTypedErrors(t *testing.T) {
 	if _, err := svc.ToData(struct{ X int }{}); !errors.Is(err, s.ErrUnsupportedType) {
 		t.Errorf("unregistered struct: %v", err)
 	}
-	if _, err := svc.ToData(string([]byte{0xff, 0xfe})); !errors.Is(err, s.ErrUnsupportedType) {
-		t.Errorf("invalid UTF-8: %v", err)
+	bad := string([]byte{'a', 0xff, 0xfe})
+	large := benchmodel.LargeForKey(3)
+	large.StringArray = []string{"ok", bad}
+	badField := benchmodel.SmallForKey(3)
+	badField.StringField = bad
+	portableSmall, identifiedSmall := benchmodel.PortableSmall(badField), benchmodel.IdentifiedSmall(badField)
+	for name, v := range map[string]any{
+		"string":                  bad,
+		"string array":            []string{"ok", bad},
+		"string pointer array":    []*string{nil, &bad},
+		"JSON":                    s.JSON(bad),
+		"compact string field":    &namedString{Name: bad},
+		"compact string array":    &large,
+		"portable string field":   &portableSmall,
+		"portable string array":   benchmodel.NewPortableLarge(large),
+		"identified string field": &identifiedSmall,
+		"identified string array": benchmodel.NewIdentifiedLarge(large),
+	} {
+		var se *s.StringError
+		if _, err := svc.ToData(v); !errors.Is(err, s.ErrInvalidString) || !errors.As(err, &se) || se.Value != bad {
+			t.Errorf("invalid UTF-8 in a %s: %v", name, err)
+		}
 	}
 	small := benchmodel.SmallForKey(2)
 	d, err := svc.ToData(&small)

@@ -167,7 +167,7 @@ func putInt64(b []byte, v int64) {
 func (w *Writer) appendString(s string) {
 	var err error
 	if w.buf, err = wire.AppendString(w.buf, s); err != nil {
-		w.fail(err)
+		w.fail(core.StringErr(err, s))
 	}
 }
 

@@ -2,6 +2,7 @@ package core
 
 import (
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
@@ -32,10 +33,10 @@ func AppendBuiltin(dst []byte, v any) (out []byte, ok bool, err error) {
 		return wire.AppendFloat64(wire.AppendInt32(dst, TypeFloat64), x), true, nil
 	case string:
 		out, err := wire.AppendString(wire.AppendInt32(dst, TypeString), x)
-		return out, true, StringErr(err)
+		return out, true, StringErr(err, x)
 	case JSON:
 		out, err := wire.AppendString(wire.AppendInt32(dst, TypeJSON), string(x))
-		return out, true, StringErr(err)
+		return out, true, StringErr(err, string(x))
 	case UUID:
 		return append(wire.AppendInt32(dst, TypeUUID), x[:]...), true, nil
 	case []byte:
@@ -83,22 +84,42 @@ func AppendBuiltin(dst []byte, v any) (out []byte, ok bool, err error) {
 			return dst, false, nil
 		}
 		out, err := AppendStrings(wire.AppendInt32(dst, TypeStringArray), x)
-		return out, true, StringErr(err)
+		return out, true, StringErr(err, x...)
 	case []*string:
 		if x == nil {
 			return dst, false, nil
 		}
 		out, err := AppendStringPtrs(wire.AppendInt32(dst, TypeStringArray), x)
-		return out, true, StringErr(err)
+		return out, true, StringPtrsErr(err, x)
 	}
 	return dst, false, nil
 }
 
-func StringErr(err error) error {
-	if err != nil {
-		return &TypeError{Type: "string", Reason: err.Error()}
+// StringErr turns wire's error for a string that is not valid UTF-8 into
+// a *StringError naming the first such string of v.
+func StringErr(err error, v ...string) error {
+	if err == nil {
+		return nil
 	}
-	return nil
+	for _, s := range v {
+		if !utf8.ValidString(s) {
+			return &StringError{Value: s}
+		}
+	}
+	return &StringError{}
+}
+
+// StringPtrsErr is StringErr for a string array with null items.
+func StringPtrsErr(err error, v []*string) error {
+	if err == nil {
+		return nil
+	}
+	for _, s := range v {
+		if s != nil && !utf8.ValidString(*s) {
+			return &StringError{Value: *s}
+		}
+	}
+	return &StringError{}
 }
 
 // AppendStrings writes int count + string per item (Java writeStringArray).
@@ -163,7 +184,7 @@ func ReadBuiltin(rd *wire.Reader, typ int32) (v any, ok bool, err error) {
 		copy(u[:], rd.Bytes(16))
 		v = u
 	case TypeByteArray:
-		v = ReadSlice(rd, 1, func(rd *wire.Reader) byte { return byte(rd.Int8()) })
+		v = ReadByteArray(rd)
 	case TypeBoolArray:
 		v = ReadSlice(rd, 1, (*wire.Reader).Bool)
 	case TypeCharArray:
@@ -201,6 +222,16 @@ func ReadSlice[T any](rd *wire.Reader, size int, item func(*wire.Reader) T) []T 
 		out[i] = item(rd)
 	}
 	return out
+}
+
+// ReadByteArray reads a byte[] (int count, -1 = null, then the bytes) with
+// one copy: values of many megabytes are common.
+func ReadByteArray(rd *wire.Reader) []byte {
+	n := rd.Length(1, true)
+	if n < 0 || rd.Err() != nil {
+		return nil
+	}
+	return append(make([]byte, 0, n), rd.Bytes(n)...)
 }
 
 // ReadStringArray reads a String[]: []string, or []*string when an item is null.

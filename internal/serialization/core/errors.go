@@ -25,7 +25,25 @@ var (
 	// ErrUnknownField reports an attribute path through a field that no
 	// version of the value's type has (see FieldOptions.Strict).
 	ErrUnknownField = errors.New("serialization: unknown field")
+	// ErrInvalidString reports a string that is not valid UTF-8: Hazelcast's
+	// formats carry strings as UTF-8, and a reader (Java's, for one) would
+	// replace the bad bytes, so the value could not be read back as written
+	// and two different strings could become one key.
+	ErrInvalidString = errors.New("serialization: string is not valid UTF-8")
 )
+
+// StringError reports a string that cannot be serialized exactly; it
+// matches ErrInvalidString.
+type StringError struct {
+	Value string // the string (the error shows its start)
+}
+
+func (e *StringError) Error() string {
+	return fmt.Sprintf("serialization: the string %.32q is not valid UTF-8 and cannot be serialized exactly", e.Value)
+}
+
+// Unwrap makes the error match ErrInvalidString.
+func (e *StringError) Unwrap() error { return ErrInvalidString }
 
 // DecodeError describes Malformed input: which format, at which byte offset
 // of the Data, and what was wrong.

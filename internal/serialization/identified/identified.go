@@ -73,7 +73,7 @@ func (o *DataOutput) WriteFloat64(v float64) { o.buf = wire.AppendFloat64(o.buf,
 func (o *DataOutput) WriteString(v string) {
 	var err error
 	if o.buf, err = wire.AppendString(o.buf, v); err != nil {
-		o.fail(core.StringErr(err))
+		o.fail(core.StringErr(err, v))
 	}
 }
 
@@ -134,7 +134,7 @@ func (o *DataOutput) WriteStringArray(v []string) {
 	}
 	var err error
 	if o.buf, err = core.AppendStrings(o.buf, v); err != nil {
-		o.fail(core.StringErr(err))
+		o.fail(core.StringErr(err, v...))
 	}
 }
 
@@ -146,7 +146,7 @@ func (o *DataOutput) WriteStringPtrArray(v []*string) {
 	}
 	var err error
 	if o.buf, err = core.AppendStringPtrs(o.buf, v); err != nil {
-		o.fail(core.StringErr(err))
+		o.fail(core.StringPtrsErr(err, v))
 	}
 }
 
@@ -275,7 +275,7 @@ func (in *DataInput) ReadStringPtr() *string {
 
 // ReadByteArray reads a byte array; null is nil.
 func (in *DataInput) ReadByteArray() []byte {
-	return core.ReadSlice(&in.rd, 1, func(rd *wire.Reader) byte { return byte(rd.Int8()) })
+	return core.ReadByteArray(&in.rd)
 }
 
 // ReadBooleanArray reads a boolean array; null is nil.

@@ -145,7 +145,7 @@ func (w *Writer) WriteStringPtr(name string, v *string) {
 func (w *Writer) appendString(s string) {
 	var err error
 	if w.buf, err = wire.AppendString(w.buf, s); err != nil {
-		w.fail(&core.FieldError{Field: "", Reason: err.Error()})
+		w.fail(core.StringErr(err, s))
 	}
 }
 
@@ -353,7 +353,7 @@ func (w *Writer) WriteStringArray(name string, v []string) {
 		}
 		var err error
 		if w.buf, err = core.AppendStrings(w.buf, v); err != nil {
-			w.fail(&core.FieldError{Field: name, Reason: err.Error()})
+			w.fail(core.StringErr(err, v...))
 		}
 	}
 }
@@ -367,7 +367,7 @@ func (w *Writer) WriteStringPtrArray(name string, v []*string) {
 		}
 		var err error
 		if w.buf, err = core.AppendStringPtrs(w.buf, v); err != nil {
-			w.fail(&core.FieldError{Field: name, Reason: err.Error()})
+			w.fail(core.StringPtrsErr(err, v))
 		}
 	}
 }

@@ -99,8 +99,12 @@ type ConnectResponse struct {
 	PartitionCount int32                  `protobuf:"varint,3,opt,name=partition_count,json=partitionCount,proto3" json:"partition_count,omitempty"`
 	PartitionTable *PartitionTable        `protobuf:"bytes,4,opt,name=partition_table,json=partitionTable,proto3" json:"partition_table,omitempty"`
 	MemberVersion  string                 `protobuf:"bytes,5,opt,name=member_version,json=memberVersion,proto3" json:"member_version,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The member's limits (limits.* of its configuration): a client refuses a
+	// request over them before sending it, with the limit's name. 0 means
+	// unknown (a member that does not report it).
+	Limits        *Limits `protobuf:"bytes,6,opt,name=limits,proto3" json:"limits,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ConnectResponse) Reset() {
@@ -168,6 +172,89 @@ func (x *ConnectResponse) GetMemberVersion() string {
 	return ""
 }
 
+func (x *ConnectResponse) GetLimits() *Limits {
+	if x != nil {
+		return x.Limits
+	}
+	return nil
+}
+
+// Limits are the sizes a member accepts.
+type Limits struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The largest message of a call, in bytes (limits.max-message-size). A
+	// pipeline call over it fails alone with TOO_LARGE; the stream and the
+	// other calls on it carry on.
+	MaxMessageSize int64 `protobuf:"varint,1,opt,name=max_message_size,json=maxMessageSize,proto3" json:"max_message_size,omitempty"`
+	// The largest serialized key and value, in bytes (limits.max-key-size,
+	// limits.max-value-size).
+	MaxKeySize   int64 `protobuf:"varint,2,opt,name=max_key_size,json=maxKeySize,proto3" json:"max_key_size,omitempty"`
+	MaxValueSize int64 `protobuf:"varint,3,opt,name=max_value_size,json=maxValueSize,proto3" json:"max_value_size,omitempty"`
+	// The most keys of a GetAll and entries of a PutAll
+	// (limits.max-batch-entries).
+	MaxBatchEntries int64 `protobuf:"varint,4,opt,name=max_batch_entries,json=maxBatchEntries,proto3" json:"max_batch_entries,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *Limits) Reset() {
+	*x = Limits{}
+	mi := &file_atoll_v1_cluster_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Limits) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Limits) ProtoMessage() {}
+
+func (x *Limits) ProtoReflect() protoreflect.Message {
+	mi := &file_atoll_v1_cluster_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Limits.ProtoReflect.Descriptor instead.
+func (*Limits) Descriptor() ([]byte, []int) {
+	return file_atoll_v1_cluster_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Limits) GetMaxMessageSize() int64 {
+	if x != nil {
+		return x.MaxMessageSize
+	}
+	return 0
+}
+
+func (x *Limits) GetMaxKeySize() int64 {
+	if x != nil {
+		return x.MaxKeySize
+	}
+	return 0
+}
+
+func (x *Limits) GetMaxValueSize() int64 {
+	if x != nil {
+		return x.MaxValueSize
+	}
+	return 0
+}
+
+func (x *Limits) GetMaxBatchEntries() int64 {
+	if x != nil {
+		return x.MaxBatchEntries
+	}
+	return 0
+}
+
 type GetPartitionTableRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -176,7 +263,7 @@ type GetPartitionTableRequest struct {
 
 func (x *GetPartitionTableRequest) Reset() {
 	*x = GetPartitionTableRequest{}
-	mi := &file_atoll_v1_cluster_proto_msgTypes[2]
+	mi := &file_atoll_v1_cluster_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -188,7 +275,7 @@ func (x *GetPartitionTableRequest) String() string {
 func (*GetPartitionTableRequest) ProtoMessage() {}
 
 func (x *GetPartitionTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_cluster_proto_msgTypes[2]
+	mi := &file_atoll_v1_cluster_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -201,7 +288,7 @@ func (x *GetPartitionTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPartitionTableRequest.ProtoReflect.Descriptor instead.
 func (*GetPartitionTableRequest) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_cluster_proto_rawDescGZIP(), []int{2}
+	return file_atoll_v1_cluster_proto_rawDescGZIP(), []int{3}
 }
 
 type Member struct {
@@ -219,7 +306,7 @@ type Member struct {
 
 func (x *Member) Reset() {
 	*x = Member{}
-	mi := &file_atoll_v1_cluster_proto_msgTypes[3]
+	mi := &file_atoll_v1_cluster_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -231,7 +318,7 @@ func (x *Member) String() string {
 func (*Member) ProtoMessage() {}
 
 func (x *Member) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_cluster_proto_msgTypes[3]
+	mi := &file_atoll_v1_cluster_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -244,7 +331,7 @@ func (x *Member) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Member.ProtoReflect.Descriptor instead.
 func (*Member) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_cluster_proto_rawDescGZIP(), []int{3}
+	return file_atoll_v1_cluster_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Member) GetUuid() []byte {
@@ -300,7 +387,7 @@ type PartitionTable struct {
 
 func (x *PartitionTable) Reset() {
 	*x = PartitionTable{}
-	mi := &file_atoll_v1_cluster_proto_msgTypes[4]
+	mi := &file_atoll_v1_cluster_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -312,7 +399,7 @@ func (x *PartitionTable) String() string {
 func (*PartitionTable) ProtoMessage() {}
 
 func (x *PartitionTable) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_cluster_proto_msgTypes[4]
+	mi := &file_atoll_v1_cluster_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -325,7 +412,7 @@ func (x *PartitionTable) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartitionTable.ProtoReflect.Descriptor instead.
 func (*PartitionTable) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_cluster_proto_rawDescGZIP(), []int{4}
+	return file_atoll_v1_cluster_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *PartitionTable) GetVersion() int64 {
@@ -379,7 +466,7 @@ type PartitionBackups struct {
 
 func (x *PartitionBackups) Reset() {
 	*x = PartitionBackups{}
-	mi := &file_atoll_v1_cluster_proto_msgTypes[5]
+	mi := &file_atoll_v1_cluster_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -391,7 +478,7 @@ func (x *PartitionBackups) String() string {
 func (*PartitionBackups) ProtoMessage() {}
 
 func (x *PartitionBackups) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_cluster_proto_msgTypes[5]
+	mi := &file_atoll_v1_cluster_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -404,7 +491,7 @@ func (x *PartitionBackups) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartitionBackups.ProtoReflect.Descriptor instead.
 func (*PartitionBackups) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_cluster_proto_rawDescGZIP(), []int{5}
+	return file_atoll_v1_cluster_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *PartitionBackups) GetMembers() []int32 {
@@ -422,7 +509,7 @@ type GetClusterStateRequest struct {
 
 func (x *GetClusterStateRequest) Reset() {
 	*x = GetClusterStateRequest{}
-	mi := &file_atoll_v1_cluster_proto_msgTypes[6]
+	mi := &file_atoll_v1_cluster_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -434,7 +521,7 @@ func (x *GetClusterStateRequest) String() string {
 func (*GetClusterStateRequest) ProtoMessage() {}
 
 func (x *GetClusterStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_cluster_proto_msgTypes[6]
+	mi := &file_atoll_v1_cluster_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -447,7 +534,7 @@ func (x *GetClusterStateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterStateRequest.ProtoReflect.Descriptor instead.
 func (*GetClusterStateRequest) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_cluster_proto_rawDescGZIP(), []int{6}
+	return file_atoll_v1_cluster_proto_rawDescGZIP(), []int{7}
 }
 
 type ClusterState struct {
@@ -473,7 +560,7 @@ type ClusterState struct {
 
 func (x *ClusterState) Reset() {
 	*x = ClusterState{}
-	mi := &file_atoll_v1_cluster_proto_msgTypes[7]
+	mi := &file_atoll_v1_cluster_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -485,7 +572,7 @@ func (x *ClusterState) String() string {
 func (*ClusterState) ProtoMessage() {}
 
 func (x *ClusterState) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_cluster_proto_msgTypes[7]
+	mi := &file_atoll_v1_cluster_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -498,7 +585,7 @@ func (x *ClusterState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterState.ProtoReflect.Descriptor instead.
 func (*ClusterState) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_cluster_proto_rawDescGZIP(), []int{7}
+	return file_atoll_v1_cluster_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ClusterState) GetPartitionTable() *PartitionTable {
@@ -570,7 +657,7 @@ type Migration struct {
 
 func (x *Migration) Reset() {
 	*x = Migration{}
-	mi := &file_atoll_v1_cluster_proto_msgTypes[8]
+	mi := &file_atoll_v1_cluster_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -582,7 +669,7 @@ func (x *Migration) String() string {
 func (*Migration) ProtoMessage() {}
 
 func (x *Migration) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_cluster_proto_msgTypes[8]
+	mi := &file_atoll_v1_cluster_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -595,7 +682,7 @@ func (x *Migration) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Migration.ProtoReflect.Descriptor instead.
 func (*Migration) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_cluster_proto_rawDescGZIP(), []int{8}
+	return file_atoll_v1_cluster_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Migration) GetPartition() int32 {
@@ -662,7 +749,7 @@ type ClientStatistics struct {
 
 func (x *ClientStatistics) Reset() {
 	*x = ClientStatistics{}
-	mi := &file_atoll_v1_cluster_proto_msgTypes[9]
+	mi := &file_atoll_v1_cluster_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -674,7 +761,7 @@ func (x *ClientStatistics) String() string {
 func (*ClientStatistics) ProtoMessage() {}
 
 func (x *ClientStatistics) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_cluster_proto_msgTypes[9]
+	mi := &file_atoll_v1_cluster_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -687,7 +774,7 @@ func (x *ClientStatistics) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClientStatistics.ProtoReflect.Descriptor instead.
 func (*ClientStatistics) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_cluster_proto_rawDescGZIP(), []int{9}
+	return file_atoll_v1_cluster_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ClientStatistics) GetClientUuid() []byte {
@@ -787,7 +874,7 @@ type NearCacheStatistics struct {
 
 func (x *NearCacheStatistics) Reset() {
 	*x = NearCacheStatistics{}
-	mi := &file_atoll_v1_cluster_proto_msgTypes[10]
+	mi := &file_atoll_v1_cluster_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -799,7 +886,7 @@ func (x *NearCacheStatistics) String() string {
 func (*NearCacheStatistics) ProtoMessage() {}
 
 func (x *NearCacheStatistics) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_cluster_proto_msgTypes[10]
+	mi := &file_atoll_v1_cluster_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -812,7 +899,7 @@ func (x *NearCacheStatistics) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NearCacheStatistics.ProtoReflect.Descriptor instead.
 func (*NearCacheStatistics) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_cluster_proto_rawDescGZIP(), []int{10}
+	return file_atoll_v1_cluster_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *NearCacheStatistics) GetMap() string {
@@ -861,14 +948,21 @@ const file_atoll_v1_cluster_proto_rawDesc = "" +
 	"clientName\x12\x1f\n" +
 	"\vclient_uuid\x18\x03 \x01(\fR\n" +
 	"clientUuid\x12%\n" +
-	"\x0eclient_version\x18\x04 \x01(\tR\rclientVersion\"\xe8\x01\n" +
+	"\x0eclient_version\x18\x04 \x01(\tR\rclientVersion\"\x92\x02\n" +
 	"\x0fConnectResponse\x12\x1f\n" +
 	"\vmember_uuid\x18\x01 \x01(\fR\n" +
 	"memberUuid\x12!\n" +
 	"\fcluster_name\x18\x02 \x01(\tR\vclusterName\x12'\n" +
 	"\x0fpartition_count\x18\x03 \x01(\x05R\x0epartitionCount\x12A\n" +
 	"\x0fpartition_table\x18\x04 \x01(\v2\x18.atoll.v1.PartitionTableR\x0epartitionTable\x12%\n" +
-	"\x0emember_version\x18\x05 \x01(\tR\rmemberVersion\"\x1a\n" +
+	"\x0emember_version\x18\x05 \x01(\tR\rmemberVersion\x12(\n" +
+	"\x06limits\x18\x06 \x01(\v2\x10.atoll.v1.LimitsR\x06limits\"\xa6\x01\n" +
+	"\x06Limits\x12(\n" +
+	"\x10max_message_size\x18\x01 \x01(\x03R\x0emaxMessageSize\x12 \n" +
+	"\fmax_key_size\x18\x02 \x01(\x03R\n" +
+	"maxKeySize\x12$\n" +
+	"\x0emax_value_size\x18\x03 \x01(\x03R\fmaxValueSize\x12*\n" +
+	"\x11max_batch_entries\x18\x04 \x01(\x03R\x0fmaxBatchEntries\"\x1a\n" +
 	"\x18GetPartitionTableRequest\"z\n" +
 	"\x06Member\x12\x12\n" +
 	"\x04uuid\x18\x01 \x01(\fR\x04uuid\x12\x18\n" +
@@ -947,44 +1041,46 @@ func file_atoll_v1_cluster_proto_rawDescGZIP() []byte {
 	return file_atoll_v1_cluster_proto_rawDescData
 }
 
-var file_atoll_v1_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_atoll_v1_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_atoll_v1_cluster_proto_goTypes = []any{
 	(*ConnectRequest)(nil),           // 0: atoll.v1.ConnectRequest
 	(*ConnectResponse)(nil),          // 1: atoll.v1.ConnectResponse
-	(*GetPartitionTableRequest)(nil), // 2: atoll.v1.GetPartitionTableRequest
-	(*Member)(nil),                   // 3: atoll.v1.Member
-	(*PartitionTable)(nil),           // 4: atoll.v1.PartitionTable
-	(*PartitionBackups)(nil),         // 5: atoll.v1.PartitionBackups
-	(*GetClusterStateRequest)(nil),   // 6: atoll.v1.GetClusterStateRequest
-	(*ClusterState)(nil),             // 7: atoll.v1.ClusterState
-	(*Migration)(nil),                // 8: atoll.v1.Migration
-	(*ClientStatistics)(nil),         // 9: atoll.v1.ClientStatistics
-	(*NearCacheStatistics)(nil),      // 10: atoll.v1.NearCacheStatistics
-	(*Empty)(nil),                    // 11: atoll.v1.Empty
+	(*Limits)(nil),                   // 2: atoll.v1.Limits
+	(*GetPartitionTableRequest)(nil), // 3: atoll.v1.GetPartitionTableRequest
+	(*Member)(nil),                   // 4: atoll.v1.Member
+	(*PartitionTable)(nil),           // 5: atoll.v1.PartitionTable
+	(*PartitionBackups)(nil),         // 6: atoll.v1.PartitionBackups
+	(*GetClusterStateRequest)(nil),   // 7: atoll.v1.GetClusterStateRequest
+	(*ClusterState)(nil),             // 8: atoll.v1.ClusterState
+	(*Migration)(nil),                // 9: atoll.v1.Migration
+	(*ClientStatistics)(nil),         // 10: atoll.v1.ClientStatistics
+	(*NearCacheStatistics)(nil),      // 11: atoll.v1.NearCacheStatistics
+	(*Empty)(nil),                    // 12: atoll.v1.Empty
 }
 var file_atoll_v1_cluster_proto_depIdxs = []int32{
-	4,  // 0: atoll.v1.ConnectResponse.partition_table:type_name -> atoll.v1.PartitionTable
-	3,  // 1: atoll.v1.PartitionTable.members:type_name -> atoll.v1.Member
-	5,  // 2: atoll.v1.PartitionTable.backups:type_name -> atoll.v1.PartitionBackups
-	4,  // 3: atoll.v1.ClusterState.partition_table:type_name -> atoll.v1.PartitionTable
-	3,  // 4: atoll.v1.ClusterState.members:type_name -> atoll.v1.Member
-	8,  // 5: atoll.v1.ClusterState.migrations:type_name -> atoll.v1.Migration
-	10, // 6: atoll.v1.ClientStatistics.near_caches:type_name -> atoll.v1.NearCacheStatistics
-	0,  // 7: atoll.v1.ClusterService.Connect:input_type -> atoll.v1.ConnectRequest
-	2,  // 8: atoll.v1.ClusterService.GetPartitionTable:input_type -> atoll.v1.GetPartitionTableRequest
-	2,  // 9: atoll.v1.ClusterService.WatchPartitionTable:input_type -> atoll.v1.GetPartitionTableRequest
-	6,  // 10: atoll.v1.ClusterService.GetClusterState:input_type -> atoll.v1.GetClusterStateRequest
-	9,  // 11: atoll.v1.ClusterService.PushClientStatistics:input_type -> atoll.v1.ClientStatistics
-	1,  // 12: atoll.v1.ClusterService.Connect:output_type -> atoll.v1.ConnectResponse
-	4,  // 13: atoll.v1.ClusterService.GetPartitionTable:output_type -> atoll.v1.PartitionTable
-	4,  // 14: atoll.v1.ClusterService.WatchPartitionTable:output_type -> atoll.v1.PartitionTable
-	7,  // 15: atoll.v1.ClusterService.GetClusterState:output_type -> atoll.v1.ClusterState
-	11, // 16: atoll.v1.ClusterService.PushClientStatistics:output_type -> atoll.v1.Empty
-	12, // [12:17] is the sub-list for method output_type
-	7,  // [7:12] is the sub-list for method input_type
-	7,  // [7:7] is the sub-list for extension type_name
-	7,  // [7:7] is the sub-list for extension extendee
-	0,  // [0:7] is the sub-list for field type_name
+	5,  // 0: atoll.v1.ConnectResponse.partition_table:type_name -> atoll.v1.PartitionTable
+	2,  // 1: atoll.v1.ConnectResponse.limits:type_name -> atoll.v1.Limits
+	4,  // 2: atoll.v1.PartitionTable.members:type_name -> atoll.v1.Member
+	6,  // 3: atoll.v1.PartitionTable.backups:type_name -> atoll.v1.PartitionBackups
+	5,  // 4: atoll.v1.ClusterState.partition_table:type_name -> atoll.v1.PartitionTable
+	4,  // 5: atoll.v1.ClusterState.members:type_name -> atoll.v1.Member
+	9,  // 6: atoll.v1.ClusterState.migrations:type_name -> atoll.v1.Migration
+	11, // 7: atoll.v1.ClientStatistics.near_caches:type_name -> atoll.v1.NearCacheStatistics
+	0,  // 8: atoll.v1.ClusterService.Connect:input_type -> atoll.v1.ConnectRequest
+	3,  // 9: atoll.v1.ClusterService.GetPartitionTable:input_type -> atoll.v1.GetPartitionTableRequest
+	3,  // 10: atoll.v1.ClusterService.WatchPartitionTable:input_type -> atoll.v1.GetPartitionTableRequest
+	7,  // 11: atoll.v1.ClusterService.GetClusterState:input_type -> atoll.v1.GetClusterStateRequest
+	10, // 12: atoll.v1.ClusterService.PushClientStatistics:input_type -> atoll.v1.ClientStatistics
+	1,  // 13: atoll.v1.ClusterService.Connect:output_type -> atoll.v1.ConnectResponse
+	5,  // 14: atoll.v1.ClusterService.GetPartitionTable:output_type -> atoll.v1.PartitionTable
+	5,  // 15: atoll.v1.ClusterService.WatchPartitionTable:output_type -> atoll.v1.PartitionTable
+	8,  // 16: atoll.v1.ClusterService.GetClusterState:output_type -> atoll.v1.ClusterState
+	12, // 17: atoll.v1.ClusterService.PushClientStatistics:output_type -> atoll.v1.Empty
+	13, // [13:18] is the sub-list for method output_type
+	8,  // [8:13] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_atoll_v1_cluster_proto_init() }
@@ -999,7 +1095,7 @@ func file_atoll_v1_cluster_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atoll_v1_cluster_proto_rawDesc), len(file_atoll_v1_cluster_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   11,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

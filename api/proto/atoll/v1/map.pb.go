@@ -869,9 +869,14 @@ func (x *PutAllRequest) GetTtlMs() int64 {
 }
 
 type GetAllRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Map           string                 `protobuf:"bytes,1,opt,name=map,proto3" json:"map,omitempty"`
-	Keys          [][]byte               `protobuf:"bytes,2,rep,name=keys,proto3" json:"keys,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Map   string                 `protobuf:"bytes,1,opt,name=map,proto3" json:"map,omitempty"`
+	Keys  [][]byte               `protobuf:"bytes,2,rep,name=keys,proto3" json:"keys,omitempty"`
+	// The member may answer part of the keys: its answer stops before it
+	// would pass limits.max-message-size and lists the keys it did not look
+	// up (EntriesResponse.unanswered), which the client asks for again.
+	// Without it such an answer fails with TOO_LARGE.
+	Partial       bool `protobuf:"varint,3,opt,name=partial,proto3" json:"partial,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -920,6 +925,13 @@ func (x *GetAllRequest) GetKeys() [][]byte {
 	return nil
 }
 
+func (x *GetAllRequest) GetPartial() bool {
+	if x != nil {
+		return x.Partial
+	}
+	return false
+}
+
 // EntriesResponse is a page of entries; keys-only and values-only pages
 // leave the other side empty.
 type EntriesResponse struct {
@@ -929,8 +941,11 @@ type EntriesResponse struct {
 	// including this message (a client resumes an interrupted iteration
 	// from the partitions not completed).
 	CompletedPartitions []int32 `protobuf:"varint,2,rep,packed,name=completed_partitions,json=completedPartitions,proto3" json:"completed_partitions,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// GetAll with partial set: the indexes (in the request's keys) of the
+	// keys the member did not look up because the answer was full.
+	Unanswered    []int32 `protobuf:"varint,3,rep,packed,name=unanswered,proto3" json:"unanswered,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *EntriesResponse) Reset() {
@@ -973,6 +988,13 @@ func (x *EntriesResponse) GetEntries() []*Entry {
 func (x *EntriesResponse) GetCompletedPartitions() []int32 {
 	if x != nil {
 		return x.CompletedPartitions
+	}
+	return nil
+}
+
+func (x *EntriesResponse) GetUnanswered() []int32 {
+	if x != nil {
+		return x.Unanswered
 	}
 	return nil
 }
@@ -2117,13 +2139,17 @@ const file_atoll_v1_map_proto_rawDesc = "" +
 	"\x03map\x18\x01 \x01(\tR\x03map\x12)\n" +
 	"\aentries\x18\x02 \x03(\v2\x0f.atoll.v1.EntryR\aentries\x12\x1a\n" +
 	"\x06ttl_ms\x18\x03 \x01(\x03H\x00R\x05ttlMs\x88\x01\x01B\t\n" +
-	"\a_ttl_ms\"5\n" +
+	"\a_ttl_ms\"O\n" +
 	"\rGetAllRequest\x12\x10\n" +
 	"\x03map\x18\x01 \x01(\tR\x03map\x12\x12\n" +
-	"\x04keys\x18\x02 \x03(\fR\x04keys\"o\n" +
+	"\x04keys\x18\x02 \x03(\fR\x04keys\x12\x18\n" +
+	"\apartial\x18\x03 \x01(\bR\apartial\"\x8f\x01\n" +
 	"\x0fEntriesResponse\x12)\n" +
 	"\aentries\x18\x01 \x03(\v2\x0f.atoll.v1.EntryR\aentries\x121\n" +
-	"\x14completed_partitions\x18\x02 \x03(\x05R\x13completedPartitions\"R\n" +
+	"\x14completed_partitions\x18\x02 \x03(\x05R\x13completedPartitions\x12\x1e\n" +
+	"\n" +
+	"unanswered\x18\x03 \x03(\x05R\n" +
+	"unanswered\"R\n" +
 	"\x11EntryViewResponse\x12\x14\n" +
 	"\x05found\x18\x01 \x01(\bR\x05found\x12'\n" +
 	"\x04view\x18\x02 \x01(\v2\x13.atoll.v1.EntryViewR\x04view\"\xe2\x02\n" +

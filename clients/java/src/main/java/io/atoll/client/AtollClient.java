@@ -73,7 +73,14 @@ public final class AtollClient implements AutoCloseable {
     private final List<Runnable> tableListeners = new CopyOnWriteArrayList<>();
     private final Set<Subscription> subscriptions = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
-    private volatile StreamObserver<?> tableWatch;
+    private final Set<io.grpc.stub.ClientCallStreamObserver<?>> tableWatches = ConcurrentHashMap.newKeySet();
+    /** The connection whose tables are followed across lineages ({@link #setTable}). */
+    private final AtomicReference<Connection> followed = new AtomicReference<>();
+    /** What the members accept, as the last one that connected reported it. */
+    volatile Limits limits;
+    /** Completed and replaced when the client adopts a table or connects: retries go at once. */
+    private volatile CompletableFuture<Void> changed = new CompletableFuture<>();
+    private final AtomicBoolean reconnecting = new AtomicBoolean();
     private final ClientSqlService sql = new ClientSqlService(this);
 
     /** Per-client call counters. */
@@ -102,10 +109,14 @@ public final class AtollClient implements AutoCloseable {
         });
         this.scheduler.setRemoveOnCancelPolicy(true);
         this.metadata = new MetadataSync(this);
+        this.limits = Limits.of(config);
     }
 
     /**
      * Connects to the cluster through the first reachable seed address and returns the client.
+     * The seeds are dialed at once: an address that refuses the connection fails at once, one
+     * that does not answer fails after the connect timeout, and {@code newClient} fails within
+     * the connect timeout when every seed did, with a short message saying why.
      *
      * @throws ClusterNameMismatchException if a member belongs to another cluster
      * @throws AuthenticationException      if the members refuse the client's credentials, or serve TLS
@@ -117,34 +128,23 @@ public final class AtollClient implements AutoCloseable {
     public static AtollClient newClient(AtollClientConfig config) {
         config.checkCredentialsTransport();
         AtollClient c = new AtollClient(config);
-        List<Throwable> errors = new ArrayList<>();
-        for (String addr : config.getAddresses()) {
-            try {
-                c.connectTo(addr).get(config.getConnectTimeout().toMillis() + 5000, TimeUnit.MILLISECONDS);
-                c.start();
-                return c;
-            } catch (ExecutionException e) {
-                Throwable cause = Errors.unwrap(e);
-                if (Errors.refusesConnection(cause)) {
-                    c.close();
-                    throw (AtollException) cause;
-                }
-                errors.add(cause);
-            } catch (TimeoutException e) {
-                errors.add(e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                c.close();
-                throw new OperationCancelledException("interrupted while connecting", null, -1, false, e);
-            }
+        try {
+            c.firstOf(new ArrayList<>(new LinkedHashSet<>(config.getAddresses())), c::connectTo)
+                    .get(config.getConnectTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            c.start();
+            return c;
+        } catch (ExecutionException e) {
+            c.close();
+            throw Errors.rethrow(e); // a refusal of the client itself (firstOf), or why no seed connected
+        } catch (TimeoutException e) {
+            c.close();
+            throw new UnavailableException("no member reachable: " + NoMemberException.list(config.getAddresses()) + " did not answer within "
+                    + ConnectionFailures.format(config.getConnectTimeout()) + " (AtollClientConfig.setConnectTimeout)", null, -1, true, null);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            c.close();
+            throw new OperationCancelledException("interrupted while connecting", null, -1, false, e);
         }
-        c.close();
-        UnavailableException e = new UnavailableException("no member of cluster \"" + config.getClusterName()
-                + "\" could be reached at " + config.getAddresses(), null, -1, true, errors.isEmpty() ? null : errors.get(0));
-        for (int i = 1; i < errors.size(); i++) {
-            e.addSuppressed(errors.get(i));
-        }
-        throw e;
     }
 
     private void start() {
@@ -157,7 +157,11 @@ public final class AtollClient implements AutoCloseable {
         }, sweep, sweep, TimeUnit.NANOSECONDS);
         long renew = config.getLockSessionLease().toNanos() / 3;
         scheduler.scheduleWithFixedDelay(sessionLocks::renew, renew, renew, TimeUnit.NANOSECONDS);
-        watchTable(retry.getInitialBackoff().toNanos());
+    }
+
+    /** Closes the client, as Hazelcast's {@code HazelcastInstance.shutdown()}: the same as {@link #close}. */
+    public void shutdown() {
+        close();
     }
 
     /**
@@ -306,9 +310,8 @@ public final class AtollClient implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        StreamObserver<?> w = tableWatch;
-        if (w instanceof io.grpc.stub.ClientCallStreamObserver) {
-            ((io.grpc.stub.ClientCallStreamObserver<?>) w).cancel("client closed", null);
+        for (io.grpc.stub.ClientCallStreamObserver<?> w : tableWatches) {
+            w.cancel("client closed", null);
         }
         for (Subscription s : subscriptions) {
             s.close();
@@ -405,15 +408,19 @@ public final class AtollClient implements AutoCloseable {
      * only order the tables of one lineage: after a network partition healed, the members of
      * the smaller side adopt the larger side's history, whose versions may be lower, so a table
      * of another lineage is installed when it comes from the member whose table stream the
-     * client follows ({@code follow}), whatever its version (as the Go client's setTable).
+     * client follows ({@code follow}), whatever its version (as the Go client's setTable). The
+     * connections to members a newer table no longer names are closed: their calls in
+     * flight fail (and are retried on the partitions' new owners when safe), and calls waiting
+     * to retry go at once.
      */
     void setTable(int partitionCount, PartitionTable t, String from, boolean follow) {
         if (t == null) {
             return;
         }
         RoutingTable next = RoutingTable.from(partitionCount, t);
+        RoutingTable cur;
         while (true) {
-            RoutingTable cur = routing.get();
+            cur = routing.get();
             if (!next.replaces(cur, from, follow)) {
                 return;
             }
@@ -424,62 +431,155 @@ public final class AtollClient implements AutoCloseable {
                 break;
             }
         }
+        if (cur != null && next.version > cur.version) {
+            // Only a newer table: one that comes from the followed member across lineages may
+            // be a cluster still forming.
+            for (String m : cur.members) {
+                Connection c = connections.get(m);
+                if (!next.members.contains(m) && c != null && c.usable()) {
+                    c.fail(new ConnectionFailures.MemberLeft(), true);
+                    c.close();
+                }
+            }
+        }
         for (Runnable r : tableListeners) {
             r.run();
         }
+        notifyChange();
     }
 
-    /** Follows partition table changes from one member at a time. */
-    private void watchTable(long backoffNanos) {
-        if (closed.get()) {
-            return;
-        }
-        anyConnection().whenComplete((c, err) -> {
-            if (err != null) {
-                retryWatch(backoffNanos);
+    /** Wakes the calls waiting to retry (see {@link #retryAfter}). */
+    void notifyChange() {
+        CompletableFuture<Void> c = changed;
+        changed = new CompletableFuture<>();
+        c.complete(null);
+    }
+
+    /** Completes at the next table the client adopts or connection it opens. */
+    CompletableFuture<Void> changes() {
+        return changed;
+    }
+
+    /**
+     * Runs {@code r} once, after {@code delayNanos} or as soon as {@code view} completes (a
+     * table adopted, a connection opened since the attempt began), whichever comes first.
+     */
+    void retryAfter(long delayNanos, CompletableFuture<Void> view, Runnable r) {
+        AtomicBoolean once = new AtomicBoolean();
+        Runnable go = () -> {
+            if (once.compareAndSet(false, true)) {
+                r.run();
+            }
+        };
+        try {
+            if (view.isDone()) {
+                scheduler.execute(go);
                 return;
             }
-            io.grpc.stub.ClientResponseObserver<GetPartitionTableRequest, PartitionTable> obs = new io.grpc.stub.ClientResponseObserver<>() {
-                private boolean received;
-
-                @Override
-                public void beforeStart(io.grpc.stub.ClientCallStreamObserver<GetPartitionTableRequest> rs) {
-                    tableWatch = rs;
-                    if (closed.get()) {
-                        rs.cancel("client closed", null);
-                    }
+            java.util.concurrent.ScheduledFuture<?> timer = scheduler.schedule(go, delayNanos, TimeUnit.NANOSECONDS);
+            view.thenRun(() -> {
+                if (timer.cancel(false)) {
+                    scheduler.execute(go);
                 }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            go.run(); // the client is closing: the call fails on its next attempt
+        }
+    }
 
-                @Override
-                public void onNext(PartitionTable t) {
-                    received = true;
-                    setTable(0, t, null, true);
-                }
+    /**
+     * Follows the tables a connection's member pushes, while the connection lives: the followed
+     * connection's tables across lineages (the first to push one becomes the followed one). A
+     * stream that ends while the connection lives is opened again after a backoff.
+     */
+    private void watchTable(Connection c, long backoffNanos) {
+        if (closed.get() || !c.usable()) {
+            return;
+        }
+        c.cluster.watchPartitionTable(GetPartitionTableRequest.getDefaultInstance(), new io.grpc.stub.ClientResponseObserver<GetPartitionTableRequest, PartitionTable>() {
+            private io.grpc.stub.ClientCallStreamObserver<GetPartitionTableRequest> call;
+            private boolean received;
 
-                @Override
-                public void onError(Throwable t) {
-                    retryWatch(received ? retry.getInitialBackoff().toNanos() : backoffNanos);
+            @Override
+            public void beforeStart(io.grpc.stub.ClientCallStreamObserver<GetPartitionTableRequest> rs) {
+                call = rs;
+                tableWatches.add(rs);
+                if (closed.get()) {
+                    rs.cancel("client closed", null);
                 }
+            }
 
-                @Override
-                public void onCompleted() {
-                    retryWatch(received ? retry.getInitialBackoff().toNanos() : backoffNanos);
+            @Override
+            public void onNext(PartitionTable t) {
+                received = true;
+                followed.compareAndSet(null, c);
+                setTable(0, t, null, followed.get() == c);
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                ended();
+            }
+
+            @Override
+            public void onCompleted() {
+                ended();
+            }
+
+            private void ended() {
+                tableWatches.remove(call);
+                long wait = received ? retry.getInitialBackoff().toNanos() : backoffNanos;
+                long next = Math.min((long) (wait * retry.getMultiplier()), retry.getMaxBackoff().toNanos());
+                try {
+                    scheduler.schedule(() -> watchTable(c, next), jitter(wait), TimeUnit.NANOSECONDS);
+                } catch (java.util.concurrent.RejectedExecutionException ignored) {
+                    // closed
                 }
-            };
-            c.cluster.watchPartitionTable(GetPartitionTableRequest.getDefaultInstance(), obs);
+            }
         });
     }
 
-    private void retryWatch(long backoffNanos) {
-        if (closed.get()) {
+    /** A connection was lost: another one's tables are followed, and the client reconnects if none is left. */
+    private void lost(Connection c) {
+        followed.compareAndSet(c, null);
+        if (!closed.get() && !connected()) {
+            reconnect(RECONNECT_MIN.toNanos());
+        }
+    }
+
+    /** The reconnect backoff: 50 ms doubling to 1 s, so a member back on its address serves within about a second. */
+    private static final Duration RECONNECT_MIN = Duration.ofMillis(50);
+    private static final Duration RECONNECT_MAX = Duration.ofSeconds(1);
+
+    /**
+     * While the client has no usable connection, dials every member it knows and its seeds at
+     * once, again and again with backoff (at most {@link #RECONNECT_MAX} between rounds); calls
+     * that found no member wait for the connection ({@link #notifyChange}).
+     */
+    private void reconnect(long backoffNanos) {
+        if (closed.get() || connected() || !reconnecting.compareAndSet(false, true)) {
             return;
         }
-        long next = Math.min((long) (backoffNanos * retry.getMultiplier()), retry.getMaxBackoff().toNanos());
-        try {
-            scheduler.schedule(() -> watchTable(next), jitter(backoffNanos), TimeUnit.NANOSECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException ignored) {
-            // closed
+        anyConnection().whenComplete((c, err) -> {
+            reconnecting.set(false);
+            if (err == null || closed.get()) {
+                return;
+            }
+            try {
+                scheduler.schedule(() -> reconnect(Math.min(backoffNanos * 2, RECONNECT_MAX.toNanos())), jitter(backoffNanos), TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException ignored) {
+                // closed
+            }
+        });
+    }
+
+    private boolean connected() {
+        for (Connection c : connections.values()) {
+            if (c.usable()) {
+                return true;
+            }
         }
+        return false;
     }
 
     /** The deadline of a call that starts now: the invocation timeout from now (System.nanoTime). */
@@ -552,12 +652,16 @@ public final class AtollClient implements AutoCloseable {
                 old.close();
             }
             dialing.remove(address, promise);
+            limits = fresh.limits;
+            fresh.closed.thenRun(() -> lost(fresh));
+            watchTable(fresh, retry.getInitialBackoff().toNanos());
             setTable(hello.getPartitionCount(), hello.getPartitionTable(), address);
             // Events may have been missed while disconnected.
             for (NearCache nc : nearCaches.values()) {
                 nc.clear();
             }
             promise.complete(fresh);
+            notifyChange();
         });
         return promise;
     }
@@ -583,7 +687,11 @@ public final class AtollClient implements AutoCloseable {
         return anyConnection();
     }
 
-    /** Some usable connection: an open one, or a new one to a known member or a seed. */
+    /**
+     * Some usable connection: an open one, or else the first that opens of new ones to every
+     * known member and seed at once (a hung or absent member costs nothing when another
+     * answers).
+     */
     CompletableFuture<Connection> anyConnection() {
         for (Connection c : connections.values()) {
             if (c.usable()) {
@@ -596,29 +704,52 @@ public final class AtollClient implements AutoCloseable {
             candidates.addAll(t.members);
         }
         candidates.addAll(config.getAddresses());
-        return tryConnect(new ArrayList<>(candidates), 0, null);
+        return firstOf(new ArrayList<>(candidates), this::connectTo);
     }
 
-    private CompletableFuture<Connection> tryConnect(List<String> candidates, int i, Throwable last) {
-        if (i >= candidates.size()) {
-            return CompletableFuture.failedFuture(new MemberConnectionException("no member reachable at " + candidates
-                    + (last == null ? "" : ": " + last.getMessage()), null, false, last));
+    /**
+     * Tries every address at once and completes with the first connection; fails with a
+     * {@link NoMemberException} naming what happened at each address when none connects.
+     */
+    private CompletableFuture<Connection> firstOf(List<String> addresses, java.util.function.Function<String, CompletableFuture<Connection>> connect) {
+        CompletableFuture<Connection> first = new CompletableFuture<>();
+        if (addresses.isEmpty()) {
+            first.completeExceptionally(new NoMemberException(List.of(), List.of()));
+            return first;
         }
-        return connectTo(candidates.get(i)).exceptionallyCompose(e -> {
-            Throwable cause = Errors.unwrap(e);
-            if (Errors.refusesConnection(cause) || cause instanceof ClientNotActiveException) {
-                return CompletableFuture.failedFuture(cause);
-            }
-            return tryConnect(candidates, i + 1, cause);
-        });
+        Throwable[] errors = new Throwable[addresses.size()];
+        AtomicInteger failed = new AtomicInteger();
+        for (int i = 0; i < addresses.size(); i++) {
+            int at = i;
+            connect.apply(addresses.get(i)).whenComplete((c, err) -> {
+                if (err == null) {
+                    first.complete(c);
+                    return;
+                }
+                errors[at] = Errors.unwrap(err);
+                if (Errors.refusesConnection(errors[at])) {
+                    // The cluster refused this client (its name, credentials, TLS): other
+                    // members would too.
+                    first.completeExceptionally(errors[at]);
+                }
+                if (failed.incrementAndGet() == addresses.size()) {
+                    first.completeExceptionally(new NoMemberException(addresses, List.of(errors)));
+                }
+            });
+        }
+        return first;
     }
 
-    /** Does what a retryable error asks for before the next attempt. */
+    /**
+     * Does what a retryable error asks for before the next attempt: publish a schema the member
+     * lacks, or refresh the partition table when the member no longer owns the partition, could
+     * not be reached (it may have left the cluster) or could not serve while partitions moved.
+     */
     CompletableFuture<Void> prepareRetry(Throwable err) {
         if (err instanceof UnknownCompactSchemaException) {
             return metadata.publishSchema(((UnknownCompactSchemaException) err).getSchemaId());
         }
-        if (err instanceof WrongOwnerException) {
+        if (err instanceof WrongOwnerException || err instanceof UnavailableException) {
             return anyConnection().thenCompose(c -> {
                 CompletableFuture<Void> done = new CompletableFuture<>();
                 c.cluster.withDeadlineAfter(config.getConnectTimeout().toMillis(), TimeUnit.MILLISECONDS)

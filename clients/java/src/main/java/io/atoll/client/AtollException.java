@@ -52,7 +52,10 @@ public class AtollException extends RuntimeException {
     @Override
     public String getMessage() {
         String m = super.getMessage();
-        return memberAddress == null ? m : m + " (member " + memberAddress + ")";
+        if (memberAddress == null || m == null || m.contains("member " + memberAddress)) {
+            return m; // each fact once
+        }
+        return m + " (member " + memberAddress + ")";
     }
 
     /** The message without the member's address. */

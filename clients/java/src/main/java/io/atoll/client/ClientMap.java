@@ -591,7 +591,8 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
         if (keys.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
-        CompletableFuture<Void> done = client.metadata.flush().thenCompose(v -> OwnerBatches.run(client, keys, false, idx -> {
+        java.util.function.IntUnaryOperator size = i -> keys.get(i).totalSize() + values.get(i).totalSize() + Limits.ENTRY_OVERHEAD;
+        CompletableFuture<Void> done = client.metadata.flush().thenCompose(v -> OwnerBatches.run(client, keys, size, false, idx -> {
             PutAllRequest.Builder req = PutAllRequest.newBuilder().setMap(name);
             if (ttlMs != UNSET) {
                 req.setTtlMs(ttlMs);
@@ -600,7 +601,7 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
                 req.addEntries(Entry.newBuilder().setKey(bytes(keys.get(i))).setValue(bytes(values.get(i))));
             }
             return PipelineRequest.newBuilder().setPutAll(req).build();
-        })).thenApply(rs -> null);
+        }, null)).thenApply(rs -> null);
         if (near == null) {
             return done;
         }
@@ -619,12 +620,23 @@ final class ClientMap<K, V> implements AtollMap<K, V> {
         for (K k : keys) {
             kds.add(key(k));
         }
-        return OwnerBatches.run(client, kds, true, idx -> {
-            GetAllRequest.Builder req = GetAllRequest.newBuilder().setMap(name);
+        // The member answers what fits in one message and names the keys left, which the next
+        // round asks for.
+        return OwnerBatches.run(client, kds, i -> kds.get(i).totalSize() + Limits.ENTRY_OVERHEAD, true, idx -> {
+            GetAllRequest.Builder req = GetAllRequest.newBuilder().setMap(name).setPartial(true);
             for (int i : idx) {
                 req.addKeys(bytes(kds.get(i)));
             }
             return PipelineRequest.newBuilder().setGetAll(req).build();
+        }, (idx, resp) -> {
+            List<Integer> left = new ArrayList<>();
+            for (int j : resp.getEntries().getUnansweredList()) {
+                if (j < 0 || j >= idx.size()) {
+                    throw new InternalException("the member left key " + j + " of a request of " + idx.size() + " unanswered", null, -1, false, null);
+                }
+                left.add(idx.get(j));
+            }
+            return left;
         }).thenCompose(rs -> {
             List<Data> flat = new ArrayList<>();
             for (PipelineResponse r : rs) {

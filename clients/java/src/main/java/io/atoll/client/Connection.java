@@ -49,7 +49,8 @@ final class Connection {
 
     private volatile ByteString memberUuid = ByteString.EMPTY;
     private final String clientCluster;
-    private final int maxMessageSize; // the largest request it sends
+    /** What the member accepts (from its Connect answer). */
+    volatile Limits limits;
     private final Object sendLock = new Object();
     private ClientCallStreamObserver<PipelineRequest> requests; // guarded by sendLock once set
     private final Map<Long, Pending<PipelineResponse>> pending = new ConcurrentHashMap<>();
@@ -76,11 +77,11 @@ final class Connection {
         }
     }
 
-    private Connection(String address, ManagedChannel channel, String clientCluster, int maxMessageSize) {
+    private Connection(String address, ManagedChannel channel, String clientCluster, Limits limits) {
         this.address = address;
         this.channel = channel;
         this.clientCluster = clientCluster;
-        this.maxMessageSize = maxMessageSize;
+        this.limits = limits;
         this.cluster = ClusterServiceGrpc.newStub(channel);
         this.maps = MapServiceGrpc.newStub(channel);
         this.self = CompletableFuture.completedFuture(this);
@@ -92,9 +93,11 @@ final class Connection {
     }
 
     /**
-     * Connects to a member: checks the cluster name with Connect, then opens the pipeline.
-     * Fails with an exception that refuses the connection ({@link Errors#refusesConnection}: another
-     * cluster, credentials, TLS) or with {@link MemberConnectionException}.
+     * Connects to a member: checks the cluster name with Connect, then opens the pipeline. An
+     * address that refuses the connection fails at once; one that does not answer, after the
+     * connect timeout. Fails with an exception that refuses the connection
+     * ({@link Errors#refusesConnection}: another cluster, credentials, TLS) or with
+     * {@link MemberConnectionException}.
      */
     static CompletableFuture<Map.Entry<Connection, ConnectResponse>> dial(String address, AtollClientConfig cfg, ByteString clientUuid) {
         CompletableFuture<Map.Entry<Connection, ConnectResponse>> result = new CompletableFuture<>();
@@ -116,10 +119,10 @@ final class Connection {
             }
             ch = b.build();
         } catch (RuntimeException e) {
-            result.completeExceptionally(new MemberConnectionException("cannot connect to " + address + ": " + e.getMessage(), address, false, e));
+            result.completeExceptionally(new MemberConnectionException("member " + address + " cannot be dialed: " + e.getMessage(), address, false, e));
             return result;
         }
-        Connection c = new Connection(address, ch, cfg.getClusterName(), cfg.getMaxMessageSize());
+        Connection c = new Connection(address, ch, cfg.getClusterName(), Limits.of(cfg));
         ConnectRequest req = ConnectRequest.newBuilder()
                 .setClusterName(cfg.getClusterName())
                 .setClientName(cfg.getClientName())
@@ -143,10 +146,11 @@ final class Connection {
                         AtollException e = Errors.fromStatus(t, address, cfg.getClusterName());
                         if (Errors.refusesConnection(e)) {
                             result.completeExceptionally(e);
-                        } else {
-                            result.completeExceptionally(new MemberConnectionException("cannot connect to " + address + ": "
-                                    + e.getMessage(), address, false, e));
+                            return;
                         }
+                        Throwable cause = io.grpc.Status.fromThrowable(t).getCode() == io.grpc.Status.Code.DEADLINE_EXCEEDED
+                                ? new ConnectionFailures.ConnectTimeout(cfg.getConnectTimeout()) : t;
+                        result.completeExceptionally(new MemberConnectionException(ConnectionFailures.message(address, cause), address, false, t));
                     }
 
                     @Override
@@ -156,6 +160,7 @@ final class Connection {
                             return;
                         }
                         c.memberUuid = hello.getMemberUuid();
+                        c.limits = Limits.of(cfg, hello);
                         try {
                             c.openPipeline();
                         } catch (RuntimeException e) {
@@ -211,12 +216,12 @@ final class Connection {
                 // calls still pending then were never run.
                 ErrorDetail d = Errors.detailOf(t);
                 boolean shuttingDown = d != null && d.getCode() == ErrorCode.ERROR_CODE_SHUTTING_DOWN;
-                fail(Errors.fromStatus(t, address, clientCluster), !shuttingDown);
+                fail(t, !shuttingDown);
             }
 
             @Override
             public void onCompleted() {
-                fail(new IllegalStateException("the member closed the stream"), true);
+                fail(new IllegalStateException("the member ended the stream"), true);
             }
         });
     }
@@ -229,10 +234,10 @@ final class Connection {
     synchronized QueryStream queryStream() {
         MemberConnectionException b = broken;
         if (b != null) {
-            throw new MemberConnectionException("connection to " + address + " is broken: " + b.getCause().getMessage(), address, false, b.getCause());
+            throw notSent(b);
         }
         if (queryStream == null || !queryStream.usable()) {
-            queryStream = new QueryStream(channel, address, clientCluster, maxMessageSize);
+            queryStream = new QueryStream(channel, address, clientCluster, limits);
         }
         return queryStream;
     }
@@ -252,7 +257,7 @@ final class Connection {
             if (broken != null) {
                 return;
             }
-            broken = e = new MemberConnectionException("connection to " + address + " failed: " + cause.getMessage(), address, sent, cause);
+            broken = e = new MemberConnectionException(ConnectionFailures.message(address, cause), address, sent, cause);
         }
         for (Iterator<Map.Entry<Long, Pending<PipelineResponse>>> it = pending.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<Long, Pending<PipelineResponse>> en = it.next();
@@ -285,8 +290,8 @@ final class Connection {
         }
         long remainingMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
         PipelineRequest req = template.toBuilder().setCallId(id).setTimeoutMs(remainingMs).build();
-        // A message over the limit would end the stream every call shares: it fails alone, unsent.
-        TooLargeException tooLarge = RequestChecks.tooLarge(req.getSerializedSize(), maxMessageSize);
+        // A key, value or message over the member's limits fails alone, unsent.
+        TooLargeException tooLarge = limits.check(req);
         if (tooLarge != null) {
             if (pending.remove(id) != null) {
                 p.completeExceptionally(tooLarge);
@@ -304,7 +309,7 @@ final class Connection {
     }
 
     private MemberConnectionException notSent(MemberConnectionException b) {
-        return new MemberConnectionException("connection to " + address + " is broken: " + b.getCause().getMessage(), address, false, b.getCause());
+        return new MemberConnectionException(b.getMessage(), address, false, b.getCause());
     }
 
     /** Fails the calls whose deadline has passed; run periodically by the client. */
@@ -316,7 +321,7 @@ final class Connection {
         if (qs != null) {
             qs.sweep(nowNanos);
         }
-        Pending.expire(pending, nowNanos, "no response from the member within the deadline", address);
+        Pending.expire(pending, nowNanos, "member " + address + " did not answer within the call's deadline", address);
     }
 
     /** Ends the pipeline and the channel. */
@@ -334,8 +339,9 @@ final class Connection {
         synchronized (this) {
             qs = queryStream;
         }
+        MemberConnectionException b = broken;
         if (qs != null) {
-            qs.close();
+            qs.close(b != null ? b.getCause() : new ClientNotActiveException());
         }
         fail(new ClientNotActiveException(), false);
         channel.shutdownNow();

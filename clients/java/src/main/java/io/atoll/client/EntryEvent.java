@@ -24,7 +24,13 @@ public final class EntryEvent<K, V> {
         this.lostCount = lostCount;
     }
 
+    /** The kind of change. */
     public EntryEventType getType() {
+        return type;
+    }
+
+    /** The kind of change, under the name Hazelcast's {@code EntryEvent} gives it. */
+    public EntryEventType getEventType() {
         return type;
     }
 

@@ -10,7 +10,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * One pipeline call with its retries: routed to the owner of a partition, to one member, or
  * to any member; retried with exponential backoff and jitter while the error allows it and
- * the deadline has not passed. The rules are the Go client's (client.go invoke).
+ * the deadline has not passed, at once when the client adopted a new partition table or
+ * connected to a member meanwhile. The call fails at its deadline whatever it waits for then.
+ * The rules are the Go client's (client.go invoke).
  */
 final class Invocation {
     private final AtollClient client;
@@ -21,9 +23,11 @@ final class Invocation {
     private final boolean retries;   // false: one attempt, the caller retries (OwnerBatches)
     private final long deadline;
     private final CompletableFuture<PipelineResponse> result = new CompletableFuture<>();
-    private int attempt;
+    private volatile int attempt;
     private long backoffNanos;
-    private Throwable lastError;
+    private volatile Throwable lastError;
+    /** Completes when the client adopted a table or connected since the current attempt began. */
+    private CompletableFuture<Void> view;
 
     private Invocation(AtollClient client, PipelineRequest request, int partitionId, String target, boolean idempotent,
                        boolean retries, long deadline) {
@@ -41,7 +45,7 @@ final class Invocation {
     static CompletableFuture<PipelineResponse> onPartition(AtollClient c, int partitionId, boolean idempotent, PipelineRequest req) {
         Invocation inv = new Invocation(c, req, partitionId, null, idempotent, true, c.invocationDeadline());
         c.stats.calls.increment();
-        inv.run();
+        inv.start();
         return inv.result;
     }
 
@@ -49,8 +53,36 @@ final class Invocation {
     static CompletableFuture<PipelineResponse> onMember(AtollClient c, String address, boolean idempotent, PipelineRequest req) {
         Invocation inv = new Invocation(c, req, -1, address, idempotent, true, c.invocationDeadline());
         c.stats.calls.increment();
-        inv.run();
+        inv.start();
         return inv.result;
+    }
+
+    /**
+     * Starts the first attempt, and fails the call at its deadline whatever it waits for then
+     * (a connection, a member's answer, a retry's turn).
+     */
+    private void start() {
+        failAtDeadline(client, result, deadline, () -> lastError, () -> attempt, () -> client.stats.failures.increment());
+        run();
+    }
+
+    /**
+     * Completes {@code result} with an {@link OperationTimeoutException} at {@code deadline}
+     * unless it completed before.
+     */
+    static void failAtDeadline(AtollClient client, CompletableFuture<?> result, long deadline,
+                               java.util.function.Supplier<Throwable> last, java.util.function.IntSupplier attempts, Runnable counted) {
+        try {
+            java.util.concurrent.ScheduledFuture<?> timer = client.scheduler.schedule(() -> {
+                Throwable t = timeout(client, last.get(), attempts.getAsInt());
+                if (result.completeExceptionally(t)) {
+                    counted.run();
+                }
+            }, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            result.whenComplete((v, err) -> timer.cancel(false));
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            result.completeExceptionally(new ClientNotActiveException());
+        }
     }
 
     /**
@@ -64,6 +96,9 @@ final class Invocation {
     }
 
     private void run() {
+        if (result.isDone()) {
+            return; // failed at its deadline
+        }
         if (client.isClosed()) {
             fail(new ClientNotActiveException());
             return;
@@ -72,6 +107,7 @@ final class Invocation {
             fail(finalError(lastError));
             return;
         }
+        view = client.changes();
         CompletableFuture<Connection> conn = target != null ? client.connectTo(target) : client.connectionFor(partitionId);
         conn.whenComplete((c, err) -> {
             if (err != null) {
@@ -91,8 +127,9 @@ final class Invocation {
     }
 
     private void fail(Throwable t) {
-        client.stats.failures.increment();
-        result.completeExceptionally(t);
+        if (result.completeExceptionally(t)) {
+            client.stats.failures.increment();
+        }
     }
 
     /** Whether a failed call may be tried again before its deadline (the Go client's shouldRetry). */
@@ -116,12 +153,24 @@ final class Invocation {
             return new ClientNotActiveException();
         }
         if (System.nanoTime() - deadline >= 0 && !(err instanceof OperationTimeoutException)) {
-            String member = err instanceof AtollException ? ((AtollException) err).getMemberAddress() : null;
-            return new OperationTimeoutException("the call did not complete within the invocation timeout of "
-                    + client.config.getInvocationTimeout() + " (" + attempt + " retries; last error: " + err.getMessage() + ")",
-                    member, -1, false, err);
+            return timeout(client, err, attempt);
         }
         return err;
+    }
+
+    /** The failure of a call whose deadline passed, after {@code attempt} retries, with the last error it met. */
+    static OperationTimeoutException timeout(AtollClient client, Throwable last, int attempt) {
+        if (client.isClosed()) {
+            return new OperationTimeoutException("the client was closed before the call completed", null, -1, false, last);
+        }
+        String msg = "the call did not complete within the invocation timeout of " + ConnectionFailures.format(client.config.getInvocationTimeout());
+        if (attempt > 0) {
+            msg += " (" + attempt + (attempt == 1 ? " retry" : " retries") + ")";
+        }
+        if (last != null) {
+            msg += "; before, " + last.getMessage();
+        }
+        return new OperationTimeoutException(msg, null, -1, false, last);
     }
 
     private void onFailure(Throwable t) {
@@ -153,11 +202,8 @@ final class Invocation {
             if (System.nanoTime() + delay - deadline >= 0) {
                 delay = Math.max(0, deadline - System.nanoTime());
             }
-            try {
-                client.scheduler.schedule(this::run, delay, TimeUnit.NANOSECONDS);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                fail(new ClientNotActiveException());
-            }
+            // A table adopted or a connection opened meanwhile: go at once.
+            client.retryAfter(delay, view, this::run);
         });
     }
 }

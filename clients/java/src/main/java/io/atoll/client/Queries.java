@@ -39,6 +39,8 @@ final class Queries {
         client.stats.calls.increment();
         CompletableFuture<Void> meta = client.metadata.flush();
         CompletableFuture<QueryCursor> out = new CompletableFuture<>();
+        // It fails at its deadline whatever it waits for then (a connection, an answer).
+        Invocation.failAtDeadline(client, out, deadline, () -> null, () -> 0, () -> client.stats.failures.increment());
         meta.whenComplete((v, err) -> {
             if (err != null) {
                 fail(client, out, Errors.unwrap(err));
@@ -50,8 +52,9 @@ final class Queries {
     }
 
     private static void fail(AtollClient client, CompletableFuture<QueryCursor> out, Throwable t) {
-        client.stats.failures.increment();
-        out.completeExceptionally(client.isClosed() ? new ClientNotActiveException() : t);
+        if (out.completeExceptionally(client.isClosed() ? new ClientNotActiveException() : t)) {
+            client.stats.failures.increment();
+        }
     }
 
     /**
@@ -70,7 +73,12 @@ final class Queries {
                     .thenApply(resp -> new QueryCursor(client, c.address, qs, resp));
         }).whenComplete((cursor, err) -> {
             if (err == null) {
-                out.complete(cursor);
+                if (!out.complete(cursor)) {
+                    cursor.closeAsync(); // its caller stopped waiting: the member's cursor must not linger
+                }
+                return;
+            }
+            if (out.isDone()) {
                 return;
             }
             Throwable e = Errors.unwrap(err);

@@ -23,17 +23,17 @@ import java.util.concurrent.atomic.AtomicLong;
 final class QueryStream {
     private final String address;
     private final String clientCluster;
-    private final int maxMessageSize;
+    private final Limits limits;
     private final Object sendLock = new Object();
     private ClientCallStreamObserver<QueryCall> requests; // guarded by sendLock
     private final Map<Long, Connection.Pending<ExecuteResponse>> pending = new ConcurrentHashMap<>();
     private final AtomicLong nextId = new AtomicLong();
     private volatile MemberConnectionException broken;
 
-    QueryStream(ManagedChannel channel, String address, String clientCluster, int maxMessageSize) {
+    QueryStream(ManagedChannel channel, String address, String clientCluster, Limits limits) {
         this.address = address;
         this.clientCluster = clientCluster;
-        this.maxMessageSize = maxMessageSize;
+        this.limits = limits;
         // Replies complete futures on the transport's thread; nothing on this path blocks.
         QueryServiceGrpc.newStub(channel).withExecutor(Runnable::run).pipeline(new ClientResponseObserver<QueryCall, QueryReply>() {
             @Override
@@ -58,12 +58,12 @@ final class QueryStream {
 
             @Override
             public void onError(Throwable t) {
-                fail(Errors.fromStatus(t, address, clientCluster));
+                fail(t);
             }
 
             @Override
             public void onCompleted() {
-                fail(new IllegalStateException("the member closed the query stream"));
+                fail(new IllegalStateException("the member ended the query stream"));
             }
         });
     }
@@ -80,7 +80,7 @@ final class QueryStream {
             if (broken != null) {
                 return;
             }
-            broken = e = new MemberConnectionException("query stream to " + address + " failed: " + cause.getMessage(), address, true, cause);
+            broken = e = new MemberConnectionException(ConnectionFailures.message(address, cause), address, true, cause);
         }
         for (Iterator<Map.Entry<Long, Connection.Pending<ExecuteResponse>>> it = pending.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<Long, Connection.Pending<ExecuteResponse>> en = it.next();
@@ -110,7 +110,7 @@ final class QueryStream {
             return p;
         }
         QueryCall req = call.setCallId(id).build();
-        TooLargeException tooLarge = RequestChecks.tooLarge(req.getSerializedSize(), maxMessageSize);
+        TooLargeException tooLarge = limits.message(req.getSerializedSize());
         if (tooLarge != null) {
             if (pending.remove(id) != null) {
                 p.completeExceptionally(tooLarge);
@@ -128,16 +128,16 @@ final class QueryStream {
     }
 
     private MemberConnectionException notSent(MemberConnectionException b) {
-        return new MemberConnectionException("query stream to " + address + " is broken: " + b.getCause().getMessage(), address, false, b.getCause());
+        return new MemberConnectionException(b.getMessage(), address, false, b.getCause());
     }
 
     /** Fails the calls whose deadline has passed. */
     void sweep(long nowNanos) {
-        Connection.Pending.expire(pending, nowNanos, "no reply to the query call from the member within the deadline", address);
+        Connection.Pending.expire(pending, nowNanos, "member " + address + " did not answer the query call within its deadline", address);
     }
 
-    /** Ends the stream; calls in flight fail. */
-    void close() {
+    /** Ends the stream; calls in flight fail with {@code why}. */
+    void close(Throwable why) {
         synchronized (sendLock) {
             if (requests != null) {
                 try {
@@ -147,6 +147,6 @@ final class QueryStream {
                 }
             }
         }
-        fail(new ClientNotActiveException());
+        fail(why);
     }
 }

@@ -3,10 +3,9 @@ package io.atoll.client;
 /**
  * Checks of requests before they are sent. A request a member would refuse, or that the protocol
  * cannot carry as written, fails where the client takes it, with an {@link InvalidArgumentException}
- * or a {@link TooLargeException} whose member address is null: nothing was sent, and the connection
- * and the calls sharing it carry on. (protobuf-java would otherwise send a string with an unpaired
- * surrogate with '?' in its place, and a message over the member's size limit would end the stream
- * every call on the connection shares.)
+ * whose member address is null: nothing was sent, and the connection and the calls sharing it
+ * carry on. (protobuf-java would otherwise send a string with an unpaired surrogate with '?' in
+ * its place.) Sizes are checked against the member's limits ({@link Limits}).
  */
 final class RequestChecks {
     /** The longest map name a member accepts, in UTF-8 bytes. */
@@ -17,7 +16,8 @@ final class RequestChecks {
 
     /** A map name a member accepts: 1 to 1024 bytes of UTF-8 (no unpaired surrogate). */
     static void mapName(String name) {
-        if (name == null || name.isEmpty()) {
+        java.util.Objects.requireNonNull(name, "the map name must not be null");
+        if (name.isEmpty()) {
             throw notSent("the map name is empty");
         }
         int n = utf8Length("the map name", name);
@@ -52,15 +52,6 @@ final class RequestChecks {
             }
         }
         return n;
-    }
-
-    /** The failure of a message over the client's maximum message size; null when it fits. */
-    static TooLargeException tooLarge(int size, int max) {
-        if (size <= max) {
-            return null;
-        }
-        return new TooLargeException("request not sent: the message has " + size + " bytes, more than the maximum of " + max
-                + " (AtollClientConfig.setMaxMessageSize)", null, -1, false, null, max);
     }
 
     private static InvalidArgumentException notSent(String reason) {

@@ -117,8 +117,11 @@ class ErrorsTest {
     @Test
     void valueOverTheMembersLimit() throws Exception {
         AtollMap<String, byte[]> m = client.getMap("limits");
+        // The client learned the member's limit when it connected: nothing is sent.
         TooLargeException e = assertThrows(TooLargeException.class, () -> m.set("big", new byte[4096]));
-        assertEquals(member.address(), e.getMemberAddress());
+        assertNull(e.getMemberAddress(), "it was sent");
+        assertEquals(1024, e.getLimit());
+        assertTrue(e.getMessage().contains("limits.max-value-size"), e.getMessage());
         assertTrue(!e.isRetryable());
         ExecutionException async = assertThrows(ExecutionException.class, () -> m.putAsync("big", new byte[4096]).get());
         assertInstanceOf(TooLargeException.class, async.getCause());

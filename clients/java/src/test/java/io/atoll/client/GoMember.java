@@ -32,6 +32,7 @@ final class GoMember implements AutoCloseable {
     private final String configYaml;
     private Process process;
     private volatile String address;
+    private volatile String admin;
     private String join;
     private final StringBuffer logs = new StringBuffer();
 
@@ -132,7 +133,7 @@ final class GoMember implements AutoCloseable {
         } catch (IOException e) {
             throw new IllegalStateException("starting " + cmd + ": " + e, e);
         }
-        CompletableFuture<String> started = new CompletableFuture<>();
+        CompletableFuture<String[]> started = new CompletableFuture<>();
         Process p = process;
         Thread reader = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8))) {
@@ -141,7 +142,7 @@ final class GoMember implements AutoCloseable {
                     logs.append(line).append('\n');
                     Matcher m = STARTED.matcher(line);
                     if (m.find()) {
-                        started.complete(m.group(1));
+                        started.complete(new String[] {m.group(1), m.group(2)});
                     }
                 }
             } catch (IOException ignored) {
@@ -152,7 +153,9 @@ final class GoMember implements AutoCloseable {
         reader.setDaemon(true);
         reader.start();
         try {
-            address = started.get(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            String[] addrs = started.get(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            address = addrs[0];
+            admin = addrs[1];
         } catch (Exception e) {
             p.destroyForcibly();
             throw new IllegalStateException("member did not start: " + e + "\n" + logs, e);
@@ -232,6 +235,30 @@ final class GoMember implements AutoCloseable {
 
     boolean isAlive() {
         return process != null && process.isAlive();
+    }
+
+    /** The process id of the running member. */
+    long pid() {
+        return process.pid();
+    }
+
+    /**
+     * Waits until the member is ready (its admin address's /readyz: every partition owned and
+     * backed up, no migration, the table unchanged for 2 s).
+     */
+    void awaitReady() {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        java.net.http.HttpRequest req = java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://" + admin + "/readyz")).build();
+        Await.until("member " + address + " to be ready", Duration.ofMinutes(2), () -> {
+            try {
+                return http.send(req, java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+            } catch (IOException e) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        });
     }
 
     /**

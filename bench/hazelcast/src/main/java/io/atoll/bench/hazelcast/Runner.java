@@ -122,7 +122,7 @@ public final class Runner {
 
     // ---------------------------------------------------------------- members
 
-    private static List<Process> startMembers(Options o) throws Exception {
+    static List<Process> startMembers(Options o) throws Exception {
         File logs = new File(o.logDir);
         Files.createDirectories(logs.toPath());
         String java = System.getProperty("java.home") + "/bin/java";
@@ -156,7 +156,7 @@ public final class Runner {
     }
 
     /** Closes the members' standard input (they shut down), then ends those that do not. */
-    private static void stopMembers(List<Process> members) {
+    static void stopMembers(List<Process> members) {
         for (Process p : members) {
             try {
                 p.getOutputStream().close();

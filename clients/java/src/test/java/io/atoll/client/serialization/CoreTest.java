@@ -120,7 +120,12 @@ class CoreTest {
     void stringsAreStandardUtf8() {
         assertArrayEquals(hex("00000000fffffff500000004f09f9880"), service.toData("😀").toByteArray());
         assertArrayEquals(hex("00000000fffffff50000000100"), service.toData("\u0000").toByteArray());
-        assertArrayEquals(hex("00000000fffffff5000000013f"), service.toData("\ud800").toByteArray());
+        // An unpaired surrogate has no UTF-8 form: Java's encoder would write '?', so "\ud800"
+        // and "?" would be one key. It is refused.
+        InvalidStringException e = assertThrows(InvalidStringException.class, () -> service.toData("x\ud800"));
+        assertEquals(1, e.getIndex());
+        assertThrows(InvalidStringException.class, () -> service.toData("\udfff"));
+        assertArrayEquals(hex("00000000fffffff50000000500f09f9880"), service.toData("\u0000\ud83d\ude00").toByteArray());
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.atoll.client.serialization.internal.core;
 
 import io.atoll.client.serialization.AtollSerializationException;
 import io.atoll.client.serialization.Data;
+import io.atoll.client.serialization.InvalidStringException;
 import io.atoll.client.serialization.ObjectDataOutput;
 
 import java.math.BigDecimal;
@@ -126,9 +127,29 @@ public final class BufferOutput implements ObjectDataOutput {
             writeInt(-1);
             return;
         }
+        int bad = unpairedSurrogate(s);
+        if (bad >= 0) {
+            throw new InvalidStringException(s, bad);
+        }
         byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
         writeInt(utf8.length);
         write(utf8);
+    }
+
+    /** The index of the first unpaired surrogate of s, or -1: UTF-8 cannot carry one. */
+    static int unpairedSurrogate(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (!Character.isSurrogate(c)) {
+                continue;
+            }
+            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                i++;
+                continue;
+            }
+            return i;
+        }
+        return -1;
     }
 
     /** Portable field names: short length + low 8 bits of each char. */
