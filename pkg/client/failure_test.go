@@ -90,13 +90,17 @@ func TestOversizedValueFailsAlone(t *testing.T) {
 
 // TestDeadlinesWithNoMember: with the only member gone, a call with a 2 s
 // deadline returns within 2.5 s, saying the deadline passed; calls made
-// at once all do.
+// at once all do. The calls start once the client has seen its
+// connection end: a write sent before that ends with the connection
+// (its outcome unknown), not with its deadline.
 func TestDeadlinesWithNoMember(t *testing.T) {
 	c := testcluster.Start(t, testcluster.Process, 1, testcluster.Options{})
 	cl := connect(t, c, client.Config{})
 	m := client.GetMap[string, string](cl, "gone")
 	require.NoError(t, m.Set(ctxT(t), "k", "v"))
 	c.Members()[0].Kill()
+	require.Eventually(t, func() bool { return cl.Stats().Connections == 0 }, 30*time.Second, 10*time.Millisecond,
+		"the client sees its connection to the killed member end")
 
 	var wg sync.WaitGroup
 	for i := range 20 {
