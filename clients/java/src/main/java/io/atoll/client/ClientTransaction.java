@@ -452,7 +452,14 @@ final class ClientTransaction implements Transaction {
         for (Item it : items) {
             keys.add(it.k.key);
         }
-        return OwnerBatches.run(client, keys, true, build);
+        // What item i adds to a request (its map's name, key and written value), for splitting
+        // a batch by size.
+        java.util.function.IntUnaryOperator size = i -> {
+            Item it = items.get(i);
+            int n = it.k.map.length() + it.k.key.totalSize() + Limits.ENTRY_OVERHEAD;
+            return it.w != null && it.w.value != null ? n + it.w.value.totalSize() : n;
+        };
+        return OwnerBatches.run(client, keys, size, true, build, null);
     }
 
     private void byOwner(List<Item> items, Function<List<Integer>, PipelineRequest> build) {

@@ -47,13 +47,13 @@ final class SessionLocks {
             data.add(k.key());
         }
         long leaseMs = client.config.getLockSessionLease().toMillis();
-        OwnerBatches.run(client, data, true, idx -> {
+        OwnerBatches.run(client, data, i -> keys.get(i).map().length() + data.get(i).totalSize() + Limits.ENTRY_OVERHEAD, true, idx -> {
             RenewLocksRequest.Builder req = RenewLocksRequest.newBuilder().setLeaseMs(leaseMs);
             for (int i : idx) {
                 req.addKeys(MapKey.newBuilder().setMap(keys.get(i).map()).setKey(ClientMap.bytes(keys.get(i).key())));
             }
             return PipelineRequest.newBuilder().setRenewLocks(req).build();
-        }).whenComplete((resps, err) -> {
+        }, null).whenComplete((resps, err) -> {
             if (err != null) {
                 LOG.log(System.Logger.Level.WARNING, "renewing session locks failed; they end with their lease unless the next renewal succeeds", err);
                 return;
