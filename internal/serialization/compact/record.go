@@ -334,94 +334,45 @@ func (r *Record) GetNullableBoolean(name string) (*bool, error) {
 
 // GetNullableInt8 reads a NULLABLE_INT8 (or INT8) field; null is nil.
 func (r *Record) GetNullableInt8(name string) (*int8, error) {
-	f, fixed, rd, null, err := r.nullable(name, core.KindInt8)
-	if err != nil || null {
-		return nil, err
-	}
-	if fixed != nil {
-		rd = wire.NewReader(fixed, 0)
-	}
-	v := rd.Int8()
-	if rd.Err() != nil {
-		return nil, readErr(&rd, f)
-	}
-	return &v, nil
+	return getNullable(r, name, core.KindInt8, (*wire.Reader).Int8)
 }
 
 // GetNullableInt16 reads a NULLABLE_INT16 (or INT16) field; null is nil.
 func (r *Record) GetNullableInt16(name string) (*int16, error) {
-	f, fixed, rd, null, err := r.nullable(name, core.KindInt16)
-	if err != nil || null {
-		return nil, err
-	}
-	if fixed != nil {
-		rd = wire.NewReader(fixed, 0)
-	}
-	v := rd.Int16()
-	if rd.Err() != nil {
-		return nil, readErr(&rd, f)
-	}
-	return &v, nil
+	return getNullable(r, name, core.KindInt16, (*wire.Reader).Int16)
 }
 
 // GetNullableInt32 reads a NULLABLE_INT32 (or INT32) field; null is nil.
 func (r *Record) GetNullableInt32(name string) (*int32, error) {
-	f, fixed, rd, null, err := r.nullable(name, core.KindInt32)
-	if err != nil || null {
-		return nil, err
-	}
-	if fixed != nil {
-		rd = wire.NewReader(fixed, 0)
-	}
-	v := rd.Int32()
-	if rd.Err() != nil {
-		return nil, readErr(&rd, f)
-	}
-	return &v, nil
+	return getNullable(r, name, core.KindInt32, (*wire.Reader).Int32)
 }
 
 // GetNullableInt64 reads a NULLABLE_INT64 (or INT64) field; null is nil.
 func (r *Record) GetNullableInt64(name string) (*int64, error) {
-	f, fixed, rd, null, err := r.nullable(name, core.KindInt64)
-	if err != nil || null {
-		return nil, err
-	}
-	if fixed != nil {
-		rd = wire.NewReader(fixed, 0)
-	}
-	v := rd.Int64()
-	if rd.Err() != nil {
-		return nil, readErr(&rd, f)
-	}
-	return &v, nil
+	return getNullable(r, name, core.KindInt64, (*wire.Reader).Int64)
 }
 
 // GetNullableFloat32 reads a NULLABLE_FLOAT32 (or FLOAT32) field; null is nil.
 func (r *Record) GetNullableFloat32(name string) (*float32, error) {
-	f, fixed, rd, null, err := r.nullable(name, core.KindFloat32)
-	if err != nil || null {
-		return nil, err
-	}
-	if fixed != nil {
-		rd = wire.NewReader(fixed, 0)
-	}
-	v := rd.Float32()
-	if rd.Err() != nil {
-		return nil, readErr(&rd, f)
-	}
-	return &v, nil
+	return getNullable(r, name, core.KindFloat32, (*wire.Reader).Float32)
 }
 
 // GetNullableFloat64 reads a NULLABLE_FLOAT64 (or FLOAT64) field; null is nil.
 func (r *Record) GetNullableFloat64(name string) (*float64, error) {
-	f, fixed, rd, null, err := r.nullable(name, core.KindFloat64)
+	return getNullable(r, name, core.KindFloat64, (*wire.Reader).Float64)
+}
+
+// getNullable reads a nullable fixed-size number (or its non-nullable
+// kind) with read; null is nil.
+func getNullable[T any](r *Record, name string, kind core.FieldKind, read func(*wire.Reader) T) (*T, error) {
+	f, fixed, rd, null, err := r.nullable(name, kind)
 	if err != nil || null {
 		return nil, err
 	}
 	if fixed != nil {
 		rd = wire.NewReader(fixed, 0)
 	}
-	v := rd.Float64()
+	v := read(&rd)
 	if rd.Err() != nil {
 		return nil, readErr(&rd, f)
 	}
