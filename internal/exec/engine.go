@@ -443,7 +443,11 @@ func (e *Engine) RunFragment(ctx context.Context, req *pb.RunFragmentRequest, se
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	mem, err := e.openAccount(id, req.MemoryLimitBytes, fragmentNeedsMemory(f), cancel)
+	adm := NoMemory
+	if fragmentNeedsMemory(f) {
+		adm = Admitted
+	}
+	mem, err := e.openAccount(id, req.MemoryLimitBytes, adm, cancel)
 	if err != nil {
 		return err
 	}
@@ -457,11 +461,20 @@ func (e *Engine) RunFragment(ctx context.Context, req *pb.RunFragmentRequest, se
 
 // openAccount opens a query's account on this member, with the query's
 // limit or the member's; the breaker may refuse a query that needs memory.
-func (e *Engine) openAccount(id string, limit int64, needs bool, cancel context.CancelCauseFunc) (*MemoryAccount, error) {
+func (e *Engine) openAccount(id string, limit int64, adm Admission, cancel context.CancelCauseFunc) (*MemoryAccount, error) {
 	if limit <= 0 {
 		limit = e.cfg.MemoryLimit
 	}
-	return e.pool.Open(id, limit, needs, func(err error) { cancel(err) })
+	return e.pool.Open(id, limit, adm, func(err error) { cancel(err) })
+}
+
+// admission is how the breaker admits a query starting on this member
+// with plan n.
+func admission(n plan.Node) Admission {
+	if needsMemory(n) {
+		return AdmitHere
+	}
+	return NoMemory
 }
 
 // stopCause returns why a query's context ended: the breaker's error when
@@ -802,7 +815,7 @@ func (e *Engine) start(ctx context.Context, ph *plan.Physical, bound []expr.Valu
 		qctx, cancelT = context.WithTimeout(qctx, opts.Timeout)
 		cancel = func() { cancelT(); stop(nil) }
 	}
-	mem, err := e.openAccount(e.queryID(ctx), ph.Hints.MemoryLimit, needsMemory(ph.Root), stop)
+	mem, err := e.openAccount(e.queryID(ctx), ph.Hints.MemoryLimit, admission(ph.Root), stop)
 	if err != nil {
 		cancel()
 		return nil, page{}, err

@@ -218,7 +218,30 @@ type poolQuery struct {
 	seq      uint64
 	accounts []*MemoryAccount
 	reported bool // a breaker action was logged
+	// claim is what the pool expected the query to take on this member
+	// when it was admitted; peak sums its closed accounts' peaks, and cut
+	// says one of them was stopped (its peak then says nothing).
+	claim, peak int64
+	cut         bool
 }
+
+// Admission says how the breaker treats a query opening an account.
+type Admission uint8
+
+const (
+	// NoMemory: the query holds a page at most; the breaker never
+	// refuses it.
+	NoMemory Admission = iota
+	// AdmitHere: a query that needs memory, starting on this member
+	// (its coordinator's): refused while the breaker is open or when it
+	// would likely take the pool past its admission threshold.
+	AdmitHere
+	// Admitted: a fragment of a query that needs memory, which its
+	// coordinator's member admitted: refused only while the breaker is
+	// open, so that a query admitted by one member is not turned away by
+	// another after work was done for it.
+	Admitted
+)
 
 // NewMemoryPool returns a pool; the engine runs its breaker.
 func NewMemoryPool(cfg PoolConfig) *MemoryPool {
@@ -301,28 +324,31 @@ func (p *MemoryPool) poolOpenAt() int64 { return int64(p.cfg.PoolOpen * float64(
 
 // Open returns an account for query (its id, for logs) with the query's
 // own limit (0: none), which the pool may terminate through cancel. A
-// query that needs memory (joins, grouping, DISTINCT, sorting) is refused
-// with a *BreakerError while the breaker is open or when it would likely
-// take the pool past the breaker's threshold. Close the account when the
-// query ends on this member.
-func (p *MemoryPool) Open(query string, limit int64, needsMemory bool, cancel func(error)) (*MemoryAccount, error) {
-	a := &MemoryAccount{pool: p, query: query, limit: max(limit, 0), needs: needsMemory, cancel: cancel}
+// query that needs memory (joins, grouping, DISTINCT, sorting) may be
+// refused with a *BreakerError, as adm says. A query's accounts on one
+// member (its coordinator's and its fragments') are admitted and expected
+// to take memory once. Close the account when the query ends on this
+// member.
+func (p *MemoryPool) Open(query string, limit int64, adm Admission, cancel func(error)) (*MemoryAccount, error) {
+	a := &MemoryAccount{pool: p, query: query, limit: max(limit, 0), needs: adm != NoMemory, cancel: cancel}
 	p.mu.Lock()
-	if needsMemory && p.cfg.Breaker {
-		if reason := p.refuse(); reason != "" {
+	pq := p.queries[query]
+	if a.needs && p.cfg.Breaker {
+		if reason := p.refuse(adm == AdmitHere && pq == nil); reason != "" {
 			p.mu.Unlock()
 			p.rejected.Add(1)
 			err := &BreakerError{Action: BreakerReject, Query: query, Reason: reason, RetryAfter: p.cfg.RetryAfter}
 			p.cfg.Logger.Info("query refused by the memory circuit breaker", "query", query, "reason", reason)
 			return nil, err
 		}
-		a.claim = int64(p.expected)
 	}
-	pq := p.queries[query]
 	if pq == nil {
 		p.seq++
 		pq = &poolQuery{seq: p.seq}
 		p.queries[query] = pq
+	}
+	if a.needs && p.cfg.Breaker && pq.claim == 0 {
+		pq.claim = int64(p.expected)
 	}
 	pq.accounts = append(pq.accounts, a)
 	p.mu.Unlock()
@@ -330,20 +356,24 @@ func (p *MemoryPool) Open(query string, limit int64, needsMemory bool, cancel fu
 }
 
 // refuse returns why a new query that needs memory is refused now, or ""
-// (under p.mu).
-func (p *MemoryPool) refuse() string {
+// (under p.mu): while the breaker is open; and, when admit is set, when
+// the memory the running queries hold or are expected to take leaves no
+// room for another.
+func (p *MemoryPool) refuse(admit bool) string {
 	if p.open.Load() {
 		return fmt.Sprintf("the breaker is open (queries hold %d bytes of %d, live heap %d bytes of the member's memory limit %d)",
 			p.reserved.Load(), p.cfg.Limit, p.heap.Load(), p.cfg.MemoryLimit)
 	}
-	if p.cfg.Limit <= 0 || p.expected <= 0 {
+	if !admit || p.cfg.Limit <= 0 || p.expected <= 0 {
 		return ""
 	}
 	var committed int64
 	for _, q := range p.queries {
+		var used int64
 		for _, a := range q.accounts {
-			committed += max(a.used.Load(), a.claim)
+			used += a.used.Load()
 		}
+		committed += max(used, q.claim)
 	}
 	// Admission stops at the threshold where an open breaker closes
 	// again, not where it opens: queries peak above the average, and
@@ -398,26 +428,33 @@ func (p *MemoryPool) report(a *MemoryAccount, err *BreakerError) {
 // close ends an account (MemoryAccount.Close).
 func (p *MemoryPool) close(a *MemoryAccount) {
 	p.mu.Lock()
-	if q := p.queries[a.query]; q != nil {
-		if i := slices.Index(q.accounts, a); i >= 0 {
-			q.accounts = slices.Delete(q.accounts, i, i+1)
-		}
-		if len(q.accounts) == 0 {
-			delete(p.queries, a.query)
-		}
+	defer p.mu.Unlock()
+	q := p.queries[a.query]
+	if q == nil {
+		return
 	}
-	if a.needs && !a.stopped.Load() {
+	if i := slices.Index(q.accounts, a); i >= 0 {
+		q.accounts = slices.Delete(q.accounts, i, i+1)
+	}
+	if a.needs {
+		q.peak += a.peak.Load()
+		q.cut = q.cut || a.stopped.Load()
+	}
+	if len(q.accounts) > 0 {
+		return
+	}
+	delete(p.queries, a.query)
+	if q.peak > 0 && !q.cut {
 		// Up at once, down slowly: a query's peak grows with the
 		// load (its exchange buffers fill while its consumers wait
 		// for the CPU), and admission must not learn the quiet
 		// moments' peaks alone.
-		if peak := float64(a.peak.Load()); peak >= p.expected {
+		if peak := float64(q.peak); peak >= p.expected {
 			p.expected = peak
 		} else {
 			p.expected = 0.95*p.expected + 0.05*peak
 		}
 	}
-	p.mu.Unlock()
 }
 
 // run is the breaker: it looks at the pool and the live heap every
@@ -550,7 +587,6 @@ type MemoryAccount struct {
 	query string
 	limit int64 // 0: no limit
 	needs bool  // the query needs memory (admission and the expected peak)
-	claim int64 // what the pool expected the query to take when it was admitted
 	// cancel stops the query with the given cause (nil: the breaker
 	// cannot stop it).
 	cancel  func(error)

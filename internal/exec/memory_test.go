@@ -80,7 +80,7 @@ func TestBreakerTerminatesHalfOfTheQueriesHoldingMemory(t *testing.T) {
 	runs := make([]*run, 8)
 	for i := range runs {
 		r := &run{}
-		a, err := p.Open(fmt.Sprintf("q%d", i), 0, true, func(err error) { r.cause = err })
+		a, err := p.Open(fmt.Sprintf("q%d", i), 0, AdmitHere, func(err error) { r.cause = err })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,10 +125,10 @@ func TestBreakerTerminatesHalfOfTheQueriesHoldingMemory(t *testing.T) {
 	}
 	// Open: a new query that needs memory is refused, one that does not
 	// is not; nothing more is terminated while it stays open.
-	if _, err := p.Open("new", 0, true, nil); !isBreaker(err, BreakerReject) {
+	if _, err := p.Open("new", 0, AdmitHere, nil); !isBreaker(err, BreakerReject) {
 		t.Fatalf("query needing memory while open: %v", err)
 	}
-	if a, err := p.Open("scan", 0, false, nil); err != nil {
+	if a, err := p.Open("scan", 0, NoMemory, nil); err != nil {
 		t.Fatalf("query needing no memory while open: %v", err)
 	} else {
 		a.Close()
@@ -137,12 +137,12 @@ func TestBreakerTerminatesHalfOfTheQueriesHoldingMemory(t *testing.T) {
 	// Hysteresis: between the thresholds it stays open.
 	heap.Store(800)
 	p.evaluate()
-	if _, err := p.Open("new", 0, true, nil); !isBreaker(err, BreakerReject) || p.Stats().Terminated != 3 {
+	if _, err := p.Open("new", 0, AdmitHere, nil); !isBreaker(err, BreakerReject) || p.Stats().Terminated != 3 {
 		t.Fatalf("between the thresholds: %v, %+v", err, p.Stats())
 	}
 	heap.Store(749)
 	p.evaluate()
-	a, err := p.Open("new", 0, true, nil)
+	a, err := p.Open("new", 0, AdmitHere, nil)
 	if err != nil {
 		t.Fatalf("after the breaker closed: %v", err)
 	}
@@ -169,7 +169,7 @@ func isBreaker(err error, action string) bool {
 // query that made it) and closes below PoolClose.
 func TestPoolLimitAndThresholds(t *testing.T) {
 	p := NewMemoryPool(PoolConfig{Breaker: true, Limit: 1000, Random: func() float64 { return 0.9 }, Logger: slog.New(slog.DiscardHandler)})
-	a, err := p.Open("a", 0, true, func(error) {})
+	a, err := p.Open("a", 0, AdmitHere, func(error) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestPoolLimitAndThresholds(t *testing.T) {
 	a.Close()
 	// Off, the pool only counts.
 	off := NewMemoryPool(PoolConfig{Limit: 10})
-	b, _ := off.Open("b", 0, true, nil)
+	b, _ := off.Open("b", 0, AdmitHere, nil)
 	if err := b.Reserve("sort buffer", 100); err != nil || off.Stats().Limit != 0 {
 		t.Fatalf("breaker off: %v, %+v", err, off.Stats())
 	}
@@ -229,7 +229,7 @@ func TestBreakerOpensWhenTheRuntimePassesTheLimit(t *testing.T) {
 		HeapLive: func() int64 { return 100 }, RuntimeHeld: held.Load,
 		Random: func() float64 { return 0.1 }, Logger: slog.New(slog.DiscardHandler)})
 	var stopped error
-	a, err := p.Open("a", 0, true, func(err error) { stopped = err })
+	a, err := p.Open("a", 0, AdmitHere, func(err error) { stopped = err })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func TestBreakerOpensWhenTheRuntimePassesTheLimit(t *testing.T) {
 	if !p.Stats().Open || !isBreaker(stopped, BreakerTerminate) || !strings.Contains(stopped.Error(), "collection is not keeping up") {
 		t.Fatalf("runtime past the limit: open %v, running query stopped with %v", p.Stats().Open, stopped)
 	}
-	if _, err := p.Open("b", 0, true, func(error) {}); !isBreaker(err, BreakerReject) {
+	if _, err := p.Open("b", 0, AdmitHere, func(error) {}); !isBreaker(err, BreakerReject) {
 		t.Fatalf("a new query while open: %v", err)
 	}
 	held.Store(990)
@@ -262,28 +262,28 @@ func TestBreakerOpensWhenTheRuntimePassesTheLimit(t *testing.T) {
 // pass the admission threshold (PoolClose: 700 of 1000 here).
 func TestPoolAdmitsByExpectedMemory(t *testing.T) {
 	p := NewMemoryPool(PoolConfig{Breaker: true, Limit: 1000, Logger: slog.New(slog.DiscardHandler)})
-	learn, _ := p.Open("learn", 0, true, nil)
+	learn, _ := p.Open("learn", 0, AdmitHere, nil)
 	_ = learn.Reserve("join hash table", 300)
 	learn.Release(300)
 	learn.Close()
-	a, err := p.Open("a", 0, true, nil)
+	a, err := p.Open("a", 0, AdmitHere, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := p.Open("b", 0, true, nil)
+	b, err := p.Open("b", 0, AdmitHere, nil)
 	if err != nil {
 		t.Fatalf("second query, 600 of 700 expected: %v", err)
 	}
-	if _, err := p.Open("c", 0, true, nil); !isBreaker(err, BreakerReject) || !strings.Contains(err.Error(), "expected") {
+	if _, err := p.Open("c", 0, AdmitHere, nil); !isBreaker(err, BreakerReject) || !strings.Contains(err.Error(), "expected") {
 		t.Fatalf("third query, 900 of 700 expected: %v", err)
 	}
-	d, err := p.Open("d", 0, false, nil)
+	d, err := p.Open("d", 0, NoMemory, nil)
 	if err != nil {
 		t.Fatalf("a query that needs no memory: %v", err)
 	}
 	d.Close()
 	b.Close()
-	c, err := p.Open("c", 0, true, nil)
+	c, err := p.Open("c", 0, AdmitHere, nil)
 	if err != nil {
 		t.Fatalf("after one query ended: %v", err)
 	}
@@ -291,6 +291,50 @@ func TestPoolAdmitsByExpectedMemory(t *testing.T) {
 	a.Close()
 	if p.Stats().Rejected != 1 {
 		t.Fatalf("%+v", p.Stats())
+	}
+}
+
+// A query's accounts on one member (its coordinator's and its local
+// fragment's) are admitted and expected once; a fragment whose query its
+// coordinator's member admitted is refused only while the breaker is open,
+// not by this member's admission threshold, so that no work done for an
+// admitted query elsewhere is thrown away.
+func TestPoolAdmitsAQueryOncePerMember(t *testing.T) {
+	p := NewMemoryPool(PoolConfig{Breaker: true, Limit: 1000, Logger: slog.New(slog.DiscardHandler)})
+	learn, _ := p.Open("learn", 0, AdmitHere, nil)
+	_ = learn.Reserve("join hash table", 300)
+	learn.Release(300)
+	learn.Close()
+	var open []*MemoryAccount
+	for _, q := range []string{"a", "b"} {
+		coord, err := p.Open(q, 0, AdmitHere, nil)
+		if err != nil {
+			t.Fatalf("coordinator of %s: %v", q, err)
+		}
+		frag, err := p.Open(q, 0, Admitted, nil)
+		if err != nil {
+			t.Fatalf("local fragment of %s: %v", q, err)
+		}
+		open = append(open, coord, frag)
+	}
+	if _, err := p.Open("c", 0, AdmitHere, nil); !isBreaker(err, BreakerReject) {
+		t.Fatalf("third query, 900 of 700 expected: %v", err)
+	}
+	remote, err := p.Open("c", 0, Admitted, nil)
+	if err != nil {
+		t.Fatalf("fragment of a query admitted elsewhere: %v", err)
+	}
+	open = append(open, remote)
+	p.open.Store(true)
+	if _, err := p.Open("d", 0, Admitted, nil); !isBreaker(err, BreakerReject) {
+		t.Fatalf("fragment while the breaker is open: %v", err)
+	}
+	p.open.Store(false)
+	for _, a := range open {
+		a.Close()
+	}
+	if st := p.Stats(); st.Rejected != 2 || st.Queries != 0 {
+		t.Fatalf("%+v", st)
 	}
 }
 
