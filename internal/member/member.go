@@ -24,7 +24,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/experimental"
 	"google.golang.org/grpc/keepalive"
 
 	"github.com/atolldb/atoll/internal/cluster"
@@ -188,7 +187,6 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		// heartbeat); gRPC's default policy would close them for pinging
 		// more often than every 5 minutes.
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
-		experimental.BufferPool(bufferPool),
 		// A pipeline call over limits.max-message-size fails alone instead
 		// of ending the stream the client's other calls share.
 		grpc.ForceServerCodecV2(server.Codec(cfg.Limits.MaxMessageSize)),

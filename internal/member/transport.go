@@ -6,11 +6,10 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/experimental"
-	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/atolldb/atoll/internal/grpcbuf"
 	"github.com/atolldb/atoll/internal/metrics"
 )
 
@@ -39,23 +38,11 @@ func size(msg any) float64 {
 	return 0
 }
 
-// bufferPool holds gRPC's message buffers on the member's server and its
-// connections to other members. gRPC's default pool has no size between
-// 32 KiB and 1 MiB, and clears a buffer whole each time it hands it out:
-// every join exchange message (batch-bytes, 64 KiB by default) and query
-// page of that size cleared a megabyte. The tiers in between fit them.
-var bufferPool = func() mem.BufferPool {
-	p, err := mem.NewBinaryTieredBufferPool(8, 12, 14, 15, 16, 17, 18, 20)
-	if err != nil {
-		panic(err) // the exponents are constants
-	}
-	return p
-}()
-
-// dialOptions count the traffic of the connections to other members.
+// dialOptions count the traffic of the connections to other members, and
+// encode it with the codec the member's server has.
 func (t *transportMetrics) dialOptions() []grpc.DialOption {
 	return []grpc.DialOption{
-		experimental.WithBufferPool(bufferPool),
+		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(grpcbuf.Codec{})),
 		grpc.WithChainUnaryInterceptor(t.clientUnary),
 		grpc.WithChainStreamInterceptor(t.clientStream),
 	}

@@ -6,6 +6,8 @@ import (
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/atolldb/atoll/internal/grpcbuf"
 )
 
 // Oversized requests
@@ -31,7 +33,7 @@ func ReceiveLimit(maxMessageSize int) int { return 2 * maxMessageSize }
 // with the size check described above.
 func Codec(maxMessageSize int) encoding.CodecV2 { return sizeCheckingCodec{max: maxMessageSize} }
 
-var protoCodec = encoding.GetCodecV2(grpcproto.Name)
+var protoCodec grpcbuf.Codec
 
 type sizeCheckingCodec struct{ max int }
 

@@ -105,7 +105,7 @@ func dial(ctx context.Context, addr string, cfg *Config, clientUUID []byte) (*co
 		// second: a broken connection is replaced by a new dial, so this
 		// backoff only spaces a dial's own attempts.
 		grpc.WithConnectParams(grpc.ConnectParams{Backoff: dialBackoff, MinConnectTimeout: cfg.ConnectTimeout}),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.MaxMessageSize), grpc.MaxCallSendMsgSize(cfg.MaxMessageSize)),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.MaxMessageSize), grpc.MaxCallSendMsgSize(cfg.MaxMessageSize), grpc.ForceCodecV2(passthroughCodec{})),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: cfg.HeartbeatInterval, Timeout: cfg.HeartbeatTimeout, PermitWithoutStream: true}),
 	}
 	if cfg.Credentials.set() {
@@ -152,7 +152,7 @@ func dial(ctx context.Context, addr string, cfg *Config, clientUUID []byte) (*co
 	c.limits = newLimits(cfg, hello.Limits)
 	c.seen()
 	sctx, scancel := context.WithCancel(context.Background())
-	pipe, err := pb.NewPipelineServiceClient(cc).Pipeline(sctx, withEncodedMessages)
+	pipe, err := pb.NewPipelineServiceClient(cc).Pipeline(sctx)
 	if err != nil {
 		scancel()
 		_ = cc.Close()

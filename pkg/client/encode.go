@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/encoding"
 	grpcproto "google.golang.org/grpc/encoding/proto"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/atolldb/atoll/internal/grpcbuf"
 )
 
 // Requests the client cannot send
@@ -76,15 +76,15 @@ func checkText(field, s string) error {
 	return nil
 }
 
-// protoCodec is gRPC's protobuf codec.
-var protoCodec = encoding.GetCodecV2(grpcproto.Name)
+// protoCodec is gRPC's protobuf codec with Atoll's buffers.
+var protoCodec grpcbuf.Codec
 
 // encodedMessage is a message the client encoded before sending it.
 type encodedMessage struct{ data mem.BufferSlice }
 
 // encodeRequest encodes msg for a shared stream; a message that cannot be
-// encoded or is over the message limit is a *RequestError. The stream's
-// codec (withEncodedMessages) takes the result as it is.
+// encoded or is over the message limit is a *RequestError. The
+// connection's codec (passthroughCodec) takes the result as it is.
 func encodeRequest(msg proto.Message, l *limits) (encodedMessage, error) {
 	data, err := protoCodec.Marshal(msg)
 	if err != nil {
@@ -98,8 +98,8 @@ func encodeRequest(msg proto.Message, l *limits) (encodedMessage, error) {
 	return encodedMessage{data: data}, nil
 }
 
-// passthroughCodec sends encodedMessages as they are and encodes and
-// decodes everything else as protobuf.
+// passthroughCodec, every call's codec, sends encodedMessages as they are
+// and encodes and decodes everything else as protobuf.
 type passthroughCodec struct{}
 
 func (passthroughCodec) Marshal(v any) (mem.BufferSlice, error) {
@@ -114,7 +114,3 @@ func (passthroughCodec) Unmarshal(data mem.BufferSlice, v any) error {
 }
 
 func (passthroughCodec) Name() string { return grpcproto.Name }
-
-// withEncodedMessages is the call option of the streams that take
-// encodedMessages.
-var withEncodedMessages = grpc.ForceCodecV2(passthroughCodec{})

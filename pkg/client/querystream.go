@@ -60,7 +60,7 @@ func (c *Client) queryStreamFor(cn *conn) (*queryStream, error) {
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	stream, err := pb.NewQueryServiceClient(cn.cc).Pipeline(ctx, withEncodedMessages)
+	stream, err := pb.NewQueryServiceClient(cn.cc).Pipeline(ctx)
 	if err != nil {
 		cancel()
 		return nil, errorFromStatus(err, cn.addr)
