@@ -71,7 +71,10 @@ func BenchmarkClient(b *testing.B) {
 // smart client against 1, 2 and 3 member processes, 8 concurrent callers,
 // 10 000 keys. With backup-count 1, every set on 2 or 3 members also waits
 // for its backup. All processes share the machine's cores (Hazelcast's
-// published figures are for 2 members and a client on 2 cores).
+// published figures are for 2 members and a client on 2 cores). Besides
+// the client's allocs/op it reports the members' (member-allocs/op: the
+// objects all members allocated, from their Go runtime's counter, per
+// operation).
 //
 //	go test -run '^$' -bench ClientCluster -benchtime 5s ./pkg/client/
 func BenchmarkClientCluster(b *testing.B) {
@@ -100,16 +103,47 @@ func BenchmarkClientCluster(b *testing.B) {
 			}
 			fixed := benchmodel.SmallForKey(7)
 			b.Run("get", func(b *testing.B) {
-				measureParallel(b, 8, func(r *rand.Rand) error {
-					_, _, err := m.Get(ctx, r.Int32N(keys))
-					return err
+				memberAllocs(b, cluster, func() {
+					measureParallel(b, 8, func(r *rand.Rand) error {
+						_, _, err := m.Get(ctx, r.Int32N(keys))
+						return err
+					})
 				})
 			})
 			b.Run("set", func(b *testing.B) {
-				measureParallel(b, 8, func(r *rand.Rand) error { return m.Set(ctx, r.Int32N(keys), &fixed) })
+				memberAllocs(b, cluster, func() {
+					measureParallel(b, 8, func(r *rand.Rand) error { return m.Set(ctx, r.Int32N(keys), &fixed) })
+				})
 			})
 		})
 	}
+}
+
+// memberAllocs runs measure and reports the objects the cluster's members
+// allocated meanwhile per operation, less what scraping their metrics
+// costs (measured by a scrape just before).
+func memberAllocs(b *testing.B, cluster *testcluster.Cluster, measure func()) {
+	mallocs := func() float64 {
+		var sum float64
+		for _, n := range cluster.Live() {
+			fams, err := n.Metrics(context.Background())
+			if err != nil {
+				b.Fatal(err)
+			}
+			f := fams["go_memstats_mallocs_total"]
+			if f == nil || len(f.Metric) == 0 {
+				b.Fatal("a member's metrics have no go_memstats_mallocs_total")
+			}
+			sum += f.Metric[0].GetCounter().GetValue()
+		}
+		return sum
+	}
+	first := mallocs()
+	before := mallocs()
+	measure()
+	after := mallocs()
+	scrape := before - first
+	b.ReportMetric(max(after-before-scrape, 0)/float64(b.N), "member-allocs/op")
 }
 
 // measureParallel runs op from callers goroutines for b.N operations in
