@@ -257,15 +257,28 @@ func TestBreakerOpensWhenTheRuntimePassesTheLimit(t *testing.T) {
 	a.Close()
 }
 
+// poolExpecting returns a pool with a limit of 1000 bytes, its breaker on,
+// that has seen a query peak at peak bytes (what it expects a query to
+// take).
+func poolExpecting(t *testing.T, peak int64) *MemoryPool {
+	p := NewMemoryPool(PoolConfig{Breaker: true, Limit: 1000, Logger: slog.New(slog.DiscardHandler)})
+	learn, err := p.Open("learn", 0, AdmitHere, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := learn.Reserve("join hash table", peak); err != nil {
+		t.Fatal(err)
+	}
+	learn.Release(peak)
+	learn.Close()
+	return p
+}
+
 // While closed, a new query that needs memory is refused when the running
 // queries' memory, held or expected (the average peak), and its own would
 // pass the admission threshold (PoolClose: 700 of 1000 here).
 func TestPoolAdmitsByExpectedMemory(t *testing.T) {
-	p := NewMemoryPool(PoolConfig{Breaker: true, Limit: 1000, Logger: slog.New(slog.DiscardHandler)})
-	learn, _ := p.Open("learn", 0, AdmitHere, nil)
-	_ = learn.Reserve("join hash table", 300)
-	learn.Release(300)
-	learn.Close()
+	p := poolExpecting(t, 300)
 	a, err := p.Open("a", 0, AdmitHere, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -300,11 +313,7 @@ func TestPoolAdmitsByExpectedMemory(t *testing.T) {
 // not by this member's admission threshold, so that no work done for an
 // admitted query elsewhere is thrown away.
 func TestPoolAdmitsAQueryOncePerMember(t *testing.T) {
-	p := NewMemoryPool(PoolConfig{Breaker: true, Limit: 1000, Logger: slog.New(slog.DiscardHandler)})
-	learn, _ := p.Open("learn", 0, AdmitHere, nil)
-	_ = learn.Reserve("join hash table", 300)
-	learn.Release(300)
-	learn.Close()
+	p := poolExpecting(t, 300)
 	var open []*MemoryAccount
 	for _, q := range []string{"a", "b"} {
 		coord, err := p.Open(q, 0, AdmitHere, nil)
