@@ -7,10 +7,12 @@
 // default pool. That pool has no size between 32 KiB and 1 MiB and clears
 // a buffer's whole capacity each time it hands it out, so each join
 // exchange message or query page of 64 KiB cleared a megabyte: a sixth of
-// a member's CPU under a join load. The codec here takes its buffers from
-// power-of-two tiers that fit every message size, and does not clear
-// them: it writes every byte it later reads (a copy or an encoding of
-// exactly the buffer's length), and protobuf decoding copies what it keeps.
+// a member's CPU under a join load; and a message under 1 KiB, a get's or
+// a set's, was encoded into a fresh allocation. The codec here takes its
+// buffers from power-of-two tiers that fit every message size, from 2 KiB
+// (the least gRPC hands back to a pool), and does not clear them: it
+// writes every byte it later reads (a copy or an encoding of exactly the
+// buffer's length), and protobuf decoding copies what it keeps.
 package grpcbuf
 
 import (
@@ -24,11 +26,11 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// Tiers: buffers of 2^minShift to 2^maxShift bytes are reused; smaller
-// messages are below gRPC's pooling threshold, larger ones are allocated
-// for the call alone.
+// Tiers: buffers of 2^minShift to 2^maxShift bytes are reused (gRPC
+// returns no buffer of 1 KiB or less to its pool); larger ones are
+// allocated for the call alone.
 const (
-	minShift = 8
+	minShift = 11
 	maxShift = 24
 )
 
@@ -87,17 +89,9 @@ func (Codec) Marshal(v any) (mem.BufferSlice, error) {
 		return nil, fmt.Errorf("grpcbuf: cannot marshal %T: not a protobuf message", v)
 	}
 	size := proto.Size(m)
-	// The size was just computed and the message is not changing.
-	opts := proto.MarshalOptions{UseCachedSize: true}
-	if mem.IsBelowBufferPoolingThreshold(size) {
-		b, err := opts.Marshal(m)
-		if err != nil {
-			return nil, err
-		}
-		return mem.BufferSlice{mem.SliceBuffer(b)}, nil
-	}
 	b := buffers.Get(size)
-	out, err := opts.MarshalAppend((*b)[:0], m)
+	// The size was just computed and the message is not changing.
+	out, err := proto.MarshalOptions{UseCachedSize: true}.MarshalAppend((*b)[:0], m)
 	if err != nil || len(out) != size {
 		buffers.Put(b)
 		if err == nil {

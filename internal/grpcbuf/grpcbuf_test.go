@@ -14,7 +14,7 @@ import (
 
 func TestTier(t *testing.T) {
 	for _, c := range []struct{ n, tier int }{
-		{0, 0}, {1, 0}, {256, 0}, {257, 1}, {4096, 4}, {40 << 10, 16 - minShift}, {64 << 10, 16 - minShift},
+		{0, 0}, {1, 0}, {2048, 0}, {2049, 1}, {4096, 1}, {40 << 10, 16 - minShift}, {64 << 10, 16 - minShift},
 		{1 << maxShift, maxShift - minShift}, {1<<maxShift + 1, -1},
 	} {
 		require.Equal(t, c.tier, tier(c.n), "tier(%d)", c.n)
@@ -121,3 +121,17 @@ func BenchmarkUnmarshal(b *testing.B) {
 }
 
 var grpcCodec = encoding.GetCodecV2(grpcproto.Name)
+
+// Encoding a get's or a set's message reuses its buffer: the one
+// allocation left is the slice gRPC's codec interface returns.
+func TestMarshalReusesSmallBuffers(t *testing.T) {
+	msg := wrapperspb.Bytes(bytes.Repeat([]byte{'v'}, 100))
+	allocs := testing.AllocsPerRun(1000, func() {
+		enc, err := Codec{}.Marshal(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc.Free()
+	})
+	require.LessOrEqual(t, allocs, 1.0)
+}
