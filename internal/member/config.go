@@ -201,11 +201,13 @@ type QueryConfig struct {
 // terminates each running query that holds memory with probability 1/2
 // and refuses new queries that need memory (joins, grouping, DISTINCT,
 // sorts) until both are below pool-close and heap-close. While it is
-// closed, a query that needs memory is admitted only while the running
-// queries' memory, held or expected (the peak of recent queries), stays below
-// pool-close. Clients retry
-// what it refused after retry-after at least. Map operations never meet
-// it.
+// closed, the member a query starts on (its coordinator) admits a query
+// that needs memory only while the running queries' memory there, held or
+// expected (the peak of recent queries), stays below pool-close; the
+// query's fragments on other members are refused only while their
+// breaker is open, so that no work done for an admitted query is thrown
+// away. Clients retry what it refused after retry-after at least. Map
+// operations never meet it.
 type BreakerConfig struct {
 	// Enabled turns the breaker and memory-limit-per-member on (default
 	// true); off, query memory is only counted.
