@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
@@ -107,11 +108,82 @@ func (s *Server) runCall(ctx context.Context, req *pb.PipelineRequest) (resp *pb
 		timeout = s.cfg.DefaultTimeout
 	}
 	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
+		call := &callContext{Context: ctx, deadline: time.Now().Add(timeout)}
+		defer call.end()
+		ctx = call
 	}
 	return s.dispatch(ctx, req)
+}
+
+// callContext is a pipeline call's context: the stream's, with the call's
+// deadline. It starts a timer (context.WithDeadline) only when something
+// waits on it: Done (a lock wait, a backup's round trip, a context
+// derived from it) or AfterFunc. A call that waits for nothing, as a get
+// or a set without backups, starts none: a timer and its context were a
+// sixth of a member's allocations under gets. Deadline and Err say what
+// the timed context would; values are the stream's; once the call ended
+// (end), Done is closed and Err is context.Canceled, as after a timed
+// context's cancel.
+type callContext struct {
+	context.Context // the stream's
+	deadline        time.Time
+	once            sync.Once
+	armed           atomic.Bool
+	timed           context.Context // once armed
+	cancel          context.CancelFunc
+}
+
+// endedContext stands for the timed context of a call that ended before
+// anything waited on it.
+var endedContext = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
+
+func (c *callContext) arm() {
+	c.once.Do(func() {
+		c.timed, c.cancel = context.WithDeadline(c.Context, c.deadline)
+		c.armed.Store(true)
+	})
+}
+
+// end ends the call: its timer, if it started one, stops.
+func (c *callContext) end() {
+	c.once.Do(func() {
+		c.timed = endedContext
+		c.armed.Store(true)
+	})
+	if c.cancel != nil {
+		c.cancel()
+	}
+}
+
+func (c *callContext) Deadline() (time.Time, bool) { return c.deadline, true }
+
+func (c *callContext) Done() <-chan struct{} {
+	c.arm()
+	return c.timed.Done()
+}
+
+func (c *callContext) Err() error {
+	if c.armed.Load() {
+		return c.timed.Err()
+	}
+	if err := c.Context.Err(); err != nil {
+		return err
+	}
+	if !time.Now().Before(c.deadline) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+// AfterFunc lets context.AfterFunc and contexts derived from this one
+// follow it without a goroutine of their own.
+func (c *callContext) AfterFunc(f func()) (stop func() bool) {
+	c.arm()
+	return context.AfterFunc(c.timed, f)
 }
 
 // pipelineOp is the oneof of a pipeline request's operation.
