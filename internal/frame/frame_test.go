@@ -1,0 +1,236 @@
+package frame
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestReaderFrames(t *testing.T) {
+	big := bytes.Repeat([]byte("b"), 300)
+	var in []byte
+	in = Append(in, KindHello, []byte("hello"))
+	in = Append(in, KindCall, nil)
+	in = Append(in, KindCall, big)                             // larger than the read buffer, within the limit
+	in = Append(in, KindPing, bytes.Repeat([]byte("x"), 1000)) // over the limit: skipped
+	in = Append(in, KindGoAway, []byte("bye"))
+	rd := NewReader(bytes.NewReader(in), 64, 512, 4096)
+	want := []struct {
+		kind    byte
+		payload []byte
+		size    int
+		skipped bool
+	}{
+		{KindHello, []byte("hello"), 5, false},
+		{KindCall, []byte{}, 0, false},
+		{KindCall, big, 300, false},
+		{KindPing, bytes.Repeat([]byte("x"), SkippedPrefix), 1000, true},
+		{KindGoAway, []byte("bye"), 3, false},
+	}
+	for i, w := range want {
+		f, err := rd.Next()
+		if err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		if f.Kind != w.kind || !bytes.Equal(f.Payload, w.payload) || f.Size != w.size || f.Skipped != w.skipped {
+			t.Fatalf("frame %d: kind %d, %d bytes (%q), skipped %v; want kind %d, %d bytes, skipped %v",
+				i, f.Kind, f.Size, f.Payload, f.Skipped, w.kind, w.size, w.skipped)
+		}
+	}
+	if _, err := rd.Next(); err != io.EOF {
+		t.Fatalf("after the last frame: %v, want io.EOF", err)
+	}
+}
+
+func TestReaderErrors(t *testing.T) {
+	for name, tc := range map[string]struct {
+		in   []byte
+		want error
+	}{
+		"no kind":             {in: []byte{0, 0, 0, 0, 1}, want: ErrMalformed},
+		"over the hard limit": {in: []byte{0, 0, 0x13, 0x88, KindCall}, want: ErrTooLarge},
+		"cut header":          {in: []byte{0, 0, 0}, want: io.ErrUnexpectedEOF},
+		"cut payload":         {in: []byte{0, 0, 0, 9, KindCall, 1, 2}, want: io.ErrUnexpectedEOF},
+		"cut big payload":     {in: append([]byte{0, 0, 1, 0, KindCall}, make([]byte, 100)...), want: io.ErrUnexpectedEOF},
+		"cut skipped":         {in: append([]byte{0, 0, 3, 0, KindCall}, make([]byte, 600)...), want: io.ErrUnexpectedEOF},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := NewReader(bytes.NewReader(tc.in), 64, 512, 4096).Next()
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("got %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzReader: any input yields frames within the limits, or an error,
+// never a panic; a frame's payload is what its length said.
+func FuzzReader(f *testing.F) {
+	f.Add(Append(Append(nil, KindCall, []byte("abc")), KindPing, nil))
+	f.Add([]byte{0, 0, 0, 0})
+	f.Add([]byte{0, 0, 1, 0, KindCall, 1})
+	f.Add(Append(nil, KindCall, bytes.Repeat([]byte("z"), 700)))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		rd := NewReader(bytes.NewReader(in), 64, 256, 1024)
+		read := 0
+		for {
+			f, err := rd.Next()
+			if err != nil {
+				return
+			}
+			read += HeaderSize + f.Size
+			if read > len(in) {
+				t.Fatalf("frames of %d bytes out of %d", read, len(in))
+			}
+			if f.Size > 1024 || (!f.Skipped && len(f.Payload) != f.Size) || (f.Skipped && (f.Size <= 256 || len(f.Payload) > SkippedPrefix)) {
+				t.Fatalf("frame of %d bytes, payload %d, skipped %v", f.Size, len(f.Payload), f.Skipped)
+			}
+		}
+	})
+}
+
+// TestWriterCoalesces: frames from many goroutines all arrive whole, and
+// one write carries the frames appended while another was under way.
+func TestWriterCoalesces(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	counted := &countingWriter{w: a}
+	w := NewWriter(counted, 1<<20)
+	const goroutines, each = 8, 200
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				flush, err := w.Append(context.Background(), KindCall, func(p []byte) ([]byte, error) {
+					return binary.BigEndian.AppendUint32(append(p, byte(g)), uint32(i)), nil
+				})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if flush {
+					if err := w.Flush(); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}
+		}()
+	}
+	next := make([]uint32, goroutines)
+	rd := NewReader(b, 4096, 64, 64)
+	for range goroutines * each {
+		f, err := rd.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, i := f.Payload[0], binary.BigEndian.Uint32(f.Payload[1:])
+		if i != next[g] {
+			t.Fatalf("goroutine %d: frame %d after %d", g, i, next[g])
+		}
+		next[g]++
+	}
+	wg.Wait()
+	if n := counted.writes(); n >= goroutines*each {
+		t.Fatalf("%d writes for %d frames: nothing coalesced", n, goroutines*each)
+	}
+}
+
+type countingWriter struct {
+	w  io.Writer
+	mu sync.Mutex
+	n  int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	c.n++
+	c.mu.Unlock()
+	return c.w.Write(p)
+}
+
+func (c *countingWriter) writes() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
+
+// TestWriterWaitsForRoom: past the limit, Append waits for a write to end
+// or for its context; a failed writer fails every Append, waiting or not.
+func TestWriterWaitsForRoom(t *testing.T) {
+	writing, block := make(chan struct{}, 1), make(chan struct{})
+	w := NewWriter(writerFunc(func(p []byte) (int, error) {
+		writing <- struct{}{}
+		<-block
+		return 0, errors.New("connection gone")
+	}), 10)
+	fill := func(p []byte) ([]byte, error) { return append(p, make([]byte, 20)...), nil }
+	flush, err := w.Append(context.Background(), KindCall, fill)
+	if err != nil || !flush {
+		t.Fatalf("first Append: flush %v, %v", flush, err)
+	}
+	flushed := make(chan error, 1)
+	go func() { flushed <- w.Flush() }() // blocks in the write
+	<-writing
+	// The frame appended while the write hangs fills the buffer again.
+	if flush, err := w.Append(context.Background(), KindCall, fill); err != nil || flush {
+		t.Fatalf("Append during the write: flush %v, %v", flush, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := w.Append(ctx, KindCall, fill); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Append past the limit: %v, want the context's deadline", err)
+	}
+	waiting := make(chan error, 1)
+	go func() {
+		_, err := w.Append(context.Background(), KindCall, fill)
+		waiting <- err
+	}()
+	close(block)
+	if err := <-flushed; err == nil {
+		t.Fatal("Flush: no error from the failed write")
+	}
+	if err := <-waiting; err == nil {
+		t.Fatal("the waiting Append did not fail with the writer")
+	}
+	if _, err := w.Append(context.Background(), KindCall, fill); err == nil {
+		t.Fatal("Append after the writer failed: no error")
+	}
+}
+
+// TestWriterFillError: a frame whose payload cannot be built is not
+// appended, and the frames around it are.
+func TestWriterFillError(t *testing.T) {
+	var out bytes.Buffer
+	w := NewWriter(&out, 1<<20)
+	bad := errors.New("cannot encode")
+	for i, fill := range []func([]byte) ([]byte, error){
+		func(p []byte) ([]byte, error) { return append(p, 'a'), nil },
+		func(p []byte) ([]byte, error) { return append(p, "half"...), bad },
+		func(p []byte) ([]byte, error) { return append(p, 'c'), nil },
+	} {
+		if _, err := w.Append(context.Background(), KindCall, fill); (err != nil) != (i == 1) {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	want := Append(Append(nil, KindCall, []byte("a")), KindCall, []byte("c"))
+	if !bytes.Equal(out.Bytes(), want) {
+		t.Fatalf("wrote %v, want %v", out.Bytes(), want)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
