@@ -55,7 +55,7 @@ type rule struct {
 var rules = []rule{
 	{from: "", forbidden: []string{"cmd/"}, why: "nothing imports a main package"},
 	{from: "internal/", exempt: []string{"internal/testcluster"}, forbidden: []string{"internal/member"}, why: "nothing but the embedding API (and the test cluster) imports the composition root"},
-	{from: "pkg/client", forbidden: []string{"internal/"}, allowed: []string{"internal/serialization/", "internal/grpcbuf"}, why: "the client depends only on serialization internals and the codec members speak"},
+	{from: "pkg/client", forbidden: []string{"internal/"}, allowed: []string{"internal/serialization/", "internal/grpcbuf", "internal/frame"}, why: "the client depends only on serialization internals and the codec and frames members speak"},
 	{from: "pkg/serialization", forbidden: []string{"internal/"}, allowed: []string{"internal/serialization/"}, why: "the public serialization API depends only on its wire primitives"},
 	{from: "pkg/member", forbidden: []string{"internal/"}, allowed: []string{"internal/member"}, why: "the embedding API only exposes the composition root"},
 	{from: "internal/server", forbidden: []string{"internal/member", "pkg/client"}, why: "the server is composed by the member and never calls the client SDK"},
@@ -83,6 +83,7 @@ var rules = []rule{
 	{from: "internal/locks", forbidden: []string{"internal/", "pkg/client"}, allowed: []string{"internal/serialization/wire"}, why: "the lock table's format is a leaf: the server runs the protocol on it"},
 	{from: "internal/profiling", forbidden: []string{""}, why: "profiling is a leaf"},
 	{from: "internal/grpcbuf", forbidden: []string{""}, why: "the codec is a leaf: members and the Go client share it"},
+	{from: "internal/frame", forbidden: []string{""}, why: "the framed pipeline's frames are a leaf: members and the Go client share them"},
 	{from: "internal/security", forbidden: []string{""}, why: "security is a leaf: the cluster layer, the server and the member use it"},
 	{from: "bench/", forbidden: []string{"internal/member", "internal/server"}, allowed: []string{}, why: "workloads drive Atoll through its public client"},
 	{from: "", exempt: []string{"bench/", "cmd/atoll-bench"}, forbidden: []string{"bench/"}, why: "only the benchmark command imports the workloads, which import the rest (the benchmark objects are internal/benchmodel)"},

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/peer"
 
+	"github.com/atolldb/atoll/internal/frame"
 	"github.com/atolldb/atoll/internal/security"
 )
 
@@ -122,6 +123,18 @@ type HandshakeConfig struct {
 	MaxClientConnsPerAddress int
 	// Logger receives refusals, at most once a minute per address.
 	Logger *slog.Logger
+	// Framed, when set, takes the client connections that open with
+	// frame.Preamble (the framed pipeline, inside TLS when the member has
+	// it) away from gRPC: it is called in the connection's handshake, with
+	// the preamble's first byte still unread and what the connection
+	// established (a refusal included), owns the connection from then on,
+	// and returns once the connection is set up (its work then goes on in
+	// goroutines of its own).
+	Framed func(conn net.Conn, info PeerInfo)
+	// MemberFramed, likewise, takes the member connections on which the
+	// dialer sends frame.Preamble after the member handshake (a framed
+	// member stream) instead of HTTP/2.
+	MemberFramed func(conn net.Conn, info PeerInfo)
 }
 
 // memberCredentials are the transport credentials of the member address:
@@ -465,6 +478,14 @@ func (c *memberCredentials) ServerHandshake(raw net.Conn) (net.Conn, credentials
 	if first[0] == handshakeMagic[0] {
 		return c.serverMember(conn, raw.RemoteAddr(), inner)
 	}
+	if first[0] == frame.Preamble[0] && c.cfg.Framed != nil {
+		conn, info, err := c.serverClient(conn, raw.RemoteAddr(), inner)
+		if err != nil {
+			return nil, nil, err
+		}
+		c.cfg.Framed(conn, info.(PeerInfo))
+		return nil, nil, credentials.ErrConnDispatched
+	}
 	return c.serverClient(conn, raw.RemoteAddr(), inner)
 }
 
@@ -523,7 +544,20 @@ func (c *memberCredentials) serverMember(conn net.Conn, addr net.Addr, inner cre
 		return nil, nil, err
 	}
 	track := &Conn{}
-	return &trackedConn{Conn: conn, c: track}, PeerInfo{AuthInfo: inner, Member: true, Conn: track}, nil
+	info := PeerInfo{AuthInfo: inner, Member: true, Conn: track}
+	if c.cfg.MemberFramed != nil {
+		// HTTP/2's preface, or a framed stream's preamble?
+		var next [1]byte
+		if _, err := io.ReadFull(conn, next[:]); err != nil {
+			return nil, nil, err
+		}
+		conn = &replayConn{Conn: conn, first: next[0], pending: true}
+		if next[0] == frame.Preamble[0] {
+			c.cfg.MemberFramed(&trackedConn{Conn: conn, c: track}, info)
+			return nil, nil, credentials.ErrConnDispatched
+		}
+	}
+	return &trackedConn{Conn: conn, c: track}, info, nil
 }
 
 // peerReason says why a preamble was refused, in the listening member's

@@ -273,7 +273,7 @@ func (n *Node) receiveMerge(stream memberv1.MemberService_MergeServer) error {
 			for j < len(batch.Entries) && batch.Entries[j].Partition == pid {
 				j++
 			}
-			end, err := n.BeginWrite(pid, n.cfg.Replicas)
+			w, err := n.BeginWrite(pid, n.cfg.Replicas)
 			if err != nil {
 				return err
 			}
@@ -289,7 +289,7 @@ func (n *Node) receiveMerge(stream memberv1.MemberService_MergeServer) error {
 					resp.Skipped++
 				}
 			}
-			if werr := end(stream.Context()); err == nil {
+			if werr := w.End().Wait(stream.Context()); err == nil {
 				err = werr
 			}
 			if err != nil {

@@ -116,6 +116,9 @@ type Config struct {
 	// DialOptions are added to the connections to other members (the
 	// member counts their traffic through interceptors).
 	DialOptions []grpc.DialOption
+	// Traffic returns the counters of the framed streams with the member
+	// at an address (framed.go); nil counts nothing.
+	Traffic func(addr string) Traffic
 	// TLS, when set, encrypts the member's connections, and members prove
 	// they belong with certificates of the members' CA (handshake.go).
 	TLS *security.TLS
@@ -284,6 +287,7 @@ func New(cfg Config) (*Node, error) {
 		inCluster: make(chan struct{}),
 	}
 	n.life, n.cancel = context.WithCancel(context.Background())
+	creds.(*memberCredentials).cfg.MemberFramed = n.serveFramed
 	n.stop = n.life.Done()
 	n.peers.probe, n.peers.watched, n.peers.onGone = cfg.Dialer, n.memberAt, n.processGone
 	if n.peers.probe == nil {
@@ -299,8 +303,14 @@ func New(cfg Config) (*Node, error) {
 
 // ServerCredentials are the transport credentials the member's address is
 // served with: they tell member connections from client ones (and refuse
-// members that cannot prove they belong).
-func (n *Node) ServerCredentials() credentials.TransportCredentials { return n.creds }
+// members that cannot prove they belong), and hand the connections of the
+// framed pipeline to framed (HandshakeConfig.Framed; nil: none are
+// taken).
+func (n *Node) ServerCredentials(framed func(conn net.Conn, info PeerInfo)) credentials.TransportCredentials {
+	c := n.creds.Clone().(*memberCredentials)
+	c.cfg.Framed = framed
+	return c
+}
 
 // Register registers the member-to-member service on g.
 func (n *Node) Register(g *grpc.Server) {
@@ -529,6 +539,7 @@ func (n *Node) Stop(ctx context.Context) error {
 	n.stopped = true
 	n.goMu.Unlock()
 	n.cancel()
+	n.repl.stopWaiters()
 	if n.ml != nil {
 		_ = n.ml.Leave(time.Second)
 		_ = n.ml.Shutdown()

@@ -74,6 +74,9 @@ type partState struct {
 	// the synchronous ones.
 	extra  []partition.UUID
 	notify chan struct{} // closed and replaced when acked grows
+	// pending are the writes whose waiters are told when their backups
+	// confirm them (Backups.Notify).
+	pending []pendingWrite
 
 	// As a backup: the epoch and sequence applied, and whether a copy is
 	// arriving (its changes are ignored meanwhile). syncMu lets one copy
@@ -176,21 +179,20 @@ func (r *replicator) pokeBackupsOf(pid int32) {
 // BeginWrite admits a write to partition pid on this member. It fails with
 // a *WrongOwnerError when the member does not own the partition (or is
 // handing it over) and with ErrUnavailable below the minimum cluster size.
-// The write must call end after the store changed: end waits until the
-// first syncBackups backups acknowledged the change.
-func (n *Node) BeginWrite(pid int32, syncBackups int) (end func(context.Context) error, err error) {
+// The write must call End after the store changed.
+func (n *Node) BeginWrite(pid int32, syncBackups int) (Write, error) {
 	r := n.repl
 	if !n.MinClusterSizeMet() {
-		return nil, ErrUnavailable
+		return Write{}, ErrUnavailable
 	}
 	if pid < 0 || int(pid) >= len(r.parts) {
-		return nil, &WrongOwnerError{Partition: pid, Reason: "no such partition"}
+		return Write{}, &WrongOwnerError{Partition: pid, Reason: "no such partition"}
 	}
 	ps := r.parts[pid]
 	ps.rw.RLock()
 	if n.merging.Load() { // a merge started after the check above: see drainWrites
 		ps.rw.RUnlock()
-		return nil, ErrUnavailable
+		return Write{}, ErrUnavailable
 	}
 	ps.mu.Lock()
 	owned, frozen := ps.owned, ps.frozen
@@ -201,18 +203,72 @@ func (n *Node) BeginWrite(pid int32, syncBackups int) (end func(context.Context)
 		if frozen {
 			reason = "this member is handing the partition over"
 		}
-		return nil, &WrongOwnerError{Partition: pid, TableVersion: n.table.Load().Version, Reason: reason}
+		return Write{}, &WrongOwnerError{Partition: pid, TableVersion: n.table.Load().Version, Reason: reason}
 	}
-	return func(ctx context.Context) error {
-		ps.rw.RUnlock()
-		if syncBackups <= 0 {
-			return nil
-		}
-		ps.mu.Lock()
-		seq := ps.seq
-		ps.mu.Unlock()
-		return r.await(ctx, pid, seq, syncBackups)
-	}, nil
+	return Write{r: r, pid: pid, sync: syncBackups}, nil
+}
+
+// Write is a write BeginWrite admitted.
+type Write struct {
+	r    *replicator
+	pid  int32
+	sync int
+}
+
+// End ends the write's admission (a handoff or a snapshot waits for the
+// writes admitted) once the store changed, and returns what the write
+// needs of its backups: the first syncBackups of them to confirm the
+// change.
+func (w Write) End() Backups {
+	ps := w.r.parts[w.pid]
+	ps.rw.RUnlock()
+	if w.sync <= 0 {
+		return Backups{}
+	}
+	ps.mu.Lock()
+	seq := ps.seq
+	ps.mu.Unlock()
+	return Backups{r: w.r, pid: w.pid, seq: seq, count: w.sync}
+}
+
+// Backups is what a write that changed the store needs of its backups:
+// the first count of them to acknowledge seq. The zero value needs
+// nothing.
+type Backups struct {
+	r     *replicator
+	pid   int32
+	seq   uint64
+	count int
+}
+
+// Needed reports whether the write waits for any backup.
+func (b Backups) Needed() bool { return b.count > 0 }
+
+// Wait waits until the backups confirmed the write, or ctx ends.
+func (b Backups) Wait(ctx context.Context) error {
+	if b.count <= 0 {
+		return nil
+	}
+	return b.r.await(ctx, b.pid, b.seq, b.count)
+}
+
+// BackupsWaiter is told when the backups of a write confirmed it, or why
+// they cannot (the partition moved before they did, the member stopped).
+// BackupsDone is called once, from the goroutine that learned it (the one
+// that received the acknowledgement, applied a table, or registered the
+// waiter): it must not block.
+type BackupsWaiter interface {
+	BackupsDone(err error)
+}
+
+// Notify tells w once the backups confirmed the write, with no goroutine
+// waiting meanwhile.
+func (b Backups) Notify(w BackupsWaiter) {
+	if b.count <= 0 {
+		w.BackupsDone(nil)
+		return
+	}
+	b.r.notify(b.pid, b.seq, b.count, w)
 }
 
 // CheckRead fails with a *WrongOwnerError when the member does not own pid.
@@ -232,33 +288,39 @@ func (n *Node) Owned(pid int32) bool {
 	return pid >= 0 && int(pid) < len(n.repl.parts) && n.repl.parts[pid].ownedNow.Load()
 }
 
-// await waits until the first count backups of pid acknowledged seq.
+// confirmed reports whether the first count backups of pid acknowledged
+// seq under table t, or fails when the partition moved before its new
+// owner had seq (under ps.mu).
+func (r *replicator) confirmed(t *partition.Table, ps *partState, pid int32, seq uint64, count int) (bool, error) {
+	self := t.IndexOf(r.n.self.UUID)
+	if int(pid) < len(t.Owners) && t.Owners[pid] == self {
+		for i, b := range t.Backups[pid] {
+			u := t.Members[b].UUID
+			if (i < count || slices.Contains(ps.extra, u)) && ps.acked[u] < seq {
+				return false, nil
+			}
+		}
+		return true, nil
+	}
+	if owner := t.Owners[pid]; owner >= 0 && ps.acked[t.Members[owner].UUID] < seq {
+		// Ownership moved: the change is safe if the new owner has it.
+		return false, &WrongOwnerError{Partition: pid, TableVersion: t.Version, Reason: "the partition moved before its backups confirmed the write"}
+	}
+	return true, nil
+}
+
+// await waits until the first count backups of pid acknowledged seq (see
+// Backups.Wait).
 func (r *replicator) await(ctx context.Context, pid int32, seq uint64, count int) error {
 	ps := r.parts[pid]
 	for {
 		t := r.n.table.Load()
-		self := t.IndexOf(r.n.self.UUID)
 		ps.mu.Lock()
-		done := true
-		if int(pid) < len(t.Owners) && t.Owners[pid] == self {
-			for i, b := range t.Backups[pid] {
-				u := t.Members[b].UUID
-				if (i < count || slices.Contains(ps.extra, u)) && ps.acked[u] < seq {
-					done = false
-				}
-			}
-		} else if owner := t.Owners[pid]; owner >= 0 {
-			// Ownership moved: the change is safe if the new owner has it.
-			done = ps.acked[t.Members[owner].UUID] >= seq
-			if !done {
-				ps.mu.Unlock()
-				return &WrongOwnerError{Partition: pid, TableVersion: t.Version, Reason: "the partition moved before its backups confirmed the write"}
-			}
-		}
+		done, err := r.confirmed(t, ps, pid, seq, count)
 		notify := ps.notify
 		ps.mu.Unlock()
-		if done {
-			return nil
+		if done || err != nil {
+			return err
 		}
 		r.mu.Lock()
 		tableCh := r.tableCh
@@ -274,6 +336,83 @@ func (r *replicator) await(ctx context.Context, pid int32, seq uint64, count int
 	}
 }
 
+// pendingWrite is a write whose waiter is told when its backups confirm
+// it (Backups.Notify).
+type pendingWrite struct {
+	seq    uint64
+	count  int
+	waiter BackupsWaiter
+}
+
+// notify registers w for seq of pid, or tells it at once.
+func (r *replicator) notify(pid int32, seq uint64, count int, w BackupsWaiter) {
+	ps := r.parts[pid]
+	ps.mu.Lock()
+	if r.n.life.Err() != nil {
+		ps.mu.Unlock()
+		w.BackupsDone(errStopped)
+		return
+	}
+	// The table is read under ps.mu: a table applied after this look
+	// checks the waiters under ps.mu too (settle), this one among them.
+	done, err := r.confirmed(r.n.table.Load(), ps, pid, seq, count)
+	if !done && err == nil {
+		ps.pending = append(ps.pending, pendingWrite{seq: seq, count: count, waiter: w})
+		ps.mu.Unlock()
+		return
+	}
+	ps.mu.Unlock()
+	w.BackupsDone(err)
+}
+
+// settle tells the waiters of pid whose writes are confirmed now, or
+// cannot be (under ps.mu: it returns them with their outcome for the
+// caller to tell once it released the lock).
+func (r *replicator) settle(t *partition.Table, ps *partState, pid int32, told []settled) []settled {
+	if len(ps.pending) == 0 {
+		return told
+	}
+	keep := ps.pending[:0]
+	for _, p := range ps.pending {
+		done, err := r.confirmed(t, ps, pid, p.seq, p.count)
+		if done || err != nil {
+			told = append(told, settled{p.waiter, err})
+		} else {
+			keep = append(keep, p)
+		}
+	}
+	clear(ps.pending[len(keep):])
+	ps.pending = keep
+	return told
+}
+
+// settled is a waiter and what to tell it.
+type settled struct {
+	waiter BackupsWaiter
+	err    error
+}
+
+// tell tells each waiter its outcome.
+func tell(told []settled) {
+	for _, s := range told {
+		s.waiter.BackupsDone(s.err)
+	}
+}
+
+// stopWaiters fails every registered waiter: the member stops.
+func (r *replicator) stopWaiters() {
+	var told []settled
+	for _, ps := range r.parts {
+		ps.mu.Lock()
+		for _, p := range ps.pending {
+			told = append(told, settled{p.waiter, errStopped})
+		}
+		ps.pending = nil
+		ps.mu.Unlock()
+	}
+	tell(told)
+}
+
 // ack records that peer applied pid up to seq of epoch and trims the log.
 func (r *replicator) ack(peer partition.UUID, pid int32, epoch, seq uint64) {
 	if pid < 0 || int(pid) >= len(r.parts) {
@@ -282,13 +421,16 @@ func (r *replicator) ack(peer partition.UUID, pid int32, epoch, seq uint64) {
 	ps := r.parts[pid]
 	t := r.n.table.Load()
 	ps.mu.Lock()
-	defer ps.mu.Unlock()
 	if !ps.owned || epoch != ps.epoch || seq <= ps.acked[peer] || ps.copying[peer] > 0 {
+		ps.mu.Unlock()
 		return
 	}
 	ps.acked[peer] = seq
 	close(ps.notify)
 	ps.notify = make(chan struct{})
+	told := r.settle(t, ps, pid, nil)
+	defer tell(told)
+	defer ps.mu.Unlock()
 	// Trim what every current backup has.
 	low := ps.seq
 	if int(pid) < len(t.Backups) {
@@ -356,7 +498,9 @@ func (r *replicator) onTable(prev, t *partition.Table) {
 				}
 			}
 		}
+		told := r.settle(t, ps, pid, nil)
 		ps.mu.Unlock()
+		tell(told)
 		r.n.cfg.Store.SetRole(pid, owned)
 		if owned {
 			for _, b := range t.BackupsOf(pid) {
@@ -790,16 +934,15 @@ func (s *sender) streamContext() (context.Context, context.CancelFunc) {
 // stream opens a Replicate stream and sends until the sender closes
 // (nil) or the stream breaks (the error).
 func (s *sender) stream() error {
-	c, err := s.r.n.peers.client(s.addr)
-	if err != nil {
-		return err
-	}
 	ctx, cancel := s.streamContext()
 	defer cancel()
-	st, err := c.Replicate(ctx)
+	st, conn, err := s.r.n.openReplicate(ctx, s.addr)
 	if err != nil {
 		return err
 	}
+	defer conn.Close()
+	stopAtEnd := context.AfterFunc(ctx, func() { _ = conn.Close() })
+	defer stopAtEnd()
 	recvErr := make(chan error, 1)
 	go func() {
 		for {

@@ -47,8 +47,16 @@ func (s *service) SyncTable(_ context.Context, r *memberv1.TableMessage) (*membe
 	return s.n.syncTable(r)
 }
 
-func (s *service) Replicate(stream memberv1.MemberService_ReplicateServer) error {
-	repl := s.n.repl
+// replicateStream is the backup's side of a replication stream.
+type replicateStream interface {
+	Recv() (*memberv1.ReplicationBatch, error)
+	Send(*memberv1.ReplicationAck) error
+}
+
+// replicate applies what an owner streams to this backup, acknowledging
+// each batch, until the stream ends (framed.go).
+func (n *Node) replicate(stream replicateStream) error {
+	repl := n.repl
 	for {
 		batch, err := stream.Recv()
 		if err == io.EOF {
@@ -66,7 +74,7 @@ func (s *service) Replicate(stream memberv1.MemberService_ReplicateServer) error
 		for _, ev := range batch.Events {
 			need, err := repl.apply(owner, ev)
 			if err != nil {
-				s.n.log.Warn("applying a replicated change failed; asking for a snapshot", "partition", ev.Partition, "err", err)
+				n.log.Warn("applying a replicated change failed; asking for a snapshot", "partition", ev.Partition, "err", err)
 				need = true
 			}
 			if need {

@@ -3,6 +3,7 @@ package member_test
 import (
 	"context"
 	"errors"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	memberv1 "github.com/atolldb/atoll/api/proto/atoll/member/v1"
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/cluster"
+	"github.com/atolldb/atoll/internal/frame"
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
 	"github.com/atolldb/atoll/pkg/serialization"
@@ -30,6 +32,44 @@ func dialWith(t *testing.T, addr string, creds credentials.TransportCredentials)
 	}
 	t.Cleanup(func() { _ = cc.Close() })
 	return cc
+}
+
+// openReplicationStream opens a framed replication stream at addr without
+// the member handshake and returns the refusal it meets (nil if it was
+// accepted).
+func openReplicationStream(addr string) error {
+	nc, err := net.Dial("tcp", addr)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	_ = nc.SetDeadline(time.Now().Add(time.Minute))
+	hello, err := proto.Marshal(&memberv1.FramedStreamHello{Stream: "replicate", Member: "127.0.0.1:1"})
+	if err != nil {
+		return err
+	}
+	if _, err := nc.Write(frame.Append(append([]byte(nil), frame.Preamble...), frame.KindHello, hello)); err != nil {
+		return err
+	}
+	rd := frame.NewReader(nc, 4096, 1<<20, 1<<20)
+	f, err := rd.Next()
+	if err != nil {
+		return err
+	}
+	if f.Kind == frame.KindHello && f.Size == 0 {
+		return nil // a member stream's welcome
+	}
+	welcome := &pb.PipelineWelcome{}
+	if err := proto.Unmarshal(f.Payload, welcome); err != nil {
+		return err
+	}
+	if welcome.Error == nil {
+		return nil
+	}
+	if _, err := rd.Next(); err == nil {
+		return errors.New("the refused connection stays open")
+	}
+	return errors.New(welcome.Error.Message)
 }
 
 // callAll makes every kind of member-to-member call that could change
@@ -54,16 +94,6 @@ func callAll(ctx context.Context, cc *grpc.ClientConn, victim []byte, key, value
 			return err
 		}
 		_, err = st.CloseAndRecv()
-		return err
-	}()
-	out["Replicate"] = func() error {
-		st, err := ms.Replicate(ctx)
-		if err != nil {
-			return err
-		}
-		_ = st.Send(&memberv1.ReplicationBatch{Events: []*memberv1.ReplicationEvent{{Partition: pid, Seq: 1, Map: "victim",
-			Change: &memberv1.ReplicationEvent_Record{Record: &memberv1.Record{Key: key, Value: value}}}}})
-		_, err = st.Recv()
 		return err
 	}()
 	out["Sync"] = func() error {
@@ -172,6 +202,11 @@ func TestMemberOnlyCalls(t *testing.T) {
 	}
 	if n, err := victim.Size(ctx); err != nil || n != 100 {
 		t.Fatalf("victim holds %d entries (%v), want 100", n, err)
+	}
+	// A plain connection that opens a framed replication stream reaches
+	// the clients' pipeline instead, which refuses its hello and closes.
+	if err := openReplicationStream(target.Addr); err == nil || strings.Contains(err.Error(), "secret-name") {
+		t.Fatalf("a replication stream from a plain connection: %v", err)
 	}
 
 	// A client naming another cluster is told only that its guess is wrong.

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"log/slog"
+	"net"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -20,6 +21,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/frame"
 	"github.com/atolldb/atoll/internal/member"
 	"github.com/atolldb/atoll/pkg/serialization"
 )
@@ -441,4 +443,92 @@ func FuzzGRPCRequests(f *testing.F) {
 	f.Fuzz(func(t *testing.T, selector uint16, mode uint8, payload []byte) {
 		fm.call(t, selector, mode, payload)
 	})
+}
+
+// FuzzFramedPipeline sends arbitrary bytes on the framed pipeline after a
+// valid hello: frames of any kind and length, calls that are not
+// protobuf, calls over the message limit, pings. Whatever they hold, the
+// member answers each call it could decode with a response to it, closes
+// the connection on what breaks the protocol, never panics, and keeps
+// serving.
+func FuzzFramedPipeline(f *testing.F) {
+	fm := startFuzzMember(f)
+	k, _ := fm.ser.ToData(int32(3))
+	v, _ := fm.ser.ToData("value")
+	call := func(req *pb.PipelineRequest) []byte {
+		b, err := proto.Marshal(req)
+		if err != nil {
+			f.Fatal(err)
+		}
+		return frame.Append(nil, frame.KindCall, b)
+	}
+	get := call(&pb.PipelineRequest{CallId: 1, Op: &pb.PipelineRequest_Get{Get: &pb.KeyRequest{Map: "fuzz", Key: k}}})
+	set := call(&pb.PipelineRequest{CallId: 2, Op: &pb.PipelineRequest_Set{Set: &pb.SetRequest{Map: "fuzz", Key: k, Value: v}}})
+	putAll := call(&pb.PipelineRequest{CallId: 3, Op: &pb.PipelineRequest_PutAll{PutAll: &pb.PutAllRequest{Map: "fuzz", Entries: []*pb.Entry{{Key: k, Value: v}}}}})
+	lock := call(&pb.PipelineRequest{CallId: 4, TimeoutMs: 50, Op: &pb.PipelineRequest_Lock{Lock: &pb.LockRequest{Map: "fuzz", Key: k}}})
+	f.Add(append(append(append([]byte(nil), get...), set...), putAll...))
+	f.Add(append(append([]byte(nil), lock...), set...))
+	f.Add(frame.Append(nil, frame.KindPing, []byte("12345678")))
+	f.Add(frame.Append(nil, frame.KindCall, []byte{8, 9, 0xff, 0xff}))
+	f.Add(frame.Append(nil, frame.KindGoAway, nil))
+	f.Add(binary.BigEndian.AppendUint32(nil, fuzzMaxMessage+100))
+	f.Add(append(binary.BigEndian.AppendUint32(nil, 0), frame.KindCall))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fm.framed(t, data)
+	})
+}
+
+// framed opens a framed pipeline, sends data after the hello and checks
+// what comes back (see FuzzFramedPipeline).
+func (fm *fuzzMember) framed(t *testing.T, data []byte) {
+	nc, err := net.Dial("tcp", fm.m.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	_ = nc.SetDeadline(time.Now().Add(30 * time.Second))
+	hello, _ := proto.Marshal(&pb.PipelineHello{ClusterName: member.DefaultConfig().ClusterName, ClientUuid: make([]byte, 16)})
+	out := frame.Append(append([]byte(nil), frame.Preamble...), frame.KindHello, hello)
+	if _, err := nc.Write(out); err != nil {
+		t.Fatal(err)
+	}
+	rd := frame.NewReader(nc, 64<<10, 64<<20, 64<<20)
+	f, err := rd.Next()
+	welcome := &pb.PipelineWelcome{}
+	if err != nil || f.Kind != frame.KindHello || proto.Unmarshal(f.Payload, welcome) != nil || welcome.Error != nil {
+		t.Fatalf("the hello was not welcomed: %v, %v", err, welcome.Error)
+	}
+	// The member reads what follows while it answers.
+	go func() {
+		_, _ = nc.Write(data)
+		_ = nc.(*net.TCPConn).CloseWrite()
+	}()
+	for {
+		f, err := rd.Next()
+		if err != nil {
+			break // the end: after the calls, or on a protocol error
+		}
+		switch f.Kind {
+		case frame.KindCall:
+			resp := &pb.PipelineResponse{}
+			if err := proto.Unmarshal(f.Payload, resp); err != nil {
+				t.Fatalf("an answer that is not a PipelineResponse: %v", err)
+			}
+			if resp.Error != nil && codes.Code(resp.Error.GrpcCode) == codes.Internal {
+				t.Fatalf("call %d: an internal error: %s", resp.CallId, resp.Error.Message)
+			}
+		case frame.KindPong:
+		default:
+			t.Fatalf("a frame of kind %d from the member", f.Kind)
+		}
+	}
+	if p := fm.panicked.Load(); p != nil {
+		t.Fatalf("a handler panicked:\n%s", p)
+	}
+	k, _ := fm.ser.ToData(int32(1))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := pb.NewMapServiceClient(fm.cc).ContainsKey(ctx, &pb.KeyRequest{Map: "fuzz", Key: k}); err != nil {
+		t.Fatalf("the member no longer serves: %v", err)
+	}
 }

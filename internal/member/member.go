@@ -128,8 +128,8 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		ClusterName: cfg.ClusterName, Self: m.self, PartitionCount: cfg.PartitionCount, Replicas: cfg.replicas(),
 		Join: cfg.Join, MinClusterSize: cfg.MinClusterSize, Store: replicas, Metadata: metadataStore{ser}, Catalog: catalogStore{cat},
 		Table: m.table, Logger: log, MaxMessageSize: cfg.Limits.MaxMessageSize, MaxConcurrentMigrations: cfg.MaxParallelMigrations,
-		DialOptions: append(transport.dialOptions(), dialer(cfg.Dialer)...),
-		TLS:         sec.tls, Secret: sec.secret, MaxClientConnsPerAddress: cfg.Limits.MaxConnectionsPerAddress,
+		DialOptions: append(transport.dialOptions(), dialer(cfg.Dialer)...), Traffic: transport.traffic,
+		TLS: sec.tls, Secret: sec.secret, MaxClientConnsPerAddress: cfg.Limits.MaxConnectionsPerAddress,
 		Dialer: cfg.Dialer,
 		Gossip: cluster.GossipConfig{
 			FailureTimeout: time.Duration(cfg.Gossip.FailureTimeout),
@@ -181,8 +181,9 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 	m.grpc = grpc.NewServer(
 		// Connections that open with the member handshake are member
 		// connections (inside TLS when the member has it); the server's
-		// access check serves member-only calls on them alone.
-		grpc.Creds(node.ServerCredentials()),
+		// access check serves member-only calls on them alone. A client's
+		// framed pipeline leaves gRPC for the server's own loop.
+		grpc.Creds(node.ServerCredentials(m.server.ServeFramed)),
 		// Clients check idle connections every 10s or more (their
 		// heartbeat); gRPC's default policy would close them for pinging
 		// more often than every 5 minutes.
@@ -377,11 +378,15 @@ func (m *Member) Shutdown(ctx context.Context) error {
 			m.grpc.GracefulStop()
 			close(stopped)
 		}()
+		framedErr := m.server.WaitFramed(ctx)
 		select {
 		case <-stopped:
 		case <-ctx.Done():
 			m.grpc.Stop()
 			<-stopped
+		}
+		if framedErr != nil || ctx.Err() != nil {
+			m.server.CloseFramed()
 			m.shutErr = ctx.Err()
 		}
 		if m.admin != nil {
@@ -436,6 +441,7 @@ func (m *Member) Close() error {
 	m.shutOnce.Do(func() {
 		close(m.stop)
 		m.server.Drain()
+		m.server.CloseFramed()
 		m.grpc.Stop()
 		if m.admin != nil {
 			_ = m.admin.Close()

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/atolldb/atoll/internal/cluster"
 	"github.com/atolldb/atoll/internal/grpcbuf"
 	"github.com/atolldb/atoll/internal/metrics"
 )
@@ -18,6 +19,8 @@ import (
 // and on the member service of its own server. Calls between members
 // carry the caller's address in a header, so that the receiving side
 // can name the peer; only addresses of live members become label values.
+// The framed streams (replication) count theirs through
+// cluster.Config.Traffic, under the same rule.
 
 // peerHeader carries the calling member's address.
 const peerHeader = "atoll-member"
@@ -91,6 +94,29 @@ func (s *countedClientStream) RecvMsg(m any) error {
 		s.p.ReceivedBytes.Add(size(m))
 	}
 	return err
+}
+
+// traffic counts the framed streams with the member at addr
+// (cluster.Config.Traffic).
+func (t *transportMetrics) traffic(addr string) cluster.Traffic {
+	if !t.known(addr) {
+		addr = "unknown"
+	}
+	return peerTraffic{t.m.Peer(addr)}
+}
+
+// peerTraffic counts one peer's framed messages.
+type peerTraffic struct{ p *metrics.Peer }
+
+func (c peerTraffic) Sent(size int, took time.Duration) {
+	c.p.SendQueue.Observe(took.Seconds())
+	c.p.SentMessages.Inc()
+	c.p.SentBytes.Add(float64(size))
+}
+
+func (c peerTraffic) Received(size int) {
+	c.p.ReceivedMessages.Inc()
+	c.p.ReceivedBytes.Add(float64(size))
 }
 
 // peerOf names the member that made an incoming call, or "" for a call

@@ -132,12 +132,12 @@ func (s *Server) latched(pid int32, mapName string, key []byte, fn func() error)
 // backups (write: the map's). fn must not wait for anything but the
 // store: the partition's handoff waits for the writes it admitted.
 func (s *Server) writeBackups(ctx context.Context, backups int, pid int32, fn func() error) error {
-	end, err := s.cfg.Cluster.BeginWrite(pid, backups)
+	w, err := s.cfg.Cluster.BeginWrite(pid, backups)
 	if err != nil {
 		return err
 	}
 	werr := fn()
-	if eerr := end(ctx); werr == nil {
+	if eerr := w.End().Wait(ctx); werr == nil {
 		werr = eerr
 	}
 	return werr
@@ -299,6 +299,12 @@ func (s *Server) awaitKey(ctx context.Context, m *maps.Map, pid int32, key []byt
 		rec, b, err := s.blocker(m, pid, key, access, caller, txid)
 		if err != nil || b == free {
 			return s.waited(start, pid, err)
+		}
+		if in := inlineOf(ctx); in != nil {
+			// Run by the framed pipeline's reader, which must not wait:
+			// nothing changed yet, the call runs again on its own.
+			in.wouldWait = true
+			return errWouldWait
 		}
 		// Watch, then look again: a release between the two looks is seen
 		// by the second, one after it closes the channel.

@@ -130,7 +130,7 @@ func (s *Server) writeGuarded(ctx context.Context, m *maps.Map, pid int32, key [
 				}
 			}
 		}
-		end, err := s.cfg.Cluster.BeginWrite(pid, m.Config().BackupCount)
+		w, err := s.cfg.Cluster.BeginWrite(pid, m.Config().BackupCount)
 		if err != nil {
 			return err
 		}
@@ -159,7 +159,14 @@ func (s *Server) writeGuarded(ctx context.Context, m *maps.Map, pid int32, key [
 		} else {
 			s.latches.UnlockAll(stripes)
 		}
-		if eerr := end(ctx); werr == nil {
+		backups := w.End()
+		if in := inlineOf(ctx); in != nil && werr == nil && !blocked {
+			// Run by the framed pipeline's reader: the wait for the
+			// backups is its caller's.
+			in.backups, in.written = backups, true
+			return nil
+		}
+		if eerr := backups.Wait(ctx); werr == nil {
 			werr = eerr
 		}
 		if werr != nil || !blocked {

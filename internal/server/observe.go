@@ -179,6 +179,9 @@ func observe[Req mapRequest, Resp any](s *Server, ctx context.Context, k op, r R
 	}
 	start := time.Since(epoch)
 	resp, err := h(ctx, r)
+	if err == errWouldWait {
+		return resp, err // not run: it runs again on its own
+	}
 	if k == opDestroy {
 		s.obs.forget(name)
 		return resp, err

@@ -95,24 +95,43 @@ loop:
 // runCall runs one pipeline call with its timeout, turning a panic in a
 // handler into an internal error instead of a crashed member.
 func (s *Server) runCall(ctx context.Context, req *pb.PipelineRequest) (resp *pb.PipelineResponse) {
-	defer func() {
-		if p := recover(); p != nil {
-			resp = &pb.PipelineResponse{CallId: req.CallId, Error: toPipelineError(s.recovered(fmt.Sprintf("pipeline call %d", req.CallId), p))}
-		}
-	}()
+	defer s.recoverPipelineCall(req, &resp)
 	if err := s.authorizeOp(ctx, req); err != nil {
 		return &pb.PipelineResponse{CallId: req.CallId, Error: toPipelineError(err)}
 	}
-	timeout := time.Duration(req.TimeoutMs) * time.Millisecond
-	if timeout <= 0 {
-		timeout = s.cfg.DefaultTimeout
-	}
-	if timeout > 0 {
+	if timeout := s.callTimeout(req); timeout > 0 {
 		call := &callContext{Context: ctx, deadline: time.Now().Add(timeout)}
 		defer call.end()
 		ctx = call
 	}
 	return s.dispatch(ctx, req)
+}
+
+// runInline is runCall for a call that will not wait (a framed
+// pipeline's reader runs it, framed.go): no timeout to start.
+func (s *Server) runInline(ctx context.Context, req *pb.PipelineRequest) (resp *pb.PipelineResponse) {
+	defer s.recoverPipelineCall(req, &resp)
+	if err := s.authorizeOp(ctx, req); err != nil {
+		return &pb.PipelineResponse{CallId: req.CallId, Error: toPipelineError(err)}
+	}
+	return s.dispatch(ctx, req)
+}
+
+// recoverPipelineCall turns a panic of req's handler into its internal
+// error (deferred).
+func (s *Server) recoverPipelineCall(req *pb.PipelineRequest, resp **pb.PipelineResponse) {
+	if p := recover(); p != nil {
+		*resp = &pb.PipelineResponse{CallId: req.CallId, Error: toPipelineError(s.recovered(fmt.Sprintf("pipeline call %d", req.CallId), p))}
+	}
+}
+
+// callTimeout is how long req may take: its own timeout, else the
+// member's default (0: none).
+func (s *Server) callTimeout(req *pb.PipelineRequest) time.Duration {
+	if timeout := time.Duration(req.TimeoutMs) * time.Millisecond; timeout > 0 {
+		return timeout
+	}
+	return s.cfg.DefaultTimeout
 }
 
 // callContext is a pipeline call's context: the stream's, with the call's

@@ -44,7 +44,9 @@ func (c sizeCheckingCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	if r, ok := v.(*receivedCall); ok {
 		r.size = n
 		if n > c.max {
-			r.callID = callIDOf(data)
+			if len(data) > 0 {
+				r.callID = callIDOf(data[0].ReadOnlyData())
+			}
 			return nil
 		}
 		return protoCodec.Unmarshal(data, r.msg)
@@ -87,12 +89,9 @@ func (r *receivedCall) tooLarge(op string, max int) error {
 
 // callIDOf reads field 1 (a varint) of an encoded call without decoding
 // the rest; 0 when it has none. Encoders write fields in order, so it is
-// found in the first buffer.
-func callIDOf(data mem.BufferSlice) uint64 {
-	if len(data) == 0 {
-		return 0
-	}
-	b := data[0].ReadOnlyData()
+// found in a call's first bytes (a gRPC message's first buffer, a skipped
+// frame's first bytes).
+func callIDOf(b []byte) uint64 {
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {

@@ -20,6 +20,7 @@ import (
 
 	memberpb "github.com/atolldb/atoll/api/proto/atoll/member/v1"
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/cluster"
 	"github.com/atolldb/atoll/internal/locks"
 	"github.com/atolldb/atoll/internal/maps"
 	"github.com/atolldb/atoll/internal/metrics"
@@ -31,11 +32,12 @@ import (
 
 // Cluster is what the server needs from the cluster layer.
 type Cluster interface {
-	// BeginWrite admits a write to partition pid on this member; end must
-	// be called after the store changed and waits for the first
-	// syncBackups backups to confirm the change. A member that does not
-	// own pid fails with an error matching cluster.ErrWrongOwner.
-	BeginWrite(pid int32, syncBackups int) (end func(context.Context) error, err error)
+	// BeginWrite admits a write to partition pid on this member; its End
+	// must be called after the store changed: it ends the admission and
+	// returns what the write needs of its backups (the first syncBackups
+	// to confirm the change). A member that does not own pid fails with an
+	// error matching cluster.ErrWrongOwner.
+	BeginWrite(pid int32, syncBackups int) (cluster.Write, error)
 	// CheckRead fails like BeginWrite when this member does not own pid.
 	CheckRead(pid int32) error
 	// Owned reports whether this member owns pid.
@@ -149,6 +151,8 @@ type Server struct {
 	// listeners counts the listener streams open per client connection
 	// (*cluster.Conn → *atomic.Int32).
 	listeners sync.Map
+	// framed are the framed pipeline connections (framed.go).
+	framed framedConns
 }
 
 // New returns a Server.

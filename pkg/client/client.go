@@ -59,8 +59,9 @@ type Config struct {
 	// Logger receives connection events; default slog.Default().
 	Logger *slog.Logger
 	// HeartbeatInterval is how long a connection may be idle before the
-	// client checks that its member still answers (an HTTP/2 ping).
-	// Default 10s, which is also the least: gRPC raises shorter intervals.
+	// client checks that its member still answers (a ping on its map
+	// pipeline and an HTTP/2 ping on its gRPC channel). Default 10s, which
+	// is also the least: gRPC raises shorter intervals.
 	HeartbeatInterval time.Duration
 	// HeartbeatTimeout is how long a member may leave a check unanswered
 	// before the client closes the connection: calls on it fail (and are

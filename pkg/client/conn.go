@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -15,17 +16,19 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/keepalive"
+	"google.golang.org/protobuf/proto"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/frame"
 )
 
-// conn is the client's connection to one member: a gRPC channel with one
-// pipeline stream on which calls are multiplexed by call id, and a stream
-// on which the member pushes its partition table. A call whose request
-// cannot be encoded fails alone, before anything is sent (encode.go); a
-// call waits for its turn to send, and for its answer, no longer than its
-// context allows (sender.go); only a failure of the stream itself breaks
-// the connection.
+// conn is the client's connection to one member: the map pipeline, on
+// which calls are multiplexed by call id (framed.go), and a gRPC channel
+// for the other services, among them a stream on which the member pushes
+// its partition table. A call whose request cannot be encoded fails
+// alone, before anything is sent; a call waits for room to send, and for
+// its answer, no longer than its context allows; only a failure of the
+// pipeline itself breaks the connection.
 type conn struct {
 	addr   string
 	cc     *grpc.ClientConn
@@ -36,9 +39,7 @@ type conn struct {
 	cluster  pb.ClusterServiceClient
 	metadata pb.MetadataServiceClient
 
-	pipe   pb.PipelineService_PipelineClient
-	sender *streamSender
-	cancel context.CancelFunc // ends the pipeline and the table stream
+	pipe *pipe
 
 	nextID   atomic.Uint64
 	pending  [pendingShards]pendingShard
@@ -64,7 +65,7 @@ type pendingShard struct {
 // call waits for one pipeline response. Calls are pooled.
 type call struct {
 	ch   chan *pb.PipelineResponse
-	sent atomic.Bool // its request was handed to gRPC
+	sent atomic.Bool // its request was appended to the pipeline
 }
 
 var callPool = sync.Pool{New: func() any { return &call{ch: make(chan *pb.PipelineResponse, 1)} }}
@@ -72,8 +73,8 @@ var callPool = sync.Pool{New: func() any { return &call{ch: make(chan *pb.Pipeli
 // dialBackoff spaces the connection attempts of one dial.
 var dialBackoff = backoff.Config{BaseDelay: 50 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second}
 
-// dial connects to a member, checks the cluster name and opens the
-// pipeline. An address that refuses the connection (nothing listens there)
+// dial connects to a member, checks the cluster name (Connect) and opens
+// the pipeline. An address that refuses the connection (nothing listens there)
 // fails at once rather than after ConnectTimeout; ctx bounds the rest.
 func dial(ctx context.Context, addr string, cfg *Config, clientUUID []byte) (*conn, *pb.ConnectResponse, error) {
 	hctx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout)
@@ -151,16 +152,25 @@ func dial(ctx context.Context, addr string, cfg *Config, clientUUID []byte) (*co
 	c.member = hello.MemberUuid
 	c.limits = newLimits(cfg, hello.Limits)
 	c.seen()
-	sctx, scancel := context.WithCancel(context.Background())
-	pipe, err := pb.NewPipelineServiceClient(cc).Pipeline(sctx)
+	p, err := dialPipe(hctx, addr, cfg, clientUUID, cfg.MaxMessageSize)
 	if err != nil {
-		scancel()
 		_ = cc.Close()
+		if refusedConnection(err) {
+			return nil, nil, err
+		}
+		if hctx.Err() != nil && ctx.Err() == nil {
+			err = &connectTimeoutError{after: cfg.ConnectTimeout}
+		}
 		return nil, nil, &connError{member: addr, err: err}
 	}
-	c.pipe, c.cancel = pipe, scancel
-	c.sender = newStreamSender(pipe, func(err error) { c.fail(err, true) })
+	c.pipe = p
+	c.seen()
 	go c.receive()
+	go p.write(func(err error) { c.fail(err, true) })
+	go p.heartbeat(cfg.HeartbeatInterval, cfg.HeartbeatTimeout, c.done, func(err error) {
+		c.fail(err, true)
+		_ = p.nc.Close()
+	})
 	return c, hello, nil
 }
 
@@ -193,22 +203,45 @@ func (h *handshakeReporter) Clone() credentials.TransportCredentials {
 	return &handshakeReporter{TransportCredentials: h.TransportCredentials.Clone(), addr: h.addr, failed: h.failed}
 }
 
-// receive delivers responses to their calls until the stream fails, then
-// fails every pending call.
+// receive delivers responses to their calls until the pipeline fails,
+// then fails every pending call.
 func (c *conn) receive() {
 	defer close(c.done)
+	defer c.pipe.w.Fail(errStreamEnded)
 	for {
-		resp, err := c.pipe.Recv()
+		f, err := c.pipe.rd.Next()
 		if err != nil {
 			if err == io.EOF {
 				err = errStreamEnded
 			}
-			// A draining member answers every call it took before it ends
-			// the stream: calls still pending then were never run.
-			c.fail(err, !errors.Is(errorFromStatus(err, c.addr), ErrShuttingDown))
+			c.fail(err, true)
 			return
 		}
+		c.pipe.read()
 		c.seen()
+		switch f.Kind {
+		case frame.KindCall:
+		case frame.KindPong:
+			continue
+		case frame.KindGoAway:
+			// A draining member answers every call it took before it
+			// goes: calls still pending then were never run.
+			pe := &pb.Error{}
+			if f.Skipped || proto.Unmarshal(f.Payload, pe) != nil {
+				pe = &pb.Error{Message: "the member ended the pipeline"}
+			}
+			c.fail(errorFromPipeline(pe, c.addr), false)
+			return
+		default:
+			c.fail(fmt.Errorf("the member sent a pipeline frame of kind %d", f.Kind), true)
+			return
+		}
+		resp := &pb.PipelineResponse{}
+		if f.Skipped || proto.Unmarshal(f.Payload, resp) != nil {
+			c.fail(fmt.Errorf("a pipeline response of %d bytes could not be decoded (Config.MaxMessageSize is the largest taken)", f.Size), true)
+			return
+		}
+		c.pipe.rd.Release()
 		sh := &c.pending[resp.CallId%pendingShards]
 		sh.mu.Lock()
 		cl, ok := sh.m[resp.CallId]
@@ -221,8 +254,8 @@ func (c *conn) receive() {
 }
 
 // fail marks the connection broken and fails the calls in flight; sent
-// says whether those handed to gRPC may have run on the member (a call
-// still waiting for its turn to send was not sent).
+// says whether those appended to the pipeline may have run on the member
+// (a call still waiting for room to send was not sent).
 func (c *conn) fail(err error, sent bool) {
 	ce := &connError{member: c.addr, sent: sent, err: err}
 	if !c.broken.CompareAndSwap(nil, ce) {
@@ -250,15 +283,6 @@ func (c *conn) failure(sent bool) *connError {
 	return &connError{member: c.addr, sent: sent, err: ce.err}
 }
 
-// pendingCall reports whether call id still waits for its response.
-func (c *conn) pendingCall(id uint64) bool {
-	sh := &c.pending[id%pendingShards]
-	sh.mu.Lock()
-	_, ok := sh.m[id]
-	sh.mu.Unlock()
-	return ok
-}
-
 // invoke sends req and waits for its response, ctx's end, or the
 // connection's failure. It sets req.CallId and req.TimeoutMs. A request
 // that cannot be encoded fails with a *RequestError: nothing was sent and
@@ -272,10 +296,6 @@ func (c *conn) invoke(ctx context.Context, req *pb.PipelineRequest) (*pb.Pipelin
 	if dl, ok := ctx.Deadline(); ok {
 		req.TimeoutMs = max(1, time.Until(dl).Milliseconds())
 	}
-	msg, err := encodeRequest(req, c.limits)
-	if err != nil {
-		return nil, err
-	}
 	cl := callPool.Get().(*call)
 	cl.sent.Store(false)
 	sh := &c.pending[id%pendingShards]
@@ -285,16 +305,17 @@ func (c *conn) invoke(ctx context.Context, req *pb.PipelineRequest) (*pb.Pipelin
 	// Registered after a failure's sweep? Then nobody will answer: give up.
 	if !c.usable() {
 		c.abandon(sh, id, cl)
-		msg.data.Free()
 		return nil, c.failure(false)
 	}
-	if err := c.sender.send(ctx, outgoing{msg: msg, wanted: func() bool { return c.pendingCall(id) }, sent: &cl.sent}); err != nil {
+	if err := c.pipe.send(ctx, req, c.limits, &cl.sent); err != nil {
 		c.abandon(sh, id, cl)
-		msg.data.Free()
-		if ctx.Err() != nil {
+		var re *RequestError
+		switch {
+		case errors.As(err, &re):
+			return nil, err
+		case ctx.Err() != nil:
 			return nil, ctx.Err()
-		}
-		if !c.usable() {
+		case !c.usable():
 			return nil, c.failure(false)
 		}
 		return nil, &connError{member: c.addr, err: err}
@@ -326,17 +347,17 @@ func (c *conn) abandon(sh *pendingShard, id uint64, cl *call) {
 	callPool.Put(cl)
 }
 
-// closeGrace is how long close lets the message being sent finish before
-// it ends the streams.
+// closeGrace is how long close lets the requests appended be written
+// before it ends the pipeline.
 const closeGrace = time.Second
 
 // close ends the pipeline and the channel and waits for the receiver.
 func (c *conn) close() {
 	select {
-	case <-c.sender.stop():
+	case <-c.pipe.stop():
 	case <-time.After(closeGrace):
 	}
-	c.cancel()
+	_ = c.pipe.nc.Close()
 	<-c.done
 	_ = c.cc.Close()
 }

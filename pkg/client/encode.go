@@ -13,10 +13,11 @@ import (
 
 // Requests the client cannot send
 //
-// Calls share a connection's streams, and a stream ends at the first
-// message gRPC fails to encode, failing every call on it. So the client
-// encodes each message for a shared stream itself, before it hands it
-// over: a message that cannot be encoded (a string that is not valid
+// Calls share a connection's streams (its map pipeline, its query
+// stream), and a stream ends at the first message gRPC fails to encode,
+// failing every call on it. So the client encodes each message for a
+// shared stream itself, before it hands it over (the map pipeline's
+// requests straight into its write buffer, framed.go): a message that cannot be encoded (a string that is not valid
 // UTF-8) or is over the message limit (the member's, learned when the
 // client connected, or Config.MaxMessageSize if lower) fails its own call
 // with a *RequestError, nothing is sent, and the connection and the other
@@ -90,10 +91,9 @@ func encodeRequest(msg proto.Message, l *limits) (encodedMessage, error) {
 	if err != nil {
 		return encodedMessage{}, &RequestError{Reason: err.Error(), kind: ErrInvalidArgument}
 	}
-	if n := data.Len(); n > l.maxMessage {
+	if err := l.checkMessage(data.Len()); err != nil {
 		data.Free()
-		return encodedMessage{}, &RequestError{Reason: fmt.Sprintf("the message has %d bytes, more than the limit of %d (%s)", n, l.maxMessage, l.maxMessageSetting),
-			Limit: l.maxMessage, kind: ErrTooLarge}
+		return encodedMessage{}, err
 	}
 	return encodedMessage{data: data}, nil
 }

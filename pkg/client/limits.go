@@ -40,6 +40,16 @@ func (l *limits) checkValue(field string, size int) error {
 	return tooLarge(field, "value", size, l.maxValue, "limits.max-value-size")
 }
 
+// checkMessage refuses an encoded request of n bytes over the message
+// limit.
+func (l *limits) checkMessage(n int) error {
+	if n <= l.maxMessage {
+		return nil
+	}
+	return &RequestError{Reason: fmt.Sprintf("the message has %d bytes, more than the limit of %d (%s)", n, l.maxMessage, l.maxMessageSetting),
+		Limit: l.maxMessage, kind: ErrTooLarge}
+}
+
 func tooLarge(field, what string, size, limit int, setting string) error {
 	if limit <= 0 || size <= limit {
 		return nil

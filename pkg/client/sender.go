@@ -4,18 +4,15 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"sync/atomic"
 
 	"google.golang.org/grpc"
 )
 
-// streamSender writes the messages of one shared stream (a connection's
-// map pipeline, its query stream) from a goroutine of its own: gRPC's
-// SendMsg is not safe for concurrent use, and it blocks while the member
-// takes no more data (a member that hangs stops reading). A caller only
-// hands its message over, and waits for that no longer than its context
-// allows; a message whose caller gave up before its turn is dropped
-// unsent.
+// streamSender writes the messages of a shared gRPC stream (a
+// connection's query stream) from a goroutine of its own: gRPC's SendMsg
+// is not safe for concurrent use, and it blocks while the member takes no
+// more data (a member that hangs stops reading). A caller only hands its
+// message over, and waits for that no longer than its context allows.
 type streamSender struct {
 	stream  grpc.ClientStream
 	queue   chan outgoing
@@ -30,10 +27,6 @@ type streamSender struct {
 // outgoing is a message waiting for its turn.
 type outgoing struct {
 	msg encodedMessage
-	// wanted reports whether its caller still waits (nil: always).
-	wanted func() bool
-	// sent, when set, is set once the message was handed to gRPC.
-	sent *atomic.Bool
 }
 
 // errSenderStopped: the stream takes no more messages.
@@ -68,13 +61,6 @@ func (s *streamSender) run() {
 	for {
 		select {
 		case out := <-s.queue:
-			if out.wanted != nil && !out.wanted() {
-				out.msg.data.Free()
-				continue
-			}
-			if out.sent != nil {
-				out.sent.Store(true)
-			}
 			if err := s.stream.SendMsg(out.msg); err != nil {
 				s.failed(err)
 				s.drain()

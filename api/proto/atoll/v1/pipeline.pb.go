@@ -21,6 +21,124 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// PipelineHello opens a framed pipeline connection: the same calls as
+// PipelineService's stream, on a TCP (or TLS) connection of their own to
+// the member's address, in the frames of internal/frame (a 4-byte length,
+// a kind byte, a payload), after the preamble "\x01atoll-pipeline/1\n".
+// The hello is the client's first frame; the member answers it with a
+// PipelineWelcome before anything else.
+type PipelineHello struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The cluster the client means to join, checked as Connect checks it.
+	ClusterName string `protobuf:"bytes,1,opt,name=cluster_name,json=clusterName,proto3" json:"cluster_name,omitempty"`
+	// The client's identity (16 bytes), as in ConnectRequest: the
+	// connection is one of its session's, whose locks it may hold.
+	ClientUuid []byte `protobuf:"bytes,2,opt,name=client_uuid,json=clientUuid,proto3" json:"client_uuid,omitempty"`
+	// What a gRPC call's authorization header would carry ("Basic ..." or
+	// "Bearer ..."); empty without credentials.
+	Authorization string `protobuf:"bytes,3,opt,name=authorization,proto3" json:"authorization,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PipelineHello) Reset() {
+	*x = PipelineHello{}
+	mi := &file_atoll_v1_pipeline_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PipelineHello) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PipelineHello) ProtoMessage() {}
+
+func (x *PipelineHello) ProtoReflect() protoreflect.Message {
+	mi := &file_atoll_v1_pipeline_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PipelineHello.ProtoReflect.Descriptor instead.
+func (*PipelineHello) Descriptor() ([]byte, []int) {
+	return file_atoll_v1_pipeline_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *PipelineHello) GetClusterName() string {
+	if x != nil {
+		return x.ClusterName
+	}
+	return ""
+}
+
+func (x *PipelineHello) GetClientUuid() []byte {
+	if x != nil {
+		return x.ClientUuid
+	}
+	return nil
+}
+
+func (x *PipelineHello) GetAuthorization() string {
+	if x != nil {
+		return x.Authorization
+	}
+	return ""
+}
+
+// PipelineWelcome answers a PipelineHello: the connection carries calls
+// unless error says why not (another cluster, failed authentication, TLS
+// required, a limit), after which the member closes it.
+type PipelineWelcome struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Error         *Error                 `protobuf:"bytes,1,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PipelineWelcome) Reset() {
+	*x = PipelineWelcome{}
+	mi := &file_atoll_v1_pipeline_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PipelineWelcome) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PipelineWelcome) ProtoMessage() {}
+
+func (x *PipelineWelcome) ProtoReflect() protoreflect.Message {
+	mi := &file_atoll_v1_pipeline_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PipelineWelcome.ProtoReflect.Descriptor instead.
+func (*PipelineWelcome) Descriptor() ([]byte, []int) {
+	return file_atoll_v1_pipeline_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *PipelineWelcome) GetError() *Error {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
 type PipelineRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Chosen by the client, unique among its calls in flight on the stream.
@@ -74,7 +192,7 @@ type PipelineRequest struct {
 
 func (x *PipelineRequest) Reset() {
 	*x = PipelineRequest{}
-	mi := &file_atoll_v1_pipeline_proto_msgTypes[0]
+	mi := &file_atoll_v1_pipeline_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -86,7 +204,7 @@ func (x *PipelineRequest) String() string {
 func (*PipelineRequest) ProtoMessage() {}
 
 func (x *PipelineRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_pipeline_proto_msgTypes[0]
+	mi := &file_atoll_v1_pipeline_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -99,7 +217,7 @@ func (x *PipelineRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PipelineRequest.ProtoReflect.Descriptor instead.
 func (*PipelineRequest) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_pipeline_proto_rawDescGZIP(), []int{0}
+	return file_atoll_v1_pipeline_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *PipelineRequest) GetCallId() uint64 {
@@ -727,7 +845,7 @@ type PipelineResponse struct {
 
 func (x *PipelineResponse) Reset() {
 	*x = PipelineResponse{}
-	mi := &file_atoll_v1_pipeline_proto_msgTypes[1]
+	mi := &file_atoll_v1_pipeline_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -739,7 +857,7 @@ func (x *PipelineResponse) String() string {
 func (*PipelineResponse) ProtoMessage() {}
 
 func (x *PipelineResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_v1_pipeline_proto_msgTypes[1]
+	mi := &file_atoll_v1_pipeline_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -752,7 +870,7 @@ func (x *PipelineResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PipelineResponse.ProtoReflect.Descriptor instead.
 func (*PipelineResponse) Descriptor() ([]byte, []int) {
-	return file_atoll_v1_pipeline_proto_rawDescGZIP(), []int{1}
+	return file_atoll_v1_pipeline_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *PipelineResponse) GetCallId() uint64 {
@@ -1024,7 +1142,14 @@ var File_atoll_v1_pipeline_proto protoreflect.FileDescriptor
 
 const file_atoll_v1_pipeline_proto_rawDesc = "" +
 	"\n" +
-	"\x17atoll/v1/pipeline.proto\x12\batoll.v1\x1a\x15atoll/v1/errors.proto\x1a\x12atoll/v1/map.proto\x1a\x17atoll/v1/metadata.proto\x1a\x1aatoll/v1/transaction.proto\"\xbf\x11\n" +
+	"\x17atoll/v1/pipeline.proto\x12\batoll.v1\x1a\x15atoll/v1/errors.proto\x1a\x12atoll/v1/map.proto\x1a\x17atoll/v1/metadata.proto\x1a\x1aatoll/v1/transaction.proto\"y\n" +
+	"\rPipelineHello\x12!\n" +
+	"\fcluster_name\x18\x01 \x01(\tR\vclusterName\x12\x1f\n" +
+	"\vclient_uuid\x18\x02 \x01(\fR\n" +
+	"clientUuid\x12$\n" +
+	"\rauthorization\x18\x03 \x01(\tR\rauthorization\"8\n" +
+	"\x0fPipelineWelcome\x12%\n" +
+	"\x05error\x18\x01 \x01(\v2\x0f.atoll.v1.ErrorR\x05error\"\xbf\x11\n" +
 	"\x0fPipelineRequest\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\x04R\x06callId\x12\x1d\n" +
 	"\n" +
@@ -1116,113 +1241,116 @@ func file_atoll_v1_pipeline_proto_rawDescGZIP() []byte {
 	return file_atoll_v1_pipeline_proto_rawDescData
 }
 
-var file_atoll_v1_pipeline_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_atoll_v1_pipeline_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_atoll_v1_pipeline_proto_goTypes = []any{
-	(*PipelineRequest)(nil),            // 0: atoll.v1.PipelineRequest
-	(*PipelineResponse)(nil),           // 1: atoll.v1.PipelineResponse
-	(*PutRequest)(nil),                 // 2: atoll.v1.PutRequest
-	(*SetRequest)(nil),                 // 3: atoll.v1.SetRequest
-	(*KeyRequest)(nil),                 // 4: atoll.v1.KeyRequest
-	(*ReplaceIfSameRequest)(nil),       // 5: atoll.v1.ReplaceIfSameRequest
-	(*SetTtlRequest)(nil),              // 6: atoll.v1.SetTtlRequest
-	(*PutAllRequest)(nil),              // 7: atoll.v1.PutAllRequest
-	(*GetAllRequest)(nil),              // 8: atoll.v1.GetAllRequest
-	(*MapRequest)(nil),                 // 9: atoll.v1.MapRequest
-	(*MapConfig)(nil),                  // 10: atoll.v1.MapConfig
-	(*PutSchemasRequest)(nil),          // 11: atoll.v1.PutSchemasRequest
-	(*GetSchemaRequest)(nil),           // 12: atoll.v1.GetSchemaRequest
-	(*PutClassDefinitionsRequest)(nil), // 13: atoll.v1.PutClassDefinitionsRequest
-	(*GetClassDefinitionRequest)(nil),  // 14: atoll.v1.GetClassDefinitionRequest
-	(*PutLayoutsRequest)(nil),          // 15: atoll.v1.PutLayoutsRequest
-	(*GetLayoutRequest)(nil),           // 16: atoll.v1.GetLayoutRequest
-	(*LockRequest)(nil),                // 17: atoll.v1.LockRequest
-	(*RenewLocksRequest)(nil),          // 18: atoll.v1.RenewLocksRequest
-	(*TxReadRequest)(nil),              // 19: atoll.v1.TxReadRequest
-	(*TxLockRequest)(nil),              // 20: atoll.v1.TxLockRequest
-	(*TxValidateRequest)(nil),          // 21: atoll.v1.TxValidateRequest
-	(*TxCommitRequest)(nil),            // 22: atoll.v1.TxCommitRequest
-	(*TxReleaseRequest)(nil),           // 23: atoll.v1.TxReleaseRequest
-	(*Error)(nil),                      // 24: atoll.v1.Error
-	(*Empty)(nil),                      // 25: atoll.v1.Empty
-	(*ValueResponse)(nil),              // 26: atoll.v1.ValueResponse
-	(*BoolResponse)(nil),               // 27: atoll.v1.BoolResponse
-	(*SizeResponse)(nil),               // 28: atoll.v1.SizeResponse
-	(*EntriesResponse)(nil),            // 29: atoll.v1.EntriesResponse
-	(*EntryViewResponse)(nil),          // 30: atoll.v1.EntryViewResponse
-	(*MapStats)(nil),                   // 31: atoll.v1.MapStats
-	(*Schema)(nil),                     // 32: atoll.v1.Schema
-	(*ClassDefinition)(nil),            // 33: atoll.v1.ClassDefinition
-	(*Layout)(nil),                     // 34: atoll.v1.Layout
-	(*LockResponse)(nil),               // 35: atoll.v1.LockResponse
-	(*LockState)(nil),                  // 36: atoll.v1.LockState
-	(*RenewLocksResponse)(nil),         // 37: atoll.v1.RenewLocksResponse
-	(*TxReadResponse)(nil),             // 38: atoll.v1.TxReadResponse
-	(*TxLockResponse)(nil),             // 39: atoll.v1.TxLockResponse
-	(*TxCommitResponse)(nil),           // 40: atoll.v1.TxCommitResponse
+	(*PipelineHello)(nil),              // 0: atoll.v1.PipelineHello
+	(*PipelineWelcome)(nil),            // 1: atoll.v1.PipelineWelcome
+	(*PipelineRequest)(nil),            // 2: atoll.v1.PipelineRequest
+	(*PipelineResponse)(nil),           // 3: atoll.v1.PipelineResponse
+	(*Error)(nil),                      // 4: atoll.v1.Error
+	(*PutRequest)(nil),                 // 5: atoll.v1.PutRequest
+	(*SetRequest)(nil),                 // 6: atoll.v1.SetRequest
+	(*KeyRequest)(nil),                 // 7: atoll.v1.KeyRequest
+	(*ReplaceIfSameRequest)(nil),       // 8: atoll.v1.ReplaceIfSameRequest
+	(*SetTtlRequest)(nil),              // 9: atoll.v1.SetTtlRequest
+	(*PutAllRequest)(nil),              // 10: atoll.v1.PutAllRequest
+	(*GetAllRequest)(nil),              // 11: atoll.v1.GetAllRequest
+	(*MapRequest)(nil),                 // 12: atoll.v1.MapRequest
+	(*MapConfig)(nil),                  // 13: atoll.v1.MapConfig
+	(*PutSchemasRequest)(nil),          // 14: atoll.v1.PutSchemasRequest
+	(*GetSchemaRequest)(nil),           // 15: atoll.v1.GetSchemaRequest
+	(*PutClassDefinitionsRequest)(nil), // 16: atoll.v1.PutClassDefinitionsRequest
+	(*GetClassDefinitionRequest)(nil),  // 17: atoll.v1.GetClassDefinitionRequest
+	(*PutLayoutsRequest)(nil),          // 18: atoll.v1.PutLayoutsRequest
+	(*GetLayoutRequest)(nil),           // 19: atoll.v1.GetLayoutRequest
+	(*LockRequest)(nil),                // 20: atoll.v1.LockRequest
+	(*RenewLocksRequest)(nil),          // 21: atoll.v1.RenewLocksRequest
+	(*TxReadRequest)(nil),              // 22: atoll.v1.TxReadRequest
+	(*TxLockRequest)(nil),              // 23: atoll.v1.TxLockRequest
+	(*TxValidateRequest)(nil),          // 24: atoll.v1.TxValidateRequest
+	(*TxCommitRequest)(nil),            // 25: atoll.v1.TxCommitRequest
+	(*TxReleaseRequest)(nil),           // 26: atoll.v1.TxReleaseRequest
+	(*Empty)(nil),                      // 27: atoll.v1.Empty
+	(*ValueResponse)(nil),              // 28: atoll.v1.ValueResponse
+	(*BoolResponse)(nil),               // 29: atoll.v1.BoolResponse
+	(*SizeResponse)(nil),               // 30: atoll.v1.SizeResponse
+	(*EntriesResponse)(nil),            // 31: atoll.v1.EntriesResponse
+	(*EntryViewResponse)(nil),          // 32: atoll.v1.EntryViewResponse
+	(*MapStats)(nil),                   // 33: atoll.v1.MapStats
+	(*Schema)(nil),                     // 34: atoll.v1.Schema
+	(*ClassDefinition)(nil),            // 35: atoll.v1.ClassDefinition
+	(*Layout)(nil),                     // 36: atoll.v1.Layout
+	(*LockResponse)(nil),               // 37: atoll.v1.LockResponse
+	(*LockState)(nil),                  // 38: atoll.v1.LockState
+	(*RenewLocksResponse)(nil),         // 39: atoll.v1.RenewLocksResponse
+	(*TxReadResponse)(nil),             // 40: atoll.v1.TxReadResponse
+	(*TxLockResponse)(nil),             // 41: atoll.v1.TxLockResponse
+	(*TxCommitResponse)(nil),           // 42: atoll.v1.TxCommitResponse
 }
 var file_atoll_v1_pipeline_proto_depIdxs = []int32{
-	2,  // 0: atoll.v1.PipelineRequest.put:type_name -> atoll.v1.PutRequest
-	3,  // 1: atoll.v1.PipelineRequest.set:type_name -> atoll.v1.SetRequest
-	2,  // 2: atoll.v1.PipelineRequest.put_if_absent:type_name -> atoll.v1.PutRequest
-	4,  // 3: atoll.v1.PipelineRequest.get:type_name -> atoll.v1.KeyRequest
-	4,  // 4: atoll.v1.PipelineRequest.remove:type_name -> atoll.v1.KeyRequest
-	4,  // 5: atoll.v1.PipelineRequest.delete:type_name -> atoll.v1.KeyRequest
-	5,  // 6: atoll.v1.PipelineRequest.remove_if_same:type_name -> atoll.v1.ReplaceIfSameRequest
-	2,  // 7: atoll.v1.PipelineRequest.replace:type_name -> atoll.v1.PutRequest
-	5,  // 8: atoll.v1.PipelineRequest.replace_if_same:type_name -> atoll.v1.ReplaceIfSameRequest
-	4,  // 9: atoll.v1.PipelineRequest.contains_key:type_name -> atoll.v1.KeyRequest
-	4,  // 10: atoll.v1.PipelineRequest.evict:type_name -> atoll.v1.KeyRequest
-	6,  // 11: atoll.v1.PipelineRequest.set_ttl:type_name -> atoll.v1.SetTtlRequest
-	4,  // 12: atoll.v1.PipelineRequest.get_entry_view:type_name -> atoll.v1.KeyRequest
-	7,  // 13: atoll.v1.PipelineRequest.put_all:type_name -> atoll.v1.PutAllRequest
-	8,  // 14: atoll.v1.PipelineRequest.get_all:type_name -> atoll.v1.GetAllRequest
-	9,  // 15: atoll.v1.PipelineRequest.size:type_name -> atoll.v1.MapRequest
-	9,  // 16: atoll.v1.PipelineRequest.clear:type_name -> atoll.v1.MapRequest
-	9,  // 17: atoll.v1.PipelineRequest.evict_all:type_name -> atoll.v1.MapRequest
-	9,  // 18: atoll.v1.PipelineRequest.destroy:type_name -> atoll.v1.MapRequest
-	9,  // 19: atoll.v1.PipelineRequest.get_map_stats:type_name -> atoll.v1.MapRequest
-	10, // 20: atoll.v1.PipelineRequest.configure_map:type_name -> atoll.v1.MapConfig
-	11, // 21: atoll.v1.PipelineRequest.put_schemas:type_name -> atoll.v1.PutSchemasRequest
-	12, // 22: atoll.v1.PipelineRequest.get_schema:type_name -> atoll.v1.GetSchemaRequest
-	13, // 23: atoll.v1.PipelineRequest.put_class_definitions:type_name -> atoll.v1.PutClassDefinitionsRequest
-	14, // 24: atoll.v1.PipelineRequest.get_class_definition:type_name -> atoll.v1.GetClassDefinitionRequest
-	15, // 25: atoll.v1.PipelineRequest.put_layouts:type_name -> atoll.v1.PutLayoutsRequest
-	16, // 26: atoll.v1.PipelineRequest.get_layout:type_name -> atoll.v1.GetLayoutRequest
-	17, // 27: atoll.v1.PipelineRequest.lock:type_name -> atoll.v1.LockRequest
-	4,  // 28: atoll.v1.PipelineRequest.unlock:type_name -> atoll.v1.KeyRequest
-	4,  // 29: atoll.v1.PipelineRequest.is_locked:type_name -> atoll.v1.KeyRequest
-	4,  // 30: atoll.v1.PipelineRequest.force_unlock:type_name -> atoll.v1.KeyRequest
-	18, // 31: atoll.v1.PipelineRequest.renew_locks:type_name -> atoll.v1.RenewLocksRequest
-	19, // 32: atoll.v1.PipelineRequest.tx_read:type_name -> atoll.v1.TxReadRequest
-	20, // 33: atoll.v1.PipelineRequest.tx_lock:type_name -> atoll.v1.TxLockRequest
-	21, // 34: atoll.v1.PipelineRequest.tx_validate:type_name -> atoll.v1.TxValidateRequest
-	22, // 35: atoll.v1.PipelineRequest.tx_commit:type_name -> atoll.v1.TxCommitRequest
-	23, // 36: atoll.v1.PipelineRequest.tx_apply:type_name -> atoll.v1.TxReleaseRequest
-	23, // 37: atoll.v1.PipelineRequest.tx_rollback:type_name -> atoll.v1.TxReleaseRequest
-	24, // 38: atoll.v1.PipelineResponse.error:type_name -> atoll.v1.Error
-	25, // 39: atoll.v1.PipelineResponse.empty:type_name -> atoll.v1.Empty
-	26, // 40: atoll.v1.PipelineResponse.value:type_name -> atoll.v1.ValueResponse
-	27, // 41: atoll.v1.PipelineResponse.bool:type_name -> atoll.v1.BoolResponse
-	28, // 42: atoll.v1.PipelineResponse.size:type_name -> atoll.v1.SizeResponse
-	29, // 43: atoll.v1.PipelineResponse.entries:type_name -> atoll.v1.EntriesResponse
-	30, // 44: atoll.v1.PipelineResponse.entry_view:type_name -> atoll.v1.EntryViewResponse
-	31, // 45: atoll.v1.PipelineResponse.map_stats:type_name -> atoll.v1.MapStats
-	32, // 46: atoll.v1.PipelineResponse.schema:type_name -> atoll.v1.Schema
-	33, // 47: atoll.v1.PipelineResponse.class_definition:type_name -> atoll.v1.ClassDefinition
-	34, // 48: atoll.v1.PipelineResponse.layout:type_name -> atoll.v1.Layout
-	35, // 49: atoll.v1.PipelineResponse.lock:type_name -> atoll.v1.LockResponse
-	36, // 50: atoll.v1.PipelineResponse.lock_state:type_name -> atoll.v1.LockState
-	37, // 51: atoll.v1.PipelineResponse.renew_locks:type_name -> atoll.v1.RenewLocksResponse
-	38, // 52: atoll.v1.PipelineResponse.tx_read:type_name -> atoll.v1.TxReadResponse
-	39, // 53: atoll.v1.PipelineResponse.tx_lock:type_name -> atoll.v1.TxLockResponse
-	40, // 54: atoll.v1.PipelineResponse.tx_commit:type_name -> atoll.v1.TxCommitResponse
-	0,  // 55: atoll.v1.PipelineService.Pipeline:input_type -> atoll.v1.PipelineRequest
-	1,  // 56: atoll.v1.PipelineService.Pipeline:output_type -> atoll.v1.PipelineResponse
-	56, // [56:57] is the sub-list for method output_type
-	55, // [55:56] is the sub-list for method input_type
-	55, // [55:55] is the sub-list for extension type_name
-	55, // [55:55] is the sub-list for extension extendee
-	0,  // [0:55] is the sub-list for field type_name
+	4,  // 0: atoll.v1.PipelineWelcome.error:type_name -> atoll.v1.Error
+	5,  // 1: atoll.v1.PipelineRequest.put:type_name -> atoll.v1.PutRequest
+	6,  // 2: atoll.v1.PipelineRequest.set:type_name -> atoll.v1.SetRequest
+	5,  // 3: atoll.v1.PipelineRequest.put_if_absent:type_name -> atoll.v1.PutRequest
+	7,  // 4: atoll.v1.PipelineRequest.get:type_name -> atoll.v1.KeyRequest
+	7,  // 5: atoll.v1.PipelineRequest.remove:type_name -> atoll.v1.KeyRequest
+	7,  // 6: atoll.v1.PipelineRequest.delete:type_name -> atoll.v1.KeyRequest
+	8,  // 7: atoll.v1.PipelineRequest.remove_if_same:type_name -> atoll.v1.ReplaceIfSameRequest
+	5,  // 8: atoll.v1.PipelineRequest.replace:type_name -> atoll.v1.PutRequest
+	8,  // 9: atoll.v1.PipelineRequest.replace_if_same:type_name -> atoll.v1.ReplaceIfSameRequest
+	7,  // 10: atoll.v1.PipelineRequest.contains_key:type_name -> atoll.v1.KeyRequest
+	7,  // 11: atoll.v1.PipelineRequest.evict:type_name -> atoll.v1.KeyRequest
+	9,  // 12: atoll.v1.PipelineRequest.set_ttl:type_name -> atoll.v1.SetTtlRequest
+	7,  // 13: atoll.v1.PipelineRequest.get_entry_view:type_name -> atoll.v1.KeyRequest
+	10, // 14: atoll.v1.PipelineRequest.put_all:type_name -> atoll.v1.PutAllRequest
+	11, // 15: atoll.v1.PipelineRequest.get_all:type_name -> atoll.v1.GetAllRequest
+	12, // 16: atoll.v1.PipelineRequest.size:type_name -> atoll.v1.MapRequest
+	12, // 17: atoll.v1.PipelineRequest.clear:type_name -> atoll.v1.MapRequest
+	12, // 18: atoll.v1.PipelineRequest.evict_all:type_name -> atoll.v1.MapRequest
+	12, // 19: atoll.v1.PipelineRequest.destroy:type_name -> atoll.v1.MapRequest
+	12, // 20: atoll.v1.PipelineRequest.get_map_stats:type_name -> atoll.v1.MapRequest
+	13, // 21: atoll.v1.PipelineRequest.configure_map:type_name -> atoll.v1.MapConfig
+	14, // 22: atoll.v1.PipelineRequest.put_schemas:type_name -> atoll.v1.PutSchemasRequest
+	15, // 23: atoll.v1.PipelineRequest.get_schema:type_name -> atoll.v1.GetSchemaRequest
+	16, // 24: atoll.v1.PipelineRequest.put_class_definitions:type_name -> atoll.v1.PutClassDefinitionsRequest
+	17, // 25: atoll.v1.PipelineRequest.get_class_definition:type_name -> atoll.v1.GetClassDefinitionRequest
+	18, // 26: atoll.v1.PipelineRequest.put_layouts:type_name -> atoll.v1.PutLayoutsRequest
+	19, // 27: atoll.v1.PipelineRequest.get_layout:type_name -> atoll.v1.GetLayoutRequest
+	20, // 28: atoll.v1.PipelineRequest.lock:type_name -> atoll.v1.LockRequest
+	7,  // 29: atoll.v1.PipelineRequest.unlock:type_name -> atoll.v1.KeyRequest
+	7,  // 30: atoll.v1.PipelineRequest.is_locked:type_name -> atoll.v1.KeyRequest
+	7,  // 31: atoll.v1.PipelineRequest.force_unlock:type_name -> atoll.v1.KeyRequest
+	21, // 32: atoll.v1.PipelineRequest.renew_locks:type_name -> atoll.v1.RenewLocksRequest
+	22, // 33: atoll.v1.PipelineRequest.tx_read:type_name -> atoll.v1.TxReadRequest
+	23, // 34: atoll.v1.PipelineRequest.tx_lock:type_name -> atoll.v1.TxLockRequest
+	24, // 35: atoll.v1.PipelineRequest.tx_validate:type_name -> atoll.v1.TxValidateRequest
+	25, // 36: atoll.v1.PipelineRequest.tx_commit:type_name -> atoll.v1.TxCommitRequest
+	26, // 37: atoll.v1.PipelineRequest.tx_apply:type_name -> atoll.v1.TxReleaseRequest
+	26, // 38: atoll.v1.PipelineRequest.tx_rollback:type_name -> atoll.v1.TxReleaseRequest
+	4,  // 39: atoll.v1.PipelineResponse.error:type_name -> atoll.v1.Error
+	27, // 40: atoll.v1.PipelineResponse.empty:type_name -> atoll.v1.Empty
+	28, // 41: atoll.v1.PipelineResponse.value:type_name -> atoll.v1.ValueResponse
+	29, // 42: atoll.v1.PipelineResponse.bool:type_name -> atoll.v1.BoolResponse
+	30, // 43: atoll.v1.PipelineResponse.size:type_name -> atoll.v1.SizeResponse
+	31, // 44: atoll.v1.PipelineResponse.entries:type_name -> atoll.v1.EntriesResponse
+	32, // 45: atoll.v1.PipelineResponse.entry_view:type_name -> atoll.v1.EntryViewResponse
+	33, // 46: atoll.v1.PipelineResponse.map_stats:type_name -> atoll.v1.MapStats
+	34, // 47: atoll.v1.PipelineResponse.schema:type_name -> atoll.v1.Schema
+	35, // 48: atoll.v1.PipelineResponse.class_definition:type_name -> atoll.v1.ClassDefinition
+	36, // 49: atoll.v1.PipelineResponse.layout:type_name -> atoll.v1.Layout
+	37, // 50: atoll.v1.PipelineResponse.lock:type_name -> atoll.v1.LockResponse
+	38, // 51: atoll.v1.PipelineResponse.lock_state:type_name -> atoll.v1.LockState
+	39, // 52: atoll.v1.PipelineResponse.renew_locks:type_name -> atoll.v1.RenewLocksResponse
+	40, // 53: atoll.v1.PipelineResponse.tx_read:type_name -> atoll.v1.TxReadResponse
+	41, // 54: atoll.v1.PipelineResponse.tx_lock:type_name -> atoll.v1.TxLockResponse
+	42, // 55: atoll.v1.PipelineResponse.tx_commit:type_name -> atoll.v1.TxCommitResponse
+	2,  // 56: atoll.v1.PipelineService.Pipeline:input_type -> atoll.v1.PipelineRequest
+	3,  // 57: atoll.v1.PipelineService.Pipeline:output_type -> atoll.v1.PipelineResponse
+	57, // [57:58] is the sub-list for method output_type
+	56, // [56:57] is the sub-list for method input_type
+	56, // [56:56] is the sub-list for extension type_name
+	56, // [56:56] is the sub-list for extension extendee
+	0,  // [0:56] is the sub-list for field type_name
 }
 
 func init() { file_atoll_v1_pipeline_proto_init() }
@@ -1234,7 +1362,7 @@ func file_atoll_v1_pipeline_proto_init() {
 	file_atoll_v1_map_proto_init()
 	file_atoll_v1_metadata_proto_init()
 	file_atoll_v1_transaction_proto_init()
-	file_atoll_v1_pipeline_proto_msgTypes[0].OneofWrappers = []any{
+	file_atoll_v1_pipeline_proto_msgTypes[2].OneofWrappers = []any{
 		(*PipelineRequest_Put)(nil),
 		(*PipelineRequest_Set)(nil),
 		(*PipelineRequest_PutIfAbsent)(nil),
@@ -1274,7 +1402,7 @@ func file_atoll_v1_pipeline_proto_init() {
 		(*PipelineRequest_TxApply)(nil),
 		(*PipelineRequest_TxRollback)(nil),
 	}
-	file_atoll_v1_pipeline_proto_msgTypes[1].OneofWrappers = []any{
+	file_atoll_v1_pipeline_proto_msgTypes[3].OneofWrappers = []any{
 		(*PipelineResponse_Empty)(nil),
 		(*PipelineResponse_Value)(nil),
 		(*PipelineResponse_Bool)(nil),
@@ -1298,7 +1426,7 @@ func file_atoll_v1_pipeline_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atoll_v1_pipeline_proto_rawDesc), len(file_atoll_v1_pipeline_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

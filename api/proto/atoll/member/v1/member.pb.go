@@ -217,6 +217,68 @@ func (x *TableMessage) GetSenderUuid() []byte {
 	return nil
 }
 
+// FramedStreamHello opens a member's framed stream: a member connection
+// (the member handshake, inside TLS when members have it) on which, where
+// gRPC would start HTTP/2, the dialer sends the preamble of
+// internal/frame and this hello in a hello frame; the listener answers
+// with a hello frame, empty when it accepts the stream. The "replicate"
+// stream carries a partition owner's changes to a member that holds
+// backups (ReplicationBatch frames), and the backup's acknowledgements of
+// what it applied the other way (ReplicationAck frames).
+type FramedStreamHello struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The stream: "replicate".
+	Stream string `protobuf:"bytes,1,opt,name=stream,proto3" json:"stream,omitempty"`
+	// The dialing member's address, which the traffic metrics name.
+	Member        string `protobuf:"bytes,2,opt,name=member,proto3" json:"member,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FramedStreamHello) Reset() {
+	*x = FramedStreamHello{}
+	mi := &file_atoll_member_v1_member_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FramedStreamHello) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FramedStreamHello) ProtoMessage() {}
+
+func (x *FramedStreamHello) ProtoReflect() protoreflect.Message {
+	mi := &file_atoll_member_v1_member_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FramedStreamHello.ProtoReflect.Descriptor instead.
+func (*FramedStreamHello) Descriptor() ([]byte, []int) {
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *FramedStreamHello) GetStream() string {
+	if x != nil {
+		return x.Stream
+	}
+	return ""
+}
+
+func (x *FramedStreamHello) GetMember() string {
+	if x != nil {
+		return x.Member
+	}
+	return ""
+}
+
 // ReplicationBatch carries changes of partitions owned by the sender, in
 // order per partition (seq grows by one per change of a partition).
 type ReplicationBatch struct {
@@ -229,7 +291,7 @@ type ReplicationBatch struct {
 
 func (x *ReplicationBatch) Reset() {
 	*x = ReplicationBatch{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[4]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -241,7 +303,7 @@ func (x *ReplicationBatch) String() string {
 func (*ReplicationBatch) ProtoMessage() {}
 
 func (x *ReplicationBatch) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[4]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -254,7 +316,7 @@ func (x *ReplicationBatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplicationBatch.ProtoReflect.Descriptor instead.
 func (*ReplicationBatch) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{4}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ReplicationBatch) GetOwnerUuid() []byte {
@@ -292,7 +354,7 @@ type ReplicationEvent struct {
 
 func (x *ReplicationEvent) Reset() {
 	*x = ReplicationEvent{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[5]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -304,7 +366,7 @@ func (x *ReplicationEvent) String() string {
 func (*ReplicationEvent) ProtoMessage() {}
 
 func (x *ReplicationEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[5]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -317,7 +379,7 @@ func (x *ReplicationEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplicationEvent.ProtoReflect.Descriptor instead.
 func (*ReplicationEvent) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{5}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ReplicationEvent) GetPartition() int32 {
@@ -423,7 +485,7 @@ type Record struct {
 
 func (x *Record) Reset() {
 	*x = Record{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[6]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -435,7 +497,7 @@ func (x *Record) String() string {
 func (*Record) ProtoMessage() {}
 
 func (x *Record) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[6]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -448,7 +510,7 @@ func (x *Record) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Record.ProtoReflect.Descriptor instead.
 func (*Record) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{6}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Record) GetKey() []byte {
@@ -519,8 +581,8 @@ type SyncChunk struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The first message: the owner, the partition, the owner's history of
 	// it (epoch) and the sequence number of its last change the copy
-	// includes. The copy may include later changes too: they follow on
-	// Replicate and apply again harmlessly.
+	// includes. The copy may include later changes too: they follow on the
+	// replication stream and apply again harmlessly.
 	OwnerUuid []byte `protobuf:"bytes,1,opt,name=owner_uuid,json=ownerUuid,proto3" json:"owner_uuid,omitempty"`
 	Partition int32  `protobuf:"varint,2,opt,name=partition,proto3" json:"partition,omitempty"`
 	Epoch     uint64 `protobuf:"varint,3,opt,name=epoch,proto3" json:"epoch,omitempty"`
@@ -534,7 +596,7 @@ type SyncChunk struct {
 
 func (x *SyncChunk) Reset() {
 	*x = SyncChunk{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[7]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -546,7 +608,7 @@ func (x *SyncChunk) String() string {
 func (*SyncChunk) ProtoMessage() {}
 
 func (x *SyncChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[7]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -559,7 +621,7 @@ func (x *SyncChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncChunk.ProtoReflect.Descriptor instead.
 func (*SyncChunk) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{7}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *SyncChunk) GetOwnerUuid() []byte {
@@ -616,7 +678,7 @@ type ReplicationAck struct {
 
 func (x *ReplicationAck) Reset() {
 	*x = ReplicationAck{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[8]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -628,7 +690,7 @@ func (x *ReplicationAck) String() string {
 func (*ReplicationAck) ProtoMessage() {}
 
 func (x *ReplicationAck) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[8]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -641,7 +703,7 @@ func (x *ReplicationAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplicationAck.ProtoReflect.Descriptor instead.
 func (*ReplicationAck) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{8}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ReplicationAck) GetAcks() []*PartitionAck {
@@ -669,7 +731,7 @@ type PartitionAck struct {
 
 func (x *PartitionAck) Reset() {
 	*x = PartitionAck{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[9]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -681,7 +743,7 @@ func (x *PartitionAck) String() string {
 func (*PartitionAck) ProtoMessage() {}
 
 func (x *PartitionAck) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[9]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -694,7 +756,7 @@ func (x *PartitionAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartitionAck.ProtoReflect.Descriptor instead.
 func (*PartitionAck) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{9}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *PartitionAck) GetPartition() int32 {
@@ -729,7 +791,7 @@ type HandoffRequest struct {
 
 func (x *HandoffRequest) Reset() {
 	*x = HandoffRequest{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[10]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -741,7 +803,7 @@ func (x *HandoffRequest) String() string {
 func (*HandoffRequest) ProtoMessage() {}
 
 func (x *HandoffRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[10]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -754,7 +816,7 @@ func (x *HandoffRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandoffRequest.ProtoReflect.Descriptor instead.
 func (*HandoffRequest) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{10}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *HandoffRequest) GetPartition() int32 {
@@ -786,7 +848,7 @@ type HandoffResponse struct {
 
 func (x *HandoffResponse) Reset() {
 	*x = HandoffResponse{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[11]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -798,7 +860,7 @@ func (x *HandoffResponse) String() string {
 func (*HandoffResponse) ProtoMessage() {}
 
 func (x *HandoffResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[11]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -811,7 +873,7 @@ func (x *HandoffResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandoffResponse.ProtoReflect.Descriptor instead.
 func (*HandoffResponse) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{11}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{12}
 }
 
 type CatchUpRequest struct {
@@ -824,7 +886,7 @@ type CatchUpRequest struct {
 
 func (x *CatchUpRequest) Reset() {
 	*x = CatchUpRequest{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[12]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -836,7 +898,7 @@ func (x *CatchUpRequest) String() string {
 func (*CatchUpRequest) ProtoMessage() {}
 
 func (x *CatchUpRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[12]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -849,7 +911,7 @@ func (x *CatchUpRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CatchUpRequest.ProtoReflect.Descriptor instead.
 func (*CatchUpRequest) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{12}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CatchUpRequest) GetPartition() int32 {
@@ -875,7 +937,7 @@ type LeaveRequest struct {
 
 func (x *LeaveRequest) Reset() {
 	*x = LeaveRequest{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[13]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -887,7 +949,7 @@ func (x *LeaveRequest) String() string {
 func (*LeaveRequest) ProtoMessage() {}
 
 func (x *LeaveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[13]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -900,7 +962,7 @@ func (x *LeaveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveRequest.ProtoReflect.Descriptor instead.
 func (*LeaveRequest) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{13}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *LeaveRequest) GetUuid() []byte {
@@ -921,7 +983,7 @@ type LeaveResponse struct {
 
 func (x *LeaveResponse) Reset() {
 	*x = LeaveResponse{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[14]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -933,7 +995,7 @@ func (x *LeaveResponse) String() string {
 func (*LeaveResponse) ProtoMessage() {}
 
 func (x *LeaveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[14]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -946,7 +1008,7 @@ func (x *LeaveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveResponse.ProtoReflect.Descriptor instead.
 func (*LeaveResponse) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{14}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *LeaveResponse) GetStaying() int32 {
@@ -966,7 +1028,7 @@ type MergeBatch struct {
 
 func (x *MergeBatch) Reset() {
 	*x = MergeBatch{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[15]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -978,7 +1040,7 @@ func (x *MergeBatch) String() string {
 func (*MergeBatch) ProtoMessage() {}
 
 func (x *MergeBatch) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[15]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -991,7 +1053,7 @@ func (x *MergeBatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MergeBatch.ProtoReflect.Descriptor instead.
 func (*MergeBatch) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{15}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *MergeBatch) GetFromLineage() []byte {
@@ -1021,7 +1083,7 @@ type MergeEntry struct {
 
 func (x *MergeEntry) Reset() {
 	*x = MergeEntry{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[16]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1033,7 +1095,7 @@ func (x *MergeEntry) String() string {
 func (*MergeEntry) ProtoMessage() {}
 
 func (x *MergeEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[16]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1046,7 +1108,7 @@ func (x *MergeEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MergeEntry.ProtoReflect.Descriptor instead.
 func (*MergeEntry) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{16}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *MergeEntry) GetMap() string {
@@ -1094,7 +1156,7 @@ type MergeResponse struct {
 
 func (x *MergeResponse) Reset() {
 	*x = MergeResponse{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[17]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1106,7 +1168,7 @@ func (x *MergeResponse) String() string {
 func (*MergeResponse) ProtoMessage() {}
 
 func (x *MergeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[17]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1119,7 +1181,7 @@ func (x *MergeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MergeResponse.ProtoReflect.Descriptor instead.
 func (*MergeResponse) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{17}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *MergeResponse) GetMerged() int64 {
@@ -1147,7 +1209,7 @@ type CatalogChanges struct {
 
 func (x *CatalogChanges) Reset() {
 	*x = CatalogChanges{}
-	mi := &file_atoll_member_v1_member_proto_msgTypes[18]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1159,7 +1221,7 @@ func (x *CatalogChanges) String() string {
 func (*CatalogChanges) ProtoMessage() {}
 
 func (x *CatalogChanges) ProtoReflect() protoreflect.Message {
-	mi := &file_atoll_member_v1_member_proto_msgTypes[18]
+	mi := &file_atoll_member_v1_member_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1172,7 +1234,7 @@ func (x *CatalogChanges) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CatalogChanges.ProtoReflect.Descriptor instead.
 func (*CatalogChanges) Descriptor() ([]byte, []int) {
-	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{18}
+	return file_atoll_member_v1_member_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CatalogChanges) GetChanges() [][]byte {
@@ -1197,7 +1259,10 @@ const file_atoll_member_v1_member_proto_rawDesc = "" +
 	"\fTableMessage\x12.\n" +
 	"\x05table\x18\x01 \x01(\v2\x18.atoll.v1.PartitionTableR\x05table\x12\x1f\n" +
 	"\vsender_uuid\x18\x02 \x01(\fR\n" +
-	"senderUuid\"l\n" +
+	"senderUuid\"C\n" +
+	"\x11FramedStreamHello\x12\x16\n" +
+	"\x06stream\x18\x01 \x01(\tR\x06stream\x12\x16\n" +
+	"\x06member\x18\x02 \x01(\tR\x06member\"l\n" +
 	"\x10ReplicationBatch\x12\x1d\n" +
 	"\n" +
 	"owner_uuid\x18\x01 \x01(\fR\townerUuid\x129\n" +
@@ -1265,13 +1330,12 @@ const file_atoll_member_v1_member_proto_rawDesc = "" +
 	"\x06merged\x18\x01 \x01(\x03R\x06merged\x12\x18\n" +
 	"\askipped\x18\x02 \x01(\x03R\askipped\"*\n" +
 	"\x0eCatalogChanges\x12\x18\n" +
-	"\achanges\x18\x01 \x03(\fR\achanges2\xf9\a\n" +
+	"\achanges\x18\x01 \x03(\fR\achanges2\xa4\a\n" +
 	"\rMemberService\x12J\n" +
 	"\fGossipPacket\x12$.atoll.member.v1.GossipPacketRequest\x1a\x14.atoll.member.v1.Ack\x12N\n" +
 	"\fGossipStream\x12\x1c.atoll.member.v1.GossipChunk\x1a\x1c.atoll.member.v1.GossipChunk(\x010\x01\x12C\n" +
 	"\fPublishTable\x12\x1d.atoll.member.v1.TableMessage\x1a\x14.atoll.member.v1.Ack\x12I\n" +
-	"\tSyncTable\x12\x1d.atoll.member.v1.TableMessage\x1a\x1d.atoll.member.v1.TableMessage\x12S\n" +
-	"\tReplicate\x12!.atoll.member.v1.ReplicationBatch\x1a\x1f.atoll.member.v1.ReplicationAck(\x010\x01\x12C\n" +
+	"\tSyncTable\x12\x1d.atoll.member.v1.TableMessage\x1a\x1d.atoll.member.v1.TableMessage\x12C\n" +
 	"\x04Sync\x12\x1a.atoll.member.v1.SyncChunk\x1a\x1d.atoll.member.v1.PartitionAck(\x01\x12L\n" +
 	"\aHandoff\x12\x1f.atoll.member.v1.HandoffRequest\x1a .atoll.member.v1.HandoffResponse\x12@\n" +
 	"\aCatchUp\x12\x1f.atoll.member.v1.CatchUpRequest\x1a\x14.atoll.member.v1.Ack\x12F\n" +
@@ -1296,66 +1360,65 @@ func file_atoll_member_v1_member_proto_rawDescGZIP() []byte {
 	return file_atoll_member_v1_member_proto_rawDescData
 }
 
-var file_atoll_member_v1_member_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_atoll_member_v1_member_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_atoll_member_v1_member_proto_goTypes = []any{
 	(*Ack)(nil),                 // 0: atoll.member.v1.Ack
 	(*GossipPacketRequest)(nil), // 1: atoll.member.v1.GossipPacketRequest
 	(*GossipChunk)(nil),         // 2: atoll.member.v1.GossipChunk
 	(*TableMessage)(nil),        // 3: atoll.member.v1.TableMessage
-	(*ReplicationBatch)(nil),    // 4: atoll.member.v1.ReplicationBatch
-	(*ReplicationEvent)(nil),    // 5: atoll.member.v1.ReplicationEvent
-	(*Record)(nil),              // 6: atoll.member.v1.Record
-	(*SyncChunk)(nil),           // 7: atoll.member.v1.SyncChunk
-	(*ReplicationAck)(nil),      // 8: atoll.member.v1.ReplicationAck
-	(*PartitionAck)(nil),        // 9: atoll.member.v1.PartitionAck
-	(*HandoffRequest)(nil),      // 10: atoll.member.v1.HandoffRequest
-	(*HandoffResponse)(nil),     // 11: atoll.member.v1.HandoffResponse
-	(*CatchUpRequest)(nil),      // 12: atoll.member.v1.CatchUpRequest
-	(*LeaveRequest)(nil),        // 13: atoll.member.v1.LeaveRequest
-	(*LeaveResponse)(nil),       // 14: atoll.member.v1.LeaveResponse
-	(*MergeBatch)(nil),          // 15: atoll.member.v1.MergeBatch
-	(*MergeEntry)(nil),          // 16: atoll.member.v1.MergeEntry
-	(*MergeResponse)(nil),       // 17: atoll.member.v1.MergeResponse
-	(*CatalogChanges)(nil),      // 18: atoll.member.v1.CatalogChanges
-	(*v1.PartitionTable)(nil),   // 19: atoll.v1.PartitionTable
-	(*v1.MetadataList)(nil),     // 20: atoll.v1.MetadataList
+	(*FramedStreamHello)(nil),   // 4: atoll.member.v1.FramedStreamHello
+	(*ReplicationBatch)(nil),    // 5: atoll.member.v1.ReplicationBatch
+	(*ReplicationEvent)(nil),    // 6: atoll.member.v1.ReplicationEvent
+	(*Record)(nil),              // 7: atoll.member.v1.Record
+	(*SyncChunk)(nil),           // 8: atoll.member.v1.SyncChunk
+	(*ReplicationAck)(nil),      // 9: atoll.member.v1.ReplicationAck
+	(*PartitionAck)(nil),        // 10: atoll.member.v1.PartitionAck
+	(*HandoffRequest)(nil),      // 11: atoll.member.v1.HandoffRequest
+	(*HandoffResponse)(nil),     // 12: atoll.member.v1.HandoffResponse
+	(*CatchUpRequest)(nil),      // 13: atoll.member.v1.CatchUpRequest
+	(*LeaveRequest)(nil),        // 14: atoll.member.v1.LeaveRequest
+	(*LeaveResponse)(nil),       // 15: atoll.member.v1.LeaveResponse
+	(*MergeBatch)(nil),          // 16: atoll.member.v1.MergeBatch
+	(*MergeEntry)(nil),          // 17: atoll.member.v1.MergeEntry
+	(*MergeResponse)(nil),       // 18: atoll.member.v1.MergeResponse
+	(*CatalogChanges)(nil),      // 19: atoll.member.v1.CatalogChanges
+	(*v1.PartitionTable)(nil),   // 20: atoll.v1.PartitionTable
+	(*v1.MetadataList)(nil),     // 21: atoll.v1.MetadataList
 }
 var file_atoll_member_v1_member_proto_depIdxs = []int32{
-	19, // 0: atoll.member.v1.TableMessage.table:type_name -> atoll.v1.PartitionTable
-	5,  // 1: atoll.member.v1.ReplicationBatch.events:type_name -> atoll.member.v1.ReplicationEvent
-	6,  // 2: atoll.member.v1.ReplicationEvent.record:type_name -> atoll.member.v1.Record
-	9,  // 3: atoll.member.v1.ReplicationAck.acks:type_name -> atoll.member.v1.PartitionAck
-	16, // 4: atoll.member.v1.MergeBatch.entries:type_name -> atoll.member.v1.MergeEntry
+	20, // 0: atoll.member.v1.TableMessage.table:type_name -> atoll.v1.PartitionTable
+	6,  // 1: atoll.member.v1.ReplicationBatch.events:type_name -> atoll.member.v1.ReplicationEvent
+	7,  // 2: atoll.member.v1.ReplicationEvent.record:type_name -> atoll.member.v1.Record
+	10, // 3: atoll.member.v1.ReplicationAck.acks:type_name -> atoll.member.v1.PartitionAck
+	17, // 4: atoll.member.v1.MergeBatch.entries:type_name -> atoll.member.v1.MergeEntry
 	1,  // 5: atoll.member.v1.MemberService.GossipPacket:input_type -> atoll.member.v1.GossipPacketRequest
 	2,  // 6: atoll.member.v1.MemberService.GossipStream:input_type -> atoll.member.v1.GossipChunk
 	3,  // 7: atoll.member.v1.MemberService.PublishTable:input_type -> atoll.member.v1.TableMessage
 	3,  // 8: atoll.member.v1.MemberService.SyncTable:input_type -> atoll.member.v1.TableMessage
-	4,  // 9: atoll.member.v1.MemberService.Replicate:input_type -> atoll.member.v1.ReplicationBatch
-	7,  // 10: atoll.member.v1.MemberService.Sync:input_type -> atoll.member.v1.SyncChunk
-	10, // 11: atoll.member.v1.MemberService.Handoff:input_type -> atoll.member.v1.HandoffRequest
-	12, // 12: atoll.member.v1.MemberService.CatchUp:input_type -> atoll.member.v1.CatchUpRequest
-	13, // 13: atoll.member.v1.MemberService.Leave:input_type -> atoll.member.v1.LeaveRequest
-	20, // 14: atoll.member.v1.MemberService.PutMetadata:input_type -> atoll.v1.MetadataList
-	0,  // 15: atoll.member.v1.MemberService.GetMetadata:input_type -> atoll.member.v1.Ack
-	15, // 16: atoll.member.v1.MemberService.Merge:input_type -> atoll.member.v1.MergeBatch
-	18, // 17: atoll.member.v1.MemberService.PutCatalog:input_type -> atoll.member.v1.CatalogChanges
-	0,  // 18: atoll.member.v1.MemberService.GetCatalog:input_type -> atoll.member.v1.Ack
-	0,  // 19: atoll.member.v1.MemberService.GossipPacket:output_type -> atoll.member.v1.Ack
-	2,  // 20: atoll.member.v1.MemberService.GossipStream:output_type -> atoll.member.v1.GossipChunk
-	0,  // 21: atoll.member.v1.MemberService.PublishTable:output_type -> atoll.member.v1.Ack
-	3,  // 22: atoll.member.v1.MemberService.SyncTable:output_type -> atoll.member.v1.TableMessage
-	8,  // 23: atoll.member.v1.MemberService.Replicate:output_type -> atoll.member.v1.ReplicationAck
-	9,  // 24: atoll.member.v1.MemberService.Sync:output_type -> atoll.member.v1.PartitionAck
-	11, // 25: atoll.member.v1.MemberService.Handoff:output_type -> atoll.member.v1.HandoffResponse
-	0,  // 26: atoll.member.v1.MemberService.CatchUp:output_type -> atoll.member.v1.Ack
-	14, // 27: atoll.member.v1.MemberService.Leave:output_type -> atoll.member.v1.LeaveResponse
-	0,  // 28: atoll.member.v1.MemberService.PutMetadata:output_type -> atoll.member.v1.Ack
-	20, // 29: atoll.member.v1.MemberService.GetMetadata:output_type -> atoll.v1.MetadataList
-	17, // 30: atoll.member.v1.MemberService.Merge:output_type -> atoll.member.v1.MergeResponse
-	0,  // 31: atoll.member.v1.MemberService.PutCatalog:output_type -> atoll.member.v1.Ack
-	18, // 32: atoll.member.v1.MemberService.GetCatalog:output_type -> atoll.member.v1.CatalogChanges
-	19, // [19:33] is the sub-list for method output_type
-	5,  // [5:19] is the sub-list for method input_type
+	8,  // 9: atoll.member.v1.MemberService.Sync:input_type -> atoll.member.v1.SyncChunk
+	11, // 10: atoll.member.v1.MemberService.Handoff:input_type -> atoll.member.v1.HandoffRequest
+	13, // 11: atoll.member.v1.MemberService.CatchUp:input_type -> atoll.member.v1.CatchUpRequest
+	14, // 12: atoll.member.v1.MemberService.Leave:input_type -> atoll.member.v1.LeaveRequest
+	21, // 13: atoll.member.v1.MemberService.PutMetadata:input_type -> atoll.v1.MetadataList
+	0,  // 14: atoll.member.v1.MemberService.GetMetadata:input_type -> atoll.member.v1.Ack
+	16, // 15: atoll.member.v1.MemberService.Merge:input_type -> atoll.member.v1.MergeBatch
+	19, // 16: atoll.member.v1.MemberService.PutCatalog:input_type -> atoll.member.v1.CatalogChanges
+	0,  // 17: atoll.member.v1.MemberService.GetCatalog:input_type -> atoll.member.v1.Ack
+	0,  // 18: atoll.member.v1.MemberService.GossipPacket:output_type -> atoll.member.v1.Ack
+	2,  // 19: atoll.member.v1.MemberService.GossipStream:output_type -> atoll.member.v1.GossipChunk
+	0,  // 20: atoll.member.v1.MemberService.PublishTable:output_type -> atoll.member.v1.Ack
+	3,  // 21: atoll.member.v1.MemberService.SyncTable:output_type -> atoll.member.v1.TableMessage
+	10, // 22: atoll.member.v1.MemberService.Sync:output_type -> atoll.member.v1.PartitionAck
+	12, // 23: atoll.member.v1.MemberService.Handoff:output_type -> atoll.member.v1.HandoffResponse
+	0,  // 24: atoll.member.v1.MemberService.CatchUp:output_type -> atoll.member.v1.Ack
+	15, // 25: atoll.member.v1.MemberService.Leave:output_type -> atoll.member.v1.LeaveResponse
+	0,  // 26: atoll.member.v1.MemberService.PutMetadata:output_type -> atoll.member.v1.Ack
+	21, // 27: atoll.member.v1.MemberService.GetMetadata:output_type -> atoll.v1.MetadataList
+	18, // 28: atoll.member.v1.MemberService.Merge:output_type -> atoll.member.v1.MergeResponse
+	0,  // 29: atoll.member.v1.MemberService.PutCatalog:output_type -> atoll.member.v1.Ack
+	19, // 30: atoll.member.v1.MemberService.GetCatalog:output_type -> atoll.member.v1.CatalogChanges
+	18, // [18:31] is the sub-list for method output_type
+	5,  // [5:18] is the sub-list for method input_type
 	5,  // [5:5] is the sub-list for extension type_name
 	5,  // [5:5] is the sub-list for extension extendee
 	0,  // [0:5] is the sub-list for field type_name
@@ -1366,7 +1429,7 @@ func file_atoll_member_v1_member_proto_init() {
 	if File_atoll_member_v1_member_proto != nil {
 		return
 	}
-	file_atoll_member_v1_member_proto_msgTypes[5].OneofWrappers = []any{
+	file_atoll_member_v1_member_proto_msgTypes[6].OneofWrappers = []any{
 		(*ReplicationEvent_Record)(nil),
 		(*ReplicationEvent_RemovedKey)(nil),
 		(*ReplicationEvent_Cleared)(nil),
@@ -1377,7 +1440,7 @@ func file_atoll_member_v1_member_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atoll_member_v1_member_proto_rawDesc), len(file_atoll_member_v1_member_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   19,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

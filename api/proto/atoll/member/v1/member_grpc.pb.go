@@ -24,7 +24,6 @@ const (
 	MemberService_GossipStream_FullMethodName = "/atoll.member.v1.MemberService/GossipStream"
 	MemberService_PublishTable_FullMethodName = "/atoll.member.v1.MemberService/PublishTable"
 	MemberService_SyncTable_FullMethodName    = "/atoll.member.v1.MemberService/SyncTable"
-	MemberService_Replicate_FullMethodName    = "/atoll.member.v1.MemberService/Replicate"
 	MemberService_Sync_FullMethodName         = "/atoll.member.v1.MemberService/Sync"
 	MemberService_Handoff_FullMethodName      = "/atoll.member.v1.MemberService/Handoff"
 	MemberService_CatchUp_FullMethodName      = "/atoll.member.v1.MemberService/CatchUp"
@@ -59,15 +58,13 @@ type MemberServiceClient interface {
 	// was lost still reaches everyone and a new coordinator continues from
 	// the newest table any member has.
 	SyncTable(ctx context.Context, in *TableMessage, opts ...grpc.CallOption) (*TableMessage, error)
-	// Replicate carries a partition owner's changes to a member that holds
-	// backups; the backup acknowledges what it applied.
-	Replicate(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ReplicationBatch, ReplicationAck], error)
 	// Sync copies one whole partition, the entries of every map that holds
 	// it, from its owner to a member that holds a backup of it, in chunks of
 	// about a megabyte: its cost follows the bytes copied, not the number of
 	// maps. The first message names the partition and what the copy
 	// includes; the backup replaces its copy, answers once it applied
-	// everything, and the changes made after the copy follow on Replicate.
+	// everything, and the changes made after the copy follow on the
+	// replication stream (FramedStreamHello).
 	Sync(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[SyncChunk, PartitionAck], error)
 	// Handoff asks the owner of a partition to hand it to a member that
 	// already holds its backup: the owner stops taking writes, waits until
@@ -146,22 +143,9 @@ func (c *memberServiceClient) SyncTable(ctx context.Context, in *TableMessage, o
 	return out, nil
 }
 
-func (c *memberServiceClient) Replicate(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ReplicationBatch, ReplicationAck], error) {
-	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	stream, err := c.cc.NewStream(ctx, &MemberService_ServiceDesc.Streams[1], MemberService_Replicate_FullMethodName, cOpts...)
-	if err != nil {
-		return nil, err
-	}
-	x := &grpc.GenericClientStream[ReplicationBatch, ReplicationAck]{ClientStream: stream}
-	return x, nil
-}
-
-// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
-type MemberService_ReplicateClient = grpc.BidiStreamingClient[ReplicationBatch, ReplicationAck]
-
 func (c *memberServiceClient) Sync(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[SyncChunk, PartitionAck], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	stream, err := c.cc.NewStream(ctx, &MemberService_ServiceDesc.Streams[2], MemberService_Sync_FullMethodName, cOpts...)
+	stream, err := c.cc.NewStream(ctx, &MemberService_ServiceDesc.Streams[1], MemberService_Sync_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +208,7 @@ func (c *memberServiceClient) GetMetadata(ctx context.Context, in *Ack, opts ...
 
 func (c *memberServiceClient) Merge(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[MergeBatch, MergeResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	stream, err := c.cc.NewStream(ctx, &MemberService_ServiceDesc.Streams[3], MemberService_Merge_FullMethodName, cOpts...)
+	stream, err := c.cc.NewStream(ctx, &MemberService_ServiceDesc.Streams[2], MemberService_Merge_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -278,15 +262,13 @@ type MemberServiceServer interface {
 	// was lost still reaches everyone and a new coordinator continues from
 	// the newest table any member has.
 	SyncTable(context.Context, *TableMessage) (*TableMessage, error)
-	// Replicate carries a partition owner's changes to a member that holds
-	// backups; the backup acknowledges what it applied.
-	Replicate(grpc.BidiStreamingServer[ReplicationBatch, ReplicationAck]) error
 	// Sync copies one whole partition, the entries of every map that holds
 	// it, from its owner to a member that holds a backup of it, in chunks of
 	// about a megabyte: its cost follows the bytes copied, not the number of
 	// maps. The first message names the partition and what the copy
 	// includes; the backup replaces its copy, answers once it applied
-	// everything, and the changes made after the copy follow on Replicate.
+	// everything, and the changes made after the copy follow on the
+	// replication stream (FramedStreamHello).
 	Sync(grpc.ClientStreamingServer[SyncChunk, PartitionAck]) error
 	// Handoff asks the owner of a partition to hand it to a member that
 	// already holds its backup: the owner stops taking writes, waits until
@@ -333,9 +315,6 @@ func (UnimplementedMemberServiceServer) PublishTable(context.Context, *TableMess
 }
 func (UnimplementedMemberServiceServer) SyncTable(context.Context, *TableMessage) (*TableMessage, error) {
 	return nil, status.Error(codes.Unimplemented, "method SyncTable not implemented")
-}
-func (UnimplementedMemberServiceServer) Replicate(grpc.BidiStreamingServer[ReplicationBatch, ReplicationAck]) error {
-	return status.Error(codes.Unimplemented, "method Replicate not implemented")
 }
 func (UnimplementedMemberServiceServer) Sync(grpc.ClientStreamingServer[SyncChunk, PartitionAck]) error {
 	return status.Error(codes.Unimplemented, "method Sync not implemented")
@@ -445,13 +424,6 @@ func _MemberService_SyncTable_Handler(srv interface{}, ctx context.Context, dec 
 	}
 	return interceptor(ctx, in, info, handler)
 }
-
-func _MemberService_Replicate_Handler(srv interface{}, stream grpc.ServerStream) error {
-	return srv.(MemberServiceServer).Replicate(&grpc.GenericServerStream[ReplicationBatch, ReplicationAck]{ServerStream: stream})
-}
-
-// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
-type MemberService_ReplicateServer = grpc.BidiStreamingServer[ReplicationBatch, ReplicationAck]
 
 func _MemberService_Sync_Handler(srv interface{}, stream grpc.ServerStream) error {
 	return srv.(MemberServiceServer).Sync(&grpc.GenericServerStream[SyncChunk, PartitionAck]{ServerStream: stream})
@@ -645,12 +617,6 @@ var MemberService_ServiceDesc = grpc.ServiceDesc{
 		{
 			StreamName:    "GossipStream",
 			Handler:       _MemberService_GossipStream_Handler,
-			ServerStreams: true,
-			ClientStreams: true,
-		},
-		{
-			StreamName:    "Replicate",
-			Handler:       _MemberService_Replicate_Handler,
 			ServerStreams: true,
 			ClientStreams: true,
 		},

@@ -1,0 +1,226 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	memberv1 "github.com/atolldb/atoll/api/proto/atoll/member/v1"
+	"github.com/atolldb/atoll/internal/frame"
+)
+
+// Framed member streams
+//
+// The changes an owner streams to a backup travel on a member connection
+// of their own in the frames of internal/frame rather than on a gRPC
+// stream: one write carries a batch, one read takes it, with no HTTP/2
+// framing, flow control or goroutines between the connection and the
+// replicator. The connection opens like every member connection (the
+// member handshake, inside TLS when members have it, so that only a member
+// that proved it belongs reaches the stream); then, where gRPC would start
+// HTTP/2, the dialer sends frame.Preamble and a FramedStreamHello, and the
+// listener answers with an empty hello frame. Batches (ReplicationBatch)
+// go one way, acknowledgements (ReplicationAck) the other, each in a
+// KindCall frame. The traffic is counted per peer like gRPC's
+// (Config.Traffic).
+
+// streamReplicate names the replication stream in its hello.
+const streamReplicate = "replicate"
+
+// framedHelloTimeout bounds the hello exchange of a framed stream.
+const framedHelloTimeout = 10 * time.Second
+
+// framedReadBuffer is a framed stream's read buffer.
+const framedReadBuffer = 64 << 10
+
+// Traffic counts the messages of member streams with one peer member.
+type Traffic interface {
+	// Sent counts a message of size bytes sent, which took took to write.
+	Sent(size int, took time.Duration)
+	// Received counts a message of size bytes received.
+	Received(size int)
+}
+
+// noTraffic counts nothing.
+type noTraffic struct{}
+
+func (noTraffic) Sent(int, time.Duration) {}
+func (noTraffic) Received(int)            {}
+
+// traffic returns the counters of the member at addr.
+func (n *Node) traffic(addr string) Traffic {
+	if n.cfg.Traffic == nil {
+		return noTraffic{}
+	}
+	return n.cfg.Traffic(addr)
+}
+
+// framedStream is one framed member stream: messages of type Out written,
+// of type In read, by one goroutine each.
+type framedStream[Out, In proto.Message] struct {
+	conn    net.Conn
+	rd      *frame.Reader
+	traffic Traffic
+	newIn   func() In
+	buf     []byte
+	mu      sync.Mutex // serializes Send (a stream has one writer, CloseSend may race it)
+}
+
+// Send writes one message.
+func (s *framedStream[Out, In]) Send(m Out) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, start := frame.Begin(s.buf[:0], frame.KindCall)
+	b, err := proto.MarshalOptions{}.MarshalAppend(b, m)
+	if err != nil {
+		return err
+	}
+	frame.End(b, start)
+	t := time.Now()
+	_, err = s.conn.Write(b)
+	if cap(b) <= 1<<20 {
+		s.buf = b[:0]
+	} else {
+		s.buf = nil
+	}
+	if err == nil {
+		s.traffic.Sent(len(b)-frame.HeaderSize, time.Since(t))
+	}
+	return err
+}
+
+// Recv reads one message; io.EOF when the peer closed the stream.
+func (s *framedStream[Out, In]) Recv() (In, error) {
+	var zero In
+	f, err := s.rd.Next()
+	if err != nil {
+		return zero, err
+	}
+	if f.Kind != frame.KindCall || f.Skipped {
+		return zero, fmt.Errorf("cluster: a framed stream sent a frame of kind %d (%d bytes)", f.Kind, f.Size)
+	}
+	m := s.newIn()
+	if err := proto.Unmarshal(f.Payload, m); err != nil {
+		return zero, err
+	}
+	s.rd.Release()
+	s.traffic.Received(f.Size)
+	return m, nil
+}
+
+// CloseSend ends the stream from this side: the peer reads io.EOF once it
+// has read what came before.
+func (s *framedStream[Out, In]) CloseSend() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cw, ok := s.conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return s.conn.Close()
+}
+
+// replicationClient is the owner's side of a replication stream.
+type replicationClient = framedStream[*memberv1.ReplicationBatch, *memberv1.ReplicationAck]
+
+// replicationServer is the backup's side of a replication stream.
+type replicationServer = framedStream[*memberv1.ReplicationAck, *memberv1.ReplicationBatch]
+
+// openReplicate opens a replication stream to the member at addr; ctx
+// bounds the opening, closing conn (through the stream) ends it.
+func (n *Node) openReplicate(ctx context.Context, addr string) (*replicationClient, net.Conn, error) {
+	conn, rd, err := n.dialFramed(ctx, addr, streamReplicate)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &replicationClient{conn: conn, rd: rd, traffic: n.traffic(addr), newIn: func() *memberv1.ReplicationAck { return &memberv1.ReplicationAck{} }}, conn, nil
+}
+
+// dialFramed opens a framed member stream to the member at addr: a member
+// connection, then the preamble and hello, which the member must accept.
+func (n *Node) dialFramed(ctx context.Context, addr, stream string) (net.Conn, *frame.Reader, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, framedHelloTimeout)
+		defer cancel()
+	}
+	raw, err := n.peers.probe(ctx, addr)
+	if err != nil {
+		return nil, nil, err
+	}
+	conn, _, err := n.creds.ClientHandshake(ctx, addr, raw)
+	if err != nil {
+		_ = raw.Close()
+		return nil, nil, err
+	}
+	fail := func(err error) (net.Conn, *frame.Reader, error) {
+		_ = conn.Close()
+		return nil, nil, err
+	}
+	dl, _ := ctx.Deadline()
+	_ = conn.SetDeadline(dl)
+	hello, err := proto.Marshal(&memberv1.FramedStreamHello{Stream: stream, Member: n.self.Address})
+	if err != nil {
+		return fail(err)
+	}
+	if _, err := conn.Write(frame.Append(append([]byte(nil), frame.Preamble...), frame.KindHello, hello)); err != nil {
+		return fail(err)
+	}
+	rd := frame.NewReader(conn, framedReadBuffer, n.cfg.MaxMessageSize, n.cfg.MaxMessageSize)
+	f, err := rd.Next()
+	switch {
+	case err != nil:
+		return fail(fmt.Errorf("cluster: the member at %s did not open a %s stream: %w", addr, stream, err))
+	case f.Kind != frame.KindHello || f.Size != 0:
+		return fail(fmt.Errorf("cluster: the member at %s refused a %s stream: %q", addr, stream, f.Payload))
+	}
+	_ = conn.SetDeadline(time.Time{})
+	return conn, rd, nil
+}
+
+// serveFramed takes a framed stream from the handshake
+// (HandshakeConfig.MemberFramed): it reads the preamble and hello, then
+// serves the stream on a goroutine of its own. It owns conn.
+func (n *Node) serveFramed(conn net.Conn, _ PeerInfo) {
+	_ = conn.SetDeadline(time.Now().Add(framedHelloTimeout))
+	pre := make([]byte, len(frame.Preamble))
+	if _, err := io.ReadFull(conn, pre); err != nil || !bytes.Equal(pre, frame.Preamble) {
+		_ = conn.Close()
+		return
+	}
+	hello := &memberv1.FramedStreamHello{}
+	rd := frame.NewReader(conn, framedReadBuffer, n.cfg.MaxMessageSize, n.cfg.MaxMessageSize)
+	f, err := rd.Next()
+	if err != nil || f.Kind != frame.KindHello || f.Skipped || proto.Unmarshal(f.Payload, hello) != nil {
+		_ = conn.Close()
+		return
+	}
+	if hello.Stream != streamReplicate {
+		_, _ = conn.Write(frame.Append(nil, frame.KindHello, []byte("unknown stream "+hello.Stream)))
+		_ = conn.Close()
+		return
+	}
+	if _, err := conn.Write(frame.Append(nil, frame.KindHello, nil)); err != nil {
+		_ = conn.Close()
+		return
+	}
+	_ = conn.SetDeadline(time.Time{})
+	st := &replicationServer{conn: conn, rd: rd, traffic: n.traffic(hello.Member), newIn: func() *memberv1.ReplicationBatch { return &memberv1.ReplicationBatch{} }}
+	served := n.goRun(func(life context.Context) {
+		defer conn.Close()
+		stop := context.AfterFunc(life, func() { _ = conn.Close() })
+		defer stop()
+		if err := n.replicate(st); err != nil && !errors.Is(err, io.EOF) && life.Err() == nil {
+			n.log.Debug("a replication stream ended", "member", hello.Member, "err", err)
+		}
+	})
+	if !served {
+		_ = conn.Close()
+	}
+}
