@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -72,9 +73,8 @@ func BenchmarkClient(b *testing.B) {
 // 10 000 keys. With backup-count 1, every set on 2 or 3 members also waits
 // for its backup. All processes share the machine's cores (Hazelcast's
 // published figures are for 2 members and a client on 2 cores). Besides
-// the client's allocs/op it reports the members' (member-allocs/op: the
-// objects all members allocated, from their Go runtime's counter, per
-// operation).
+// the client's allocs/op it reports the CPU time each operation cost the
+// client and the members, and the members' allocations (memberCosts).
 //
 //	go test -run '^$' -bench ClientCluster -benchtime 5s ./pkg/client/
 func BenchmarkClientCluster(b *testing.B) {
@@ -103,7 +103,7 @@ func BenchmarkClientCluster(b *testing.B) {
 			}
 			fixed := benchmodel.SmallForKey(7)
 			b.Run("get", func(b *testing.B) {
-				memberAllocs(b, cluster, func() {
+				memberCosts(b, cluster, func() {
 					measureParallel(b, 8, func(r *rand.Rand) error {
 						_, _, err := m.Get(ctx, r.Int32N(keys))
 						return err
@@ -111,7 +111,7 @@ func BenchmarkClientCluster(b *testing.B) {
 				})
 			})
 			b.Run("set", func(b *testing.B) {
-				memberAllocs(b, cluster, func() {
+				memberCosts(b, cluster, func() {
 					measureParallel(b, 8, func(r *rand.Rand) error { return m.Set(ctx, r.Int32N(keys), &fixed) })
 				})
 			})
@@ -119,31 +119,54 @@ func BenchmarkClientCluster(b *testing.B) {
 	}
 }
 
-// memberAllocs runs measure and reports the objects the cluster's members
-// allocated meanwhile per operation, less what scraping their metrics
-// costs (measured by a scrape just before).
-func memberAllocs(b *testing.B, cluster *testcluster.Cluster, measure func()) {
-	mallocs := func() float64 {
-		var sum float64
+// memberCosts runs measure and reports what each operation cost in CPU
+// and allocations: cpu-µs/op of this process (the client) and
+// member-cpu-µs/op of all members (process CPU time, less than the load
+// of the machine moves than throughput), and member-allocs/op (the
+// objects all members allocated meanwhile, from their Go runtime's
+// counter), less what scraping their metrics costs (measured by a scrape
+// just before).
+func memberCosts(b *testing.B, cluster *testcluster.Cluster, measure func()) {
+	counters := func() (mallocs, cpu float64) {
 		for _, n := range cluster.Live() {
 			fams, err := n.Metrics(context.Background())
 			if err != nil {
 				b.Fatal(err)
 			}
-			f := fams["go_memstats_mallocs_total"]
-			if f == nil || len(f.Metric) == 0 {
-				b.Fatal("a member's metrics have no go_memstats_mallocs_total")
+			for name, sum := range map[string]*float64{"go_memstats_mallocs_total": &mallocs, "process_cpu_seconds_total": &cpu} {
+				f := fams[name]
+				if f == nil || len(f.Metric) == 0 {
+					b.Fatalf("a member's metrics have no %s", name)
+				}
+				m := f.Metric[0]
+				if m.GetCounter() != nil {
+					*sum += m.GetCounter().GetValue()
+				} else {
+					*sum += m.GetGauge().GetValue()
+				}
 			}
-			sum += f.Metric[0].GetCounter().GetValue()
 		}
-		return sum
+		return mallocs, cpu
 	}
-	first := mallocs()
-	before := mallocs()
+	first, _ := counters()
+	before, cpuBefore := counters()
+	self := processCPU(b)
 	measure()
-	after := mallocs()
+	self = processCPU(b) - self
+	after, cpuAfter := counters()
 	scrape := before - first
 	b.ReportMetric(max(after-before-scrape, 0)/float64(b.N), "member-allocs/op")
+	b.ReportMetric((cpuAfter-cpuBefore)*1e6/float64(b.N), "member-cpu-µs/op")
+	b.ReportMetric(self.Seconds()*1e6/float64(b.N), "cpu-µs/op")
+}
+
+// processCPU returns the CPU time this process used so far.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // measureParallel runs op from callers goroutines for b.N operations in
