@@ -569,6 +569,25 @@ func (c *Client) connFor(ctx context.Context, pid int32) (*conn, error) {
 	return c.anyConn(ctx)
 }
 
+// ownerConn returns the usable connection to pid's owner, if the client
+// has one (no dial, no wait).
+func (c *Client) ownerConn(pid int32) *conn {
+	if pid < 0 || c.closed.Load() {
+		return nil
+	}
+	rt := c.routing.Load()
+	if rt == nil || int(pid) >= len(rt.owners) || rt.owners[pid] == "" {
+		return nil
+	}
+	c.mu.Lock()
+	cn := c.conns[rt.owners[pid]]
+	c.mu.Unlock()
+	if cn == nil || !cn.usable() {
+		return nil
+	}
+	return cn
+}
+
 // connTo returns a usable connection to addr, dialing when needed. The
 // callers that need a connection to the same member share one dial, and
 // each waits for it no longer than its own context allows; the dial
@@ -727,19 +746,39 @@ func firstOf[T any](ctx context.Context, items []T, try func(context.Context, T)
 // invocation timeout passes. idempotent calls are also retried when the
 // connection broke after they were sent.
 func (c *Client) invoke(ctx context.Context, pid int32, idempotent bool, req *pb.PipelineRequest) (*pb.PipelineResponse, error) {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.cfg.InvocationTimeout)
-		defer cancel()
+	// A call whose context has no deadline runs under the invocation
+	// timeout. Most calls are answered at once on the connection they
+	// find: their wait is bounded by a timer (conn.invokeUntil), and only
+	// a call that must dial or retry takes a context with the deadline.
+	deadline, bounded := ctx.Deadline()
+	if !bounded {
+		deadline = time.Now().Add(c.cfg.InvocationTimeout)
+	}
+	var cancel context.CancelFunc
+	defer func() {
+		if cancel != nil {
+			cancel()
+		}
+	}()
+	bound := func() {
+		if !bounded {
+			ctx, cancel = context.WithDeadline(ctx, deadline)
+			bounded = true
+		}
 	}
 	c.stats.calls.Add(1)
 	r := c.retrier()
 	for attempt := 0; ; attempt++ {
 		view := c.changes()
-		cn, err := c.connFor(ctx, pid)
+		cn := c.ownerConn(pid)
+		var err error
+		if cn == nil {
+			bound()
+			cn, err = c.connFor(ctx, pid)
+		}
 		var resp *pb.PipelineResponse
 		if err == nil {
-			resp, err = cn.invoke(ctx, req)
+			resp, err = cn.invokeUntil(ctx, deadline, req)
 			if err == nil && resp.Error != nil {
 				err = errorFromPipeline(resp.Error, cn.addr)
 			}
@@ -747,6 +786,7 @@ func (c *Client) invoke(ctx context.Context, pid int32, idempotent bool, req *pb
 				return resp, nil
 			}
 		}
+		bound()
 		if !c.shouldRetry(ctx, err, idempotent) {
 			c.stats.failures.Add(1)
 			return nil, c.finalError(ctx, err)

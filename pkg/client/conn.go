@@ -288,13 +288,31 @@ func (c *conn) failure(sent bool) *connError {
 // that cannot be encoded fails with a *RequestError: nothing was sent and
 // the connection is unaffected.
 func (c *conn) invoke(ctx context.Context, req *pb.PipelineRequest) (*pb.PipelineResponse, error) {
+	deadline, _ := ctx.Deadline()
+	return c.invokeUntil(ctx, deadline, req)
+}
+
+// waitTimers pools the timers that bound the waits of calls whose context
+// has no deadline. (A stopped or reset timer's channel holds no stale
+// value.)
+var waitTimers = sync.Pool{New: func() any {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return t
+}}
+
+// invokeUntil is invoke with a deadline (zero: none) besides ctx's: the
+// call's timeout on the member, and the end of its wait here when ctx has
+// no deadline of its own (it then fails with context.DeadlineExceeded). A
+// timer costs a call less than a context with a deadline.
+func (c *conn) invokeUntil(ctx context.Context, deadline time.Time, req *pb.PipelineRequest) (*pb.PipelineResponse, error) {
 	if !c.usable() {
 		return nil, c.failure(false)
 	}
 	id := c.nextID.Add(1)
 	req.CallId = id
-	if dl, ok := ctx.Deadline(); ok {
-		req.TimeoutMs = max(1, time.Until(dl).Milliseconds())
+	if !deadline.IsZero() {
+		req.TimeoutMs = max(1, time.Until(deadline).Milliseconds())
 	}
 	cl := callPool.Get().(*call)
 	cl.sent.Store(false)
@@ -320,6 +338,14 @@ func (c *conn) invoke(ctx context.Context, req *pb.PipelineRequest) (*pb.Pipelin
 		}
 		return nil, &connError{member: c.addr, err: err}
 	}
+	var expire <-chan time.Time
+	if _, ok := ctx.Deadline(); !ok && !deadline.IsZero() {
+		t := waitTimers.Get().(*time.Timer)
+		t.Reset(time.Until(deadline))
+		defer waitTimers.Put(t)
+		defer t.Stop()
+		expire = t.C
+	}
 	select {
 	case resp := <-cl.ch:
 		callPool.Put(cl)
@@ -330,6 +356,9 @@ func (c *conn) invoke(ctx context.Context, req *pb.PipelineRequest) (*pb.Pipelin
 	case <-ctx.Done():
 		c.abandon(sh, id, cl)
 		return nil, ctx.Err()
+	case <-expire:
+		c.abandon(sh, id, cl)
+		return nil, context.DeadlineExceeded
 	}
 }
 
