@@ -391,6 +391,24 @@ func (a *access) authorize(ctx context.Context, method string, msg any) error {
 	return fmt.Errorf("%w: %s cannot be called in a pipeline", ErrPermissionDenied, method)
 }
 
+// authorizeMap is authorize for a call whose rule is an action on the map
+// it names, given the map's name rather than the request (the framed
+// pipeline's plain key operations, which it decodes without messages).
+func (a *access) authorizeMap(ctx context.Context, method, mapName string) error {
+	c := callerOf(ctx)
+	if c == nil {
+		return fmt.Errorf("%w: the call reached no access decision", ErrPermissionDenied)
+	}
+	if c.unrestricted {
+		return nil
+	}
+	r, ok := methodRules[method]
+	if !ok || r.kind != ruleMap {
+		return fmt.Errorf("%w: this call has no access rule on this member", ErrPermissionDenied)
+	}
+	return a.check(ctx, c.principal, r.action, mapName)
+}
+
 // checkRequest checks action on the map a request names.
 func (a *access) checkRequest(ctx context.Context, p *security.Principal, action security.Action, msg any) error {
 	named, ok := msg.(interface{ GetMap() string })

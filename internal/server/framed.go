@@ -98,6 +98,11 @@ type framedConn struct {
 	// owesFlush: the reader appended a frame it must flush before it
 	// waits for the client.
 	owesFlush bool
+	// hotCall is the hot call being run, scratch the buffer its value
+	// goes through, mapNames the map names it met (hot.go).
+	hotCall  hotCall
+	scratch  []byte
+	mapNames map[string]string
 	// kick wakes the flusher, which writes the answers of confirmed
 	// writes; done ends it once the last call answered.
 	kick chan struct{}
@@ -116,7 +121,7 @@ func (s *Server) serveFramed(conn net.Conn, rd *frame.Reader, info cluster.PeerI
 		ctx = metadata.NewIncomingContext(ctx, metadata.Pairs(security.AuthorizationHeader, hello.Authorization))
 	}
 	c := &framedConn{s: s, conn: conn, rd: rd, w: frame.NewWriter(conn, framedWriteLimit), sem: make(chan struct{}, s.cfg.PipelineInFlight), accepting: true,
-		kick: make(chan struct{}, 1), done: make(chan struct{})}
+		kick: make(chan struct{}, 1), done: make(chan struct{}), mapNames: map[string]string{}}
 	ctx, err := s.admitFramed(ctx, hello)
 	welcome := &pb.PipelineWelcome{}
 	if err != nil {
@@ -248,10 +253,12 @@ func (c *framedConn) call(f frame.Frame) bool {
 		err := &TooLargeError{Op: "pipeline", What: "request", Size: f.Size, Limit: c.s.cfg.MaxMessageSize, Unit: "bytes", Setting: "limits.max-message-size"}
 		return id != 0 && c.answerLocal(&pb.PipelineResponse{CallId: id, Error: toPipelineError(err)})
 	}
-	req := &pb.PipelineRequest{}
-	if err := proto.Unmarshal(f.Payload, req); err != nil {
-		id := callIDOf(f.Payload)
-		return id != 0 && c.answerLocal(&pb.PipelineResponse{CallId: id, Error: toPipelineError(invalid("the call could not be decoded: %v", err))})
+	hot := parseHot(f.Payload, &c.hotCall)
+	var req *pb.PipelineRequest
+	if !hot {
+		if req = c.decode(f.Payload); req == nil {
+			return callIDOf(f.Payload) != 0
+		}
 	}
 	select {
 	case c.sem <- struct{}{}:
@@ -275,14 +282,26 @@ func (c *framedConn) call(f frame.Frame) bool {
 	}
 	c.calls.Add(1)
 	c.mu.Unlock()
-	if inlineable(req) {
+	switch {
+	case hot:
+		if c.hot(&c.hotCall) {
+			return true
+		}
+		// A lock stands in its way: it waits on its own below.
+		if req = c.decode(f.Payload); req == nil {
+			c.done1()
+			return true
+		}
+	case inlineable(req):
 		c.inline = inlineCall{}
 		resp := c.s.runInline(c.inlineCtx, req)
 		switch {
 		case c.inline.wouldWait:
 			// A lock stands in its way: it waits on its own below.
 		case c.inline.written && c.inline.backups.Needed():
-			c.inline.backups.Notify(&confirmation{c: c, resp: resp})
+			w := confirmations.Get().(*confirmation)
+			w.c, w.resp = c, resp
+			c.inline.backups.Notify(w)
 			return true
 		default:
 			ok := c.answerLocal(resp)
@@ -295,44 +314,6 @@ func (c *framedConn) call(f frame.Frame) bool {
 		c.done1()
 	}()
 	return true
-}
-
-// confirmation answers a write the reader ran once its backups confirmed
-// it, or with the error that says why they cannot.
-type confirmation struct {
-	c    *framedConn
-	resp *pb.PipelineResponse
-}
-
-// noWait is the context of an Append that must not wait for room.
-var noWait = func() context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	return ctx
-}()
-
-func (w *confirmation) BackupsDone(err error) {
-	c, resp := w.c, w.resp
-	if err != nil {
-		resp = &pb.PipelineResponse{CallId: resp.CallId, Error: toPipelineError(err)}
-	}
-	flush, aerr := c.w.Append(noWait, frame.KindCall, func(b []byte) ([]byte, error) { return marshalResponse(b, resp) })
-	if errors.Is(aerr, context.Canceled) {
-		// The client reads slowly: no room without waiting, which the
-		// replicator's goroutine must not do.
-		go func() {
-			c.answer(resp)
-			c.done1()
-		}()
-		return
-	}
-	if flush {
-		select {
-		case c.kick <- struct{}{}:
-		default:
-		}
-	}
-	c.done1()
 }
 
 // done1 ends a call that ran: its place is free.
@@ -393,16 +374,24 @@ func (c *framedConn) answer(resp *pb.PipelineResponse) bool {
 	})) == nil
 }
 
-// marshalResponse appends resp; a response that cannot be encoded (a
-// string that is not UTF-8) becomes an internal error of its call alone.
-func marshalResponse(b []byte, resp *pb.PipelineResponse) ([]byte, error) {
-	start := len(b)
-	out, err := proto.MarshalOptions{}.MarshalAppend(b, resp)
-	if err == nil {
-		return out, nil
-	}
+// internalEncodingError is the error of a call whose answer could not be
+// encoded.
+func internalEncodingError(err error) *pb.Error {
 	msg := strings.ToValidUTF8(fmt.Sprintf("internal error: the answer could not be encoded: %v", err), "?")
-	return proto.MarshalOptions{}.MarshalAppend(b[:start], &pb.PipelineResponse{CallId: resp.CallId, Error: &pb.Error{GrpcCode: int32(codes.Internal), Message: msg}})
+	return &pb.Error{GrpcCode: int32(codes.Internal), Message: msg}
+}
+
+// decode decodes a call the hot path does not take; a call that cannot be
+// decoded is answered with the error (and nil returned).
+func (c *framedConn) decode(payload []byte) *pb.PipelineRequest {
+	req := &pb.PipelineRequest{}
+	if err := proto.Unmarshal(payload, req); err != nil {
+		if id := callIDOf(payload); id != 0 {
+			c.answerLocal(&pb.PipelineResponse{CallId: id, Error: toPipelineError(invalid("the call could not be decoded: %v", err))})
+		}
+		return nil
+	}
+	return req
 }
 
 // send writes a frame of kind carrying msg.

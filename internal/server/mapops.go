@@ -237,30 +237,43 @@ func valueResponse(v []byte, found bool) *pb.ValueResponse {
 }
 
 func (s *Server) put(ctx context.Context, r *pb.PutRequest) (*pb.ValueResponse, error) {
-	m, pid, exp, err := s.targetWrite(r.Map, r.Key, r.Value, r.TtlMs, r.MaxIdleMs)
-	if err != nil {
-		return nil, err
-	}
-	m.CountPut()
-	var old []byte
-	var found bool
-	err = s.writeKey(ctx, m, pid, r.Key, func() (err error) {
-		old, found, err = m.Store.Put(pid, r.Key, r.Value, exp)
-		return err
-	})
+	old, found, err := s.putEntry(ctx, nil, r.Map, r.Key, r.Value, r.TtlMs, r.MaxIdleMs)
 	if err != nil {
 		return nil, err
 	}
 	return valueResponse(old, found), nil
 }
 
-func (s *Server) set(ctx context.Context, r *pb.SetRequest) (*pb.Empty, error) {
-	m, pid, exp, err := s.targetWrite(r.Map, r.Key, r.Value, r.TtlMs, r.MaxIdleMs)
+// putEntry is put: the previous value, if any, is appended to dst.
+func (s *Server) putEntry(ctx context.Context, dst []byte, name string, key, value []byte, ttl, maxIdle *int64) ([]byte, bool, error) {
+	m, pid, exp, err := s.targetWrite(name, key, value, ttl, maxIdle)
 	if err != nil {
+		return dst, false, err
+	}
+	m.CountPut()
+	var found bool
+	err = s.writeKey(ctx, m, pid, key, func() (err error) {
+		dst, found, err = m.Store.PutAppend(dst, pid, key, value, exp)
+		return err
+	})
+	return dst, found, err
+}
+
+func (s *Server) set(ctx context.Context, r *pb.SetRequest) (*pb.Empty, error) {
+	if err := s.setEntry(ctx, r.Map, r.Key, r.Value, r.TtlMs, r.MaxIdleMs); err != nil {
 		return nil, err
 	}
+	return &pb.Empty{}, nil
+}
+
+// setEntry is set.
+func (s *Server) setEntry(ctx context.Context, name string, key, value []byte, ttl, maxIdle *int64) error {
+	m, pid, exp, err := s.targetWrite(name, key, value, ttl, maxIdle)
+	if err != nil {
+		return err
+	}
 	m.CountSet()
-	return &pb.Empty{}, s.writeKey(ctx, m, pid, r.Key, func() error { return m.Store.Set(pid, r.Key, r.Value, exp) })
+	return s.writeKey(ctx, m, pid, key, func() error { return m.Store.Set(pid, key, value, exp) })
 }
 
 func (s *Server) putIfAbsent(ctx context.Context, r *pb.PutRequest) (*pb.ValueResponse, error) {
@@ -282,51 +295,67 @@ func (s *Server) putIfAbsent(ctx context.Context, r *pb.PutRequest) (*pb.ValueRe
 }
 
 func (s *Server) get(ctx context.Context, r *pb.KeyRequest) (*pb.ValueResponse, error) {
-	m, pid, err := s.existing(r.Map, r.Key)
-	if err != nil || m == nil {
-		return &pb.ValueResponse{}, err
-	}
-	if err := s.awaitKey(ctx, m, pid, r.Key, accessRead, locks.UUID{}, locks.UUID{}); err != nil {
-		return nil, err
-	}
-	m.CountGet()
-	v, found, err := m.Store.Get(pid, r.Key)
+	v, found, err := s.getEntry(ctx, nil, r.Map, r.Key)
 	if err != nil {
 		return nil, err
 	}
 	return valueResponse(v, found), nil
 }
 
-func (s *Server) remove(ctx context.Context, r *pb.KeyRequest) (*pb.ValueResponse, error) {
-	m, pid, err := s.existing(r.Map, r.Key)
+// getEntry is get: the value, if any, is appended to dst.
+func (s *Server) getEntry(ctx context.Context, dst []byte, name string, key []byte) ([]byte, bool, error) {
+	m, pid, err := s.existing(name, key)
 	if err != nil || m == nil {
-		return &pb.ValueResponse{}, err
+		return dst, false, err
 	}
-	m.CountRemove()
-	var old []byte
-	var found bool
-	err = s.writeKey(ctx, m, pid, r.Key, func() (err error) {
-		old, found, err = m.Store.Remove(pid, r.Key)
-		return err
-	})
+	if err := s.awaitKey(ctx, m, pid, key, accessRead, locks.UUID{}, locks.UUID{}); err != nil {
+		return dst, false, err
+	}
+	m.CountGet()
+	return m.Store.GetAppend(dst, pid, key)
+}
+
+func (s *Server) remove(ctx context.Context, r *pb.KeyRequest) (*pb.ValueResponse, error) {
+	old, found, err := s.removeEntry(ctx, nil, r.Map, r.Key)
 	if err != nil {
 		return nil, err
 	}
 	return valueResponse(old, found), nil
 }
 
-func (s *Server) delete(ctx context.Context, r *pb.KeyRequest) (*pb.BoolResponse, error) {
-	m, pid, err := s.existing(r.Map, r.Key)
+// removeEntry is remove: the value removed, if any, is appended to dst.
+func (s *Server) removeEntry(ctx context.Context, dst []byte, name string, key []byte) ([]byte, bool, error) {
+	m, pid, err := s.existing(name, key)
 	if err != nil || m == nil {
-		return &pb.BoolResponse{}, err
+		return dst, false, err
+	}
+	m.CountRemove()
+	var found bool
+	err = s.writeKey(ctx, m, pid, key, func() (err error) {
+		dst, found, err = m.Store.RemoveAppend(dst, pid, key)
+		return err
+	})
+	return dst, found, err
+}
+
+func (s *Server) delete(ctx context.Context, r *pb.KeyRequest) (*pb.BoolResponse, error) {
+	ok, err := s.deleteEntry(ctx, r.Map, r.Key)
+	return &pb.BoolResponse{Value: ok}, err
+}
+
+// deleteEntry is delete.
+func (s *Server) deleteEntry(ctx context.Context, name string, key []byte) (bool, error) {
+	m, pid, err := s.existing(name, key)
+	if err != nil || m == nil {
+		return false, err
 	}
 	m.CountRemove()
 	var ok bool
-	err = s.writeKey(ctx, m, pid, r.Key, func() (err error) {
-		ok, err = m.Store.Delete(pid, r.Key)
+	err = s.writeKey(ctx, m, pid, key, func() (err error) {
+		ok, err = m.Store.Delete(pid, key)
 		return err
 	})
-	return &pb.BoolResponse{Value: ok}, err
+	return ok, err
 }
 
 func (s *Server) removeIfSame(ctx context.Context, r *pb.ReplaceIfSameRequest) (*pb.BoolResponse, error) {
@@ -394,15 +423,23 @@ func (s *Server) replaceIfSame(ctx context.Context, r *pb.ReplaceIfSameRequest) 
 }
 
 func (s *Server) containsKey(ctx context.Context, r *pb.KeyRequest) (*pb.BoolResponse, error) {
-	m, pid, err := s.existing(r.Map, r.Key)
-	if err != nil || m == nil {
-		return &pb.BoolResponse{}, err
-	}
-	if err := s.awaitKey(ctx, m, pid, r.Key, accessRead, locks.UUID{}, locks.UUID{}); err != nil {
+	ok, err := s.containsEntry(ctx, r.Map, r.Key)
+	if err != nil {
 		return nil, err
 	}
-	ok, err := m.Store.ContainsKey(pid, r.Key)
-	return &pb.BoolResponse{Value: ok}, err
+	return &pb.BoolResponse{Value: ok}, nil
+}
+
+// containsEntry is containsKey.
+func (s *Server) containsEntry(ctx context.Context, name string, key []byte) (bool, error) {
+	m, pid, err := s.existing(name, key)
+	if err != nil || m == nil {
+		return false, err
+	}
+	if err := s.awaitKey(ctx, m, pid, key, accessRead, locks.UUID{}, locks.UUID{}); err != nil {
+		return false, err
+	}
+	return m.Store.ContainsKey(pid, key)
 }
 
 func (s *Server) evict(ctx context.Context, r *pb.KeyRequest) (*pb.BoolResponse, error) {

@@ -162,40 +162,70 @@ type mapRequest interface{ GetMap() string }
 
 // observe runs handler h of operation k on request r: under the pprof
 // labels map and op, timed into the map's latency histogram, failures
-// counted. Both the unary methods and the pipeline dispatcher go through
-// it. With metrics and labels off it only calls h.
+// counted. Both the unary methods and the pipeline dispatchers go through
+// it (the framed pipeline's own decoding through beginOp and endOp). With
+// metrics and labels off it only calls h.
 func observe[Req mapRequest, Resp any](s *Server, ctx context.Context, k op, r Req, h func(context.Context, Req) (Resp, error)) (Resp, error) {
 	if s.obs == nil {
 		return h(ctx, r)
 	}
-	name := r.GetMap()
-	var oi *opInstruments
+	o := s.beginOp(r.GetMap(), k)
+	resp, err := h(ctx, r)
+	s.endOp(ctx, o, err)
+	return resp, err
+}
+
+// observation is one map operation under observation.
+type observation struct {
+	name  string
+	k     op
+	oi    *opInstruments // nil: the map has no instruments (yet)
+	start time.Duration
+}
+
+// beginOp starts observing operation k of the map name: its pprof labels
+// apply until endOp.
+func (s *Server) beginOp(name string, k op) observation {
+	o := observation{name: name, k: k}
+	if s.obs == nil {
+		return o
+	}
 	if in := s.obs.of(name); in != nil {
-		oi = in.op(s, k)
-		if oi.labels != nil {
-			pprof.SetGoroutineLabels(oi.labels)
-			defer pprof.SetGoroutineLabels(ctx)
+		o.oi = in.op(s, k)
+		if o.oi.labels != nil {
+			pprof.SetGoroutineLabels(o.oi.labels)
 		}
 	}
-	start := time.Since(epoch)
-	resp, err := h(ctx, r)
+	o.start = time.Since(epoch)
+	return o
+}
+
+// endOp ends the observation of an operation that ended with err; the
+// goroutine's labels return to ctx's.
+func (s *Server) endOp(ctx context.Context, o observation, err error) {
+	if s.obs == nil {
+		return
+	}
+	if o.oi != nil && o.oi.labels != nil {
+		pprof.SetGoroutineLabels(ctx)
+	}
 	if err == errWouldWait {
-		return resp, err // not run: it runs again on its own
+		return // not run: it runs again on its own
 	}
-	if k == opDestroy {
-		s.obs.forget(name)
-		return resp, err
+	if o.k == opDestroy {
+		s.obs.forget(o.name)
+		return
 	}
+	oi := o.oi
 	if oi == nil {
-		if in := s.obs.of(name); in != nil { // the operation created the map
-			oi = in.op(s, k)
+		if in := s.obs.of(o.name); in != nil { // the operation created the map
+			oi = in.op(s, o.k)
 		}
 	}
 	if oi != nil && oi.latency != nil {
-		oi.latency.Observe((time.Since(epoch) - start).Seconds())
+		oi.latency.Observe((time.Since(epoch) - o.start).Seconds())
 		if err != nil {
 			oi.errors.Inc()
 		}
 	}
-	return resp, err
 }

@@ -15,6 +15,12 @@ var builtinSizes = map[int32]int{
 	core.TypeFloat32: 4, core.TypeFloat64: 8, core.TypeUUID: 16,
 }
 
+// arrayElementSizes is the element size of the built-in array types.
+var arrayElementSizes = map[int32]int{
+	core.TypeByteArray: 1, core.TypeBoolArray: 1, core.TypeCharArray: 2, core.TypeInt16Array: 2, core.TypeInt32Array: 4,
+	core.TypeInt64Array: 8, core.TypeFloat32Array: 4, core.TypeFloat64Array: 8,
+}
+
 // Validate checks the envelope and the header of the format that d's type
 // id announces, cheaply and without decoding the value: the sizes of
 // fixed-size built-in types, the length prefix of strings, JSON and arrays,
@@ -41,17 +47,18 @@ func (s *Service) Validate(d core.Data) error {
 			return core.Malformed("builtin", core.HeaderSize, "string length does not match the payload")
 		}
 	case core.TypeByteArray, core.TypeBoolArray, core.TypeCharArray, core.TypeInt16Array, core.TypeInt32Array, core.TypeInt64Array, core.TypeFloat32Array, core.TypeFloat64Array:
-		size := map[int32]int{core.TypeByteArray: 1, core.TypeBoolArray: 1, core.TypeCharArray: 2, core.TypeInt16Array: 2, core.TypeInt32Array: 4, core.TypeInt64Array: 8, core.TypeFloat32Array: 4, core.TypeFloat64Array: 8}[typ]
+		size := arrayElementSizes[typ]
 		if n := rd.Length(size, false); rd.Err() == nil && n*size != rd.Len() {
 			return core.Malformed("builtin", core.HeaderSize, "array length does not match the payload")
 		}
 	case core.TypeStringArray:
-		_, _, err := core.ReadBuiltin(&rd, typ)
+		sr := rd // a copy of its own: ReadBuiltin keeps it on the heap, rd stays on the stack
+		_, _, err := core.ReadBuiltin(&sr, typ)
 		if err != nil {
 			return err
 		}
-		if rd.Len() != 0 {
-			return core.Malformed("builtin", rd.Pos(), "trailing bytes after the string array")
+		if sr.Len() != 0 {
+			return core.Malformed("builtin", sr.Pos(), "trailing bytes after the string array")
 		}
 	case core.TypeCompact, core.TypeCompactWithSchema:
 		_, end, err := compact.Parse(d, core.HeaderSize, len(d), s.schemas, typ == core.TypeCompactWithSchema)
