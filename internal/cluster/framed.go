@@ -62,62 +62,53 @@ func (n *Node) traffic(addr string) Traffic {
 	return n.cfg.Traffic(addr)
 }
 
-// framedStream is one framed member stream: messages of type Out written,
-// of type In read, by one goroutine each.
-type framedStream[Out, In proto.Message] struct {
+// framedStream is one framed member stream of encoded messages (a
+// ReplicationBatch one way, a ReplicationAck the other: change.go),
+// written and read by one goroutine each.
+type framedStream struct {
 	conn    net.Conn
 	rd      *frame.Reader
 	traffic Traffic
-	newIn   func() In
 	buf     []byte
 	mu      sync.Mutex // serializes Send (a stream has one writer, CloseSend may race it)
 }
 
 // Send writes one message.
-func (s *framedStream[Out, In]) Send(m Out) error {
+func (s *framedStream) Send(msg []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b, start := frame.Begin(s.buf[:0], frame.KindCall)
-	b, err := proto.MarshalOptions{}.MarshalAppend(b, m)
-	if err != nil {
-		return err
-	}
-	frame.End(b, start)
+	b := frame.Append(s.buf[:0], frame.KindCall, msg)
 	t := time.Now()
-	_, err = s.conn.Write(b)
+	_, err := s.conn.Write(b)
 	if cap(b) <= 1<<20 {
 		s.buf = b[:0]
 	} else {
 		s.buf = nil
 	}
 	if err == nil {
-		s.traffic.Sent(len(b)-frame.HeaderSize, time.Since(t))
+		s.traffic.Sent(len(msg), time.Since(t))
 	}
 	return err
 }
 
-// Recv reads one message; io.EOF when the peer closed the stream.
-func (s *framedStream[Out, In]) Recv() (In, error) {
-	var zero In
+// Recv reads one message, valid until the next Recv; io.EOF when the
+// peer closed the stream.
+func (s *framedStream) Recv() ([]byte, error) {
+	s.rd.Release()
 	f, err := s.rd.Next()
 	if err != nil {
-		return zero, err
+		return nil, err
 	}
 	if f.Kind != frame.KindCall || f.Skipped {
-		return zero, fmt.Errorf("cluster: a framed stream sent a frame of kind %d (%d bytes)", f.Kind, f.Size)
+		return nil, fmt.Errorf("cluster: a framed stream sent a frame of kind %d (%d bytes)", f.Kind, f.Size)
 	}
-	m := s.newIn()
-	if err := proto.Unmarshal(f.Payload, m); err != nil {
-		return zero, err
-	}
-	s.rd.Release()
 	s.traffic.Received(f.Size)
-	return m, nil
+	return f.Payload, nil
 }
 
 // CloseSend ends the stream from this side: the peer reads io.EOF once it
 // has read what came before.
-func (s *framedStream[Out, In]) CloseSend() error {
+func (s *framedStream) CloseSend() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if cw, ok := s.conn.(interface{ CloseWrite() error }); ok {
@@ -126,20 +117,14 @@ func (s *framedStream[Out, In]) CloseSend() error {
 	return s.conn.Close()
 }
 
-// replicationClient is the owner's side of a replication stream.
-type replicationClient = framedStream[*memberv1.ReplicationBatch, *memberv1.ReplicationAck]
-
-// replicationServer is the backup's side of a replication stream.
-type replicationServer = framedStream[*memberv1.ReplicationAck, *memberv1.ReplicationBatch]
-
 // openReplicate opens a replication stream to the member at addr; ctx
 // bounds the opening, closing conn (through the stream) ends it.
-func (n *Node) openReplicate(ctx context.Context, addr string) (*replicationClient, net.Conn, error) {
+func (n *Node) openReplicate(ctx context.Context, addr string) (*framedStream, net.Conn, error) {
 	conn, rd, err := n.dialFramed(ctx, addr, streamReplicate)
 	if err != nil {
 		return nil, nil, err
 	}
-	return &replicationClient{conn: conn, rd: rd, traffic: n.traffic(addr), newIn: func() *memberv1.ReplicationAck { return &memberv1.ReplicationAck{} }}, conn, nil
+	return &framedStream{conn: conn, rd: rd, traffic: n.traffic(addr)}, conn, nil
 }
 
 // dialFramed opens a framed member stream to the member at addr: a member
@@ -211,7 +196,7 @@ func (n *Node) serveFramed(conn net.Conn, _ PeerInfo) {
 		return
 	}
 	_ = conn.SetDeadline(time.Time{})
-	st := &replicationServer{conn: conn, rd: rd, traffic: n.traffic(hello.Member), newIn: func() *memberv1.ReplicationBatch { return &memberv1.ReplicationBatch{} }}
+	st := &framedStream{conn: conn, rd: rd, traffic: n.traffic(hello.Member)}
 	served := n.goRun(func(life context.Context) {
 		defer conn.Close()
 		stop := context.AfterFunc(life, func() { _ = conn.Close() })

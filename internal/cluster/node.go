@@ -53,8 +53,10 @@ type ReplicaStore interface {
 	// Import adds an exported chunk to a map's partition (creating the
 	// map), after checking every entry as a client's write.
 	Import(mapName string, pid int32, chunk []byte) error
-	// Apply applies one replicated change to a map's backup partition.
-	Apply(mapName string, pid int32, ev *memberv1.ReplicationEvent) error
+	// Apply applies one replicated change to its map's backup partition
+	// (creating the map); c's bytes alias a received batch, which the
+	// store copies.
+	Apply(pid int32, c *Change) error
 	// DropPartition empties a partition in every map that holds it.
 	DropPartition(pid int32) error
 	// SetRole sets the accounting role of a partition in every map (and

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/protobuf/encoding/protowire"
+
 	memberv1 "github.com/atolldb/atoll/api/proto/atoll/member/v1"
 	"github.com/atolldb/atoll/internal/partition"
 )
@@ -63,7 +65,7 @@ type partState struct {
 	epoch    uint64 // this owner's history of the partition
 	seq      uint64
 	base     uint64 // seq of the change before log[0]
-	log      []*memberv1.ReplicationEvent
+	log      eventLog
 	acked    map[partition.UUID]uint64
 	// copying lists the backups a copy of the partition is going to: each
 	// dropped what it had, so it counts as having nothing (and its late
@@ -73,7 +75,9 @@ type partState struct {
 	// backups that caught up and that the coordinator is about to make
 	// the synchronous ones.
 	extra  []partition.UUID
-	notify chan struct{} // closed and replaced when acked grows
+	notify chan struct{} // closed and replaced when acked grows, if watched
+	// watchers counts the writes waiting on notify (Backups.Wait).
+	watchers int
 	// pending are the writes whose waiters are told when their backups
 	// confirm them (Backups.Notify).
 	pending []pendingWrite
@@ -125,10 +129,11 @@ func (r *replicator) run(context.Context) {
 // acknowledged them.
 const maxLog = 1 << 14
 
-// Record numbers a change of an owned partition and queues it for the
-// partition's backups. The caller holds the store's partition lock, so
-// changes are recorded in the order they happen; it must not block.
-func (n *Node) Record(pid int32, ev *memberv1.ReplicationEvent) {
+// Record numbers a change of an owned partition and queues it, encoded,
+// for the partition's backups. The caller holds the store's partition
+// lock, so changes are recorded in the order they happen; it must not
+// block. c's bytes are copied.
+func (n *Node) Record(pid int32, c *Change) {
 	r := n.repl
 	if int(pid) >= len(r.parts) {
 		return
@@ -140,19 +145,21 @@ func (n *Node) Record(pid int32, ev *memberv1.ReplicationEvent) {
 		return
 	}
 	ps.seq++
-	ev.Partition, ev.Seq, ev.Epoch = pid, ps.seq, ps.epoch
 	switch {
 	case !r.hasBackups(pid):
-		ps.log, ps.base = nil, ps.seq // nobody to send to
-	case len(ps.log) >= maxLog:
+		ps.log.reset() // nobody to send to
+		ps.base = ps.seq
+	case ps.log.len() >= maxLog:
 		// A backup that lags this far (an asynchronous one, or one that is
 		// gone but not yet removed) gets a snapshot instead: the log stays
 		// bounded.
 		keep := maxLog / 2
-		ps.base += uint64(len(ps.log) - keep)
-		ps.log = append(slices.Clone(ps.log[len(ps.log)-keep:]), ev)
+		drop := ps.log.len() - keep
+		ps.base += uint64(drop)
+		ps.log.drop(drop)
+		ps.log.add(c, pid, ps.epoch, ps.seq)
 	default:
-		ps.log = append(ps.log, ev)
+		ps.log.add(c, pid, ps.epoch, ps.seq)
 	}
 	ps.mu.Unlock()
 	r.pokeBackupsOf(pid)
@@ -318,6 +325,9 @@ func (r *replicator) await(ctx context.Context, pid int32, seq uint64, count int
 		ps.mu.Lock()
 		done, err := r.confirmed(t, ps, pid, seq, count)
 		notify := ps.notify
+		if !done && err == nil {
+			ps.watchers++
+		}
 		ps.mu.Unlock()
 		if done || err != nil {
 			return err
@@ -329,9 +339,15 @@ func (r *replicator) await(ctx context.Context, pid int32, seq uint64, count int
 		case <-notify:
 		case <-tableCh:
 		case <-ctx.Done():
-			return ctx.Err()
+			err = ctx.Err()
 		case <-r.n.stop:
-			return errStopped
+			err = errStopped
+		}
+		ps.mu.Lock()
+		ps.watchers--
+		ps.mu.Unlock()
+		if err != nil {
+			return err
 		}
 	}
 }
@@ -414,23 +430,26 @@ func (r *replicator) stopWaiters() {
 }
 
 // ack records that peer applied pid up to seq of epoch and trims the log.
-func (r *replicator) ack(peer partition.UUID, pid int32, epoch, seq uint64) {
+// It returns told, with the waiters (Backups.Notify) the acknowledgement
+// confirmed appended, for the caller to tell (tell) once it has handled
+// every acknowledgement of a message: it keeps the buffer.
+func (r *replicator) ack(peer partition.UUID, pid int32, epoch, seq uint64, told []settled) []settled {
 	if pid < 0 || int(pid) >= len(r.parts) {
-		return
+		return told
 	}
 	ps := r.parts[pid]
 	t := r.n.table.Load()
 	ps.mu.Lock()
+	defer ps.mu.Unlock()
 	if !ps.owned || epoch != ps.epoch || seq <= ps.acked[peer] || ps.copying[peer] > 0 {
-		ps.mu.Unlock()
-		return
+		return told
 	}
 	ps.acked[peer] = seq
-	close(ps.notify)
-	ps.notify = make(chan struct{})
-	told := r.settle(t, ps, pid, nil)
-	defer tell(told)
-	defer ps.mu.Unlock()
+	if ps.watchers > 0 {
+		close(ps.notify)
+		ps.notify = make(chan struct{})
+	}
+	told = r.settle(t, ps, pid, told)
 	// Trim what every current backup has.
 	low := ps.seq
 	if int(pid) < len(t.Backups) {
@@ -439,13 +458,10 @@ func (r *replicator) ack(peer partition.UUID, pid int32, epoch, seq uint64) {
 		}
 	}
 	if low > ps.base {
-		drop := int(low - ps.base)
-		if drop > len(ps.log) {
-			drop = len(ps.log)
-		}
-		ps.log = slices.Clone(ps.log[drop:])
+		ps.log.drop(int(low - ps.base))
 		ps.base = low
 	}
+	return told
 }
 
 // onTable updates ownership, senders and snapshots for a new table.
@@ -483,12 +499,14 @@ func (r *replicator) onTable(prev, t *partition.Table) {
 			// a snapshot.
 			ps.epoch = rand.Uint64() | 1
 			ps.seq++
-			ps.log, ps.base = nil, ps.seq
+			ps.log.reset()
+			ps.base = ps.seq
 			ps.acked = map[partition.UUID]uint64{}
 			ps.applied = false
 		}
 		if !owned {
-			ps.log, ps.base = nil, ps.seq
+			ps.log.reset()
+			ps.base = ps.seq
 		} else {
 			// A member that is no longer a backup dropped its copy: what
 			// it acknowledged no longer counts if it becomes one again.
@@ -579,7 +597,7 @@ func (r *replicator) isOwner(u partition.UUID, pid int32) bool {
 
 // apply applies one change received from owner as a backup and reports
 // whether the partition needs a snapshot.
-func (r *replicator) apply(owner partition.UUID, ev *memberv1.ReplicationEvent) (resync bool, err error) {
+func (r *replicator) apply(owner partition.UUID, ev *Change) (resync bool, err error) {
 	pid := ev.Partition
 	if pid < 0 || int(pid) >= len(r.parts) {
 		return false, nil
@@ -602,7 +620,7 @@ func (r *replicator) apply(owner partition.UUID, ev *memberv1.ReplicationEvent) 
 	case ev.Seq != ps.appliedSeq+1:
 		return true, nil
 	}
-	if err := r.n.cfg.Store.Apply(ev.Map, pid, ev); err != nil {
+	if err := r.n.cfg.Store.Apply(pid, ev); err != nil {
 		return false, err
 	}
 	ps.appliedSeq = ev.Seq
@@ -788,6 +806,7 @@ type sender struct {
 	mu       sync.Mutex
 	dirty    []bool  // by partition: may have something to send
 	dirtyIDs []int32 // the partitions marked dirty
+	takenIDs []int32 // those takeDirty returned last
 	sent     map[int32]uint64
 	snapshot map[int32]bool // the backup needs a copy of the partition
 	// Changes sent but not acknowledged are sent again after a timeout
@@ -800,6 +819,9 @@ type sender struct {
 	syncing   map[int32]bool
 	syncAfter map[int32]time.Time
 	syncWait  map[int32]time.Duration
+
+	// batch is the buffer batches are collected into.
+	batch []byte
 }
 
 const (
@@ -851,12 +873,14 @@ func (s *sender) markAll() {
 	s.poke()
 }
 
-// takeDirty returns the marked partitions and clears the marks.
+// takeDirty returns the marked partitions and clears the marks. The slice
+// is valid until the next call (the sender's goroutine alone calls it:
+// the two buffers take turns).
 func (s *sender) takeDirty() []int32 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ids := s.dirtyIDs
-	s.dirtyIDs = nil
+	s.dirtyIDs, s.takenIDs = s.takenIDs[:0], ids
 	for _, p := range ids {
 		s.dirty[p] = false
 	}
@@ -945,26 +969,25 @@ func (s *sender) stream() error {
 	defer stopAtEnd()
 	recvErr := make(chan error, 1)
 	go func() {
+		var told []settled
+		ack := func(a partitionAck) { told = s.r.ack(s.peer, a.partition, a.epoch, a.seq, told) }
 		for {
-			ack, err := st.Recv()
+			msg, err := st.Recv()
+			if err == nil {
+				told = told[:0]
+				err = readAck(msg, ack, s.needSnapshot)
+				tell(told)
+				clear(told)
+			}
 			if err != nil {
 				recvErr <- err
 				return
-			}
-			for _, a := range ack.Acks {
-				s.r.ack(s.peer, a.Partition, a.Epoch, a.Seq)
-			}
-			for _, p := range ack.Resync {
-				s.needSnapshot(p)
 			}
 		}
 	}()
 	for {
 		for {
-			batch, err := s.collect()
-			if err != nil {
-				return err
-			}
+			batch := s.collect()
 			if batch == nil {
 				break
 			}
@@ -1091,7 +1114,7 @@ func (s *sender) copyPartition(pid int32) (uint64, error) {
 		return 0, err
 	}
 	done()
-	s.r.ack(s.peer, pid, ack.Epoch, ack.Seq)
+	tell(s.r.ack(s.peer, pid, ack.Epoch, ack.Seq, nil))
 	return seq, nil
 }
 
@@ -1164,18 +1187,21 @@ func (r *replicator) abortSync(pid int32) {
 	ps.mu.Unlock()
 }
 
-// collect gathers the next batch of changes for the peer, or nil.
-func (s *sender) collect() (*memberv1.ReplicationBatch, error) {
+// collect gathers the next batch of changes for the peer into the
+// sender's buffer (an encoded ReplicationBatch), or returns nil. The batch
+// is valid until the next collect.
+func (s *sender) collect() []byte {
 	t := s.r.n.table.Load()
 	self := t.IndexOf(s.r.n.self.UUID)
 	peer := t.IndexOf(s.peer)
 	if self < 0 || peer < 0 {
-		return nil, nil
+		return nil
 	}
-	batch := &memberv1.ReplicationBatch{OwnerUuid: s.r.n.self.UUID[:]}
+	batch := protowire.AppendBytes(protowire.AppendTag(s.batch[:0], batchOwner, protowire.BytesType), s.r.n.self.UUID[:])
+	events := 0
 	ids := s.takeDirty()
 	for i, pid := range ids {
-		if len(batch.Events) >= maxBatch {
+		if events >= maxBatch {
 			s.mu.Lock()
 			for _, rest := range ids[i:] {
 				s.markLocked(rest)
@@ -1213,15 +1239,16 @@ func (s *sender) collect() (*memberv1.ReplicationBatch, error) {
 			if from := max(sent, ps.acked[s.peer]); from < ps.base {
 				wantSnap = true // the changes it lacks were trimmed
 			} else {
-				for _, ev := range ps.log[from-ps.base:] {
-					if len(batch.Events) >= maxBatch {
+				for i := int(from - ps.base); i < ps.log.len(); i++ {
+					if events >= maxBatch {
 						s.mu.Lock()
 						s.markLocked(pid) // the rest goes in the next batch
 						s.mu.Unlock()
 						break
 					}
-					batch.Events = append(batch.Events, ev)
-					sent = ev.Seq
+					batch = append(batch, ps.log.event(i)...)
+					events++
+					sent = ps.base + uint64(i) + 1
 				}
 			}
 			ps.mu.Unlock()
@@ -1237,8 +1264,9 @@ func (s *sender) collect() (*memberv1.ReplicationBatch, error) {
 		s.sent[pid] = sent
 		s.mu.Unlock()
 	}
-	if len(batch.Events) == 0 {
-		return nil, nil
+	s.batch = batch
+	if events == 0 {
+		return nil
 	}
-	return batch, nil
+	return batch
 }

@@ -3,7 +3,6 @@ package cluster
 import (
 	"testing"
 
-	memberv1 "github.com/atolldb/atoll/api/proto/atoll/member/v1"
 	"github.com/atolldb/atoll/internal/partition"
 )
 
@@ -48,7 +47,7 @@ func TestBackupTakesOnlyFromItsOwner(t *testing.T) {
 	}
 	// A change of the former owner is ignored (the store, absent here,
 	// is not touched) and asks for no copy from it.
-	resync, err := r.apply(a.UUID, &memberv1.ReplicationEvent{Partition: 0, Epoch: 5, Seq: 11})
+	resync, err := r.apply(a.UUID, &Change{Partition: 0, Epoch: 5, Seq: 11})
 	if err != nil || resync {
 		t.Fatalf("a change from the former owner: resync %v, %v", resync, err)
 	}

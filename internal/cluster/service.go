@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	memberv1 "github.com/atolldb/atoll/api/proto/atoll/member/v1"
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
@@ -47,52 +48,80 @@ func (s *service) SyncTable(_ context.Context, r *memberv1.TableMessage) (*membe
 	return s.n.syncTable(r)
 }
 
-// replicateStream is the backup's side of a replication stream.
+// replicateStream is the backup's side of a replication stream: encoded
+// ReplicationBatch messages in, ReplicationAck messages out (change.go).
 type replicateStream interface {
-	Recv() (*memberv1.ReplicationBatch, error)
-	Send(*memberv1.ReplicationAck) error
+	Recv() ([]byte, error)
+	Send([]byte) error
 }
 
 // replicate applies what an owner streams to this backup, acknowledging
-// each batch, until the stream ends (framed.go).
+// each batch, until the stream ends (framed.go). It reads the batches in
+// place and reuses its buffers: a change applied allocates nothing here.
 func (n *Node) replicate(stream replicateStream) error {
 	repl := n.repl
+	names := map[string]string{}
+	var (
+		change Change
+		acks   []partitionAck
+		resync []int32
+		out    []byte
+	)
 	for {
-		batch, err := stream.Recv()
+		msg, err := stream.Recv()
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		owner, err := uuidOf(batch.OwnerUuid)
+		batch, err := readBatch(msg)
 		if err != nil {
 			return err
 		}
-		epochs := map[int32]uint64{}
-		resync := map[int32]bool{}
-		for _, ev := range batch.Events {
-			need, err := repl.apply(owner, ev)
+		owner, err := uuidOf(batch.owner)
+		if err != nil {
+			return err
+		}
+		acks, resync = acks[:0], resync[:0]
+		for {
+			more, err := batch.next(&change, names)
 			if err != nil {
-				n.log.Warn("applying a replicated change failed; asking for a snapshot", "partition", ev.Partition, "err", err)
+				return err
+			}
+			if !more {
+				break
+			}
+			need, err := repl.apply(owner, &change)
+			if err != nil {
+				n.log.Warn("applying a replicated change failed; asking for a snapshot", "partition", change.Partition, "err", err)
 				need = true
 			}
-			if need {
-				resync[ev.Partition] = true
+			if need && !slices.Contains(resync, change.Partition) {
+				resync = append(resync, change.Partition)
 			}
-			epochs[ev.Partition] = ev.Epoch
+			acks = noteAck(acks, change.Partition, change.Epoch)
 		}
-		ack := &memberv1.ReplicationAck{}
-		for p, epoch := range epochs {
-			ack.Acks = append(ack.Acks, &memberv1.PartitionAck{Partition: p, Epoch: epoch, Seq: repl.appliedFrom(epoch, p)})
+		for i := range acks {
+			acks[i].seq = repl.appliedFrom(acks[i].epoch, acks[i].partition)
 		}
-		for p := range resync {
-			ack.Resync = append(ack.Resync, p)
-		}
-		if err := stream.Send(ack); err != nil {
+		out = appendAck(out[:0], acks, resync)
+		if err := stream.Send(out); err != nil {
 			return err
 		}
 	}
+}
+
+// noteAck records that a batch carried a change of pid under epoch: the
+// partition's acknowledgement names the last epoch seen.
+func noteAck(acks []partitionAck, pid int32, epoch uint64) []partitionAck {
+	for i := range acks {
+		if acks[i].partition == pid {
+			acks[i].epoch = epoch
+			return acks
+		}
+	}
+	return append(acks, partitionAck{partition: pid, epoch: epoch})
 }
 
 func (s *service) Sync(stream memberv1.MemberService_SyncServer) error {

@@ -1,13 +1,11 @@
 package member
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
-	memberv1 "github.com/atolldb/atoll/api/proto/atoll/member/v1"
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/cluster"
 	"github.com/atolldb/atoll/internal/maps"
@@ -121,29 +119,28 @@ func durationFromProto(ms int64) time.Duration {
 	return time.Duration(ms) * time.Millisecond
 }
 
-func (r *replicaStore) Apply(name string, pid int32, ev *memberv1.ReplicationEvent) error {
-	m, err := r.maps.Replica(name)
+func (r *replicaStore) Apply(pid int32, c *cluster.Change) error {
+	m, err := r.maps.Replica(c.Map)
 	if err != nil {
 		return err
 	}
-	switch c := ev.Change.(type) {
-	case *memberv1.ReplicationEvent_Record:
-		rec := c.Record
-		if err := r.checkEntry(pid, rec.Key, rec.Value); err != nil {
+	switch c.Kind {
+	case cluster.ChangeRecord:
+		if err := r.checkEntry(pid, c.Key, c.Value); err != nil {
 			return err
 		}
-		return m.Store.ApplyRecord(pid, store.EntryView{Key: rec.Key, Value: rec.Value, EntryMeta: store.EntryMeta{
-			Version: rec.Version, Hits: rec.Hits,
-			CreationTime: rec.CreationTimeMs, LastUpdateTime: rec.LastUpdateTimeMs, LastAccessTime: rec.LastAccessTimeMs,
-			Expiry: store.Expiry{TTL: durationFromProto(rec.TtlMs), MaxIdle: durationFromProto(rec.MaxIdleMs)},
+		return m.Store.ApplyRecord(pid, store.EntryView{Key: c.Key, Value: c.Value, EntryMeta: store.EntryMeta{
+			Version: c.Version, Hits: c.Hits,
+			CreationTime: c.CreationTime, LastUpdateTime: c.UpdateTime, LastAccessTime: c.AccessTime,
+			Expiry: store.Expiry{TTL: durationFromProto(c.TTLMs), MaxIdle: durationFromProto(c.MaxIdleMs)},
 		}})
-	case *memberv1.ReplicationEvent_RemovedKey:
-		if err := r.checkKey(pid, c.RemovedKey); err != nil {
+	case cluster.ChangeRemoved:
+		if err := r.checkKey(pid, c.Key); err != nil {
 			return err
 		}
-		_, err := m.Store.ApplyRemove(pid, c.RemovedKey)
+		_, err := m.Store.ApplyRemove(pid, c.Key)
 		return err
-	case *memberv1.ReplicationEvent_Cleared:
+	case cluster.ChangeCleared:
 		_, err := m.Store.Clear(pid)
 		return err
 	}
@@ -223,34 +220,34 @@ func (r *replicaStore) now() time.Time {
 type replicationFeed struct{ node *cluster.Node }
 
 func (f replicationFeed) onEvent(mapName string, e store.Event) {
-	if ev, ok := changeOf(mapName, e); ok {
-		f.node.Record(e.Partition, ev)
+	var c cluster.Change
+	if changeOf(&c, mapName, e) {
+		f.node.Record(e.Partition, &c)
 	}
 }
 
-// changeOf turns a store change of an owned partition into the change the
-// cluster layer replicates; ok is false for changes not replicated.
-func changeOf(mapName string, e store.Event) (*memberv1.ReplicationEvent, bool) {
+// changeOf fills c with a store change of an owned partition as the
+// cluster layer replicates it (its bytes alias the event's, which
+// Node.Record copies); false for changes not replicated.
+func changeOf(c *cluster.Change, mapName string, e store.Event) bool {
 	if e.Backup {
-		return nil, false // applying a replicated change: not replicated again
+		return false // applying a replicated change: not replicated again
 	}
-	ev := &memberv1.ReplicationEvent{Map: mapName}
+	*c = cluster.Change{Map: mapName}
 	switch e.Type {
 	case store.EventAdded, store.EventUpdated, store.EventExpiryChanged:
-		ev.Change = &memberv1.ReplicationEvent_Record{Record: &memberv1.Record{
-			Key: bytes.Clone(e.Key), Value: bytes.Clone(e.NewValue),
-			Version: e.Meta.Version, Hits: e.Meta.Hits,
-			CreationTimeMs: e.Meta.CreationTime, LastUpdateTimeMs: e.Meta.LastUpdateTime, LastAccessTimeMs: e.Meta.LastAccessTime,
-			TtlMs: durationToProto(e.Meta.Expiry.TTL), MaxIdleMs: durationToProto(e.Meta.Expiry.MaxIdle),
-		}}
+		c.Kind, c.Key, c.Value = cluster.ChangeRecord, e.Key, e.NewValue
+		c.Version, c.Hits = e.Meta.Version, e.Meta.Hits
+		c.CreationTime, c.UpdateTime, c.AccessTime = e.Meta.CreationTime, e.Meta.LastUpdateTime, e.Meta.LastAccessTime
+		c.TTLMs, c.MaxIdleMs = durationToProto(e.Meta.Expiry.TTL), durationToProto(e.Meta.Expiry.MaxIdle)
 	case store.EventRemoved, store.EventEvicted, store.EventExpired:
-		ev.Change = &memberv1.ReplicationEvent_RemovedKey{RemovedKey: bytes.Clone(e.Key)}
+		c.Kind, c.Key = cluster.ChangeRemoved, e.Key
 	case store.EventCleared:
-		ev.Change = &memberv1.ReplicationEvent_Cleared{Cleared: true}
+		c.Kind = cluster.ChangeCleared
 	default:
-		return nil, false
+		return false
 	}
-	return ev, true
+	return true
 }
 
 // metadataStore shows the serialization registries to the cluster layer

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"testing"
 
-	memberv1 "github.com/atolldb/atoll/api/proto/atoll/member/v1"
+	"github.com/atolldb/atoll/internal/cluster"
 	"github.com/atolldb/atoll/internal/maps"
 	"github.com/atolldb/atoll/internal/store"
 	"github.com/atolldb/atoll/pkg/serialization"
@@ -77,9 +77,8 @@ func TestReplicaStoreRefusesBadEntries(t *testing.T) {
 	}
 	try := func(what string, p int32, k, v []byte) {
 		t.Helper()
-		rec := &memberv1.ReplicationEvent{Partition: p, Map: "victim",
-			Change: &memberv1.ReplicationEvent_Record{Record: &memberv1.Record{Key: k, Value: v}}}
-		if err := r.Apply("victim", p, rec); err == nil {
+		rec := &cluster.Change{Partition: p, Map: "victim", Kind: cluster.ChangeRecord, Key: k, Value: v}
+		if err := r.Apply(p, rec); err == nil {
 			t.Errorf("a replicated change with %s was applied", what)
 		}
 		if stored, err := r.MergeEntry("victim", p, k, v, 0); err == nil || stored {
@@ -101,8 +100,8 @@ func TestReplicaStoreRefusesBadEntries(t *testing.T) {
 		try(what, pid, kv[0], kv[1])
 	}
 	try("a key of another partition", other, key, value)
-	removed := &memberv1.ReplicationEvent{Partition: other, Map: "victim", Change: &memberv1.ReplicationEvent_RemovedKey{RemovedKey: key}}
-	if err := r.Apply("victim", other, removed); err == nil {
+	removed := &cluster.Change{Partition: other, Map: "victim", Kind: cluster.ChangeRemoved, Key: key}
+	if err := r.Apply(other, removed); err == nil {
 		t.Error("a removal of a key of another partition was applied")
 	}
 	// The well-formed entry, in its own partition, is stored every way.
