@@ -68,17 +68,17 @@ func BenchmarkClient(b *testing.B) {
 	}
 }
 
-// BenchmarkClientCluster measures get and set of SMALL values through the
-// smart client against 1, 2 and 3 member processes, 8 concurrent callers,
-// 10 000 keys. With backup-count 1, every set on 2 or 3 members also waits
-// for its backup. All processes share the machine's cores (Hazelcast's
-// published figures are for 2 members and a client on 2 cores). Besides
-// the client's allocs/op it reports the CPU time each operation cost the
-// client and the members, and the members' allocations (memberCosts).
+// BenchmarkClientCluster measures get and set of the workloads' SMALL and
+// LARGE Compact values through the smart client against 1, 2 and 3 member
+// processes, 8 concurrent callers, 10 000 keys. With backup-count 1, every
+// set on 2 or 3 members also waits for its backup. All processes share the
+// machine's cores (Hazelcast's published figures are for 2 members and a
+// client on 2 cores). Besides the client's allocs/op it reports the CPU
+// time each operation cost the client and the members, and the members'
+// allocations (memberCosts).
 //
 //	go test -run '^$' -bench ClientCluster -benchtime 5s ./pkg/client/
 func BenchmarkClientCluster(b *testing.B) {
-	const keys = 10_000
 	for _, members := range []int{1, 2, 3} {
 		b.Run(fmt.Sprintf("members=%d", members), func(b *testing.B) {
 			cluster := testcluster.Start(b, testcluster.Process, members, testcluster.Options{})
@@ -89,34 +89,42 @@ func BenchmarkClientCluster(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer cl.Close()
-			m := client.GetMap[int32, *benchmodel.Small](cl, "bench")
-			batch := make([]client.Entry[int32, *benchmodel.Small], 0, 500)
-			for k := int32(0); k < keys; k++ {
-				v := benchmodel.SmallForKey(k)
-				batch = append(batch, client.Entry[int32, *benchmodel.Small]{Key: k, Value: &v})
-				if len(batch) == cap(batch) {
-					if err := m.PutAll(ctx, batch); err != nil {
-						b.Fatal(err)
-					}
-					batch = batch[:0]
-				}
-			}
-			fixed := benchmodel.SmallForKey(7)
-			b.Run("get", func(b *testing.B) {
-				memberCosts(b, cluster, func() {
-					measureParallel(b, 8, func(r *rand.Rand) error {
-						_, _, err := m.Get(ctx, r.Int32N(keys))
-						return err
-					})
-				})
-			})
-			b.Run("set", func(b *testing.B) {
-				memberCosts(b, cluster, func() {
-					measureParallel(b, 8, func(r *rand.Rand) error { return m.Set(ctx, r.Int32N(keys), &fixed) })
-				})
-			})
+			b.Run("small", func(b *testing.B) { benchGetSet(b, cluster, client.GetMap[int32, *benchmodel.Small](cl, "small"), benchmodel.SmallForKey) })
+			b.Run("large", func(b *testing.B) { benchGetSet(b, cluster, client.GetMap[int32, *benchmodel.Large](cl, "large"), benchmodel.LargeForKey) })
 		})
 	}
+}
+
+// benchGetSet fills m with 10 000 values and measures gets and sets of
+// them (BenchmarkClientCluster).
+func benchGetSet[V any](b *testing.B, cluster *testcluster.Cluster, m *client.Map[int32, *V], valueOf func(int32) V) {
+	const keys = 10_000
+	ctx := context.Background()
+	batch := make([]client.Entry[int32, *V], 0, 500)
+	for k := int32(0); k < keys; k++ {
+		v := valueOf(k)
+		batch = append(batch, client.Entry[int32, *V]{Key: k, Value: &v})
+		if len(batch) == cap(batch) {
+			if err := m.PutAll(ctx, batch); err != nil {
+				b.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	fixed := valueOf(7)
+	b.Run("get", func(b *testing.B) {
+		memberCosts(b, cluster, func() {
+			measureParallel(b, 8, func(r *rand.Rand) error {
+				_, _, err := m.Get(ctx, r.Int32N(keys))
+				return err
+			})
+		})
+	})
+	b.Run("set", func(b *testing.B) {
+		memberCosts(b, cluster, func() {
+			measureParallel(b, 8, func(r *rand.Rand) error { return m.Set(ctx, r.Int32N(keys), &fixed) })
+		})
+	})
 }
 
 // memberCosts runs measure and reports what each operation cost in CPU
