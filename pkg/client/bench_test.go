@@ -89,8 +89,12 @@ func BenchmarkClientCluster(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer cl.Close()
-			b.Run("small", func(b *testing.B) { benchGetSet(b, cluster, client.GetMap[int32, *benchmodel.Small](cl, "small"), benchmodel.SmallForKey) })
-			b.Run("large", func(b *testing.B) { benchGetSet(b, cluster, client.GetMap[int32, *benchmodel.Large](cl, "large"), benchmodel.LargeForKey) })
+			b.Run("small", func(b *testing.B) {
+				benchGetSet(b, cluster, client.GetMap[int32, *benchmodel.Small](cl, "small"), benchmodel.SmallForKey)
+			})
+			b.Run("large", func(b *testing.B) {
+				benchGetSet(b, cluster, client.GetMap[int32, *benchmodel.Large](cl, "large"), benchmodel.LargeForKey)
+			})
 		})
 	}
 }

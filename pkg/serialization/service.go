@@ -186,10 +186,17 @@ func (s *Service) ToObject(d core.Data) (any, error) {
 	if err := d.Check(); err != nil {
 		return nil, err
 	}
-	dec := decoder{svc: s, buf: d, budget: &core.Budget{Size: len(d)}}
-	rd := wire.NewReader(d, core.HeaderSize)
-	return dec.readObjectOfType(&rd, d.Type(), true)
+	dec := decoders.Get().(*decoder)
+	dec.svc, dec.buf, dec.budget, dec.rd = s, d, &dec.state, wire.NewReader(d, core.HeaderSize)
+	dec.state = core.Budget{Size: len(d)}
+	v, err := dec.readObjectOfType(&dec.rd, d.Type(), true)
+	*dec = decoder{}
+	decoders.Put(dec)
+	return v, err
 }
+
+// decoders pools the state of ToObject calls.
+var decoders = sync.Pool{New: func() any { return &decoder{} }}
 
 // encoder carries the state of one ToData call, shared between the
 // formats it writes. It is pooled.
@@ -271,6 +278,9 @@ type decoder struct {
 	svc    *Service
 	buf    core.Data // the whole Data: Portable positions are relative to its start
 	budget *core.Budget
+	// rd and state are a ToObject call's reader and budget.
+	rd    wire.Reader
+	state core.Budget
 }
 
 // readObject reads a nested object (type id + payload); type 0 is nil.
@@ -286,6 +296,14 @@ func (d *decoder) readObject(rd *wire.Reader) (any, error) {
 	return d.readObjectOfType(rd, typ, false)
 }
 
+// compactDecoders, portableDecoders and identifiedDecoders pool the
+// formats' decoders, which keep their readers.
+var (
+	compactDecoders    = sync.Pool{New: func() any { return &compact.Decoder{} }}
+	portableDecoders   = sync.Pool{New: func() any { return &portable.Decoder{} }}
+	identifiedDecoders = sync.Pool{New: func() any { return &identified.Decoder{} }}
+)
+
 func (d *decoder) readObjectOfType(rd *wire.Reader, typ int32, top bool) (any, error) {
 	if d.budget.Depth >= core.MaxDepth {
 		return nil, core.Malformed("data", rd.Pos(), "objects nest deeper than "+strconv.Itoa(core.MaxDepth)+" levels")
@@ -299,14 +317,26 @@ func (d *decoder) readObjectOfType(rd *wire.Reader, typ int32, top bool) (any, e
 			return nil, err
 		}
 		rd.Seek(end)
-		dec := compact.Decoder{Types: d.svc.compact, Budget: d.budget}
-		return dec.Object(rec)
+		dec := compactDecoders.Get().(*compact.Decoder)
+		dec.Reset(d.svc.compact, d.budget)
+		v, err := dec.Object(rec)
+		dec.Reset(nil, nil)
+		compactDecoders.Put(dec)
+		return v, err
 	case core.TypePortable:
-		dec := portable.Decoder{Factories: d.svc.portableFactories, Classes: d.svc.classes, Buf: d.buf, Budget: d.budget}
-		return dec.Read(rd)
+		dec := portableDecoders.Get().(*portable.Decoder)
+		dec.Reset(d.svc.portableFactories, d.svc.classes, d.buf, d.budget)
+		v, err := dec.Read(rd)
+		dec.Reset(nil, nil, nil, nil)
+		portableDecoders.Put(dec)
+		return v, err
 	case core.TypeIdentified:
-		dec := identified.Decoder{Factories: d.svc.identifiedFactories, Objects: objects{d.svc}, Buf: d.buf, Budget: d.budget}
-		return dec.Read(rd)
+		dec := identifiedDecoders.Get().(*identified.Decoder)
+		dec.Reset(d.svc.identifiedFactories, objects{d.svc}, d.buf, d.budget)
+		v, err := dec.Read(rd)
+		dec.Reset(nil, nil, nil, nil)
+		identifiedDecoders.Put(dec)
+		return v, err
 	}
 	v, ok, err := core.ReadBuiltin(rd, typ)
 	if ok {

@@ -265,19 +265,52 @@ func (e *Encoder) adoptSchemas(rec *Record) error {
 type Decoder struct {
 	Types  *Types
 	Budget *core.Budget
+	// readers are the readers of the objects being read, one per level
+	// of nesting, reused by the objects that follow (array items); depth
+	// is how many are in use.
+	readers []*Reader
+	depth   int
+	// strs holds the strings the objects read: those of one top-level
+	// object share an allocation.
+	strs core.StringArena
+}
+
+// Reset readies a decoder for the next top-level object, with types and
+// a budget (nil to let go of the last ones), keeping its readers; the
+// strings it handed out stay with their objects.
+func (d *Decoder) Reset(types *Types, budget *core.Budget) {
+	d.Types, d.Budget, d.depth, d.strs = types, budget, 0, core.StringArena{}
 }
 
 // Object turns a record into a value of the Go type registered for its
-// type name, or returns the record when there is none.
+// type name, or returns the record when there is none. The Reader the
+// serializer gets is valid during its Read only.
 func (d *Decoder) Object(rec Record) (any, error) {
 	ct, ok := d.Types.cur.Load().byName[rec.schema.TypeName]
 	if !ok {
-		return &rec, nil
+		out := rec // only a record returned goes to the heap
+		return &out, nil
 	}
-	r := Reader{rec: rec, dec: d}
-	v := ct.ser.Read(&r)
-	if r.err != nil {
-		return nil, r.err
+	if d.strs.Size == 0 {
+		d.strs.Size = len(rec.raw) // the top-level object: its strings fit
+	}
+	if d.depth == len(d.readers) {
+		d.readers = append(d.readers, &Reader{dec: d})
+	}
+	r := d.readers[d.depth]
+	d.depth++
+	r.rec, r.err = rec, nil
+	r.hint.Start(&rec.schema.readOrder)
+	r.rec.hint, r.rec.strs = &r.hint, &d.strs
+	v := ct.ser.Read(r)
+	err := r.err
+	if err == nil {
+		r.hint.Finish(&rec.schema.readOrder)
+	}
+	r.rec = Record{}
+	d.depth--
+	if err != nil {
+		return nil, err
 	}
 	return v, nil
 }

@@ -12,9 +12,10 @@ import (
 // use FieldKind to tell. Other errors are sticky: the first one is reported
 // by the Service and later reads return zero values.
 type Reader struct {
-	rec Record
-	dec *Decoder
-	err error
+	rec  Record
+	dec  *Decoder
+	err  error
+	hint core.ReadHint
 }
 
 // Err returns the first error the reader met.
@@ -24,7 +25,8 @@ func (r *Reader) Err() error { return r.err }
 // KindNotAvailable when the writer did not write it.
 func (r *Reader) FieldKind(name string) core.FieldKind { return r.rec.FieldKind(name) }
 
-// Record returns the in-place view of the object being read.
+// Record returns the in-place view of the object being read, valid during
+// the serializer's Read.
 func (r *Reader) Record() *Record { return &r.rec }
 
 func (r *Reader) note(err error) {
@@ -63,19 +65,14 @@ func (r *Reader) nested(rec Record) (any, error) {
 // ReadArrayOfCompact reads an ARRAY_OF_COMPACT field; items are values of
 // the registered Go type or *Record, null items are nil.
 func (r *Reader) ReadArrayOfCompact(name string) []any {
-	recs, err := r.rec.GetArrayOfCompact(name)
-	r.note(err)
-	if recs == nil || r.err != nil {
+	it := r.compactItems(name)
+	if it == nil {
 		return nil
 	}
-	out := make([]any, len(recs))
-	for i, rec := range recs {
-		if rec == nil {
-			continue
-		}
-		v, err := r.nested(*rec)
-		if err != nil {
-			r.note(err)
+	out := make([]any, it.count)
+	for i := range out {
+		v, ok := r.compactItem(it, i)
+		if !ok {
 			return nil
 		}
 		out[i] = v
@@ -83,25 +80,56 @@ func (r *Reader) ReadArrayOfCompact(name string) []any {
 	return out
 }
 
+// compactItems locates the items of an ARRAY_OF_COMPACT field; nil for a
+// null array or after an error.
+func (r *Reader) compactItems(name string) *varItems {
+	_, it, err := r.rec.varArrayField(name, core.KindArrayOfCompact)
+	r.note(err)
+	if r.err != nil {
+		return nil
+	}
+	return it
+}
+
+// compactItem decodes item i (nil for a null item); false after an error.
+func (r *Reader) compactItem(it *varItems, i int) (any, bool) {
+	rd, null, err := it.item(i)
+	if err == nil && !null {
+		var rec Record
+		if rec, _, err = Parse(rd.Buf(), rd.Pos(), len(rd.Buf()), r.rec.schemas, r.rec.embedded); err == nil {
+			var v any
+			if v, err = r.nested(rec); err == nil {
+				return v, true
+			}
+		}
+	}
+	r.note(err)
+	return nil, r.err == nil
+}
+
 // ReadArray reads an ARRAY_OF_COMPACT field into a typed slice. Items
 // decode to the Go type registered for their type name; when that is *T and
 // the slice holds T, items are copied out of their pointers. Null items are
 // the zero T.
 func ReadArray[T any](r *Reader, name string) []T {
-	items := r.ReadArrayOfCompact(name)
-	if items == nil {
+	it := r.compactItems(name)
+	if it == nil {
 		return nil
 	}
-	out := make([]T, len(items))
-	for i, it := range items {
-		switch v := it.(type) {
+	out := make([]T, it.count)
+	for i := range out {
+		item, ok := r.compactItem(it, i)
+		if !ok {
+			return nil
+		}
+		switch v := item.(type) {
 		case nil:
 		case T:
 			out[i] = v
 		case *T:
 			out[i] = *v
 		default:
-			r.note(&core.FieldError{Field: name, Reason: fmt.Sprintf("item %d is %T, not %T", i, it, out[i])})
+			r.note(&core.FieldError{Field: name, Reason: fmt.Sprintf("item %d is %T, not %T", i, item, out[i])})
 			return nil
 		}
 	}

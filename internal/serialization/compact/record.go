@@ -23,7 +23,16 @@ type Record struct {
 	raw      []byte // the whole object from its schema id, for copying
 	schemas  *SchemaRegistry
 	embedded bool // nested objects carry their schema (type -56)
+	// hint follows the fields a Reader reads through the schema's learned
+	// read order (nil: names are looked up).
+	hint *core.ReadHint
+	// strs, when set, holds the strings read (a Decoder's: the strings of
+	// one object decoded share an allocation).
+	strs *core.StringArena
 }
+
+// str returns b as a string, from the record's arena when it has one.
+func (r *Record) str(b []byte) string { return r.strs.String(b) }
 
 // ReadRecord reads the Compact object of a Data of type -55 or -56.
 // Schemas of -55 data are looked up in schemas.
@@ -137,10 +146,14 @@ func (r *Record) lookup(name string) (*SchemaField, error) {
 	if r.schema == nil {
 		return nil, &core.FieldError{Field: name, Reason: "read from an empty record"}
 	}
+	if i, ok := r.hint.Next(name); ok {
+		return &r.schema.Fields[i], nil
+	}
 	i, ok := r.schema.byName[name]
 	if !ok {
 		return nil, core.AbsentField(name, "is not in compact schema "+strconv.Quote(r.schema.TypeName))
 	}
+	r.hint.Learn(name, i)
 	return &r.schema.Fields[i], nil
 }
 
@@ -409,7 +422,7 @@ func (r *Record) GetStringBytes(name string) (b []byte, ok bool, err error) {
 // GetString reads a STRING field; null reads as "".
 func (r *Record) GetString(name string) (string, error) {
 	b, _, err := r.GetStringBytes(name)
-	return string(b), err
+	return r.str(b), err
 }
 
 // GetStringPtr reads a STRING field; null is nil.
@@ -418,7 +431,7 @@ func (r *Record) GetStringPtr(name string) (*string, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
-	s := string(b)
+	s := r.str(b)
 	return &s, nil
 }
 
@@ -853,7 +866,8 @@ func (r *Record) GetArrayOfStringPtr(name string) ([]*string, error) {
 		return nil, err
 	}
 	return itemsOf(it, f, func(rd *wire.Reader) (*string, bool) {
-		s, ok := rd.Str()
+		b, ok := rd.StringBytes()
+		s := r.str(b)
 		return &s, ok
 	})
 }
@@ -865,11 +879,11 @@ func (r *Record) GetArrayOfString(name string) ([]string, error) {
 		return nil, err
 	}
 	return nonNullItems(it, f, func(rd *wire.Reader) string {
-		s, ok := rd.Str()
+		b, ok := rd.StringBytes()
 		if !ok {
 			rd.Fail(wire.ErrLength)
 		}
-		return s
+		return r.str(b)
 	})
 }
 

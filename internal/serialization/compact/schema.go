@@ -44,6 +44,10 @@ type Schema struct {
 	VarCount int32
 
 	byName map[string]int32
+	// readOrder is the order in which a serializer first read the fields
+	// (readHint): later reads in that order find each field without
+	// hashing its name.
+	readOrder atomic.Pointer[core.ReadOrder]
 }
 
 // NewSchema computes the layout and fingerprint of a schema. Field names must

@@ -260,16 +260,26 @@ func (in *DataInput) ReadFloat64() float64 { return in.rd.Float64() }
 
 // ReadString reads a string; null reads as "".
 func (in *DataInput) ReadString() string {
-	s, _ := in.rd.Str()
-	return s
+	b, _ := in.rd.StringBytes()
+	return in.str(b)
+}
+
+// str returns b as a string, sharing an allocation with the other strings
+// of the Data being read.
+func (in *DataInput) str(b []byte) string {
+	if in.dec == nil {
+		return string(b)
+	}
+	return in.dec.strs.String(b)
 }
 
 // ReadStringPtr reads a string; null is nil.
 func (in *DataInput) ReadStringPtr() *string {
-	s, ok := in.rd.Str()
+	b, ok := in.rd.StringBytes()
 	if !ok {
 		return nil
 	}
+	s := in.str(b)
 	return &s
 }
 
@@ -308,8 +318,8 @@ func (in *DataInput) ReadFloat64Array() []float64 {
 // ReadStringArray reads a string array; null items read as "".
 func (in *DataInput) ReadStringArray() []string {
 	return core.ReadSlice(&in.rd, 4, func(rd *wire.Reader) string {
-		s, _ := rd.Str()
-		return s
+		b, _ := rd.StringBytes()
+		return in.str(b)
 	})
 }
 
@@ -349,6 +359,21 @@ type Decoder struct {
 	Objects   Objects
 	Buf       []byte // the whole Data
 	Budget    *core.Budget
+	// inputs are the inputs of the objects being read, one per level of
+	// nesting, reused by the objects that follow; depth is how many are in
+	// use.
+	inputs []*DataInput
+	depth  int
+	// strs holds the strings the objects read: those of one Data share an
+	// allocation.
+	strs core.StringArena
+}
+
+// Reset readies a decoder for the next Data, keeping its inputs; the
+// strings it handed out stay with their objects.
+func (d *Decoder) Reset(factories map[int32]Factory, objects Objects, buf []byte, budget *core.Budget) {
+	d.Factories, d.Objects, d.Buf, d.Budget, d.depth = factories, objects, buf, budget, 0
+	d.strs = core.StringArena{Size: len(buf)}
 }
 
 // Read reads the header and ids and then the object: through the
@@ -371,12 +396,20 @@ func (d *Decoder) Read(rd *wire.Reader) (any, error) {
 		if v == nil {
 			return nil, &core.ClassNotFoundError{Format: "identified", FactoryID: fid, ClassID: cid, Reason: "the factory does not know the class id"}
 		}
-		in := DataInput{dec: d, rd: *rd}
-		v.ReadData(&in)
-		if err := in.Err(); err != nil {
+		if d.depth == len(d.inputs) {
+			d.inputs = append(d.inputs, &DataInput{})
+		}
+		in := d.inputs[d.depth]
+		d.depth++
+		*in = DataInput{dec: d, rd: *rd}
+		v.ReadData(in)
+		err := in.Err()
+		*rd = in.rd
+		*in = DataInput{}
+		d.depth--
+		if err != nil {
 			return nil, err
 		}
-		*rd = in.rd
 		return v, nil
 	}
 	layout, ok := d.Objects.Layouts().Get(fid, cid)

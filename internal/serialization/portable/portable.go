@@ -108,6 +108,9 @@ type ClassDefinition struct {
 	Version   int32
 	Fields    []Field
 	byName    map[string]int32
+	// readOrder is the order in which a Portable's ReadPortable first read
+	// the fields (core.ReadHint).
+	readOrder atomic.Pointer[core.ReadOrder]
 }
 
 // NewClassDefinition validates the fields and returns a class definition.

@@ -24,6 +24,12 @@ type Record struct {
 	version   int32
 	cd        *ClassDefinition // the writer's class definition, when known
 	classes   *ClassRegistry
+	// hint follows the fields a Reader reads through the class's learned
+	// read order (nil: names are looked up); strs, when set, holds the
+	// strings read (a Decoder's: those of one object share an
+	// allocation).
+	hint *core.ReadHint
+	strs *core.StringArena
 }
 
 // ReadRecord reads the Portable object of a Data of type -1. Class
@@ -106,8 +112,11 @@ func (r *Record) locate(name string) (core.FieldKind, int, error) {
 	}
 	hint := -1
 	if r.cd != nil {
-		if i, ok := r.cd.byName[name]; ok {
+		if i, ok := r.hint.Next(name); ok {
 			hint = int(i)
+		} else if i, ok := r.cd.byName[name]; ok {
+			hint = int(i)
+			r.hint.Learn(name, i)
 		}
 	}
 	k, v, i, err := r.find(name, hint)
@@ -300,7 +309,7 @@ func (r *Record) GetStringBytes(name string) (b []byte, ok bool, err error) {
 // GetString reads a UTF field; null reads as "".
 func (r *Record) GetString(name string) (string, error) {
 	b, _, err := r.GetStringBytes(name)
-	return string(b), err
+	return r.strs.String(b), err
 }
 
 // GetStringPtr reads a UTF field; null is nil.
@@ -309,7 +318,7 @@ func (r *Record) GetStringPtr(name string) (*string, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
-	s := string(b)
+	s := r.strs.String(b)
 	return &s, nil
 }
 
@@ -386,29 +395,46 @@ func (r *Record) GetPortable(name string) (*Record, error) {
 	return &rec, nil
 }
 
+// arrayHeader reads a PORTABLE_ARRAY's count (-1: null) and its items'
+// factory and class.
+func (r *Record) arrayHeader(rd *wire.Reader, name string) (n int, fid, cid int32, err error) {
+	n = rd.Length(4, true)
+	fid, cid = rd.Int32(), rd.Int32()
+	if err := fieldErr(rd, name); err != nil || n < 0 {
+		return -1, 0, 0, err
+	}
+	if int64(n)*4 > int64(rd.Len()) {
+		return -1, 0, 0, core.Malformed("portable", rd.Pos(), "portable array "+strconv.Quote(name)+" is longer than the data")
+	}
+	return n, fid, cid, nil
+}
+
+// arrayItem reads the next item position of a PORTABLE_ARRAY at rd and
+// the record there.
+func (r *Record) arrayItem(rd *wire.Reader, fid, cid int32) (Record, error) {
+	pos := int(rd.Int32())
+	item := wire.NewReader(r.buf, pos)
+	ver := item.Int32()
+	if pos <= r.body || item.Err() != nil {
+		return Record{}, core.Malformed("portable", pos, "portable array item position out of range")
+	}
+	rec, _, err := Parse(r.buf, item.Pos(), len(r.buf), fid, cid, ver, r.classes)
+	return rec, err
+}
+
 // GetArrayOfPortable reads a PORTABLE_ARRAY field as records; null is nil.
 func (r *Record) GetArrayOfPortable(name string) ([]*Record, error) {
 	rd, err := r.value(name, core.KindArrayOfPortable)
 	if err != nil {
 		return nil, err
 	}
-	n := rd.Length(4, true)
-	fid, cid := rd.Int32(), rd.Int32()
-	if err := fieldErr(&rd, name); err != nil || n < 0 {
+	n, fid, cid, err := r.arrayHeader(&rd, name)
+	if err != nil || n < 0 {
 		return nil, err
-	}
-	if int64(n)*4 > int64(rd.Len()) {
-		return nil, core.Malformed("portable", rd.Pos(), "portable array "+strconv.Quote(name)+" is longer than the data")
 	}
 	out := make([]*Record, n)
 	for i := range out {
-		pos := int(rd.Int32())
-		item := wire.NewReader(r.buf, pos)
-		ver := item.Int32()
-		if pos <= r.body || item.Err() != nil {
-			return nil, core.Malformed("portable", pos, "portable array item position out of range")
-		}
-		rec, _, err := Parse(r.buf, item.Pos(), len(r.buf), fid, cid, ver, r.classes)
+		rec, err := r.arrayItem(&rd, fid, cid)
 		if err != nil {
 			return nil, err
 		}
@@ -485,17 +511,15 @@ func (r *Record) GetArrayOfStringPtr(name string) ([]*string, error) {
 
 // GetArrayOfString reads a UTF_ARRAY field; null items read as "".
 func (r *Record) GetArrayOfString(name string) ([]string, error) {
-	ptrs, err := r.GetArrayOfStringPtr(name)
-	if ptrs == nil {
+	rd, err := r.value(name, core.KindArrayOfString)
+	if err != nil {
 		return nil, err
 	}
-	out := make([]string, len(ptrs))
-	for i, p := range ptrs {
-		if p != nil {
-			out[i] = *p
-		}
-	}
-	return out, nil
+	v := core.ReadSlice(&rd, 4, func(rd *wire.Reader) string {
+		b, _ := rd.StringBytes()
+		return r.strs.String(b)
+	})
+	return v, fieldErr(&rd, name)
 }
 
 // positionedValues reads int length (-1 = null), item positions, and items.
@@ -841,9 +865,10 @@ func (f valueField) Objects(v any) bool {
 // A field the writer's class version lacks reads as the zero value; use
 // FieldKind to tell. Other errors are sticky.
 type Reader struct {
-	rec Record
-	dec *Decoder
-	err error
+	rec  Record
+	dec  *Decoder
+	err  error
+	hint core.ReadHint
 }
 
 // Err returns the first error the reader met.
@@ -883,37 +908,62 @@ func (r *Reader) ReadPortable(name string) any {
 
 // ReadPortableArray reads a PORTABLE_ARRAY field; null is nil.
 func (r *Reader) ReadPortableArray(name string) []any {
-	recs, err := r.rec.GetArrayOfPortable(name)
-	r.note(err)
-	if recs == nil || r.err != nil {
-		return nil
-	}
-	out := make([]any, len(recs))
-	for i, rec := range recs {
-		v, err := r.dec.Object(*rec)
-		if err != nil {
-			r.note(err)
-			return nil
-		}
+	var out []any
+	ok := r.portableItems(name, func(n int) { out = make([]any, n) }, func(i int, v any) bool {
 		out[i] = v
+		return true
+	})
+	if !ok {
+		return nil
 	}
 	return out
 }
 
+// portableItems decodes the items of a PORTABLE_ARRAY field: made learns
+// their count, item each one in turn (false stops, after an error it
+// noted). It reports whether the array was read (not null, no error).
+func (r *Reader) portableItems(name string, made func(n int), item func(i int, v any) bool) bool {
+	rd, err := r.rec.value(name, core.KindArrayOfPortable)
+	if err == nil {
+		var n int
+		var fid, cid int32
+		if n, fid, cid, err = r.rec.arrayHeader(&rd, name); err == nil && n >= 0 {
+			made(n)
+			for i := 0; i < n; i++ {
+				var rec Record
+				if rec, err = r.rec.arrayItem(&rd, fid, cid); err != nil {
+					break
+				}
+				var v any
+				if v, err = r.dec.Object(rec); err != nil {
+					break
+				}
+				if !item(i, v) {
+					return false
+				}
+			}
+			if err == nil {
+				return true
+			}
+		}
+	}
+	r.note(err)
+	return false
+}
+
 // ReadSlice reads a PORTABLE_ARRAY field into a typed slice.
 func ReadSlice[T any](r *Reader, name string) []T {
-	items := r.ReadPortableArray(name)
-	if items == nil {
-		return nil
-	}
-	out := make([]T, len(items))
-	for i, it := range items {
+	var out []T
+	ok := r.portableItems(name, func(n int) { out = make([]T, n) }, func(i int, it any) bool {
 		v, ok := it.(T)
 		if !ok {
 			r.note(&core.FieldError{Field: name, Reason: fmt.Sprintf("item %d is %T, not %T", i, it, v)})
-			return nil
 		}
 		out[i] = v
+		return ok
+	})
+	if !ok {
+		return nil
 	}
 	return out
 }
@@ -926,6 +976,14 @@ type Decoder struct {
 	Classes *ClassRegistry
 	Buf     []byte // the whole Data: positions count from its start
 	Budget  *core.Budget
+	// readers are the readers of the objects being read, one per level
+	// of nesting, reused by the objects that follow (array items); depth
+	// is how many are in use.
+	readers []*Reader
+	depth   int
+	// strs holds the strings the objects read: those of one Data share
+	// an allocation.
+	strs core.StringArena
 }
 
 // Read reads factory, class and version and the object at rd, and turns
@@ -949,7 +1007,8 @@ func (d *Decoder) Read(rd *wire.Reader) (any, error) {
 func (d *Decoder) Object(rec Record) (any, error) {
 	f, ok := d.Factories[rec.factoryID]
 	if !ok {
-		return &rec, nil
+		out := rec // only a record returned goes to the heap
+		return &out, nil
 	}
 	p := f.Create(rec.classID)
 	if p == nil {
@@ -964,11 +1023,36 @@ func (d *Decoder) Object(rec Record) (any, error) {
 		return nil, core.Malformed("portable", rec.body, "nested objects overlap: decoding them would read more than "+strconv.Itoa(core.MaxDepth)+" times the data")
 	}
 	d.Budget.Depth++
-	r := Reader{rec: rec, dec: d}
-	p.ReadPortable(&r)
+	if d.strs.Size == 0 {
+		d.strs.Size = len(d.Buf) // the Data's strings fit
+	}
+	if d.depth == len(d.readers) {
+		d.readers = append(d.readers, &Reader{dec: d})
+	}
+	r := d.readers[d.depth]
+	d.depth++
+	r.rec, r.err = rec, nil
+	if rec.cd != nil {
+		r.hint.Start(&rec.cd.readOrder)
+		r.rec.hint = &r.hint
+	}
+	r.rec.strs = &d.strs
+	p.ReadPortable(r)
+	err := r.err
+	if err == nil && rec.cd != nil {
+		r.hint.Finish(&rec.cd.readOrder)
+	}
+	r.rec = Record{}
+	d.depth--
 	d.Budget.Depth--
-	if r.err != nil {
-		return nil, r.err
+	if err != nil {
+		return nil, err
 	}
 	return p, nil
+}
+
+// Reset readies a decoder for the next Data, keeping its readers; the
+// strings it handed out stay with their objects.
+func (d *Decoder) Reset(factories map[int32]Factory, classes *ClassRegistry, buf []byte, budget *core.Budget) {
+	d.Factories, d.Classes, d.Buf, d.Budget, d.depth, d.strs = factories, classes, buf, budget, 0, core.StringArena{}
 }

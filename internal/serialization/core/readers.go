@@ -1,0 +1,110 @@
+package core
+
+import (
+	"slices"
+	"sync/atomic"
+	"unsafe"
+)
+
+// What the formats' readers share to decode an object with few allocations
+// and few lookups.
+
+// StringArena hands out strings that share allocations: each string's
+// bytes are copied once into the arena's current block, a block sized to
+// the object being decoded (Size), so that the strings of an object cost
+// one allocation and keep no more than about the object's size alive. The
+// zero value allocates a block per string; a decoder sets Size for each
+// top-level object.
+type StringArena struct {
+	block []byte
+	// Size is the size of a new block.
+	Size int
+}
+
+// String returns b as a string.
+func (a *StringArena) String(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if a == nil {
+		return string(b)
+	}
+	if cap(a.block)-len(a.block) < len(b) {
+		a.block = make([]byte, 0, max(len(b), a.Size))
+	}
+	start := len(a.block)
+	a.block = append(a.block, b...)
+	return unsafe.String(&a.block[start], len(b))
+}
+
+// ReadOrder is the fields of a schema or class in the order a serializer
+// read them: indexes into its field list, and their names.
+type ReadOrder struct {
+	Names []string
+	Index []int32
+}
+
+// ReadHint follows one object's reads through its type's learned read
+// order: a serializer reads the same fields in the same order every time,
+// so the field it reads next is found by comparing its name with the
+// order's (the same string constant, which compares by pointer first)
+// instead of hashing it. The first read of a type learns the order and
+// publishes it (Finish).
+type ReadHint struct {
+	order    *ReadOrder // the published order; nil while learning
+	pos      int
+	learning *ReadOrder // the order being learned (nil: not learning)
+	off      bool       // a read left the order: names are looked up
+}
+
+// Start prepares h for the read of an object whose type's order is in
+// published.
+func (h *ReadHint) Start(published *atomic.Pointer[ReadOrder]) {
+	*h = ReadHint{learning: h.learning}
+	if h.order = published.Load(); h.order != nil {
+		h.learning = nil
+		return
+	}
+	if h.learning == nil {
+		h.learning = &ReadOrder{}
+	}
+	h.learning.Names, h.learning.Index = h.learning.Names[:0], h.learning.Index[:0]
+}
+
+// Next returns the index of field name when it is the next of the order
+// (never for a nil hint).
+func (h *ReadHint) Next(name string) (int32, bool) {
+	if h == nil {
+		return 0, false
+	}
+	o := h.order
+	if o == nil || h.off {
+		return 0, false
+	}
+	if h.pos < len(o.Names) && o.Names[h.pos] == name {
+		i := o.Index[h.pos]
+		h.pos++
+		return i, true
+	}
+	h.off = true // another order than the learned one: look names up
+	return 0, false
+}
+
+// Learn notes that field i, name, was found by its name (a nil hint
+// learns nothing).
+func (h *ReadHint) Learn(name string, i int32) {
+	if h == nil {
+		return
+	}
+	if l := h.learning; l != nil {
+		l.Names = append(l.Names, name)
+		l.Index = append(l.Index, i)
+	}
+}
+
+// Finish publishes the order h learned, once the read succeeded.
+func (h *ReadHint) Finish(published *atomic.Pointer[ReadOrder]) {
+	if l := h.learning; l != nil && h.order == nil && len(l.Names) > 0 {
+		published.CompareAndSwap(nil, &ReadOrder{Names: slices.Clone(l.Names), Index: slices.Clone(l.Index)})
+	}
+}
