@@ -15,13 +15,15 @@ import (
 	memberv1 "github.com/atolldb/atoll/api/proto/atoll/member/v1"
 )
 
-// peers holds one gRPC channel per other member, shared by gossip,
-// replication and coordination; each of its connections opens with the
-// member handshake (handshake.go). Channels connect lazily and reconnect by
-// themselves; a member that left is dropped with forget.
+// peers holds one gRPC channel per other member, shared by gossip and
+// coordination (replication streams have connections of their own,
+// framed.go); each of its connections opens with the member handshake
+// (handshake.go). Channels connect lazily and reconnect by themselves; a
+// member that left is dropped with forget.
 //
 // Each channel is watched: when its connection breaks, or a connection
-// attempt fails, peers dials the address itself. An address that refuses
+// attempt fails, peers dials the address itself (so does a replication
+// stream that breaks, suspect). An address that refuses
 // the connection goneProbes times in a row has no process listening: the
 // member there is gone (killed, crashed, its host up but the process not),
 // and onGone reports it at once, well before gossip's failure detector
@@ -116,6 +118,14 @@ func (p *peers) watch(ctx context.Context, addr string, cc *grpc.ClientConn) {
 		if (broke || state == connectivity.TransientFailure) && p.watched(addr) && p.refuses(ctx, addr) {
 			p.onGone(addr)
 		}
+	}
+}
+
+// suspect probes addr after another connection to it broke (a
+// replication stream's), reporting a member whose process is gone.
+func (p *peers) suspect(ctx context.Context, addr string) {
+	if p.probe != nil && p.watched(addr) && p.refuses(ctx, addr) {
+		p.onGone(addr)
 	}
 }
 

@@ -926,6 +926,8 @@ func (s *sender) run() {
 			return
 		}
 		s.r.n.log.Debug("replication stream broke", "peer", s.addr, "err", err)
+		addr := s.addr
+		s.r.n.goRun(func(ctx context.Context) { s.r.n.peers.suspect(ctx, addr) })
 		// Resend what was not acknowledged.
 		s.mu.Lock()
 		s.sent = map[int32]uint64{}
