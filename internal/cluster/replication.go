@@ -76,7 +76,8 @@ type partState struct {
 	// the synchronous ones.
 	extra  []partition.UUID
 	notify chan struct{} // closed and replaced when acked grows, if watched
-	// watchers counts the writes waiting on notify (Backups.Wait).
+	// watchers counts the waits on notify (Backups.Wait, waitAcked): an
+	// acknowledgement replaces the channel only when one waits.
 	watchers int
 	// pending are the writes whose waiters are told when their backups
 	// confirm them (Backups.Notify).
@@ -697,18 +698,28 @@ func (r *replicator) waitAcked(ctx context.Context, pid int32, seq uint64, to []
 			done = done && ps.acked[u] >= seq
 		}
 		notify := ps.notify
+		if !done {
+			ps.watchers++
+		}
 		ps.mu.Unlock()
 		if done {
 			return nil
 		}
 		r.pokeBackupsOf(pid)
+		var err error
 		select {
 		case <-notify:
 		case <-ctx.Done():
-			return ctx.Err()
+			err = ctx.Err()
 		case <-r.n.stop:
-			return errStopped
+			err = errStopped
 		case <-time.After(100 * time.Millisecond):
+		}
+		ps.mu.Lock()
+		ps.watchers--
+		ps.mu.Unlock()
+		if err != nil {
+			return err
 		}
 	}
 }
