@@ -1,6 +1,9 @@
 package store
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"sync"
+)
 
 // Mutation primitives. All run with p.mu held and mark the partition dirty;
 // unlock then compacts, shrinks and publishes the accounting.
@@ -47,10 +50,20 @@ func (p *partition) insert(obs Observer, h uint32, key, value []byte, mt *meta) 
 	return nil
 }
 
+// oldValues holds the old values of records updated in place while the
+// observer hears them.
+var oldValues = sync.Pool{New: func() any { return new([]byte) }}
+
+// inPlaceMax is the largest value whose old bytes an update keeps aside
+// for the observer to overwrite the record in place (a larger one is
+// appended and leaves the old record as garbage).
+const inPlaceMax = 64 << 10
+
 // update replaces the record at slot pos with value and mt, emitting typ
 // (EventUpdated or EventExpiryChanged). value may be a view of the current
-// record. When the new record has the same layout and nobody observes the
-// old value, it is overwritten in place; otherwise it is appended and the old
+// record. When the new record has the same layout it is overwritten in
+// place, the observer hearing the old value from a copy set aside (up to
+// inPlaceMax bytes); otherwise it is appended and the old
 // one becomes garbage.
 func (p *partition) update(obs Observer, pos int, value []byte, mt *meta, typ EventType) error {
 	s := p.slots[pos]
@@ -58,7 +71,12 @@ func (p *partition) update(obs Observer, pos int, value []byte, mt *meta, typ Ev
 	b, r := p.recOf(oldRef)
 	wasExpirable := p.m.canExpire(b, &r)
 	p.dirty = true
-	if obs == nil && r.vLen == len(value) && r.flags&flagsExpiry == mt.flags {
+	if r.vLen == len(value) && r.flags&flagsExpiry == mt.flags && (obs == nil || len(value) <= inPlaceMax) {
+		var old *[]byte
+		if obs != nil {
+			old = oldValues.Get().(*[]byte)
+			*old = append((*old)[:0], r.value(b)...)
+		}
 		le := binary.LittleEndian
 		o := b[r.off:]
 		le.PutUint32(o[offVersion:], mt.version)
@@ -75,6 +93,10 @@ func (p *partition) update(obs Observer, pos int, value []byte, mt *meta, typ Ev
 			le.PutUint32(b[i:], mt.maxIdle)
 		}
 		copy(b[r.vOff():r.end()], value)
+		if obs != nil {
+			p.emit(obs, typ, r.key(b), *old, r.value(b), mt)
+			oldValues.Put(old)
+		}
 	} else {
 		size := recSize(r.kLen, len(value), mt.flags)
 		ref, ok := p.alloc(size)
