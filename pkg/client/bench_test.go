@@ -137,7 +137,10 @@ func benchGetSet[V any](b *testing.B, cluster *testcluster.Cluster, m *client.Ma
 // of the machine moves than throughput), and member-allocs/op (the
 // objects all members allocated meanwhile, from their Go runtime's
 // counter), less what scraping their metrics costs (measured by a scrape
-// just before).
+// just before) and less what the members allocate when no call arrives
+// (member-idle-allocs/s, measured over idleWindow before: the work of
+// every second, such as the partition table's exchange with the
+// coordinator, which does not grow with the calls).
 func memberCosts(b *testing.B, cluster *testcluster.Cluster, measure func()) {
 	counters := func() (mallocs, cpu float64) {
 		for _, n := range cluster.Live() {
@@ -161,16 +164,26 @@ func memberCosts(b *testing.B, cluster *testcluster.Cluster, measure func()) {
 		return mallocs, cpu
 	}
 	first, _ := counters()
+	second, _ := counters()
+	scrape := second - first
+	time.Sleep(idleWindow) // a measurement of the members at rest, not a wait for a condition
 	before, cpuBefore := counters()
+	idle := max(before-second-scrape, 0) / idleWindow.Seconds()
 	self := processCPU(b)
+	start := time.Now()
 	measure()
+	elapsed := time.Since(start)
 	self = processCPU(b) - self
 	after, cpuAfter := counters()
-	scrape := before - first
-	b.ReportMetric(max(after-before-scrape, 0)/float64(b.N), "member-allocs/op")
+	b.ReportMetric(idle, "member-idle-allocs/s")
+	b.ReportMetric(max(after-before-scrape-idle*elapsed.Seconds(), 0)/float64(b.N), "member-allocs/op")
 	b.ReportMetric((cpuAfter-cpuBefore)*1e6/float64(b.N), "member-cpu-µs/op")
 	b.ReportMetric(self.Seconds()*1e6/float64(b.N), "cpu-µs/op")
 }
+
+// idleWindow is how long memberCosts watches the members at rest: a few
+// of their once-a-second tasks.
+const idleWindow = 3 * time.Second
 
 // processCPU returns the CPU time this process used so far.
 func processCPU(b *testing.B) time.Duration {
