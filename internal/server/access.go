@@ -304,6 +304,20 @@ func callerOf(ctx context.Context) *caller {
 
 var unrestricted = &caller{unrestricted: true}
 
+// restrictedCaller returns the caller of a pipeline's call when its
+// calls are checked one by one; nil and no error when it may make any
+// call, nil and an error when its stream reached no access decision.
+func restrictedCaller(ctx context.Context) (*caller, error) {
+	c := callerOf(ctx)
+	if c == nil {
+		return nil, fmt.Errorf("%w: the call reached no access decision", ErrPermissionDenied)
+	}
+	if c.unrestricted {
+		return nil, nil
+	}
+	return c, nil
+}
+
 // refusalLogInterval is how often refusals of one address (or of one
 // principal and action) are logged.
 const refusalLogInterval = time.Minute
@@ -367,12 +381,9 @@ func (a *access) admit(ctx context.Context, method string) (context.Context, fun
 // authorize checks one call a pipeline carries, by the rule of the method
 // it stands for, under the decision its stream was admitted with.
 func (a *access) authorize(ctx context.Context, method string, msg any) error {
-	c := callerOf(ctx)
+	c, err := restrictedCaller(ctx)
 	if c == nil {
-		return fmt.Errorf("%w: the call reached no access decision", ErrPermissionDenied)
-	}
-	if c.unrestricted {
-		return nil
+		return err
 	}
 	r, ok := methodRules[method]
 	if !ok {
@@ -395,12 +406,9 @@ func (a *access) authorize(ctx context.Context, method string, msg any) error {
 // it names, given the map's name rather than the request (the framed
 // pipeline's plain key operations, which it decodes without messages).
 func (a *access) authorizeMap(ctx context.Context, method, mapName string) error {
-	c := callerOf(ctx)
+	c, err := restrictedCaller(ctx)
 	if c == nil {
-		return fmt.Errorf("%w: the call reached no access decision", ErrPermissionDenied)
-	}
-	if c.unrestricted {
-		return nil
+		return err
 	}
 	r, ok := methodRules[method]
 	if !ok || r.kind != ruleMap {
