@@ -68,6 +68,9 @@ type Config struct {
 	TTL      time.Duration // default time to live; 0 = forever
 	MaxIdle  time.Duration // default max idle; 0 = forever
 	Eviction store.EvictionConfig
+	// PerEntryStats keeps each entry's hits and last update and access
+	// times (store.MapConfig.PerEntryStats).
+	PerEntryStats bool
 	// BackupCount and AsyncBackupCount are used once the member is part of
 	// a cluster; defaults 1 and 0.
 	BackupCount      int
@@ -222,6 +225,7 @@ func (r *Registry) get(name string, limited bool) (*Map, error) {
 		TTL:            cfg.TTL,
 		MaxIdle:        cfg.MaxIdle,
 		Eviction:       cfg.Eviction,
+		PerEntryStats:  cfg.PerEntryStats,
 		Clock:          r.opts.Clock,
 		Directory:      r.opts.Directory,
 	})

@@ -267,6 +267,7 @@ type MapConfig struct {
 	TTL              Duration       `yaml:"ttl"`
 	MaxIdle          Duration       `yaml:"max-idle"`
 	Eviction         EvictionConfig `yaml:"eviction"`
+	PerEntryStats    bool           `yaml:"per-entry-stats-enabled"`
 	BackupCount      *int           `yaml:"backup-count"`
 	AsyncBackupCount int            `yaml:"async-backup-count"`
 }
@@ -517,6 +518,7 @@ func (m MapConfig) toMaps() (maps.Config, error) {
 		return cfg, fmt.Errorf("negative eviction limit")
 	}
 	cfg.Eviction.MaxEntries, cfg.Eviction.MaxBytes = m.Eviction.MaxEntries, m.Eviction.MaxBytes
+	cfg.PerEntryStats = m.PerEntryStats
 	if m.BackupCount != nil {
 		cfg.BackupCount = *m.BackupCount
 	}

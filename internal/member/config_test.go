@@ -30,6 +30,8 @@ maps:
     max-idle: 5m
     eviction: {policy: LRU, max-entries: 100000}
     backup-count: 2
+  audit:
+    per-entry-stats-enabled: true
 log: {level: debug, format: json}
 `))
 	if err != nil {
@@ -41,6 +43,12 @@ log: {level: debug, format: json}
 	mc, err := cfg.Maps["sessions-*"].toMaps()
 	if err != nil || mc.TTL != 30*time.Minute || mc.MaxIdle != 5*time.Minute || mc.Eviction.Policy != store.EvictionLRU || mc.Eviction.MaxEntries != 100000 || mc.BackupCount != 2 {
 		t.Fatalf("map config %+v, %v", mc, err)
+	}
+	if mc.PerEntryStats {
+		t.Fatal("per-entry statistics on without per-entry-stats-enabled")
+	}
+	if mc, err := cfg.Maps["audit"].toMaps(); err != nil || !mc.PerEntryStats {
+		t.Fatalf("audit map config %+v, %v", mc, err)
 	}
 }
 

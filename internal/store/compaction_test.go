@@ -16,7 +16,7 @@ func TestCompactionAgainstReference(t *testing.T) {
 		{"small records", []int{1, 20, 55, 120}},
 		{"large records", []int{446, 900, 2000}},
 		{"tier 1 records", []int{2100, 5000, 30000}},
-		{"mixed with huge", []int{10, 400, 3000, 100_000}},
+		{"mixed with huge", []int{10, 400, 400, 3000, 100_000}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newTestMap(t, MapConfig{PartitionCount: 2})

@@ -97,6 +97,14 @@ type MapConfig struct {
 	MaxIdle time.Duration
 	// Eviction bounds the map's size on this member.
 	Eviction EvictionConfig
+	// PerEntryStats keeps each entry's last update and access times and
+	// hits (Hazelcast's per-entry-stats-enabled, off by default there
+	// too): 12 bytes per entry. Without it an EntryView reports them as 0,
+	// reads leave records untouched, and only the entries that need them
+	// carry them: every entry of a map with a default TTL or max-idle or
+	// an eviction policy, and entries with their own TTL or max-idle.
+	// Versions and creation times are always kept.
+	PerEntryStats bool
 	// Clock is the time source; nil means SystemClock.
 	Clock Clock
 	// Directory, when set, is shared by the maps of one member: partitions

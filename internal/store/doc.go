@@ -43,9 +43,16 @@
 //
 // and a record, found at ref = chunk id<<16 | offset, is
 //
-//	version u32 | created u32 | updated u32 | accessed u32 | hits u32 |
-//	uvarint(keyLen<<3 | flags) | uvarint(valueLen) |
-//	[ttl u32] [maxIdle u32] | key | value
+//	uvarint(keyLen<<3 | flags) | uvarint(valueLen) | version u32 | created u32 |
+//	[updated u32 | accessed u32 | hits u32] | [ttl u32] [maxIdle u32] | key | value
+//
+// The statistics block (updated, accessed, hits) is in every record of a
+// map that keeps per-entry statistics (MapConfig.PerEntryStats, off by
+// default as in Hazelcast) or whose default TTL, max-idle or eviction
+// policy reads them, and in every record with a TTL or max-idle of its
+// own; elsewhere reads write nothing to the record, and an EntryView
+// reports the three as 0. The lengths come first, so that the flags, and
+// with them the record's layout, are read before anything else.
 //
 // Times are whole seconds since 2000-01-01 (uint32, to 2136), the way
 // Hazelcast keeps them (from its own 2018 base). TTL and max-idle are
@@ -89,17 +96,17 @@
 // partitions, 12-byte keys):
 //
 //	                          SMALL (55-byte value)   LARGE (446-byte value)
-//	record header                     22.0                    23.0
+//	lengths and metadata              10                      11
 //	index slot (8 B at ~76% load)     10.6                    10.6
-//	open chunk slack                   1.3                     1.6
-//	sealed chunk ends                  0.0                     0.8
-//	chunk tables                       0.3                     1.4
-//	partition structs (240 B each)     0.7                     0.7
-//	total above key+value             34.8                    38.1
+//	chunk slack and ends, chunk        1.7                     5.0
+//	tables, partition structs
+//	total above key+value             22.3                    26.6
+//
+// (34.8 and 38.1 with per-entry statistics.)
 //
 // Reported cost and Go heap growth agree to within 0.1 byte per entry
-// (Hazelcast 5.7: about 112 bytes above key+value). Other value sizes
-// (BenchmarkMemoryByValueSize): about 35-41 bytes for values up to 2 KiB,
+// (Hazelcast 5.7: about 100 bytes above key+value). Other value sizes
+// (BenchmarkMemoryByValueSize): about 22-28 bytes for values up to 1 KiB,
 // 2-3% of the value from 2 to 64 KiB, and Go's page rounding (4 KiB on
 // average) beyond.
 //

@@ -377,7 +377,7 @@ func TestTTLSynctest(t *testing.T) {
 
 func TestEntryViewTimes(t *testing.T) {
 	clk := newManualClock()
-	m := newTestMap(t, MapConfig{PartitionCount: 1, Clock: clk})
+	m := newTestMap(t, MapConfig{PartitionCount: 1, Clock: clk, PerEntryStats: true})
 	t0 := clk.Now().UnixMilli()
 	mustSet(t, m, 0, "k", "v")
 	clk.Advance(3 * time.Second)

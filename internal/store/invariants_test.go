@@ -124,7 +124,7 @@ func (p *partition) check() error {
 		used += int64(len(c.data))
 		dead := 0
 		for off := 0; off < len(c.data); {
-			r := decodeRec(c.data, off)
+			r := decodeRec(c.data, off, p.m.stats)
 			if r.end() > len(c.data) {
 				return fmt.Errorf("chunk %d: record at %d overruns", id, off)
 			}

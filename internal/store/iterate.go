@@ -54,7 +54,7 @@ func (p *partition) scan(now instant, fn func(EntryView) bool) {
 		c := &p.chunks[i]
 		data, shift := c.data, c.shift
 		for off := 0; off < len(data); {
-			r := decodeRec(data, off)
+			r := decodeRec(data, off, p.m.stats)
 			off = alignUp(r.end(), shift)
 			if r.flags&flagDead != 0 || p.m.expired(data, &r, now.ms) {
 				continue

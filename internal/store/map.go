@@ -26,6 +26,11 @@ type Map struct {
 	defTTL, defIdle uint32 // map defaults as duration codes; 0 = forever
 	defExpiry       bool   // defTTL != 0 || defIdle != 0
 	evict           bool   // eviction configured
+	// stats is whether every record carries the statistics block (last
+	// update and access times, hits): when the map keeps per-entry
+	// statistics, or has a default TTL or max-idle, or an eviction policy,
+	// all of which read them.
+	stats bool
 
 	observer atomic.Pointer[observerBox]
 	owned    totals
@@ -57,6 +62,7 @@ func NewMap(cfg MapConfig) (*Map, error) {
 	m.parts.Store(&partSet{})
 	m.defExpiry = m.defTTL != 0 || m.defIdle != 0
 	m.evict = cfg.Eviction.Policy != EvictionNone && (cfg.Eviction.MaxEntries > 0 || cfg.Eviction.MaxBytes > 0)
+	m.stats = cfg.PerEntryStats || m.defExpiry || cfg.Eviction.Policy != EvictionNone
 	return m, nil
 }
 
@@ -240,10 +246,18 @@ func entryMeta(mt *meta) EntryMeta {
 		Version:        mt.version,
 		Hits:           mt.hits,
 		CreationTime:   msOf(mt.created),
-		LastUpdateTime: msOf(mt.updated),
-		LastAccessTime: msOf(mt.accessed),
+		LastUpdateTime: msOrZero(mt.updated),
+		LastAccessTime: msOrZero(mt.accessed),
 		Expiry:         mt.expiry(),
 	}
+}
+
+// msOrZero is msOf for the statistics fields, 0 standing for "not kept".
+func msOrZero(sec uint32) int64 {
+	if sec == 0 {
+		return 0
+	}
+	return msOf(sec)
 }
 
 func leU32(b []byte) uint32 {

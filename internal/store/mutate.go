@@ -1,9 +1,6 @@
 package store
 
-import (
-	"encoding/binary"
-	"sync"
-)
+import "sync"
 
 // Mutation primitives. All run with p.mu held and mark the partition dirty;
 // unlock then compacts, shrinks and publishes the accounting.
@@ -30,13 +27,13 @@ func (p *partition) emit(obs Observer, typ EventType, key, oldV, newV []byte, mt
 
 // insert adds a record for a key that is not present.
 func (p *partition) insert(obs Observer, h uint32, key, value []byte, mt *meta) error {
-	size := recSize(len(key), len(value), mt.flags)
+	size := recSize(len(key), len(value), mt.flags, p.m.stats)
 	ref, ok := p.alloc(size)
 	if !ok {
 		return ErrPartitionFull
 	}
 	p.dirty = true
-	encodeRec(p.space(ref, size), mt, key, value)
+	encodeRec(p.space(ref, size), mt, key, value, p.m.stats)
 	p.growForInsert()
 	p.insertSlot(uint64(h)<<32 | uint64(ref))
 	p.count++
@@ -77,34 +74,20 @@ func (p *partition) update(obs Observer, pos int, value []byte, mt *meta, typ Ev
 			old = oldValues.Get().(*[]byte)
 			*old = append((*old)[:0], r.value(b)...)
 		}
-		le := binary.LittleEndian
-		o := b[r.off:]
-		le.PutUint32(o[offVersion:], mt.version)
-		le.PutUint32(o[offCreated:], mt.created)
-		le.PutUint32(o[offUpdated:], mt.updated)
-		le.PutUint32(o[offAccessed:], mt.accessed)
-		le.PutUint32(o[offHits:], mt.hits)
-		i := r.opt
-		if mt.flags&flagTTL != 0 {
-			le.PutUint32(b[i:], mt.ttl)
-			i += 4
-		}
-		if mt.flags&flagMaxIdle != 0 {
-			le.PutUint32(b[i:], mt.maxIdle)
-		}
+		putMeta(b[r.hdr:], mt, r.opt-r.hdr)
 		copy(b[r.vOff():r.end()], value)
 		if obs != nil {
 			p.emit(obs, typ, r.key(b), *old, r.value(b), mt)
 			oldValues.Put(old)
 		}
 	} else {
-		size := recSize(r.kLen, len(value), mt.flags)
+		size := recSize(r.kLen, len(value), mt.flags, p.m.stats)
 		ref, ok := p.alloc(size)
 		if !ok {
 			return ErrPartitionFull
 		}
 		b, r = p.recOf(oldRef) // the open chunk may have moved
-		encodeRec(p.space(ref, size), mt, r.key(b), value)
+		encodeRec(p.space(ref, size), mt, r.key(b), value, p.m.stats)
 		if obs != nil {
 			nb, nr := p.recOf(ref)
 			p.emit(obs, typ, nr.key(nb), r.value(b), nr.value(nb), mt)

@@ -156,6 +156,7 @@ func (m *Map) SetTTL(pid int32, key []byte, ttl time.Duration) (bool, error) {
 	// Setting a TTL counts as a write, as in Hazelcast: the TTL counts
 	// from now and reads back as it was set.
 	mt.updated = now.stamp
+	mt.knownTimes() // a record without statistics gains them with its TTL
 	if err := p.update(obs, pos, r.value(b), &mt, EventExpiryChanged); err != nil {
 		return false, opErr(op, err)
 	}

@@ -25,6 +25,7 @@ func (m *Map) ScanKV(pid int32, fn func(key, value []byte) bool) error {
 	if checkExpiry {
 		now = m.now().ms
 	}
+	metaLen := metaSize(p.m.stats, 0) // of records without expiry fields
 	for i := range p.chunks {
 		c := &p.chunks[i]
 		data := c.data
@@ -34,14 +35,13 @@ func (m *Map) ScanKV(pid int32, fn func(key, value []byte) bool) error {
 			// 16 KiB, no TTL fields, nothing that can expire):
 			// decodeRec is not inlined, and this loop runs once per
 			// entry of every scan.
-			h := off + fixedHeader
-			if !checkExpiry && h+2 < len(data) {
-				kf, v0 := data[h], data[h+1]
+			if !checkExpiry {
+				kf, v0, v1 := data[off], data[off+1], data[off+2]
 				if kf < 0x80 && kf&(flagsExpiry|flagDead) == 0 {
-					kOff, vLen := h+2, int(v0)
+					kOff, vLen := off+2+metaLen, int(v0)
 					if v0 >= 0x80 {
-						if v1 := data[h+2]; v1 < 0x80 {
-							kOff, vLen = h+3, int(v0&0x7f)|int(v1)<<7
+						if v1 < 0x80 {
+							kOff, vLen = off+3+metaLen, int(v0&0x7f)|int(v1)<<7
 						} else {
 							goto slow
 						}
@@ -56,7 +56,7 @@ func (m *Map) ScanKV(pid int32, fn func(key, value []byte) bool) error {
 				}
 			}
 		slow:
-			r := decodeRec(data, off)
+			r := decodeRec(data, off, p.m.stats)
 			off = alignUp(r.end(), c.shift)
 			if r.flags&flagDead != 0 || (checkExpiry && m.expired(data, &r, now)) {
 				continue

@@ -8,29 +8,32 @@ import (
 
 // Record encoding inside a slab chunk (see doc.go for the budget):
 //
-//	off  size  field
-//	  0     4  version          uint32 LE
-//	  4     4  creation time    uint32 LE, seconds since epochUnix
-//	  8     4  last update time
-//	 12     4  last access time
-//	 16     4  hits             uint32 LE, saturating
-//	 20   1-5  key length << 3 | flags   uvarint (flags in the low 3 bits of byte 20)
-//	  .   1-5  value length     uvarint
-//	  .     4  TTL              only when flagTTL: a duration code (see expiryCode)
-//	  .     4  max-idle         only when flagMaxIdle: a duration code
-//	  .     k  key bytes
-//	  .     v  value bytes
+//	size  field
+//	 1-5  key length << 3 | flags   uvarint (flags in the low 3 bits)
+//	 1-5  value length              uvarint
+//	   4  version                   uint32 LE  } the metadata, at rec.hdr
+//	   4  creation time             uint32 LE, seconds since epochUnix
+//	   4  last update time          } the statistics block: only in the records
+//	   4  last access time          } of a map that keeps them (Map.stats) and
+//	   4  hits (saturating)         } in records with their own TTL or max-idle
+//	   4  TTL                       only when flagTTL: a duration code (see expiryCode)
+//	   4  max-idle                  only when flagMaxIdle: a duration code
+//	   k  key bytes
+//	   v  value bytes
 //
 // Keys up to 15 bytes (a serialized Integer key is 12) keep the flags and
-// the key length in one byte.
+// the key length in one byte. The lengths come first so that a record's
+// flags, and with them its layout, are known before its metadata is read.
 const (
-	offVersion  = 0
+	offFlags = 0 // the record's first byte holds its flags in the low bits
+
+	offVersion  = 0 // metadata offsets, from rec.hdr
 	offCreated  = 4
 	offUpdated  = 8
 	offAccessed = 12
 	offHits     = 16
-	offFlags    = 20 // low 3 bits of the first key-length byte
-	fixedHeader = 20
+	baseMeta    = 8  // version and creation time
+	statsMeta   = 20 // with the statistics block
 
 	flagDead    = 1 << 0 // record is garbage, waiting for compaction
 	flagTTL     = 1 << 1 // per-entry TTL field present
@@ -38,6 +41,17 @@ const (
 	flagsExpiry = flagTTL | flagMaxIdle
 	flagBits    = 3
 )
+
+// metaSize is the size of a record's metadata: the statistics block is in
+// every record of a map that keeps them, and in every record with an
+// expiry of its own (TTL counts from the last write, max-idle from the last
+// access).
+func metaSize(mapStats bool, flags byte) int {
+	if mapStats || flags&flagsExpiry != 0 {
+		return statsMeta
+	}
+	return baseMeta
+}
 
 // epochUnix is the base of the stored seconds: 2000-01-01T00:00:00Z. A
 // fixed base (Hazelcast uses 2018-01-01 the same way) means members agree on
@@ -174,6 +188,18 @@ func (m *meta) expiry() Expiry {
 	}
 }
 
+// knownTimes fills in the update and access times a copy left as 0 (its
+// source does not keep them) with the latest time known, so that TTL and
+// max-idle count from no earlier than the entry's creation.
+func (m *meta) knownTimes() {
+	if m.updated == 0 {
+		m.updated = m.created
+	}
+	if m.accessed == 0 {
+		m.accessed = m.updated
+	}
+}
+
 func nextVersion(v uint32) uint32 {
 	v++
 	if v == 0 {
@@ -192,8 +218,8 @@ func uvarintLen(x int) int {
 }
 
 // recSize is the encoded size of a record.
-func recSize(klen, vlen int, flags byte) int {
-	n := fixedHeader + uvarintLen(klen<<flagBits) + uvarintLen(vlen) + klen + vlen
+func recSize(klen, vlen int, flags byte, mapStats bool) int {
+	n := uvarintLen(klen<<flagBits) + uvarintLen(vlen) + metaSize(mapStats, flags) + klen + vlen
 	if flags&flagTTL != 0 {
 		n += 4
 	}
@@ -204,16 +230,26 @@ func recSize(klen, vlen int, flags byte) int {
 }
 
 // encodeRec writes a record into dst, which must be exactly recSize long.
-func encodeRec(dst []byte, m *meta, key, value []byte) {
+func encodeRec(dst []byte, m *meta, key, value []byte, mapStats bool) {
+	i := binary.PutUvarint(dst, uint64(len(key))<<flagBits|uint64(m.flags&flagsExpiry))
+	i += binary.PutUvarint(dst[i:], uint64(len(value)))
+	i += putMeta(dst[i:], m, metaSize(mapStats, m.flags))
+	i += copy(dst[i:], key)
+	copy(dst[i:], value)
+}
+
+// putMeta writes the metadata (size bytes: baseMeta or statsMeta) and the
+// per-entry expiry fields of m at the start of dst and returns their length.
+func putMeta(dst []byte, m *meta, size int) int {
 	le := binary.LittleEndian
 	le.PutUint32(dst[offVersion:], m.version)
 	le.PutUint32(dst[offCreated:], m.created)
-	le.PutUint32(dst[offUpdated:], m.updated)
-	le.PutUint32(dst[offAccessed:], m.accessed)
-	le.PutUint32(dst[offHits:], m.hits)
-	i := fixedHeader
-	i += binary.PutUvarint(dst[i:], uint64(len(key))<<flagBits|uint64(m.flags&flagsExpiry))
-	i += binary.PutUvarint(dst[i:], uint64(len(value)))
+	if size == statsMeta {
+		le.PutUint32(dst[offUpdated:], m.updated)
+		le.PutUint32(dst[offAccessed:], m.accessed)
+		le.PutUint32(dst[offHits:], m.hits)
+	}
+	i := size
 	if m.flags&flagTTL != 0 {
 		le.PutUint32(dst[i:], m.ttl)
 		i += 4
@@ -222,8 +258,7 @@ func encodeRec(dst []byte, m *meta, key, value []byte) {
 		le.PutUint32(dst[i:], m.maxIdle)
 		i += 4
 	}
-	i += copy(dst[i:], key)
-	copy(dst[i:], value)
+	return i
 }
 
 // rec locates the parts of one record inside a chunk. Offsets are absolute
@@ -231,7 +266,8 @@ func encodeRec(dst []byte, m *meta, key, value []byte) {
 type rec struct {
 	off   int // record start
 	flags byte
-	opt   int // start of the optional fields
+	hdr   int // start of the metadata
+	opt   int // start of the per-entry expiry fields
 	kOff  int
 	kLen  int
 	vLen  int
@@ -241,6 +277,9 @@ func (r *rec) vOff() int { return r.kOff + r.kLen }
 func (r *rec) end() int  { return r.kOff + r.kLen + r.vLen }
 func (r *rec) size() int { return r.end() - r.off }
 
+// hasStats reports whether the record carries the statistics block.
+func (r *rec) hasStats() bool { return r.opt-r.hdr == statsMeta }
+
 func uvarintAt(b []byte, i int) (int, int) {
 	if x := b[i]; x < 0x80 {
 		return int(x), i + 1
@@ -249,66 +288,67 @@ func uvarintAt(b []byte, i int) (int, int) {
 	return int(v), i + n
 }
 
-// decodeRec parses the record at off. The chunk was written by encodeRec,
-// so it is trusted. The common case (key up to 15 bytes, value under 16 KiB)
+// decodeRec parses the record at off of a map whose records carry the
+// statistics block when mapStats. The chunk was written by encodeRec, so it
+// is trusted. The common case (key up to 15 bytes, value under 16 KiB)
 // takes the fast path.
-func decodeRec(b []byte, off int) rec {
-	i := off + fixedHeader
-	_ = b[i+2] // every record has at least one key and one value byte after the lengths
-	kf, v0 := b[i], b[i+1]
+func decodeRec(b []byte, off int, mapStats bool) rec {
+	_ = b[off+2] // every record has its lengths and metadata
+	kf, v0 := b[off], b[off+1]
 	if kf < 0x80 {
 		r := rec{off: off, flags: kf & (1<<flagBits - 1), kLen: int(kf >> flagBits)}
-		switch v1 := b[i+2]; {
+		switch v1 := b[off+2]; {
 		case v0 < 0x80:
-			r.vLen, r.opt = int(v0), i+2
+			r.vLen, r.hdr = int(v0), off+2
 		case v1 < 0x80:
-			r.vLen, r.opt = int(v0&0x7f)|int(v1)<<7, i+3
+			r.vLen, r.hdr = int(v0&0x7f)|int(v1)<<7, off+3
 		default:
-			return decodeRecSlow(b, off)
+			return decodeRecSlow(b, off, mapStats)
 		}
+		r.opt = r.hdr + metaSize(mapStats, r.flags)
 		r.kOff = r.opt + int(r.flags>>1&1+r.flags>>2&1)<<2
 		return r
 	}
-	return decodeRecSlow(b, off)
+	return decodeRecSlow(b, off, mapStats)
 }
 
-func decodeRecSlow(b []byte, off int) rec {
+func decodeRecSlow(b []byte, off int, mapStats bool) rec {
 	r := rec{off: off}
-	kf, i := uvarintAt(b, off+fixedHeader)
+	kf, i := uvarintAt(b, off)
 	r.flags, r.kLen = byte(kf&(1<<flagBits-1)), kf>>flagBits
-	r.vLen, i = uvarintAt(b, i)
-	r.opt = i
-	if r.flags&flagTTL != 0 {
-		i += 4
-	}
-	if r.flags&flagMaxIdle != 0 {
-		i += 4
-	}
-	r.kOff = i
+	r.vLen, r.hdr = uvarintAt(b, i)
+	r.opt = r.hdr + metaSize(mapStats, r.flags)
+	r.kOff = r.opt + int(r.flags>>1&1+r.flags>>2&1)<<2
 	return r
 }
 
 func (r *rec) key(b []byte) []byte   { return b[r.kOff : r.kOff+r.kLen : r.kOff+r.kLen] }
 func (r *rec) value(b []byte) []byte { v := r.vOff(); return b[v : v+r.vLen : v+r.vLen] }
 
+// u32 reads a metadata field (offVersion ...); the statistics fields only
+// of a record that hasStats.
 func (r *rec) u32(b []byte, field int) uint32 {
-	return binary.LittleEndian.Uint32(b[r.off+field:])
+	return binary.LittleEndian.Uint32(b[r.hdr+field:])
 }
 
 func (r *rec) setU32(b []byte, field int, v uint32) {
-	binary.LittleEndian.PutUint32(b[r.off+field:], v)
+	binary.LittleEndian.PutUint32(b[r.hdr+field:], v)
 }
 
+// meta reads the record's metadata; without the statistics block, the
+// update and access times and the hits are 0 (unknown).
 func (r *rec) meta(b []byte) meta {
-	h := b[r.off : r.off+fixedHeader : r.off+fixedHeader]
+	h := b[r.hdr:r.opt:r.opt]
 	le := binary.LittleEndian
 	m := meta{
-		version:  le.Uint32(h[offVersion:]),
-		created:  le.Uint32(h[offCreated:]),
-		updated:  le.Uint32(h[offUpdated:]),
-		accessed: le.Uint32(h[offAccessed:]),
-		hits:     le.Uint32(h[offHits:]),
-		flags:    r.flags & flagsExpiry,
+		version: le.Uint32(h[offVersion:]),
+		created: le.Uint32(h[offCreated:]),
+		flags:   r.flags & flagsExpiry,
+	}
+	if len(h) == statsMeta {
+		m.updated = le.Uint32(h[offUpdated:])
+		m.accessed = le.Uint32(h[offAccessed:])
+		m.hits = le.Uint32(h[offHits:])
 	}
 	if r.flags&flagsExpiry != 0 {
 		i := r.opt
@@ -323,8 +363,12 @@ func (r *rec) meta(b []byte) meta {
 	return m
 }
 
-// touch records a read: last access time and hits.
+// touch records a read: last access time and hits, in a record that keeps
+// them.
 func (r *rec) touch(b []byte, now uint32) {
+	if !r.hasStats() {
+		return
+	}
 	r.setU32(b, offAccessed, now)
 	if h := r.u32(b, offHits); h != math.MaxUint32 {
 		r.setU32(b, offHits, h+1)

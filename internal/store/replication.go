@@ -139,6 +139,7 @@ func (r *chunkReader) next(m *Map, d *decoded) bool {
 		updated: secOf(r.varint("update time")),
 	}
 	d.mt.accessed = secOf(r.varint("access time"))
+	d.mt.knownTimes()
 	if r.err != nil {
 		return false
 	}
@@ -239,6 +240,7 @@ func (m *Map) ApplyRecord(pid int32, v EntryView) error {
 		updated:  secOf(v.LastUpdateTime),
 		accessed: secOf(v.LastAccessTime),
 	}
+	mt.knownTimes()
 	if !mt.setExpiry(v.Expiry) {
 		return opErr(op, ErrInvalidExpiry)
 	}

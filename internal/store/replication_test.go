@@ -107,8 +107,8 @@ func TestExportImportIdentical(t *testing.T) {
 
 func TestApplyRecordIdentical(t *testing.T) {
 	clk := newManualClock()
-	owner := newTestMap(t, MapConfig{PartitionCount: 1, Clock: clk})
-	backup := newTestMap(t, MapConfig{PartitionCount: 1, Clock: newManualClock()})
+	owner := newTestMap(t, MapConfig{PartitionCount: 1, Clock: clk, PerEntryStats: true})
+	backup := newTestMap(t, MapConfig{PartitionCount: 1, Clock: newManualClock(), PerEntryStats: true})
 	owner.SetObserver(ObserverFunc(func(e Event) {
 		var err error
 		switch e.Type {

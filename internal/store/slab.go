@@ -81,7 +81,7 @@ func (p *partition) at(ref uint32) ([]byte, int) {
 
 func (p *partition) recOf(ref uint32) ([]byte, rec) {
 	b, off := p.at(ref)
-	return b, decodeRec(b, off)
+	return b, decodeRec(b, off, p.m.stats)
 }
 
 // space returns the size bytes reserved at ref by alloc.
@@ -278,7 +278,7 @@ func (p *partition) evacuate(id uint32) bool {
 	}
 	c := p.chunks[id-1] // a copy: data stays valid, id is not reused before release
 	for off := 0; off < len(c.data); {
-		r := decodeRec(c.data, off)
+		r := decodeRec(c.data, off, p.m.stats)
 		size := r.size()
 		if r.flags&flagDead == 0 {
 			key := r.key(c.data)

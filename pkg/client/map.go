@@ -492,7 +492,11 @@ func (m *Map[K, V]) SetTTL(ctx context.Context, key K, ttl time.Duration) (bool,
 	return resp.GetBool().GetValue(), err
 }
 
-// EntryView is an entry with its metadata.
+// EntryView is an entry with its metadata. Hits, LastAccessTime and
+// LastUpdateTime are zero unless the map keeps per-entry statistics (the
+// member's per-entry-stats-enabled, off by default as in Hazelcast) or
+// needs them: a map with a default TTL, max-idle or an eviction policy,
+// or an entry with a TTL or max-idle of its own.
 type EntryView[K, V any] struct {
 	Key            K
 	Value          V

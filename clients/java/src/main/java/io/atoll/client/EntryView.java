@@ -1,6 +1,11 @@
 package io.atoll.client;
 
-/** An entry with its metadata, like Hazelcast's EntryView. Times are epoch milliseconds, 0 when unset. */
+/**
+ * An entry with its metadata, like Hazelcast's EntryView. Times are epoch milliseconds, 0 when unset.
+ * Hits and the last access and update times are 0 unless the map keeps per-entry statistics (the
+ * member's {@code per-entry-stats-enabled}, off by default as in Hazelcast) or needs them: a map
+ * with a default TTL, max-idle or an eviction policy, or an entry with a TTL or max-idle of its own.
+ */
 public final class EntryView<K, V> {
     private final K key;
     private final V value;
