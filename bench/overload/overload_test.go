@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/atolldb/atoll/bench/latency"
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
 )
@@ -40,7 +41,7 @@ func TestMemberSurvivesAJoinFlood(t *testing.T) {
 	require.NoError(t, Load(ctx, c, size, 2))
 	require.NoError(t, Check(ctx, c, size))
 	var progress bytes.Buffer
-	res, err := Run(ctx, c, members, size, Config{Clients: []int{40}, Step: 3 * time.Second, MemoryLimit: limit,
+	res, err := Run(ctx, c, members, size, Config{Clients: []int{40}, Step: 3 * time.Second, Passes: 2, MemoryLimit: limit,
 		KillAbove: limit * 10 / 9, StallAfter: 20 * time.Second, RetryBudget: retry.Budget(200 * time.Millisecond), Progress: &progress})
 	t.Log(progress.String())
 	if err != nil {
@@ -55,7 +56,9 @@ func TestMemberSurvivesAJoinFlood(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.Zero(t, res.FailedAt, "at %d clients: %s", res.FailedAt, res.Failure)
+	require.Len(t, res.Steps, 1, "one client count, its two passes pooled")
 	st := res.Steps[0]
+	require.Len(t, st.PassMedians, 2, "a median per pass")
 	require.Positive(t, st.Rejected+st.Terminated, "the breaker acted (the flood pressed the members): %+v", st)
 	require.Positive(t, st.Requests-st.Errors, "joins answered: %+v", st)
 	require.Zero(t, st.OtherErrors, "queries failed for something else than memory; the first: %s", st.FirstError)
@@ -66,6 +69,47 @@ func TestMemberSurvivesAJoinFlood(t *testing.T) {
 		require.Zero(t, res.ReservedAfter[i], "member %d: bytes reserved after the flood", i+1)
 		require.LessOrEqual(t, res.EngineGoroutinesAfter[i], res.EngineGoroutinesBefore[i], "member %d: query engine goroutines after the flood", i+1)
 	}
+}
+
+// A client count's figures pool its passes: throughput over the seconds
+// of all, latency over the queries of all, sums and maxima of the rest.
+func TestPassesPool(t *testing.T) {
+	acc := &stepAcc{st: Step{Clients: 8}, lat: latency.New()}
+	pass := func(perSecond []float64, latencies []time.Duration, p Step) {
+		lat := latency.New()
+		for _, d := range latencies {
+			lat.Record(d)
+		}
+		p.Clients = 8
+		p.setThroughput(perSecond)
+		acc.add(p, perSecond, lat)
+	}
+	pass([]float64{10, 12, 14}, []time.Duration{100 * time.Millisecond, 300 * time.Millisecond},
+		Step{Requests: 40, Errors: 4, Rejected: 3, MaxAnonBytes: 90, Gets: 10, FirstError: "first"})
+	pass([]float64{20, 22, 24}, []time.Duration{200 * time.Millisecond},
+		Step{Requests: 70, Errors: 7, OtherErrors: 1, Terminated: 2, MaxAnonBytes: 80, Gets: 12, GetFailures: 1, FirstError: "second"})
+	st := acc.finish()
+	assert.Equal(t, []float64{12, 22}, st.PassMedians)
+	assert.Equal(t, 17.0, st.MedianThroughput, "median of the six seconds")
+	assert.Equal(t, 10.0, st.MinThroughput)
+	assert.Equal(t, 24.0, st.MaxThroughput)
+	assert.Equal(t, int64(110), st.Requests)
+	assert.Equal(t, int64(11), st.Errors)
+	assert.InDelta(t, 10.0, st.ErrorRate, 1e-9)
+	assert.Equal(t, int64(1), st.OtherErrors)
+	assert.Equal(t, "first", st.FirstError)
+	assert.Equal(t, int64(3), st.Rejected)
+	assert.Equal(t, int64(2), st.Terminated)
+	assert.Equal(t, int64(90), st.MaxAnonBytes)
+	assert.Equal(t, int64(22), st.Gets)
+	assert.Equal(t, int64(1), st.GetFailures)
+	assert.InDelta(t, 300, st.P100Ms, 1, "the slowest query of both passes")
+	assert.InDelta(t, 200, st.P50Ms, 1)
+
+	res := &Result{}
+	res.finishSteps([]*stepAcc{acc, nil})
+	require.Len(t, res.Steps, 1, "a client count that never ran has no step")
+	assert.Equal(t, 8, res.FirstTrip, "the breaker acted at 8 clients")
 }
 
 // The goals are judged from the figures: a member past its limit, a

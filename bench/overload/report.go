@@ -104,9 +104,16 @@ func (r *Report) WriteTable(w io.Writer) error {
 			continue
 		}
 		state := map[bool]string{true: "on", false: "off"}[res.Breaker]
-		fmt.Fprintf(w, "breaker %s: %d members, memory limit %s each (killed above %s), %d build rows of %d bytes, %d probe rows, %gs per client count, load %.2f → %.2f\n",
+		fmt.Fprintf(w, "breaker %s: %d members, memory limit %s each (killed above %s), %d build rows of %d bytes, %d probe rows, %s per client count, load %.2f → %.2f\n",
 			state, res.Members, mib(res.MemoryLimit), mib(res.KillAbove), res.Size.BuildRows, res.Size.PadBytes, res.Size.ProbeRows,
-			res.StepSeconds, res.LoadStart, res.LoadEnd)
+			res.stepTime(), res.LoadStart, res.LoadEnd)
+		if res.Passes > 1 {
+			fmt.Fprintf(w, "  median q/s of each pass alone, per client count:")
+			for _, st := range res.Steps {
+				fmt.Fprintf(w, " %d: %v;", st.Clients, st.PassMedians)
+			}
+			fmt.Fprintln(w)
+		}
 		var other int64
 		for _, st := range res.Steps {
 			other += st.OtherErrors
@@ -149,6 +156,14 @@ func pair(on, off *Step, f func(*Step) string) string {
 		b = f(off)
 	}
 	return a + "/" + b
+}
+
+// stepTime says how long each client count ran.
+func (res *Result) stepTime() string {
+	if res.Passes > 1 {
+		return fmt.Sprintf("%d passes of %gs (all client counts in order each time; the figures pool them)", res.Passes, res.StepSeconds)
+	}
+	return fmt.Sprintf("%gs", res.StepSeconds)
 }
 
 // clients returns the client counts of either run, in order.

@@ -29,9 +29,14 @@ import (
 type Config struct {
 	// Clients are the client counts, in order; each loops the join.
 	Clients []int
-	// Step is how long each client count runs; its throughput is sampled
-	// once a second.
+	// Step is how long each client count runs per pass; its throughput
+	// is sampled once a second.
 	Step time.Duration
+	// Passes is how many times the client counts run, in order each time
+	// (0 means 1). A client count's figures pool the seconds and queries
+	// of all its passes, so that a drift of the machine's speed over the
+	// run is spread over every client count instead of landing on a few.
+	Passes int
 	// MemoryLimit is the members' memory limit: a member whose resident
 	// set passes it has exceeded it.
 	MemoryLimit int64
@@ -61,10 +66,12 @@ type Step struct {
 	OtherErrors int64   `json:"otherErrors"`
 	FirstError  string  `json:"firstError,omitempty"`
 	ErrorRate   float64 `json:"errorRatePercent"`
-	// Throughput: queries answered per second, over the step's seconds.
-	MinThroughput    float64 `json:"minThroughput"`
-	MedianThroughput float64 `json:"medianThroughput"`
-	MaxThroughput    float64 `json:"maxThroughput"`
+	// Throughput: queries answered per second, over the step's seconds
+	// (of all its passes); PassMedians is the median of each pass alone.
+	MinThroughput    float64   `json:"minThroughput"`
+	MedianThroughput float64   `json:"medianThroughput"`
+	MaxThroughput    float64   `json:"maxThroughput"`
+	PassMedians      []float64 `json:"passMedians"`
 	// Latency of every query that ended, answered or failed, in ms.
 	P50Ms  float64 `json:"p50Ms"`
 	P90Ms  float64 `json:"p90Ms"`
@@ -97,6 +104,7 @@ type Result struct {
 	KillAbove   int64   `json:"killAboveBytes"`
 	Size        Size    `json:"size"`
 	StepSeconds float64 `json:"stepSeconds"`
+	Passes      int     `json:"passes"`
 	// RetryBudgetMs is the client's retry budget.
 	RetryBudgetMs float64 `json:"retryBudgetMs"`
 	Steps         []Step  `json:"steps"`
@@ -133,8 +141,9 @@ func Run(ctx context.Context, c *client.Client, members []*Member, s Size, cfg C
 	if cfg.Step < time.Second {
 		return nil, fmt.Errorf("step %v: want at least a second (throughput is sampled per second)", cfg.Step)
 	}
+	passes := max(cfg.Passes, 1)
 	res := &Result{Members: len(members), MemoryLimit: cfg.MemoryLimit, KillAbove: cfg.KillAbove, Size: s,
-		StepSeconds: cfg.Step.Seconds(), RetryBudgetMs: ms(cfg.RetryBudget), LoadStart: harness.LoadAverage()}
+		StepSeconds: cfg.Step.Seconds(), Passes: passes, RetryBudgetMs: ms(cfg.RetryBudget), LoadStart: harness.LoadAverage()}
 	for range 4 * len(members) {
 		if _, err := count(ctx, c); err != nil {
 			return nil, fmt.Errorf("warming up: %w", err)
@@ -155,32 +164,40 @@ func Run(ctx context.Context, c *client.Client, members []*Member, s Size, cfg C
 	endWatch := func() { stopWatch(); watchers.Wait() }
 	defer endWatch()
 
-	for _, n := range cfg.Clients {
-		st, err := runStep(ctx, c, w, n, cfg)
-		if err != nil {
-			return res, err
-		}
-		res.Steps = append(res.Steps, st)
-		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, "  %3d clients: %6.2f q/s median, p50 %7.0f ms, p100 %7.0f ms, errors %5.1f%%, rejected %d, terminated %d, max RSS %s (anonymous %s), gets %d (%d failed, slowest %.0f ms)%s\n",
-				n, st.MedianThroughput, st.P50Ms, st.P100Ms, st.ErrorRate, st.Rejected, st.Terminated, mib(st.MaxRSSBytes), mib(st.MaxAnonBytes),
-				st.Gets, st.GetFailures, st.MaxGetMs, failureNote(st.Failure))
-			if st.FirstError != "" {
-				fmt.Fprintf(cfg.Progress, "       first error: %s\n", st.FirstError)
+	accs := make([]*stepAcc, len(cfg.Clients))
+	defer func() { res.finishSteps(accs) }()
+passes:
+	for pass := 1; pass <= passes; pass++ {
+		for i, n := range cfg.Clients {
+			if accs[i] == nil {
+				accs[i] = &stepAcc{st: Step{Clients: n}, lat: latency.New()}
 			}
-		}
-		if res.FirstTrip == 0 && st.Tripped() {
-			res.FirstTrip = n
-		}
-		if st.Failure != "" {
-			res.FailedAt, res.Failure = n, st.Failure
-			break
-		}
-		// The next client count starts from a quiet cluster: the queries
-		// the step cancelled have given their memory back.
-		if _, err := Settle(ctx, members, nil, time.Minute); err != nil {
-			res.FailedAt, res.Failure = n, err.Error()
-			break
+			st, err := runStep(ctx, c, w, n, cfg, accs[i])
+			if err != nil {
+				return res, err
+			}
+			if cfg.Progress != nil {
+				of := ""
+				if passes > 1 {
+					of = fmt.Sprintf("pass %d/%d, ", pass, passes)
+				}
+				fmt.Fprintf(cfg.Progress, "  %s%3d clients: %6.2f q/s median, p50 %7.0f ms, p100 %7.0f ms, errors %5.1f%%, rejected %d, terminated %d, max RSS %s (anonymous %s), gets %d (%d failed, slowest %.0f ms)%s\n",
+					of, n, st.MedianThroughput, st.P50Ms, st.P100Ms, st.ErrorRate, st.Rejected, st.Terminated, mib(st.MaxRSSBytes), mib(st.MaxAnonBytes),
+					st.Gets, st.GetFailures, st.MaxGetMs, failureNote(st.Failure))
+				if st.FirstError != "" {
+					fmt.Fprintf(cfg.Progress, "       first error: %s\n", st.FirstError)
+				}
+			}
+			if st.Failure != "" {
+				res.FailedAt, res.Failure = n, st.Failure
+				break passes
+			}
+			// The next client count starts from a quiet cluster: the
+			// queries the step cancelled have given their memory back.
+			if _, err := Settle(ctx, members, nil, time.Minute); err != nil {
+				res.FailedAt, res.Failure = n, err.Error()
+				break passes
+			}
 		}
 	}
 	endWatch()
@@ -209,7 +226,79 @@ type completion struct {
 	err     error
 }
 
-func runStep(ctx context.Context, c *client.Client, w *watch, n int, cfg Config) (Step, error) {
+// stepAcc gathers a client count's figures over its passes.
+type stepAcc struct {
+	st        Step // the sums and maxima; throughput and latency come from:
+	perSecond []float64
+	lat       *latency.Histogram
+}
+
+func (a *stepAcc) add(p Step, perSecond []float64, lat *latency.Histogram) {
+	s := &a.st
+	s.Requests += p.Requests
+	s.Errors += p.Errors
+	s.OtherErrors += p.OtherErrors
+	if s.FirstError == "" {
+		s.FirstError = p.FirstError
+	}
+	s.Rejected += p.Rejected
+	s.Terminated += p.Terminated
+	s.MaxRSSBytes = max(s.MaxRSSBytes, p.MaxRSSBytes)
+	s.MaxAnonBytes = max(s.MaxAnonBytes, p.MaxAnonBytes)
+	s.MaxReservedBytes = max(s.MaxReservedBytes, p.MaxReservedBytes)
+	s.Gets += p.Gets
+	s.GetFailures += p.GetFailures
+	s.MaxGetMs = max(s.MaxGetMs, p.MaxGetMs)
+	if p.Failure != "" {
+		s.Failure = p.Failure
+	}
+	s.Load1 = p.Load1
+	s.PassMedians = append(s.PassMedians, p.MedianThroughput)
+	a.perSecond = append(a.perSecond, perSecond...)
+	a.lat.Merge(lat)
+}
+
+// finish returns the client count's figures over all its passes.
+func (a *stepAcc) finish() Step {
+	st := a.st
+	st.setThroughput(a.perSecond)
+	st.setLatency(a.lat)
+	return st
+}
+
+// finishSteps sets the steps of the client counts that ran, in their
+// order, and the first at which the breaker acted.
+func (res *Result) finishSteps(accs []*stepAcc) {
+	res.Steps = res.Steps[:0]
+	for _, a := range accs {
+		if a == nil || len(a.st.PassMedians) == 0 {
+			continue
+		}
+		st := a.finish()
+		res.Steps = append(res.Steps, st)
+		if res.FirstTrip == 0 && st.Tripped() {
+			res.FirstTrip = st.Clients
+		}
+	}
+}
+
+func (st *Step) setThroughput(perSecond []float64) {
+	if st.Requests > 0 {
+		st.ErrorRate = 100 * float64(st.Errors) / float64(st.Requests)
+	}
+	s := slices.Clone(perSecond)
+	slices.Sort(s)
+	st.MinThroughput, st.MaxThroughput = s[0], s[len(s)-1]
+	st.MedianThroughput = report.Median(s)
+}
+
+func (st *Step) setLatency(lat *latency.Histogram) {
+	st.P50Ms, st.P90Ms, st.P100Ms = ms(lat.Percentile(50)), ms(lat.Percentile(90)), ms(lat.Max())
+}
+
+// runStep runs one pass of n clients, adds its figures to acc and returns
+// the pass's own.
+func runStep(ctx context.Context, c *client.Client, w *watch, n int, cfg Config, acc *stepAcc) (Step, error) {
 	st := Step{Clients: n}
 	base := w.snapshot()
 	w.resetPeaks()
@@ -289,13 +378,8 @@ func runStep(ctx context.Context, c *client.Client, w *watch, n int, cfg Config)
 		// The step ended early: only the seconds that passed count.
 		perSecond = perSecond[:min(seconds, max(1, int(time.Since(start)/time.Second)))]
 	}
-	if st.Requests > 0 {
-		st.ErrorRate = 100 * float64(st.Errors) / float64(st.Requests)
-	}
-	slices.Sort(perSecond)
-	st.MinThroughput, st.MaxThroughput = perSecond[0], perSecond[len(perSecond)-1]
-	st.MedianThroughput = report.Median(perSecond)
-	st.P50Ms, st.P90Ms, st.P100Ms = ms(lat.Percentile(50)), ms(lat.Percentile(90)), ms(lat.Max())
+	st.setThroughput(perSecond)
+	st.setLatency(lat)
 	for i := range end.members {
 		st.Rejected += end.members[i].rejected - base.members[i].rejected
 		st.Terminated += end.members[i].terminated - base.members[i].terminated
@@ -305,6 +389,7 @@ func runStep(ctx context.Context, c *client.Client, w *watch, n int, cfg Config)
 	}
 	st.Gets, st.GetFailures = end.gets-base.gets, end.getFailures-base.getFailures
 	st.MaxGetMs = ms(end.peakGet)
+	acc.add(st, perSecond, lat)
 	return st, nil
 }
 

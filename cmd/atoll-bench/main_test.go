@@ -190,6 +190,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown flag", []string{"all", "--thread", "3"}, func(*testing.T, error) {}, "unknown flag: --thread"},
 		{"overload, bad memory limit", []string{"join-overload", "--memory-limit", "lots"}, isUsage, `--memory-limit "lots"`},
 		{"overload, no clients", []string{"join-overload", "--clients", "0"}, isUsage, "--clients 0"},
+		{"overload, no passes", []string{"join-overload", "--passes", "0"}, isUsage, "--passes ≥ 1"},
 		{"overload, bad breaker", []string{"join-overload", "--breaker", "maybe"}, isUsage, `--breaker "maybe"`},
 		{"overload, both with addr", []string{"join-overload", "--breaker", "both", "--addr", "127.0.0.1:1"}, isUsage, "not with --addr"},
 		{"overload, addr without admin", []string{"join-overload", "--addr", "127.0.0.1:1"}, isUsage, "--admin"},

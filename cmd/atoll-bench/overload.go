@@ -19,6 +19,7 @@ type overloadFlags struct {
 	processFlags
 	clients                []int
 	step                   time.Duration
+	passes                 int
 	fit, padBytes          int
 	memoryLimit, killAbove string
 	breaker                string
@@ -64,7 +65,8 @@ metrics. It writes --json, --html (the table and the five graphs) and
 	fl := cmd.Flags()
 	f.processFlags.register(fl)
 	fl.IntSliceVar(&f.clients, "clients", overloadClients, "client counts, in order")
-	fl.DurationVar(&f.step, "step", 10*time.Second, "how long each client count runs (throughput is sampled per second)")
+	fl.DurationVar(&f.step, "step", 10*time.Second, "how long each client count runs per pass (throughput is sampled per second)")
+	fl.IntVar(&f.passes, "passes", 1, "how many times the client counts run, in order each time; a client count's figures pool its passes, spreading a drift of the machine's speed over all of them")
 	fl.StringVar(&f.memoryLimit, "memory-limit", "256MiB", "each member's --memory-limit")
 	fl.StringVar(&f.killAbove, "kill-above", "", "kill a member whose resident set passes this (default: memory limit / 0.9); 0: never")
 	fl.IntVar(&f.fit, "fit", 20, "how many joins fit in a member's query memory at once")
@@ -87,8 +89,8 @@ func runOverload(ctx context.Context, f overloadFlags, stdout, stderr io.Writer)
 			return &UsageError{fmt.Sprintf("--kill-above %q: want a size such as 300MiB, or 0", f.killAbove)}
 		}
 	}
-	if len(f.clients) == 0 || f.members < 1 || f.fit < 1 || f.padBytes < 1 {
-		return &UsageError{"join-overload needs --clients, --members ≥ 1, --fit ≥ 1 and --pad ≥ 1"}
+	if len(f.clients) == 0 || f.members < 1 || f.fit < 1 || f.padBytes < 1 || f.passes < 1 {
+		return &UsageError{"join-overload needs --clients, --members ≥ 1, --fit ≥ 1, --pad ≥ 1 and --passes ≥ 1"}
 	}
 	for _, n := range f.clients {
 		if n < 1 {
@@ -103,7 +105,7 @@ func runOverload(ctx context.Context, f overloadFlags, stdout, stderr io.Writer)
 		return &UsageError{"--breaker both starts members of its own: not with --addr"}
 	}
 	retry := client.Backoff{}
-	cfg := overload.Config{Clients: f.clients, Step: f.step, MemoryLimit: limit, KillAbove: killAbove,
+	cfg := overload.Config{Clients: f.clients, Step: f.step, Passes: f.passes, MemoryLimit: limit, KillAbove: killAbove,
 		RetryBudget: retry.Budget(200 * time.Millisecond), Progress: stderr}
 	rep := &overload.Report{Date: time.Now().UTC().Format(time.RFC3339), GoVersion: runtime.Version(), CPUModel: cpuModel(), CPUs: runtime.NumCPU()}
 	for _, on := range modes {
