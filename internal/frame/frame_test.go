@@ -95,14 +95,13 @@ func FuzzReader(f *testing.F) {
 	})
 }
 
-// TestWriterCoalesces: frames from many goroutines all arrive whole, and
-// one write carries the frames appended while another was under way.
-func TestWriterCoalesces(t *testing.T) {
+// Frames appended by many goroutines arrive whole, each goroutine's in
+// its order.
+func TestWriterKeepsOrder(t *testing.T) {
 	a, b := net.Pipe()
 	defer a.Close()
 	defer b.Close()
-	counted := &countingWriter{w: a}
-	w := NewWriter(counted, 1<<20)
+	w := NewWriter(a, 1<<20)
 	const goroutines, each = 8, 200
 	var wg sync.WaitGroup
 	for g := range goroutines {
@@ -140,28 +139,59 @@ func TestWriterCoalesces(t *testing.T) {
 		next[g]++
 	}
 	wg.Wait()
-	if n := counted.writes(); n >= goroutines*each {
-		t.Fatalf("%d writes for %d frames: nothing coalesced", n, goroutines*each)
+}
+
+// Frames appended while a write is under way go out together in the next
+// write, by the goroutine already flushing; none of their appenders is
+// told to flush.
+func TestWriterCoalesces(t *testing.T) {
+	var mu sync.Mutex
+	var writes [][]byte
+	writing, release := make(chan struct{}), make(chan struct{})
+	w := NewWriter(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		writes = append(writes, bytes.Clone(p))
+		first := len(writes) == 1
+		mu.Unlock()
+		if first {
+			close(writing)
+			<-release
+		}
+		return len(p), nil
+	}), 1<<20)
+	appendFrame := func(i byte) bool {
+		flush, err := w.Append(context.Background(), KindCall, func(p []byte) ([]byte, error) { return append(p, i), nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return flush
 	}
-}
-
-type countingWriter struct {
-	w  io.Writer
-	mu sync.Mutex
-	n  int
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	c.n++
-	c.mu.Unlock()
-	return c.w.Write(p)
-}
-
-func (c *countingWriter) writes() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.n
+	if !appendFrame(0) {
+		t.Fatal("the first frame's appender was not told to flush")
+	}
+	flushed := make(chan error)
+	go func() { flushed <- w.Flush() }()
+	<-writing // the first write is under way
+	const more = 50
+	for i := range byte(more) {
+		if appendFrame(i + 1) {
+			t.Fatalf("frame %d: told to flush while a write was under way", i+1)
+		}
+	}
+	close(release)
+	if err := <-flushed; err != nil {
+		t.Fatal(err)
+	}
+	if len(writes) != 2 {
+		t.Fatalf("%d writes for %d frames, want 2", len(writes), more+1)
+	}
+	rd := NewReader(bytes.NewReader(append(writes[0], writes[1]...)), 4096, 64, 64)
+	for i := range byte(more + 1) {
+		f, err := rd.Next()
+		if err != nil || f.Kind != KindCall || len(f.Payload) != 1 || f.Payload[0] != i {
+			t.Fatalf("frame %d: %+v %v", i, f, err)
+		}
+	}
 }
 
 // TestWriterWaitsForRoom: past the limit, Append waits for a write to end
