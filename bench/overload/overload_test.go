@@ -81,7 +81,7 @@ func TestPassesPool(t *testing.T) {
 			lat.Record(d)
 		}
 		p.Clients = 8
-		p.setThroughput(perSecond)
+		p.setRates(perSecond)
 		acc.add(p, perSecond, lat)
 	}
 	pass([]float64{10, 12, 14}, []time.Duration{100 * time.Millisecond, 300 * time.Millisecond},

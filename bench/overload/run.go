@@ -261,7 +261,7 @@ func (a *stepAcc) add(p Step, perSecond []float64, lat *latency.Histogram) {
 // finish returns the client count's figures over all its passes.
 func (a *stepAcc) finish() Step {
 	st := a.st
-	st.setThroughput(a.perSecond)
+	st.setRates(a.perSecond)
 	st.setLatency(a.lat)
 	return st
 }
@@ -282,7 +282,8 @@ func (res *Result) finishSteps(accs []*stepAcc) {
 	}
 }
 
-func (st *Step) setThroughput(perSecond []float64) {
+// setRates sets the error rate and the per-second throughput figures.
+func (st *Step) setRates(perSecond []float64) {
 	if st.Requests > 0 {
 		st.ErrorRate = 100 * float64(st.Errors) / float64(st.Requests)
 	}
@@ -378,7 +379,7 @@ func runStep(ctx context.Context, c *client.Client, w *watch, n int, cfg Config,
 		// The step ended early: only the seconds that passed count.
 		perSecond = perSecond[:min(seconds, max(1, int(time.Since(start)/time.Second)))]
 	}
-	st.setThroughput(perSecond)
+	st.setRates(perSecond)
 	st.setLatency(lat)
 	for i := range end.members {
 		st.Rejected += end.members[i].rejected - base.members[i].rejected

@@ -305,8 +305,7 @@ func decodeRec(b []byte, off int, mapStats bool) rec {
 		default:
 			return decodeRecSlow(b, off, mapStats)
 		}
-		r.opt = r.hdr + metaSize(mapStats, r.flags)
-		r.kOff = r.opt + int(r.flags>>1&1+r.flags>>2&1)<<2
+		r.locate(mapStats)
 		return r
 	}
 	return decodeRecSlow(b, off, mapStats)
@@ -317,9 +316,15 @@ func decodeRecSlow(b []byte, off int, mapStats bool) rec {
 	kf, i := uvarintAt(b, off)
 	r.flags, r.kLen = byte(kf&(1<<flagBits-1)), kf>>flagBits
 	r.vLen, r.hdr = uvarintAt(b, i)
+	r.locate(mapStats)
+	return r
+}
+
+// locate sets where the expiry fields and the key start, from the start
+// of the metadata and the flags.
+func (r *rec) locate(mapStats bool) {
 	r.opt = r.hdr + metaSize(mapStats, r.flags)
 	r.kOff = r.opt + int(r.flags>>1&1+r.flags>>2&1)<<2
-	return r
 }
 
 func (r *rec) key(b []byte) []byte   { return b[r.kOff : r.kOff+r.kLen : r.kOff+r.kLen] }
