@@ -392,3 +392,63 @@ func LoadAverage() float64 {
 	}
 	return v
 }
+
+// CPUTimes is the machine's CPU time so far in clock ticks, from the cpu
+// line of /proc/stat: Total is all of it, Steal the part the hypervisor
+// ran other guests while this one had work (a noise indicator, as the
+// load average is).
+type CPUTimes struct{ Total, Steal uint64 }
+
+// ReadCPUTimes reads the machine's CPU time; the zero value where
+// /proc/stat does not exist.
+func ReadCPUTimes() CPUTimes {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return CPUTimes{}
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	return parseCPULine(line)
+}
+
+// parseCPULine reads "cpu user nice system idle iowait irq softirq steal
+// ..." (guest time is inside user and nice already); the zero value for
+// anything else.
+func parseCPULine(line string) CPUTimes {
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return CPUTimes{}
+	}
+	var t CPUTimes
+	for i, s := range f[1:9] {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return CPUTimes{}
+		}
+		t.Total += v
+		if i == 7 {
+			t.Steal = v
+		}
+	}
+	return t
+}
+
+// Sub returns the CPU time from a to t.
+func (t CPUTimes) Sub(a CPUTimes) CPUTimes {
+	if t.Total < a.Total || t.Steal < a.Steal {
+		return CPUTimes{}
+	}
+	return CPUTimes{Total: t.Total - a.Total, Steal: t.Steal - a.Steal}
+}
+
+// Add returns the CPU time of t and a together.
+func (t CPUTimes) Add(a CPUTimes) CPUTimes {
+	return CPUTimes{Total: t.Total + a.Total, Steal: t.Steal + a.Steal}
+}
+
+// StealPercent is the share of the time that was stolen (0 for none).
+func (t CPUTimes) StealPercent() float64 {
+	if t.Total == 0 {
+		return 0
+	}
+	return 100 * float64(t.Steal) / float64(t.Total)
+}

@@ -82,7 +82,7 @@ func TestPassesPool(t *testing.T) {
 		}
 		p.Clients = 8
 		p.setRates(perSecond)
-		acc.add(p, perSecond, lat)
+		acc.add(p, lat)
 	}
 	pass([]float64{10, 12, 14}, []time.Duration{100 * time.Millisecond, 300 * time.Millisecond},
 		Step{Requests: 40, Errors: 4, Rejected: 3, MaxAnonBytes: 90, Gets: 10, FirstError: "first"})
@@ -90,6 +90,7 @@ func TestPassesPool(t *testing.T) {
 		Step{Requests: 70, Errors: 7, OtherErrors: 1, Terminated: 2, MaxAnonBytes: 80, Gets: 12, GetFailures: 1, FirstError: "second"})
 	st := acc.finish()
 	assert.Equal(t, []float64{12, 22}, st.PassMedians)
+	assert.Equal(t, []float64{10, 12, 14, 20, 22, 24}, st.PerSecond, "every second, pass after pass")
 	assert.Equal(t, 17.0, st.MedianThroughput, "median of the six seconds")
 	assert.Equal(t, 10.0, st.MinThroughput)
 	assert.Equal(t, 24.0, st.MaxThroughput)

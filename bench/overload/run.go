@@ -72,6 +72,8 @@ type Step struct {
 	MedianThroughput float64   `json:"medianThroughput"`
 	MaxThroughput    float64   `json:"maxThroughput"`
 	PassMedians      []float64 `json:"passMedians"`
+	// PerSecond is the queries answered in each second, pass after pass.
+	PerSecond []float64 `json:"perSecond"`
 	// Latency of every query that ended, answered or failed, in ms.
 	P50Ms  float64 `json:"p50Ms"`
 	P90Ms  float64 `json:"p90Ms"`
@@ -91,6 +93,11 @@ type Step struct {
 	// Failure names a member that died or stalled, if one did.
 	Failure string  `json:"failure,omitempty"`
 	Load1   float64 `json:"load1"`
+	// StealPercent is the share of the machine's CPU time that the
+	// hypervisor gave to other guests during the step's seconds: a
+	// noise indicator, as the load average is.
+	StealPercent float64 `json:"stealPercent"`
+	cpu          harness.CPUTimes
 }
 
 // Tripped reports whether the breaker acted in the step.
@@ -181,9 +188,9 @@ passes:
 				if passes > 1 {
 					of = fmt.Sprintf("pass %d/%d, ", pass, passes)
 				}
-				fmt.Fprintf(cfg.Progress, "  %s%3d clients: %6.2f q/s median, p50 %7.0f ms, p100 %7.0f ms, errors %5.1f%%, rejected %d, terminated %d, max RSS %s (anonymous %s), gets %d (%d failed, slowest %.0f ms)%s\n",
+				fmt.Fprintf(cfg.Progress, "  %s%3d clients: %6.2f q/s median, p50 %7.0f ms, p100 %7.0f ms, errors %5.1f%%, rejected %d, terminated %d, max RSS %s (anonymous %s), gets %d (%d failed, slowest %.0f ms), steal %.1f%%%s\n",
 					of, n, st.MedianThroughput, st.P50Ms, st.P100Ms, st.ErrorRate, st.Rejected, st.Terminated, mib(st.MaxRSSBytes), mib(st.MaxAnonBytes),
-					st.Gets, st.GetFailures, st.MaxGetMs, failureNote(st.Failure))
+					st.Gets, st.GetFailures, st.MaxGetMs, st.StealPercent, failureNote(st.Failure))
 				if st.FirstError != "" {
 					fmt.Fprintf(cfg.Progress, "       first error: %s\n", st.FirstError)
 				}
@@ -228,12 +235,11 @@ type completion struct {
 
 // stepAcc gathers a client count's figures over its passes.
 type stepAcc struct {
-	st        Step // the sums and maxima; throughput and latency come from:
-	perSecond []float64
-	lat       *latency.Histogram
+	st  Step // the sums, maxima and seconds; latency comes from:
+	lat *latency.Histogram
 }
 
-func (a *stepAcc) add(p Step, perSecond []float64, lat *latency.Histogram) {
+func (a *stepAcc) add(p Step, lat *latency.Histogram) {
 	s := &a.st
 	s.Requests += p.Requests
 	s.Errors += p.Errors
@@ -253,16 +259,18 @@ func (a *stepAcc) add(p Step, perSecond []float64, lat *latency.Histogram) {
 		s.Failure = p.Failure
 	}
 	s.Load1 = p.Load1
+	s.cpu = s.cpu.Add(p.cpu)
 	s.PassMedians = append(s.PassMedians, p.MedianThroughput)
-	a.perSecond = append(a.perSecond, perSecond...)
+	s.PerSecond = append(s.PerSecond, p.PerSecond...)
 	a.lat.Merge(lat)
 }
 
 // finish returns the client count's figures over all its passes.
 func (a *stepAcc) finish() Step {
 	st := a.st
-	st.setRates(a.perSecond)
+	st.setRates(st.PerSecond)
 	st.setLatency(a.lat)
+	st.StealPercent = st.cpu.StealPercent()
 	return st
 }
 
@@ -284,6 +292,7 @@ func (res *Result) finishSteps(accs []*stepAcc) {
 
 // setRates sets the error rate and the per-second throughput figures.
 func (st *Step) setRates(perSecond []float64) {
+	st.PerSecond = perSecond
 	if st.Requests > 0 {
 		st.ErrorRate = 100 * float64(st.Errors) / float64(st.Requests)
 	}
@@ -310,6 +319,7 @@ func runStep(ctx context.Context, c *client.Client, w *watch, n int, cfg Config,
 	stepCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stopping := make(chan struct{})
+	cpu := harness.ReadCPUTimes()
 	start := time.Now()
 	var mu sync.Mutex
 	var done []completion
@@ -340,6 +350,8 @@ func runStep(ctx context.Context, c *client.Client, w *watch, n int, cfg Config,
 	case <-w.failed:
 	case <-ctx.Done():
 	}
+	st.cpu = harness.ReadCPUTimes().Sub(cpu)
+	st.StealPercent = st.cpu.StealPercent()
 	close(stopping)
 	drained := make(chan struct{})
 	go func() { wg.Wait(); close(drained) }()
@@ -390,7 +402,7 @@ func runStep(ctx context.Context, c *client.Client, w *watch, n int, cfg Config,
 	}
 	st.Gets, st.GetFailures = end.gets-base.gets, end.getFailures-base.getFailures
 	st.MaxGetMs = ms(end.peakGet)
-	acc.add(st, perSecond, lat)
+	acc.add(st, lat)
 	return st, nil
 }
 
