@@ -62,6 +62,8 @@ func TestMemberSurvivesAJoinFlood(t *testing.T) {
 	require.Positive(t, st.Rejected+st.Terminated, "the breaker acted (the flood pressed the members): %+v", st)
 	require.Positive(t, st.Requests-st.Errors, "joins answered: %+v", st)
 	require.Zero(t, st.OtherErrors, "queries failed for something else than memory; the first: %s", st.FirstError)
+	require.Positive(t, st.MemberCPUMsPerQuery, "the members' CPU per answer, from their metrics: %+v", st)
+	require.Positive(t, st.ClientCPUMsPerQuery, "the client's CPU per answer: %+v", st)
 	require.Positive(t, st.Gets, "gets during the flood")
 	require.Zero(t, st.GetFailures, "gets that failed during the flood")
 	require.LessOrEqual(t, st.MaxAnonBytes, int64(limit), "a member's anonymous resident set stays within its limit")
@@ -85,9 +87,9 @@ func TestPassesPool(t *testing.T) {
 		acc.add(p, lat)
 	}
 	pass([]float64{10, 12, 14}, []time.Duration{100 * time.Millisecond, 300 * time.Millisecond},
-		Step{Requests: 40, Errors: 4, Rejected: 3, MaxAnonBytes: 90, Gets: 10, FirstError: "first"})
+		Step{Requests: 40, Errors: 4, Rejected: 3, MaxAnonBytes: 90, Gets: 10, FirstError: "first", memberCPU: 2 * time.Second, clientCPU: time.Second / 10})
 	pass([]float64{20, 22, 24}, []time.Duration{200 * time.Millisecond},
-		Step{Requests: 70, Errors: 7, OtherErrors: 1, Terminated: 2, MaxAnonBytes: 80, Gets: 12, GetFailures: 1, FirstError: "second"})
+		Step{Requests: 70, Errors: 7, OtherErrors: 1, Terminated: 2, MaxAnonBytes: 80, Gets: 12, GetFailures: 1, FirstError: "second", memberCPU: 4 * time.Second, clientCPU: time.Second / 5})
 	st := acc.finish()
 	assert.Equal(t, []float64{12, 22}, st.PassMedians)
 	assert.Equal(t, []float64{10, 12, 14, 20, 22, 24}, st.PerSecond, "every second, pass after pass")
@@ -97,6 +99,8 @@ func TestPassesPool(t *testing.T) {
 	assert.Equal(t, int64(110), st.Requests)
 	assert.Equal(t, int64(11), st.Errors)
 	assert.InDelta(t, 10.0, st.ErrorRate, 1e-9)
+	assert.InDelta(t, 6000.0/99, st.MemberCPUMsPerQuery, 1e-9, "the members' CPU over the 99 answered queries")
+	assert.InDelta(t, 300.0/99, st.ClientCPUMsPerQuery, 1e-9)
 	assert.Equal(t, int64(1), st.OtherErrors)
 	assert.Equal(t, "first", st.FirstError)
 	assert.Equal(t, int64(3), st.Rejected)

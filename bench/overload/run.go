@@ -97,7 +97,15 @@ type Step struct {
 	// hypervisor gave to other guests during the step's seconds: a
 	// noise indicator, as the load average is.
 	StealPercent float64 `json:"stealPercent"`
-	cpu          harness.CPUTimes
+	// MemberCPUMsPerQuery is the CPU all members used from the step's
+	// start to its last query's end (their process_cpu_seconds_total),
+	// and ClientCPUMsPerQuery this process's, per query answered: what
+	// an answer costs, refused attempts and all.
+	MemberCPUMsPerQuery float64 `json:"memberCpuMsPerQuery"`
+	ClientCPUMsPerQuery float64 `json:"clientCpuMsPerQuery"`
+	cpu                 harness.CPUTimes
+	// memberCPU and clientCPU are the CPU behind the two figures.
+	memberCPU, clientCPU time.Duration
 }
 
 // Tripped reports whether the breaker acted in the step.
@@ -188,9 +196,9 @@ passes:
 				if passes > 1 {
 					of = fmt.Sprintf("pass %d/%d, ", pass, passes)
 				}
-				fmt.Fprintf(cfg.Progress, "  %s%3d clients: %6.2f q/s median, p50 %7.0f ms, p100 %7.0f ms, errors %5.1f%%, rejected %d, terminated %d, max RSS %s (anonymous %s), gets %d (%d failed, slowest %.0f ms), steal %.1f%%%s\n",
+				fmt.Fprintf(cfg.Progress, "  %s%3d clients: %6.2f q/s median, p50 %7.0f ms, p100 %7.0f ms, errors %5.1f%%, rejected %d, terminated %d, max RSS %s (anonymous %s), gets %d (%d failed, slowest %.0f ms), CPU per answer %.1f ms in the members and %.1f ms in the client, steal %.1f%%%s\n",
 					of, n, st.MedianThroughput, st.P50Ms, st.P100Ms, st.ErrorRate, st.Rejected, st.Terminated, mib(st.MaxRSSBytes), mib(st.MaxAnonBytes),
-					st.Gets, st.GetFailures, st.MaxGetMs, st.StealPercent, failureNote(st.Failure))
+					st.Gets, st.GetFailures, st.MaxGetMs, st.MemberCPUMsPerQuery, st.ClientCPUMsPerQuery, st.StealPercent, failureNote(st.Failure))
 				if st.FirstError != "" {
 					fmt.Fprintf(cfg.Progress, "       first error: %s\n", st.FirstError)
 				}
@@ -260,6 +268,8 @@ func (a *stepAcc) add(p Step, lat *latency.Histogram) {
 	}
 	s.Load1 = p.Load1
 	s.cpu = s.cpu.Add(p.cpu)
+	s.memberCPU += p.memberCPU
+	s.clientCPU += p.clientCPU
 	s.PassMedians = append(s.PassMedians, p.MedianThroughput)
 	s.PerSecond = append(s.PerSecond, p.PerSecond...)
 	a.lat.Merge(lat)
@@ -271,6 +281,7 @@ func (a *stepAcc) finish() Step {
 	st.setRates(st.PerSecond)
 	st.setLatency(a.lat)
 	st.StealPercent = st.cpu.StealPercent()
+	st.setCPUPerQuery()
 	return st
 }
 
@@ -287,6 +298,14 @@ func (res *Result) finishSteps(accs []*stepAcc) {
 		if res.FirstTrip == 0 && st.Tripped() {
 			res.FirstTrip = st.Clients
 		}
+	}
+}
+
+// setCPUPerQuery sets the CPU figures per answered query.
+func (st *Step) setCPUPerQuery() {
+	if answered := st.Requests - st.Errors; answered > 0 {
+		st.MemberCPUMsPerQuery = ms(st.memberCPU) / float64(answered)
+		st.ClientCPUMsPerQuery = ms(st.clientCPU) / float64(answered)
 	}
 }
 
@@ -310,7 +329,8 @@ func (st *Step) setLatency(lat *latency.Histogram) {
 // the pass's own.
 func runStep(ctx context.Context, c *client.Client, w *watch, n int, cfg Config, acc *stepAcc) (Step, error) {
 	st := Step{Clients: n}
-	base := w.snapshot()
+	base, clientCPU := w.snapshot(), harness.ProcessCPU()
+	memberCPU, cpuErr := membersCPU(ctx, w.members)
 	w.resetPeaks()
 	// At the step's end the clients start no new query, and those under
 	// way (retries included) run to their end: the latencies include
@@ -367,6 +387,10 @@ func runStep(ctx context.Context, c *client.Client, w *watch, n int, cfg Config,
 		return st, err
 	}
 	end := w.snapshot()
+	st.clientCPU = harness.ProcessCPU() - clientCPU
+	if cpu, err := membersCPU(ctx, w.members); err == nil && cpuErr == nil {
+		st.memberCPU = cpu - memberCPU
+	}
 	st.Failure = w.failure()
 	st.Load1 = harness.LoadAverage()
 	seconds := int(cfg.Step / time.Second)
@@ -393,6 +417,7 @@ func runStep(ctx context.Context, c *client.Client, w *watch, n int, cfg Config,
 	}
 	st.setRates(perSecond)
 	st.setLatency(lat)
+	st.setCPUPerQuery()
 	for i := range end.members {
 		st.Rejected += end.members[i].rejected - base.members[i].rejected
 		st.Terminated += end.members[i].terminated - base.members[i].terminated
@@ -404,6 +429,24 @@ func runStep(ctx context.Context, c *client.Client, w *watch, n int, cfg Config,
 	st.MaxGetMs = ms(end.peakGet)
 	acc.add(st, lat)
 	return st, nil
+}
+
+// membersCPU is the CPU the members have used (the sum of their
+// process_cpu_seconds_total).
+func membersCPU(ctx context.Context, members []*Member) (time.Duration, error) {
+	var sum float64
+	for _, m := range members {
+		mf, err := scrape(ctx, m.Admin)
+		if err != nil {
+			return 0, err
+		}
+		v, ok := gauge(mf, "process_cpu_seconds_total", "")
+		if !ok {
+			return 0, fmt.Errorf("%s exports no process_cpu_seconds_total", m.Name)
+		}
+		sum += v
+	}
+	return time.Duration(sum * float64(time.Second)), nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
