@@ -330,7 +330,7 @@ func (st *Step) setLatency(lat *latency.Histogram) {
 func runStep(ctx context.Context, c *client.Client, w *watch, n int, cfg Config, acc *stepAcc) (Step, error) {
 	st := Step{Clients: n}
 	base, clientCPU := w.snapshot(), harness.ProcessCPU()
-	memberCPU, cpuErr := membersCPU(ctx, w.members)
+	memberCPU, cpuErr := membersCPU(ctx, w.members, w.cfg.StallAfter)
 	w.resetPeaks()
 	// At the step's end the clients start no new query, and those under
 	// way (retries included) run to their end: the latencies include
@@ -388,7 +388,7 @@ func runStep(ctx context.Context, c *client.Client, w *watch, n int, cfg Config,
 	}
 	end := w.snapshot()
 	st.clientCPU = harness.ProcessCPU() - clientCPU
-	if cpu, err := membersCPU(ctx, w.members); err == nil && cpuErr == nil {
+	if cpu, err := membersCPU(ctx, w.members, w.cfg.StallAfter); err == nil && cpuErr == nil {
 		st.memberCPU = cpu - memberCPU
 	}
 	st.Failure = w.failure()
@@ -432,8 +432,11 @@ func runStep(ctx context.Context, c *client.Client, w *watch, n int, cfg Config,
 }
 
 // membersCPU is the CPU the members have used (the sum of their
-// process_cpu_seconds_total).
-func membersCPU(ctx context.Context, members []*Member) (time.Duration, error) {
+// process_cpu_seconds_total); a member that does not answer within wait
+// fails it.
+func membersCPU(ctx context.Context, members []*Member, wait time.Duration) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
 	var sum float64
 	for _, m := range members {
 		mf, err := scrape(ctx, m.Admin)
