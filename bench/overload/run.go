@@ -388,8 +388,8 @@ func runStep(ctx context.Context, c *client.Client, w *watch, n int, cfg Config,
 	}
 	end := w.snapshot()
 	st.clientCPU = harness.ProcessCPU() - clientCPU
-	if cpu, err := membersCPU(ctx, w.members, w.cfg.StallAfter); err == nil && cpuErr == nil {
-		st.memberCPU = cpu - memberCPU
+	if used, err := membersCPU(ctx, w.members, w.cfg.StallAfter); err == nil && cpuErr == nil {
+		st.memberCPU = used - memberCPU
 	}
 	st.Failure = w.failure()
 	st.Load1 = harness.LoadAverage()

@@ -41,8 +41,10 @@ for each client count of --clients has that many clients loop a join whose
 build side holds every build row with its padding. Per client count it
 prints the error rate, the min/median/max of the per-second throughput, the
 p50/p90/p100 latency (retries inside the client included), the breaker's
-rejections and terminations, the largest resident set of any member, and
-gets made on the side. A member whose resident set passes --kill-above is
+rejections and terminations, the largest resident set of any member, gets
+made on the side, the CPU per answered query in the members and in the
+client, and the share of the machine's CPU the hypervisor stole (steal in
+/proc/stat) during the step. A member whose resident set passes --kill-above is
 killed, as a container's out-of-memory killer would (default: the memory
 limit / 0.9, the container a member's derived limit would come from); a
 member that leaves its metrics unanswered for 5s has stalled. A run stops
