@@ -84,6 +84,7 @@ var rules = []rule{
 	{from: "internal/profiling", forbidden: []string{""}, why: "profiling is a leaf"},
 	{from: "internal/grpcbuf", forbidden: []string{""}, why: "the codec is a leaf: members and the Go client share it"},
 	{from: "internal/frame", forbidden: []string{""}, why: "the framed pipeline's frames are a leaf: members and the Go client share them"},
+	{from: "internal/gopool", forbidden: []string{""}, why: "the goroutine pool is a leaf"},
 	{from: "internal/security", forbidden: []string{""}, why: "security is a leaf: the cluster layer, the server and the member use it"},
 	{from: "bench/", forbidden: []string{"internal/member", "internal/server"}, allowed: []string{}, why: "workloads drive Atoll through its public client"},
 	{from: "", exempt: []string{"bench/", "cmd/atoll-bench"}, forbidden: []string{"bench/"}, why: "only the benchmark command imports the workloads, which import the rest (the benchmark objects are internal/benchmodel)"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"runtime/pprof"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -69,6 +70,7 @@ func (q *query) startGather(f *plan.Fragment) (*gather, error) {
 	for _, p := range parts {
 		q.e.goRun(func() {
 			defer g.running.Done()
+			pprof.SetGoroutineLabels(ctx)
 			var err error
 			put := func(b *Batch) error { return g.put(ctx, b) }
 			if p.local {

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/gopool"
 	"github.com/atolldb/atoll/internal/partition"
 	"github.com/atolldb/atoll/internal/profiling"
 	"github.com/atolldb/atoll/internal/query/expr"
@@ -196,9 +197,10 @@ type Engine struct {
 	hub    *hub
 	stages atomic.Uint64 // numbers the stages this member coordinates
 
-	pool    *MemoryPool
-	short   string        // this member's id in query ids
-	queries atomic.Uint64 // numbers queries run without a server's id
+	pool       *MemoryPool
+	goroutines *gopool.Pool  // runs the queries' goroutines (goRun)
+	short      string        // this member's id in query ids
+	queries    atomic.Uint64 // numbers queries run without a server's id
 }
 
 // placementCache is the placement of the latest partition table.
@@ -207,6 +209,10 @@ type placementCache struct {
 	parts []placementPart
 	err   error
 }
+
+// goroutineIdle is how long a goroutine of the engine's pool waits for
+// the next function before it ends.
+const goroutineIdle = 10 * time.Second
 
 // New returns an engine; call Close to stop it.
 func New(cfg Config) *Engine {
@@ -229,7 +235,7 @@ func New(cfg Config) *Engine {
 		cfg.Clock = time.Now
 	}
 	e := &Engine{cfg: cfg, indexes: NewIndexes(cfg.Serialization), cursors: map[uint64]*query{}, stop: make(chan struct{}), hub: newHub(),
-		pool: cfg.Memory, short: cfg.Self.String()[:8]}
+		pool: cfg.Memory, goroutines: gopool.New(goroutineIdle), short: cfg.Self.String()[:8]}
 	if e.pool == nil {
 		e.pool = NewMemoryPool(PoolConfig{Logger: cfg.Logger})
 	}
@@ -288,13 +294,14 @@ func fragmentNeedsMemory(f *plan.Fragment) bool {
 	return f.Join != nil || f.Final || len(f.GroupBy) > 0 || len(f.Sort) > 0
 }
 
-// goRun runs fn on a tracked goroutine.
+// goRun runs fn on a tracked goroutine of the engine's pool. fn starts
+// without pprof labels: a query's part sets its query's.
 func (e *Engine) goRun(fn func()) {
 	e.bg.Add(1)
-	go func() {
+	e.goroutines.Go(func() {
 		defer e.bg.Done()
 		fn()
-	}()
+	})
 }
 
 // Close cancels every running query and waits for the engine's goroutines.
@@ -317,6 +324,7 @@ func (e *Engine) Close() {
 	}
 	e.rootCancel() // queries still waiting for their first page
 	e.bg.Wait()
+	e.goroutines.Close()
 }
 
 // reap closes idle cursors.
@@ -514,6 +522,16 @@ func (e *Engine) owns(p int32) error {
 	}
 	if !owned {
 		return fmt.Errorf("%w: this member does not own partition %d (table version %d)", ErrUnavailable, p, t.Version)
+	}
+	return nil
+}
+
+// ownsAll is owns for every partition of parts.
+func (e *Engine) ownsAll(parts []int32) error {
+	for _, p := range parts {
+		if err := e.owns(p); err != nil {
+			return err
+		}
 	}
 	return nil
 }

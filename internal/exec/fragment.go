@@ -120,67 +120,98 @@ func (e *Engine) runScan(ctx context.Context, f *plan.Fragment, parts []int32, o
 		}
 		workers[i] = w
 	}
-	for wi, w := range workers {
+	// An equality lookup visits only the partitions whose index parts hold
+	// its keys; every partition of the fragment must still be this
+	// member's from before the lookup to after it.
+	visit := parts
+	if ix != nil && f.Index.Equals != nil {
+		w := workers[0]
+		if err := w.evalLookup(); err != nil {
+			return err
+		}
+		if err := e.ownsAll(parts); err != nil {
+			return err
+		}
+		visit = make([]int32, 0, 1)
+		for _, p := range parts {
+			if int(p) < len(w.visit) && w.visit[p] {
+				visit = append(visit, p)
+			}
+		}
+	}
+	labels := pprof.Labels("query", "fragment", "map", f.Map)
+	scan := func(ctx context.Context, wi int, w *worker) {
+		defer w.ops.release()
 		send := func(b *Batch) error { return out(wi, b) }
-		wg.Add(1)
-		go pprof.Do(ctx, pprof.Labels("query", "fragment", "map", f.Map), func(ctx context.Context) {
-			defer wg.Done()
-			defer w.ops.release()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				if err := ctx.Err(); err != nil {
-					fail(err)
-					return
-				}
-				i := int(next.Add(1) - 1)
-				if i >= len(parts) || w.done {
-					break
-				}
-				// The partition must be this member's for the whole scan:
-				// one that moved away (or has not fully arrived) fails the
-				// fragment, and the coordinator starts it again.
-				if err := e.owns(parts[i]); err != nil {
-					fail(err)
-					return
-				}
-				if err := w.partition(parts[i]); err != nil {
-					fail(err)
-					return
-				}
-				if err := e.owns(parts[i]); err != nil {
-					fail(err)
-					return
-				}
-				if w.rows != nil {
-					if err := w.rows.flush(wi); err != nil {
-						fail(err)
-						return
-					}
-				} else if len(w.buf) >= flushBytes {
-					if err := send(w.take()); err != nil {
-						fail(err)
-						return
-					}
-				}
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if err := ctx.Err(); err != nil {
+				fail(err)
+				return
+			}
+			i := int(next.Add(1) - 1)
+			if i >= len(visit) || w.done {
+				break
+			}
+			// The partition must be this member's for the whole scan:
+			// one that moved away (or has not fully arrived) fails the
+			// fragment, and the coordinator starts it again.
+			if err := e.owns(visit[i]); err != nil {
+				fail(err)
+				return
+			}
+			if err := w.partition(visit[i]); err != nil {
+				fail(err)
+				return
+			}
+			if err := e.owns(visit[i]); err != nil {
+				fail(err)
+				return
 			}
 			if w.rows != nil {
 				if err := w.rows.flush(wi); err != nil {
 					fail(err)
+					return
 				}
-				return
-			}
-			if b := w.finish(); b != nil && b.Count > 0 {
-				if err := send(b); err != nil {
+			} else if len(w.buf) >= flushBytes {
+				if err := send(w.take()); err != nil {
 					fail(err)
+					return
 				}
 			}
-		})
+		}
+		if w.rows != nil {
+			if err := w.rows.flush(wi); err != nil {
+				fail(err)
+			}
+			return
+		}
+		if b := w.finish(); b != nil && b.Count > 0 {
+			if err := send(b); err != nil {
+				fail(err)
+			}
+		}
+	}
+	if nw == 1 {
+		// One worker runs on the caller's goroutine.
+		pprof.Do(ctx, labels, func(ctx context.Context) { scan(ctx, 0, workers[0]) })
+	} else {
+		for wi, w := range workers {
+			wg.Add(1)
+			go pprof.Do(ctx, labels, func(ctx context.Context) {
+				defer wg.Done()
+				scan(ctx, wi, w)
+			})
+		}
 	}
 	wg.Wait()
+	if len(visit) < len(parts) && firstErr == nil {
+		firstErr = e.ownsAll(parts)
+	}
 	if e.cfg.OnScanned != nil {
 		var scanned int64
 		for _, w := range workers {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -445,6 +446,7 @@ func (s *stage) newAssembler(consume sink) *assembler {
 		a.wg.Add(1)
 		s.e.goRun(func() {
 			defer a.wg.Done()
+			pprof.SetGoroutineLabels(s.ctx)
 			for v := range a.queue {
 				if a.failed() == nil {
 					if err := a.consume(w, v.b); err != nil {
