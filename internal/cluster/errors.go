@@ -16,6 +16,9 @@ var (
 	// ErrUnavailable: the member cannot serve the call now (below the
 	// minimum cluster size, or no member owns the partition). Retryable.
 	ErrUnavailable = errors.New("cluster: unavailable")
+	// ErrStreamRefused: the member refused a framed stream, one its
+	// version does not serve (DialFramed).
+	ErrStreamRefused = errors.New("cluster: framed stream refused")
 	// errStopped: the node is shutting down.
 	errStopped = errors.New("cluster: stopped")
 )

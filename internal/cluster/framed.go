@@ -34,6 +34,35 @@ import (
 // streamReplicate names the replication stream in its hello.
 const streamReplicate = "replicate"
 
+// FramedHandler serves a framed member stream another layer registered
+// (HandleFramed): it owns conn, whose frames rd reads, counts its
+// messages in traffic (the dialing member's) and returns when the stream
+// ends. The node closes conn when it stops.
+type FramedHandler func(conn net.Conn, rd *frame.Reader, traffic Traffic)
+
+// HandleFramed serves the framed streams named stream with h. Call it
+// before Start; "replicate" is the node's own.
+func (n *Node) HandleFramed(stream string, h FramedHandler) {
+	n.framedMu.Lock()
+	defer n.framedMu.Unlock()
+	if n.framed == nil {
+		n.framed = map[string]FramedHandler{}
+	}
+	n.framed[stream] = h
+}
+
+// Traffic returns the counters of the framed streams with the member at
+// addr (Config.Traffic's).
+func (n *Node) Traffic(addr string) Traffic { return n.traffic(addr) }
+
+// DialFramed opens a framed stream named stream to the member at addr,
+// which a handler of that name serves there (HandleFramed); ctx bounds
+// the opening only. A member that serves no such stream refuses it with
+// ErrStreamRefused.
+func (n *Node) DialFramed(ctx context.Context, addr, stream string) (net.Conn, *frame.Reader, error) {
+	return n.dialFramed(ctx, addr, stream)
+}
+
 // framedHelloTimeout bounds the hello exchange of a framed stream.
 const framedHelloTimeout = 10 * time.Second
 
@@ -163,7 +192,7 @@ func (n *Node) dialFramed(ctx context.Context, addr, stream string) (net.Conn, *
 	case err != nil:
 		return fail(fmt.Errorf("cluster: the member at %s did not open a %s stream: %w", addr, stream, err))
 	case f.Kind != frame.KindHello || f.Size != 0:
-		return fail(fmt.Errorf("cluster: the member at %s refused a %s stream: %q", addr, stream, f.Payload))
+		return fail(fmt.Errorf("%w: the member at %s refused a %s stream: %q", ErrStreamRefused, addr, stream, f.Payload))
 	}
 	_ = conn.SetDeadline(time.Time{})
 	return conn, rd, nil
@@ -186,7 +215,10 @@ func (n *Node) serveFramed(conn net.Conn, _ PeerInfo) {
 		_ = conn.Close()
 		return
 	}
-	if hello.Stream != streamReplicate {
+	n.framedMu.Lock()
+	handler := n.framed[hello.Stream]
+	n.framedMu.Unlock()
+	if hello.Stream != streamReplicate && handler == nil {
 		_, _ = conn.Write(frame.Append(nil, frame.KindHello, []byte("unknown stream "+hello.Stream)))
 		_ = conn.Close()
 		return
@@ -196,6 +228,16 @@ func (n *Node) serveFramed(conn net.Conn, _ PeerInfo) {
 		return
 	}
 	_ = conn.SetDeadline(time.Time{})
+	if handler != nil {
+		if !n.goRun(func(life context.Context) {
+			stop := context.AfterFunc(life, func() { _ = conn.Close() })
+			defer stop()
+			handler(conn, rd, n.traffic(hello.Member))
+		}) {
+			_ = conn.Close()
+		}
+		return
+	}
 	st := &framedStream{conn: conn, rd: rd, traffic: n.traffic(hello.Member)}
 	served := n.goRun(func(life context.Context) {
 		defer conn.Close()

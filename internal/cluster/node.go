@@ -251,10 +251,13 @@ type Node struct {
 
 	// life is the context of every goroutine the node owns; Stop cancels
 	// it. stop is its Done channel, for the loops that select on it.
-	life   context.Context
-	cancel context.CancelFunc
-	stop   <-chan struct{}
-	goMu   sync.Mutex // guards stopped against goRun
+	life     context.Context
+	cancel   context.CancelFunc
+	stop     <-chan struct{}
+	framedMu sync.Mutex
+	framed   map[string]FramedHandler // HandleFramed's streams
+
+	goMu sync.Mutex // guards stopped against goRun
 	// stopped: Stop began; goRun starts nothing more.
 	stopped bool
 	wg      sync.WaitGroup // the goroutines goRun started

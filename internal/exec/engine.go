@@ -94,9 +94,9 @@ type Catalog interface {
 	AllIndexes() []plan.IndexInfo
 }
 
-// Remote runs fragments on other members. The cluster layer implements it
-// over member-to-member gRPC (QueryService.RunFragment and
-// ExchangeService); single members need none.
+// Remote runs fragments on other members. FramedRemote implements it on
+// the members' fragments streams (and ExchangeService over gRPC),
+// GRPCRemote over QueryService.RunFragment; single members need none.
 //
 // Contract: RunFragment starts the marshalled fragment (plan.MarshalFragment
 // in req.Fragment) on member over the listed partitions and returns its

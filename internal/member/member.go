@@ -178,6 +178,7 @@ func Start(ctx context.Context, cfg Config) (*Member, error) {
 		MaxKeySize: cfg.Limits.MaxKeySize, MaxValueSize: cfg.Limits.MaxValueSize,
 	})
 	writer.w = m.server.DMLWriter(node.Conn)
+	node.HandleFramed(fragmentsStream, m.server.ServeFragments)
 	m.grpc = grpc.NewServer(
 		// Connections that open with the member handshake are member
 		// connections (inside TLS when the member has it); the server's

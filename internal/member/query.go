@@ -2,14 +2,18 @@ package member
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"runtime/pprof"
 	"time"
 
 	"google.golang.org/grpc"
 
+	"github.com/atolldb/atoll/internal/cluster"
 	"github.com/atolldb/atoll/internal/exec"
+	"github.com/atolldb/atoll/internal/frame"
 	"github.com/atolldb/atoll/internal/maps"
 	"github.com/atolldb/atoll/internal/metrics"
 	"github.com/atolldb/atoll/internal/partition"
@@ -55,6 +59,7 @@ func (q queryMaps) SetIndexObserver(name string, o store.Observer) error {
 type queryParts struct {
 	catalog *catalog.Local
 	engine  *exec.Engine
+	remote  *exec.FramedRemote
 	cache   *plan.Cache
 	config  *server.QueryConfig
 }
@@ -136,8 +141,14 @@ type queryPeers interface {
 	Owned(pid int32) bool
 	Merging() bool
 	Conn(addr string) (grpc.ClientConnInterface, error)
+	DialFramed(ctx context.Context, addr, stream string) (net.Conn, *frame.Reader, error)
+	Traffic(addr string) cluster.Traffic
 	BroadcastCatalog(ctx context.Context, changes [][]byte) error
 }
+
+// fragmentsStream names the framed member stream that carries fragments
+// (server.ServeFragments serves it, exec.FramedRemote dials it).
+const fragmentsStream = "fragments"
 
 // newQuery builds the catalog (replicated to every member through peers),
 // the plan cache shared by both front ends, and the engine, which runs
@@ -150,9 +161,19 @@ func newQuery(cfg QueryConfig, memoryLimit int64, cat *catalog.Local, reg *maps.
 		return nil, err
 	}
 	pool := exec.NewMemoryPool(poolConfig(cfg, memoryLimit, log))
-	remote := &exec.GRPCRemote{Conn: func(_ context.Context, m partition.Member) (grpc.ClientConnInterface, error) {
-		return peers.Conn(m.Address)
-	}}
+	remote := &exec.FramedRemote{
+		GRPCRemote: &exec.GRPCRemote{Conn: func(_ context.Context, m partition.Member) (grpc.ClientConnInterface, error) {
+			return peers.Conn(m.Address)
+		}},
+		Dial: func(ctx context.Context, addr string) (net.Conn, *frame.Reader, error) {
+			conn, rd, err := peers.DialFramed(ctx, addr, fragmentsStream)
+			if errors.Is(err, cluster.ErrStreamRefused) {
+				err = fmt.Errorf("%w: %v", exec.ErrStreamRefused, err)
+			}
+			return conn, rd, err
+		},
+		Traffic: func(addr string) exec.Traffic { return peers.Traffic(addr) },
+	}
 	eng := exec.New(exec.Config{
 		Maps: queryMaps{reg}, Catalog: cat, Serialization: ser, Table: table, Self: self,
 		Remote: remote, Owned: peers.Owned, Merging: peers.Merging, Writer: writer, Logger: log, MemoryLimit: int64(cfg.MemoryLimitPerQuery), Memory: pool,
@@ -187,7 +208,7 @@ func newQuery(cfg QueryConfig, memoryLimit int64, cat *catalog.Local, reg *maps.
 	sqlPlanner.Options = plan.Options{Stats: mapSizes{r: reg, table: table, self: self, parts: partitions},
 		BroadcastRows: cfg.Join.BroadcastThresholdRows}
 	return &queryParts{
-		catalog: cat, engine: eng, cache: cache,
+		catalog: cat, engine: eng, remote: remote, cache: cache,
 		config: &server.QueryConfig{
 			Engine:     eng,
 			SQL:        sqlPlanner,
@@ -211,6 +232,7 @@ func poolConfig(cfg QueryConfig, memoryLimit int64, log *slog.Logger) exec.PoolC
 
 func (q *queryParts) close() {
 	q.engine.Close()
+	q.remote.Close()
 	q.cache.Close()
 }
 

@@ -2,8 +2,13 @@ package querytest
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"net"
+	"runtime"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
@@ -12,6 +17,7 @@ import (
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/cluster"
 	"github.com/atolldb/atoll/internal/exec"
+	"github.com/atolldb/atoll/internal/frame"
 	"github.com/atolldb/atoll/internal/partition"
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
@@ -21,7 +27,7 @@ import (
 
 // TestGRPCRemote runs a marshalled fragment on a real member through
 // QueryService.RunFragment, as a coordinator does for the partitions of
-// another member.
+// a member that refuses the fragments stream.
 func TestGRPCRemote(t *testing.T) {
 	cl := testcluster.Start(t, testcluster.InProcess, 1, testcluster.Options{})
 	ctx := context.Background()
@@ -38,7 +44,12 @@ func TestGRPCRemote(t *testing.T) {
 	cc, err := grpc.NewClient(cl.Addrs()[0], grpc.WithTransportCredentials(cluster.Credentials(cluster.HandshakeConfig{ClusterName: "test", PartitionCount: 271})))
 	require.NoError(t, err)
 	defer cc.Close()
-	remote := &exec.GRPCRemote{Conn: func(context.Context, partition.Member) (grpc.ClientConnInterface, error) { return cc, nil }}
+	remote := &exec.FramedRemote{
+		GRPCRemote: &exec.GRPCRemote{Conn: func(context.Context, partition.Member) (grpc.ClientConnInterface, error) { return cc, nil }},
+		Dial: func(context.Context, string) (net.Conn, *frame.Reader, error) {
+			return nil, nil, fmt.Errorf("%w: an older member", exec.ErrStreamRefused)
+		},
+	}
 	f := &plan.Fragment{Map: "nums", Cols: []plan.ScanCol{{Path: "this"}}, Limit: -1,
 		Aggs:   []plan.AggCall{{Func: "sum", Arg: &expr.Col{Index: 0}, T: expr.BigInt}, {Func: "count", T: expr.BigInt}},
 		Out:    []plan.Column{{Type: expr.Unknown}, {Type: expr.BigInt}, {Type: expr.BigInt}},
@@ -86,4 +97,114 @@ func TestGRPCRemote(t *testing.T) {
 	require.NotErrorIs(t, err, io.EOF, "out-of-range partition")
 	require.NotNil(t, detail, "out-of-range partition: %v", err)
 	require.Equal(t, pb.ErrorCode_ERROR_CODE_QUERY, detail.Code, "out-of-range partition: %v", err)
+}
+
+// fragmentGoroutines counts the goroutines of this process (its members
+// run in it) serving a fragment for another member.
+func fragmentGoroutines() int {
+	buf := make([]byte, 1<<22)
+	buf = buf[:runtime.Stack(buf, true)]
+	return strings.Count(string(buf), "internal/server.(*fragmentStream).run(")
+}
+
+// TestFragmentsStreamFlowControl holds a query whose fragments have many
+// batches to send, one page read, while other queries run on the same
+// members: the held query's fragment waits for credit on the connection
+// they share instead of blocking it, resumes when read, and ends on the
+// other member when its cursor closes.
+func TestFragmentsStreamFlowControl(t *testing.T) {
+	c, ctx := start(t)
+	mustExec(t, ctx, c, `CREATE MAPPING big (__key INT, note VARCHAR) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='json-flat')`)
+	const n = 40000
+	note := strings.Repeat("x", 200)
+	for lo := 0; lo < n; lo += 1000 {
+		var b strings.Builder
+		b.WriteString("INSERT INTO big (__key, note) VALUES ")
+		for k := lo; k < lo+1000; k++ {
+			if k > lo {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "(%d, '%s')", k, note)
+		}
+		mustExec(t, ctx, c, b.String())
+	}
+	// Each member holds about 4 MB of rows: far more 64 KB batches than a
+	// call's window.
+	read := func(rows *client.Rows) int {
+		got := 0
+		for rows.Next() {
+			got++
+		}
+		require.NoError(t, rows.Err())
+		return got
+	}
+	held, err := c.SQL(ctx, `SELECT __key, note FROM big`, client.WithPageSize(10))
+	require.NoError(t, err)
+	for i := 0; i < 10; i++ {
+		require.True(t, held.Next())
+	}
+	// The held fragments fill their windows and wait; 40 other queries,
+	// 8 at a time, go through the same connections.
+	errs := make(chan error, 40)
+	sem := make(chan struct{}, 8)
+	for i := 0; i < 40; i++ {
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			errs <- func() error {
+				rows, err := c.SQL(ctx, `SELECT COUNT(*), MAX(LENGTH(note)) FROM big WHERE __key >= ?`, int32(i*100))
+				if err != nil {
+					return err
+				}
+				defer rows.Close()
+				var cnt, maxLen int64
+				if !rows.Next() {
+					return fmt.Errorf("no row: %v", rows.Err())
+				}
+				if err := rows.Scan(&cnt, &maxLen); err != nil {
+					return err
+				}
+				if cnt != int64(n-i*100) || maxLen != 200 {
+					return fmt.Errorf("query %d: count %d, longest note %d", i, cnt, maxLen)
+				}
+				return nil
+			}()
+		}()
+	}
+	for i := 0; i < 40; i++ {
+		require.NoError(t, <-errs)
+	}
+	require.Equal(t, n-10, read(held), "rows of the held query after the others")
+	require.NoError(t, held.Close())
+
+	// A cursor closed half-way stops its fragment on the other member.
+	held, err = c.SQL(ctx, `SELECT __key, note FROM big`, client.WithPageSize(10))
+	require.NoError(t, err)
+	require.True(t, held.Next())
+	require.NoError(t, held.Close())
+	deadline := time.Now().Add(time.Minute)
+	for fragmentGoroutines() > 0 {
+		require.True(t, time.Now().Before(deadline), "fragments still running a minute after their cursor closed")
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestFragmentsStreamErrors fails a fragment on every member: the
+// client gets the query error (its code and message) as it would from a
+// gRPC fragment stream, and the connection serves the next query.
+func TestFragmentsStreamErrors(t *testing.T) {
+	c, ctx := start(t)
+	mustExec(t, ctx, c, `CREATE MAPPING nums (__key INT, this BIGINT) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='bigint')`)
+	m := client.GetMap[int32, int64](c, "nums")
+	var batch []client.Entry[int32, int64]
+	for k := int32(0); k < 1000; k++ {
+		batch = append(batch, client.Entry[int32, int64]{Key: k, Value: int64(k)})
+	}
+	require.NoError(t, m.PutAll(ctx, batch))
+	for i := 0; i < 3; i++ {
+		_, err := c.SQL(ctx, `SELECT this / (this - this) FROM nums`)
+		require.ErrorIs(t, err, client.ErrQuery)
+		require.Contains(t, err.Error(), "division by zero")
+		require.Equal(t, []string{"1000"}, queryRows(t, ctx, c, `SELECT COUNT(*) FROM nums`))
+	}
 }

@@ -227,7 +227,7 @@ func (x *TableMessage) GetSenderUuid() []byte {
 // what it applied the other way (ReplicationAck frames).
 type FramedStreamHello struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The stream: "replicate".
+	// The stream: "replicate" or "fragments" (fragment.proto).
 	Stream string `protobuf:"bytes,1,opt,name=stream,proto3" json:"stream,omitempty"`
 	// The dialing member's address, which the traffic metrics name.
 	Member        string `protobuf:"bytes,2,opt,name=member,proto3" json:"member,omitempty"`
