@@ -114,19 +114,16 @@ func fragmentGoroutines() int {
 // other member when its cursor closes.
 func TestFragmentsStreamFlowControl(t *testing.T) {
 	c, ctx := start(t)
-	mustExec(t, ctx, c, `CREATE MAPPING big (__key INT, note VARCHAR) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='json-flat')`)
+	mustExec(t, ctx, c, `CREATE MAPPING big TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='varchar')`)
 	const n = 40000
 	note := strings.Repeat("x", 200)
-	for lo := 0; lo < n; lo += 1000 {
-		var b strings.Builder
-		b.WriteString("INSERT INTO big (__key, note) VALUES ")
+	m := client.GetMap[int32, string](c, "big")
+	for lo := int32(0); lo < n; lo += 1000 {
+		batch := make([]client.Entry[int32, string], 0, 1000)
 		for k := lo; k < lo+1000; k++ {
-			if k > lo {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "(%d, '%s')", k, note)
+			batch = append(batch, client.Entry[int32, string]{Key: k, Value: note})
 		}
-		mustExec(t, ctx, c, b.String())
+		require.NoError(t, m.PutAll(ctx, batch))
 	}
 	// Each member holds about 4 MB of rows: far more 64 KB batches than a
 	// call's window.
@@ -138,37 +135,30 @@ func TestFragmentsStreamFlowControl(t *testing.T) {
 		require.NoError(t, rows.Err())
 		return got
 	}
-	held, err := c.SQL(ctx, `SELECT __key, note FROM big`, client.WithPageSize(10))
+	held, err := c.SQL(ctx, `SELECT __key, this FROM big`, client.WithPageSize(10))
 	require.NoError(t, err)
 	for i := 0; i < 10; i++ {
 		require.True(t, held.Next())
 	}
 	// The held fragments fill their windows and wait; 40 other queries,
-	// 8 at a time, go through the same connections.
+	// 8 at a time, run fragments on the same connections.
 	errs := make(chan error, 40)
 	sem := make(chan struct{}, 8)
 	for i := 0; i < 40; i++ {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem }()
-			errs <- func() error {
-				rows, err := c.SQL(ctx, `SELECT COUNT(*), MAX(LENGTH(note)) FROM big WHERE __key >= ?`, int32(i*100))
-				if err != nil {
-					return err
-				}
-				defer rows.Close()
-				var cnt, maxLen int64
+			rows, err := c.SQL(ctx, `SELECT COUNT(*) FROM big`)
+			if err == nil {
+				var cnt int64
 				if !rows.Next() {
-					return fmt.Errorf("no row: %v", rows.Err())
+					err = fmt.Errorf("no row: %v", rows.Err())
+				} else if err = rows.Scan(&cnt); err == nil && cnt != n {
+					err = fmt.Errorf("count %d, want %d", cnt, n)
 				}
-				if err := rows.Scan(&cnt, &maxLen); err != nil {
-					return err
-				}
-				if cnt != int64(n-i*100) || maxLen != 200 {
-					return fmt.Errorf("query %d: count %d, longest note %d", i, cnt, maxLen)
-				}
-				return nil
-			}()
+				rows.Close()
+			}
+			errs <- err
 		}()
 	}
 	for i := 0; i < 40; i++ {
@@ -178,7 +168,7 @@ func TestFragmentsStreamFlowControl(t *testing.T) {
 	require.NoError(t, held.Close())
 
 	// A cursor closed half-way stops its fragment on the other member.
-	held, err = c.SQL(ctx, `SELECT __key, note FROM big`, client.WithPageSize(10))
+	held, err = c.SQL(ctx, `SELECT __key, this FROM big`, client.WithPageSize(10))
 	require.NoError(t, err)
 	require.True(t, held.Next())
 	require.NoError(t, held.Close())
