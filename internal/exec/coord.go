@@ -76,7 +76,7 @@ func (q *query) startGather(f *plan.Fragment) (*gather, error) {
 			if p.local {
 				err = q.e.runFragment(ctx, &frag, p.partitions, xc, q.mem, put)
 			} else {
-				err = q.e.runRemote(ctx, p, &frag, xc, q.hints.MemoryLimit, q.mem.query, put)
+				err = q.e.runRemote(ctx, p, f, q.params, xc, q.hints.MemoryLimit, q.mem.query, put)
 			}
 			if err != nil {
 				// One member failing ends the fragment everywhere: its

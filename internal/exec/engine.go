@@ -193,6 +193,10 @@ type Engine struct {
 	synced atomic.Uint64 // catalog version whose indexes are built
 
 	placed atomic.Pointer[placementCache]
+	// wires and decoded cache the fragments this member sends to others
+	// and those it runs for others.
+	wires   wireCache
+	decoded decodedCache
 
 	hub    *hub
 	stages atomic.Uint64 // numbers the stages this member coordinates
@@ -396,13 +400,14 @@ func (e *Engine) placement() ([]placementPart, error) {
 	return out, missing
 }
 
-// runRemote runs a fragment on another member and forwards its batches.
-func (e *Engine) runRemote(ctx context.Context, p placementPart, f *plan.Fragment, xc *pb.ExchangeContext, memLimit int64, queryID string, out func(*Batch) error) error {
-	b, err := plan.MarshalFragment(f)
+// runRemote runs fragment f of a plan with the query's parameters on
+// another member and forwards its batches.
+func (e *Engine) runRemote(ctx context.Context, p placementPart, f *plan.Fragment, params []expr.Value, xc *pb.ExchangeContext, memLimit int64, queryID string, out func(*Batch) error) error {
+	req, err := e.wires.request(f, params)
 	if err != nil {
 		return err
 	}
-	req := &pb.RunFragmentRequest{Fragment: b, Partitions: p.partitions, Exchange: xc, MemoryLimitBytes: memLimit, QueryId: queryID}
+	req.Partitions, req.Exchange, req.MemoryLimitBytes, req.QueryId = p.partitions, xc, memLimit, queryID
 	rs, err := e.cfg.Remote.RunFragment(ctx, p.member, req)
 	if err != nil {
 		return err
@@ -426,7 +431,11 @@ func (e *Engine) runRemote(ctx context.Context, p placementPart, f *plan.Fragmen
 // given partitions (which must be this member's) and passes its batches to
 // send. The server's QueryService.RunFragment calls it.
 func (e *Engine) RunFragment(ctx context.Context, req *pb.RunFragmentRequest, send func(*Batch) error) error {
-	f, err := plan.UnmarshalFragment(req.Fragment, e.indexInfo)
+	var version uint64
+	if e.cfg.Catalog != nil {
+		version = e.cfg.Catalog.Version()
+	}
+	f, err := e.decoded.fragment(req, version, e.indexInfo)
 	if err != nil {
 		return err
 	}

@@ -252,14 +252,18 @@ func (c *fragmentConn) read() {
 		call := c.calls[m.CallId]
 		switch {
 		case call == nil: // closed by its caller: the rest is dropped
-		case m.End:
-			call.ended = true
-			call.err = replyError(m.Status)
-			delete(c.calls, m.CallId)
-		case len(call.queue) >= FragmentWindow:
+		case len(call.queue) >= FragmentWindow && (!m.End || m.Count > 0 || len(m.Rows) > 0):
 			c.mu.Unlock()
 			c.fail(fmt.Errorf("call %d: more than %d batches without credit", m.CallId, FragmentWindow))
 			return
+		case m.End:
+			// The last batch travels with the end.
+			if m.Count > 0 || len(m.Rows) > 0 {
+				call.queue = append(call.queue, &Batch{Rows: m.Rows, Count: int(m.Count)})
+			}
+			call.ended = true
+			call.err = replyError(m.Status)
+			delete(c.calls, m.CallId)
 		default:
 			call.queue = append(call.queue, &Batch{Rows: m.Rows, Count: int(m.Count)})
 		}

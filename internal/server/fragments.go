@@ -85,7 +85,7 @@ func (s *Server) ServeFragments(conn net.Conn, rd *frame.Reader, traffic cluster
 		switch op := call.Op.(type) {
 		case *memberpb.FragmentCall_Run:
 			if err := s.admitFragment(); err != nil {
-				fs.end(call.CallId, err)
+				fs.end(&memberpb.FragmentReply{CallId: call.CallId, End: true}, err)
 				continue
 			}
 			ctx, stop := context.WithCancel(life)
@@ -129,14 +129,23 @@ func (s *Server) admitFragment() error {
 	return nil
 }
 
-// run runs one fragment and sends its batches and end.
+// run runs one fragment and sends its batches and end. Each batch waits
+// for the next one before it goes out, so the last one travels with the
+// end, in one message and one write.
 func (fs *fragmentStream) run(ctx context.Context, id uint64, sf *servedFragment, r *pb.RunFragmentRequest) {
 	var err error
+	var held *exec.Batch
 	defer func() {
 		fs.mu.Lock()
 		delete(fs.calls, id)
 		fs.mu.Unlock()
-		fs.end(id, err)
+		end := &memberpb.FragmentReply{CallId: id, End: true}
+		if held != nil && err == nil {
+			if err = fs.credit(ctx, sf); err == nil {
+				end.Rows, end.Count = held.Rows, int32(held.Count)
+			}
+		}
+		fs.end(end, err)
 	}()
 	defer fs.s.recoverCall("fragments", &err)
 	qc := fs.s.cfg.Query
@@ -160,10 +169,16 @@ func (fs *fragmentStream) run(ctx context.Context, id uint64, sf *servedFragment
 		if limit := fs.s.cfg.MaxMessageSize; limit > 0 && len(b.Rows)+replyOverhead > limit {
 			return &TooLargeError{Op: "fragment", What: "answer", Size: len(b.Rows) + replyOverhead, Limit: limit, Unit: "bytes", Setting: "limits.max-message-size"}
 		}
-		if err := fs.credit(ctx, sf); err != nil {
-			return err
+		if held != nil {
+			if err := fs.credit(ctx, sf); err != nil {
+				return err
+			}
+			if err := fs.send(ctx, &memberpb.FragmentReply{CallId: id, Rows: held.Rows, Count: int32(held.Count)}); err != nil {
+				return err
+			}
 		}
-		return fs.send(ctx, &memberpb.FragmentReply{CallId: id, Rows: b.Rows, Count: int32(b.Count)})
+		held = b
+		return nil
 	})
 }
 
@@ -187,8 +202,7 @@ func (fs *fragmentStream) credit(ctx context.Context, sf *servedFragment) error 
 }
 
 // end sends a call's last reply, with its error.
-func (fs *fragmentStream) end(id uint64, err error) {
-	reply := &memberpb.FragmentReply{CallId: id, End: true}
+func (fs *fragmentStream) end(reply *memberpb.FragmentReply, err error) {
 	if err != nil {
 		b, merr := proto.Marshal(status.Convert(toStatus(err)).Proto())
 		if merr == nil {

@@ -32,13 +32,13 @@ func FuzzUnmarshalFragment(f *testing.F) {
 	if b, err = MarshalFragment(jf); err != nil {
 		f.Fatal(err)
 	}
-	if _, err := UnmarshalFragment(b, nil); err != nil {
+	if _, err := UnmarshalFragment(b, nil, nil); err != nil {
 		f.Fatal(err)
 	}
 	f.Add(b)
 	idx := func(m, n string) (IndexInfo, bool) { return IndexInfo{Name: n, Map: m, Attribute: "value"}, n != "" }
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if _, err := UnmarshalFragment(b, idx); err != nil {
+		if _, err := UnmarshalFragment(b, nil, idx); err != nil {
 			return
 		}
 	})

@@ -233,24 +233,41 @@ const maxJoinDepth = 32
 
 // UnmarshalFragment decodes and validates a fragment's wire form. Index
 // lookups name the index; indexes resolves the name to its description (nil
-// when the member has no such index).
-func UnmarshalFragment(b []byte, indexes func(mapName, index string) (IndexInfo, bool)) (*Fragment, error) {
+// when the member has no such index). params, when not empty, are the
+// parameter values of a fragment marshalled without them
+// (RunFragmentRequest.params).
+func UnmarshalFragment(b []byte, params []*pb.QueryValue, indexes func(mapName, index string) (IndexInfo, bool)) (*Fragment, error) {
 	var p pb.Fragment
 	if err := proto.Unmarshal(b, &p); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadFragment, err)
 	}
+	if len(params) > 0 {
+		if len(p.Params) > 0 {
+			return nil, fmt.Errorf("%w: parameters both in the fragment and beside it", ErrBadFragment)
+		}
+		p.Params = params
+	}
 	return FragmentFromProto(&p, indexes)
 }
 
-// FragmentFromProto converts and validates a fragment.
-func FragmentFromProto(p *pb.Fragment, indexes func(mapName, index string) (IndexInfo, bool)) (*Fragment, error) {
+// ParamsFromProto decodes parameter values.
+func ParamsFromProto(qs []*pb.QueryValue) ([]expr.Value, error) {
 	var params []expr.Value
-	for _, q := range p.Params {
+	for _, q := range qs {
 		v, err := ValueFromProto(q)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrBadFragment, err)
 		}
 		params = append(params, v)
+	}
+	return params, nil
+}
+
+// FragmentFromProto converts and validates a fragment.
+func FragmentFromProto(p *pb.Fragment, indexes func(mapName, index string) (IndexInfo, bool)) (*Fragment, error) {
+	params, err := ParamsFromProto(p.Params)
+	if err != nil {
+		return nil, err
 	}
 	return fragmentFromProto(p, indexes, params, 0)
 }

@@ -96,7 +96,7 @@ func checkWire(t *testing.T, name string, n plan.Node) {
 	if g, ok := n.(*plan.Gather); ok {
 		b, err := plan.MarshalFragment(g.Frag)
 		if err == nil {
-			_, err = plan.UnmarshalFragment(b, nil)
+			_, err = plan.UnmarshalFragment(b, nil, nil)
 		}
 		assert.NoError(t, err, "%s: a fragment does not survive its wire form", name)
 	}

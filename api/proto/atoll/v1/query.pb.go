@@ -2939,7 +2939,12 @@ type RunFragmentRequest struct {
 	MemoryLimitBytes int64 `protobuf:"varint,6,opt,name=memory_limit_bytes,json=memoryLimitBytes,proto3" json:"memory_limit_bytes,omitempty"`
 	// The query's id, for the members' logs (the coordinator's member id
 	// and its number of the query); empty when unknown.
-	QueryId       string `protobuf:"bytes,7,opt,name=query_id,json=queryId,proto3" json:"query_id,omitempty"`
+	QueryId string `protobuf:"bytes,7,opt,name=query_id,json=queryId,proto3" json:"query_id,omitempty"`
+	// The statement's parameter values, when the fragment (one without
+	// joins) was marshalled without them, so that its bytes are the same
+	// for every execution of the statement and a member can keep the
+	// fragment it decoded from them. Empty: the fragment carries its own.
+	Params        []*QueryValue `protobuf:"bytes,8,rep,name=params,proto3" json:"params,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3021,6 +3026,13 @@ func (x *RunFragmentRequest) GetQueryId() string {
 		return x.QueryId
 	}
 	return ""
+}
+
+func (x *RunFragmentRequest) GetParams() []*QueryValue {
+	if x != nil {
+		return x.Params
+	}
+	return nil
 }
 
 var File_atoll_v1_query_proto protoreflect.FileDescriptor
@@ -3223,7 +3235,7 @@ const file_atoll_v1_query_proto_rawDesc = "" +
 	"\x0fin_flight_bytes\x18\x06 \x01(\x03R\rinFlightBytes\">\n" +
 	"\x0eExchangeMember\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x12\n" +
-	"\x04uuid\x18\x02 \x01(\fR\x04uuid\"\x83\x02\n" +
+	"\x04uuid\x18\x02 \x01(\fR\x04uuid\"\xb1\x02\n" +
 	"\x12RunFragmentRequest\x12\x1a\n" +
 	"\bfragment\x18\x01 \x01(\fR\bfragment\x12\x1e\n" +
 	"\n" +
@@ -3234,7 +3246,8 @@ const file_atoll_v1_query_proto_rawDesc = "" +
 	"\x04kind\x18\x04 \x01(\tR\x04kind\x125\n" +
 	"\bexchange\x18\x05 \x01(\v2\x19.atoll.v1.ExchangeContextR\bexchange\x12,\n" +
 	"\x12memory_limit_bytes\x18\x06 \x01(\x03R\x10memoryLimitBytes\x12\x19\n" +
-	"\bquery_id\x18\a \x01(\tR\aqueryId*\x85\x03\n" +
+	"\bquery_id\x18\a \x01(\tR\aqueryId\x12,\n" +
+	"\x06params\x18\b \x03(\v2\x14.atoll.v1.QueryValueR\x06params*\x85\x03\n" +
 	"\aSqlType\x12\x18\n" +
 	"\x14SQL_TYPE_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rSQL_TYPE_NULL\x10\x01\x12\x14\n" +
@@ -3432,23 +3445,24 @@ var file_atoll_v1_query_proto_depIdxs = []int32{
 	0,  // 67: atoll.v1.Exchange.hash_type:type_name -> atoll.v1.SqlType
 	36, // 68: atoll.v1.ExchangeContext.members:type_name -> atoll.v1.ExchangeMember
 	35, // 69: atoll.v1.RunFragmentRequest.exchange:type_name -> atoll.v1.ExchangeContext
-	20, // 70: atoll.v1.QueryService.Execute:input_type -> atoll.v1.ExecuteRequest
-	24, // 71: atoll.v1.QueryService.Fetch:input_type -> atoll.v1.FetchRequest
-	25, // 72: atoll.v1.QueryService.Close:input_type -> atoll.v1.CloseRequest
-	26, // 73: atoll.v1.QueryService.AddIndex:input_type -> atoll.v1.AddIndexRequest
-	37, // 74: atoll.v1.QueryService.RunFragment:input_type -> atoll.v1.RunFragmentRequest
-	6,  // 75: atoll.v1.QueryService.Pipeline:input_type -> atoll.v1.QueryCall
-	23, // 76: atoll.v1.QueryService.Execute:output_type -> atoll.v1.ExecuteResponse
-	23, // 77: atoll.v1.QueryService.Fetch:output_type -> atoll.v1.ExecuteResponse
-	39, // 78: atoll.v1.QueryService.Close:output_type -> atoll.v1.Empty
-	39, // 79: atoll.v1.QueryService.AddIndex:output_type -> atoll.v1.Empty
-	22, // 80: atoll.v1.QueryService.RunFragment:output_type -> atoll.v1.RowBatch
-	7,  // 81: atoll.v1.QueryService.Pipeline:output_type -> atoll.v1.QueryReply
-	76, // [76:82] is the sub-list for method output_type
-	70, // [70:76] is the sub-list for method input_type
-	70, // [70:70] is the sub-list for extension type_name
-	70, // [70:70] is the sub-list for extension extendee
-	0,  // [0:70] is the sub-list for field type_name
+	8,  // 70: atoll.v1.RunFragmentRequest.params:type_name -> atoll.v1.QueryValue
+	20, // 71: atoll.v1.QueryService.Execute:input_type -> atoll.v1.ExecuteRequest
+	24, // 72: atoll.v1.QueryService.Fetch:input_type -> atoll.v1.FetchRequest
+	25, // 73: atoll.v1.QueryService.Close:input_type -> atoll.v1.CloseRequest
+	26, // 74: atoll.v1.QueryService.AddIndex:input_type -> atoll.v1.AddIndexRequest
+	37, // 75: atoll.v1.QueryService.RunFragment:input_type -> atoll.v1.RunFragmentRequest
+	6,  // 76: atoll.v1.QueryService.Pipeline:input_type -> atoll.v1.QueryCall
+	23, // 77: atoll.v1.QueryService.Execute:output_type -> atoll.v1.ExecuteResponse
+	23, // 78: atoll.v1.QueryService.Fetch:output_type -> atoll.v1.ExecuteResponse
+	39, // 79: atoll.v1.QueryService.Close:output_type -> atoll.v1.Empty
+	39, // 80: atoll.v1.QueryService.AddIndex:output_type -> atoll.v1.Empty
+	22, // 81: atoll.v1.QueryService.RunFragment:output_type -> atoll.v1.RowBatch
+	7,  // 82: atoll.v1.QueryService.Pipeline:output_type -> atoll.v1.QueryReply
+	77, // [77:83] is the sub-list for method output_type
+	71, // [71:77] is the sub-list for method input_type
+	71, // [71:71] is the sub-list for extension type_name
+	71, // [71:71] is the sub-list for extension extendee
+	0,  // [0:71] is the sub-list for field type_name
 }
 
 func init() { file_atoll_v1_query_proto_init() }

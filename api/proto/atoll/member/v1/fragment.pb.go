@@ -152,9 +152,10 @@ type FragmentReply struct {
 	// Rows in the row encoding of atoll.v1.RowBatch.
 	Rows  []byte `protobuf:"bytes,2,opt,name=rows,proto3" json:"rows,omitempty"`
 	Count int32  `protobuf:"varint,3,opt,name=count,proto3" json:"count,omitempty"`
-	// The last reply of the call. status is the fragment's error, a
-	// marshalled google.rpc.Status with its atoll.v1.ErrorDetail (as the
-	// gRPC call would have ended), absent when it succeeded.
+	// The last reply of the call, with the call's last batch when it had
+	// batches and succeeded. status is the fragment's error, a marshalled
+	// google.rpc.Status with its atoll.v1.ErrorDetail (as the gRPC call
+	// would have ended), absent when it succeeded.
 	End           bool   `protobuf:"varint,4,opt,name=end,proto3" json:"end,omitempty"`
 	Status        []byte `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
 	unknownFields protoimpl.UnknownFields
