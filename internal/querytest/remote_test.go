@@ -167,6 +167,31 @@ func TestFragmentsStreamFlowControl(t *testing.T) {
 	require.Equal(t, n-10, read(held), "rows of the held query after the others")
 	require.NoError(t, held.Close())
 
+	// Eight readers of the whole map at once, under a query timeout: the
+	// coordinator takes their batches more slowly than the members scan,
+	// so fragments end with their last batch waiting for credit.
+	for i := 0; i < 8; i++ {
+		go func() {
+			tctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+			defer cancel()
+			rows, err := c.SQL(tctx, `SELECT __key, this FROM big`, client.WithPageSize(100))
+			if err == nil {
+				got := 0
+				for rows.Next() {
+					got++
+				}
+				if err = rows.Err(); err == nil && got != n {
+					err = fmt.Errorf("%d rows, want %d", got, n)
+				}
+				rows.Close()
+			}
+			errs <- err
+		}()
+	}
+	for i := 0; i < 8; i++ {
+		require.NoError(t, <-errs)
+	}
+
 	// A cursor closed half-way stops its fragment on the other member.
 	held, err = c.SQL(ctx, `SELECT __key, this FROM big`, client.WithPageSize(10))
 	require.NoError(t, err)

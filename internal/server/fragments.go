@@ -89,6 +89,9 @@ func (s *Server) ServeFragments(conn net.Conn, rd *frame.Reader, traffic cluster
 				continue
 			}
 			ctx, stop := context.WithCancel(life)
+			if ms := op.Run.TimeoutMs; ms > 0 {
+				ctx, stop = withTimeout(ctx, stop, time.Duration(ms)*time.Millisecond)
+			}
 			sf := &servedFragment{cancel: stop, credits: max(call.Window, 1), ready: make(chan struct{}, 1)}
 			fs.mu.Lock()
 			fs.calls[call.CallId] = sf
@@ -121,6 +124,13 @@ func (s *Server) ServeFragments(conn net.Conn, rd *frame.Reader, traffic cluster
 	}
 }
 
+// withTimeout bounds ctx, whose cancel is cancel, by d; the returned
+// cancel ends both.
+func withTimeout(ctx context.Context, cancel context.CancelFunc, d time.Duration) (context.Context, context.CancelFunc) {
+	tctx, tcancel := context.WithTimeout(ctx, d)
+	return tctx, func() { tcancel(); cancel() }
+}
+
 // admitFragment refuses fragments while the server drains.
 func (s *Server) admitFragment() error {
 	if s.closing.Load() {
@@ -131,20 +141,22 @@ func (s *Server) admitFragment() error {
 
 // run runs one fragment and sends its batches and end. Each batch waits
 // for the next one before it goes out, so the last one travels with the
-// end, in one message and one write.
+// end, in one message and one write. ctx carries the fragment's timeout,
+// which bounds the wait for credit too.
 func (fs *fragmentStream) run(ctx context.Context, id uint64, sf *servedFragment, r *pb.RunFragmentRequest) {
 	var err error
 	var held *exec.Batch
 	defer func() {
-		fs.mu.Lock()
-		delete(fs.calls, id)
-		fs.mu.Unlock()
 		end := &memberpb.FragmentReply{CallId: id, End: true}
 		if held != nil && err == nil {
+			// The call stays known until then: the credit may be on its way.
 			if err = fs.credit(ctx, sf); err == nil {
 				end.Rows, end.Count = held.Rows, int32(held.Count)
 			}
 		}
+		fs.mu.Lock()
+		delete(fs.calls, id)
+		fs.mu.Unlock()
 		fs.end(end, err)
 	}()
 	defer fs.s.recoverCall("fragments", &err)
@@ -152,11 +164,6 @@ func (fs *fragmentStream) run(ctx context.Context, id uint64, sf *servedFragment
 	if qc == nil {
 		err = invalid("this member runs no query engine")
 		return
-	}
-	if r.TimeoutMs > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(r.TimeoutMs)*time.Millisecond)
-		defer cancel()
 	}
 	if r.Kind == metrics.QuerySQL || r.Kind == metrics.QueryPredicate {
 		ctx = pprof.WithLabels(ctx, pprof.Labels(profiling.LabelKind, r.Kind))
