@@ -50,8 +50,10 @@ type fragmentStream struct {
 // it, so it is a member's): each FragmentCall run starts the fragment on
 // its own goroutine, whose batches go out as the coordinator's credits
 // allow, then its end with the error the gRPC call would have ended with.
-// It returns when the coordinator closes the stream or the server closes;
-// the fragments still running are cancelled and waited for.
+// While the server drains, new fragments are refused and those running
+// finish. It returns when the connection ends (the coordinator closed it,
+// or the cluster layer did as the member stopped); the fragments still
+// running are cancelled and waited for.
 func (s *Server) ServeFragments(conn net.Conn, rd *frame.Reader, traffic cluster.Traffic) {
 	fs := &fragmentStream{s: s, conn: conn, w: frame.NewWriter(conn, fragmentWriteLimit), traffic: traffic, calls: map[uint64]*servedFragment{}}
 	life, cancel := context.WithCancel(context.Background())
@@ -60,13 +62,6 @@ func (s *Server) ServeFragments(conn net.Conn, rd *frame.Reader, traffic cluster
 		cancel()
 		running.Wait()
 		_ = conn.Close()
-	}()
-	go func() {
-		select {
-		case <-s.done:
-			_ = conn.Close()
-		case <-life.Done():
-		}
 	}()
 	for {
 		rd.Release()
