@@ -714,7 +714,9 @@ func gauge(mf map[string]*dto.MetricFamily, name, action string) (float64, bool)
 
 // Figures are a member's query memory, its goroutines, and those of them
 // in the query engine (a frame of internal/exec on their stack: its own
-// few background loops, and every goroutine a query runs).
+// few background loops, and every goroutine a query runs; not the reader
+// of a fragments connection to another member, which the first query
+// that needs it opens and which lives as long as that member).
 type Figures struct{ Reserved, Goroutines, EngineGoroutines int64 }
 
 // ErrNotSettled is wrapped when members keep query memory or engine
@@ -766,8 +768,13 @@ func Settle(ctx context.Context, members []*Member, baseline []Figures, timeout 
 
 var goroutineGroup = regexp.MustCompile(`^(\d+) @ `)
 
+// connectionReader is the frame of a fragments connection's reader
+// (Figures).
+const connectionReader = "/internal/exec.(*fragmentConn).read"
+
 // engineGoroutines counts a member's goroutines with a frame of the query
-// engine (internal/exec) on their stack, from its goroutine profile.
+// engine (internal/exec) on their stack, from its goroutine profile, but
+// for the readers of its fragments connections.
 func engineGoroutines(ctx context.Context, admin string) (int64, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+admin+"/debug/pprof/goroutine?debug=1", nil)
 	if err != nil {
@@ -789,7 +796,9 @@ func engineGoroutines(ctx context.Context, admin string) (int64, error) {
 		if m := goroutineGroup.FindStringSubmatch(line); m != nil {
 			group, _ = strconv.ParseInt(m[1], 10, 64)
 		} else if strings.HasPrefix(line, "#\t") && strings.Contains(line, "/internal/exec.") {
-			n += group
+			if !strings.Contains(line, connectionReader) {
+				n += group
+			}
 			group = 0 // once per group
 		}
 	}
