@@ -70,23 +70,12 @@ const framedHelloTimeout = 10 * time.Second
 const framedReadBuffer = 64 << 10
 
 // Traffic counts the messages of member streams with one peer member.
-type Traffic interface {
-	// Sent counts a message of size bytes sent, which took took to write.
-	Sent(size int, took time.Duration)
-	// Received counts a message of size bytes received.
-	Received(size int)
-}
-
-// noTraffic counts nothing.
-type noTraffic struct{}
-
-func (noTraffic) Sent(int, time.Duration) {}
-func (noTraffic) Received(int)            {}
+type Traffic = frame.Traffic
 
 // traffic returns the counters of the member at addr.
 func (n *Node) traffic(addr string) Traffic {
 	if n.cfg.Traffic == nil {
-		return noTraffic{}
+		return frame.NoTraffic{}
 	}
 	return n.cfg.Traffic(addr)
 }

@@ -39,7 +39,7 @@ type FramedRemote struct {
 	Dial func(ctx context.Context, addr string) (net.Conn, *frame.Reader, error)
 	// Traffic returns the counters of the messages exchanged with the
 	// member at addr; nil counts nothing.
-	Traffic func(addr string) Traffic
+	Traffic func(addr string) frame.Traffic
 
 	mu     sync.Mutex
 	conns  map[string]*fragmentConn
@@ -47,20 +47,6 @@ type FramedRemote struct {
 }
 
 var _ Remote = (*FramedRemote)(nil)
-
-// Traffic counts the messages of a fragments stream.
-type Traffic interface {
-	// Sent counts a message of size bytes sent, which took took to send.
-	Sent(size int, took time.Duration)
-	// Received counts a message of size bytes received.
-	Received(size int)
-}
-
-// noTraffic counts nothing.
-type noTraffic struct{}
-
-func (noTraffic) Sent(int, time.Duration) {}
-func (noTraffic) Received(int)            {}
 
 // FragmentWindow is how many batches of a call a member sends before the
 // coordinator's first credit, and how many it keeps in flight after.
@@ -125,7 +111,7 @@ func (r *FramedRemote) conn(ctx context.Context, member partition.Member) (*frag
 		}
 		return nil, fmt.Errorf("%w: member %s: %v", ErrUnavailable, member.Address, err)
 	}
-	var traffic Traffic = noTraffic{}
+	var traffic frame.Traffic = frame.NoTraffic{}
 	if r.Traffic != nil {
 		traffic = r.Traffic(member.Address)
 	}
@@ -158,7 +144,7 @@ type fragmentConn struct {
 	conn    net.Conn
 	rd      *frame.Reader
 	w       *frame.Writer
-	traffic Traffic
+	traffic frame.Traffic
 
 	mu     sync.Mutex
 	calls  map[uint64]*fragmentCall
@@ -213,16 +199,8 @@ func (c *fragmentConn) start(ctx context.Context, req *pb.RunFragmentRequest) (*
 // send writes one call frame. The message's time to send counts its
 // wait for room in the writer and, for the caller that writes, the write.
 func (c *fragmentConn) send(ctx context.Context, m *memberpb.FragmentCall) error {
-	start, size := time.Now(), 0
-	flush, err := c.w.Append(ctx, frame.KindCall, func(b []byte) ([]byte, error) {
-		n := len(b)
-		b, err := proto.MarshalOptions{}.MarshalAppend(b, m)
-		size = len(b) - n
-		return b, err
-	})
-	if err == nil && flush {
-		err = c.w.Flush()
-	}
+	start := time.Now()
+	size, err := c.w.Send(ctx, frame.KindCall, func(b []byte) ([]byte, error) { return proto.MarshalOptions{}.MarshalAppend(b, m) })
 	if err == nil {
 		c.traffic.Sent(size, time.Since(start))
 	}

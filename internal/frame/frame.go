@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 )
 
 // Preamble opens every framed pipeline connection.
@@ -300,6 +301,37 @@ func (w *Writer) wake() {
 		w.room = make(chan struct{})
 	}
 }
+
+// Send appends a frame as Append does and, when Append says so, flushes
+// it; it returns the size of the payload fill appended.
+func (w *Writer) Send(ctx context.Context, kind byte, fill func([]byte) ([]byte, error)) (int, error) {
+	size := 0
+	flush, err := w.Append(ctx, kind, func(b []byte) ([]byte, error) {
+		n := len(b)
+		b, err := fill(b)
+		size = len(b) - n
+		return b, err
+	})
+	if err == nil && flush {
+		err = w.Flush()
+	}
+	return size, err
+}
+
+// Traffic counts the frames of a stream with one peer.
+type Traffic interface {
+	// Sent counts a frame whose payload has size bytes, which took took
+	// to send.
+	Sent(size int, took time.Duration)
+	// Received counts a frame whose payload has size bytes.
+	Received(size int)
+}
+
+// NoTraffic counts nothing.
+type NoTraffic struct{}
+
+func (NoTraffic) Sent(int, time.Duration) {}
+func (NoTraffic) Received(int)            {}
 
 // Err returns the error that ended the Writer (a write's, or Fail's), or
 // nil.

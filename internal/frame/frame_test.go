@@ -264,3 +264,24 @@ func TestWriterFillError(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestWriterSend writes each frame it appends when no write is under way,
+// and returns the payload's size.
+func TestWriterSend(t *testing.T) {
+	var out bytes.Buffer
+	w := NewWriter(&out, 1<<20)
+	for i, payload := range []string{"one", "", "three"} {
+		size, err := w.Send(context.Background(), KindCall, func(p []byte) ([]byte, error) { return append(p, payload...), nil })
+		if err != nil || size != len(payload) {
+			t.Fatalf("frame %d: size %d, %v", i, size, err)
+		}
+	}
+	want := Append(Append(Append(nil, KindCall, []byte("one")), KindCall, nil), KindCall, []byte("three"))
+	if !bytes.Equal(out.Bytes(), want) {
+		t.Fatalf("wrote %v, want %v", out.Bytes(), want)
+	}
+	bad := errors.New("cannot encode")
+	if _, err := w.Send(context.Background(), KindCall, func(p []byte) ([]byte, error) { return p, bad }); !errors.Is(err, bad) {
+		t.Fatalf("a failed fill: %v", err)
+	}
+}

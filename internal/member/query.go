@@ -172,7 +172,7 @@ func newQuery(cfg QueryConfig, memoryLimit int64, cat *catalog.Local, reg *maps.
 			}
 			return conn, rd, err
 		},
-		Traffic: func(addr string) exec.Traffic { return peers.Traffic(addr) },
+		Traffic: peers.Traffic,
 	}
 	eng := exec.New(exec.Config{
 		Maps: queryMaps{reg}, Catalog: cat, Serialization: ser, Table: table, Self: self,

@@ -12,7 +12,6 @@ import (
 
 	memberpb "github.com/atolldb/atoll/api/proto/atoll/member/v1"
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
-	"github.com/atolldb/atoll/internal/cluster"
 	"github.com/atolldb/atoll/internal/exec"
 	"github.com/atolldb/atoll/internal/frame"
 	"github.com/atolldb/atoll/internal/metrics"
@@ -39,7 +38,7 @@ type fragmentStream struct {
 	s       *Server
 	conn    net.Conn
 	w       *frame.Writer
-	traffic cluster.Traffic
+	traffic frame.Traffic
 
 	mu    sync.Mutex
 	calls map[uint64]*servedFragment
@@ -54,7 +53,7 @@ type fragmentStream struct {
 // finish. It returns when the connection ends (the coordinator closed it,
 // or the cluster layer did as the member stopped); the fragments still
 // running are cancelled and waited for.
-func (s *Server) ServeFragments(conn net.Conn, rd *frame.Reader, traffic cluster.Traffic) {
+func (s *Server) ServeFragments(conn net.Conn, rd *frame.Reader, traffic frame.Traffic) {
 	fs := &fragmentStream{s: s, conn: conn, w: frame.NewWriter(conn, fragmentWriteLimit), traffic: traffic, calls: map[uint64]*servedFragment{}}
 	life, cancel := context.WithCancel(context.Background())
 	var running sync.WaitGroup
@@ -218,20 +217,14 @@ func (fs *fragmentStream) end(reply *memberpb.FragmentReply, err error) {
 // message's time to send counts its wait for room in the writer and, for
 // the caller that writes, the write.
 func (fs *fragmentStream) send(ctx context.Context, m *memberpb.FragmentReply) error {
-	start, size := time.Now(), 0
-	flush, err := fs.w.Append(ctx, frame.KindCall, func(b []byte) ([]byte, error) {
-		n := len(b)
-		b, err := proto.MarshalOptions{}.MarshalAppend(b, m)
-		size = len(b) - n
-		return b, err
-	})
-	if err == nil && flush {
-		if err = fs.w.Flush(); err != nil {
-			_ = fs.conn.Close()
+	start := time.Now()
+	size, err := fs.w.Send(ctx, frame.KindCall, func(b []byte) ([]byte, error) { return proto.MarshalOptions{}.MarshalAppend(b, m) })
+	if err != nil {
+		if fs.w.Err() != nil {
+			_ = fs.conn.Close() // the write failed: the stream is over
 		}
+		return err
 	}
-	if err == nil {
-		fs.traffic.Sent(size, time.Since(start))
-	}
-	return err
+	fs.traffic.Sent(size, time.Since(start))
+	return nil
 }

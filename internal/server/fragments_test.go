@@ -36,12 +36,6 @@ func (o oneMap) Get(name string) (*store.Map, error) {
 
 func (o oneMap) SetIndexObserver(string, store.Observer) error { return nil }
 
-// noTraffic counts nothing.
-type noTraffic struct{}
-
-func (noTraffic) Sent(int, time.Duration) {}
-func (noTraffic) Received(int)            {}
-
 // fragmentWaits reports whether a fragment of this process waits for
 // credit for its last batch (the deferred end of run) or for one before
 // it (its batch callback).
@@ -89,7 +83,7 @@ func TestFragmentsStreamCredits(t *testing.T) {
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
-		s.ServeFragments(member, frame.NewReader(member, 64<<10, 1<<26, 1<<26), noTraffic{})
+		s.ServeFragments(member, frame.NewReader(member, 64<<10, 1<<26, 1<<26), frame.NoTraffic{})
 	}()
 	send := func(c *memberpb.FragmentCall) {
 		b, err := proto.Marshal(c)
