@@ -106,6 +106,11 @@ func (r *FramedRemote) conn(ctx context.Context, member partition.Member) (*frag
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
+			// The dial gave up at the query's deadline, just before its
+			// context says so.
+			return nil, context.DeadlineExceeded
+		}
 		if errors.Is(err, ErrStreamRefused) {
 			return nil, err
 		}
