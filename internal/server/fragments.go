@@ -14,8 +14,6 @@ import (
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/exec"
 	"github.com/atolldb/atoll/internal/frame"
-	"github.com/atolldb/atoll/internal/metrics"
-	"github.com/atolldb/atoll/internal/profiling"
 )
 
 // fragmentWriteLimit is how many bytes of replies may wait for a write
@@ -82,9 +80,10 @@ func (s *Server) ServeFragments(conn net.Conn, rd *frame.Reader, traffic frame.T
 				fs.end(&memberpb.FragmentReply{CallId: call.CallId, End: true}, err)
 				continue
 			}
-			ctx, stop := context.WithCancel(life)
-			if ms := op.Run.TimeoutMs; ms > 0 {
-				ctx, stop = withTimeout(ctx, stop, time.Duration(ms)*time.Millisecond)
+			ctx, stop, err := s.fragmentContext(life, op.Run)
+			if err != nil {
+				fs.end(&memberpb.FragmentReply{CallId: call.CallId, End: true}, err)
+				continue
 			}
 			sf := &servedFragment{cancel: stop, credits: max(call.Window, 1), ready: make(chan struct{}, 1)}
 			fs.mu.Lock()
@@ -118,13 +117,6 @@ func (s *Server) ServeFragments(conn net.Conn, rd *frame.Reader, traffic frame.T
 	}
 }
 
-// withTimeout bounds ctx, whose cancel is cancel, by d; the returned
-// cancel ends both.
-func withTimeout(ctx context.Context, cancel context.CancelFunc, d time.Duration) (context.Context, context.CancelFunc) {
-	tctx, tcancel := context.WithTimeout(ctx, d)
-	return tctx, func() { tcancel(); cancel() }
-}
-
 // admitFragment refuses fragments while the server drains.
 func (s *Server) admitFragment() error {
 	if s.closing.Load() {
@@ -135,8 +127,8 @@ func (s *Server) admitFragment() error {
 
 // run runs one fragment and sends its batches and end. Each batch waits
 // for the next one before it goes out, so the last one travels with the
-// end, in one message and one write. ctx carries the fragment's timeout,
-// which bounds the wait for credit too.
+// end, in one message and one write. ctx is the fragment's
+// (fragmentContext): its timeout bounds the wait for credit too.
 func (fs *fragmentStream) run(ctx context.Context, id uint64, sf *servedFragment, r *pb.RunFragmentRequest) {
 	var err error
 	var held *exec.Batch
@@ -154,16 +146,8 @@ func (fs *fragmentStream) run(ctx context.Context, id uint64, sf *servedFragment
 		fs.end(end, err)
 	}()
 	defer fs.s.recoverCall("fragments", &err)
-	qc := fs.s.cfg.Query
-	if qc == nil {
-		err = invalid("this member runs no query engine")
-		return
-	}
-	if r.Kind == metrics.QuerySQL || r.Kind == metrics.QueryPredicate {
-		ctx = pprof.WithLabels(ctx, pprof.Labels(profiling.LabelKind, r.Kind))
-		pprof.SetGoroutineLabels(ctx)
-	}
-	err = qc.Engine.RunFragment(ctx, r, func(b *exec.Batch) error {
+	pprof.SetGoroutineLabels(ctx) // the fragment's labels, if it has any
+	err = fs.s.cfg.Query.Engine.RunFragment(ctx, r, func(b *exec.Batch) error {
 		// A batch over the message limit fails its fragment alone, as
 		// gRPC's send limit did; the coordinator's reader would end the
 		// stream on it.

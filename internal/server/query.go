@@ -220,22 +220,37 @@ func (q *queryService) AddIndex(_ context.Context, r *pb.AddIndexRequest) (*pb.E
 }
 
 func (q *queryService) RunFragment(r *pb.RunFragmentRequest, stream pb.QueryService_RunFragmentServer) error {
-	qc, err := q.cfg()
+	ctx, cancel, err := q.s.fragmentContext(stream.Context(), r)
 	if err != nil {
 		return err
 	}
-	ctx := stream.Context()
+	defer cancel()
+	return q.s.cfg.Query.Engine.RunFragment(ctx, r, func(b *exec.Batch) error {
+		return stream.Send(&pb.RowBatch{Rows: b.Rows, Count: int32(b.Count)})
+	})
+}
+
+// fragmentContext returns the context a fragment sent by a coordinator
+// runs under, on the gRPC call and the fragments stream alike: parent
+// bounded by the fragment's timeout, if it has one, and labelled with its
+// query's kind (sql or predicate) for profiles. Its cancel ends it; the
+// caller calls cancel when the fragment ends. It fails when this member
+// runs no query engine.
+func (s *Server) fragmentContext(parent context.Context, r *pb.RunFragmentRequest) (context.Context, context.CancelFunc, error) {
+	if _, err := (&queryService{s: s}).cfg(); err != nil {
+		return nil, nil, err
+	}
+	var ctx context.Context
+	var cancel context.CancelFunc
 	if r.TimeoutMs > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(r.TimeoutMs)*time.Millisecond)
-		defer cancel()
+		ctx, cancel = context.WithTimeout(parent, time.Duration(r.TimeoutMs)*time.Millisecond)
+	} else {
+		ctx, cancel = context.WithCancel(parent)
 	}
 	if r.Kind == metrics.QuerySQL || r.Kind == metrics.QueryPredicate {
 		ctx = pprof.WithLabels(ctx, pprof.Labels(profiling.LabelKind, r.Kind))
 	}
-	return qc.Engine.RunFragment(ctx, r, func(b *exec.Batch) error {
-		return stream.Send(&pb.RowBatch{Rows: b.Rows, Count: int32(b.Count)})
-	})
+	return ctx, cancel, nil
 }
 
 // Pipeline runs the Execute, Fetch and Close calls of one client stream:
