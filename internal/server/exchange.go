@@ -16,7 +16,7 @@ type exchangeService struct {
 }
 
 func (x *exchangeService) Exchange(stream memberpb.ExchangeService_ExchangeServer) error {
-	qc, err := (&queryService{s: x.s}).cfg()
+	qc, err := x.s.queryConfig()
 	if err != nil {
 		return err
 	}
@@ -24,7 +24,7 @@ func (x *exchangeService) Exchange(stream memberpb.ExchangeService_ExchangeServe
 }
 
 func (x *exchangeService) Stats(_ context.Context, r *memberpb.ExchangeStatsRequest) (*memberpb.ExchangeStatsResponse, error) {
-	qc, err := (&queryService{s: x.s}).cfg()
+	qc, err := x.s.queryConfig()
 	if err != nil {
 		return nil, err
 	}

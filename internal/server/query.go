@@ -79,18 +79,20 @@ func (q *queryService) session(ctx context.Context) *exec.Session {
 	return s.(*exec.Session)
 }
 
-func (q *queryService) cfg() (*QueryConfig, error) {
-	if q.s.cfg.Query == nil {
+// queryConfig returns the server's query engine, or fails when this member
+// runs none.
+func (s *Server) queryConfig() (*QueryConfig, error) {
+	if s.cfg.Query == nil {
 		return nil, invalid("this member runs no query engine")
 	}
-	return q.s.cfg.Query, nil
+	return s.cfg.Query, nil
 }
 
 // Execute plans and starts a query and returns its first page. The query
 // runs under the pprof label kind=sql or kind=predicate (here, in its
 // fragments on every member, and in profiles), and is timed by kind.
 func (q *queryService) Execute(ctx context.Context, r *pb.ExecuteRequest) (resp *pb.ExecuteResponse, err error) {
-	qc, err := q.cfg()
+	qc, err := q.s.queryConfig()
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +183,7 @@ func resultResponse(res *exec.Result) *pb.ExecuteResponse {
 }
 
 func (q *queryService) Fetch(ctx context.Context, r *pb.FetchRequest) (*pb.ExecuteResponse, error) {
-	qc, err := q.cfg()
+	qc, err := q.s.queryConfig()
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +198,7 @@ func (q *queryService) Fetch(ctx context.Context, r *pb.FetchRequest) (*pb.Execu
 }
 
 func (q *queryService) Close(ctx context.Context, r *pb.CloseRequest) (*pb.Empty, error) {
-	qc, err := q.cfg()
+	qc, err := q.s.queryConfig()
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +207,7 @@ func (q *queryService) Close(ctx context.Context, r *pb.CloseRequest) (*pb.Empty
 }
 
 func (q *queryService) AddIndex(_ context.Context, r *pb.AddIndexRequest) (*pb.Empty, error) {
-	qc, err := q.cfg()
+	qc, err := q.s.queryConfig()
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +239,7 @@ func (q *queryService) RunFragment(r *pb.RunFragmentRequest, stream pb.QueryServ
 // caller calls cancel when the fragment ends. It fails when this member
 // runs no query engine.
 func (s *Server) fragmentContext(parent context.Context, r *pb.RunFragmentRequest) (context.Context, context.CancelFunc, error) {
-	if _, err := (&queryService{s: s}).cfg(); err != nil {
+	if _, err := s.queryConfig(); err != nil {
 		return nil, nil, err
 	}
 	var ctx context.Context
