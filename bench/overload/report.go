@@ -78,10 +78,10 @@ func (r *Report) Check() Checks {
 // the goals.
 func (r *Report) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "clients\terror %\tmin q/s\tmedian q/s\tmax q/s\tp50 ms\tp90 ms\tp100 ms\trejected\tterminated\tmax RSS MiB\tmax anon MiB\tgets (failed)\tmember CPU ms/answer\tclient CPU ms/answer\tsteal %\t")
+	fmt.Fprintln(tw, "clients\terror %\tmin q/s\tmedian q/s\tmax q/s\tp50 ms\tp90 ms\tp100 ms\trejected\tterminated\twaiting\tmax RSS MiB\tmax anon MiB\tgets (failed)\tmember CPU ms/answer\tclient CPU ms/answer\tsteal %\t")
 	for _, n := range r.clients() {
 		on, off := r.On.step(n), r.Off.step(n)
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", n,
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", n,
 			pair(on, off, func(s *Step) string { return fmt.Sprintf("%.1f", s.ErrorRate) }),
 			pair(on, off, func(s *Step) string { return fmt.Sprintf("%.1f", s.MinThroughput) }),
 			pair(on, off, func(s *Step) string { return fmt.Sprintf("%.1f", s.MedianThroughput) }),
@@ -91,6 +91,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 			pair(on, off, func(s *Step) string { return fmt.Sprintf("%.0f", s.P100Ms) }),
 			pair(on, off, func(s *Step) string { return fmt.Sprint(s.Rejected) }),
 			pair(on, off, func(s *Step) string { return fmt.Sprint(s.Terminated) }),
+			pair(on, off, func(s *Step) string { return fmt.Sprint(s.MaxWaiting) }),
 			pair(on, off, func(s *Step) string { return fmt.Sprintf("%.0f", float64(s.MaxRSSBytes)/(1<<20)) }),
 			pair(on, off, func(s *Step) string { return fmt.Sprintf("%.0f", float64(s.MaxAnonBytes)/(1<<20)) }),
 			pair(on, off, func(s *Step) string { return fmt.Sprintf("%d (%d)", s.Gets, s.GetFailures) }),

@@ -81,6 +81,9 @@ type Step struct {
 	// Breaker actions during the step, all members.
 	Rejected   int64 `json:"rejected"`
 	Terminated int64 `json:"terminated"`
+	// MaxWaiting is the most queries one member had waiting for room
+	// to start (query.breaker.admission-wait) when its metrics were read.
+	MaxWaiting int64 `json:"maxWaiting"`
 	// The largest resident set, anonymous resident set (what the
 	// memory limit is judged on) and query memory of any member.
 	MaxRSSBytes      int64 `json:"maxRssBytes"`
@@ -196,8 +199,8 @@ passes:
 				if passes > 1 {
 					of = fmt.Sprintf("pass %d/%d, ", pass, passes)
 				}
-				fmt.Fprintf(cfg.Progress, "  %s%3d clients: %6.2f q/s median, p50 %7.0f ms, p100 %7.0f ms, errors %5.1f%%, rejected %d, terminated %d, max RSS %s (anonymous %s), gets %d (%d failed, slowest %.0f ms), CPU per answer %.1f ms in the members and %.1f ms in the client, steal %.1f%%%s\n",
-					of, n, st.MedianThroughput, st.P50Ms, st.P100Ms, st.ErrorRate, st.Rejected, st.Terminated, mib(st.MaxRSSBytes), mib(st.MaxAnonBytes),
+				fmt.Fprintf(cfg.Progress, "  %s%3d clients: %6.2f q/s median, p50 %7.0f ms, p100 %7.0f ms, errors %5.1f%%, rejected %d, terminated %d, waiting %d at most, max RSS %s (anonymous %s), gets %d (%d failed, slowest %.0f ms), CPU per answer %.1f ms in the members and %.1f ms in the client, steal %.1f%%%s\n",
+					of, n, st.MedianThroughput, st.P50Ms, st.P100Ms, st.ErrorRate, st.Rejected, st.Terminated, st.MaxWaiting, mib(st.MaxRSSBytes), mib(st.MaxAnonBytes),
 					st.Gets, st.GetFailures, st.MaxGetMs, st.MemberCPUMsPerQuery, st.ClientCPUMsPerQuery, st.StealPercent, failureNote(st.Failure))
 				if st.FirstError != "" {
 					fmt.Fprintf(cfg.Progress, "       first error: %s\n", st.FirstError)
@@ -257,6 +260,7 @@ func (a *stepAcc) add(p Step, lat *latency.Histogram) {
 	}
 	s.Rejected += p.Rejected
 	s.Terminated += p.Terminated
+	s.MaxWaiting = max(s.MaxWaiting, p.MaxWaiting)
 	s.MaxRSSBytes = max(s.MaxRSSBytes, p.MaxRSSBytes)
 	s.MaxAnonBytes = max(s.MaxAnonBytes, p.MaxAnonBytes)
 	s.MaxReservedBytes = max(s.MaxReservedBytes, p.MaxReservedBytes)
@@ -424,6 +428,7 @@ func runStep(ctx context.Context, c *client.Client, w *watch, n int, cfg Config,
 		st.MaxRSSBytes = max(st.MaxRSSBytes, end.members[i].peakRSS)
 		st.MaxAnonBytes = max(st.MaxAnonBytes, end.members[i].peakAnon)
 		st.MaxReservedBytes = max(st.MaxReservedBytes, end.members[i].peakReserved)
+		st.MaxWaiting = max(st.MaxWaiting, end.members[i].peakWaiting)
 	}
 	st.Gets, st.GetFailures = end.gets-base.gets, end.getFailures-base.getFailures
 	st.MaxGetMs = ms(end.peakGet)
@@ -461,6 +466,7 @@ type memberState struct {
 	rss, peakRSS           int64
 	anon, peakAnon         int64
 	reserved, peakReserved int64
+	waiting, peakWaiting   int64
 	rejected, terminated   int64
 	goroutines             int64
 	answered               time.Time // its metrics last answered
@@ -510,7 +516,7 @@ func (w *watch) resetPeaks() {
 	defer w.mu.Unlock()
 	for i := range w.state.members {
 		m := &w.state.members[i]
-		m.peakRSS, m.peakAnon, m.peakReserved = m.rss, m.anon, m.reserved
+		m.peakRSS, m.peakAnon, m.peakReserved, m.peakWaiting = m.rss, m.anon, m.reserved, m.waiting
 	}
 	w.state.peakGet = 0
 }
@@ -618,6 +624,9 @@ func (w *watch) recordMetrics(i int, mem *Member, mf map[string]*dto.MetricFamil
 	m.answered = time.Now()
 	if v, ok := gauge(mf, "atoll_query_memory_reserved_bytes", ""); ok {
 		m.reserved, m.peakReserved = int64(v), max(m.peakReserved, int64(v))
+	}
+	if v, ok := gauge(mf, "atoll_query_admission_waiting", ""); ok {
+		m.waiting, m.peakWaiting = int64(v), max(m.peakWaiting, int64(v))
 	}
 	if v, ok := gauge(mf, "atoll_query_breaker_total", "reject"); ok {
 		m.rejected = int64(v)

@@ -208,7 +208,7 @@ func (e *Engine) collectOnce(ctx context.Context, n plan.Node, params []expr.Val
 	// The rows are collected before any write, so the breaker may refuse
 	// or stop the statement as any query; once they are collected, it
 	// only writes.
-	mem, err := e.openAccount(e.queryID(ctx), 0, admission(n), stop)
+	mem, err := e.openAccount(qctx, e.queryID(ctx), 0, admission(n), stop)
 	if err != nil {
 		return nil, err
 	}

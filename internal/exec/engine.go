@@ -464,7 +464,7 @@ func (e *Engine) RunFragment(ctx context.Context, req *pb.RunFragmentRequest, se
 	if fragmentNeedsMemory(f) {
 		adm = Admitted
 	}
-	mem, err := e.openAccount(id, req.MemoryLimitBytes, adm, cancel)
+	mem, err := e.openAccount(ctx, id, req.MemoryLimitBytes, adm, cancel)
 	if err != nil {
 		return err
 	}
@@ -477,12 +477,13 @@ func (e *Engine) RunFragment(ctx context.Context, req *pb.RunFragmentRequest, se
 }
 
 // openAccount opens a query's account on this member, with the query's
-// limit or the member's; the breaker may refuse a query that needs memory.
-func (e *Engine) openAccount(id string, limit int64, adm Admission, cancel context.CancelCauseFunc) (*MemoryAccount, error) {
+// limit or the member's; the breaker may refuse a query that needs memory,
+// after it waited for room until ctx ended at most.
+func (e *Engine) openAccount(ctx context.Context, id string, limit int64, adm Admission, cancel context.CancelCauseFunc) (*MemoryAccount, error) {
 	if limit <= 0 {
 		limit = e.cfg.MemoryLimit
 	}
-	return e.pool.Open(id, limit, adm, func(err error) { cancel(err) })
+	return e.pool.Open(ctx, id, limit, adm, func(err error) { cancel(err) })
 }
 
 // admission is how the breaker admits a query starting on this member
@@ -842,7 +843,15 @@ func (e *Engine) start(ctx context.Context, ph *plan.Physical, bound []expr.Valu
 		qctx, cancelT = context.WithTimeout(qctx, opts.Timeout)
 		cancel = func() { cancelT(); stop(nil) }
 	}
-	mem, err := e.openAccount(e.queryID(ctx), ph.Hints.MemoryLimit, admission(ph.Root), stop)
+	// The query waits for room in the memory pool while its caller
+	// waits, and no longer than its timeout.
+	wait := ctx
+	if opts.Timeout > 0 {
+		var cancelWait context.CancelFunc
+		wait, cancelWait = context.WithTimeout(ctx, opts.Timeout)
+		defer cancelWait()
+	}
+	mem, err := e.openAccount(wait, e.queryID(ctx), ph.Hints.MemoryLimit, admission(ph.Root), stop)
 	if err != nil {
 		cancel()
 		return nil, page{}, err

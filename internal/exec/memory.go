@@ -11,6 +11,7 @@ package exec
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -133,6 +134,12 @@ type PoolConfig struct {
 	// RetryAfter is the least wait the breaker asks of the clients of the
 	// queries it stops (200ms by default).
 	RetryAfter time.Duration
+	// AdmissionWait is how long a new query that needs memory, finding
+	// no room while the breaker is closed, waits for the running queries
+	// to leave it some, in the order queries came, before it is refused;
+	// 0: it is refused at once. Opening the breaker refuses the waiting
+	// queries too.
+	AdmissionWait time.Duration
 	// HeapLive returns the live heap in bytes (by default the runtime's
 	// /gc/heap/live:bytes, the heap marked live by the last GC).
 	HeapLive func() int64
@@ -191,8 +198,9 @@ func (c PoolConfig) withDefaults() PoolConfig {
 // hold or are expected to take (the peak of recent queries, decaying slowly), with
 // the new one's, would pass PoolClose (the room up to PoolOpen is for
 // queries that peak above the average): so that admission, not
-// termination, usually keeps the pool in bounds. Map operations never meet it: only
-// the query engine reserves. Safe for concurrent use.
+// termination, usually keeps the pool in bounds; with AdmissionWait, such
+// a query waits for room first, in the order queries came. Map operations
+// never meet it: only the query engine reserves. Safe for concurrent use.
 type MemoryPool struct {
 	cfg      PoolConfig
 	reserved atomic.Int64
@@ -210,7 +218,18 @@ type MemoryPool struct {
 	mu       sync.Mutex
 	queries  map[string]*poolQuery
 	seq      uint64
-	expected float64 // the peaks of queries that need memory: the largest, decaying slowly
+	expected float64            // the peaks of queries that need memory: the largest, decaying slowly
+	waiting  []*admissionWaiter // first come, first admitted
+}
+
+// admissionWaiter is a query waiting for room in the pool. Under the
+// pool's mu, the pool admits it (registering its query) or refuses it
+// (setting reason), then closes decided; or the query gives up waiting.
+type admissionWaiter struct {
+	query    string
+	decided  chan struct{}
+	admitted bool
+	reason   string
 }
 
 // poolQuery is a query's accounts on this member.
@@ -293,17 +312,18 @@ type PoolStats struct {
 	// Rejected and Terminated count the breaker's actions; Trips the
 	// times it opened.
 	Rejected, Terminated, Trips int64
-	// Queries is the number of queries holding an account.
-	Queries int
+	// Queries is the number of queries holding an account; Waiting
+	// those waiting for room to start (AdmissionWait).
+	Queries, Waiting int
 }
 
 // Stats returns the pool's state.
 func (p *MemoryPool) Stats() PoolStats {
 	p.mu.Lock()
-	n := len(p.queries)
+	n, waiting := len(p.queries), len(p.waiting)
 	p.mu.Unlock()
 	return PoolStats{Reserved: p.reserved.Load(), Limit: p.limit(), Open: p.open.Load(),
-		Rejected: p.rejected.Load(), Terminated: p.terminated.Load(), Trips: p.trips.Load(), Queries: n}
+		Rejected: p.rejected.Load(), Terminated: p.terminated.Load(), Trips: p.trips.Load(), Queries: n, Waiting: waiting}
 }
 
 // Reserved returns the bytes queries hold now.
@@ -325,27 +345,36 @@ func (p *MemoryPool) poolOpenAt() int64 { return int64(p.cfg.PoolOpen * float64(
 // Open returns an account for query (its id, for logs) with the query's
 // own limit (0: none), which the pool may terminate through cancel. A
 // query that needs memory (joins, grouping, DISTINCT, sorting) may be
-// refused with a *BreakerError, as adm says. A query's accounts on one
-// member (its coordinator's and its fragments') are admitted and expected
-// to take memory once. Close the account when the query ends on this
-// member.
-func (p *MemoryPool) Open(query string, limit int64, adm Admission, cancel func(error)) (*MemoryAccount, error) {
+// refused with a *BreakerError, as adm says; a query starting here that
+// finds no room while the breaker is closed first waits for it, behind
+// those waiting already, up to AdmissionWait or until ctx ends (then
+// Open returns ctx's error). A query's accounts on one member (its
+// coordinator's and its fragments') are admitted and expected to take
+// memory once. Close the account when the query ends on this member.
+func (p *MemoryPool) Open(ctx context.Context, query string, limit int64, adm Admission, cancel func(error)) (*MemoryAccount, error) {
 	a := &MemoryAccount{pool: p, query: query, limit: max(limit, 0), needs: adm != NoMemory, cancel: cancel}
 	p.mu.Lock()
 	pq := p.queries[query]
 	if a.needs && p.cfg.Breaker {
-		if reason := p.refuse(adm == AdmitHere && pq == nil); reason != "" {
+		admitHere := adm == AdmitHere && pq == nil
+		reason := p.refuse(admitHere)
+		if admitHere && p.cfg.AdmissionWait > 0 && !p.open.Load() && (reason != "" || len(p.waiting) > 0) {
+			w := &admissionWaiter{query: query, decided: make(chan struct{})}
+			p.waiting = append(p.waiting, w)
+			p.admitWaiting()
 			p.mu.Unlock()
-			p.rejected.Add(1)
-			err := &BreakerError{Action: BreakerReject, Query: query, Reason: reason, RetryAfter: p.cfg.RetryAfter}
-			p.cfg.Logger.Info("query refused by the memory circuit breaker", "query", query, "reason", reason)
-			return nil, err
+			if err := p.await(ctx, w); err != nil {
+				return nil, err
+			}
+			p.mu.Lock()
+			pq = p.queries[query]
+		} else if reason != "" {
+			p.mu.Unlock()
+			return nil, p.reject(query, reason)
 		}
 	}
 	if pq == nil {
-		p.seq++
-		pq = &poolQuery{seq: p.seq}
-		p.queries[query] = pq
+		pq = p.register(query)
 	}
 	if a.needs && p.cfg.Breaker && pq.claim == 0 {
 		pq.claim = int64(p.expected)
@@ -353,6 +382,76 @@ func (p *MemoryPool) Open(query string, limit int64, adm Admission, cancel func(
 	pq.accounts = append(pq.accounts, a)
 	p.mu.Unlock()
 	return a, nil
+}
+
+// register adds query to the pool's queries (under p.mu).
+func (p *MemoryPool) register(query string) *poolQuery {
+	p.seq++
+	pq := &poolQuery{seq: p.seq}
+	p.queries[query] = pq
+	return pq
+}
+
+// reject counts, logs and returns the refusal of a new query.
+func (p *MemoryPool) reject(query, reason string) error {
+	p.rejected.Add(1)
+	p.cfg.Logger.Info("query refused by the memory circuit breaker", "query", query, "reason", reason)
+	return &BreakerError{Action: BreakerReject, Query: query, Reason: reason, RetryAfter: p.cfg.RetryAfter}
+}
+
+// await waits until the pool decides w, AdmissionWait passes or ctx ends.
+// It returns nil once w is admitted (its query registered), the refusal
+// otherwise, or ctx's error when ctx ended first.
+func (p *MemoryPool) await(ctx context.Context, w *admissionWaiter) error {
+	t := time.NewTimer(p.cfg.AdmissionWait)
+	defer t.Stop()
+	var ended error
+	select {
+	case <-w.decided:
+	case <-t.C:
+	case <-ctx.Done():
+		ended = ctx.Err()
+	}
+	p.mu.Lock()
+	select {
+	case <-w.decided:
+	default:
+		p.waiting = slices.DeleteFunc(p.waiting, func(o *admissionWaiter) bool { return o == w })
+		if ended == nil {
+			w.reason = fmt.Sprintf("no room came within query.breaker.admission-wait %v: %s", p.cfg.AdmissionWait, p.refuse(true))
+		}
+		close(w.decided)
+	}
+	p.mu.Unlock()
+	switch {
+	case w.admitted:
+		return nil // the query's caller sees ctx's end as it runs, and closes its account
+	case ended != nil:
+		return ended
+	}
+	return p.reject(w.query, w.reason)
+}
+
+// admitWaiting admits the waiting queries, first come first, while there
+// is room for them, and refuses them all while the breaker is open (under
+// p.mu).
+func (p *MemoryPool) admitWaiting() {
+	for len(p.waiting) > 0 {
+		w := p.waiting[0]
+		reason := p.refuse(true)
+		if reason != "" && !p.open.Load() {
+			return
+		}
+		p.waiting[0] = nil
+		p.waiting = p.waiting[1:]
+		if reason != "" {
+			w.reason = reason
+		} else {
+			p.register(w.query).claim = int64(p.expected)
+			w.admitted = true
+		}
+		close(w.decided)
+	}
 }
 
 // refuse returns why a new query that needs memory is refused now, or ""
@@ -444,6 +543,7 @@ func (p *MemoryPool) close(a *MemoryAccount) {
 		return
 	}
 	delete(p.queries, a.query)
+	defer p.admitWaiting()
 	if q.peak > 0 && !q.cut {
 		// Up at once, down slowly: a query's peak grows with the
 		// load (its exchange buffers fill while its consumers wait
@@ -480,6 +580,11 @@ func (p *MemoryPool) run(stop <-chan struct{}) {
 // the memory the runtime holds; opening terminates half of the queries
 // holding memory.
 func (p *MemoryPool) evaluate() {
+	defer func() {
+		p.mu.Lock()
+		p.admitWaiting() // refuses them if the breaker opened; admits them as room comes
+		p.mu.Unlock()
+	}()
 	heap, held := int64(0), int64(0)
 	if p.cfg.HeapLive != nil && p.cfg.MemoryLimit > 0 {
 		heap = p.cfg.HeapLive()

@@ -80,7 +80,7 @@ func TestBreakerTerminatesHalfOfTheQueriesHoldingMemory(t *testing.T) {
 	runs := make([]*run, 8)
 	for i := range runs {
 		r := &run{}
-		a, err := p.Open(fmt.Sprintf("q%d", i), 0, AdmitHere, func(err error) { r.cause = err })
+		a, err := p.Open(context.Background(), fmt.Sprintf("q%d", i), 0, AdmitHere, func(err error) { r.cause = err })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,10 +125,10 @@ func TestBreakerTerminatesHalfOfTheQueriesHoldingMemory(t *testing.T) {
 	}
 	// Open: a new query that needs memory is refused, one that does not
 	// is not; nothing more is terminated while it stays open.
-	if _, err := p.Open("new", 0, AdmitHere, nil); !isBreaker(err, BreakerReject) {
+	if _, err := p.Open(context.Background(), "new", 0, AdmitHere, nil); !isBreaker(err, BreakerReject) {
 		t.Fatalf("query needing memory while open: %v", err)
 	}
-	if a, err := p.Open("scan", 0, NoMemory, nil); err != nil {
+	if a, err := p.Open(context.Background(), "scan", 0, NoMemory, nil); err != nil {
 		t.Fatalf("query needing no memory while open: %v", err)
 	} else {
 		a.Close()
@@ -137,12 +137,12 @@ func TestBreakerTerminatesHalfOfTheQueriesHoldingMemory(t *testing.T) {
 	// Hysteresis: between the thresholds it stays open.
 	heap.Store(800)
 	p.evaluate()
-	if _, err := p.Open("new", 0, AdmitHere, nil); !isBreaker(err, BreakerReject) || p.Stats().Terminated != 3 {
+	if _, err := p.Open(context.Background(), "new", 0, AdmitHere, nil); !isBreaker(err, BreakerReject) || p.Stats().Terminated != 3 {
 		t.Fatalf("between the thresholds: %v, %+v", err, p.Stats())
 	}
 	heap.Store(749)
 	p.evaluate()
-	a, err := p.Open("new", 0, AdmitHere, nil)
+	a, err := p.Open(context.Background(), "new", 0, AdmitHere, nil)
 	if err != nil {
 		t.Fatalf("after the breaker closed: %v", err)
 	}
@@ -169,7 +169,7 @@ func isBreaker(err error, action string) bool {
 // query that made it) and closes below PoolClose.
 func TestPoolLimitAndThresholds(t *testing.T) {
 	p := NewMemoryPool(PoolConfig{Breaker: true, Limit: 1000, Random: func() float64 { return 0.9 }, Logger: slog.New(slog.DiscardHandler)})
-	a, err := p.Open("a", 0, AdmitHere, func(error) {})
+	a, err := p.Open(context.Background(), "a", 0, AdmitHere, func(error) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestPoolLimitAndThresholds(t *testing.T) {
 	a.Close()
 	// Off, the pool only counts.
 	off := NewMemoryPool(PoolConfig{Limit: 10})
-	b, _ := off.Open("b", 0, AdmitHere, nil)
+	b, _ := off.Open(context.Background(), "b", 0, AdmitHere, nil)
 	if err := b.Reserve("sort buffer", 100); err != nil || off.Stats().Limit != 0 {
 		t.Fatalf("breaker off: %v, %+v", err, off.Stats())
 	}
@@ -229,7 +229,7 @@ func TestBreakerOpensWhenTheRuntimePassesTheLimit(t *testing.T) {
 		HeapLive: func() int64 { return 100 }, RuntimeHeld: held.Load,
 		Random: func() float64 { return 0.1 }, Logger: slog.New(slog.DiscardHandler)})
 	var stopped error
-	a, err := p.Open("a", 0, AdmitHere, func(err error) { stopped = err })
+	a, err := p.Open(context.Background(), "a", 0, AdmitHere, func(err error) { stopped = err })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func TestBreakerOpensWhenTheRuntimePassesTheLimit(t *testing.T) {
 	if !p.Stats().Open || !isBreaker(stopped, BreakerTerminate) || !strings.Contains(stopped.Error(), "collection is not keeping up") {
 		t.Fatalf("runtime past the limit: open %v, running query stopped with %v", p.Stats().Open, stopped)
 	}
-	if _, err := p.Open("b", 0, AdmitHere, func(error) {}); !isBreaker(err, BreakerReject) {
+	if _, err := p.Open(context.Background(), "b", 0, AdmitHere, func(error) {}); !isBreaker(err, BreakerReject) {
 		t.Fatalf("a new query while open: %v", err)
 	}
 	held.Store(990)
@@ -262,7 +262,7 @@ func TestBreakerOpensWhenTheRuntimePassesTheLimit(t *testing.T) {
 // take).
 func poolExpecting(t *testing.T, peak int64) *MemoryPool {
 	p := NewMemoryPool(PoolConfig{Breaker: true, Limit: 1000, Logger: slog.New(slog.DiscardHandler)})
-	learn, err := p.Open("learn", 0, AdmitHere, nil)
+	learn, err := p.Open(context.Background(), "learn", 0, AdmitHere, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,24 +279,24 @@ func poolExpecting(t *testing.T, peak int64) *MemoryPool {
 // pass the admission threshold (PoolClose: 700 of 1000 here).
 func TestPoolAdmitsByExpectedMemory(t *testing.T) {
 	p := poolExpecting(t, 300)
-	a, err := p.Open("a", 0, AdmitHere, nil)
+	a, err := p.Open(context.Background(), "a", 0, AdmitHere, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := p.Open("b", 0, AdmitHere, nil)
+	b, err := p.Open(context.Background(), "b", 0, AdmitHere, nil)
 	if err != nil {
 		t.Fatalf("second query, 600 of 700 expected: %v", err)
 	}
-	if _, err := p.Open("c", 0, AdmitHere, nil); !isBreaker(err, BreakerReject) || !strings.Contains(err.Error(), "expected") {
+	if _, err := p.Open(context.Background(), "c", 0, AdmitHere, nil); !isBreaker(err, BreakerReject) || !strings.Contains(err.Error(), "expected") {
 		t.Fatalf("third query, 900 of 700 expected: %v", err)
 	}
-	d, err := p.Open("d", 0, NoMemory, nil)
+	d, err := p.Open(context.Background(), "d", 0, NoMemory, nil)
 	if err != nil {
 		t.Fatalf("a query that needs no memory: %v", err)
 	}
 	d.Close()
 	b.Close()
-	c, err := p.Open("c", 0, AdmitHere, nil)
+	c, err := p.Open(context.Background(), "c", 0, AdmitHere, nil)
 	if err != nil {
 		t.Fatalf("after one query ended: %v", err)
 	}
@@ -316,26 +316,26 @@ func TestPoolAdmitsAQueryOncePerMember(t *testing.T) {
 	p := poolExpecting(t, 300)
 	var open []*MemoryAccount
 	for _, q := range []string{"a", "b"} {
-		coord, err := p.Open(q, 0, AdmitHere, nil)
+		coord, err := p.Open(context.Background(), q, 0, AdmitHere, nil)
 		if err != nil {
 			t.Fatalf("coordinator of %s: %v", q, err)
 		}
-		frag, err := p.Open(q, 0, Admitted, nil)
+		frag, err := p.Open(context.Background(), q, 0, Admitted, nil)
 		if err != nil {
 			t.Fatalf("local fragment of %s: %v", q, err)
 		}
 		open = append(open, coord, frag)
 	}
-	if _, err := p.Open("c", 0, AdmitHere, nil); !isBreaker(err, BreakerReject) {
+	if _, err := p.Open(context.Background(), "c", 0, AdmitHere, nil); !isBreaker(err, BreakerReject) {
 		t.Fatalf("third query, 900 of 700 expected: %v", err)
 	}
-	remote, err := p.Open("c", 0, Admitted, nil)
+	remote, err := p.Open(context.Background(), "c", 0, Admitted, nil)
 	if err != nil {
 		t.Fatalf("fragment of a query admitted elsewhere: %v", err)
 	}
 	open = append(open, remote)
 	p.open.Store(true)
-	if _, err := p.Open("d", 0, Admitted, nil); !isBreaker(err, BreakerReject) {
+	if _, err := p.Open(context.Background(), "d", 0, Admitted, nil); !isBreaker(err, BreakerReject) {
 		t.Fatalf("fragment while the breaker is open: %v", err)
 	}
 	p.open.Store(false)
@@ -345,6 +345,179 @@ func TestPoolAdmitsAQueryOncePerMember(t *testing.T) {
 	if st := p.Stats(); st.Rejected != 2 || st.Queries != 0 {
 		t.Fatalf("%+v", st)
 	}
+}
+
+// opening is a query's Open running on its own goroutine.
+type opening struct {
+	done chan struct{}
+	acc  *MemoryAccount
+	err  error
+}
+
+// openAsync opens query's account on its own goroutine, and returns once
+// the pool has it waiting (the pool's waiting count reached waiting).
+func openAsync(t *testing.T, ctx context.Context, p *MemoryPool, query string, waiting int) *opening {
+	t.Helper()
+	o := &opening{done: make(chan struct{})}
+	go func() {
+		defer close(o.done)
+		o.acc, o.err = p.Open(ctx, query, 0, AdmitHere, nil)
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for p.Stats().Waiting < waiting {
+		select {
+		case <-o.done:
+			t.Fatalf("%s did not wait: %v", query, o.err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s is not waiting: %+v", query, p.Stats())
+		}
+		runtime.Gosched()
+	}
+	return o
+}
+
+// result waits for o's Open to return.
+func (o *opening) result(t *testing.T) (*MemoryAccount, error) {
+	t.Helper()
+	select {
+	case <-o.done:
+		return o.acc, o.err
+	case <-time.After(30 * time.Second):
+		t.Fatal("Open did not return")
+		return nil, nil
+	}
+}
+
+// With AdmissionWait, a query that finds no room waits for it, behind the
+// queries waiting already, and starts when a running query ends; none is
+// refused.
+func TestPoolAdmissionQueueAdmitsInOrder(t *testing.T) {
+	p := poolExpecting(t, 300)
+	p.cfg.AdmissionWait = time.Hour
+	ctx := context.Background()
+	a, err := p.Open(ctx, "a", 0, AdmitHere, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := p.Open(ctx, "b", 0, AdmitHere, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := openAsync(t, ctx, p, "c", 1)
+	d := openAsync(t, ctx, p, "d", 2)
+	// A query that needs no memory never waits.
+	if n, err := p.Open(ctx, "n", 0, NoMemory, nil); err != nil {
+		t.Fatal(err)
+	} else {
+		n.Close()
+	}
+	b.Close()
+	cAcc, err := c.result(t)
+	if err != nil {
+		t.Fatalf("c, first in line, after b ended: %v", err)
+	}
+	if st := p.Stats(); st.Waiting != 1 {
+		t.Fatalf("d should still wait behind c: %+v", st)
+	}
+	select {
+	case <-d.done:
+		t.Fatalf("d started before a query ended: %v", d.err)
+	default:
+	}
+	// A newcomer queues behind d.
+	e := openAsync(t, ctx, p, "e", 2)
+	a.Close()
+	dAcc, err := d.result(t)
+	if err != nil {
+		t.Fatalf("d after a ended: %v", err)
+	}
+	cAcc.Close()
+	eAcc, err := e.result(t)
+	if err != nil {
+		t.Fatalf("e after c ended: %v", err)
+	}
+	dAcc.Close()
+	eAcc.Close()
+	if st := p.Stats(); st.Rejected != 0 || st.Waiting != 0 || st.Queries != 0 {
+		t.Fatalf("%+v", st)
+	}
+}
+
+// A waiting query is refused when AdmissionWait passes without room, when
+// the breaker opens, and gives up without a refusal when its caller does.
+func TestPoolAdmissionQueueRefuses(t *testing.T) {
+	ctx := context.Background()
+	full := func(t *testing.T, wait time.Duration) (*MemoryPool, []*MemoryAccount) {
+		p := poolExpecting(t, 300)
+		p.cfg.AdmissionWait = wait
+		p.cfg.Random = (&script{vals: []float64{0.9}}).Float64 // the breaker terminates none
+		var running []*MemoryAccount
+		for _, q := range []string{"a", "b"} {
+			acc, err := p.Open(ctx, q, 0, AdmitHere, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			running = append(running, acc)
+		}
+		return p, running
+	}
+	closeAll := func(p *MemoryPool, accs []*MemoryAccount) {
+		for _, a := range accs {
+			a.Release(a.Used())
+			a.Close()
+		}
+		if st := p.Stats(); st.Waiting != 0 || st.Queries != 0 {
+			t.Fatalf("%+v", st)
+		}
+	}
+
+	t.Run("wait passes", func(t *testing.T) {
+		p, running := full(t, 20*time.Millisecond)
+		_, err := p.Open(ctx, "c", 0, AdmitHere, nil)
+		if !isBreaker(err, BreakerReject) || !strings.Contains(err.Error(), "query.breaker.admission-wait 20ms") {
+			t.Fatalf("%v", err)
+		}
+		if st := p.Stats(); st.Rejected != 1 {
+			t.Fatalf("%+v", st)
+		}
+		closeAll(p, running)
+	})
+
+	t.Run("breaker opens", func(t *testing.T) {
+		p, running := full(t, time.Hour)
+		c := openAsync(t, ctx, p, "c", 1)
+		if err := running[0].Reserve("join hash table", 950); err != nil {
+			t.Fatal(err)
+		}
+		p.evaluate()
+		if _, err := c.result(t); !isBreaker(err, BreakerReject) || !strings.Contains(err.Error(), "the breaker is open") {
+			t.Fatalf("%v", err)
+		}
+		// While it is open, a new query is refused without waiting.
+		if _, err := p.Open(ctx, "d", 0, AdmitHere, nil); !isBreaker(err, BreakerReject) {
+			t.Fatalf("%v", err)
+		}
+		if st := p.Stats(); st.Rejected != 2 || st.Terminated != 0 {
+			t.Fatalf("%+v", st)
+		}
+		closeAll(p, running)
+	})
+
+	t.Run("caller gives up", func(t *testing.T) {
+		p, running := full(t, time.Hour)
+		cctx, cancel := context.WithCancel(ctx)
+		c := openAsync(t, cctx, p, "c", 1)
+		cancel()
+		if _, err := c.result(t); !errors.Is(err, context.Canceled) {
+			t.Fatalf("%v", err)
+		}
+		if st := p.Stats(); st.Rejected != 0 {
+			t.Fatalf("%+v", st)
+		}
+		closeAll(p, running)
+	})
 }
 
 // memEngine is an engine over a map "s" of n rows whose stringField holds

@@ -206,8 +206,11 @@ type QueryConfig struct {
 // expected (the peak of recent queries), stays below pool-close; the
 // query's fragments on other members are refused only while their
 // breaker is open, so that no work done for an admitted query is thrown
-// away. Clients retry what it refused after retry-after at least. Map
-// operations never meet it.
+// away. A query the coordinator cannot admit yet waits up to
+// admission-wait for room, in the order queries came, before it is
+// refused; an opening breaker refuses the waiting ones too. Clients retry
+// what it refused after retry-after at least. Map operations never meet
+// it.
 type BreakerConfig struct {
 	// Enabled turns the breaker and memory-limit-per-member on (default
 	// true); off, query memory is only counted.
@@ -224,6 +227,10 @@ type BreakerConfig struct {
 	// RetryAfter is the least wait the breaker asks of clients (default
 	// 200ms).
 	RetryAfter Duration `yaml:"retry-after"`
+	// AdmissionWait is how long a query that needs memory waits for room
+	// on its coordinator before it is refused (default 5s; 0: refused at
+	// once). The wait counts against the query's timeout.
+	AdmissionWait Duration `yaml:"admission-wait"`
 }
 
 // JoinConfig configures how joins run between members. The BATCH_BYTES and
@@ -360,7 +367,8 @@ func DefaultConfig() Config {
 			CursorIdleTimeout: Duration(2 * time.Minute),
 			MaxCursors:        exec.DefaultMaxCursors, MaxCursorsPerClient: exec.DefaultMaxCursorsPerSession,
 			Breaker: BreakerConfig{Enabled: true, PoolOpen: 0.9, PoolClose: 0.7, HeapOpen: 0.85, HeapClose: 0.75,
-				CheckInterval: Duration(100 * time.Millisecond), RetryAfter: Duration(200 * time.Millisecond)},
+				CheckInterval: Duration(100 * time.Millisecond), RetryAfter: Duration(200 * time.Millisecond),
+				AdmissionWait: Duration(5 * time.Second)},
 			Join: JoinConfig{BroadcastThresholdRows: 10000, BatchBytes: 64 << 10, VectorSize: 10000, InFlightBytes: 4 << 20},
 		},
 	}
@@ -423,6 +431,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Query.CursorIdleTimeout <= 0 || c.Query.MaxCursors < 1 || c.Query.MaxCursorsPerClient < 1 {
 		errs = append(errs, "query.cursor-idle-timeout, query.max-cursors and query.max-cursors-per-client must be positive")
+	}
+	if c.Query.Breaker.AdmissionWait < 0 {
+		errs = append(errs, "query.breaker.admission-wait must not be negative")
 	}
 	if c.Locks.SweepInterval <= 0 {
 		errs = append(errs, "locks.sweep-interval must be positive")

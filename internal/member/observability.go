@@ -83,7 +83,7 @@ func (m *Member) queryMemory() metrics.QueryMemoryStats {
 	}
 	s := m.query.engine.MemoryPool().Stats()
 	return metrics.QueryMemoryStats{Reserved: s.Reserved, Limit: s.Limit, MemberLimit: m.memoryLimit, Open: s.Open,
-		Rejected: s.Rejected, Terminated: s.Terminated}
+		Rejected: s.Rejected, Terminated: s.Terminated, Waiting: s.Waiting}
 }
 
 // clusterStats reads the member's view of the cluster for /metrics.

@@ -227,7 +227,8 @@ func poolConfig(cfg QueryConfig, memoryLimit int64, log *slog.Logger) exec.PoolC
 	}
 	return exec.PoolConfig{Limit: limit, MemoryLimit: memoryLimit, Breaker: b.Enabled,
 		PoolOpen: b.PoolOpen, PoolClose: b.PoolClose, HeapOpen: b.HeapOpen, HeapClose: b.HeapClose,
-		Interval: time.Duration(b.CheckInterval), RetryAfter: time.Duration(b.RetryAfter), Logger: log}
+		Interval: time.Duration(b.CheckInterval), RetryAfter: time.Duration(b.RetryAfter),
+		AdmissionWait: time.Duration(b.AdmissionWait), Logger: log}
 }
 
 func (q *queryParts) close() {

@@ -53,6 +53,8 @@ type QueryMemoryStats struct {
 	Open bool
 	// Rejected and Terminated count the breaker's actions.
 	Rejected, Terminated int64
+	// Waiting is the number of queries waiting for room to start.
+	Waiting int
 }
 
 // ExchangeStats are the counters of a member's join exchange: the rows of

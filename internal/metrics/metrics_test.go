@@ -182,9 +182,12 @@ atoll_exchange_write_block_seconds_total 0.25
 func TestQueryMemoryMetrics(t *testing.T) {
 	reg := prometheus.NewPedanticRegistry()
 	New(reg, Sources{QueryMemory: func() QueryMemoryStats {
-		return QueryMemoryStats{Reserved: 1000, Limit: 5000, MemberLimit: 10000, Open: true, Rejected: 7, Terminated: 2}
+		return QueryMemoryStats{Reserved: 1000, Limit: 5000, MemberLimit: 10000, Open: true, Rejected: 7, Terminated: 2, Waiting: 3}
 	}}, Options{Version: "test"})
 	want := `
+# HELP atoll_query_admission_waiting Queries that need memory waiting on this member for the running queries to leave them room (query.breaker.admission-wait).
+# TYPE atoll_query_admission_waiting gauge
+atoll_query_admission_waiting 3
 # HELP atoll_member_memory_limit_bytes The member's memory limit (Go's soft limit for a member process), of which the breaker's heap thresholds are fractions.
 # TYPE atoll_member_memory_limit_bytes gauge
 atoll_member_memory_limit_bytes 10000
@@ -202,7 +205,7 @@ atoll_query_memory_limit_bytes 5000
 # TYPE atoll_query_memory_reserved_bytes gauge
 atoll_query_memory_reserved_bytes 1000
 `
-	names := []string{"atoll_member_memory_limit_bytes", "atoll_query_breaker_open", "atoll_query_breaker_total",
+	names := []string{"atoll_member_memory_limit_bytes", "atoll_query_admission_waiting", "atoll_query_breaker_open", "atoll_query_breaker_total",
 		"atoll_query_memory_limit_bytes", "atoll_query_memory_reserved_bytes"}
 	require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(want), names...))
 }

@@ -57,6 +57,8 @@ var (
 		"The member's memory limit (Go's soft limit for a member process), of which the breaker's heap thresholds are fractions.", nil, nil)
 	breakerOpenDesc = prometheus.NewDesc("atoll_query_breaker_open",
 		"1 while the memory circuit breaker refuses new queries that need memory, else 0.", nil, nil)
+	admissionWaitingDesc = prometheus.NewDesc("atoll_query_admission_waiting",
+		"Queries that need memory waiting on this member for the running queries to leave them room (query.breaker.admission-wait).", nil, nil)
 	locksDesc = prometheus.NewDesc("atoll_locks",
 		"Keys locked in the partitions this member owns (by clients' per-key locks or by transactions).", nil, nil)
 	breakerDesc = prometheus.NewDesc("atoll_query_breaker_total",
@@ -68,7 +70,7 @@ func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 		membersDesc, coordinatorDesc, tableVersionDesc, partitionsDesc, migrationsInFlightDesc,
 		migrationsCompletedDesc, migrationsFailedDesc, readyDesc, cursorsDesc,
 		exchangeMessagesDesc, exchangeBytesDesc, exchangeRowsDesc, exchangeWriteBlockDesc, exchangeSchedulingDesc,
-		queryMemoryReservedDesc, queryMemoryLimitDesc, memberMemoryLimitDesc, breakerOpenDesc, breakerDesc, locksDesc} {
+		queryMemoryReservedDesc, queryMemoryLimitDesc, memberMemoryLimitDesc, breakerOpenDesc, breakerDesc, admissionWaitingDesc, locksDesc} {
 		ch <- d
 	}
 }
@@ -127,6 +129,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(queryMemoryLimitDesc, float64(q.Limit))
 		gauge(memberMemoryLimitDesc, float64(q.MemberLimit))
 		gauge(breakerOpenDesc, boolFloat(q.Open))
+		gauge(admissionWaitingDesc, float64(q.Waiting))
 		counter(breakerDesc, float64(q.Rejected), "reject")
 		counter(breakerDesc, float64(q.Terminated), "terminate")
 	}

@@ -215,7 +215,9 @@ func queryPanels() []panel {
 			t(`go_gc_heap_live_bytes{`+sel+`}`, "{{instance}} live heap")),
 		ts("Memory breaker: queries refused and terminated per second", "ops",
 			t(`sum by (instance, action) (rate(atoll_query_breaker_total{`+sel+`}`+ri+`))`, "{{instance}} {{action}}")),
-		ts("Memory breaker open", "short", t(`atoll_query_breaker_open{`+sel+`}`, "{{instance}}")),
+		ts("Memory breaker open, and queries waiting for room", "short",
+			t(`atoll_query_breaker_open{`+sel+`}`, "{{instance}} open"),
+			t(`atoll_query_admission_waiting{`+sel+`}`, "{{instance}} waiting")),
 	)
 }
 
