@@ -228,7 +228,7 @@ type BreakerConfig struct {
 	// 200ms).
 	RetryAfter Duration `yaml:"retry-after"`
 	// AdmissionWait is how long a query that needs memory waits for room
-	// on its coordinator before it is refused (default 5s; 0: refused at
+	// on its coordinator before it is refused (default 10s; 0: refused at
 	// once). The wait counts against the query's timeout.
 	AdmissionWait Duration `yaml:"admission-wait"`
 }
@@ -368,7 +368,7 @@ func DefaultConfig() Config {
 			MaxCursors:        exec.DefaultMaxCursors, MaxCursorsPerClient: exec.DefaultMaxCursorsPerSession,
 			Breaker: BreakerConfig{Enabled: true, PoolOpen: 0.9, PoolClose: 0.7, HeapOpen: 0.85, HeapClose: 0.75,
 				CheckInterval: Duration(100 * time.Millisecond), RetryAfter: Duration(200 * time.Millisecond),
-				AdmissionWait: Duration(5 * time.Second)},
+				AdmissionWait: Duration(10 * time.Second)},
 			Join: JoinConfig{BroadcastThresholdRows: 10000, BatchBytes: 64 << 10, VectorSize: 10000, InFlightBytes: 4 << 20},
 		},
 	}
@@ -432,9 +432,6 @@ func (c *Config) Validate() error {
 	if c.Query.CursorIdleTimeout <= 0 || c.Query.MaxCursors < 1 || c.Query.MaxCursorsPerClient < 1 {
 		errs = append(errs, "query.cursor-idle-timeout, query.max-cursors and query.max-cursors-per-client must be positive")
 	}
-	if c.Query.Breaker.AdmissionWait < 0 {
-		errs = append(errs, "query.breaker.admission-wait must not be negative")
-	}
 	if c.Locks.SweepInterval <= 0 {
 		errs = append(errs, "locks.sweep-interval must be positive")
 	}
@@ -492,6 +489,9 @@ func (c *Config) Validate() error {
 	}
 	if b.PoolClose >= b.PoolOpen || b.HeapClose >= b.HeapOpen {
 		errs = append(errs, "query.breaker: pool-close and heap-close must be below pool-open and heap-open")
+	}
+	if b.AdmissionWait < 0 {
+		errs = append(errs, fmt.Sprintf("query.breaker.admission-wait %v must not be negative", time.Duration(b.AdmissionWait)))
 	}
 	j := c.Query.Join
 	if j.BroadcastThresholdRows < 0 || j.BatchBytes < 0 || j.VectorSize < 0 || j.InFlightBytes < 0 {

@@ -127,7 +127,7 @@ memory-limit: 2GiB
 query:
   memory-limit-per-query: 64MiB
   memory-limit-per-member: 1GiB
-  breaker: {pool-open: 0.8, pool-close: 0.6, retry-after: 500ms}
+  breaker: {pool-open: 0.8, pool-close: 0.6, retry-after: 500ms, admission-wait: 2s}
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -137,11 +137,11 @@ query:
 	}
 	q := cfg.Query
 	if q.MemoryLimitPerQuery != 64<<20 || q.MemoryLimitPerMember != 1<<30 || !q.Breaker.Enabled || q.Breaker.PoolOpen != 0.8 ||
-		q.Breaker.HeapOpen != 0.85 || time.Duration(q.Breaker.RetryAfter) != 500*time.Millisecond {
+		q.Breaker.HeapOpen != 0.85 || time.Duration(q.Breaker.RetryAfter) != 500*time.Millisecond || time.Duration(q.Breaker.AdmissionWait) != 2*time.Second {
 		t.Fatalf("query config %+v", q)
 	}
 	pc := poolConfig(q, 2<<30, nil)
-	if pc.Limit != 1<<30 || pc.MemoryLimit != 2<<30 || !pc.Breaker || pc.PoolClose != 0.6 {
+	if pc.Limit != 1<<30 || pc.MemoryLimit != 2<<30 || !pc.Breaker || pc.PoolClose != 0.6 || pc.AdmissionWait != 2*time.Second {
 		t.Fatalf("pool %+v", pc)
 	}
 	// By default queries may hold half of the memory limit.
@@ -154,6 +154,7 @@ query:
 		"pool above the member": "memory-limit: 1GiB\nquery: {memory-limit-per-member: 2GiB}\n",
 		"fraction above one":    "query: {breaker: {heap-open: 1.5}}\n",
 		"close above open":      "query: {breaker: {pool-open: 0.5, pool-close: 0.6}}\n",
+		"negative wait":         "query: {breaker: {admission-wait: -1s}}\n",
 	} {
 		if _, err := LoadConfig(writeConfig(t, yaml)); err == nil {
 			t.Errorf("%s: accepted", name)
