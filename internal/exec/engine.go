@@ -844,15 +844,18 @@ func (e *Engine) start(ctx context.Context, ph *plan.Physical, bound []expr.Valu
 		cancel = func() { cancelT(); stop(nil) }
 	}
 	// The query waits for room in the memory pool while its caller
-	// waits, and no longer than its timeout.
-	wait := ctx
-	if opts.Timeout > 0 {
-		var cancelWait context.CancelFunc
-		wait, cancelWait = context.WithTimeout(ctx, opts.Timeout)
-		defer cancelWait()
-	}
+	// waits, within its timeout, and not past the engine's closing.
+	wait, cancelWait := context.WithCancel(ctx)
+	defer cancelWait()
+	defer context.AfterFunc(qctx, cancelWait)()
 	mem, err := e.openAccount(wait, e.queryID(ctx), ph.Hints.MemoryLimit, admission(ph.Root), stop)
 	if err != nil {
+		if errors.Is(err, context.Canceled) && ctx.Err() == nil && qctx.Err() != nil {
+			err = qctx.Err() // its timeout
+			if e.root.Err() != nil {
+				err = ErrClosed
+			}
+		}
 		cancel()
 		return nil, page{}, err
 	}

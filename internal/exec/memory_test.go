@@ -520,6 +520,54 @@ func TestPoolAdmissionQueueRefuses(t *testing.T) {
 	})
 }
 
+// A query waiting in the engine for room stops waiting at its timeout
+// (DeadlineExceeded) and when the engine closes (ErrClosed); a query that
+// needs no memory never waits.
+func TestQueryWaitingForRoomEnds(t *testing.T) {
+	e, plan := memEngine(t, 100, PoolConfig{Breaker: true, Limit: 1000, AdmissionWait: time.Hour, Logger: slog.New(slog.DiscardHandler)})
+	pool := e.MemoryPool()
+	ctx := context.Background()
+	learn, err := pool.Open(ctx, "learn", 0, AdmitHere, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := learn.Reserve("join hash table", 400); err != nil {
+		t.Fatal(err)
+	}
+	learn.Release(400)
+	learn.Close()
+	full, err := pool.Open(ctx, "full", 0, AdmitHere, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer full.Close()
+	sortQ := plan("SELECT __key, stringField FROM s ORDER BY stringField DESC")
+	if _, err := e.Execute(ctx, sortQ, nil, Options{Timeout: 50 * time.Millisecond}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a sort waiting past its timeout: %v", err)
+	}
+	if res, err := e.Execute(ctx, plan("SELECT stringField FROM s WHERE __key = 7"), nil, Options{}); err != nil || res.Count != 1 {
+		t.Fatalf("a lookup while a query waits: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.Execute(ctx, sortQ, nil, Options{})
+		done <- err
+	}()
+	waitFor(t, "the sort waiting", func() bool { return pool.Stats().Waiting == 1 })
+	e.Close()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrClosed) {
+			t.Fatalf("a sort waiting as the engine closed: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the engine's closing did not end the wait")
+	}
+	if st := pool.Stats(); st.Waiting != 0 || st.Rejected != 0 {
+		t.Fatalf("%+v", st)
+	}
+}
+
 // memEngine is an engine over a map "s" of n rows whose stringField holds
 // 200 bytes, with a pool of cfg.
 func memEngine(t *testing.T, n int32, cfg PoolConfig) (*Engine, func(sql string) *plan.Physical) {
