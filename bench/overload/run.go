@@ -516,7 +516,10 @@ func (w *watch) resetPeaks() {
 	defer w.mu.Unlock()
 	for i := range w.state.members {
 		m := &w.state.members[i]
-		m.peakRSS, m.peakAnon, m.peakReserved, m.peakWaiting = m.rss, m.anon, m.reserved, m.waiting
+		m.peakRSS, m.peakAnon, m.peakReserved = m.rss, m.anon, m.reserved
+		// The last step's queries have all ended: what the metrics
+		// read last may be from its drain.
+		m.peakWaiting = 0
 	}
 	w.state.peakGet = 0
 }
