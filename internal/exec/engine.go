@@ -843,12 +843,17 @@ func (e *Engine) start(ctx context.Context, ph *plan.Physical, bound []expr.Valu
 		qctx, cancelT = context.WithTimeout(qctx, opts.Timeout)
 		cancel = func() { cancelT(); stop(nil) }
 	}
-	// The query waits for room in the memory pool while its caller
-	// waits, within its timeout, and not past the engine's closing.
-	wait, cancelWait := context.WithCancel(ctx)
-	defer cancelWait()
-	defer context.AfterFunc(qctx, cancelWait)()
-	mem, err := e.openAccount(wait, e.queryID(ctx), ph.Hints.MemoryLimit, admission(ph.Root), stop)
+	// A query that needs memory may wait for room in the memory pool:
+	// while its caller waits, within its timeout, and not past the
+	// engine's closing. The others never wait.
+	adm, wait := admission(ph.Root), ctx
+	if adm != NoMemory {
+		var cancelWait context.CancelFunc
+		wait, cancelWait = context.WithCancel(ctx)
+		defer cancelWait()
+		defer context.AfterFunc(qctx, cancelWait)()
+	}
+	mem, err := e.openAccount(wait, e.queryID(ctx), ph.Hints.MemoryLimit, adm, stop)
 	if err != nil {
 		if errors.Is(err, context.Canceled) && ctx.Err() == nil && qctx.Err() != nil {
 			err = qctx.Err() // its timeout
