@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -215,6 +216,11 @@ func TestJoinsDuckDB(t *testing.T) {
 	}
 }
 
+// loadJoinData loads the tables through SQL. A batch is an upsert (SINK
+// INTO), sent again when it fails with an error that says it may succeed
+// later: on a loaded machine the fast failure detection of the test
+// members can declare a member dead for a moment, and the statement it
+// coordinated or wrote to fails with that member's connection.
 func loadJoinData(t *testing.T, ctx context.Context, c *client.Client, tables []joinData) {
 	t.Helper()
 	for _, tb := range tables {
@@ -224,8 +230,54 @@ func loadJoinData(t *testing.T, ctx context.Context, c *client.Client, tables []
 			for _, row := range tb.rows[start:min(start+250, len(tb.rows))] {
 				vals = append(vals, "("+strings.Join(row, ", ")+")")
 			}
-			mustExec(t, ctx, c, "INSERT INTO "+tb.name+" VALUES "+strings.Join(vals, ", "))
+			stmt := "SINK INTO " + tb.name + " VALUES " + strings.Join(vals, ", ")
+			require.NoError(t, retrying(ctx, func() error {
+				rows, err := c.SQL(ctx, stmt)
+				if err == nil {
+					rows.Close()
+				}
+				return err
+			}), "%s", stmt)
 		}
-		require.Equal(t, []string{strconv.Itoa(len(tb.rows))}, queryRows(t, ctx, c, "SELECT COUNT(*) FROM "+tb.name), "rows of %s", tb.name)
+		var count []string
+		require.NoError(t, retrying(ctx, func() error {
+			rows, err := c.SQL(ctx, "SELECT COUNT(*) FROM "+tb.name)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			count = count[:0]
+			for rows.Next() {
+				vals, err := rows.Values()
+				if err != nil {
+					return err
+				}
+				count = append(count, show(vals...))
+			}
+			return rows.Err()
+		}), "rows of %s", tb.name)
+		require.Equal(t, []string{strconv.Itoa(len(tb.rows))}, count, "rows of %s", tb.name)
+	}
+}
+
+// retrying runs op until it succeeds, fails with an error that is not
+// worth a retry (a *client.Error not Retryable, or not a member's
+// unavailability), or a minute has passed.
+func retrying(ctx context.Context, op func() error) error {
+	deadline := time.Now().Add(time.Minute)
+	wait := 50 * time.Millisecond
+	for {
+		err := op()
+		var ce *client.Error
+		again := errors.Is(err, client.ErrUnavailable) || (errors.As(err, &ce) && ce.Retryable)
+		if err == nil || !again || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, time.Second)
 	}
 }
