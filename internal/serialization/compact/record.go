@@ -3,6 +3,7 @@ package compact
 import (
 	"encoding/binary"
 	"strconv"
+	"unsafe"
 
 	"github.com/atolldb/atoll/internal/serialization/core"
 	"github.com/atolldb/atoll/internal/serialization/wire"
@@ -592,7 +593,7 @@ func (r *Record) GetArrayOfInt16(name string) ([]int16, error) {
 	if items != nil {
 		return nonNullItems(items, f, (*wire.Reader).Int16)
 	}
-	return readArray(&rd, f, 2, (*wire.Reader).Int16)
+	return readNumbers[int16](&rd, f)
 }
 
 // GetArrayOfInt32 reads an ARRAY_OF_INT32 (or null-free ARRAY_OF_NULLABLE_INT32) field; null is nil.
@@ -604,7 +605,7 @@ func (r *Record) GetArrayOfInt32(name string) ([]int32, error) {
 	if items != nil {
 		return nonNullItems(items, f, (*wire.Reader).Int32)
 	}
-	return readArray(&rd, f, 4, (*wire.Reader).Int32)
+	return readNumbers[int32](&rd, f)
 }
 
 // GetArrayOfInt64 reads an ARRAY_OF_INT64 (or null-free ARRAY_OF_NULLABLE_INT64) field; null is nil.
@@ -616,7 +617,7 @@ func (r *Record) GetArrayOfInt64(name string) ([]int64, error) {
 	if items != nil {
 		return nonNullItems(items, f, (*wire.Reader).Int64)
 	}
-	return readArray(&rd, f, 8, (*wire.Reader).Int64)
+	return readNumbers[int64](&rd, f)
 }
 
 // GetArrayOfFloat32 reads an ARRAY_OF_FLOAT32 (or null-free ARRAY_OF_NULLABLE_FLOAT32) field; null is nil.
@@ -628,7 +629,7 @@ func (r *Record) GetArrayOfFloat32(name string) ([]float32, error) {
 	if items != nil {
 		return nonNullItems(items, f, (*wire.Reader).Float32)
 	}
-	return readArray(&rd, f, 4, (*wire.Reader).Float32)
+	return readNumbers[float32](&rd, f)
 }
 
 // GetArrayOfFloat64 reads an ARRAY_OF_FLOAT64 (or null-free ARRAY_OF_NULLABLE_FLOAT64) field; null is nil.
@@ -640,7 +641,7 @@ func (r *Record) GetArrayOfFloat64(name string) ([]float64, error) {
 	if items != nil {
 		return nonNullItems(items, f, (*wire.Reader).Float64)
 	}
-	return readArray(&rd, f, 8, (*wire.Reader).Float64)
+	return readNumbers[float64](&rd, f)
 }
 
 // readArray reads int count + count fixed-size items.
@@ -653,6 +654,17 @@ func readArray[T any](rd *wire.Reader, f *SchemaField, size int, item func(*wire
 	for i := range out {
 		out[i] = item(rd)
 	}
+	return out, readErr(rd, f)
+}
+
+// readNumbers reads the n numbers of a fixed-size array in one pass.
+func readNumbers[T wire.Number](rd *wire.Reader, f *SchemaField) ([]T, error) {
+	n := arrayLen(rd, int(unsafe.Sizeof(T(0))))
+	if err := readErr(rd, f); err != nil {
+		return nil, err
+	}
+	out := make([]T, n)
+	wire.Numbers(rd, out)
 	return out, readErr(rd, f)
 }
 

@@ -3,6 +3,7 @@ package core
 import (
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/atolldb/atoll/internal/serialization/wire"
 )
@@ -190,15 +191,15 @@ func ReadBuiltin(rd *wire.Reader, typ int32) (v any, ok bool, err error) {
 	case TypeCharArray:
 		v = ReadSlice(rd, 2, func(rd *wire.Reader) Char { return Char(rd.Uint16()) })
 	case TypeInt16Array:
-		v = ReadSlice(rd, 2, (*wire.Reader).Int16)
+		v = ReadNumbers[int16](rd)
 	case TypeInt32Array:
-		v = ReadSlice(rd, 4, (*wire.Reader).Int32)
+		v = ReadNumbers[int32](rd)
 	case TypeInt64Array:
-		v = ReadSlice(rd, 8, (*wire.Reader).Int64)
+		v = ReadNumbers[int64](rd)
 	case TypeFloat32Array:
-		v = ReadSlice(rd, 4, (*wire.Reader).Float32)
+		v = ReadNumbers[float32](rd)
 	case TypeFloat64Array:
-		v = ReadSlice(rd, 8, (*wire.Reader).Float64)
+		v = ReadNumbers[float64](rd)
 	case TypeStringArray:
 		v = ReadStringArray(rd)
 	default:
@@ -221,6 +222,18 @@ func ReadSlice[T any](rd *wire.Reader, size int, item func(*wire.Reader) T) []T 
 	for i := range out {
 		out[i] = item(rd)
 	}
+	return out
+}
+
+// ReadNumbers reads int count (-1 = null) + count big-endian numbers, in
+// one pass over their bytes. A null array reads as a nil slice.
+func ReadNumbers[T wire.Number](rd *wire.Reader) []T {
+	n := rd.Length(int(unsafe.Sizeof(T(0))), true)
+	if n < 0 || rd.Err() != nil {
+		return nil
+	}
+	out := make([]T, n)
+	wire.Numbers(rd, out)
 	return out
 }
 

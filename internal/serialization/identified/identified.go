@@ -297,22 +297,22 @@ func (in *DataInput) ReadCharArray() []core.Char {
 }
 
 // ReadInt16Array reads a short array; null is nil.
-func (in *DataInput) ReadInt16Array() []int16 { return core.ReadSlice(&in.rd, 2, (*wire.Reader).Int16) }
+func (in *DataInput) ReadInt16Array() []int16 { return core.ReadNumbers[int16](&in.rd) }
 
 // ReadInt32Array reads an int array; null is nil.
-func (in *DataInput) ReadInt32Array() []int32 { return core.ReadSlice(&in.rd, 4, (*wire.Reader).Int32) }
+func (in *DataInput) ReadInt32Array() []int32 { return core.ReadNumbers[int32](&in.rd) }
 
 // ReadInt64Array reads a long array; null is nil.
-func (in *DataInput) ReadInt64Array() []int64 { return core.ReadSlice(&in.rd, 8, (*wire.Reader).Int64) }
+func (in *DataInput) ReadInt64Array() []int64 { return core.ReadNumbers[int64](&in.rd) }
 
 // ReadFloat32Array reads a float array; null is nil.
 func (in *DataInput) ReadFloat32Array() []float32 {
-	return core.ReadSlice(&in.rd, 4, (*wire.Reader).Float32)
+	return core.ReadNumbers[float32](&in.rd)
 }
 
 // ReadFloat64Array reads a double array; null is nil.
 func (in *DataInput) ReadFloat64Array() []float64 {
-	return core.ReadSlice(&in.rd, 8, (*wire.Reader).Float64)
+	return core.ReadNumbers[float64](&in.rd)
 }
 
 // ReadStringArray reads a string array; null items read as "".

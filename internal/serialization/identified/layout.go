@@ -411,6 +411,16 @@ func readArray[T any](r *Record, name string, op LayoutOp, read func(*wire.Reade
 	return v, identifiedErr(&rd, name)
 }
 
+// readNumbers reads a field of an array of numbers in one pass.
+func readNumbers[T wire.Number](r *Record, name string, op LayoutOp) ([]T, error) {
+	_, rd, err := r.value(name, op)
+	if err != nil {
+		return nil, err
+	}
+	v := core.ReadNumbers[T](&rd)
+	return v, identifiedErr(&rd, name)
+}
+
 // GetArrayOfBoolean reads a writeBooleanArray field; null is nil.
 func (r *Record) GetArrayOfBoolean(name string) ([]bool, error) {
 	return readArray(r, name, OpBooleanArray, (*wire.Reader).Bool)
@@ -433,27 +443,27 @@ func (r *Record) GetArrayOfChar(name string) ([]core.Char, error) {
 
 // GetArrayOfInt16 reads a writeShortArray field; null is nil.
 func (r *Record) GetArrayOfInt16(name string) ([]int16, error) {
-	return readArray(r, name, OpShortArray, (*wire.Reader).Int16)
+	return readNumbers[int16](r, name, OpShortArray)
 }
 
 // GetArrayOfInt32 reads a writeIntArray field; null is nil.
 func (r *Record) GetArrayOfInt32(name string) ([]int32, error) {
-	return readArray(r, name, OpIntArray, (*wire.Reader).Int32)
+	return readNumbers[int32](r, name, OpIntArray)
 }
 
 // GetArrayOfInt64 reads a writeLongArray field; null is nil.
 func (r *Record) GetArrayOfInt64(name string) ([]int64, error) {
-	return readArray(r, name, OpLongArray, (*wire.Reader).Int64)
+	return readNumbers[int64](r, name, OpLongArray)
 }
 
 // GetArrayOfFloat32 reads a writeFloatArray field; null is nil.
 func (r *Record) GetArrayOfFloat32(name string) ([]float32, error) {
-	return readArray(r, name, OpFloatArray, (*wire.Reader).Float32)
+	return readNumbers[float32](r, name, OpFloatArray)
 }
 
 // GetArrayOfFloat64 reads a writeDoubleArray field; null is nil.
 func (r *Record) GetArrayOfFloat64(name string) ([]float64, error) {
-	return readArray(r, name, OpDoubleArray, (*wire.Reader).Float64)
+	return readNumbers[float64](r, name, OpDoubleArray)
 }
 
 // GetArrayOfStringPtr reads a writeStringArray field; null items are nil.

@@ -454,6 +454,16 @@ func arrayValue[T any](r *Record, name string, k core.FieldKind, size int, read 
 	return v, fieldErr(&rd, name)
 }
 
+// numberArray reads a nullable array of numbers of kind k in one pass.
+func numberArray[T wire.Number](r *Record, name string, k core.FieldKind) ([]T, error) {
+	rd, err := r.value(name, k)
+	if err != nil {
+		return nil, err
+	}
+	v := core.ReadNumbers[T](&rd)
+	return v, fieldErr(&rd, name)
+}
+
 // GetArrayOfBoolean reads a BOOLEAN_ARRAY field; null is nil.
 func (r *Record) GetArrayOfBoolean(name string) ([]bool, error) {
 	return arrayValue(r, name, core.KindArrayOfBoolean, 1, (*wire.Reader).Bool)
@@ -476,27 +486,27 @@ func (r *Record) GetArrayOfChar(name string) ([]core.Char, error) {
 
 // GetArrayOfInt16 reads a SHORT_ARRAY field; null is nil.
 func (r *Record) GetArrayOfInt16(name string) ([]int16, error) {
-	return arrayValue(r, name, core.KindArrayOfInt16, 2, (*wire.Reader).Int16)
+	return numberArray[int16](r, name, core.KindArrayOfInt16)
 }
 
 // GetArrayOfInt32 reads an INT_ARRAY field; null is nil.
 func (r *Record) GetArrayOfInt32(name string) ([]int32, error) {
-	return arrayValue(r, name, core.KindArrayOfInt32, 4, (*wire.Reader).Int32)
+	return numberArray[int32](r, name, core.KindArrayOfInt32)
 }
 
 // GetArrayOfInt64 reads a LONG_ARRAY field; null is nil.
 func (r *Record) GetArrayOfInt64(name string) ([]int64, error) {
-	return arrayValue(r, name, core.KindArrayOfInt64, 8, (*wire.Reader).Int64)
+	return numberArray[int64](r, name, core.KindArrayOfInt64)
 }
 
 // GetArrayOfFloat32 reads a FLOAT_ARRAY field; null is nil.
 func (r *Record) GetArrayOfFloat32(name string) ([]float32, error) {
-	return arrayValue(r, name, core.KindArrayOfFloat32, 4, (*wire.Reader).Float32)
+	return numberArray[float32](r, name, core.KindArrayOfFloat32)
 }
 
 // GetArrayOfFloat64 reads a DOUBLE_ARRAY field; null is nil.
 func (r *Record) GetArrayOfFloat64(name string) ([]float64, error) {
-	return arrayValue(r, name, core.KindArrayOfFloat64, 8, (*wire.Reader).Float64)
+	return numberArray[float64](r, name, core.KindArrayOfFloat64)
 }
 
 // GetArrayOfStringPtr reads a UTF_ARRAY field; null items are nil.

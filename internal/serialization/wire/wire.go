@@ -224,6 +224,49 @@ func (r *Reader) Float32() float32 { return math.Float32frombits(uint32(r.Int32(
 // Float64 reads big-endian IEEE bits.
 func (r *Reader) Float64() float64 { return math.Float64frombits(uint64(r.Int64())) }
 
+// Number is a fixed-size number that Numbers reads in bulk.
+type Number interface {
+	int16 | int32 | int64 | float32 | float64
+}
+
+// Numbers fills dst with the next len(dst) big-endian numbers (floats as
+// their IEEE bits) in one pass over their bytes. A short input fails the
+// reader and leaves dst as it was.
+func Numbers[T Number](r *Reader, dst []T) {
+	switch d := any(dst).(type) {
+	case []int16:
+		if b := r.take(2 * len(d)); b != nil {
+			for i := range d {
+				d[i] = int16(binary.BigEndian.Uint16(b[2*i:]))
+			}
+		}
+	case []int32:
+		if b := r.take(4 * len(d)); b != nil {
+			for i := range d {
+				d[i] = int32(binary.BigEndian.Uint32(b[4*i:]))
+			}
+		}
+	case []int64:
+		if b := r.take(8 * len(d)); b != nil {
+			for i := range d {
+				d[i] = int64(binary.BigEndian.Uint64(b[8*i:]))
+			}
+		}
+	case []float32:
+		if b := r.take(4 * len(d)); b != nil {
+			for i := range d {
+				d[i] = math.Float32frombits(binary.BigEndian.Uint32(b[4*i:]))
+			}
+		}
+	case []float64:
+		if b := r.take(8 * len(d)); b != nil {
+			for i := range d {
+				d[i] = math.Float64frombits(binary.BigEndian.Uint64(b[8*i:]))
+			}
+		}
+	}
+}
+
 // Length reads an int32 length prefix. It returns -1 for null (when allowNull),
 // and fails with ErrLength when the length is negative or when n items of
 // minItemSize bytes each cannot fit in the remaining input, so that callers

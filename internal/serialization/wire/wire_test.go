@@ -70,3 +70,73 @@ func TestFloatsCanonicalizeNaN(t *testing.T) {
 		t.Fatalf("-0.0 lost its sign: %x", b)
 	}
 }
+
+// TestNumbersReadAsTheItemReaders: Numbers reads what the one-item
+// readers read, item by item, and fails a short input as they do.
+func TestNumbersReadAsTheItemReaders(t *testing.T) {
+	var in []byte
+	for _, v := range []int64{0, 1, -1, math.MaxInt64, math.MinInt64, 0x0102030405060708, -0x7fc0000000000001} {
+		in = AppendInt64(in, v)
+	}
+	check := func(name string, n int, bulk func(*Reader) any, item func(*Reader) any) {
+		t.Helper()
+		r1, r2 := NewReader(in, 0), NewReader(in, 0)
+		got := bulk(&r1)
+		want := make([]any, 0, n)
+		for range n {
+			want = append(want, item(&r2))
+		}
+		if g := got.([]any); !equalAny(g, want) || r1.Err() != nil || r1.Len() != r2.Len() {
+			t.Fatalf("%s: Numbers read %v (left %d, err %v), the item reader %v (left %d)", name, g, r1.Len(), r1.Err(), want, r2.Len())
+		}
+	}
+	check("int16", len(in)/2, func(r *Reader) any { return anys(bulkOf[int16](r, len(in)/2)) }, func(r *Reader) any { return r.Int16() })
+	check("int32", len(in)/4, func(r *Reader) any { return anys(bulkOf[int32](r, len(in)/4)) }, func(r *Reader) any { return r.Int32() })
+	check("int64", len(in)/8, func(r *Reader) any { return anys(bulkOf[int64](r, len(in)/8)) }, func(r *Reader) any { return r.Int64() })
+	check("float32", len(in)/4, func(r *Reader) any { return anys(bulkOf[float32](r, len(in)/4)) }, func(r *Reader) any { return math.Float32bits(r.Float32()) })
+	check("float64", len(in)/8, func(r *Reader) any { return anys(bulkOf[float64](r, len(in)/8)) }, func(r *Reader) any { return math.Float64bits(r.Float64()) })
+
+	// One item too many: the reader fails, the destination is untouched.
+	r := NewReader(in, 0)
+	dst := []int32{9, 9, 9}
+	r.Skip(len(in) - 8)
+	Numbers(&r, dst)
+	if !errors.Is(r.Err(), ErrShort) || dst[0] != 9 || dst[2] != 9 {
+		t.Fatalf("short input: err %v, dst %v", r.Err(), dst)
+	}
+}
+
+func bulkOf[T Number](r *Reader, n int) []T {
+	out := make([]T, n)
+	Numbers(r, out)
+	return out
+}
+
+// anys boxes numbers as the item readers' results are compared (floats by
+// their bits, so that NaNs compare).
+func anys[T Number](v []T) []any {
+	out := make([]any, len(v))
+	for i, x := range v {
+		switch f := any(x).(type) {
+		case float32:
+			out[i] = math.Float32bits(f)
+		case float64:
+			out[i] = math.Float64bits(f)
+		default:
+			out[i] = x
+		}
+	}
+	return out
+}
+
+func equalAny(a, b []any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
