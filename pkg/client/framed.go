@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -183,6 +184,10 @@ func (p *pipe) write(failed func(error)) {
 	for {
 		select {
 		case <-p.kick:
+			// Let the callers that are ready append their requests
+			// first: under load one write carries many, and alone the
+			// writer runs again at once.
+			runtime.Gosched()
 			if err := p.w.Flush(); err != nil {
 				failed(err)
 				return
