@@ -308,6 +308,10 @@ func (e *Engine) goRun(fn func()) {
 	})
 }
 
+// Go runs fn on a goroutine of the engine's pool, on a stack that earlier
+// queries grew: for the calls that start queries. Close waits for it.
+func (e *Engine) Go(fn func()) { e.goroutines.Go(fn) }
+
 // Close cancels every running query and waits for the engine's goroutines.
 func (e *Engine) Close() {
 	e.mu.Lock()

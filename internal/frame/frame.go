@@ -10,7 +10,9 @@
 // client's first frame is a hello (KindHello: api PipelineHello), which
 // the member answers with a welcome (KindHello: PipelineWelcome) before
 // anything else; then calls (KindCall: PipelineRequest, answered by a
-// PipelineResponse with the same call id, in any order), pings either way
+// PipelineResponse with the same call id, in any order), query calls when
+// the welcome offers them (KindQuery: QueryCall, answered by a QueryReply
+// with the same call id; their ids are apart from KindCall's), pings either way
 // (KindPing, answered by a KindPong with the same payload), and, from the
 // member, a KindGoAway (an Error) after which it runs no call it has not
 // answered.
@@ -50,6 +52,9 @@ const (
 	// KindGoAway: the member ends the connection (an Error says why); it
 	// has answered every call it ran.
 	KindGoAway byte = 5
+	// KindQuery: a QueryCall, or the QueryReply to one, on a connection
+	// whose welcome said it carries queries.
+	KindQuery byte = 6
 )
 
 // HeaderSize is the size of a frame's header: its length and kind.

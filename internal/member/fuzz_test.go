@@ -446,8 +446,8 @@ func FuzzGRPCRequests(f *testing.F) {
 }
 
 // FuzzFramedPipeline sends arbitrary bytes on the framed pipeline after a
-// valid hello: frames of any kind and length, calls that are not
-// protobuf, calls over the message limit, pings. Whatever they hold, the
+// valid hello: frames of any kind and length, map and query calls that
+// are not protobuf, calls over the message limit, pings. Whatever they hold, the
 // member answers each call it could decode with a response to it, closes
 // the connection on what breaks the protocol, never panics, and keeps
 // serving.
@@ -468,6 +468,19 @@ func FuzzFramedPipeline(f *testing.F) {
 	lock := call(&pb.PipelineRequest{CallId: 4, TimeoutMs: 50, Op: &pb.PipelineRequest_Lock{Lock: &pb.LockRequest{Map: "fuzz", Key: k}}})
 	f.Add(append(append(append([]byte(nil), get...), set...), putAll...))
 	f.Add(append(append([]byte(nil), lock...), set...))
+	query := func(c *pb.QueryCall) []byte {
+		b, err := proto.Marshal(c)
+		if err != nil {
+			f.Fatal(err)
+		}
+		return frame.Append(nil, frame.KindQuery, b)
+	}
+	sql := func(id uint64, stmt string) []byte {
+		return query(&pb.QueryCall{CallId: id, Op: &pb.QueryCall_Execute{Execute: &pb.ExecuteRequest{Query: &pb.ExecuteRequest_Sql{Sql: stmt}}}})
+	}
+	f.Add(append(append(sql(1, "SELECT 1"), set...), query(&pb.QueryCall{CallId: 1, Op: &pb.QueryCall_Cancel{Cancel: true}})...))
+	f.Add(append(sql(2, "SELECT * FROM fuzz"), query(&pb.QueryCall{CallId: 3, Op: &pb.QueryCall_Fetch{Fetch: &pb.FetchRequest{CursorId: 99}}})...))
+	f.Add(frame.Append(nil, frame.KindQuery, []byte{8, 9, 0xff, 0xff}))
 	f.Add(frame.Append(nil, frame.KindPing, []byte("12345678")))
 	f.Add(frame.Append(nil, frame.KindCall, []byte{8, 9, 0xff, 0xff}))
 	f.Add(frame.Append(nil, frame.KindGoAway, nil))
@@ -516,6 +529,14 @@ func (fm *fuzzMember) framed(t *testing.T, data []byte) {
 			}
 			if resp.Error != nil && codes.Code(resp.Error.GrpcCode) == codes.Internal {
 				t.Fatalf("call %d: an internal error: %s", resp.CallId, resp.Error.Message)
+			}
+		case frame.KindQuery:
+			reply := &pb.QueryReply{}
+			if err := proto.Unmarshal(f.Payload, reply); err != nil {
+				t.Fatalf("an answer that is not a QueryReply: %v", err)
+			}
+			if reply.Error != nil && codes.Code(reply.Error.GrpcCode) == codes.Internal {
+				t.Fatalf("query call %d: an internal error: %s", reply.CallId, reply.Error.Message)
 			}
 		case frame.KindPong:
 		default:

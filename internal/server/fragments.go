@@ -91,12 +91,12 @@ func (s *Server) ServeFragments(conn net.Conn, rd *frame.Reader, traffic frame.T
 			fs.mu.Unlock()
 			running.Add(1)
 			s.active.Add(1)
-			go func() {
+			s.goQuery(func() {
 				defer running.Done()
 				defer s.active.Add(-1)
 				defer stop()
 				fs.run(ctx, call.CallId, sf, op.Run)
-			}()
+			})
 		case *memberpb.FragmentCall_Credit:
 			fs.mu.Lock()
 			if sf := fs.calls[call.CallId]; sf != nil {

@@ -108,6 +108,9 @@ type framedConn struct {
 	kick chan struct{}
 	done chan struct{}
 
+	// queries runs the connection's query calls (framedquery.go).
+	queries *framedQueries
+
 	mu        sync.Mutex
 	accepting bool // false once draining or ended: no call starts
 	calls     sync.WaitGroup
@@ -123,7 +126,7 @@ func (s *Server) serveFramed(conn net.Conn, rd *frame.Reader, info cluster.PeerI
 	c := &framedConn{s: s, conn: conn, rd: rd, w: frame.NewWriter(conn, framedWriteLimit), sem: make(chan struct{}, s.cfg.PipelineInFlight), accepting: true,
 		kick: make(chan struct{}, 1), done: make(chan struct{}), mapNames: map[string]string{}}
 	ctx, err := s.admitFramed(ctx, hello)
-	welcome := &pb.PipelineWelcome{}
+	welcome := &pb.PipelineWelcome{Queries: true}
 	if err != nil {
 		welcome.Error = toPipelineError(err)
 	}
@@ -133,6 +136,10 @@ func (s *Server) serveFramed(conn net.Conn, rd *frame.Reader, info cluster.PeerI
 	}
 	c.ctx = ctx
 	c.inlineCtx = context.WithValue(ctx, inlineKey{}, &c.inline)
+	c.queries = newFramedQueries(ctx, s.cfg.PipelineInFlight)
+	if qc := s.cfg.Query; qc != nil {
+		defer qc.Engine.EndSession(c.queries.session)
+	}
 	if !s.framed.add(c) {
 		_ = conn.Close()
 		return
@@ -207,6 +214,10 @@ func (c *framedConn) read() {
 		switch f.Kind {
 		case frame.KindCall:
 			if !c.call(f) {
+				return
+			}
+		case frame.KindQuery:
+			if !c.query(f) {
 				return
 			}
 		case frame.KindPing:

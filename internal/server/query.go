@@ -256,7 +256,7 @@ func (s *Server) fragmentContext(parent context.Context, r *pb.RunFragmentReques
 }
 
 // Pipeline runs the Execute, Fetch and Close calls of one client stream:
-// a receiver reads calls, each runs on its own goroutine (at most
+// a receiver reads calls, each runs on a goroutine of its own (at most
 // PipelineInFlight at a time), and replies are sent in completion order. A
 // call over limits.max-message-size fails alone (receive.go). The stream
 // ends when the client closes its side or the member drains;
@@ -331,7 +331,7 @@ loop:
 			running[call.CallId] = stop
 			runningMu.Unlock()
 			calls.Add(1)
-			go func() {
+			s.goQuery(func() {
 				defer calls.Done()
 				defer func() { <-sem }()
 				defer func() {
@@ -341,7 +341,7 @@ loop:
 					stop()
 				}()
 				send(q.runCall(cctx, call))
-			}()
+			})
 		}
 	}
 	calls.Wait()
@@ -355,6 +355,16 @@ loop:
 		return ErrShuttingDown
 	}
 	return ctx.Err()
+}
+
+// goQuery runs a query call on a goroutine: one of the query engine's,
+// whose stacks earlier queries grew, when the member runs one.
+func (s *Server) goQuery(fn func()) {
+	if qc := s.cfg.Query; qc != nil {
+		qc.Engine.Go(fn)
+		return
+	}
+	go fn()
 }
 
 // queryCallOp is the oneof of a query stream call's operation.

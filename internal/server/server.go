@@ -153,6 +153,8 @@ type Server struct {
 	listeners sync.Map
 	// framed are the framed pipeline connections (framed.go).
 	framed framedConns
+	// queries serves QueryService, on gRPC and on framed connections.
+	queries *queryService
 }
 
 // New returns a Server.
@@ -183,6 +185,7 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, done: make(chan struct{}), latches: locks.NewLatches(), waiters: locks.NewWaiters()}
 	s.life, s.endLife = context.WithCancel(context.Background())
+	s.queries = &queryService{s: s}
 	s.access.s = s
 	s.access.refusals.Interval = refusalLogInterval
 	if cfg.Metrics != nil || cfg.ProfileLabels {
@@ -198,7 +201,7 @@ func (s *Server) Register(g *grpc.Server) {
 	pb.RegisterMetadataServiceServer(g, &metadataService{s: s})
 	pb.RegisterClusterServiceServer(g, &clusterService{s: s})
 	pb.RegisterPipelineServiceServer(g, &pipelineService{s: s})
-	pb.RegisterQueryServiceServer(g, &queryService{s: s})
+	pb.RegisterQueryServiceServer(g, s.queries)
 	pb.RegisterTransactionServiceServer(g, &transactionService{s: s})
 	memberpb.RegisterExchangeServiceServer(g, &exchangeService{s: s})
 	memberpb.RegisterTransactionResolverServiceServer(g, &resolverService{s: s})

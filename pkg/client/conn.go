@@ -13,9 +13,11 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/keepalive"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
@@ -40,6 +42,9 @@ type conn struct {
 	metadata pb.MetadataServiceClient
 
 	pipe *pipe
+	// queries is the query stream on the pipe, once opened (nil when the
+	// member offers none: queries then travel on a gRPC stream).
+	queries atomic.Pointer[queryStream]
 
 	nextID   atomic.Uint64
 	pending  [pendingShards]pendingShard
@@ -223,6 +228,12 @@ func (c *conn) receive() {
 		case frame.KindCall:
 		case frame.KindPong:
 			continue
+		case frame.KindQuery:
+			if !c.receiveQuery(f) {
+				return
+			}
+			c.pipe.rd.Release()
+			continue
 		case frame.KindGoAway:
 			// A draining member answers every call it took before it
 			// goes: calls still pending then were never run.
@@ -253,6 +264,47 @@ func (c *conn) receive() {
 	}
 }
 
+// receiveQuery hands a query reply to its call; false when the connection
+// failed (the member broke the protocol).
+func (c *conn) receiveQuery(f frame.Frame) bool {
+	qs := c.queries.Load()
+	if qs == nil {
+		c.fail(errors.New("the member sent a query reply on a pipe that carries no queries"), true)
+		return false
+	}
+	r := &pb.QueryReply{}
+	if f.Skipped {
+		// Over Config.MaxMessageSize: its call fails alone.
+		id := replyCallID(f.Payload)
+		if id == 0 {
+			c.fail(fmt.Errorf("a query reply of %d bytes is over Config.MaxMessageSize and names no call", f.Size), true)
+			return false
+		}
+		r.CallId = id
+		r.Error = &pb.Error{GrpcCode: int32(codes.ResourceExhausted),
+			Message: fmt.Sprintf("the reply of %d bytes is over the client's Config.MaxMessageSize", f.Size)}
+	} else if proto.Unmarshal(f.Payload, r) != nil {
+		c.fail(fmt.Errorf("a query reply of %d bytes could not be decoded", f.Size), true)
+		return false
+	}
+	qs.deliver(r)
+	return true
+}
+
+// replyCallID reads the call id (field 1) that starts an encoded reply, 0
+// when it does not start with one.
+func replyCallID(b []byte) uint64 {
+	num, typ, n := protowire.ConsumeTag(b)
+	if n < 0 || num != 1 || typ != protowire.VarintType {
+		return 0
+	}
+	v, m := protowire.ConsumeVarint(b[n:])
+	if m < 0 {
+		return 0
+	}
+	return v
+}
+
 // fail marks the connection broken and fails the calls in flight; sent
 // says whether those appended to the pipeline may have run on the member
 // (a call still waiting for room to send was not sent).
@@ -260,6 +312,11 @@ func (c *conn) fail(err error, sent bool) {
 	ce := &connError{member: c.addr, sent: sent, err: err}
 	if !c.broken.CompareAndSwap(nil, ce) {
 		return
+	}
+	if qs := c.queries.Load(); qs != nil {
+		// Its calls may have run whatever sent says: a statement is not
+		// sent again by the client itself.
+		qs.fail(&connError{member: c.addr, sent: true, err: err})
 	}
 	for i := range c.pending {
 		sh := &c.pending[i]

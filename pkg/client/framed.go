@@ -59,6 +59,8 @@ type pipe struct {
 	stopped  chan struct{}
 	stopOnce sync.Once
 	lastRead atomic.Int64 // Unix nanoseconds of the last frame read
+	// queries: the member takes query calls on the pipe (its welcome).
+	queries bool
 }
 
 // dialPipe opens the framed pipeline to the member at addr: TCP, TLS when
@@ -138,6 +140,7 @@ func openPipe(ctx context.Context, nc net.Conn, cfg *Config, clientUUID []byte, 
 	if welcome.Error != nil {
 		return nil, errorFromPipeline(welcome.Error, "")
 	}
+	p.queries = welcome.Queries
 	_ = nc.SetDeadline(time.Time{})
 	p.read()
 	return p, nil

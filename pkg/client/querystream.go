@@ -2,23 +2,26 @@ package client
 
 import (
 	"context"
+	"errors"
 	"io"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/frame"
 )
 
-// queryStream multiplexes query calls (Execute, Fetch, Close) to one member
-// over QueryService.Pipeline, the way the map calls share the pipeline
-// stream: each call carries an id and waits for the reply with that id.
+// queryStream multiplexes query calls (Execute, Fetch, Close) to one member:
+// each call carries an id and waits for the reply with that id. They
+// travel on the connection's framed pipe when the member offers it
+// (pipeQueries), else on a QueryService.Pipeline stream (grpcQueries).
 type queryStream struct {
 	addr    string
 	cn      *conn // the connection it runs on (answers count as signs of life)
-	stream  pb.QueryService_PipelineClient
-	sender  *streamSender
-	cancel  context.CancelFunc
+	tr      queryTransport
 	mu      sync.Mutex
 	pending map[uint64]chan *pb.QueryReply
 	// abandoned are Execute calls whose caller gave up waiting: their
@@ -28,7 +31,18 @@ type queryStream struct {
 	abandoned map[uint64]bool
 	nextID    atomic.Uint64
 	failed    error // set once the stream broke; guarded by mu
-	done      chan struct{}
+}
+
+// queryTransport carries a query stream's calls to its member.
+type queryTransport interface {
+	// send queues call: a call that cannot be encoded or is over the
+	// member's limit fails with a *RequestError, one that finds no room
+	// before ctx ends with ctx's error; neither was sent.
+	send(ctx context.Context, call *pb.QueryCall) error
+	// abort ends the transport at once (the stream failed).
+	abort()
+	// close ends it after what was queued went out.
+	close()
 }
 
 // queryStreams holds one stream per connection.
@@ -59,44 +73,123 @@ func (c *Client) queryStreamFor(cn *conn) (*queryStream, error) {
 			delete(c.qstreams.m, old)
 		}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	stream, err := pb.NewQueryServiceClient(cn.cc).Pipeline(ctx)
-	if err != nil {
-		cancel()
-		return nil, errorFromStatus(err, cn.addr)
+	qs := &queryStream{addr: cn.addr, cn: cn, pending: map[uint64]chan *pb.QueryReply{}, abandoned: map[uint64]bool{}}
+	if cn.pipe.queries {
+		qs.tr = &pipeQueries{p: cn.pipe, limits: cn.limits}
+		cn.queries.Store(qs)
+		if ce := cn.broken.Load(); ce != nil {
+			// It broke before it knew of the stream.
+			qs.fail(ce)
+		}
+	} else if err := openGRPCQueries(qs); err != nil {
+		return nil, err
 	}
-	qs := &queryStream{addr: cn.addr, cn: cn, stream: stream, cancel: cancel, pending: map[uint64]chan *pb.QueryReply{},
-		abandoned: map[uint64]bool{}, done: make(chan struct{})}
-	qs.sender = newStreamSender(stream, func(err error) { qs.fail(&connError{member: qs.addr, sent: true, err: err}) })
-	go qs.receive()
 	c.qstreams.m[cn] = qs
 	return qs, nil
 }
 
-func (qs *queryStream) receive() {
-	defer close(qs.done)
+// pipeQueries sends query calls on the connection's framed pipe; the
+// connection's receiver hands their replies to the stream (deliver).
+type pipeQueries struct {
+	p      *pipe
+	limits *limits
+}
+
+func (t *pipeQueries) send(ctx context.Context, call *pb.QueryCall) error {
+	flush, err := t.p.w.Append(ctx, frame.KindQuery, func(b []byte) ([]byte, error) {
+		start := len(b)
+		b, err := proto.MarshalOptions{}.MarshalAppend(b, call)
+		if err != nil {
+			return b, &RequestError{Reason: err.Error(), kind: ErrInvalidArgument}
+		}
+		return b, t.limits.checkMessage(len(b) - start)
+	})
+	if flush {
+		t.p.wake()
+	}
+	return err
+}
+
+func (t *pipeQueries) abort() {}
+func (t *pipeQueries) close() {}
+
+// grpcQueries sends query calls on a QueryService.Pipeline stream, whose
+// receiver hands their replies to the stream.
+type grpcQueries struct {
+	qs     *queryStream
+	stream pb.QueryService_PipelineClient
+	sender *streamSender
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the receiver ends
+}
+
+// openGRPCQueries opens qs's gRPC stream and makes it qs's transport.
+func openGRPCQueries(qs *queryStream) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	stream, err := pb.NewQueryServiceClient(qs.cn.cc).Pipeline(ctx)
+	if err != nil {
+		cancel()
+		return errorFromStatus(err, qs.addr)
+	}
+	t := &grpcQueries{qs: qs, stream: stream, cancel: cancel, done: make(chan struct{})}
+	qs.tr = t // before anything can fail it
+	t.sender = newStreamSender(stream, func(err error) { qs.fail(&connError{member: qs.addr, sent: true, err: err}) })
+	go t.receive()
+	return nil
+}
+
+func (t *grpcQueries) send(ctx context.Context, call *pb.QueryCall) error {
+	msg, err := encodeRequest(call, t.qs.cn.limits)
+	if err != nil {
+		return err
+	}
+	if err := t.sender.send(ctx, outgoing{msg: msg}); err != nil {
+		msg.data.Free()
+		return err
+	}
+	return nil
+}
+
+func (t *grpcQueries) abort() { t.cancel() }
+
+func (t *grpcQueries) close() {
+	select {
+	case <-t.sender.stop():
+	case <-time.After(closeGrace):
+	}
+	t.cancel()
+	<-t.done
+}
+
+func (t *grpcQueries) receive() {
+	defer close(t.done)
 	for {
-		r, err := qs.stream.Recv()
+		r, err := t.stream.Recv()
 		if err != nil {
 			if err == io.EOF {
 				err = errStreamEnded
 			}
-			qs.fail(&connError{member: qs.addr, sent: true, err: err})
+			t.qs.fail(&connError{member: t.qs.addr, sent: true, err: err})
 			return
 		}
-		qs.cn.seen()
-		qs.mu.Lock()
-		ch := qs.pending[r.CallId]
-		delete(qs.pending, r.CallId)
-		orphan := qs.abandoned[r.CallId]
-		delete(qs.abandoned, r.CallId)
-		qs.mu.Unlock()
-		if ch != nil {
-			ch <- r // buffered
-		}
-		if orphan {
-			qs.closeOrphan(r)
-		}
+		t.qs.deliver(r)
+	}
+}
+
+// deliver hands a reply to the call waiting for it.
+func (qs *queryStream) deliver(r *pb.QueryReply) {
+	qs.cn.seen()
+	qs.mu.Lock()
+	ch := qs.pending[r.CallId]
+	delete(qs.pending, r.CallId)
+	orphan := qs.abandoned[r.CallId]
+	delete(qs.abandoned, r.CallId)
+	qs.mu.Unlock()
+	if ch != nil {
+		ch <- r // buffered
+	}
+	if orphan {
+		qs.closeOrphan(r)
 	}
 }
 
@@ -112,7 +205,7 @@ func (qs *queryStream) fail(err error) {
 	for id, ch := range pending {
 		ch <- &pb.QueryReply{CallId: id, Error: &pb.Error{GrpcCode: failedCall}}
 	}
-	qs.cancel()
+	qs.tr.abort()
 }
 
 // failure is the error of the calls a broken stream failed.
@@ -127,27 +220,24 @@ func (qs *queryStream) failure() error {
 func (qs *queryStream) call(ctx context.Context, call *pb.QueryCall) (*pb.ExecuteResponse, error) {
 	id := qs.nextID.Add(1)
 	call.CallId = id
-	msg, err := encodeRequest(call, qs.cn.limits)
-	if err != nil {
-		return nil, err
-	}
 	ch := make(chan *pb.QueryReply, 1)
 	qs.mu.Lock()
 	if qs.failed != nil {
 		err := qs.failed
 		qs.mu.Unlock()
-		msg.data.Free()
 		return nil, err
 	}
 	qs.pending[id] = ch
 	qs.mu.Unlock()
-	if err := qs.sender.send(ctx, outgoing{msg: msg}); err != nil {
-		msg.data.Free()
+	if err := qs.tr.send(ctx, call); err != nil {
 		qs.mu.Lock()
 		delete(qs.pending, id)
 		failed := qs.failed
 		qs.mu.Unlock()
+		var re *RequestError
 		switch {
+		case errors.As(err, &re):
+			return nil, err
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
 		case failed != nil:
@@ -187,15 +277,9 @@ func (qs *queryStream) call(ctx context.Context, call *pb.QueryCall) (*pb.Execut
 // sendOneWay queues a call no caller waits for (a cancel, the close of an
 // orphan cursor), as far as the stream takes it at once.
 func (qs *queryStream) sendOneWay(call *pb.QueryCall) {
-	msg, err := encodeRequest(call, qs.cn.limits)
-	if err != nil {
-		return
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), closeGrace)
 	defer cancel()
-	if qs.sender.send(ctx, outgoing{msg: msg}) != nil {
-		msg.data.Free()
-	}
+	_ = qs.tr.send(ctx, call)
 }
 
 // closeOrphan closes the cursor of an Execute reply nobody waits for (in
@@ -208,12 +292,5 @@ func (qs *queryStream) closeOrphan(r *pb.QueryReply) {
 	go qs.sendOneWay(&pb.QueryCall{CallId: qs.nextID.Add(1), Op: &pb.QueryCall_Close{Close: &pb.CloseRequest{CursorId: r.Result.CursorId}}})
 }
 
-// close ends the stream and waits for its receiver.
-func (qs *queryStream) close() {
-	select {
-	case <-qs.sender.stop():
-	case <-time.After(closeGrace):
-	}
-	qs.cancel()
-	<-qs.done
-}
+// close ends the stream once what it queued went out.
+func (qs *queryStream) close() { qs.tr.close() }

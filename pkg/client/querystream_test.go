@@ -14,8 +14,17 @@ import (
 // query (its context ends after the call went out, while the member
 // works) leaves no cursor behind: when the member's first page arrives,
 // the client closes its cursor at once, instead of leaving it (and the
-// memory its query holds) to the member's two-minute idle timeout.
+// memory its query holds) to the member's two-minute idle timeout. So on
+// both of a query stream's transports: the connection's framed pipe, and
+// the gRPC stream it falls back to when a member offers no query calls on
+// its pipe.
 func TestAbandonedQueryCursorIsClosed(t *testing.T) {
+	for _, framed := range []bool{true, false} {
+		t.Run(fmt.Sprintf("framed=%v", framed), func(t *testing.T) { testAbandonedQueryCursor(t, framed) })
+	}
+}
+
+func testAbandonedQueryCursor(t *testing.T, framed bool) {
 	c := testcluster.Start(t, testcluster.InProcess, 1, testcluster.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -24,6 +33,13 @@ func TestAbandonedQueryCursorIsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cl.Close()
+	if !framed {
+		cn, err := cl.anyConn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cn.pipe.queries = false // as a member that offers none
+	}
 	if _, err := cl.SQL(ctx, `CREATE MAPPING m TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='varchar')`); err != nil {
 		t.Fatal(err)
 	}
@@ -43,6 +59,9 @@ func TestAbandonedQueryCursorIsClosed(t *testing.T) {
 	qs, err := cl.queryStreamFor(cn)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, onPipe := qs.tr.(*pipeQueries); onPipe != framed {
+		t.Fatalf("the query stream runs on %T", qs.tr)
 	}
 	// The caller has given up already: the call is sent, and its reply
 	// (a first page of 10 rows, a cursor for the rest) finds nobody.

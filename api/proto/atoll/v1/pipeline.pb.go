@@ -96,8 +96,13 @@ func (x *PipelineHello) GetAuthorization() string {
 // unless error says why not (another cluster, failed authentication, TLS
 // required, a limit), after which the member closes it.
 type PipelineWelcome struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Error         *Error                 `protobuf:"bytes,1,opt,name=error,proto3" json:"error,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Error *Error                 `protobuf:"bytes,1,opt,name=error,proto3" json:"error,omitempty"`
+	// The connection also carries the calls of QueryService's Pipeline
+	// stream (QueryCall, answered by a QueryReply with the same call id) in
+	// frames of their own kind; the cursors they open are the connection's.
+	// A member that does not set it takes no such frame.
+	Queries       bool `protobuf:"varint,2,opt,name=queries,proto3" json:"queries,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -137,6 +142,13 @@ func (x *PipelineWelcome) GetError() *Error {
 		return x.Error
 	}
 	return nil
+}
+
+func (x *PipelineWelcome) GetQueries() bool {
+	if x != nil {
+		return x.Queries
+	}
+	return false
 }
 
 type PipelineRequest struct {
@@ -1147,9 +1159,10 @@ const file_atoll_v1_pipeline_proto_rawDesc = "" +
 	"\fcluster_name\x18\x01 \x01(\tR\vclusterName\x12\x1f\n" +
 	"\vclient_uuid\x18\x02 \x01(\fR\n" +
 	"clientUuid\x12$\n" +
-	"\rauthorization\x18\x03 \x01(\tR\rauthorization\"8\n" +
+	"\rauthorization\x18\x03 \x01(\tR\rauthorization\"R\n" +
 	"\x0fPipelineWelcome\x12%\n" +
-	"\x05error\x18\x01 \x01(\v2\x0f.atoll.v1.ErrorR\x05error\"\xbf\x11\n" +
+	"\x05error\x18\x01 \x01(\v2\x0f.atoll.v1.ErrorR\x05error\x12\x18\n" +
+	"\aqueries\x18\x02 \x01(\bR\aqueries\"\xbf\x11\n" +
 	"\x0fPipelineRequest\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\x04R\x06callId\x12\x1d\n" +
 	"\n" +

@@ -1,0 +1,108 @@
+package server_test
+
+import (
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/proto"
+
+	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/frame"
+	"github.com/atolldb/atoll/internal/member"
+	"github.com/atolldb/atoll/internal/testcluster"
+)
+
+// TestFramedQueryCalls: a framed pipeline's welcome offers query calls,
+// which run beside its map calls. A statement answers with its rows and a
+// cursor the next call fetches from; a query call over
+// limits.max-message-size fails alone with TOO_LARGE naming the limit,
+// one that cannot be decoded with an error naming the call; the
+// connection serves the calls after them.
+func TestFramedQueryCalls(t *testing.T) {
+	cluster := testcluster.Start(t, testcluster.InProcess, 1, testcluster.Options{Configure: func(c *member.Config) {
+		c.Limits.MaxMessageSize = 256 << 10
+	}})
+	nc, err := net.Dial("tcp", cluster.Addrs()[0])
+	require.NoError(t, err)
+	defer nc.Close()
+	require.NoError(t, nc.SetDeadline(time.Now().Add(time.Minute)))
+	hello, err := proto.Marshal(&pb.PipelineHello{ClusterName: "test", ClientUuid: make([]byte, 16)})
+	require.NoError(t, err)
+	_, err = nc.Write(frame.Append(append([]byte(nil), frame.Preamble...), frame.KindHello, hello))
+	require.NoError(t, err)
+	rd := frame.NewReader(nc, 64<<10, 1<<20, 1<<20)
+	f, err := rd.Next()
+	require.NoError(t, err)
+	welcome := &pb.PipelineWelcome{}
+	require.Equal(t, frame.KindHello, f.Kind)
+	require.NoError(t, proto.Unmarshal(f.Payload, welcome))
+	require.Nil(t, welcome.Error)
+	require.True(t, welcome.Queries, "the welcome offers query calls")
+
+	sql := func(id uint64, stmt string, pageSize int32) []byte {
+		b, err := proto.Marshal(&pb.QueryCall{CallId: id, Op: &pb.QueryCall_Execute{Execute: &pb.ExecuteRequest{
+			Query: &pb.ExecuteRequest_Sql{Sql: stmt}, PageSize: pageSize}}})
+		require.NoError(t, err)
+		return frame.Append(nil, frame.KindQuery, b)
+	}
+	call := func(id uint64, stmt string) *pb.QueryReply {
+		t.Helper()
+		_, err := nc.Write(sql(id, stmt, 0))
+		require.NoError(t, err)
+		f, err := rd.Next()
+		require.NoError(t, err)
+		r := &pb.QueryReply{}
+		require.Equal(t, frame.KindQuery, f.Kind)
+		require.NoError(t, proto.Unmarshal(f.Payload, r))
+		rd.Release()
+		require.Equal(t, id, r.CallId)
+		require.Nil(t, r.Error, "%s", stmt)
+		return r
+	}
+	call(1, `CREATE MAPPING q (__key INT, this VARCHAR) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='varchar')`)
+	call(2, `INSERT INTO q VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd'), (5, 'e')`)
+
+	var out []byte
+	out = append(out, sql(7, "SELECT '"+strings.Repeat("y", 300<<10)+"'", 0)...)
+	out = append(out, frame.Append(nil, frame.KindQuery, []byte{8, 9, 0x12, 0xff, 0xff})...) // id 9, then a broken field
+	out = append(out, sql(8, "SELECT __key FROM q", 2)...)
+	_, err = nc.Write(out)
+	require.NoError(t, err)
+	replies := map[uint64]*pb.QueryReply{}
+	for len(replies) < 3 {
+		f, err := rd.Next()
+		require.NoError(t, err, "the connection ended")
+		require.Equal(t, frame.KindQuery, f.Kind)
+		r := &pb.QueryReply{}
+		require.NoError(t, proto.Unmarshal(f.Payload, r))
+		replies[r.CallId] = r
+		rd.Release()
+	}
+	require.NotNil(t, replies[7].Error, "the oversized call")
+	assert.Equal(t, pb.ErrorCode_ERROR_CODE_TOO_LARGE, replies[7].Error.GetDetail().GetCode())
+	assert.Contains(t, replies[7].Error.Message, "limits.max-message-size")
+	require.NotNil(t, replies[9].Error, "the call that cannot be decoded")
+	assert.Equal(t, codes.InvalidArgument, codes.Code(replies[9].Error.GrpcCode))
+	assert.Contains(t, replies[9].Error.Message, "could not be decoded")
+	require.Nil(t, replies[8].Error, "the statement beside them")
+	assert.Equal(t, int32(2), replies[8].Result.GetPage().GetCount())
+	cursor := replies[8].Result.CursorId
+	require.NotZero(t, cursor, "a cursor for the rows after the first page")
+
+	b, err := proto.Marshal(&pb.QueryCall{CallId: 10, Op: &pb.QueryCall_Fetch{Fetch: &pb.FetchRequest{CursorId: cursor}}})
+	require.NoError(t, err)
+	_, err = nc.Write(frame.Append(nil, frame.KindQuery, b))
+	require.NoError(t, err)
+	f, err = rd.Next()
+	require.NoError(t, err)
+	r := &pb.QueryReply{}
+	require.NoError(t, proto.Unmarshal(f.Payload, r))
+	require.Equal(t, uint64(10), r.CallId)
+	require.Nil(t, r.Error)
+	assert.Equal(t, int32(2), r.Result.GetPage().GetCount(), "the second page")
+}
