@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"log/slog"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -658,6 +659,25 @@ func (c *Client) dialShared(addr string, d *dialCall) {
 // first that answers. Without an open connection it dials every candidate
 // at once and takes the first that connects: hung members cost one
 // heartbeat or connect timeout in all, not one each.
+// queryConn returns the connection a statement goes to: any member that
+// answered within the heartbeat interval, drawn at random so that the
+// members share the coordination of a client's queries (as Hazelcast's
+// client spreads its SQL), else anyConn's.
+func (c *Client) queryConn(ctx context.Context) (*conn, error) {
+	var fresh []*conn
+	c.mu.Lock()
+	for _, cn := range c.conns {
+		if cn.usable() && time.Since(time.Unix(0, cn.lastSeen.Load())) < c.cfg.HeartbeatInterval {
+			fresh = append(fresh, cn)
+		}
+	}
+	c.mu.Unlock()
+	if len(fresh) > 0 {
+		return fresh[rand.IntN(len(fresh))], nil
+	}
+	return c.anyConn(ctx)
+}
+
 func (c *Client) anyConn(ctx context.Context) (*conn, error) {
 	var usable []*conn
 	var best *conn

@@ -393,7 +393,7 @@ func (c *Client) execute(ctx context.Context, req *pb.ExecuteRequest) (*Rows, er
 			// The member stops the query when the caller gives up waiting.
 			req.TimeoutMs = max(1, time.Until(dl).Milliseconds())
 		}
-		cn, err := c.anyConn(ctx)
+		cn, err := c.queryConn(ctx)
 		if err != nil {
 			return nil, err
 		}
