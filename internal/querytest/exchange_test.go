@@ -73,13 +73,18 @@ func TestJoinCancelLeaksNothing(t *testing.T) {
 	cl, c, ctx := joinCluster(t, 3, 5, testcluster.Options{SlowFailureDetection: true})
 	cl.WaitStable(1, 2*time.Minute) // no migration starts or ends a replication stream meanwhile
 	q := "SELECT /*+ JOIN_STRATEGY(repartition) BATCH_BYTES(256) VECTOR_SIZE(50) */ jo.__key, jo.note, jc.name FROM jo JOIN jc ON jo.cust = jc.__key"
-	want := len(queryRows(t, ctx, c, q)) // warms every connection up
+	want := len(queryRows(t, ctx, c, q)) // warms the connections up
 	require.GreaterOrEqual(t, want, 1000, "rows of the join")
 	baseline := goleak.IgnoreCurrent()
 	// Replication streams to backups belong to the cluster, not the joins:
 	// one that a backup restarts is not a leak; nor is a goroutine of an
-	// engine's pool waiting for its next function.
+	// engine's pool waiting for its next function, nor the fragments
+	// connection between two members, which a member opens the first time
+	// it coordinates a query (the client draws each statement's member at
+	// random) and keeps.
 	replication := []goleak.Option{goleak.IgnoreTopFunction(gopool.IdleFrame),
+		goleak.IgnoreAnyFunction("github.com/atolldb/atoll/internal/exec.(*fragmentConn).read"),
+		goleak.IgnoreAnyFunction("github.com/atolldb/atoll/internal/server.(*Server).ServeFragments"),
 		goleak.IgnoreAnyFunction("github.com/atolldb/atoll/internal/cluster.(*sender).stream.func2"),
 		goleak.IgnoreAnyFunction("github.com/atolldb/atoll/internal/cluster.(*sender).stream"),
 		goleak.IgnoreAnyFunction("github.com/atolldb/atoll/internal/cluster.(*service).Replicate")}
