@@ -271,28 +271,9 @@ func (c *framedConn) call(f frame.Frame) bool {
 			return callIDOf(f.Payload) != 0
 		}
 	}
-	select {
-	case c.sem <- struct{}{}:
-	default:
-		// Full: what the reader answered goes out before it waits.
-		if !c.flushOwed() {
-			return false
-		}
-		select {
-		case c.sem <- struct{}{}:
-		case <-c.ctx.Done():
-			return false
-		}
+	if run, ok := c.admitCall(c.sem); !run {
+		return ok
 	}
-	c.mu.Lock()
-	if !c.accepting {
-		// Draining: the go-away tells the client it never ran.
-		c.mu.Unlock()
-		<-c.sem
-		return true
-	}
-	c.calls.Add(1)
-	c.mu.Unlock()
 	switch {
 	case hot:
 		if c.hot(&c.hotCall) {
@@ -325,6 +306,35 @@ func (c *framedConn) call(f frame.Frame) bool {
 		c.done1()
 	}()
 	return true
+}
+
+// admitCall takes a place in sem for a call the reader read and counts it
+// among the connection's calls: run says it may start. A draining
+// connection runs it not (its go-away tells the client it never ran);
+// ok false ends the connection (it broke, or the client went while the
+// call waited for a place).
+func (c *framedConn) admitCall(sem chan struct{}) (run, ok bool) {
+	select {
+	case sem <- struct{}{}:
+	default:
+		// Full: what the reader answered goes out before it waits.
+		if !c.flushOwed() {
+			return false, false
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-c.ctx.Done():
+			return false, false
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.accepting {
+		<-sem
+		return false, true
+	}
+	c.calls.Add(1)
+	return true, true
 }
 
 // done1 ends a call that ran: its place is free.

@@ -70,28 +70,9 @@ func (c *framedConn) query(f frame.Frame) bool {
 		q.cancel(call.CallId)
 		return true
 	}
-	select {
-	case q.sem <- struct{}{}:
-	default:
-		// Full: what the reader answered goes out before it waits.
-		if !c.flushOwed() {
-			return false
-		}
-		select {
-		case q.sem <- struct{}{}:
-		case <-c.ctx.Done():
-			return false
-		}
+	if run, ok := c.admitCall(q.sem); !run {
+		return ok
 	}
-	c.mu.Lock()
-	if !c.accepting {
-		// Draining: the go-away tells the client it never ran.
-		c.mu.Unlock()
-		<-q.sem
-		return true
-	}
-	c.calls.Add(1)
-	c.mu.Unlock()
 	ctx, stop := context.WithCancel(q.ctx)
 	q.mu.Lock()
 	q.running[call.CallId] = stop
