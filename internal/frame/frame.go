@@ -33,6 +33,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // Preamble opens every framed pipeline connection.
@@ -356,4 +358,31 @@ func (w *Writer) Fail(err error) {
 	w.buf = w.buf[:0]
 	w.wake()
 	w.mu.Unlock()
+}
+
+// CallID reads field 1 (a varint), the call id that every call and every
+// answer of a pipeline carries, of an encoded message without decoding the
+// rest; 0 when it has none. Encoders write fields in order, so it is found
+// in a message's first bytes (a gRPC message's first buffer, the first
+// bytes of a skipped frame).
+func CallID(b []byte) uint64 {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return 0
+		}
+		b = b[n:]
+		if num == 1 && typ == protowire.VarintType {
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return 0
+			}
+			return v
+		}
+		if n = protowire.ConsumeFieldValue(num, typ, b); n < 0 {
+			return 0
+		}
+		b = b[n:]
+	}
+	return 0
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 func TestReaderFrames(t *testing.T) {
@@ -283,5 +285,28 @@ func TestWriterSend(t *testing.T) {
 	bad := errors.New("cannot encode")
 	if _, err := w.Send(context.Background(), KindCall, func(p []byte) ([]byte, error) { return p, bad }); !errors.Is(err, bad) {
 		t.Fatalf("a failed fill: %v", err)
+	}
+}
+
+// TestCallID: the call id is field 1 wherever it stands among the fields
+// before it, and 0 when a message has none or is cut short.
+func TestCallID(t *testing.T) {
+	id := protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), 300)
+	other := protowire.AppendString(protowire.AppendTag(nil, 2, protowire.BytesType), "sql")
+	for _, c := range []struct {
+		name string
+		in   []byte
+		want uint64
+	}{
+		{"first", append(append([]byte(nil), id...), other...), 300},
+		{"after another field", append(append([]byte(nil), other...), id...), 300},
+		{"none", other, 0},
+		{"empty", nil, 0},
+		{"cut short", id[:len(id)-1], 0},
+		{"not a varint", protowire.AppendString(protowire.AppendTag(nil, 1, protowire.BytesType), "x"), 0},
+	} {
+		if got := CallID(c.in); got != c.want {
+			t.Errorf("%s: CallID = %d, want %d", c.name, got, c.want)
+		}
 	}
 }

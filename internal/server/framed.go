@@ -260,7 +260,7 @@ func (c *framedConn) appendLocal(kind byte, fill func([]byte) ([]byte, error)) b
 // names no id cannot be answered).
 func (c *framedConn) call(f frame.Frame) bool {
 	if f.Skipped {
-		id := callIDOf(f.Payload)
+		id := frame.CallID(f.Payload)
 		err := &TooLargeError{Op: "pipeline", What: "request", Size: f.Size, Limit: c.s.cfg.MaxMessageSize, Unit: "bytes", Setting: "limits.max-message-size"}
 		return id != 0 && c.answerLocal(&pb.PipelineResponse{CallId: id, Error: toPipelineError(err)})
 	}
@@ -268,7 +268,7 @@ func (c *framedConn) call(f frame.Frame) bool {
 	var req *pb.PipelineRequest
 	if !hot {
 		if req = c.decode(f.Payload); req == nil {
-			return callIDOf(f.Payload) != 0
+			return frame.CallID(f.Payload) != 0
 		}
 	}
 	if run, ok := c.admitCall(c.sem); !run {
@@ -407,7 +407,7 @@ func internalEncodingError(err error) *pb.Error {
 func (c *framedConn) decode(payload []byte) *pb.PipelineRequest {
 	req := &pb.PipelineRequest{}
 	if err := proto.Unmarshal(payload, req); err != nil {
-		if id := callIDOf(payload); id != 0 {
+		if id := frame.CallID(payload); id != 0 {
 			c.answerLocal(&pb.PipelineResponse{CallId: id, Error: toPipelineError(invalid("the call could not be decoded: %v", err))})
 		}
 		return nil

@@ -56,13 +56,13 @@ func (q *framedQueries) cancel(id uint64) {
 // that names no id cannot be answered).
 func (c *framedConn) query(f frame.Frame) bool {
 	if f.Skipped {
-		id := callIDOf(f.Payload)
+		id := frame.CallID(f.Payload)
 		err := &TooLargeError{Op: "query", What: "request", Size: f.Size, Limit: c.s.cfg.MaxMessageSize, Unit: "bytes", Setting: "limits.max-message-size"}
 		return id != 0 && c.replyLocal(&pb.QueryReply{CallId: id, Error: toPipelineError(err)})
 	}
 	call := &pb.QueryCall{}
 	if err := proto.Unmarshal(f.Payload, call); err != nil {
-		id := callIDOf(f.Payload)
+		id := frame.CallID(f.Payload)
 		return id != 0 && c.replyLocal(&pb.QueryReply{CallId: id, Error: toPipelineError(invalid("the query call could not be decoded: %v", err))})
 	}
 	q := c.queries

@@ -4,9 +4,9 @@ import (
 	"google.golang.org/grpc/encoding"
 	grpcproto "google.golang.org/grpc/encoding/proto"
 	"google.golang.org/grpc/mem"
-	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/atolldb/atoll/internal/frame"
 	"github.com/atolldb/atoll/internal/grpcbuf"
 )
 
@@ -45,7 +45,7 @@ func (c sizeCheckingCodec) Unmarshal(data mem.BufferSlice, v any) error {
 		r.size = n
 		if n > c.max {
 			if len(data) > 0 {
-				r.callID = callIDOf(data[0].ReadOnlyData())
+				r.callID = frame.CallID(data[0].ReadOnlyData())
 			}
 			return nil
 		}
@@ -85,30 +85,4 @@ func (r *receivedCall) tooLarge(op string, max int) error {
 		return nil
 	}
 	return &TooLargeError{Op: op, What: "request", Size: r.size, Limit: max, Unit: "bytes", Setting: "limits.max-message-size"}
-}
-
-// callIDOf reads field 1 (a varint) of an encoded call without decoding
-// the rest; 0 when it has none. Encoders write fields in order, so it is
-// found in a call's first bytes (a gRPC message's first buffer, a skipped
-// frame's first bytes).
-func callIDOf(b []byte) uint64 {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return 0
-		}
-		b = b[n:]
-		if num == 1 && typ == protowire.VarintType {
-			v, n := protowire.ConsumeVarint(b)
-			if n < 0 {
-				return 0
-			}
-			return v
-		}
-		if n = protowire.ConsumeFieldValue(num, typ, b); n < 0 {
-			return 0
-		}
-		b = b[n:]
-	}
-	return 0
 }

@@ -652,13 +652,6 @@ func (c *Client) dialShared(addr string, d *dialCall) {
 	c.notifyChange()
 }
 
-// anyConn returns some usable connection: an open one, or a new one to a
-// known member or a seed address. Of the open connections it takes the one
-// that answered last; when none answered within a heartbeat interval (a
-// member may have hung since), it probes them all at once and takes the
-// first that answers. Without an open connection it dials every candidate
-// at once and takes the first that connects: hung members cost one
-// heartbeat or connect timeout in all, not one each.
 // queryConn returns the connection a statement goes to: any member that
 // answered within the heartbeat interval, drawn at random so that the
 // members share the coordination of a client's queries (as Hazelcast's
@@ -678,6 +671,13 @@ func (c *Client) queryConn(ctx context.Context) (*conn, error) {
 	return c.anyConn(ctx)
 }
 
+// anyConn returns some usable connection: an open one, or a new one to a
+// known member or a seed address. Of the open connections it takes the one
+// that answered last; when none answered within a heartbeat interval (a
+// member may have hung since), it probes them all at once and takes the
+// first that answers. Without an open connection it dials every candidate
+// at once and takes the first that connects: hung members cost one
+// heartbeat or connect timeout in all, not one each.
 func (c *Client) anyConn(ctx context.Context) (*conn, error) {
 	var usable []*conn
 	var best *conn

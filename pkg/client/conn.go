@@ -17,7 +17,6 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/keepalive"
-	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
@@ -275,7 +274,7 @@ func (c *conn) receiveQuery(f frame.Frame) bool {
 	r := &pb.QueryReply{}
 	if f.Skipped {
 		// Over Config.MaxMessageSize: its call fails alone.
-		id := replyCallID(f.Payload)
+		id := frame.CallID(f.Payload)
 		if id == 0 {
 			c.fail(fmt.Errorf("a query reply of %d bytes is over Config.MaxMessageSize and names no call", f.Size), true)
 			return false
@@ -289,20 +288,6 @@ func (c *conn) receiveQuery(f frame.Frame) bool {
 	}
 	qs.deliver(r)
 	return true
-}
-
-// replyCallID reads the call id (field 1) that starts an encoded reply, 0
-// when it does not start with one.
-func replyCallID(b []byte) uint64 {
-	num, typ, n := protowire.ConsumeTag(b)
-	if n < 0 || num != 1 || typ != protowire.VarintType {
-		return 0
-	}
-	v, m := protowire.ConsumeVarint(b[n:])
-	if m < 0 {
-		return 0
-	}
-	return v
 }
 
 // fail marks the connection broken and fails the calls in flight; sent
