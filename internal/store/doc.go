@@ -110,6 +110,14 @@
 // 2-3% of the value from 2 to 64 KiB, and Go's page rounding (4 KiB on
 // average) beyond.
 //
+// Records back to back also make the query engine's scan (ScanKV) a walk
+// through memory in one direction: it asks the CPU for the cache lines
+// some 2 KiB ahead of the record it hands out (a prefetch instruction on
+// amd64 and arm64), so that a reader's scattered loads in a value of a few
+// hundred bytes (header, Compact offset table, field) find them in cache.
+// On workload B's LARGE queries that raised the queries per second of two
+// member processes by 40-50% for Compact and Portable values.
+//
 // # Memory accounting
 //
 // A partition's memory cost is everything it holds: cap() of its chunks

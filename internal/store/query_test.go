@@ -87,3 +87,25 @@ func TestQueryReads(t *testing.T) {
 		t.Fatalf("count %d exact %v", n, exact)
 	}
 }
+
+// TestPrefetchLinesAnySlice asks for the lines of slices of every
+// alignment and length, empty and nil ones too, up to the end of their
+// backing array: a prefetch never faults, and the loop ends.
+func TestPrefetchLinesAnySlice(t *testing.T) {
+	b := make([]byte, 300)
+	prefetchLines(nil)
+	for from := 0; from <= len(b); from += 7 {
+		for to := from; to <= len(b); to += 13 {
+			prefetchLines(b[from:to])
+		}
+		prefetchLines(b[from:])
+	}
+	var p prefetcher
+	p.data = b
+	for cursor := 0; cursor <= len(b); cursor += 50 {
+		p.ahead(cursor)
+		if p.done < cursor+scanAhead-scanPrefetchStep {
+			t.Fatalf("cursor %d: asked for the bytes up to %d, want at least %d", cursor, p.done, cursor+scanAhead-scanPrefetchStep)
+		}
+	}
+}
