@@ -1,6 +1,7 @@
 package identified
 
 import (
+	"encoding/binary"
 	"strconv"
 	"sync/atomic"
 
@@ -47,18 +48,59 @@ func (l *Layout) program(reg *LayoutRegistry) *program {
 
 // locate returns a reader at the value of field i of the object whose
 // first field starts at buf[start]; buf ends where the object must end.
+//
+// From the last field at a constant offset it steps over fixed-size
+// fields, arrays of them and strings by their lengths alone, in one loop;
+// it hands what is left to walk, the general walk, at the first field of
+// another kind or the first length the input cannot hold, so that errors
+// are walk's.
 func (p *program) locate(objs Objects, buf []byte, start, i int) (wire.Reader, error) {
 	if off := p.layout.offsets[i]; off >= 0 {
 		return wire.NewReader(buf, start+off), nil
 	}
 	j := p.from[i]
-	rd := wire.NewReader(buf, start+p.layout.offsets[j])
+	pos := start + p.layout.offsets[j]
+	fields := p.layout.Fields
+	for ; j < i && pos >= 0; j++ {
+		op := fields[j].Op
+		size := opSizes[op]
+		if op.fixed() {
+			if size > len(buf)-pos {
+				break
+			}
+			pos += size
+			continue
+		}
+		if op == OpString {
+			size = 1
+		} else if op < OpBooleanArray || op > OpDoubleArray {
+			break
+		}
+		if pos > len(buf)-4 {
+			break
+		}
+		n := int(int32(binary.BigEndian.Uint32(buf[pos:])))
+		if n == -1 { // null
+			pos += 4
+			continue
+		}
+		if n < 0 || int64(n)*int64(size) > int64(len(buf)-pos-4) {
+			break
+		}
+		pos += 4 + n*size
+	}
+	rd := wire.NewReader(buf, pos)
+	return rd, p.walk(objs, &rd, j, i)
+}
+
+// walk advances rd from the start of field j to the start of field i.
+func (p *program) walk(objs Objects, rd *wire.Reader, j, i int) error {
 	for ; j < i; j++ {
-		if err := p.skipField(objs, &rd, j, 0); err != nil {
-			return rd, err
+		if err := p.skipField(objs, rd, j, 0); err != nil {
+			return err
 		}
 	}
-	return rd, nil
+	return nil
 }
 
 // skipAll advances rd over every field of an object.
