@@ -92,7 +92,7 @@ func (a *accessor) readInto(key, value []byte, dst *expr.Value) error {
 	// valueInto, by hand: the scan's hot path.
 	if int(v.Kind) < len(scalarTypes) {
 		if t := scalarTypes[v.Kind]; t != expr.Unknown {
-			*dst = expr.Value{T: t, I: v.I, B: v.B}
+			setScalar(dst, t, v.I, v.B)
 			if c := a.col.Type; c == expr.Unknown || c == t || c == expr.Object {
 				return nil
 			}
@@ -100,6 +100,14 @@ func (a *accessor) readInto(key, value []byte, dst *expr.Value) error {
 		}
 	}
 	return a.otherInto(&v, dst)
+}
+
+// setScalar stores a scalar read whole in I or B into dst, field by field.
+// Assigning a Value literal instead builds it on the stack and copies it
+// over in 16-byte moves, which wait for the narrower stores just made to
+// the copy to reach the cache (a store-forwarding stall).
+func setScalar(dst *expr.Value, t expr.Type, i int64, b []byte) {
+	dst.T, dst.I, dst.F, dst.B, dst.L = t, i, 0, b, nil
 }
 
 // read returns the column's value for an entry.
@@ -135,7 +143,7 @@ var scalarTypes = [...]expr.Type{
 func (a *accessor) valueInto(v *serialization.FieldValue, dst *expr.Value) error {
 	if int(v.Kind) < len(scalarTypes) {
 		if t := scalarTypes[v.Kind]; t != expr.Unknown {
-			*dst = expr.Value{T: t, I: v.I, B: v.B}
+			setScalar(dst, t, v.I, v.B)
 			if c := a.col.Type; c == expr.Unknown || c == t || c == expr.Object {
 				return nil
 			}
