@@ -116,7 +116,9 @@
 // amd64 and arm64), so that a reader's scattered loads in a value of a few
 // hundred bytes (header, Compact offset table, field) find them in cache.
 // On workload B's LARGE queries that raised the queries per second of two
-// member processes by 40-50% for Compact and Portable values.
+// member processes by 40-75% for Compact and Portable values (see
+// bench/RESULTS.md); asking only for the lines a reader is likely to load
+// (a record's first and last bytes) measured no better.
 //
 // # Memory accounting
 //
