@@ -132,12 +132,13 @@ func (m *Map[K, V]) iterateMember(ctx context.Context, addr string, kind pb.Iter
 func (m *Map[K, V]) All(ctx context.Context) iter.Seq2[Entry[K, V], error] {
 	return func(yield func(Entry[K, V], error) bool) {
 		var decodeErr error
+		dec := m.c.ser.NewDecoder()
 		err := m.iterate(ctx, pb.IterationKind_ITERATION_KIND_ENTRIES, func(kd, vd []byte) bool {
 			var e Entry[K, V]
-			if e.Key, decodeErr = m.decodeKey(ctx, kd); decodeErr != nil {
+			if e.Key, decodeErr = m.decodeKey(ctx, dec, kd); decodeErr != nil {
 				return false
 			}
-			if e.Value, decodeErr = m.decode(ctx, vd); decodeErr != nil {
+			if e.Value, decodeErr = m.decode(ctx, dec, vd); decodeErr != nil {
 				return false
 			}
 			return yield(e, nil)
@@ -152,8 +153,9 @@ func (m *Map[K, V]) All(ctx context.Context) iter.Seq2[Entry[K, V], error] {
 func (m *Map[K, V]) AllKeys(ctx context.Context) iter.Seq2[K, error] {
 	return func(yield func(K, error) bool) {
 		var decodeErr error
+		dec := m.c.ser.NewDecoder()
 		err := m.iterate(ctx, pb.IterationKind_ITERATION_KIND_KEYS, func(kd, _ []byte) bool {
-			k, err := m.decodeKey(ctx, kd)
+			k, err := m.decodeKey(ctx, dec, kd)
 			if decodeErr = err; err != nil {
 				return false
 			}
@@ -170,8 +172,9 @@ func (m *Map[K, V]) AllKeys(ctx context.Context) iter.Seq2[K, error] {
 func (m *Map[K, V]) AllValues(ctx context.Context) iter.Seq2[V, error] {
 	return func(yield func(V, error) bool) {
 		var decodeErr error
+		dec := m.c.ser.NewDecoder()
 		err := m.iterate(ctx, pb.IterationKind_ITERATION_KIND_VALUES, func(_, vd []byte) bool {
-			v, err := m.decode(ctx, vd)
+			v, err := m.decode(ctx, dec, vd)
 			if decodeErr = err; err != nil {
 				return false
 			}

@@ -117,18 +117,18 @@ func (m *Map[K, V]) AddEntryListener(ctx context.Context, cfg ListenerConfig[K],
 			dctx := context.Background()
 			var err error
 			if len(e.Key) > 0 {
-				if ev.Key, err = m.decodeKey(dctx, e.Key); err != nil {
+				if ev.Key, err = m.decodeKey(dctx, nil, e.Key); err != nil {
 					m.c.log.Warn("dropping an entry event with an undecodable key", "map", m.name, "err", err)
 					continue
 				}
 			}
 			if len(e.Value) > 0 {
-				if ev.Value, err = m.decode(dctx, e.Value); err == nil {
+				if ev.Value, err = m.decode(dctx, nil, e.Value); err == nil {
 					ev.HasValue = true
 				}
 			}
 			if len(e.OldValue) > 0 {
-				if ev.OldValue, err = m.decode(dctx, e.OldValue); err == nil {
+				if ev.OldValue, err = m.decode(dctx, nil, e.OldValue); err == nil {
 					ev.HasOldValue = true
 				}
 			}

@@ -219,12 +219,13 @@ func (m *Map[K, V]) toData(v any, field string, key bool) ([]byte, error) {
 	return d, err
 }
 
-// decode turns a value's Data into V.
-func (m *Map[K, V]) decode(ctx context.Context, d []byte) (V, error) {
+// decode turns a value's Data into V, with dec when the value is one of a
+// page (nil otherwise, see Client.toObject).
+func (m *Map[K, V]) decode(ctx context.Context, dec *serialization.Decoder, d []byte) (V, error) {
 	if v, ok := decodeInt[V](d); ok {
 		return v, nil
 	}
-	obj, err := m.c.toObject(ctx, d)
+	obj, err := m.c.toObject(ctx, dec, d)
 	if err != nil {
 		var zero V
 		return zero, err
@@ -232,11 +233,11 @@ func (m *Map[K, V]) decode(ctx context.Context, d []byte) (V, error) {
 	return convert[V](obj, m.name)
 }
 
-func (m *Map[K, V]) decodeKey(ctx context.Context, d []byte) (K, error) {
+func (m *Map[K, V]) decodeKey(ctx context.Context, dec *serialization.Decoder, d []byte) (K, error) {
 	if k, ok := decodeInt[K](d); ok {
 		return k, nil
 	}
-	obj, err := m.c.toObject(ctx, d)
+	obj, err := m.c.toObject(ctx, dec, d)
 	if err != nil {
 		var zero K
 		return zero, err
@@ -322,7 +323,7 @@ func (m *Map[K, V]) valueResult(ctx context.Context, resp *pb.PipelineResponse) 
 	if r == nil || !r.Found {
 		return zero, false, nil
 	}
-	v, err := m.decode(ctx, r.Value)
+	v, err := m.decode(ctx, nil, r.Value)
 	return v, err == nil, err
 }
 
@@ -385,7 +386,7 @@ func (m *Map[K, V]) Get(ctx context.Context, key K) (V, bool, error) {
 				v, err := convert[V](e.obj, m.name)
 				return v, err == nil, err
 			}
-			v, err := m.decode(ctx, e.data)
+			v, err := m.decode(ctx, nil, e.data)
 			return v, err == nil, err
 		}
 		res = m.near.reserve(kd.bytes())
@@ -398,7 +399,7 @@ func (m *Map[K, V]) Get(ctx context.Context, key K) (V, bool, error) {
 	if r == nil || !r.Found {
 		return zero, false, nil
 	}
-	v, err := m.decode(ctx, r.Value)
+	v, err := m.decode(ctx, nil, r.Value)
 	if err != nil {
 		return zero, false, err
 	}
@@ -528,7 +529,7 @@ func (m *Map[K, V]) GetEntryView(ctx context.Context, key K) (EntryView[K, V], b
 		return ev, false, err
 	}
 	v := resp.GetEntryView().View
-	if ev.Value, err = m.decode(ctx, v.Value); err != nil {
+	if ev.Value, err = m.decode(ctx, nil, v.Value); err != nil {
 		return ev, false, err
 	}
 	ev.Key = key
@@ -595,11 +596,11 @@ func (m *Map[K, V]) GetAll(ctx context.Context, keys []K) ([]Entry[K, V], error)
 		return &pb.PipelineRequest{Op: &pb.PipelineRequest_GetAll{GetAll: req}}
 	}, func(idx []int, resp *pb.PipelineResponse) ([]int, error) {
 		for _, e := range resp.GetEntries().GetEntries() {
-			k, err := m.decodeKey(ctx, e.Key)
+			k, err := m.decodeKey(ctx, nil, e.Key)
 			if err != nil {
 				return nil, err
 			}
-			v, err := m.decode(ctx, e.Value)
+			v, err := m.decode(ctx, nil, e.Value)
 			if err != nil {
 				return nil, err
 			}

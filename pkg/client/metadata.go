@@ -116,10 +116,17 @@ func (m *metadataSync) publishSchema(ctx context.Context, id int64) error {
 // maxFetches bounds the metadata fetched to decode one value.
 const maxFetches = 32
 
-// toObject deserializes d, fetching schemas and layouts it lacks.
-func (c *Client) toObject(ctx context.Context, d []byte) (any, error) {
+// toObject deserializes d with dec (nil: a decoder of its own), fetching
+// schemas and layouts it lacks.
+func (c *Client) toObject(ctx context.Context, dec *serialization.Decoder, d []byte) (any, error) {
 	for i := 0; ; i++ {
-		v, err := c.ser.ToObject(d)
+		var v any
+		var err error
+		if dec != nil {
+			v, err = dec.ToObject(d)
+		} else {
+			v, err = c.ser.ToObject(d)
+		}
 		if err == nil || i == maxFetches {
 			return v, err
 		}

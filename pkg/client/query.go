@@ -46,7 +46,10 @@ var sqlTypeNames = map[pb.SqlType]string{
 //
 // Close (or reading to the end) releases the query on the cluster; an
 // abandoned Rows is closed by the member after an idle timeout. Rows is not
-// safe for concurrent use.
+// safe for concurrent use. The strings and arrays of numbers of the objects
+// it deserializes share blocks of 16 KiB (serialization.Decoder), as do
+// those of the query methods built on it (EntrySetWithPredicate, ...) and
+// of the map iterators (All, ...).
 type Rows struct {
 	ctx     context.Context
 	c       *Client
@@ -62,6 +65,8 @@ type Rows struct {
 	cur    []rawValue
 	err    error
 	closed bool
+	// dec deserializes the rows' objects, which share its blocks.
+	dec *serialization.Decoder
 }
 
 // rawValue is one decoded value before objects are deserialized.
@@ -155,9 +160,17 @@ func (r *Rows) Values() ([]any, error) {
 func (r *Rows) value(i int) (any, error) {
 	rv := r.cur[i]
 	if rv.data != nil {
-		return r.c.toObject(r.ctx, rv.data)
+		return r.c.toObject(r.ctx, r.decoder(), rv.data)
 	}
 	return rv.v, nil
+}
+
+// decoder returns the decoder of the rows' objects.
+func (r *Rows) decoder() *serialization.Decoder {
+	if r.dec == nil {
+		r.dec = r.c.ser.NewDecoder()
+	}
+	return r.dec
 }
 
 // Data returns column i's serialized Data when it is an OBJECT (nil
@@ -479,11 +492,11 @@ func (m *Map[K, V]) EntrySetWithPredicate(ctx context.Context, p predicate.Predi
 	defer rows.Close()
 	var out []Entry[K, V]
 	for rows.Next() {
-		k, err := m.decodeKey(ctx, rows.cur[0].data)
+		k, err := m.decodeKey(ctx, rows.decoder(), rows.cur[0].data)
 		if err != nil {
 			return nil, err
 		}
-		v, err := m.decode(ctx, rows.cur[1].data)
+		v, err := m.decode(ctx, rows.decoder(), rows.cur[1].data)
 		if err != nil {
 			return nil, err
 		}
@@ -501,7 +514,7 @@ func (m *Map[K, V]) KeySetWithPredicate(ctx context.Context, p predicate.Predica
 	defer rows.Close()
 	var out []K
 	for rows.Next() {
-		k, err := m.decodeKey(ctx, rows.cur[0].data)
+		k, err := m.decodeKey(ctx, rows.decoder(), rows.cur[0].data)
 		if err != nil {
 			return nil, err
 		}
@@ -519,7 +532,7 @@ func (m *Map[K, V]) ValuesWithPredicate(ctx context.Context, p predicate.Predica
 	defer rows.Close()
 	var out []V
 	for rows.Next() {
-		v, err := m.decode(ctx, rows.cur[0].data)
+		v, err := m.decode(ctx, rows.decoder(), rows.cur[0].data)
 		if err != nil {
 			return nil, err
 		}
@@ -556,10 +569,10 @@ func (m *Map[K, V]) Aggregate(ctx context.Context, agg predicate.Aggregator, p .
 	case pb.AggregatorKind_AGGREGATOR_KIND_MIN_BY, pb.AggregatorKind_AGGREGATOR_KIND_MAX_BY:
 		var e Entry[K, V]
 		if rows.Next() && rows.cur[0].data != nil {
-			if e.Key, err = m.decodeKey(ctx, rows.cur[0].data); err != nil {
+			if e.Key, err = m.decodeKey(ctx, rows.decoder(), rows.cur[0].data); err != nil {
 				return nil, err
 			}
-			if e.Value, err = m.decode(ctx, rows.cur[1].data); err != nil {
+			if e.Value, err = m.decode(ctx, rows.decoder(), rows.cur[1].data); err != nil {
 				return nil, err
 			}
 		}

@@ -314,7 +314,7 @@ func (t *TransactionalMap[K, V]) decoded(ctx context.Context, v []byte, found bo
 	if err != nil || !found {
 		return zero, false, err
 	}
-	val, err := t.m.decode(ctx, v)
+	val, err := t.m.decode(ctx, nil, v)
 	return val, err == nil, err
 }
 

@@ -45,6 +45,11 @@
 // A reader gets its Go type back from ToObject after RegisterType; until
 // then, data of a type it has not written reads as a *CompactRecord.
 //
+// A Decoder (Service.NewDecoder) reads many values one after another, a
+// page of query results for instance: the strings and arrays of numbers of
+// the objects it returns are cut from shared blocks instead of being
+// allocated one by one.
+//
 // # Reading in place
 //
 // CompactRecord, PortableRecord and IdentifiedRecord read single fields

@@ -180,23 +180,60 @@ func (s *Service) appendData(dst []byte, v any, withSchema bool) ([]byte, error)
 // nil. Records alias d's bytes, so d must not change while they are in use;
 // all other values are copies.
 func (s *Service) ToObject(d core.Data) (any, error) {
+	dec := decoders.Get().(*Decoder)
+	dec.svc = s
+	v, err := dec.ToObject(d)
+	dec.svc = nil
+	decoders.Put(dec)
+	return v, err
+}
+
+// decoders pools the Decoders of ToObject calls, whose objects share no
+// blocks with those of other calls.
+var decoders = sync.Pool{New: func() any { return &Decoder{} }}
+
+// pageBlock is the size of the blocks of a Decoder made by NewDecoder.
+const pageBlock = 16 << 10
+
+// A Decoder deserializes one Data after another, as ToObject does, and
+// keeps its state between them: the formats' readers, and the blocks
+// from which the strings and the arrays of numbers of the objects it
+// returns are cut. The objects of a page of query results decoded by one
+// Decoder share a few blocks of 16 KiB instead of an allocation each; an
+// object kept alive keeps its blocks alive. A Decoder is not safe for
+// concurrent use; the objects it returned stay valid after it decodes the
+// next Data.
+type Decoder struct {
+	svc *Service
+	// rd and state are the current Data's reader and budget.
+	rd         wire.Reader
+	state      core.Budget
+	compact    compact.Decoder
+	portable   portable.Decoder
+	identified identified.Decoder
+}
+
+// NewDecoder returns a Decoder whose objects share blocks (see Decoder).
+func (s *Service) NewDecoder() *Decoder {
+	d := &Decoder{svc: s}
+	d.compact.Page, d.portable.Page, d.identified.Page = pageBlock, pageBlock, pageBlock
+	return d
+}
+
+// ToObject deserializes d as Service.ToObject does.
+func (dec *Decoder) ToObject(d core.Data) (any, error) {
 	if len(d) == 0 {
 		return nil, nil
 	}
 	if err := d.Check(); err != nil {
 		return nil, err
 	}
-	dec := decoders.Get().(*decoder)
-	dec.svc, dec.buf, dec.budget, dec.rd = s, d, &dec.state, wire.NewReader(d, core.HeaderSize)
-	dec.state = core.Budget{Size: len(d)}
-	v, err := dec.readObjectOfType(&dec.rd, d.Type(), true)
-	*dec = decoder{}
-	decoders.Put(dec)
+	dec.rd, dec.state = wire.NewReader(d, core.HeaderSize), core.Budget{Size: len(d)}
+	top := decoder{svc: dec.svc, buf: d, budget: &dec.state, formats: dec}
+	v, err := top.readObjectOfType(&dec.rd, d.Type())
+	dec.rd = wire.Reader{}
 	return v, err
 }
-
-// decoders pools the state of ToObject calls.
-var decoders = sync.Pool{New: func() any { return &decoder{} }}
 
 // encoder carries the state of one ToData call, shared between the
 // formats it writes. It is pooled.
@@ -273,14 +310,14 @@ func (e *encoder) appendObject(dst []byte, v any, top bool) ([]byte, error) {
 	return dst, &core.TypeError{Type: fmt.Sprintf("%T", v), Reason: "not a built-in type, and no CompactSerializer, Portable or IdentifiedDataSerializable implementation is registered for it"}
 }
 
-// decoder carries the state of one ToObject call.
+// decoder carries the state of the reading of one object.
 type decoder struct {
 	svc    *Service
 	buf    core.Data // the whole Data: Portable positions are relative to its start
 	budget *core.Budget
-	// rd and state are a ToObject call's reader and budget.
-	rd    wire.Reader
-	state core.Budget
+	// formats are the top-level object's format decoders (nil for nested
+	// objects, which take them from the pools).
+	formats *Decoder
 }
 
 // readObject reads a nested object (type id + payload); type 0 is nil.
@@ -293,7 +330,7 @@ func (d *decoder) readObject(rd *wire.Reader) (any, error) {
 	if typ == core.TypeNull {
 		return nil, nil
 	}
-	return d.readObjectOfType(rd, typ, false)
+	return d.readObjectOfType(rd, typ)
 }
 
 // compactDecoders, portableDecoders and identifiedDecoders pool the
@@ -304,12 +341,18 @@ var (
 	identifiedDecoders = sync.Pool{New: func() any { return &identified.Decoder{} }}
 )
 
-func (d *decoder) readObjectOfType(rd *wire.Reader, typ int32, top bool) (any, error) {
+func (d *decoder) readObjectOfType(rd *wire.Reader, typ int32) (any, error) {
 	if d.budget.Depth >= core.MaxDepth {
 		return nil, core.Malformed("data", rd.Pos(), "objects nest deeper than "+strconv.Itoa(core.MaxDepth)+" levels")
 	}
 	d.budget.Depth++
-	defer func() { d.budget.Depth-- }()
+	v, err := d.readFormat(rd, typ)
+	d.budget.Depth--
+	return v, err
+}
+
+// readFormat reads an object of type typ with its format's decoder.
+func (d *decoder) readFormat(rd *wire.Reader, typ int32) (any, error) {
 	switch typ {
 	case core.TypeCompact, core.TypeCompactWithSchema:
 		rec, end, err := compact.Parse(d.buf, rd.Pos(), len(d.buf), d.svc.schemas, typ == core.TypeCompactWithSchema)
@@ -317,25 +360,46 @@ func (d *decoder) readObjectOfType(rd *wire.Reader, typ int32, top bool) (any, e
 			return nil, err
 		}
 		rd.Seek(end)
-		dec := compactDecoders.Get().(*compact.Decoder)
+		var dec *compact.Decoder
+		if d.formats != nil {
+			dec = &d.formats.compact
+		} else {
+			dec = compactDecoders.Get().(*compact.Decoder)
+		}
 		dec.Reset(d.svc.compact, d.budget)
 		v, err := dec.Object(rec)
 		dec.Reset(nil, nil)
-		compactDecoders.Put(dec)
+		if d.formats == nil {
+			compactDecoders.Put(dec)
+		}
 		return v, err
 	case core.TypePortable:
-		dec := portableDecoders.Get().(*portable.Decoder)
+		var dec *portable.Decoder
+		if d.formats != nil {
+			dec = &d.formats.portable
+		} else {
+			dec = portableDecoders.Get().(*portable.Decoder)
+		}
 		dec.Reset(d.svc.portableFactories, d.svc.classes, d.buf, d.budget)
 		v, err := dec.Read(rd)
 		dec.Reset(nil, nil, nil, nil)
-		portableDecoders.Put(dec)
+		if d.formats == nil {
+			portableDecoders.Put(dec)
+		}
 		return v, err
 	case core.TypeIdentified:
-		dec := identifiedDecoders.Get().(*identified.Decoder)
+		var dec *identified.Decoder
+		if d.formats != nil {
+			dec = &d.formats.identified
+		} else {
+			dec = identifiedDecoders.Get().(*identified.Decoder)
+		}
 		dec.Reset(d.svc.identifiedFactories, objects{d.svc}, d.buf, d.budget)
 		v, err := dec.Read(rd)
 		dec.Reset(nil, nil, nil, nil)
-		identifiedDecoders.Put(dec)
+		if d.formats == nil {
+			identifiedDecoders.Put(dec)
+		}
 		return v, err
 	}
 	v, ok, err := core.ReadBuiltin(rd, typ)

@@ -270,16 +270,24 @@ type Decoder struct {
 	// is how many are in use.
 	readers []*Reader
 	depth   int
-	// strs holds the strings the objects read: those of one top-level
-	// object share an allocation.
-	strs core.StringArena
+	// Page, when set, is the size of the blocks from which the strings of
+	// every top-level object the decoder reads are cut (a page of query
+	// results); otherwise those of one top-level object share a block of
+	// its size.
+	Page int
+	// arena holds the strings the objects read.
+	arena core.Arena
 }
 
 // Reset readies a decoder for the next top-level object, with types and
-// a budget (nil to let go of the last ones), keeping its readers; the
-// strings it handed out stay with their objects.
+// a budget (nil to let go of the last ones), keeping its readers (and,
+// with Page set, its arena); the strings it handed out stay with their
+// objects.
 func (d *Decoder) Reset(types *Types, budget *core.Budget) {
-	d.Types, d.Budget, d.depth, d.strs = types, budget, 0, core.StringArena{}
+	d.Types, d.Budget, d.depth = types, budget, 0
+	if d.Page == 0 || d.arena.Size == 0 {
+		d.arena = core.Arena{Size: d.Page}
+	}
 }
 
 // Object turns a record into a value of the Go type registered for its
@@ -291,8 +299,8 @@ func (d *Decoder) Object(rec Record) (any, error) {
 		out := rec // only a record returned goes to the heap
 		return &out, nil
 	}
-	if d.strs.Size == 0 {
-		d.strs.Size = len(rec.raw) // the top-level object: its strings fit
+	if d.arena.Size == 0 {
+		d.arena.Size = len(rec.raw) // the top-level object: its strings fit
 	}
 	if d.depth == len(d.readers) {
 		d.readers = append(d.readers, &Reader{dec: d})
@@ -301,7 +309,7 @@ func (d *Decoder) Object(rec Record) (any, error) {
 	d.depth++
 	r.rec, r.err = rec, nil
 	r.hint.Start(&rec.schema.readOrder)
-	r.rec.hint, r.rec.strs = &r.hint, &d.strs
+	r.rec.hint, r.rec.arena = &r.hint, &d.arena
 	v := ct.ser.Read(r)
 	err := r.err
 	if err == nil {

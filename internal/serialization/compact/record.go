@@ -27,13 +27,13 @@ type Record struct {
 	// hint follows the fields a Reader reads through the schema's learned
 	// read order (nil: names are looked up).
 	hint *core.ReadHint
-	// strs, when set, holds the strings read (a Decoder's: the strings of
-	// one object decoded share an allocation).
-	strs *core.StringArena
+	// arena, when set, holds the strings read (a Decoder's: the strings of
+	// one object decoded, or of a page, share an allocation).
+	arena *core.Arena
 }
 
 // str returns b as a string, from the record's arena when it has one.
-func (r *Record) str(b []byte) string { return r.strs.String(b) }
+func (r *Record) str(b []byte) string { return r.arena.String(b) }
 
 // ReadRecord reads the Compact object of a Data of type -55 or -56.
 // Schemas of -55 data are looked up in schemas.

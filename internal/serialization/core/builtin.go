@@ -191,15 +191,15 @@ func ReadBuiltin(rd *wire.Reader, typ int32) (v any, ok bool, err error) {
 	case TypeCharArray:
 		v = ReadSlice(rd, 2, func(rd *wire.Reader) Char { return Char(rd.Uint16()) })
 	case TypeInt16Array:
-		v = ReadNumbers[int16](rd)
+		v = ReadNumbers[int16](rd, nil)
 	case TypeInt32Array:
-		v = ReadNumbers[int32](rd)
+		v = ReadNumbers[int32](rd, nil)
 	case TypeInt64Array:
-		v = ReadNumbers[int64](rd)
+		v = ReadNumbers[int64](rd, nil)
 	case TypeFloat32Array:
-		v = ReadNumbers[float32](rd)
+		v = ReadNumbers[float32](rd, nil)
 	case TypeFloat64Array:
-		v = ReadNumbers[float64](rd)
+		v = ReadNumbers[float64](rd, nil)
 	case TypeStringArray:
 		v = ReadStringArray(rd)
 	default:
@@ -226,13 +226,14 @@ func ReadSlice[T any](rd *wire.Reader, size int, item func(*wire.Reader) T) []T 
 }
 
 // ReadNumbers reads int count (-1 = null) + count big-endian numbers, in
-// one pass over their bytes. A null array reads as a nil slice.
-func ReadNumbers[T wire.Number](rd *wire.Reader) []T {
+// one pass over their bytes, into a slice from arena (nil: a new slice).
+// A null array reads as a nil slice.
+func ReadNumbers[T wire.Number](rd *wire.Reader, arena *Arena) []T {
 	n := rd.Length(int(unsafe.Sizeof(T(0))), true)
 	if n < 0 || rd.Err() != nil {
 		return nil
 	}
-	out := make([]T, n)
+	out := Numbers[T](arena, n)
 	wire.Numbers(rd, out)
 	return out
 }

@@ -4,37 +4,58 @@ import (
 	"slices"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/atolldb/atoll/internal/serialization/wire"
 )
 
 // What the formats' readers share to decode an object with few allocations
 // and few lookups.
 
-// StringArena hands out strings that share allocations: each string's
-// bytes are copied once into the arena's current block, a block sized to
-// the object being decoded (Size), so that the strings of an object cost
-// one allocation and keep no more than about the object's size alive. The
-// zero value allocates a block per string; a decoder sets Size for each
-// top-level object.
-type StringArena struct {
-	block []byte
-	// Size is the size of a new block.
+// Arena hands out the strings and the arrays of numbers of decoded
+// objects from shared blocks: each string's bytes and each array's items
+// are copied once into the arena's current block. A decoder sizes the
+// blocks to the object it decodes (Size), so that the strings of an object
+// cost one allocation and keep no more than about the object's size alive,
+// or, decoding a page of query results, to a page, which the page's
+// objects share. Arrays are cut with their capacity at their length: an
+// append to one reallocates instead of writing over its neighbour. The
+// zero value allocates a block per string and per array.
+type Arena struct {
+	strs []byte
+	nums []uint64 // 8-byte aligned, holding no pointers
+	// Size is the size in bytes of a new block.
 	Size int
 }
 
 // String returns b as a string.
-func (a *StringArena) String(b []byte) string {
+func (a *Arena) String(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
 	if a == nil {
 		return string(b)
 	}
-	if cap(a.block)-len(a.block) < len(b) {
-		a.block = make([]byte, 0, max(len(b), a.Size))
+	if cap(a.strs)-len(a.strs) < len(b) {
+		a.strs = make([]byte, 0, max(len(b), a.Size))
 	}
-	start := len(a.block)
-	a.block = append(a.block, b...)
-	return unsafe.String(&a.block[start], len(b))
+	start := len(a.strs)
+	a.strs = append(a.strs, b...)
+	return unsafe.String(&a.strs[start], len(b))
+}
+
+// Numbers returns a zeroed slice of n numbers from a's current block (a
+// new slice when a is nil or n is 0).
+func Numbers[T wire.Number](a *Arena, n int) []T {
+	if a == nil || n == 0 {
+		return make([]T, n)
+	}
+	words := (n*int(unsafe.Sizeof(T(0))) + 7) / 8
+	if cap(a.nums)-len(a.nums) < words {
+		a.nums = make([]uint64, 0, max(words, a.Size/8))
+	}
+	start := len(a.nums)
+	a.nums = a.nums[:start+words]
+	return unsafe.Slice((*T)(unsafe.Pointer(&a.nums[start])), n)
 }
 
 // ReadOrder is the fields of a schema or class in the order a serializer

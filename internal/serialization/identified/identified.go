@@ -1,6 +1,7 @@
 package identified
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 
@@ -267,10 +268,16 @@ func (in *DataInput) ReadString() string {
 // str returns b as a string, sharing an allocation with the other strings
 // of the Data being read.
 func (in *DataInput) str(b []byte) string {
+	return in.arena().String(b)
+}
+
+// arena is the decoder's arena (nil, allocating per value, for an input
+// of no decoder).
+func (in *DataInput) arena() *core.Arena {
 	if in.dec == nil {
-		return string(b)
+		return nil
 	}
-	return in.dec.strs.String(b)
+	return &in.dec.arena
 }
 
 // ReadStringPtr reads a string; null is nil.
@@ -297,22 +304,22 @@ func (in *DataInput) ReadCharArray() []core.Char {
 }
 
 // ReadInt16Array reads a short array; null is nil.
-func (in *DataInput) ReadInt16Array() []int16 { return core.ReadNumbers[int16](&in.rd) }
+func (in *DataInput) ReadInt16Array() []int16 { return core.ReadNumbers[int16](&in.rd, in.arena()) }
 
 // ReadInt32Array reads an int array; null is nil.
-func (in *DataInput) ReadInt32Array() []int32 { return core.ReadNumbers[int32](&in.rd) }
+func (in *DataInput) ReadInt32Array() []int32 { return core.ReadNumbers[int32](&in.rd, in.arena()) }
 
 // ReadInt64Array reads a long array; null is nil.
-func (in *DataInput) ReadInt64Array() []int64 { return core.ReadNumbers[int64](&in.rd) }
+func (in *DataInput) ReadInt64Array() []int64 { return core.ReadNumbers[int64](&in.rd, in.arena()) }
 
 // ReadFloat32Array reads a float array; null is nil.
 func (in *DataInput) ReadFloat32Array() []float32 {
-	return core.ReadNumbers[float32](&in.rd)
+	return core.ReadNumbers[float32](&in.rd, in.arena())
 }
 
 // ReadFloat64Array reads a double array; null is nil.
 func (in *DataInput) ReadFloat64Array() []float64 {
-	return core.ReadNumbers[float64](&in.rd)
+	return core.ReadNumbers[float64](&in.rd, in.arena())
 }
 
 // ReadStringArray reads a string array; null items read as "".
@@ -364,16 +371,22 @@ type Decoder struct {
 	// use.
 	inputs []*DataInput
 	depth  int
-	// strs holds the strings the objects read: those of one Data share an
-	// allocation.
-	strs core.StringArena
+	// Page, when set, is the size of the blocks from which the strings and
+	// arrays of numbers of every Data the decoder reads are cut (a page of
+	// query results); otherwise those of one Data share a block of its size.
+	Page int
+	// arena holds the strings and arrays of numbers the objects read.
+	arena core.Arena
 }
 
-// Reset readies a decoder for the next Data, keeping its inputs; the
-// strings it handed out stay with their objects.
+// Reset readies a decoder for the next Data, keeping its inputs (and, with
+// Page set, its arena); the strings and arrays it handed out stay with
+// their objects.
 func (d *Decoder) Reset(factories map[int32]Factory, objects Objects, buf []byte, budget *core.Budget) {
 	d.Factories, d.Objects, d.Buf, d.Budget, d.depth = factories, objects, buf, budget, 0
-	d.strs = core.StringArena{Size: len(buf)}
+	if d.Page == 0 || d.arena.Size == 0 {
+		d.arena = core.Arena{Size: cmp.Or(d.Page, len(buf))}
+	}
 }
 
 // Read reads the header and ids and then the object: through the

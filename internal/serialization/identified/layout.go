@@ -417,7 +417,7 @@ func readNumbers[T wire.Number](r *Record, name string, op LayoutOp) ([]T, error
 	if err != nil {
 		return nil, err
 	}
-	v := core.ReadNumbers[T](&rd)
+	v := core.ReadNumbers[T](&rd, nil)
 	return v, identifiedErr(&rd, name)
 }
 

@@ -25,11 +25,11 @@ type Record struct {
 	cd        *ClassDefinition // the writer's class definition, when known
 	classes   *ClassRegistry
 	// hint follows the fields a Reader reads through the class's learned
-	// read order (nil: names are looked up); strs, when set, holds the
-	// strings read (a Decoder's: those of one object share an
-	// allocation).
-	hint *core.ReadHint
-	strs *core.StringArena
+	// read order (nil: names are looked up); arena, when set, holds the
+	// strings and arrays of numbers read (a Decoder's: those of one object,
+	// or of a page, share an allocation).
+	hint  *core.ReadHint
+	arena *core.Arena
 }
 
 // ReadRecord reads the Portable object of a Data of type -1. Class
@@ -309,7 +309,7 @@ func (r *Record) GetStringBytes(name string) (b []byte, ok bool, err error) {
 // GetString reads a UTF field; null reads as "".
 func (r *Record) GetString(name string) (string, error) {
 	b, _, err := r.GetStringBytes(name)
-	return r.strs.String(b), err
+	return r.arena.String(b), err
 }
 
 // GetStringPtr reads a UTF field; null is nil.
@@ -318,7 +318,7 @@ func (r *Record) GetStringPtr(name string) (*string, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
-	s := r.strs.String(b)
+	s := r.arena.String(b)
 	return &s, nil
 }
 
@@ -460,7 +460,7 @@ func numberArray[T wire.Number](r *Record, name string, k core.FieldKind) ([]T, 
 	if err != nil {
 		return nil, err
 	}
-	v := core.ReadNumbers[T](&rd)
+	v := core.ReadNumbers[T](&rd, r.arena)
 	return v, fieldErr(&rd, name)
 }
 
@@ -527,7 +527,7 @@ func (r *Record) GetArrayOfString(name string) ([]string, error) {
 	}
 	v := core.ReadSlice(&rd, 4, func(rd *wire.Reader) string {
 		b, _ := rd.StringBytes()
-		return r.strs.String(b)
+		return r.arena.String(b)
 	})
 	return v, fieldErr(&rd, name)
 }
@@ -991,9 +991,12 @@ type Decoder struct {
 	// is how many are in use.
 	readers []*Reader
 	depth   int
-	// strs holds the strings the objects read: those of one Data share
-	// an allocation.
-	strs core.StringArena
+	// Page, when set, is the size of the blocks from which the strings and
+	// arrays of numbers of every Data the decoder reads are cut (a page of
+	// query results); otherwise those of one Data share a block of its size.
+	Page int
+	// arena holds the strings and arrays of numbers the objects read.
+	arena core.Arena
 }
 
 // Read reads factory, class and version and the object at rd, and turns
@@ -1033,8 +1036,8 @@ func (d *Decoder) Object(rec Record) (any, error) {
 		return nil, core.Malformed("portable", rec.body, "nested objects overlap: decoding them would read more than "+strconv.Itoa(core.MaxDepth)+" times the data")
 	}
 	d.Budget.Depth++
-	if d.strs.Size == 0 {
-		d.strs.Size = len(d.Buf) // the Data's strings fit
+	if d.arena.Size == 0 {
+		d.arena.Size = len(d.Buf) // the Data's strings and arrays fit
 	}
 	if d.depth == len(d.readers) {
 		d.readers = append(d.readers, &Reader{dec: d})
@@ -1046,7 +1049,7 @@ func (d *Decoder) Object(rec Record) (any, error) {
 		r.hint.Start(&rec.cd.readOrder)
 		r.rec.hint = &r.hint
 	}
-	r.rec.strs = &d.strs
+	r.rec.arena = &d.arena
 	p.ReadPortable(r)
 	err := r.err
 	if err == nil && rec.cd != nil {
@@ -1061,8 +1064,12 @@ func (d *Decoder) Object(rec Record) (any, error) {
 	return p, nil
 }
 
-// Reset readies a decoder for the next Data, keeping its readers; the
-// strings it handed out stay with their objects.
+// Reset readies a decoder for the next Data, keeping its readers (and, with
+// Page set, its arena); the strings and arrays it handed out stay with
+// their objects.
 func (d *Decoder) Reset(factories map[int32]Factory, classes *ClassRegistry, buf []byte, budget *core.Budget) {
-	d.Factories, d.Classes, d.Buf, d.Budget, d.depth, d.strs = factories, classes, buf, budget, 0, core.StringArena{}
+	d.Factories, d.Classes, d.Buf, d.Budget, d.depth = factories, classes, buf, budget, 0
+	if d.Page == 0 || d.arena.Size == 0 {
+		d.arena = core.Arena{Size: d.Page}
+	}
 }
