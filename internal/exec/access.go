@@ -93,7 +93,12 @@ func (a *accessor) readInto(key, value []byte, dst *expr.Value) error {
 	if int(v.Kind) < len(scalarTypes) {
 		if t := scalarTypes[v.Kind]; t != expr.Unknown {
 			setScalar(dst, t, v.I, v.B)
-			if c := a.col.Type; c == expr.Unknown || c == t || c == expr.Object {
+			c := a.col.Type
+			if c == expr.Unknown || c == t || c == expr.Object {
+				return nil
+			}
+			if t.IsInteger() && expr.FitsInteger(v.I, c) {
+				dst.T = c // an integer in the column's integer type: no Cast
 				return nil
 			}
 			return a.cast(dst)
@@ -144,7 +149,12 @@ func (a *accessor) valueInto(v *serialization.FieldValue, dst *expr.Value) error
 	if int(v.Kind) < len(scalarTypes) {
 		if t := scalarTypes[v.Kind]; t != expr.Unknown {
 			setScalar(dst, t, v.I, v.B)
-			if c := a.col.Type; c == expr.Unknown || c == t || c == expr.Object {
+			c := a.col.Type
+			if c == expr.Unknown || c == t || c == expr.Object {
+				return nil
+			}
+			if t.IsInteger() && expr.FitsInteger(v.I, c) {
+				dst.T = c // an integer in the column's integer type: no Cast
 				return nil
 			}
 			return a.cast(dst)

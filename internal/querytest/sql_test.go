@@ -126,6 +126,14 @@ func TestDMLAndDDL(t *testing.T) {
 	// JSON documents written by INSERT read through JSON_VALUE too.
 	mustExec(t, ctx, c, `CREATE MAPPING docs_json EXTERNAL NAME docs TYPE IMap OPTIONS ('keyFormat'='varchar', 'valueFormat'='json')`)
 	require.Equal(t, []string{`a|24|"Notes"`, `b|240|"Report"`}, queryRows(t, ctx, c, `SELECT __key, JSON_VALUE(this, '$.pages' RETURNING BIGINT) * 2, CAST(JSON_QUERY(this, '$.title') AS VARCHAR) FROM docs_json ORDER BY __key`), "docs")
+	// A number read into a narrower integer type converts, or fails when
+	// out of its range.
+	require.Equal(t, []string{"12", "120"}, queryRows(t, ctx, c, `SELECT JSON_VALUE(this, '$.pages' RETURNING TINYINT) FROM docs_json ORDER BY __key`), "TINYINT")
+	mustExec(t, ctx, c, `INSERT INTO docs (__key, title, pages) VALUES ('c', 'Book', 1000)`)
+	require.Equal(t, []string{"1000"}, queryRows(t, ctx, c, `SELECT JSON_VALUE(this, '$.pages' RETURNING SMALLINT) FROM docs_json WHERE __key = 'c'`), "SMALLINT")
+	_, err = atollRows(ctx, c, `SELECT JSON_VALUE(this, '$.pages' RETURNING TINYINT) FROM docs_json WHERE __key = 'c'`)
+	require.ErrorContains(t, err, "value 1000 is out of range for TINYINT")
+	mustExec(t, ctx, c, `DELETE FROM docs WHERE __key = 'c'`)
 	require.Equal(t, []string{"docs", "docs_json", "people"}, queryRows(t, ctx, c, `SHOW MAPPINGS`), "mappings")
 	mustExec(t, ctx, c, `DROP MAPPING docs_json`, `DROP MAPPING IF EXISTS docs_json`)
 	_, err = c.SQL(ctx, `DROP MAPPING docs_json`)

@@ -8,11 +8,18 @@ import (
 	"time"
 )
 
-var intRanges = map[Type][2]int64{
-	TinyInt:  {math.MinInt8, math.MaxInt8},
-	SmallInt: {math.MinInt16, math.MaxInt16},
-	Integer:  {math.MinInt32, math.MaxInt32},
-	BigInt:   {math.MinInt64, math.MaxInt64},
+// FitsInteger reports whether i is in the range of the integer type t
+// (false for any other type).
+func FitsInteger(i int64, t Type) bool {
+	switch t {
+	case TinyInt:
+		return i >= math.MinInt8 && i <= math.MaxInt8
+	case SmallInt:
+		return i >= math.MinInt16 && i <= math.MaxInt16
+	case Integer:
+		return i >= math.MinInt32 && i <= math.MaxInt32
+	}
+	return t == BigInt
 }
 
 // CanCast reports whether values of type from can be cast to type to at
@@ -74,8 +81,7 @@ func Cast(v Value, t Type) (Value, error) {
 		default:
 			return NullValue, evalErr("cannot convert %s to %s", v.T, t)
 		}
-		rg := intRanges[t]
-		if i < rg[0] || i > rg[1] {
+		if !FitsInteger(i, t) {
 			return NullValue, evalErr("value %d is out of range for %s", i, t)
 		}
 		return Value{T: t, I: i}, nil
