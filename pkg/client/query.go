@@ -47,7 +47,7 @@ var sqlTypeNames = map[pb.SqlType]string{
 // Close (or reading to the end) releases the query on the cluster; an
 // abandoned Rows is closed by the member after an idle timeout. Rows is not
 // safe for concurrent use. The strings and arrays of numbers of the objects
-// it deserializes share blocks of 16 KiB (serialization.Decoder), as do
+// it deserializes share blocks of up to 16 KiB (serialization.Decoder), as do
 // those of the query methods built on it (EntrySetWithPredicate, ...) and
 // of the map iterators (All, ...).
 type Rows struct {

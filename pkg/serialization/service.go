@@ -199,8 +199,9 @@ const pageBlock = 16 << 10
 // keeps its state between them: the formats' readers, and the blocks
 // from which the strings and the arrays of numbers of the objects it
 // returns are cut. The objects of a page of query results decoded by one
-// Decoder share a few blocks of 16 KiB instead of an allocation each; an
-// object kept alive keeps its blocks alive. A Decoder is not safe for
+// Decoder share a few blocks, growing from the first value's size to
+// 16 KiB, instead of an allocation each; an object kept alive keeps its
+// blocks alive. A Decoder is not safe for
 // concurrent use; the objects it returned stay valid after it decodes the
 // next Data.
 type Decoder struct {

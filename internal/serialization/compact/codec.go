@@ -270,10 +270,10 @@ type Decoder struct {
 	// is how many are in use.
 	readers []*Reader
 	depth   int
-	// Page, when set, is the size of the blocks from which the strings of
-	// every top-level object the decoder reads are cut (a page of query
-	// results); otherwise those of one top-level object share a block of
-	// its size.
+	// Page, when set, is the size up to which the blocks grow from which
+	// the strings of every top-level object the decoder reads are cut (a
+	// page of query results); otherwise those of one top-level object
+	// share a block of its size.
 	Page int
 	// arena holds the strings the objects read.
 	arena core.Arena
@@ -285,8 +285,8 @@ type Decoder struct {
 // objects.
 func (d *Decoder) Reset(types *Types, budget *core.Budget) {
 	d.Types, d.Budget, d.depth = types, budget, 0
-	if d.Page == 0 || d.arena.Size == 0 {
-		d.arena = core.Arena{Size: d.Page}
+	if d.Page == 0 || d.arena.Max == 0 {
+		d.arena = core.Arena{Max: d.Page}
 	}
 }
 

@@ -16,15 +16,25 @@ import (
 // are copied once into the arena's current block. A decoder sizes the
 // blocks to the object it decodes (Size), so that the strings of an object
 // cost one allocation and keep no more than about the object's size alive,
-// or, decoding a page of query results, to a page, which the page's
-// objects share. Arrays are cut with their capacity at their length: an
-// append to one reallocates instead of writing over its neighbour. The
-// zero value allocates a block per string and per array.
+// or, decoding a page of query results, lets them grow up to a page (Max),
+// which the page's objects share. Arrays are cut with their capacity at
+// their length: an append to one reallocates instead of writing over its
+// neighbour. The zero value allocates a block per string and per array.
 type Arena struct {
 	strs []byte
 	nums []uint64 // 8-byte aligned, holding no pointers
-	// Size is the size in bytes of a new block.
-	Size int
+	// Size is the size in bytes of a new block; when Max is larger, the
+	// next is twice the size of the last, up to Max.
+	Size, Max int
+}
+
+// block returns the size of a new block of at least n bytes.
+func (a *Arena) block(n int) int {
+	size := max(n, a.Size)
+	if a.Max > a.Size {
+		a.Size = min(2*size, a.Max)
+	}
+	return size
 }
 
 // String returns b as a string.
@@ -36,7 +46,7 @@ func (a *Arena) String(b []byte) string {
 		return string(b)
 	}
 	if cap(a.strs)-len(a.strs) < len(b) {
-		a.strs = make([]byte, 0, max(len(b), a.Size))
+		a.strs = make([]byte, 0, a.block(len(b)))
 	}
 	start := len(a.strs)
 	a.strs = append(a.strs, b...)
@@ -51,7 +61,7 @@ func Numbers[T wire.Number](a *Arena, n int) []T {
 	}
 	words := (n*int(unsafe.Sizeof(T(0))) + 7) / 8
 	if cap(a.nums)-len(a.nums) < words {
-		a.nums = make([]uint64, 0, max(words, a.Size/8))
+		a.nums = make([]uint64, 0, a.block(8*words)/8)
 	}
 	start := len(a.nums)
 	a.nums = a.nums[:start+words]

@@ -78,3 +78,18 @@ func TestReadNumbersFromArena(t *testing.T) {
 	assert.Nil(t, ReadNumbers[int32](&rd, a))
 	assert.Error(t, rd.Err())
 }
+
+func TestArenaBlocksGrowUpToMax(t *testing.T) {
+	a := &Arena{Size: 16, Max: 64}
+	var caps []int
+	for range 5 {
+		s := a.String(make([]byte, 16)) // fills a block of 16, then has room in the larger ones
+		_ = s
+		caps = append(caps, cap(a.strs))
+	}
+	assert.Equal(t, []int{16, 32, 32, 64, 64}, caps)
+	big := a.String(make([]byte, 100))
+	assert.Len(t, big, 100)
+	assert.Equal(t, 100, cap(a.strs), "a string larger than Max has a block of its size")
+	assert.Equal(t, 64, a.Size)
+}

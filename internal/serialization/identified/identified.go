@@ -1,7 +1,6 @@
 package identified
 
 import (
-	"cmp"
 	"fmt"
 	"strconv"
 
@@ -371,9 +370,10 @@ type Decoder struct {
 	// use.
 	inputs []*DataInput
 	depth  int
-	// Page, when set, is the size of the blocks from which the strings and
-	// arrays of numbers of every Data the decoder reads are cut (a page of
-	// query results); otherwise those of one Data share a block of its size.
+	// Page, when set, is the size up to which the blocks grow from which
+	// the strings and arrays of numbers of every Data the decoder reads are
+	// cut (a page of query results); otherwise those of one Data share a
+	// block of its size.
 	Page int
 	// arena holds the strings and arrays of numbers the objects read.
 	arena core.Arena
@@ -384,8 +384,8 @@ type Decoder struct {
 // their objects.
 func (d *Decoder) Reset(factories map[int32]Factory, objects Objects, buf []byte, budget *core.Budget) {
 	d.Factories, d.Objects, d.Buf, d.Budget, d.depth = factories, objects, buf, budget, 0
-	if d.Page == 0 || d.arena.Size == 0 {
-		d.arena = core.Arena{Size: cmp.Or(d.Page, len(buf))}
+	if d.Page == 0 || d.arena.Max == 0 {
+		d.arena = core.Arena{Size: len(buf), Max: d.Page}
 	}
 }
 

@@ -991,9 +991,10 @@ type Decoder struct {
 	// is how many are in use.
 	readers []*Reader
 	depth   int
-	// Page, when set, is the size of the blocks from which the strings and
-	// arrays of numbers of every Data the decoder reads are cut (a page of
-	// query results); otherwise those of one Data share a block of its size.
+	// Page, when set, is the size up to which the blocks grow from which
+	// the strings and arrays of numbers of every Data the decoder reads are
+	// cut (a page of query results); otherwise those of one Data share a
+	// block of its size.
 	Page int
 	// arena holds the strings and arrays of numbers the objects read.
 	arena core.Arena
@@ -1069,7 +1070,7 @@ func (d *Decoder) Object(rec Record) (any, error) {
 // their objects.
 func (d *Decoder) Reset(factories map[int32]Factory, classes *ClassRegistry, buf []byte, budget *core.Budget) {
 	d.Factories, d.Classes, d.Buf, d.Budget, d.depth = factories, classes, buf, budget, 0
-	if d.Page == 0 || d.arena.Size == 0 {
-		d.arena = core.Arena{Size: d.Page}
+	if d.Page == 0 || d.arena.Max == 0 {
+		d.arena = core.Arena{Max: d.Page}
 	}
 }
