@@ -42,6 +42,11 @@ import (
 type replicator struct {
 	n     *Node
 	parts []*partState
+	// owned has bit p%64 of word p/64 set while this member owns
+	// partition p: it mirrors partState.owned for readers that take no
+	// lock (every read, and every partition a query scans, asks), all
+	// partitions in a few words instead of a cache line each.
+	owned []atomic.Uint64
 
 	mu      sync.Mutex
 	senders atomic.Pointer[map[partition.UUID]*sender] // replaced under mu, read without it
@@ -53,12 +58,9 @@ type partState struct {
 	// snapshot or to freeze the partition for a handoff.
 	rw sync.RWMutex
 
-	mu    sync.Mutex
-	owned bool
-	// ownedNow mirrors owned for readers that take no lock (every read
-	// and every partition a query scans asks).
-	ownedNow atomic.Bool
-	frozen   bool
+	mu     sync.Mutex
+	owned  bool // mirrored in replicator.owned
+	frozen bool
 	// frozenAt is the version of the table a handoff that froze the
 	// partition started from; tables up to it predate the handoff.
 	frozenAt int64
@@ -97,6 +99,7 @@ func newReplicator(n *Node) *replicator {
 	r := &replicator{n: n, tableCh: make(chan struct{})}
 	r.senders.Store(&map[partition.UUID]*sender{})
 	r.parts = make([]*partState, n.cfg.PartitionCount)
+	r.owned = make([]atomic.Uint64, (n.cfg.PartitionCount+63)/64)
 	for i := range r.parts {
 		r.parts[i] = &partState{acked: map[partition.UUID]uint64{}, copying: map[partition.UUID]int{}, notify: make(chan struct{})}
 	}
@@ -285,7 +288,7 @@ func (n *Node) CheckRead(pid int32) error {
 	if pid < 0 || int(pid) >= len(r.parts) {
 		return &WrongOwnerError{Partition: pid, Reason: "no such partition"}
 	}
-	if !r.parts[pid].ownedNow.Load() {
+	if !r.ownedNow(pid) {
 		return &WrongOwnerError{Partition: pid, TableVersion: n.table.Load().Version, Reason: "this member does not own the partition"}
 	}
 	return nil
@@ -293,7 +296,23 @@ func (n *Node) CheckRead(pid int32) error {
 
 // Owned reports whether this member owns pid.
 func (n *Node) Owned(pid int32) bool {
-	return pid >= 0 && int(pid) < len(n.repl.parts) && n.repl.parts[pid].ownedNow.Load()
+	return pid >= 0 && int(pid) < len(n.repl.parts) && n.repl.ownedNow(pid)
+}
+
+// ownedNow reports whether this member owns pid, a valid partition id,
+// without taking its lock.
+func (r *replicator) ownedNow(pid int32) bool {
+	return r.owned[pid/64].Load()&(1<<(pid%64)) != 0
+}
+
+// setOwned records in r.owned whether this member owns pid (under the
+// partition's mu, with partState.owned).
+func (r *replicator) setOwned(pid int32, owned bool) {
+	if owned {
+		r.owned[pid/64].Or(1 << (pid % 64))
+	} else {
+		r.owned[pid/64].And(^uint64(1 << (pid % 64)))
+	}
 }
 
 // confirmed reports whether the first count backups of pid acknowledged
@@ -486,7 +505,7 @@ func (r *replicator) onTable(prev, t *partition.Table) {
 		ps.mu.Lock()
 		wasOwned := ps.owned
 		ps.owned = owned
-		ps.ownedNow.Store(owned)
+		r.setOwned(pid, owned)
 		if ps.frozen && !staysFrozen(t, pid, owned, ps.frozenAt) {
 			ps.frozen, ps.frozenAt = false, 0
 		}
