@@ -201,9 +201,8 @@ const pageBlock = 16 << 10
 // returns are cut. The objects of a page of query results decoded by one
 // Decoder share a few blocks, growing from the first value's size to
 // 16 KiB, instead of an allocation each; an object kept alive keeps its
-// blocks alive. A Decoder is not safe for
-// concurrent use; the objects it returned stay valid after it decodes the
-// next Data.
+// blocks alive. A Decoder is not safe for concurrent use; the objects it
+// returned stay valid after it decodes the next Data.
 type Decoder struct {
 	svc *Service
 	// rd and state are the current Data's reader and budget.
