@@ -92,16 +92,7 @@ func (a *accessor) readInto(key, value []byte, dst *expr.Value) error {
 	// valueInto, by hand: the scan's hot path.
 	if int(v.Kind) < len(scalarTypes) {
 		if t := scalarTypes[v.Kind]; t != expr.Unknown {
-			setScalar(dst, t, v.I, v.B)
-			c := a.col.Type
-			if c == expr.Unknown || c == t || c == expr.Object {
-				return nil
-			}
-			if t.IsInteger() && expr.FitsInteger(v.I, c) {
-				dst.T = c // an integer in the column's integer type: no Cast
-				return nil
-			}
-			return a.cast(dst)
+			return a.scalarInto(t, v.I, v.B, dst)
 		}
 	}
 	return a.otherInto(&v, dst)
@@ -148,19 +139,25 @@ var scalarTypes = [...]expr.Type{
 func (a *accessor) valueInto(v *serialization.FieldValue, dst *expr.Value) error {
 	if int(v.Kind) < len(scalarTypes) {
 		if t := scalarTypes[v.Kind]; t != expr.Unknown {
-			setScalar(dst, t, v.I, v.B)
-			c := a.col.Type
-			if c == expr.Unknown || c == t || c == expr.Object {
-				return nil
-			}
-			if t.IsInteger() && expr.FitsInteger(v.I, c) {
-				dst.T = c // an integer in the column's integer type: no Cast
-				return nil
-			}
-			return a.cast(dst)
+			return a.scalarInto(t, v.I, v.B, dst)
 		}
 	}
 	return a.otherInto(v, dst)
+}
+
+// scalarInto stores a scalar of type t, read whole in i or b, into dst as
+// the column's type.
+func (a *accessor) scalarInto(t expr.Type, i int64, b []byte, dst *expr.Value) error {
+	setScalar(dst, t, i, b)
+	c := a.col.Type
+	if c == expr.Unknown || c == t || c == expr.Object {
+		return nil
+	}
+	if t.IsInteger() && expr.FitsInteger(i, c) {
+		dst.T = c // an integer in the column's integer type: no Cast
+		return nil
+	}
+	return a.cast(dst)
 }
 
 // otherInto converts the kinds valueInto leaves. Nested objects are
