@@ -854,6 +854,13 @@ type page struct {
 	res   int64 // bytes reserved for it until it is taken
 }
 
+// pageChunk is a run of a batch's rows in a page being filled.
+type pageChunk struct {
+	rows []byte
+	from *Batch
+	end  bool // rows ends the batch
+}
+
 // query is one running statement on the coordinator.
 type query struct {
 	e       *Engine
@@ -966,20 +973,28 @@ func (q *query) produce(root plan.Node, pageSize int) {
 		}
 		q.gathers = append(q.gathers, it)
 		// A page's rows are the batches' rows, joined once when the page
-		// is sent, into a buffer of exactly their size (a page of one
-		// batch is that batch's rows, not copied).
+		// is sent, into a buffer of exactly their size; a batch whose
+		// rows have all been joined gives its buffer back. A page of one
+		// chunk is that chunk, not copied: its batch's buffer leaves with
+		// it.
 		var cur page
-		var chunks [][]byte
+		var chunks []pageChunk
 		size := 0
 		flush := func(last bool) bool {
 			switch len(chunks) {
 			case 0:
 			case 1:
-				cur.rows = chunks[0]
+				cur.rows = chunks[0].rows
+				chunks[0].from.pooled = false
 			default:
 				cur.rows = make([]byte, 0, size)
 				for _, c := range chunks {
-					cur.rows = append(cur.rows, c...)
+					cur.rows = append(cur.rows, c.rows...)
+				}
+				for _, c := range chunks {
+					if c.end {
+						c.from.Recycle()
+					}
 				}
 			}
 			cur.last = last
@@ -1012,7 +1027,7 @@ func (q *query) produce(root plan.Node, pageSize int) {
 						return
 					}
 				}
-				chunks = append(chunks, head)
+				chunks = append(chunks, pageChunk{rows: head, from: b, end: take == count})
 				size += len(head)
 				cur.count += take
 				rows, count = tail, count-take

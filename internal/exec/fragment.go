@@ -20,6 +20,18 @@ import (
 // flushBytes is the batch size a worker sends at a partition boundary.
 const flushBytes = 64 << 10
 
+// batchCap is the capacity of a worker's buffer after a full batch: room
+// for flushBytes and the partition that crosses it.
+const batchCap = 2 * flushBytes
+
+// batchBuffers holds the buffers of full batches whose rows were copied
+// out (Batch.Recycle) for the next ones: a scan that returns many rows
+// would otherwise allocate, and clear, a buffer per batch.
+var batchBuffers = sync.Pool{New: func() any {
+	b := make([]byte, 0, batchCap)
+	return &b
+}}
+
 // runFragment runs a fragment over the given partitions of this member,
 // in parallel, and passes its rows to emit (called from one goroutine at a
 // time). It returns when every partition is done, ctx ends or emit fails.
@@ -288,6 +300,7 @@ type worker struct {
 	done    bool
 
 	buf        []byte
+	bufPooled  bool // buf came from batchBuffers
 	count      int
 	err        error
 	scanned    int64 // entries read
@@ -772,15 +785,15 @@ func (w *worker) trimTopN() {
 	w.ops.shrink(dropped)
 }
 
-// take returns the buffered rows as a batch and starts a new buffer, sized
-// for a full batch when this one was full (a large result) and empty
-// otherwise (small results allocate little).
+// take returns the buffered rows as a batch and starts a new buffer: one
+// of batchBuffers when this one was full (a large result), and an empty
+// one otherwise (small results allocate little).
 func (w *worker) take() *Batch {
-	b := &Batch{Rows: w.buf, Count: w.count}
+	b := &Batch{Rows: w.buf, Count: w.count, pooled: w.bufPooled}
 	full := len(w.buf) >= flushBytes
-	w.buf, w.count = nil, 0
+	w.buf, w.count, w.bufPooled = nil, 0, false
 	if full {
-		w.buf = make([]byte, 0, flushBytes+flushBytes/4)
+		w.buf, w.bufPooled = *batchBuffers.Get().(*[]byte), true
 	}
 	return b
 }

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	memberpb "github.com/atolldb/atoll/api/proto/atoll/member/v1"
@@ -226,35 +228,106 @@ func (c *fragmentConn) read() {
 			return
 		}
 		c.traffic.Received(f.Size)
-		m := &memberpb.FragmentReply{}
-		if err := proto.Unmarshal(f.Payload, m); err != nil {
+		m, err := decodeFragmentReply(f.Payload)
+		if err != nil {
 			c.fail(fmt.Errorf("a malformed reply: %w", err))
 			return
 		}
 		c.mu.Lock()
-		call := c.calls[m.CallId]
+		call := c.calls[m.callID]
 		switch {
 		case call == nil: // closed by its caller: the rest is dropped
-		case len(call.queue) >= FragmentWindow && (!m.End || m.Count > 0 || len(m.Rows) > 0):
+		case len(call.queue) >= FragmentWindow && (!m.end || m.count > 0 || len(m.rows) > 0):
 			c.mu.Unlock()
-			c.fail(fmt.Errorf("call %d: more than %d batches without credit", m.CallId, FragmentWindow))
+			c.fail(fmt.Errorf("call %d: more than %d batches without credit", m.callID, FragmentWindow))
 			return
-		case m.End:
+		case m.end:
 			// The last batch travels with the end.
-			if m.Count > 0 || len(m.Rows) > 0 {
-				call.queue = append(call.queue, &Batch{Rows: m.Rows, Count: int(m.Count)})
+			if m.count > 0 || len(m.rows) > 0 {
+				call.queue = append(call.queue, m.batch())
 			}
 			call.ended = true
-			call.err = replyError(m.Status)
-			delete(c.calls, m.CallId)
+			call.err = replyError(m.status)
+			delete(c.calls, m.callID)
 		default:
-			call.queue = append(call.queue, &Batch{Rows: m.Rows, Count: int(m.Count)})
+			call.queue = append(call.queue, m.batch())
 		}
 		c.mu.Unlock()
 		if call != nil {
 			call.signal()
 		}
 	}
+}
+
+// fragmentReply is a memberpb.FragmentReply whose bytes alias the frame
+// it was read from.
+type fragmentReply struct {
+	callID uint64
+	rows   []byte
+	count  int32
+	end    bool
+	status []byte
+}
+
+// decodeFragmentReply decodes a FragmentReply in place (protobuf's
+// decoder would copy rows into a new buffer of their size each time, to
+// be copied again into the batch's own).
+func decodeFragmentReply(b []byte) (m fragmentReply, err error) {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return m, protowire.ParseError(n)
+		}
+		if !num.IsValid() {
+			return m, fmt.Errorf("field number %d out of range", num)
+		}
+		b = b[n:]
+		switch {
+		case typ == protowire.VarintType && (num == 1 || num == 3 || num == 4):
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return m, protowire.ParseError(n)
+			}
+			switch num {
+			case 1:
+				m.callID = v
+			case 3:
+				m.count = int32(v)
+			default:
+				m.end = v != 0
+			}
+			b = b[n:]
+		case typ == protowire.BytesType && (num == 2 || num == 5):
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return m, protowire.ParseError(n)
+			}
+			if num == 2 {
+				m.rows = v
+			} else {
+				m.status = v
+			}
+			b = b[n:]
+		default:
+			n := protowire.ConsumeFieldValue(num, typ, b)
+			if n < 0 {
+				return m, protowire.ParseError(n)
+			}
+			b = b[n:]
+		}
+	}
+	return m, nil
+}
+
+// batch returns the reply's rows as a batch of their own: a full batch's
+// in a buffer of batchBuffers, which the page it is joined into gives
+// back, and a smaller one's in a buffer of its size.
+func (m *fragmentReply) batch() *Batch {
+	if len(m.rows) >= flushBytes && len(m.rows) <= batchCap {
+		buf := *batchBuffers.Get().(*[]byte)
+		return &Batch{Rows: append(buf, m.rows...), Count: int(m.count), pooled: true}
+	}
+	return &Batch{Rows: bytes.Clone(m.rows), Count: int(m.count)}
 }
 
 // replyError is the error of a call's end: nil, or the member's status.

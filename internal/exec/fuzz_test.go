@@ -1,8 +1,12 @@
 package exec
 
 import (
+	"bytes"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
+	memberpb "github.com/atolldb/atoll/api/proto/atoll/member/v1"
 	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
@@ -51,5 +55,39 @@ func FuzzDecodeRows(f *testing.F) {
 			return
 		}
 		_, _ = DecodeRows(b, count, width)
+	})
+}
+
+// FuzzDecodeFragmentReply: the in-place decoder of a fragment's reply
+// accepts what protobuf's decoder accepts, rejects what it rejects, and
+// reads the same fields.
+func FuzzDecodeFragmentReply(f *testing.F) {
+	for _, m := range []*memberpb.FragmentReply{
+		{CallId: 7, Rows: []byte{1, 2, 3}, Count: 1},
+		{CallId: 1 << 40, End: true, Status: []byte("status")},
+		{CallId: 3, Rows: make([]byte, 300), Count: -1, End: true},
+		{},
+	} {
+		b, err := proto.Marshal(m)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		f.Add(append(b, 0x30, 0x05))       // a repeated count: the last wins
+		f.Add(append(b, 0x52, 0x01, 0x09)) // an unknown field 10
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		want := &memberpb.FragmentReply{}
+		werr := proto.Unmarshal(b, want)
+		got, err := decodeFragmentReply(b)
+		if (err == nil) != (werr == nil) {
+			t.Fatalf("error %v, protobuf's %v", err, werr)
+		}
+		if err != nil {
+			return
+		}
+		if got.callID != want.CallId || !bytes.Equal(got.rows, want.Rows) || got.count != want.Count || got.end != want.End || !bytes.Equal(got.status, want.Status) {
+			t.Fatalf("decoded %+v, protobuf %v", got, want)
+		}
 	})
 }

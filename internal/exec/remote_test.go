@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"sort"
@@ -24,7 +25,7 @@ import (
 // their wire form, the way the cluster layer runs them over gRPC.
 type loopRemote struct {
 	e     *Engine
-	calls int
+	calls atomic.Int64
 }
 
 type chanStream struct {
@@ -46,7 +47,7 @@ func (s *chanStream) Next() (*Batch, error) {
 func (s *chanStream) Close() { s.cancel() }
 
 func (r *loopRemote) RunFragment(ctx context.Context, _ partition.Member, req *pb.RunFragmentRequest) (RowStream, error) {
-	r.calls++
+	r.calls.Add(1)
 	ctx, cancel := context.WithCancel(ctx)
 	s := &chanStream{ch: make(chan *Batch, 4), errc: make(chan error, 1), cancel: cancel}
 	go func() {
@@ -74,10 +75,11 @@ func (r *loopRemote) ExchangeStats(context.Context, partition.Member, bool) (Exc
 	return ExchangeStats{}, errors.New("loopRemote runs no exchanges")
 }
 
-// TestFragmentsOverTheWire runs queries on a two-member table whose second
-// member is reached through Remote (marshalled fragments) and compares
-// every result with the single-member run.
-func TestFragmentsOverTheWire(t *testing.T) {
+// wireEngines returns engines over one map "s" (mapped in SQL as s) of n
+// SMALL values, value(k) for key k: single is one member owning every
+// partition; dual owns the even partitions and reaches the other member,
+// which owns the odd ones, through remote (marshalled fragments).
+func wireEngines(t *testing.T, n int32, value func(k int32) benchmodel.Small) (single, dual *Engine, remote *loopRemote, p *qsql.Planner) {
 	ser, err := serialization.NewService(benchmodel.Config())
 	if err != nil {
 		t.Fatal(err)
@@ -85,13 +87,10 @@ func TestFragmentsOverTheWire(t *testing.T) {
 	cat := &memCatalog{}
 	single, maps := testEngine(t, ser, cat)
 	st, _ := maps.Get("s")
-	for k := int32(0); k < 3000; k++ {
-		v := benchmodel.SmallForKey(k)
-		v.IntField = k % 17
+	for k := range n {
+		v := value(k)
 		put(t, ser, st, k, &v)
 	}
-	// The same maps behind a two-member table: odd partitions belong to
-	// the other member.
 	self := partition.Member{UUID: partition.NewUUID(), Address: "self"}
 	other := partition.Member{UUID: partition.NewUUID(), Address: "other"}
 	table := &partition.Table{Version: 2, Members: []partition.Member{self, other}, Owners: make([]int32, 271), Backups: make([][]int32, 271)}
@@ -103,8 +102,8 @@ func TestFragmentsOverTheWire(t *testing.T) {
 	// The other member: an engine over the same maps that is that member.
 	peer := New(Config{Maps: maps, Catalog: cat, Serialization: ser, Table: h, Self: other.UUID})
 	t.Cleanup(peer.Close)
-	remote := &loopRemote{e: peer}
-	dual := New(Config{Maps: maps, Catalog: cat, Serialization: ser, Table: h, Self: self.UUID, Remote: remote})
+	remote = &loopRemote{e: peer}
+	dual = New(Config{Maps: maps, Catalog: cat, Serialization: ser, Table: h, Self: self.UUID, Remote: remote})
 	t.Cleanup(dual.Close)
 
 	mapping := &plan.Mapping{Name: "s", MapName: "s", KeyFormat: "int", ValueFormat: "compact", Options: map[string]string{"valueCompactTypeName": "small"},
@@ -112,7 +111,18 @@ func TestFragmentsOverTheWire(t *testing.T) {
 			{Name: "longField", Type: expr.BigInt, Path: "longField"}, {Name: "stringField", Type: expr.Varchar, Path: "stringField"},
 			{Name: "this", Type: expr.Object, Path: "this", Hidden: true}}}
 	_ = cat.PutMapping(mapping, true, false)
-	p := qsql.NewPlanner(cat, nil)
+	return single, dual, remote, qsql.NewPlanner(cat, nil)
+}
+
+// TestFragmentsOverTheWire runs queries on a two-member table whose second
+// member is reached through Remote (marshalled fragments) and compares
+// every result with the single-member run.
+func TestFragmentsOverTheWire(t *testing.T) {
+	single, dual, remote, p := wireEngines(t, 3000, func(k int32) benchmodel.Small {
+		v := benchmodel.SmallForKey(k)
+		v.IntField = k % 17
+		return v
+	})
 	for _, q := range []struct {
 		sql     string
 		ordered bool
@@ -156,7 +166,7 @@ func TestFragmentsOverTheWire(t *testing.T) {
 			t.Fatalf("%s\none member: %v\ntwo members: %v", q.sql, want, got)
 		}
 	}
-	if remote.calls == 0 {
+	if remote.calls.Load() == 0 {
 		t.Fatal("no fragment went through Remote")
 	}
 	// A member refuses to run a fragment over partitions it does not own
@@ -239,5 +249,65 @@ func TestQueryRestartsUntilPartitionsSettle(t *testing.T) {
 	defer cancel()
 	if _, err := e.Execute(ctx, ph, nil, Options{}); !errors.Is(err, ErrMerging) {
 		t.Fatalf("a query during a merge longer than its caller's deadline: %v", err)
+	}
+}
+
+// TestLargeResultsRecycleBatches: queries whose results span many full
+// batches and pages of one chunk or many, run side by side with their
+// fragments on both members, return every row intact. A batch gives its
+// buffer back once its rows are joined into a page, and the next batch
+// writes over it: a page still reading it would show another row.
+func TestLargeResultsRecycleBatches(t *testing.T) {
+	const n = 40000
+	_, dual, remote, p := wireEngines(t, n, benchmodel.SmallForKey)
+	ph, err := p.Plan(context.Background(), "SELECT __key, stringField, this FROM s", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	query := func(pageSize int) error {
+		seen := make([]bool, n)
+		res, err := dual.Execute(context.Background(), ph, nil, Options{PageSize: pageSize})
+		for err == nil {
+			rows, derr := DecodeRows(res.Rows, res.Count, len(ph.Columns))
+			if derr != nil {
+				return derr
+			}
+			for _, r := range rows {
+				k := r[0].I
+				if k < 0 || k >= n || seen[k] {
+					return fmt.Errorf("key %d twice or out of range", k)
+				}
+				seen[k] = true
+				v := benchmodel.SmallForKey(int32(k))
+				if string(r[1].B) != v.StringField || len(r[2].B) == 0 {
+					return fmt.Errorf("key %d: stringField %q, want %q (%d bytes of object)", k, r[1].B, v.StringField, len(r[2].B))
+				}
+			}
+			if res.Cursor == 0 {
+				break
+			}
+			res, err = dual.Fetch(context.Background(), res.Cursor, nil)
+		}
+		if err != nil {
+			return err
+		}
+		if i := slices.Index(seen, false); i >= 0 {
+			return fmt.Errorf("key %d missing", i)
+		}
+		return nil
+	}
+	for _, pageSize := range []int{97, 5000, n} {
+		errs := make(chan error, 4)
+		for range 4 {
+			go func() { errs <- query(pageSize) }()
+		}
+		for range 4 {
+			if err := <-errs; err != nil {
+				t.Fatalf("pages of %d rows: %v", pageSize, err)
+			}
+		}
+	}
+	if remote.calls.Load() == 0 {
+		t.Fatal("no fragment went through Remote")
 	}
 }

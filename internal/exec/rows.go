@@ -127,6 +127,21 @@ func decodeValue(b []byte) (expr.Value, []byte, error) {
 type Batch struct {
 	Rows  []byte
 	Count int
+	// pooled: Rows is a worker's buffer from batchBuffers that only this
+	// batch holds.
+	pooled bool
+}
+
+// Recycle gives the batch's buffer back for later batches once its rows
+// were copied out (written to a connection, joined into a page); b.Rows
+// must not be read afterwards. A batch whose buffer did not come from a
+// worker's pool, or was handed on, keeps it; Recycle twice is Recycle once.
+func (b *Batch) Recycle() {
+	if b.pooled && cap(b.Rows) == batchCap {
+		buf := b.Rows[:0]
+		batchBuffers.Put(&buf)
+	}
+	b.Rows, b.pooled = nil, false
 }
 
 // DecodeRows decodes a batch of rows of width columns into values (strings

@@ -144,6 +144,9 @@ func (fs *fragmentStream) run(ctx context.Context, id uint64, sf *servedFragment
 		delete(fs.calls, id)
 		fs.mu.Unlock()
 		fs.end(end, err)
+		if held != nil {
+			held.Recycle()
+		}
 	}()
 	defer fs.s.recoverCall("fragments", &err)
 	pprof.SetGoroutineLabels(ctx) // the fragment's labels, if it has any
@@ -158,7 +161,9 @@ func (fs *fragmentStream) run(ctx context.Context, id uint64, sf *servedFragment
 			if err := fs.credit(ctx, sf); err != nil {
 				return err
 			}
-			if err := fs.send(ctx, &memberpb.FragmentReply{CallId: id, Rows: held.Rows, Count: int32(held.Count)}); err != nil {
+			err := fs.send(ctx, &memberpb.FragmentReply{CallId: id, Rows: held.Rows, Count: int32(held.Count)})
+			held.Recycle() // its rows are in the frame, or the stream failed
+			if err != nil {
 				return err
 			}
 		}
