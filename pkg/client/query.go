@@ -63,6 +63,8 @@ type Rows struct {
 	left   int // rows left in page
 	cursor uint64
 	cur    []rawValue
+	// vals is the rest of the block the slices of Values are cut from.
+	vals   []any
 	err    error
 	closed bool
 	// dec deserializes the rows' objects, which share its blocks.
@@ -111,7 +113,11 @@ func (r *Rows) Next() bool {
 			r.err = err
 			return false
 		}
-		r.cur[i], r.page = v, rest
+		// Field by field: a rawValue assigned whole is copied by the
+		// runtime with the garbage collector's bulk write barrier.
+		c := &r.cur[i]
+		c.v, c.data = v.v, v.data
+		r.page = rest
 	}
 	r.left--
 	return true
@@ -141,12 +147,21 @@ func (r *Rows) Close() error {
 	return nil
 }
 
+// valuesBlock is how many rows' slices of Values share an allocation.
+const valuesBlock = 256
+
 // Values returns the current row's values: nil, bool, int8, int16, int32,
 // int64, float32, float64, string, serialization.JSON, time.Time (DATE,
 // TIMESTAMP), time.Duration (TIME), or the deserialized object of an
-// OBJECT column (__key, this).
+// OBJECT column (__key, this). The slice is the caller's; the slices of
+// a few hundred rows share one allocation, which a kept slice keeps alive.
 func (r *Rows) Values() ([]any, error) {
-	out := make([]any, len(r.cur))
+	n := len(r.cur)
+	if len(r.vals) < n {
+		r.vals = make([]any, n*valuesBlock)
+	}
+	out := r.vals[:n:n]
+	r.vals = r.vals[n:]
 	for i := range r.cur {
 		v, err := r.value(i)
 		if err != nil {
