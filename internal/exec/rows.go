@@ -127,8 +127,8 @@ func decodeValue(b []byte) (expr.Value, []byte, error) {
 type Batch struct {
 	Rows  []byte
 	Count int
-	// pooled: Rows is a worker's buffer from batchBuffers that only this
-	// batch holds.
+	// pooled: Rows is a buffer of batchBuffers (a worker's, or a
+	// fragment reply's copy) that only this batch holds.
 	pooled bool
 }
 
