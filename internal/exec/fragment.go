@@ -32,6 +32,10 @@ var batchBuffers = sync.Pool{New: func() any {
 	return &b
 }}
 
+// batchBuffer returns an empty buffer of batchBuffers, for the rows of a
+// batch whose Recycle gives it back.
+func batchBuffer() []byte { return *batchBuffers.Get().(*[]byte) }
+
 // runFragment runs a fragment over the given partitions of this member,
 // in parallel, and passes its rows to emit (called from one goroutine at a
 // time). It returns when every partition is done, ctx ends or emit fails.
@@ -793,7 +797,7 @@ func (w *worker) take() *Batch {
 	full := len(w.buf) >= flushBytes
 	w.buf, w.count, w.bufPooled = nil, 0, false
 	if full {
-		w.buf, w.bufPooled = *batchBuffers.Get().(*[]byte), true
+		w.buf, w.bufPooled = batchBuffer(), true
 	}
 	return b
 }

@@ -324,8 +324,7 @@ func decodeFragmentReply(b []byte) (m fragmentReply, err error) {
 // back, and a smaller one's in a buffer of its size.
 func (m *fragmentReply) batch() *Batch {
 	if len(m.rows) >= flushBytes && len(m.rows) <= batchCap {
-		buf := *batchBuffers.Get().(*[]byte)
-		return &Batch{Rows: append(buf, m.rows...), Count: int(m.count), pooled: true}
+		return &Batch{Rows: append(batchBuffer(), m.rows...), Count: int(m.count), pooled: true}
 	}
 	return &Batch{Rows: bytes.Clone(m.rows), Count: int(m.count)}
 }

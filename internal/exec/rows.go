@@ -134,8 +134,8 @@ type Batch struct {
 
 // Recycle gives the batch's buffer back for later batches once its rows
 // were copied out (written to a connection, joined into a page); b.Rows
-// must not be read afterwards. A batch whose buffer did not come from a
-// worker's pool, or was handed on, keeps it; Recycle twice is Recycle once.
+// must not be read afterwards. A batch whose buffer did not come from
+// batchBuffers, or was handed on, keeps it; Recycle twice is Recycle once.
 func (b *Batch) Recycle() {
 	if b.pooled && cap(b.Rows) == batchCap {
 		buf := b.Rows[:0]
