@@ -167,3 +167,30 @@ func FuzzReplicationMessages(f *testing.F) {
 		_ = readAck(b, func(partitionAck) {}, func(int32) {})
 	})
 }
+
+// TestFlight counts the bytes of batches sent and not acknowledged, oldest
+// acknowledged first, across the compaction of its queue.
+func TestFlight(t *testing.T) {
+	var f flight
+	want := 0
+	for i := 1; i <= 1000; i++ {
+		f.sent(i)
+		want += i
+		if i%3 != 0 { // acknowledge two of every three: the queue grows
+			continue
+		}
+		f.acked()
+		f.acked()
+		want -= i/3*2 - 1 + i/3*2 // sizes 2k-1 and 2k for the k-th pair
+		if got := f.bytes(); got != want {
+			t.Fatalf("after %d batches: %d bytes in flight, want %d", i, got, want)
+		}
+	}
+	for f.bytes() > 0 {
+		f.acked()
+	}
+	f.acked() // an acknowledgement of nothing counts nothing
+	if got := f.bytes(); got != 0 {
+		t.Fatalf("%d bytes in flight after every acknowledgement", got)
+	}
+}

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"io"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -21,7 +22,8 @@ import (
 // maps) with a sequence number and keeps the changes its backups have not
 // acknowledged in a log. One sender per backup member streams the changes
 // of all partitions that member backs up, in order per partition, on one
-// Replicate stream; the backup applies them in order and acknowledges the
+// Replicate stream (from its goroutine, or from the goroutine that made
+// the changes: SendBackups); the backup applies them in order and acknowledges the
 // highest sequence it applied per partition. A write returns to its client
 // only after the map's synchronous backups acknowledged it.
 //
@@ -57,6 +59,9 @@ type partState struct {
 	// rw is read-locked by writes in progress and write-locked to take a
 	// snapshot or to freeze the partition for a handoff.
 	rw sync.RWMutex
+	// writers counts the writes admitted and not ended: while one is,
+	// Record leaves waking the senders to its End.
+	writers atomic.Int32
 
 	mu     sync.Mutex
 	owned  bool // mirrored in replicator.owned
@@ -166,7 +171,7 @@ func (n *Node) Record(pid int32, c *Change) {
 		ps.log.add(c, pid, ps.epoch, ps.seq)
 	}
 	ps.mu.Unlock()
-	r.pokeBackupsOf(pid)
+	r.markBackupsOf(pid, ps.writers.Load() == 0)
 }
 
 func (r *replicator) hasBackups(pid int32) bool {
@@ -174,7 +179,11 @@ func (r *replicator) hasBackups(pid int32) bool {
 	return t != nil && int(pid) < len(t.Backups) && len(t.Backups[pid]) > 0
 }
 
-func (r *replicator) pokeBackupsOf(pid int32) {
+func (r *replicator) pokeBackupsOf(pid int32) { r.markBackupsOf(pid, true) }
+
+// markBackupsOf marks pid for the senders of its backups, and wakes them
+// when wake.
+func (r *replicator) markBackupsOf(pid int32, wake bool) {
 	t := r.n.table.Load()
 	if t == nil || int(pid) >= len(t.Backups) {
 		return
@@ -182,8 +191,32 @@ func (r *replicator) pokeBackupsOf(pid int32) {
 	senders := *r.senders.Load()
 	for _, b := range t.Backups[pid] {
 		if s := senders[t.Members[b].UUID]; s != nil {
-			s.markDirty(pid)
+			s.mark(pid, wake)
 		}
+	}
+}
+
+// wakeBackupsOf wakes the senders of pid's backups that have something
+// marked.
+func (r *replicator) wakeBackupsOf(pid int32) {
+	t := r.n.table.Load()
+	if t == nil || int(pid) >= len(t.Backups) {
+		return
+	}
+	senders := *r.senders.Load()
+	for _, b := range t.Backups[pid] {
+		if s := senders[t.Members[b].UUID]; s != nil && s.marked.Load() {
+			s.poke()
+		}
+	}
+}
+
+// SendBackups sends the changes recorded for backups from the calling
+// goroutine, to each backup whose sender is not sending already (that one
+// is woken instead). A write ended by EndSending must be followed by it.
+func (n *Node) SendBackups() {
+	for _, s := range *n.repl.senders.Load() {
+		s.sendNow()
 	}
 }
 
@@ -216,6 +249,7 @@ func (n *Node) BeginWrite(pid int32, syncBackups int) (Write, error) {
 		}
 		return Write{}, &WrongOwnerError{Partition: pid, TableVersion: n.table.Load().Version, Reason: reason}
 	}
+	ps.writers.Add(1)
 	return Write{r: r, pid: pid, sync: syncBackups}, nil
 }
 
@@ -231,7 +265,17 @@ type Write struct {
 // needs of its backups: the first syncBackups of them to confirm the
 // change.
 func (w Write) End() Backups {
+	b := w.EndSending()
+	w.r.wakeBackupsOf(w.pid)
+	return b
+}
+
+// EndSending ends the write as End does but leaves sending its change to
+// the caller, which must call Node.SendBackups (after ending the other
+// writes it runs, so that one message carries them all).
+func (w Write) EndSending() Backups {
 	ps := w.r.parts[w.pid]
+	ps.writers.Add(-1)
 	ps.rw.RUnlock()
 	if w.sync <= 0 {
 		return Backups{}
@@ -850,8 +894,67 @@ type sender struct {
 	syncAfter map[int32]time.Time
 	syncWait  map[int32]time.Duration
 
-	// batch is the buffer batches are collected into.
+	// marked mirrors len(dirtyIDs) > 0 for a look without the lock.
+	marked atomic.Bool
+
+	// sendMu is held to collect and send batches, by the sender's
+	// goroutine or by one that sends its own writes' changes (sendNow);
+	// st is the stream they go on, nil while there is none.
+	sendMu sync.Mutex
+	st     *replicaStream
+	// batch is the buffer batches are collected into (under sendMu).
 	batch []byte
+}
+
+// replicaStream is a replication stream to a backup and the sizes of the
+// batches sent on it that the backup has not acknowledged: it answers
+// every batch with one acknowledgement, in order.
+type replicaStream struct {
+	*framedStream
+	flight flight
+}
+
+// send writes a batch, counted in flight until its acknowledgement.
+func (st *replicaStream) send(batch []byte) error {
+	st.flight.sent(len(batch))
+	return st.Send(batch)
+}
+
+// flight is the sizes of the batches in flight, oldest first.
+type flight struct {
+	mu    sync.Mutex
+	sizes []int
+	head  int
+	total int
+}
+
+func (f *flight) sent(n int) {
+	f.mu.Lock()
+	if f.head > 0 && f.head == len(f.sizes) {
+		f.sizes, f.head = f.sizes[:0], 0
+	} else if f.head >= 64 && 2*f.head >= len(f.sizes) {
+		f.sizes = f.sizes[:copy(f.sizes, f.sizes[f.head:])]
+		f.head = 0
+	}
+	f.sizes = append(f.sizes, n)
+	f.total += n
+	f.mu.Unlock()
+}
+
+// acked drops the oldest batch.
+func (f *flight) acked() {
+	f.mu.Lock()
+	if f.head < len(f.sizes) {
+		f.total -= f.sizes[f.head]
+		f.head++
+	}
+	f.mu.Unlock()
+}
+
+func (f *flight) bytes() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.total
 }
 
 const (
@@ -878,18 +981,68 @@ func newSender(r *replicator, peer partition.UUID, addr string) *sender {
 	return s
 }
 
-// markDirty notes that pid may have something to send and wakes the sender.
-func (s *sender) markDirty(pid int32) {
+// mark notes that pid may have something to send and wakes the sender
+// when wake.
+func (s *sender) mark(pid int32, wake bool) {
 	s.mu.Lock()
 	s.markLocked(pid)
 	s.mu.Unlock()
-	s.poke()
+	if wake {
+		s.poke()
+	}
+}
+
+// inlineWindow bounds the bytes sent to a backup and not acknowledged
+// beyond which a goroutine sending a batch itself (sendNow) leaves it to
+// the sender's: under it, a write finds room in the connection's buffers
+// and does not block, so a backup that stops reading holds up the
+// sender's goroutine and not the connection of a client.
+const inlineWindow = 64 << 10
+
+// sendNow sends what is marked from the calling goroutine, while the
+// backup's unacknowledged bytes stay within inlineWindow; the sender's
+// goroutine is woken for the rest, and when another goroutine is sending
+// or no stream is open.
+func (s *sender) sendNow() {
+	if !s.marked.Load() {
+		return
+	}
+	if !s.sendMu.TryLock() {
+		s.poke()
+		return
+	}
+	st := s.st
+	if st == nil {
+		s.sendMu.Unlock()
+		s.poke()
+		return
+	}
+	var err error
+	for err == nil {
+		room := inlineWindow - st.flight.bytes()
+		if room <= 0 {
+			break
+		}
+		batch := s.collect(room)
+		if batch == nil {
+			break
+		}
+		err = st.send(batch)
+	}
+	s.sendMu.Unlock()
+	if err != nil {
+		_ = st.conn.Close() // the stream's goroutine sees it end
+	}
+	if s.marked.Load() {
+		s.poke()
+	}
 }
 
 func (s *sender) markLocked(pid int32) {
 	if !s.dirty[pid] {
 		s.dirty[pid] = true
 		s.dirtyIDs = append(s.dirtyIDs, pid)
+		s.marked.Store(true)
 	}
 }
 
@@ -904,13 +1057,14 @@ func (s *sender) markAll() {
 }
 
 // takeDirty returns the marked partitions and clears the marks. The slice
-// is valid until the next call (the sender's goroutine alone calls it:
-// the two buffers take turns).
+// is valid until the next call (made under sendMu: the two buffers take
+// turns).
 func (s *sender) takeDirty() []int32 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ids := s.dirtyIDs
 	s.dirtyIDs, s.takenIDs = s.takenIDs[:0], ids
+	s.marked.Store(false)
 	for _, p := range ids {
 		s.dirty[p] = false
 	}
@@ -992,13 +1146,22 @@ func (s *sender) streamContext() (context.Context, context.CancelFunc) {
 func (s *sender) stream() error {
 	ctx, cancel := s.streamContext()
 	defer cancel()
-	st, conn, err := s.r.n.openReplicate(ctx, s.addr)
+	fs, conn, err := s.r.n.openReplicate(ctx, s.addr)
 	if err != nil {
 		return err
 	}
+	st := &replicaStream{framedStream: fs}
 	defer conn.Close()
 	stopAtEnd := context.AfterFunc(ctx, func() { _ = conn.Close() })
 	defer stopAtEnd()
+	s.sendMu.Lock()
+	s.st = st
+	s.sendMu.Unlock()
+	defer func() {
+		s.sendMu.Lock()
+		s.st = nil
+		s.sendMu.Unlock()
+	}()
 	recvErr := make(chan error, 1)
 	go func() {
 		var told []settled
@@ -1006,6 +1169,7 @@ func (s *sender) stream() error {
 		for {
 			msg, err := st.Recv()
 			if err == nil {
+				st.flight.acked()
 				told = told[:0]
 				err = readAck(msg, ack, s.needSnapshot)
 				tell(told)
@@ -1018,14 +1182,14 @@ func (s *sender) stream() error {
 		}
 	}()
 	for {
-		for {
-			batch := s.collect()
-			if batch == nil {
-				break
-			}
-			if err := st.Send(batch); err != nil {
-				return err
-			}
+		s.sendMu.Lock()
+		var err error
+		for batch := s.collect(math.MaxInt); batch != nil && err == nil; batch = s.collect(math.MaxInt) {
+			err = st.send(batch)
+		}
+		s.sendMu.Unlock()
+		if err != nil {
+			return err
 		}
 		select {
 		case <-s.done:
@@ -1220,9 +1384,11 @@ func (r *replicator) abortSync(pid int32) {
 }
 
 // collect gathers the next batch of changes for the peer into the
-// sender's buffer (an encoded ReplicationBatch), or returns nil. The batch
-// is valid until the next collect.
-func (s *sender) collect() []byte {
+// sender's buffer (an encoded ReplicationBatch), of at most maxBatch
+// changes and room bytes past its header (math.MaxInt: no bound), or
+// returns nil. The batch is valid
+// until the next collect; the caller holds sendMu.
+func (s *sender) collect(room int) []byte {
 	t := s.r.n.table.Load()
 	self := t.IndexOf(s.r.n.self.UUID)
 	peer := t.IndexOf(s.peer)
@@ -1230,10 +1396,14 @@ func (s *sender) collect() []byte {
 		return nil
 	}
 	batch := protowire.AppendBytes(protowire.AppendTag(s.batch[:0], batchOwner, protowire.BytesType), s.r.n.self.UUID[:])
-	events := 0
+	events, full := 0, false
+	limit := len(batch) + room
+	if room == math.MaxInt {
+		limit = math.MaxInt
+	}
 	ids := s.takeDirty()
 	for i, pid := range ids {
-		if events >= maxBatch {
+		if full || events >= maxBatch {
 			s.mu.Lock()
 			for _, rest := range ids[i:] {
 				s.markLocked(rest)
@@ -1272,13 +1442,15 @@ func (s *sender) collect() []byte {
 				wantSnap = true // the changes it lacks were trimmed
 			} else {
 				for i := int(from - ps.base); i < ps.log.len(); i++ {
-					if events >= maxBatch {
+					ev := ps.log.event(i)
+					if events >= maxBatch || len(batch)+len(ev) > limit {
+						full = true
 						s.mu.Lock()
 						s.markLocked(pid) // the rest goes in the next batch
 						s.mu.Unlock()
 						break
 					}
-					batch = append(batch, ps.log.event(i)...)
+					batch = append(batch, ev...)
 					events++
 					sent = ps.base + uint64(i) + 1
 				}

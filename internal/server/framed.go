@@ -98,6 +98,9 @@ type framedConn struct {
 	// owesFlush: the reader appended a frame it must flush before it
 	// waits for the client.
 	owesFlush bool
+	// owesBackups: the reader ended writes whose changes it must send
+	// to their backups (sendBackups).
+	owesBackups bool
 	// hotCall is the hot call being run, scratch the buffer its value
 	// goes through, mapNames the map names it met (hot.go).
 	hotCall  hotCall
@@ -206,6 +209,7 @@ func (s *Server) admitFramed(ctx context.Context, hello *pb.PipelineHello) (cont
 // read runs the connection's frames until the client closes it, it
 // breaks, or the client breaks the protocol.
 func (c *framedConn) read() {
+	defer c.sendBackups()
 	for {
 		f, err := c.rd.Next()
 		if err != nil {
@@ -232,9 +236,24 @@ func (c *framedConn) read() {
 			return // not a client's frame
 		}
 		c.rd.Release()
-		if c.rd.Buffered() == 0 && !c.flushOwed() {
-			return
+		if c.inline.unsent {
+			c.inline.unsent, c.owesBackups = false, true
 		}
+		if c.rd.Buffered() == 0 {
+			c.sendBackups()
+			if !c.flushOwed() {
+				return
+			}
+		}
+	}
+}
+
+// sendBackups sends the changes of the writes the reader ran to their
+// backups.
+func (c *framedConn) sendBackups() {
+	if c.owesBackups {
+		c.owesBackups = false
+		c.s.cfg.Cluster.SendBackups()
 	}
 }
 
@@ -364,7 +383,10 @@ func inlineable(req *pb.PipelineRequest) bool {
 type inlineCall struct {
 	wouldWait bool
 	written   bool
-	backups   cluster.Backups
+	// unsent: the call ended a write whose change the reader sends
+	// (Cluster.SendBackups).
+	unsent  bool
+	backups cluster.Backups
 }
 
 type inlineKey struct{}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/cluster"
 	"github.com/atolldb/atoll/internal/locks"
 	"github.com/atolldb/atoll/internal/maps"
 	"github.com/atolldb/atoll/internal/store"
@@ -159,8 +160,15 @@ func (s *Server) writeGuarded(ctx context.Context, m *maps.Map, pid int32, key [
 		} else {
 			s.latches.UnlockAll(stripes)
 		}
-		backups := w.End()
-		if in := inlineOf(ctx); in != nil && werr == nil && !blocked {
+		in := inlineOf(ctx)
+		var backups cluster.Backups
+		if in != nil {
+			// The reader sends the changes of the calls it ran together.
+			backups, in.unsent = w.EndSending(), true
+		} else {
+			backups = w.End()
+		}
+		if in != nil && werr == nil && !blocked {
 			// Run by the framed pipeline's reader: the wait for the
 			// backups is its caller's.
 			in.backups, in.written = backups, true

@@ -38,6 +38,9 @@ type Cluster interface {
 	// to confirm the change). A member that does not own pid fails with an
 	// error matching cluster.ErrWrongOwner.
 	BeginWrite(pid int32, syncBackups int) (cluster.Write, error)
+	// SendBackups sends, from the calling goroutine, the changes of the
+	// writes it ended with Write.EndSending.
+	SendBackups()
 	// CheckRead fails like BeginWrite when this member does not own pid.
 	CheckRead(pid int32) error
 	// Owned reports whether this member owns pid.
