@@ -179,11 +179,8 @@ func (r *replicator) hasBackups(pid int32) bool {
 	return t != nil && int(pid) < len(t.Backups) && len(t.Backups[pid]) > 0
 }
 
-func (r *replicator) pokeBackupsOf(pid int32) { r.markBackupsOf(pid, true) }
-
-// markBackupsOf marks pid for the senders of its backups, and wakes them
-// when wake.
-func (r *replicator) markBackupsOf(pid int32, wake bool) {
+// backupSenders calls f with the sender of each of pid's backups.
+func (r *replicator) backupSenders(pid int32, f func(*sender)) {
 	t := r.n.table.Load()
 	if t == nil || int(pid) >= len(t.Backups) {
 		return
@@ -191,24 +188,25 @@ func (r *replicator) markBackupsOf(pid int32, wake bool) {
 	senders := *r.senders.Load()
 	for _, b := range t.Backups[pid] {
 		if s := senders[t.Members[b].UUID]; s != nil {
-			s.mark(pid, wake)
+			f(s)
 		}
 	}
+}
+
+// markBackupsOf marks pid for the senders of its backups, and wakes them
+// when wake.
+func (r *replicator) markBackupsOf(pid int32, wake bool) {
+	r.backupSenders(pid, func(s *sender) { s.mark(pid, wake) })
 }
 
 // wakeBackupsOf wakes the senders of pid's backups that have something
 // marked.
 func (r *replicator) wakeBackupsOf(pid int32) {
-	t := r.n.table.Load()
-	if t == nil || int(pid) >= len(t.Backups) {
-		return
-	}
-	senders := *r.senders.Load()
-	for _, b := range t.Backups[pid] {
-		if s := senders[t.Members[b].UUID]; s != nil && s.marked.Load() {
+	r.backupSenders(pid, func(s *sender) {
+		if s.marked.Load() {
 			s.poke()
 		}
-	}
+	})
 }
 
 // SendBackups sends the changes recorded for backups from the calling
@@ -768,7 +766,7 @@ func (r *replicator) waitAcked(ctx context.Context, pid int32, seq uint64, to []
 		if done {
 			return nil
 		}
-		r.pokeBackupsOf(pid)
+		r.markBackupsOf(pid, true)
 		var err error
 		select {
 		case <-notify:
