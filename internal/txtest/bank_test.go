@@ -288,9 +288,44 @@ func (w *worker) stop(t *testing.T) {
 	}
 }
 
-// killMidCommit stops the worker (SIGSTOP) at a moment it is inside a
-// commit, then kills it with SIGKILL: a client that dies mid-commit.
+// stderrText is what the worker wrote to its standard error so far.
+func (w *worker) stderrText() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.stderr.String()
+}
+
+// committed counts the transfers the worker reported committed.
+func (w *worker) committed() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, kind := range w.outcomes {
+		if kind == "ok" {
+			n++
+		}
+	}
+	return n
+}
+
+// killMidCommit waits until the worker has committed a transfer (a
+// client process, a JVM above all, can take a while to start on a loaded
+// machine), then stops it (SIGSTOP) at a moment it is inside a commit and
+// kills it with SIGKILL: a client that dies mid-commit.
 func (w *worker) killMidCommit(t *testing.T) {
+	deadline := time.Now().Add(2 * time.Minute)
+	for w.committed() == 0 {
+		if time.Now().After(deadline) {
+			t.Errorf("worker %s committed no transfer in 2 minutes", w.name)
+			break
+		}
+		select {
+		case <-w.done:
+			t.Errorf("worker %s exited before committing a transfer:\n%s", w.name, w.stderrText())
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 	for try := 0; try < 200; try++ {
 		time.Sleep(time.Duration(rand.IntN(20)) * time.Millisecond)
 		_ = w.cmd.Process.Signal(syscall.SIGSTOP)
@@ -509,14 +544,6 @@ func verify(t *testing.T, ctx context.Context, c *client.Client, accounts int, w
 	t.Logf("transfers: %s; %d recorded", strings.Join(summary, ", "), len(recorded))
 	assert.Greater(t, counts["ok"], 0, "no transfer committed")
 	for _, w := range workers {
-		w.mu.Lock()
-		ok := 0
-		for _, kind := range w.outcomes {
-			if kind == "ok" {
-				ok++
-			}
-		}
-		w.mu.Unlock()
-		assert.Greater(t, ok, 0, "worker %s committed no transfer", w.name)
+		assert.Greater(t, w.committed(), 0, "worker %s committed no transfer", w.name)
 	}
 }
