@@ -524,27 +524,25 @@ func (e *Engine) ExchangeTotals() ExchangeStats { return e.hub.Totals() }
 // its owner: by the cluster's account when Config.Owned is set (the
 // partition's data has fully arrived), else by the partition table.
 func (e *Engine) owns(p int32) error {
+	return e.ownsAll([]int32{p})
+}
+
+// ownsAll is owns for every partition of parts, under one reading of the
+// partition table.
+func (e *Engine) ownsAll(parts []int32) error {
 	t := e.cfg.Table.Load()
 	if t == nil {
 		return fmt.Errorf("%w: no partition table", ErrUnavailable)
 	}
-	owned := false
-	if e.cfg.Owned != nil {
-		owned = e.cfg.Owned(p)
-	} else if o, ok := t.Owner(p); ok {
-		owned = o.UUID == e.cfg.Self
-	}
-	if !owned {
-		return fmt.Errorf("%w: this member does not own partition %d (table version %d)", ErrUnavailable, p, t.Version)
-	}
-	return nil
-}
-
-// ownsAll is owns for every partition of parts.
-func (e *Engine) ownsAll(parts []int32) error {
 	for _, p := range parts {
-		if err := e.owns(p); err != nil {
-			return err
+		owned := false
+		if e.cfg.Owned != nil {
+			owned = e.cfg.Owned(p)
+		} else if o, ok := t.Owner(p); ok {
+			owned = o.UUID == e.cfg.Self
+		}
+		if !owned {
+			return fmt.Errorf("%w: this member does not own partition %d (table version %d)", ErrUnavailable, p, t.Version)
 		}
 	}
 	return nil

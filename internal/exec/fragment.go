@@ -72,11 +72,10 @@ type rowSink interface {
 // index, or, with rows set, its rows to rows. The workers' groups and
 // top rows are accounted to mem.
 func (e *Engine) runScan(ctx context.Context, f *plan.Fragment, parts []int32, out sink, rows rowSink, mem *MemoryAccount) error {
-	emit := func(b *Batch) error { return out(0, b) }
 	st, ok := e.cfg.Maps.Lookup(f.Map)
 	if !ok {
 		if f.CountOnly || f.Aggregating() {
-			return e.emitEmptyAggregate(f, emit)
+			return e.emitEmptyAggregate(f, func(b *Batch) error { return out(0, b) })
 		}
 		return nil // a map that was never written has no entries
 	}
@@ -106,128 +105,58 @@ func (e *Engine) runScan(ctx context.Context, f *plan.Fragment, parts []int32, o
 	if nw < 1 {
 		nw = 1
 	}
-	var (
-		next      atomic.Int64
-		remaining atomic.Int64
-		wg        sync.WaitGroup
-		firstErr  error
-		errMu     sync.Mutex
-	)
-	remaining.Store(f.Limit)
-	stop := make(chan struct{})
-	var stopOnce sync.Once
-	fail := func(err error) {
-		errMu.Lock()
-		if firstErr == nil {
-			firstErr = err
-		}
-		errMu.Unlock()
-		stopOnce.Do(func() { close(stop) })
-	}
-	workers := make([]*worker, nw)
-	for i := range workers {
+	sc := &scanRun{e: e, out: out}
+	sc.remaining.Store(f.Limit)
+	sc.workers = make([]*worker, nw)
+	for i := range sc.workers {
 		w, err := e.newWorker(ctx, f, st, ix, mem)
 		if err != nil {
 			return err
 		}
-		w.remaining = &remaining
+		w.remaining = &sc.remaining
 		if rows != nil && !f.Aggregating() && len(f.Sort) == 0 {
 			w.rows, w.index, w.rowBuf = rows, i, make([]expr.Value, len(w.proj))
 		}
-		workers[i] = w
+		sc.workers[i] = w
 	}
 	// An equality lookup visits only the partitions whose index parts hold
 	// its keys; every partition of the fragment must still be this
 	// member's from before the lookup to after it.
-	visit := parts
+	sc.visit = parts
 	if ix != nil && f.Index.Equals != nil {
-		w := workers[0]
+		w := sc.workers[0]
 		if err := w.evalLookup(); err != nil {
 			return err
 		}
 		if err := e.ownsAll(parts); err != nil {
 			return err
 		}
-		visit = make([]int32, 0, 1)
+		sc.visit = make([]int32, 0, 1)
 		for _, p := range parts {
 			if int(p) < len(w.visit) && w.visit[p] {
-				visit = append(visit, p)
+				sc.visit = append(sc.visit, p)
 			}
 		}
 	}
 	labels := pprof.Labels("query", "fragment", "map", f.Map)
-	scan := func(ctx context.Context, wi int, w *worker) {
-		defer w.ops.release()
-		send := func(b *Batch) error { return out(wi, b) }
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if err := ctx.Err(); err != nil {
-				fail(err)
-				return
-			}
-			i := int(next.Add(1) - 1)
-			if i >= len(visit) || w.done {
-				break
-			}
-			// The partition must be this member's for the whole scan:
-			// one that moved away (or has not fully arrived) fails the
-			// fragment, and the coordinator starts it again.
-			if err := e.owns(visit[i]); err != nil {
-				fail(err)
-				return
-			}
-			if err := w.partition(visit[i]); err != nil {
-				fail(err)
-				return
-			}
-			if err := e.owns(visit[i]); err != nil {
-				fail(err)
-				return
-			}
-			if w.rows != nil {
-				if err := w.rows.flush(wi); err != nil {
-					fail(err)
-					return
-				}
-			} else if len(w.buf) >= flushBytes {
-				if err := send(w.take()); err != nil {
-					fail(err)
-					return
-				}
-			}
-		}
-		if w.rows != nil {
-			if err := w.rows.flush(wi); err != nil {
-				fail(err)
-			}
-			return
-		}
-		if b := w.finish(); b != nil && b.Count > 0 {
-			if err := send(b); err != nil {
-				fail(err)
-			}
-		}
-	}
 	if nw == 1 {
 		// One worker runs on the caller's goroutine.
-		pprof.Do(ctx, labels, func(ctx context.Context) { scan(ctx, 0, workers[0]) })
+		pprof.Do(ctx, labels, func(ctx context.Context) { sc.scan(ctx, 0) })
 	} else {
-		for wi, w := range workers {
+		var wg sync.WaitGroup
+		for wi := range sc.workers {
 			wg.Add(1)
 			go pprof.Do(ctx, labels, func(ctx context.Context) {
 				defer wg.Done()
-				scan(ctx, wi, w)
+				sc.scan(ctx, wi)
 			})
 		}
+		wg.Wait()
 	}
-	wg.Wait()
-	if len(visit) < len(parts) && firstErr == nil {
-		firstErr = e.ownsAll(parts)
+	if len(sc.visit) < len(parts) && sc.err == nil {
+		sc.err = e.ownsAll(parts)
 	}
+	workers := sc.workers
 	if e.cfg.OnScanned != nil {
 		var scanned int64
 		for _, w := range workers {
@@ -235,7 +164,87 @@ func (e *Engine) runScan(ctx context.Context, f *plan.Fragment, parts []int32, o
 		}
 		e.cfg.OnScanned(ctx, scanned)
 	}
-	return firstErr
+	return sc.err
+}
+
+// scanRun is the state a scan's workers share: the partitions to visit,
+// the next one to take, the rows the LIMIT still wants and the first
+// error, which stops them all.
+type scanRun struct {
+	e         *Engine
+	out       sink
+	workers   []*worker
+	visit     []int32
+	next      atomic.Int64
+	remaining atomic.Int64
+	stopped   atomic.Bool
+	mu        sync.Mutex
+	err       error
+}
+
+// fail records the scan's first error and stops its workers.
+func (sc *scanRun) fail(err error) {
+	sc.mu.Lock()
+	if sc.err == nil {
+		sc.err = err
+	}
+	sc.mu.Unlock()
+	sc.stopped.Store(true)
+}
+
+// scan runs worker wi over the partitions it takes until none is left,
+// the scan stops or ctx ends.
+func (sc *scanRun) scan(ctx context.Context, wi int) {
+	w := sc.workers[wi]
+	defer w.ops.release()
+	for !sc.stopped.Load() {
+		if err := ctx.Err(); err != nil {
+			sc.fail(err)
+			return
+		}
+		i := int(sc.next.Add(1) - 1)
+		if i >= len(sc.visit) || w.done {
+			break
+		}
+		// The partition must be this member's for the whole scan: one
+		// that moved away (or has not fully arrived) fails the fragment,
+		// and the coordinator starts it again.
+		pid := sc.visit[i]
+		if err := sc.e.owns(pid); err != nil {
+			sc.fail(err)
+			return
+		}
+		if err := w.partition(pid); err != nil {
+			sc.fail(err)
+			return
+		}
+		if err := sc.e.owns(pid); err != nil {
+			sc.fail(err)
+			return
+		}
+		if w.rows != nil {
+			if err := w.rows.flush(wi); err != nil {
+				sc.fail(err)
+				return
+			}
+		} else if len(w.buf) >= flushBytes {
+			if err := sc.out(wi, w.take()); err != nil {
+				sc.fail(err)
+				return
+			}
+		}
+	}
+	if w.rows != nil {
+		if err := w.rows.flush(wi); err != nil {
+			sc.fail(err)
+		}
+		return
+	}
+	if b := w.finish(); b != nil && b.Count > 0 {
+		if err := sc.out(wi, b); err != nil {
+			sc.fail(err)
+		}
+	}
 }
 
 func withoutIndex(f *plan.Fragment) *plan.Fragment {
@@ -527,37 +536,36 @@ func (w *worker) partition(pid int32) error {
 }
 
 func (w *worker) evalLookup() error {
-	ev := func(e expr.Expr) (*expr.Value, error) {
-		if e == nil {
-			return nil, nil
-		}
-		env := expr.Env{Params: w.f.Params, Now: w.env.Now, Ctx: w.env.Ctx}
-		v, err := expr.Eval(e, &env)
-		if err != nil {
-			return nil, err
-		}
-		return &v, nil
-	}
 	ix := w.f.Index
 	if ix.Equals != nil {
-		eq := []expr.Value{}
-		for _, e := range ix.Equals {
-			v, err := ev(e)
+		eq := make([]expr.Value, len(ix.Equals))
+		for i, e := range ix.Equals {
+			v, err := expr.Eval(e, &w.env)
 			if err != nil {
 				return err
 			}
-			eq = append(eq, *v)
+			eq[i] = v
 		}
 		w.lookup = w.ix.prepare(eq, nil, nil, false, false)
 		w.visit = make([]bool, len(w.ix.parts))
 		w.ix.eqPartitions(w.lookup, w.visit)
 		return nil
 	}
-	lo, err := ev(ix.Low)
+	bound := func(e expr.Expr) (*expr.Value, error) {
+		if e == nil {
+			return nil, nil
+		}
+		v, err := expr.Eval(e, &w.env)
+		if err != nil {
+			return nil, err
+		}
+		return &v, nil
+	}
+	lo, err := bound(ix.Low)
 	if err != nil {
 		return err
 	}
-	hi, err := ev(ix.High)
+	hi, err := bound(ix.High)
 	if err != nil {
 		return err
 	}
