@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"sync"
 	"testing"
 )
 
@@ -210,6 +211,44 @@ func BenchmarkScanKV(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(entries), "ns/entry")
 			b.ReportMetric(float64(entries)/float64(b.N), "entries/op")
 			_ = sum
+		})
+	}
+}
+
+// BenchmarkReadBandwidth is the machine's ceiling for a scan: one load per
+// 64-byte line over 256 MiB (far over any cache), on one goroutine and on
+// GOMAXPROCS of them (MB/s). A scan that reads every line of its values
+// cannot pass MB/s ÷ its bytes per entry, in millions of entries per
+// second.
+func BenchmarkReadBandwidth(b *testing.B) {
+	const size = 256 << 20
+	buf := make([]uint64, size/8)
+	for i := range buf {
+		buf[i] = uint64(i)
+	}
+	for _, g := range []int{1, runtime.GOMAXPROCS(0)} {
+		b.Run(fmt.Sprintf("goroutines=%d", g), func(b *testing.B) {
+			b.SetBytes(size)
+			sums := make([]uint64, g)
+			for b.Loop() {
+				var wg sync.WaitGroup
+				part := len(buf) / g
+				for w := 0; w < g; w++ {
+					wg.Add(1)
+					go func(words []uint64) {
+						defer wg.Done()
+						var sum uint64
+						for i := 0; i < len(words); i += 8 {
+							sum += words[i]
+						}
+						sums[w] += sum
+					}(buf[w*part : (w+1)*part])
+				}
+				wg.Wait()
+			}
+			if sums[0] == 1 {
+				b.Log(sums)
+			}
 		})
 	}
 }
