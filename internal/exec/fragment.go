@@ -198,53 +198,59 @@ func (sc *scanRun) scan(ctx context.Context, wi int) {
 	w := sc.workers[wi]
 	defer w.ops.release()
 	for !sc.stopped.Load() {
-		if err := ctx.Err(); err != nil {
-			sc.fail(err)
-			return
-		}
 		i := int(sc.next.Add(1) - 1)
 		if i >= len(sc.visit) || w.done {
 			break
 		}
-		// The partition must be this member's for the whole scan: one
-		// that moved away (or has not fully arrived) fails the fragment,
-		// and the coordinator starts it again.
-		pid := sc.visit[i]
-		if err := sc.e.owns(pid); err != nil {
+		if err := sc.partition(ctx, wi, sc.visit[i]); err != nil {
 			sc.fail(err)
 			return
 		}
-		if err := w.partition(pid); err != nil {
-			sc.fail(err)
-			return
-		}
-		if err := sc.e.owns(pid); err != nil {
-			sc.fail(err)
-			return
-		}
-		if w.rows != nil {
-			if err := w.rows.flush(wi); err != nil {
-				sc.fail(err)
-				return
-			}
-		} else if len(w.buf) >= flushBytes {
-			if err := sc.out(wi, w.take()); err != nil {
-				sc.fail(err)
-				return
-			}
-		}
+	}
+	if err := sc.finish(wi); err != nil {
+		sc.fail(err)
+	}
+}
+
+// partition runs worker wi over partition pid and passes on what it has
+// ready.
+func (sc *scanRun) partition(ctx context.Context, wi int, pid int32) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// The partition must be this member's for the whole scan: one that
+	// moved away (or has not fully arrived) fails the fragment, and the
+	// coordinator starts it again.
+	if err := sc.e.owns(pid); err != nil {
+		return err
+	}
+	w := sc.workers[wi]
+	if err := w.partition(pid); err != nil {
+		return err
+	}
+	if err := sc.e.owns(pid); err != nil {
+		return err
 	}
 	if w.rows != nil {
-		if err := w.rows.flush(wi); err != nil {
-			sc.fail(err)
-		}
-		return
+		return w.rows.flush(wi)
+	}
+	if len(w.buf) >= flushBytes {
+		return sc.out(wi, w.take())
+	}
+	return nil
+}
+
+// finish passes on what worker wi has left once it takes no more
+// partitions.
+func (sc *scanRun) finish(wi int) error {
+	w := sc.workers[wi]
+	if w.rows != nil {
+		return w.rows.flush(wi)
 	}
 	if b := w.finish(); b != nil && b.Count > 0 {
-		if err := sc.out(wi, b); err != nil {
-			sc.fail(err)
-		}
+		return sc.out(wi, b)
 	}
+	return nil
 }
 
 func withoutIndex(f *plan.Fragment) *plan.Fragment {
