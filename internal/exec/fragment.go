@@ -197,7 +197,10 @@ func (sc *scanRun) fail(err error) {
 func (sc *scanRun) scan(ctx context.Context, wi int) {
 	w := sc.workers[wi]
 	defer w.ops.release()
-	for !sc.stopped.Load() {
+	for {
+		if sc.stopped.Load() {
+			return // another worker failed: nothing more is sent
+		}
 		i := int(sc.next.Add(1) - 1)
 		if i >= len(sc.visit) || w.done {
 			break
