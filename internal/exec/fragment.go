@@ -156,10 +156,9 @@ func (e *Engine) runScan(ctx context.Context, f *plan.Fragment, parts []int32, o
 	if len(sc.visit) < len(parts) && sc.err == nil {
 		sc.err = e.ownsAll(parts)
 	}
-	workers := sc.workers
 	if e.cfg.OnScanned != nil {
 		var scanned int64
-		for _, w := range workers {
+		for _, w := range sc.workers {
 			scanned += w.scanned
 		}
 		e.cfg.OnScanned(ctx, scanned)
