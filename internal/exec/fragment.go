@@ -283,8 +283,9 @@ type worker struct {
 	accs  []*accessor
 	env   expr.Env
 	row   expr.Row
-	pre   []int // columns the filter reads
-	post  []int // columns read after the filter
+	pre   []int    // columns the filter reads
+	eq    *eqConst // the filter as column = constant, checked on the field
+	post  []int    // columns read after the filter
 	cond  expr.Cond
 	proj  []expr.Fn
 	grpFn []expr.Fn
@@ -364,6 +365,9 @@ func (e *Engine) newWorker(ctx context.Context, f *plan.Fragment, st *store.Map,
 			return nil, plan.Errorf("%v", err)
 		}
 		w.cond = fn
+		if f.Join == nil {
+			w.eq = eqConstOf(f.Filter, f.Params, w.accs)
+		}
 		for _, c := range expr.Columns(f.Filter) {
 			inPre[c] = true
 			w.pre = append(w.pre, c)
@@ -593,10 +597,20 @@ func (w *worker) entry(k, v []byte) bool {
 		}
 	}
 	cols := w.row.Cols
-	for _, c := range w.pre {
-		if err := w.accs[c].readInto(k, v, &cols[c]); err != nil {
-			w.err = err
-			return false
+	read := false // the filter's one column, by eq
+	if w.eq != nil {
+		settled, equal := w.eq.readInto(k, v, &cols[w.eq.col])
+		if settled && !equal {
+			return true
+		}
+		read = settled
+	}
+	if !read {
+		for _, c := range w.pre {
+			if err := w.accs[c].readInto(k, v, &cols[c]); err != nil {
+				w.err = err
+				return false
+			}
 		}
 	}
 	if w.cond != nil && !w.cond(&w.row) {

@@ -1,0 +1,127 @@
+package exec
+
+import (
+	"bytes"
+
+	"github.com/atolldb/atoll/internal/query/expr"
+	"github.com/atolldb/atoll/pkg/serialization"
+)
+
+// eqConst is a filter "column = constant" on one plain field, with a
+// string or integer constant, checked on the field as the reader returns
+// it: the scan reads the column once and skips an entry whose field
+// differs without running the compiled filter. Values the check does not
+// settle (null, another kind, an integer outside the column's type, a
+// read error) leave the entry to the general path, which converts and
+// reports as it always does.
+type eqConst struct {
+	col  int
+	acc  *accessor
+	want expr.Value
+}
+
+// readInto reads the column into dst when the field is a value the check
+// settles, and reports whether it did and whether the value equals the
+// constant.
+func (q *eqConst) readInto(key, value []byte, dst *expr.Value) (settled, equal bool) {
+	d := serialization.Data(value)
+	if q.acc.key {
+		d = key
+	}
+	var v serialization.FieldValue
+	if q.acc.rd.ReadTo(d, &v) != nil {
+		return false, false
+	}
+	if int(v.Kind) >= len(scalarTypes) {
+		return false, false
+	}
+	vt, t := scalarTypes[v.Kind], q.acc.col.Type
+	switch {
+	case vt == expr.Varchar && q.want.T == expr.Varchar:
+		setScalar(dst, expr.Varchar, v.I, v.B)
+		return true, bytes.Equal(v.B, q.want.B)
+	case vt.IsInteger() && q.want.T.IsInteger():
+		if t == expr.Unknown {
+			t = vt
+		} else if !expr.FitsInteger(v.I, t) {
+			return false, false
+		}
+		setScalar(dst, t, v.I, nil)
+		return true, v.I == q.want.I
+	}
+	return false, false
+}
+
+// eqConstOf returns the filter's eqConst, or nil when the filter is not
+// one. The filter may be such a comparison or a conjunction with one,
+// provided the filter reads no other column (a conjunct skipped on
+// another column would hide that column's read errors).
+func eqConstOf(filter expr.Expr, params []expr.Value, accs []*accessor) *eqConst {
+	cols := expr.Columns(filter)
+	if len(cols) != 1 {
+		return nil
+	}
+	return findEqConst(filter, params, accs)
+}
+
+func findEqConst(filter expr.Expr, params []expr.Value, accs []*accessor) *eqConst {
+	c, ok := filter.(*expr.Call)
+	if !ok {
+		return nil
+	}
+	switch c.Op {
+	case "and":
+		for _, a := range c.Args {
+			if q := findEqConst(a, params, accs); q != nil {
+				return q
+			}
+		}
+	case "=":
+		if len(c.Args) != 2 {
+			return nil
+		}
+		if q := eqConstCol(c.Args[0], c.Args[1], params, accs); q != nil {
+			return q
+		}
+		return eqConstCol(c.Args[1], c.Args[0], params, accs)
+	}
+	return nil
+}
+
+// eqConstCol is the eqConst of column = constant, or nil.
+func eqConstCol(left, right expr.Expr, params []expr.Value, accs []*accessor) *eqConst {
+	col, ok := left.(*expr.Col)
+	if !ok || col.Index >= len(accs) {
+		return nil
+	}
+	a := accs[col.Index]
+	t := a.col.Type
+	if a.whole || a.object || a.rd.Multi() || (t != expr.Unknown && t != expr.Varchar && !t.IsInteger()) {
+		return nil
+	}
+	var k expr.Value
+	switch r := right.(type) {
+	case *expr.Lit:
+		k = r.V
+	case *expr.Param:
+		if r.Index >= len(params) {
+			return nil
+		}
+		k = params[r.Index]
+		if r.T != expr.Unknown && k.T != r.T && !k.IsNull() {
+			var err error
+			if k, err = expr.Cast(k, r.T); err != nil {
+				return nil
+			}
+		}
+	default:
+		return nil
+	}
+	switch {
+	case k.T == expr.Varchar && (t == expr.Unknown || t == expr.Varchar):
+	case k.T.IsInteger() && (t == expr.Unknown || t.IsInteger()):
+	default:
+		return nil
+	}
+	return &eqConst{col: col.Index, acc: a, want: k}
+}
