@@ -53,14 +53,19 @@ func newAccessor(col plan.ScanCol, ser *serialization.Service) (*accessor, error
 	return a, nil
 }
 
+// data is the Data the column reads: the entry's key or its value.
+func (a *accessor) data(key, value []byte) serialization.Data {
+	if a.key {
+		return key
+	}
+	return value
+}
+
 // readInto stores the column's value for an entry in dst. Values may
 // alias key and value (valid while the entry is); scalars and strings are
 // read without allocating.
 func (a *accessor) readInto(key, value []byte, dst *expr.Value) error {
-	d := serialization.Data(value)
-	if a.key {
-		d = key
-	}
+	d := a.data(key, value)
 	if a.object {
 		if d.Type() == serialization.TypeNull {
 			*dst = expr.NullValue
@@ -96,6 +101,20 @@ func (a *accessor) readInto(key, value []byte, dst *expr.Value) error {
 		}
 	}
 	return a.otherInto(&v, dst)
+}
+
+// integer reads the column's value for an entry when it is an integer
+// that its type holds as it is; ok is false for anything else (null,
+// other kinds, a conversion, an error), which readInto handles.
+func (a *accessor) integer(key, value []byte) (i int64, ok bool) {
+	var v serialization.FieldValue
+	if a.rd.ReadTo(a.data(key, value), &v) != nil || int(v.Kind) >= len(scalarTypes) || !scalarTypes[v.Kind].IsInteger() {
+		return 0, false
+	}
+	if t := a.col.Type; t != expr.Unknown && !expr.FitsInteger(v.I, t) {
+		return 0, false
+	}
+	return v.I, true
 }
 
 // setScalar stores a scalar read whole in I or B into dst, field by field.

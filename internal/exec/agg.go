@@ -78,14 +78,7 @@ func (s *aggState) add(v, by *expr.Value) {
 		if v.T == expr.Null || v.T == expr.Unknown {
 			return
 		}
-		if v.T.IsInteger() && !s.float {
-			r := s.isum + v.I
-			if (s.isum >= 0) == (v.I >= 0) && (r >= 0) != (s.isum >= 0) {
-				s.addNumber(*v, 1)
-				return
-			}
-			s.isum = r
-			s.count++
+		if v.T.IsInteger() && s.addInt(v.I) {
 			return
 		}
 		if !v.T.IsNumeric() {
@@ -141,6 +134,21 @@ func (s *aggState) better(v, cur expr.Value) bool {
 		return c < 0
 	}
 	return c > 0
+}
+
+// addInt adds an integer to an exact SUM or AVG and reports whether it
+// did; false (the sum is floating, or would overflow) leaves it to add.
+func (s *aggState) addInt(i int64) bool {
+	if s.float {
+		return false
+	}
+	r := s.isum + i
+	if (s.isum >= 0) == (i >= 0) && (r >= 0) != (s.isum >= 0) {
+		return false
+	}
+	s.isum = r
+	s.count++
+	return true
 }
 
 func (s *aggState) addNumber(v expr.Value, n int64) {

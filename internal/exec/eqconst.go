@@ -24,12 +24,8 @@ type eqConst struct {
 // settles, and reports whether it did and whether the value equals the
 // constant.
 func (q *eqConst) readInto(key, value []byte, dst *expr.Value) (settled, equal bool) {
-	d := serialization.Data(value)
-	if q.acc.key {
-		d = key
-	}
 	var v serialization.FieldValue
-	if q.acc.rd.ReadTo(d, &v) != nil {
+	if q.acc.rd.ReadTo(q.acc.data(key, value), &v) != nil {
 		return false, false
 	}
 	if int(v.Kind) >= len(scalarTypes) {

@@ -319,7 +319,10 @@ type worker struct {
 	// ops accounts the groups and top rows the worker holds.
 	ops     memGrant
 	aggOnly bool // no filter, one group, aggregates of plain columns
-	done    bool
+	// intSum, when set, is the one column of an aggOnly fragment's one
+	// SUM or AVG, whose integers entryAgg adds as read.
+	intSum *accessor
+	done   bool
 
 	buf        []byte
 	bufPooled  bool // buf came from batchBuffers
@@ -444,6 +447,11 @@ func (e *Engine) newWorker(ctx context.Context, f *plan.Fragment, st *store.Map,
 			for _, c := range w.argCol {
 				w.aggOnly = w.aggOnly && c != -1
 			}
+			if st := w.single.states; w.aggOnly && len(st) == 1 && (st[0].kind == aggSum || st[0].kind == aggAvg) && len(w.post) == 1 && w.argCol[0] == w.post[0] {
+				if a := w.accs[w.post[0]]; !a.whole && !a.object && !a.rd.Multi() && (a.col.Type == expr.Unknown || a.col.Type.IsInteger()) {
+					w.intSum = a
+				}
+			}
 		} else if len(f.GroupBy) == 1 && f.GroupBy[0].Type().IsInteger() {
 			w.ints = map[int64]*group{}
 			w.grpCol = -1
@@ -464,6 +472,11 @@ func (w *worker) entryAgg(k, v []byte) bool {
 		w.sinceCheck = 0
 		if w.env.Interrupted() {
 			return false
+		}
+	}
+	if w.intSum != nil {
+		if i, ok := w.intSum.integer(k, v); ok && w.single.states[0].addInt(i) {
+			return true
 		}
 	}
 	cols := w.row.Cols
