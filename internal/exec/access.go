@@ -103,18 +103,25 @@ func (a *accessor) readInto(key, value []byte, dst *expr.Value) error {
 	return a.otherInto(&v, dst)
 }
 
-// integer reads the column's value for an entry when it is an integer
-// that its type holds as it is; ok is false for anything else (null,
-// other kinds, a conversion, an error), which readInto handles.
-func (a *accessor) integer(key, value []byte) (i int64, ok bool) {
-	var v serialization.FieldValue
-	if a.rd.ReadTo(a.data(key, value), &v) != nil || int(v.Kind) >= len(scalarTypes) || !scalarTypes[v.Kind].IsInteger() {
-		return 0, false
+// field reads the column's field of an entry into v, as the reader
+// returns it.
+func (a *accessor) field(key, value []byte, v *serialization.FieldValue) error {
+	return a.rd.ReadTo(a.data(key, value), v)
+}
+
+// intOf returns the integer in v and its type in the column, when the
+// column takes it as it is; ok is false for anything else (null, other
+// kinds, a conversion), which readInto handles.
+func (a *accessor) intOf(v *serialization.FieldValue) (i int64, t expr.Type, ok bool) {
+	if int(v.Kind) >= len(scalarTypes) || !scalarTypes[v.Kind].IsInteger() {
+		return 0, expr.Unknown, false
 	}
-	if t := a.col.Type; t != expr.Unknown && !expr.FitsInteger(v.I, t) {
-		return 0, false
+	if t = a.col.Type; t == expr.Unknown {
+		t = scalarTypes[v.Kind]
+	} else if !expr.FitsInteger(v.I, t) {
+		return 0, expr.Unknown, false
 	}
-	return v.I, true
+	return v.I, t, true
 }
 
 // setScalar stores a scalar read whole in I or B into dst, field by field.

@@ -8,7 +8,7 @@ import (
 )
 
 // eqConst is a filter "column = constant" on one plain field, with a
-// string or integer constant, checked on the field as the reader returns
+// string or integer constant (want: VARCHAR or an integer type), checked on the field as the reader returns
 // it: the scan reads the column once and skips an entry whose field
 // differs without running the compiled filter. Values the check does not
 // settle (null, another kind, an integer outside the column's type, a
@@ -25,27 +25,22 @@ type eqConst struct {
 // constant.
 func (q *eqConst) readInto(key, value []byte, dst *expr.Value) (settled, equal bool) {
 	var v serialization.FieldValue
-	if q.acc.rd.ReadTo(q.acc.data(key, value), &v) != nil {
+	if q.acc.field(key, value, &v) != nil {
 		return false, false
 	}
-	if int(v.Kind) >= len(scalarTypes) {
-		return false, false
-	}
-	vt, t := scalarTypes[v.Kind], q.acc.col.Type
-	switch {
-	case vt == expr.Varchar && q.want.T == expr.Varchar:
-		setScalar(dst, expr.Varchar, v.I, v.B)
-		return true, bytes.Equal(v.B, q.want.B)
-	case vt.IsInteger() && q.want.T.IsInteger():
-		if t == expr.Unknown {
-			t = vt
-		} else if !expr.FitsInteger(v.I, t) {
+	if q.want.T == expr.Varchar {
+		if v.Kind != serialization.ValueString {
 			return false, false
 		}
-		setScalar(dst, t, v.I, nil)
-		return true, v.I == q.want.I
+		setScalar(dst, expr.Varchar, v.I, v.B)
+		return true, bytes.Equal(v.B, q.want.B)
 	}
-	return false, false
+	i, t, ok := q.acc.intOf(&v)
+	if !ok {
+		return false, false
+	}
+	setScalar(dst, t, i, nil)
+	return true, i == q.want.I
 }
 
 // eqConstOf returns the filter's eqConst, or nil when the filter is not

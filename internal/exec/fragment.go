@@ -475,8 +475,11 @@ func (w *worker) entryAgg(k, v []byte) bool {
 		}
 	}
 	if w.intSum != nil {
-		if i, ok := w.intSum.integer(k, v); ok && w.single.states[0].addInt(i) {
-			return true
+		var fv serialization.FieldValue
+		if w.intSum.field(k, v, &fv) == nil {
+			if i, _, ok := w.intSum.intOf(&fv); ok && w.single.states[0].addInt(i) {
+				return true
+			}
 		}
 	}
 	cols := w.row.Cols
