@@ -8,12 +8,12 @@ import (
 )
 
 // eqConst is a filter "column = constant" on one plain field, with a
-// string or integer constant (want: VARCHAR or an integer type), checked on the field as the reader returns
-// it: the scan reads the column once and skips an entry whose field
-// differs without running the compiled filter. Values the check does not
-// settle (null, another kind, an integer outside the column's type, a
-// read error) leave the entry to the general path, which converts and
-// reports as it always does.
+// string or integer constant (want: VARCHAR or an integer type), checked
+// on the field as the reader returns it: the scan reads the column once
+// and skips an entry whose field differs without running the compiled
+// filter. Values the check does not settle (null, another kind, an
+// integer outside the column's type, a read error) leave the entry to the
+// general path, which converts and reports as it always does.
 type eqConst struct {
 	col  int
 	acc  *accessor
@@ -45,11 +45,11 @@ func (q *eqConst) readInto(key, value []byte, dst *expr.Value) (settled, equal b
 
 // eqConstOf returns the filter's eqConst, or nil when the filter is not
 // one. The filter may be such a comparison or a conjunction with one,
-// provided the filter reads no other column (a conjunct skipped on
-// another column would hide that column's read errors).
-func eqConstOf(filter expr.Expr, params []expr.Value, accs []*accessor) *eqConst {
-	cols := expr.Columns(filter)
-	if len(cols) != 1 {
+// provided filterCols, the columns it reads, are that one column (a
+// conjunct skipped on another column would hide that column's read
+// errors).
+func eqConstOf(filter expr.Expr, filterCols []int, params []expr.Value, accs []*accessor) *eqConst {
+	if len(filterCols) != 1 {
 		return nil
 	}
 	return findEqConst(filter, params, accs)

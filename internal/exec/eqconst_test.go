@@ -118,7 +118,7 @@ func TestEqualityFilterMatchesGeneralPath(t *testing.T) {
 								t.Fatal(err)
 							}
 						}
-						if eqConstOf(filter, c.params, accs) != nil {
+						if eqConstOf(filter, expr.Columns(filter), c.params, accs) != nil {
 							settled++
 						}
 					}
@@ -152,11 +152,12 @@ func generalPath(t *testing.T, e *Engine, ser *serialization.Service, f *plan.Fr
 	}
 	env := expr.Env{Params: f.Params, Ctx: context.Background()}
 	row := expr.Row{Cols: make([]expr.Value, len(f.Cols)), Env: &env}
+	filterCols := expr.Columns(f.Filter)
 	var keys []int64
 	var first error
 	for pid := int32(0); pid < 271 && first == nil; pid++ {
 		_ = st.ScanKV(pid, func(k, v []byte) bool {
-			for _, c := range expr.Columns(f.Filter) {
+			for _, c := range filterCols {
 				if err := accs[c].readInto(k, v, &row.Cols[c]); err != nil {
 					first = err
 					return false

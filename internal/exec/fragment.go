@@ -368,12 +368,12 @@ func (e *Engine) newWorker(ctx context.Context, f *plan.Fragment, st *store.Map,
 			return nil, plan.Errorf("%v", err)
 		}
 		w.cond = fn
-		if f.Join == nil {
-			w.eq = eqConstOf(f.Filter, f.Params, w.accs)
-		}
 		for _, c := range expr.Columns(f.Filter) {
 			inPre[c] = true
 			w.pre = append(w.pre, c)
+		}
+		if f.Join == nil {
+			w.eq = eqConstOf(f.Filter, w.pre, f.Params, w.accs)
 		}
 	}
 	needed := make([]bool, width)
