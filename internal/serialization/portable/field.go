@@ -18,6 +18,18 @@ type pathPlan struct {
 	hint                        atomic.Int32 // index in the field table, -1 before the first find
 	known                       atomic.Bool  // strict: some version of the class has the field
 	next                        *Node
+	// top is what Top last checked of a plain field at hint, for the
+	// next objects to be compared with in one go.
+	top atomic.Pointer[topField]
+}
+
+// topField is a plain field as Top found it: at index hint of the field
+// table, after head (its name's length, its name and its type byte), with
+// a value of kind kind.
+type topField struct {
+	hint int
+	head string
+	kind core.FieldKind
 }
 
 // Node reads the steps of a path that are left at Portable objects, with
@@ -123,9 +135,21 @@ func (n *Node) Top(d core.Data, v *core.FieldValue) bool {
 			return false
 		}
 	}
-	end, count, hint := int(int32(be.Uint32(d[body:]))), int(int32(be.Uint32(d[body+4:]))), int(c.hint.Load())
+	end, count := int(int32(be.Uint32(d[body:]))), int(int32(be.Uint32(d[body+4:])))
 	tableEnd := body + 8 + 4*(count+1)
-	if count < 0 || hint < 0 || hint >= count || tableEnd > end || end > len(d) {
+	if count < 0 || tableEnd > end || end > len(d) {
+		return false
+	}
+	// The field as the last object had it: its name, type and place in
+	// the table compared in one go.
+	if t := c.top.Load(); t != nil && t.hint < count {
+		pos := int(int32(be.Uint32(d[body+8+4*t.hint:])))
+		if at := pos + len(t.head); pos >= tableEnd && at <= end && string(d[pos:at]) == t.head {
+			return topValue(d[:end], at, t.kind, v)
+		}
+	}
+	hint := int(c.hint.Load())
+	if hint < 0 || hint >= count {
 		return false
 	}
 	pos := int(int32(be.Uint32(d[body+8+4*hint:])))
@@ -142,9 +166,18 @@ func (n *Node) Top(d core.Data, v *core.FieldValue) bool {
 		return false
 	}
 	at := pos + 3 + nameLen
+	if t := c.top.Load(); t == nil || t.hint != hint || t.head != string(d[pos:at]) {
+		c.top.Store(&topField{hint: hint, head: string(d[pos:at]), kind: kind})
+	}
+	return topValue(d[:end], at, kind, v)
+}
+
+// topValue reads Top's plain field of kind kind whose value starts at
+// d[at]: decimals and temporal values have a null flag first.
+func topValue(d []byte, at int, kind core.FieldKind, v *core.FieldValue) bool {
 	switch kind {
 	case core.KindDecimal, core.KindTime, core.KindDate, core.KindTimestamp, core.KindTimestampWithTimezone:
-		if at >= end {
+		if at >= len(d) {
 			return false
 		}
 		if d[at] != 0 { // null
@@ -153,7 +186,7 @@ func (n *Node) Top(d core.Data, v *core.FieldValue) bool {
 		}
 		at++
 	}
-	return core.ScalarAt(d[:end], at, kind, true, v)
+	return core.ScalarAt(d, at, kind, true, v)
 }
 
 // emit hands on a value a step selected from the field of kind kind at
