@@ -407,6 +407,7 @@ func environment(r *Run) [][2]string {
 	add("GOMAXPROCS", fmt.Sprint(r.GOMAXPROCS))
 	add("members", fmt.Sprintf("%d (%s)", r.Members, r.MemberProcess))
 	add("client threads", fmt.Sprint(r.ClientThreads))
+	add("client memory", r.ClientMemory)
 	add("mode", r.Mode)
 	add("entries", fmt.Sprintf("A %d, B %d", r.AEntries, r.BEntries))
 	var proto []string

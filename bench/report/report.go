@@ -23,19 +23,23 @@ import (
 type Run struct {
 	// Tool names the program that wrote the run ("atoll-bench",
 	// "bench/hazelcast"); Hazelcast's runs name HazelcastVersion too.
-	Tool             string   `json:"tool,omitempty"`
-	Date             string   `json:"date"`
-	HazelcastVersion string   `json:"hazelcastVersion,omitempty"`
-	JavaVersion      string   `json:"javaVersion,omitempty"`
-	GoVersion        string   `json:"goVersion,omitempty"`
-	OS               string   `json:"os,omitempty"`
-	Arch             string   `json:"arch,omitempty"`
-	CPUModel         string   `json:"cpuModel,omitempty"`
-	CPUs             int      `json:"cpus"`
-	GOMAXPROCS       int      `json:"gomaxprocs,omitempty"`
-	Mode             string   `json:"mode"`
-	Members          int      `json:"members"`
-	MemberProcess    string   `json:"memberProcess"`
+	Tool             string `json:"tool,omitempty"`
+	Date             string `json:"date"`
+	HazelcastVersion string `json:"hazelcastVersion,omitempty"`
+	JavaVersion      string `json:"javaVersion,omitempty"`
+	GoVersion        string `json:"goVersion,omitempty"`
+	OS               string `json:"os,omitempty"`
+	Arch             string `json:"arch,omitempty"`
+	CPUModel         string `json:"cpuModel,omitempty"`
+	CPUs             int    `json:"cpus"`
+	GOMAXPROCS       int    `json:"gomaxprocs,omitempty"`
+	Mode             string `json:"mode"`
+	Members          int    `json:"members"`
+	MemberProcess    string `json:"memberProcess"`
+	// ClientMemory is the garbage collector's settings of the benchmark's
+	// client process, when it ran alone (atoll-bench --client-memory and
+	// --client-gogc).
+	ClientMemory     string   `json:"clientMemory,omitempty"`
 	Addresses        []string `json:"addresses,omitempty"`
 	ClientThreads    int      `json:"clientThreads"`
 	AEntries         int      `json:"aEntries"`

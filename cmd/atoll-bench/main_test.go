@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -200,6 +202,10 @@ func TestBadInput(t *testing.T) {
 		{"rate with rounds", []string{"predicate-vs-sql", "--rate", "5", "--rounds", "2"}, isUsage, "--rounds does not apply with --rate"},
 		{"rate, no threads", []string{"predicate-vs-sql", "--rate", "5", "--threads", "0"}, isConfig("threads"), "--threads 0"},
 		{"unknown profile", []string{"predicate-vs-sql", "--profile", "wall,disk"}, isUsage, `--profile "disk"`},
+		{"bad client memory", []string{"all", "--addr", "127.0.0.1:1", "--client-memory", "lots"}, isUsage, `--client-memory "lots"`},
+		{"negative client memory", []string{"all", "--addr", "127.0.0.1:1", "--client-memory", "-1GiB"}, isUsage, `--client-memory "-1GiB"`},
+		{"no client heap growth", []string{"all", "--addr", "127.0.0.1:1", "--client-gogc", "0"}, isUsage, "--client-gogc 0"},
+		{"client memory, embedded", []string{"all", "--client-gogc", "200"}, isUsage, "apply with --addr"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := execute(t, tc.args...)
@@ -208,6 +214,19 @@ func TestBadInput(t *testing.T) {
 			assert.ErrorContains(t, err, tc.says)
 		})
 	}
+}
+
+// TestClientMemoryBudget: with --addr the client gets the Hazelcast
+// runner's client heap as its memory limit, and its heap growth.
+func TestClientMemoryBudget(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	assert.Equal(t, "GOGC 400, GOMEMLIMIT 2048 MiB", budgetClientMemory(2<<30, 400))
+	assert.Equal(t, 400, debug.SetGCPercent(100), "GOGC")
+	assert.EqualValues(t, 2<<30, debug.SetMemoryLimit(-1), "GOMEMLIMIT")
+	debug.SetMemoryLimit(math.MaxInt64)
+	assert.Equal(t, "GOGC 200, no limit", budgetClientMemory(0, 200))
+	assert.EqualValues(t, int64(math.MaxInt64), debug.SetMemoryLimit(-1), "0 sets no limit")
 }
 
 func isUsage(t *testing.T, err error) {
