@@ -36,7 +36,7 @@ type Run struct {
 	Mode             string `json:"mode"`
 	Members          int    `json:"members"`
 	MemberProcess    string `json:"memberProcess"`
-	// ClientMemory is the garbage collector's settings of the benchmark's
+	// ClientMemory holds the garbage collector's settings of the benchmark's
 	// client process, when it ran alone (atoll-bench --client-memory and
 	// --client-gogc).
 	ClientMemory     string   `json:"clientMemory,omitempty"`
