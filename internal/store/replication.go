@@ -186,7 +186,9 @@ func (m *Map) CheckImport(chunk []byte, check func(key, value []byte) error) err
 
 // Import applies an export chunk to a partition: each record replaces any
 // entry with the same key, with the exported metadata kept exactly (ADDED
-// or UPDATED events). The whole chunk is validated first: a malformed chunk
+// or UPDATED events, marked as a backup's whatever the partition's role: a
+// copy that arrived from another member is not this member's change to
+// replicate). The whole chunk is validated first: a malformed chunk
 // (ErrCorrupt) or one with keys or values over this map's limits changes
 // nothing. Import never evicts. It returns the number of records applied.
 func (m *Map) Import(pid int32, chunk []byte) (int, error) {
@@ -209,7 +211,10 @@ func (m *Map) Import(pid int32, chunk []byte) (int, error) {
 	p := m.partitionForWrite(pid)
 	p.mu.Lock()
 	defer p.unlock()
-	obs := m.obs()
+	var obs Observer
+	if o := m.obs(); o != nil {
+		obs = copyObserver{o}
+	}
 	rd = newChunkReader(chunk)
 	applied := 0
 	for rd.next(m, &d) {
@@ -220,6 +225,14 @@ func (m *Map) Import(pid int32, chunk []byte) (int, error) {
 	}
 	p.lastUpdate = m.now().ms
 	return applied, nil
+}
+
+// copyObserver hands on the events of a copy Import applies as a backup's.
+type copyObserver struct{ o Observer }
+
+func (c copyObserver) OnEvent(e Event) {
+	e.Backup = true
+	c.o.OnEvent(e)
 }
 
 // ApplyRecord writes one replicated entry with exactly the given metadata

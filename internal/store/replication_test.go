@@ -240,3 +240,47 @@ func TestDropReleasesMemory(t *testing.T) {
 		t.Fatalf("cost after clear %d, want %d (empty map %d)", got, partStructSize, empty)
 	}
 }
+
+// TestImportEventsAreABackups: a copy Import applies is another member's
+// data, so its events are marked as a backup's even in a partition still
+// in the owner role (a table that moves the partition away waits for the
+// import's lock), and a replication hook never numbers them as its own
+// changes.
+func TestImportEventsAreABackups(t *testing.T) {
+	owner := newTestMap(t, MapConfig{PartitionCount: 3})
+	for i := range 20 {
+		mustSet(t, owner, 1, fmt.Sprintf("key-%d", i), "v")
+	}
+	chunk, _, err := owner.ExportAppend(nil, 1, 0, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, role := range []Role{RoleOwner, RoleBackup} {
+		m := newTestMap(t, MapConfig{PartitionCount: 3})
+		if err := m.SetRole(1, role); err != nil {
+			t.Fatal(err)
+		}
+		mustSet(t, m, 1, "key-3", "stale")
+		var events, backups int
+		m.SetObserver(ObserverFunc(func(e Event) {
+			events++
+			if e.Backup {
+				backups++
+			}
+		}))
+		if _, err := m.Import(1, chunk); err != nil {
+			t.Fatal(err)
+		}
+		if events != 20 || backups != 20 {
+			t.Fatalf("role %v: %d events, %d of them a backup's; want 20 and 20", role, events, backups)
+		}
+		mustSet(t, m, 1, "key-3", "own") // a write's event follows the role
+		want := 20
+		if role == RoleBackup {
+			want = 21
+		}
+		if backups != want {
+			t.Fatalf("role %v: %d events marked as a backup's after a write, want %d", role, backups, want)
+		}
+	}
+}

@@ -89,7 +89,7 @@ func (t EventType) String() string {
 type Event struct {
 	Type      EventType
 	Partition int32
-	Backup    bool // the partition is in the backup role
+	Backup    bool // a backup's change: the partition is in the backup role, or Import applied a copy
 	Key       []byte
 	OldValue  []byte
 	NewValue  []byte
