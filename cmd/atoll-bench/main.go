@@ -103,6 +103,7 @@ type runFlags struct {
 	profileDir                string
 	clientMemory              string
 	clientGOGC                int
+	clientLimit               int64 // clientMemory in bytes (config)
 }
 
 // UsageError reports a flag value or combination that cannot run.
@@ -216,9 +217,11 @@ func (f *runFlags) config(cmd *cobra.Command, a, b bool) (harness.Config, string
 	if f.addr == "" && (changed("client-memory") || changed("client-gogc")) {
 		return cfg, "", &UsageError{"--client-memory and --client-gogc apply with --addr: embedded members share this process"}
 	}
-	if _, err := f.clientMemoryLimit(); err != nil {
-		return cfg, "", err
+	limit, err := member.ParseByteSize(f.clientMemory)
+	if err != nil || limit < 0 {
+		return cfg, "", &UsageError{fmt.Sprintf("--client-memory %q: want a size such as 2GiB, or 0", f.clientMemory)}
 	}
+	f.clientLimit = limit
 	if f.clientGOGC < 1 {
 		return cfg, "", &UsageError{fmt.Sprintf("--client-gogc %d: want a percentage of at least 1", f.clientGOGC)}
 	}
@@ -266,15 +269,6 @@ func (f *runFlags) config(cmd *cobra.Command, a, b bool) (harness.Config, string
 		mode += "+custom"
 	}
 	return cfg, mode, nil
-}
-
-// clientMemoryLimit is --client-memory in bytes.
-func (f *runFlags) clientMemoryLimit() (int64, error) {
-	n, err := member.ParseByteSize(f.clientMemory)
-	if err != nil || n < 0 {
-		return 0, &UsageError{fmt.Sprintf("--client-memory %q: want a size such as 2GiB, or 0", f.clientMemory)}
-	}
-	return n, nil
 }
 
 // The latency mode's defaults: requests in flight at most, warm-up and
@@ -347,11 +341,7 @@ func run(ctx context.Context, f runFlags, cfg harness.Config, mode string, stdou
 	} else {
 		addrs = strings.Split(f.addr, ",")
 		out.MemberProcess = "existing cluster at " + f.addr
-		limit, err := f.clientMemoryLimit()
-		if err != nil {
-			return err
-		}
-		out.ClientMemory = budgetClientMemory(limit, f.clientGOGC)
+		out.ClientMemory = budgetClientMemory(f.clientLimit, f.clientGOGC)
 	}
 	c, err := client.New(ctx, workload.ClientConfig(addrs, clusterName))
 	if err != nil {

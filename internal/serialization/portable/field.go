@@ -142,7 +142,8 @@ func (n *Node) Top(d core.Data, v *core.FieldValue) bool {
 	}
 	// The field as the last object had it: its name, type and place in
 	// the table compared in one go.
-	if t := c.top.Load(); t != nil && t.hint < count {
+	t := c.top.Load()
+	if t != nil && t.hint < count {
 		pos := int(int32(be.Uint32(d[body+8+4*t.hint:])))
 		if at := pos + len(t.head); pos >= tableEnd && at <= end && string(d[pos:at]) == t.head {
 			return topValue(d[:end], at, t.kind, v)
@@ -166,7 +167,7 @@ func (n *Node) Top(d core.Data, v *core.FieldValue) bool {
 		return false
 	}
 	at := pos + 3 + nameLen
-	if t := c.top.Load(); t == nil || t.hint != hint || t.head != string(d[pos:at]) {
+	if t == nil || t.hint != hint || t.head != string(d[pos:at]) {
 		c.top.Store(&topField{hint: hint, head: string(d[pos:at]), kind: kind})
 	}
 	return topValue(d[:end], at, kind, v)
