@@ -55,7 +55,7 @@ func (q *query) startGather(f *plan.Fragment) (*gather, error) {
 	ctx, cancel := context.WithCancel(q.ctx)
 	frag := *f
 	frag.Params = q.params
-	parts, err := q.e.placement()
+	parts, err := q.placement()
 	if err != nil {
 		cancel()
 		return nil, err
@@ -88,6 +88,15 @@ func (q *query) startGather(f *plan.Fragment) (*gather, error) {
 		})
 	}
 	return g, nil
+}
+
+// placement returns the members the query's fragments run on and their
+// partitions: this member's own set when the query runs by partitions.
+func (q *query) placement() ([]placementPart, error) {
+	if q.only != nil {
+		return []placementPart{{local: true, partitions: q.only}}, nil
+	}
+	return q.e.placement()
 }
 
 // put queues a batch for the coordinator, reserving its bytes until it is
@@ -869,6 +878,9 @@ type query struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	params  []expr.Value
+	// only, when set, are the partitions of this member the query runs
+	// over (Options.Partitions), instead of the whole map.
+	only    []int32
 	now     time.Time
 	cols    []plan.Column
 	gathers []*gather
@@ -923,6 +935,70 @@ func (q *query) release() {
 	q.ops.release()
 }
 
+// pageBytes bounds a page's rows (a page holds a single row, whatever
+// its size).
+const pageBytes = 1 << 20
+
+// failure is the error a query fails with when its operators fail with
+// err: a query the breaker terminated fails with the breaker's error,
+// whatever its operators saw then (a cancelled fragment, an exchange that
+// broke).
+func (q *query) failure(err error) error {
+	if q.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(context.Cause(q.ctx), ErrMemoryBreaker)) {
+		return stopCause(q.ctx)
+	}
+	return err
+}
+
+// errPageFull stops an inline lookup whose rows need more than a page.
+var errPageFull = errors.New("exec: the rows need more than one page")
+
+// lookupInline runs a query by partitions whose rows come from an index
+// lookup on the caller's goroutine, without a producer and a fragment
+// goroutine: such a lookup usually answers a few rows. It returns the
+// query's only page, its producer done, or false when the query is not
+// such a lookup or its rows need more than one page: the query then runs
+// as any other, from the start.
+func (q *query) lookupInline(root plan.Node, pageSize int) (page, bool) {
+	g, ok := root.(*plan.Gather)
+	if q.only == nil || !ok || g.Frag.Index == nil || g.Frag.Index.Equals == nil {
+		return page{}, false
+	}
+	frag := *g.Frag
+	frag.Params = q.params
+	var p page
+	err := q.e.runFragment(q.ctx, &frag, q.only, nil, q.mem, func(b *Batch) error {
+		if p.count+b.Count > pageSize || (p.count > 0 && len(p.rows)+len(b.Rows) > pageBytes) {
+			return errPageFull
+		}
+		p.rows = append(p.rows, b.Rows...)
+		p.count += b.Count
+		b.Recycle()
+		return nil
+	})
+	if errors.Is(err, errPageFull) {
+		return page{}, false
+	}
+	p.last = true
+	if err != nil {
+		p = page{err: q.failure(err), last: true}
+	} else if n := int64(cap(p.rows)); n > 0 {
+		if err := q.mem.Reserve("result page", n); err != nil {
+			p = page{err: err, last: true}
+		} else {
+			p.res = n
+		}
+	}
+	// As produce ends: the page holds a reference until taken, and the
+	// producer's goes.
+	q.refs.Add(1)
+	q.release()
+	close(q.pages)
+	q.unref()
+	return p, true
+}
+
 // produce runs the operator tree and sends pages of pageSize rows (or
 // pageBytes) until the result ends, ctx ends, or an error.
 func (q *query) produce(root plan.Node, pageSize int) {
@@ -948,13 +1024,7 @@ func (q *query) produce(root plan.Node, pageSize int) {
 		}
 	}
 	fail := func(err error) {
-		// A query the breaker terminated fails with the breaker's error,
-		// whatever its operators saw then (a cancelled fragment, an
-		// exchange that broke).
-		if q.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
-			errors.Is(context.Cause(q.ctx), ErrMemoryBreaker)) {
-			err = stopCause(q.ctx)
-		}
+		err = q.failure(err)
 		q.refs.Add(1)
 		select {
 		case q.pages <- page{err: err, last: true}: // delivered even after the deadline
@@ -963,7 +1033,6 @@ func (q *query) produce(root plan.Node, pageSize int) {
 			send(page{err: err, last: true})
 		}
 	}
-	const pageBytes = 1 << 20
 	// Fast path: rows straight from a fragment pass through undecoded.
 	if g, ok := root.(*plan.Gather); ok {
 		it, err := q.startGather(g.Frag)

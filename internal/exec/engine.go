@@ -43,6 +43,10 @@ var (
 	// member that does not own its partitions (a migration moved them);
 	// retrying the query re-plans the placement.
 	ErrUnavailable = errors.New("exec: partitions unavailable")
+	// ErrNotPartitionable: a query asked to run over some partitions only
+	// (Options.Partitions) whose result is not the union of its parts'
+	// (an aggregate, ORDER BY, LIMIT, a join, DML, DDL): run it whole.
+	ErrNotPartitionable = errors.New("exec: the query cannot run by partitions: its result is not the union of its parts' results; run it on the whole cluster")
 	// ErrTooManyCursors: the member or the session already holds as many
 	// queries running or with an open cursor as allowed; the message names
 	// the limit. Retryable once cursors are closed.
@@ -621,6 +625,29 @@ type Options struct {
 	// Session holds the query's cursor; nil: nobody's (only the member's
 	// limit and the idle timeout apply).
 	Session *Session
+	// Partitions, when set, runs the query over these partitions of this
+	// member only: a client runs it so on every owner at once and joins
+	// the rows. The plan must be Partitionable (else ErrNotPartitionable),
+	// and a partition this member does not own fails the query with
+	// ErrUnavailable, at once: the caller knows the placement, not this
+	// member, so it is not restarted on a new one.
+	Partitions []int32
+}
+
+// Partitionable reports whether a plan's result is the union of the
+// results of its runs over disjoint sets of partitions: a query whose
+// rows come straight from one fragment that filters and projects
+// (no aggregate, sort, limit, join or DISTINCT on the coordinator).
+func Partitionable(ph *plan.Physical) bool {
+	if ph.Kind != "query" {
+		return false
+	}
+	g, ok := ph.Root.(*plan.Gather)
+	if !ok {
+		return false
+	}
+	f := g.Frag
+	return f.Join == nil && !f.Aggregating() && len(f.Sort) == 0 && f.Limit < 0 && !f.Final && f.Post == nil && !f.CountOnly
 }
 
 // Execute runs a physical plan with its parameter values and returns the
@@ -641,6 +668,9 @@ func (e *Engine) Execute(ctx context.Context, ph *plan.Physical, params []expr.V
 			v = c
 		}
 		bound[i] = v
+	}
+	if opts.Partitions != nil && !Partitionable(ph) {
+		return nil, ErrNotPartitionable
 	}
 	switch ph.Kind {
 	case "ddl":
@@ -685,7 +715,7 @@ func (e *Engine) Execute(ctx context.Context, ph *plan.Physical, params []expr.V
 	// before it returns rows: it is started again on the new placement.
 	var q *query
 	var p page
-	err := e.whileMoving(ctx, opts, func(opts Options) error {
+	attempt := func(opts Options) error {
 		var err error
 		if q, p, err = e.start(ctx, ph, bound, opts, pageSize); err != nil {
 			return err
@@ -696,7 +726,13 @@ func (e *Engine) Execute(ctx context.Context, ph *plan.Physical, params []expr.V
 			return p.err
 		}
 		return nil
-	})
+	}
+	var err error
+	if opts.Partitions != nil {
+		err = attempt(opts)
+	} else {
+		err = e.whileMoving(ctx, opts, attempt)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -869,7 +905,7 @@ func (e *Engine) start(ctx context.Context, ph *plan.Physical, bound []expr.Valu
 	// The query outlives the call but keeps its pprof labels (its kind),
 	// for profiles and for the fragments it starts on other members.
 	qctx = pprof.WithLabels(qctx, labelsOf(ctx))
-	q := &query{e: e, ctx: qctx, cancel: cancel, params: bound, now: e.cfg.Clock(), cols: ph.Columns,
+	q := &query{e: e, ctx: qctx, cancel: cancel, params: bound, only: opts.Partitions, now: e.cfg.Clock(), cols: ph.Columns,
 		pages: make(chan page, 1), lastUsed: time.Now(), hints: ph.Hints, mem: mem, ops: memGrant{mem: mem, what: "result"}}
 	q.refs.Store(1) // the producer's
 	e.mu.Lock()
@@ -880,6 +916,9 @@ func (e *Engine) start(ctx context.Context, ph *plan.Physical, bound []expr.Valu
 		return nil, page{}, ErrClosed
 	}
 	e.mu.Unlock()
+	if p, ok := q.lookupInline(ph.Root, pageSize); ok {
+		return q, p, nil
+	}
 	e.goRun(func() {
 		pprof.SetGoroutineLabels(qctx)
 		q.produce(ph.Root, pageSize)

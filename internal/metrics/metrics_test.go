@@ -31,7 +31,7 @@ func TestQueries(t *testing.T) {
 # TYPE atoll_queries_active gauge
 atoll_queries_active{kind="predicate"} 0
 atoll_queries_active{kind="sql"} 0
-# HELP atoll_queries_total Queries run, by kind (sql or predicate).
+# HELP atoll_queries_total Queries run, by kind (sql or predicate); a query a client runs by partitions counts once on each owner.
 # TYPE atoll_queries_total counter
 atoll_queries_total{kind="predicate"} 1
 atoll_queries_total{kind="sql"} 1

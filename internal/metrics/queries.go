@@ -28,7 +28,7 @@ func newQueries() *Queries {
 	kind := []string{"kind"}
 	return &Queries{
 		count: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: "queries_total",
-			Help: "Queries run, by kind (sql or predicate)."}, kind),
+			Help: "Queries run, by kind (sql or predicate); a query a client runs by partitions counts once on each owner."}, kind),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: "query_errors_total",
 			Help: "Queries that failed, by kind."}, kind),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: namespace, Name: "query_duration_seconds",

@@ -127,6 +127,7 @@ var errorTable = []errorClass{
 	{is(exec.ErrCorruptRows), codes.Internal, pb.ErrorCode_ERROR_CODE_INTERNAL, false},
 	{is(exec.ErrClosed), codes.Unavailable, pb.ErrorCode_ERROR_CODE_SHUTTING_DOWN, true},
 	{is(exec.ErrUnavailable), codes.Unavailable, pb.ErrorCode_ERROR_CODE_UNAVAILABLE, true},
+	{is(exec.ErrNotPartitionable), codes.FailedPrecondition, pb.ErrorCode_ERROR_CODE_NOT_PARTITIONABLE, false},
 	{is(exec.ErrMemoryLimit), codes.ResourceExhausted, pb.ErrorCode_ERROR_CODE_MEMORY_LIMIT, false},
 	{is(exec.ErrMemoryBreaker), codes.ResourceExhausted, pb.ErrorCode_ERROR_CODE_MEMORY_LIMIT, true},
 	{is(exec.ErrExchange), codes.Aborted, pb.ErrorCode_ERROR_CODE_UNAVAILABLE, true},

@@ -129,7 +129,7 @@ func (s *Server) serveFramed(conn net.Conn, rd *frame.Reader, info cluster.PeerI
 	c := &framedConn{s: s, conn: conn, rd: rd, w: frame.NewWriter(conn, framedWriteLimit), sem: make(chan struct{}, s.cfg.PipelineInFlight), accepting: true,
 		kick: make(chan struct{}, 1), done: make(chan struct{}), mapNames: map[string]string{}}
 	ctx, err := s.admitFramed(ctx, hello)
-	welcome := &pb.PipelineWelcome{Queries: true}
+	welcome := &pb.PipelineWelcome{Queries: true, PartitionQueries: true}
 	if err != nil {
 		welcome.Error = toPipelineError(err)
 	}

@@ -112,6 +112,9 @@ func (q *queryService) Execute(ctx context.Context, r *pb.ExecuteRequest) (resp 
 			}
 		}()
 	}
+	if err := q.s.checkPartitions(r.Partitions); err != nil {
+		return nil, err
+	}
 	if len(r.Params) > maxParams {
 		return nil, &TooLargeError{Op: "execute", What: "request", Size: len(r.Params), Limit: maxParams, Unit: "parameters"}
 	}
@@ -151,7 +154,7 @@ func (q *queryService) Execute(ctx context.Context, r *pb.ExecuteRequest) (resp 
 	if r.Explain && ph.Kind != "explain" {
 		ph = &plan.Physical{Root: &plan.Explain{Input: ph.Root}, Kind: "explain", ParamTypes: ph.ParamTypes}
 	}
-	opts := exec.Options{PageSize: int(r.PageSize), Timeout: time.Duration(r.TimeoutMs) * time.Millisecond, Session: q.session(ctx)}
+	opts := exec.Options{PageSize: int(r.PageSize), Timeout: time.Duration(r.TimeoutMs) * time.Millisecond, Session: q.session(ctx), Partitions: r.Partitions}
 	res, err := qc.Engine.Execute(ctx, ph, params, opts)
 	if err != nil {
 		return nil, err
@@ -161,6 +164,29 @@ func (q *queryService) Execute(ctx context.Context, r *pb.ExecuteRequest) (resp 
 		out.Columns = append(out.Columns, &pb.Column{Name: c.Name, Type: pb.SqlType(c.Type), Nullable: true})
 	}
 	return out, nil
+}
+
+// checkPartitions checks the partitions an Execute names: each at most
+// once, below the partition count.
+func (s *Server) checkPartitions(parts []int32) error {
+	if parts == nil {
+		return nil
+	}
+	n := int32(s.cfg.Maps.PartitionCount())
+	if len(parts) > int(n) {
+		return invalid("execute: %d partitions named, the cluster has %d", len(parts), n)
+	}
+	seen := make([]bool, n)
+	for _, p := range parts {
+		if p < 0 || p >= n {
+			return invalid("execute: partition %d is not one of the cluster's 0..%d", p, n-1)
+		}
+		if seen[p] {
+			return invalid("execute: partition %d is named twice", p)
+		}
+		seen[p] = true
+	}
+	return nil
 }
 
 // mappingMap returns the map behind a mapping (its own name when there is

@@ -97,6 +97,15 @@ type Config struct {
 	// plaintext client, and a plaintext member a TLS client; either way
 	// New fails at once, saying so.
 	TLS *tls.Config
+	// QueryThroughOneMember sends every query to one member, which runs
+	// it on the whole cluster (as the Java client does). By default a
+	// query whose rows are the union of its partitions' rows (SELECT
+	// with a filter and projection, but no aggregate, ORDER BY, LIMIT or
+	// join; the Predicate API's entries, keys, values and projections)
+	// goes to every partition owner at once, each running it over its own
+	// partitions: one network hop less, and no member relays another's
+	// rows. The rows come owner by owner.
+	QueryThroughOneMember bool
 	// Credentials authenticate the client to members that have a
 	// security section. Without them such a member refuses every call
 	// (ErrUnauthenticated), unless the client certificate names a
@@ -260,9 +269,11 @@ type Client struct {
 
 	routing  atomic.Pointer[routingTable]
 	qstreams queryStreams
-	meta     metadataSync
-	near     nearCaches
-	stats    counters
+	// unpartitionable are the queries that run through one member only.
+	unpartitionable unpartitionable
+	meta            metadataSync
+	near            nearCaches
+	stats           counters
 	// sessionLocks are the locks held for the client's session.
 	sessionLocks sessionLocks
 
@@ -291,6 +302,35 @@ type routingTable struct {
 	count   int32
 	owners  []string // by partition; "" when unassigned
 	members []string
+	// byOwner groups the partitions by owner, when every partition has
+	// one (nil otherwise): the parts of a query run by partitions.
+	byOwner []ownerPartitions
+}
+
+// ownerPartitions are the partitions one member owns.
+type ownerPartitions struct {
+	addr       string
+	partitions []int32
+}
+
+// groupByOwner returns the partitions grouped by owner, in the order the
+// owners first appear, or nil when a partition has no owner.
+func groupByOwner(owners []string) []ownerPartitions {
+	var out []ownerPartitions
+	at := map[string]int{}
+	for p, o := range owners {
+		if o == "" {
+			return nil
+		}
+		i, ok := at[o]
+		if !ok {
+			i = len(out)
+			at[o] = i
+			out = append(out, ownerPartitions{addr: o})
+		}
+		out[i].partitions = append(out[i].partitions, int32(p))
+	}
+	return out
 }
 
 // New connects to the cluster through the first reachable seed address.
@@ -404,6 +444,7 @@ func (c *Client) setTable(count int32, t *pb.PartitionTable, follow bool) {
 			rt.owners[p] = t.Members[o].Address
 		}
 	}
+	rt.byOwner = groupByOwner(rt.owners)
 	for {
 		cur := c.routing.Load()
 		if rt.count == 0 && cur != nil {

@@ -77,6 +77,11 @@ var (
 	ErrUnauthenticated = errors.New("atoll: unauthenticated")
 )
 
+// errNotPartitionable: a member refused to run a query by partitions
+// (its rows are not the union of its partitions'); the client then runs it
+// through one member, so no caller sees it.
+var errNotPartitionable = errors.New("atoll: the query cannot run by partitions")
+
 // HandshakeError is a TLS handshake with a member that failed: the
 // member serves plaintext, or one side did not accept the other's
 // certificate. It is not retried.
@@ -125,6 +130,7 @@ var codeErrors = map[pb.ErrorCode]error{
 	pb.ErrorCode_ERROR_CODE_LIMIT_EXCEEDED:        ErrLimitExceeded,
 	pb.ErrorCode_ERROR_CODE_NOT_LOCK_OWNER:        ErrNotLockOwner,
 	pb.ErrorCode_ERROR_CODE_UNAUTHENTICATED:       ErrUnauthenticated,
+	pb.ErrorCode_ERROR_CODE_NOT_PARTITIONABLE:     errNotPartitionable,
 	pb.ErrorCode_ERROR_CODE_UNSPECIFIED:           ErrInternal,
 }
 

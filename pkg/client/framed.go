@@ -61,6 +61,9 @@ type pipe struct {
 	lastRead atomic.Int64 // Unix nanoseconds of the last frame read
 	// queries: the member takes query calls on the pipe (its welcome).
 	queries bool
+	// partitionQueries: the member runs a query over the partitions the
+	// call names (its welcome).
+	partitionQueries bool
 }
 
 // dialPipe opens the framed pipeline to the member at addr: TCP, TLS when
@@ -140,7 +143,7 @@ func openPipe(ctx context.Context, nc net.Conn, cfg *Config, clientUUID []byte, 
 	if welcome.Error != nil {
 		return nil, errorFromPipeline(welcome.Error, "")
 	}
-	p.queries = welcome.Queries
+	p.queries, p.partitionQueries = welcome.Queries, welcome.PartitionQueries
 	_ = nc.SetDeadline(time.Time{})
 	p.read()
 	return p, nil

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
+	"sync"
 	"time"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
@@ -69,6 +71,16 @@ type Rows struct {
 	closed bool
 	// dec deserializes the rows' objects, which share its blocks.
 	dec *serialization.Decoder
+	// rest are the first pages of the other owners of a query run by
+	// partitions, read once this one's rows end.
+	rest []ownerRows
+}
+
+// ownerRows is one owner's first page of a query run by partitions.
+type ownerRows struct {
+	cn   *conn
+	qs   *queryStream
+	resp *pb.ExecuteResponse
 }
 
 // rawValue is one decoded value before objects are deserialized.
@@ -92,6 +104,13 @@ func (r *Rows) Next() bool {
 	}
 	for r.left == 0 {
 		if r.cursor == 0 {
+			if len(r.rest) > 0 {
+				o := r.rest[0]
+				r.rest = r.rest[1:]
+				r.cn, r.qs = o.cn, o.qs
+				r.setPage(o.resp)
+				continue
+			}
 			r.closed = true
 			return false
 		}
@@ -134,16 +153,28 @@ func (r *Rows) Err() error { return r.err }
 
 // Close releases the query on the cluster. It is safe to call twice.
 func (r *Rows) Close() error {
-	if r.cursor != 0 {
+	var first error
+	closeCursor := func(qs *queryStream, id uint64) {
+		if id == 0 {
+			return
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_, err := r.qs.call(ctx, &pb.QueryCall{Op: &pb.QueryCall_Close{Close: &pb.CloseRequest{CursorId: r.cursor}}})
+		_, err := qs.call(ctx, &pb.QueryCall{Op: &pb.QueryCall_Close{Close: &pb.CloseRequest{CursorId: id}}})
 		cancel()
-		r.cursor = 0
-		if err != nil && r.err == nil {
-			return err
+		if err != nil && first == nil {
+			first = err
 		}
 	}
+	closeCursor(r.qs, r.cursor)
+	r.cursor = 0
+	for _, o := range r.rest {
+		closeCursor(o.qs, o.resp.CursorId)
+	}
+	r.rest = nil
 	r.closed = true
+	if r.err == nil {
+		return first
+	}
 	return nil
 }
 
@@ -411,6 +442,9 @@ func (c *Client) execute(ctx context.Context, req *pb.ExecuteRequest) (*Rows, er
 	}
 	dl, untilDeadline := ctx.Deadline()
 	untilDeadline = untilDeadline && req.TimeoutMs == 0
+	if rows := c.executeByPartitions(ctx, req, untilDeadline, dl); rows != nil {
+		return rows, nil
+	}
 	var lastErr error
 	// Failures of the connection, a schema to publish or another
 	// retryable error: three attempts; memory refusals: QueryRetry's.
@@ -459,15 +493,145 @@ func (c *Client) execute(ctx context.Context, req *pb.ExecuteRequest) (*Rows, er
 			}
 			return nil, lastErr
 		}
-		r := &Rows{ctx: context.WithoutCancel(ctx), c: c, cn: cn, qs: qs, updates: resp.UpdateCount}
-		for _, col := range resp.Columns {
-			r.columns = append(r.columns, Column{Name: col.Name, Type: sqlTypeNames[col.Type]})
-			r.types = append(r.types, col.Type)
-		}
-		r.setPage(resp)
-		return r, nil
+		return c.newRows(ctx, cn, qs, resp), nil
 	}
 	return nil, lastErr
+}
+
+// newRows returns the rows of a query whose first page is resp.
+func (c *Client) newRows(ctx context.Context, cn *conn, qs *queryStream, resp *pb.ExecuteResponse) *Rows {
+	r := &Rows{ctx: context.WithoutCancel(ctx), c: c, cn: cn, qs: qs, updates: resp.UpdateCount}
+	for _, col := range resp.Columns {
+		r.columns = append(r.columns, Column{Name: col.Name, Type: sqlTypeNames[col.Type]})
+		r.types = append(r.types, col.Type)
+	}
+	r.setPage(resp)
+	return r
+}
+
+// executeByPartitions runs a query on every partition owner at once, each
+// over its own partitions (see Config.QueryThroughOneMember), and returns
+// its rows, or nil when it cannot: the query is not one whose rows are
+// the union of its partitions', the client knows no owner for some
+// partition or cannot reach one, a member does not offer it, or a part
+// failed (a partition moved, a member's limit, an error in the query).
+// The caller then sends the query to one member, which runs it whole,
+// with the retries and errors of that path.
+func (c *Client) executeByPartitions(ctx context.Context, req *pb.ExecuteRequest, untilDeadline bool, dl time.Time) *Rows {
+	key, ok := partitionKey(req)
+	if !ok || c.cfg.QueryThroughOneMember || c.unpartitionable.has(key) {
+		return nil
+	}
+	rt := c.routing.Load()
+	if rt == nil || len(rt.byOwner) < 2 {
+		return nil
+	}
+	// One attempt only: a failure falls back at once.
+	parts := make([]ownerRows, 0, len(rt.byOwner))
+	calls := make([]*pendingCall, 0, len(rt.byOwner))
+	abandon := func() {
+		for _, pc := range calls {
+			pc.abandon()
+		}
+	}
+	for _, o := range rt.byOwner {
+		cn, err := c.connTo(ctx, o.addr)
+		if err != nil || cn.pipe == nil || !cn.pipe.partitionQueries {
+			abandon()
+			return nil
+		}
+		qs, err := c.queryStreamFor(cn)
+		if err != nil {
+			abandon()
+			return nil
+		}
+		part := &pb.ExecuteRequest{Query: req.Query, Params: req.Params, PageSize: req.PageSize, TimeoutMs: req.TimeoutMs, Partitions: o.partitions}
+		if untilDeadline {
+			part.TimeoutMs = max(1, time.Until(dl).Milliseconds())
+		}
+		pc, err := qs.start(ctx, &pb.QueryCall{Op: &pb.QueryCall_Execute{Execute: part}})
+		if err != nil {
+			abandon()
+			return nil
+		}
+		calls = append(calls, pc)
+		parts = append(parts, ownerRows{cn: cn, qs: qs})
+	}
+	var failed error
+	for i, pc := range calls {
+		if failed != nil {
+			pc.abandon()
+			continue
+		}
+		parts[i].resp, failed = pc.wait(ctx)
+	}
+	if failed != nil {
+		if errors.Is(failed, errNotPartitionable) {
+			c.unpartitionable.add(key)
+		}
+		for _, p := range parts {
+			if p.resp != nil && p.resp.CursorId != 0 {
+				p.qs.closeOrphan(&pb.QueryReply{Result: p.resp})
+			}
+		}
+		return nil
+	}
+	r := c.newRows(ctx, parts[0].cn, parts[0].qs, parts[0].resp)
+	r.rest = parts[1:]
+	return r
+}
+
+// partitionKey returns what decides whether a query can run by
+// partitions (its statement, or its map and kind of result), or false
+// for a query that cannot: a statement other than SELECT, an aggregate
+// through the Predicate API, EXPLAIN.
+func partitionKey(req *pb.ExecuteRequest) (string, bool) {
+	if req.Explain {
+		return "", false
+	}
+	switch q := req.Query.(type) {
+	case *pb.ExecuteRequest_Sql:
+		return "sql:" + q.Sql, isSelect(q.Sql)
+	case *pb.ExecuteRequest_Predicate:
+		switch q.Predicate.GetResult() {
+		case pb.PredicateResult_PREDICATE_RESULT_ENTRIES, pb.PredicateResult_PREDICATE_RESULT_KEYS,
+			pb.PredicateResult_PREDICATE_RESULT_VALUES, pb.PredicateResult_PREDICATE_RESULT_PROJECT:
+			return "predicate:" + q.Predicate.GetResult().String() + ":" + q.Predicate.GetMap(), true
+		}
+	}
+	return "", false
+}
+
+// isSelect reports whether a statement starts with SELECT (after spaces).
+func isSelect(stmt string) bool {
+	s := strings.TrimLeft(stmt, " \t\r\n(")
+	return len(s) >= 6 && strings.EqualFold(s[:6], "select")
+}
+
+// unpartitionable remembers the queries members refused to run by
+// partitions (by partitionKey), up to a bound: past it, it starts again.
+type unpartitionable struct {
+	mu   sync.Mutex
+	keys map[string]struct{}
+}
+
+// maxUnpartitionable bounds the queries remembered.
+const maxUnpartitionable = 4096
+
+func (u *unpartitionable) has(key string) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	_, ok := u.keys[key]
+	return ok
+}
+
+func (u *unpartitionable) add(key string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.keys == nil || len(u.keys) >= maxUnpartitionable {
+		u.keys = map[string]struct{}{}
+	}
+	u.keys[key] = struct{}{}
 }
 
 // ---- Predicate API on maps ---------------------------------------------------

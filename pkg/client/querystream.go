@@ -218,16 +218,34 @@ func (qs *queryStream) failure() error {
 // call sends one call and waits for its reply (or ctx's end). A call that
 // cannot be encoded fails with a *RequestError; the stream carries on.
 func (qs *queryStream) call(ctx context.Context, call *pb.QueryCall) (*pb.ExecuteResponse, error) {
+	pc, err := qs.start(ctx, call)
+	if err != nil {
+		return nil, err
+	}
+	return pc.wait(ctx)
+}
+
+// pendingCall is a call sent on a query stream, its reply still to come.
+type pendingCall struct {
+	qs      *queryStream
+	id      uint64
+	execute bool
+	ch      chan *pb.QueryReply
+}
+
+// start sends one call; wait takes its reply.
+func (qs *queryStream) start(ctx context.Context, call *pb.QueryCall) (*pendingCall, error) {
 	id := qs.nextID.Add(1)
 	call.CallId = id
-	ch := make(chan *pb.QueryReply, 1)
+	_, execute := call.Op.(*pb.QueryCall_Execute)
+	pc := &pendingCall{qs: qs, id: id, execute: execute, ch: make(chan *pb.QueryReply, 1)}
 	qs.mu.Lock()
 	if qs.failed != nil {
 		err := qs.failed
 		qs.mu.Unlock()
 		return nil, err
 	}
-	qs.pending[id] = ch
+	qs.pending[id] = pc.ch
 	qs.mu.Unlock()
 	if err := qs.tr.send(ctx, call); err != nil {
 		qs.mu.Lock()
@@ -245,32 +263,45 @@ func (qs *queryStream) call(ctx context.Context, call *pb.QueryCall) (*pb.Execut
 		}
 		return nil, &connError{member: qs.addr, err: err}
 	}
+	return pc, nil
+}
+
+// wait returns the call's reply, or ctx's error when ctx ends first (the
+// call is then abandoned).
+func (pc *pendingCall) wait(ctx context.Context) (*pb.ExecuteResponse, error) {
 	select {
-	case r := <-ch:
+	case r := <-pc.ch:
 		if r.Error != nil {
 			if r.Error.GrpcCode == failedCall {
-				return nil, qs.failure()
+				return nil, pc.qs.failure()
 			}
-			return nil, errorFromPipeline(r.Error, qs.addr)
+			return nil, errorFromPipeline(r.Error, pc.qs.addr)
 		}
 		return r.Result, nil
 	case <-ctx.Done():
-		qs.mu.Lock()
-		if _, waiting := qs.pending[id]; waiting {
-			delete(qs.pending, id)
-			if _, execute := call.Op.(*pb.QueryCall_Execute); execute {
-				qs.abandoned[id] = true
-			}
-		}
-		qs.mu.Unlock()
-		select {
-		case r := <-ch: // the reply came as the caller gave up
-			qs.closeOrphan(r)
-		default:
-			// The member stops the call (an Execute's planning and query).
-			qs.sendOneWay(&pb.QueryCall{CallId: id, Op: &pb.QueryCall_Cancel{Cancel: true}})
-		}
+		pc.abandon()
 		return nil, ctx.Err()
+	}
+}
+
+// abandon gives up on the call's reply: the member stops the call, and a
+// cursor its reply names is closed.
+func (pc *pendingCall) abandon() {
+	qs := pc.qs
+	qs.mu.Lock()
+	if _, waiting := qs.pending[pc.id]; waiting {
+		delete(qs.pending, pc.id)
+		if pc.execute {
+			qs.abandoned[pc.id] = true
+		}
+	}
+	qs.mu.Unlock()
+	select {
+	case r := <-pc.ch: // the reply came as the caller gave up
+		qs.closeOrphan(r)
+	default:
+		// The member stops the call (an Execute's planning and query).
+		qs.sendOneWay(&pb.QueryCall{CallId: pc.id, Op: &pb.QueryCall_Cancel{Cancel: true}})
 	}
 }
 

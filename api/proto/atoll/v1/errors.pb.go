@@ -89,6 +89,10 @@ const (
 	// calls (a plaintext client of a member that serves TLS, a client
 	// certificate the member requires and refused). The message says which.
 	ErrorCode_ERROR_CODE_UNAUTHENTICATED ErrorCode = 21
+	// An Execute with partitions set whose query cannot run by partitions:
+	// its result is not the union of its parts' (an aggregate, ORDER BY,
+	// LIMIT, a join, DML, DDL). Send it without partitions.
+	ErrorCode_ERROR_CODE_NOT_PARTITIONABLE ErrorCode = 22
 )
 
 // Enum value maps for ErrorCode.
@@ -116,6 +120,7 @@ var (
 		19: "ERROR_CODE_LIMIT_EXCEEDED",
 		20: "ERROR_CODE_NOT_LOCK_OWNER",
 		21: "ERROR_CODE_UNAUTHENTICATED",
+		22: "ERROR_CODE_NOT_PARTITIONABLE",
 	}
 	ErrorCode_value = map[string]int32{
 		"ERROR_CODE_UNSPECIFIED":           0,
@@ -140,6 +145,7 @@ var (
 		"ERROR_CODE_LIMIT_EXCEEDED":        19,
 		"ERROR_CODE_NOT_LOCK_OWNER":        20,
 		"ERROR_CODE_UNAUTHENTICATED":       21,
+		"ERROR_CODE_NOT_PARTITIONABLE":     22,
 	}
 )
 
@@ -472,7 +478,7 @@ const file_atoll_v1_errors_proto_rawDesc = "" +
 	"\x05Error\x12\x1b\n" +
 	"\tgrpc_code\x18\x01 \x01(\x05R\bgrpcCode\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12-\n" +
-	"\x06detail\x18\x03 \x01(\v2\x15.atoll.v1.ErrorDetailR\x06detail*\x84\x05\n" +
+	"\x06detail\x18\x03 \x01(\v2\x15.atoll.v1.ErrorDetailR\x06detail*\xa6\x05\n" +
 	"\tErrorCode\x12\x1a\n" +
 	"\x16ERROR_CODE_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_CODE_INVALID_ARGUMENT\x10\x01\x12\x1b\n" +
@@ -496,7 +502,8 @@ const file_atoll_v1_errors_proto_rawDesc = "" +
 	"\x1cERROR_CODE_PERMISSION_DENIED\x10\x12\x12\x1d\n" +
 	"\x19ERROR_CODE_LIMIT_EXCEEDED\x10\x13\x12\x1d\n" +
 	"\x19ERROR_CODE_NOT_LOCK_OWNER\x10\x14\x12\x1e\n" +
-	"\x1aERROR_CODE_UNAUTHENTICATED\x10\x15*\x82\x01\n" +
+	"\x1aERROR_CODE_UNAUTHENTICATED\x10\x15\x12 \n" +
+	"\x1cERROR_CODE_NOT_PARTITIONABLE\x10\x16*\x82\x01\n" +
 	"\rConflictCause\x12\x1e\n" +
 	"\x1aCONFLICT_CAUSE_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15CONFLICT_CAUSE_LOCKED\x10\x01\x12\x1a\n" +

@@ -102,9 +102,13 @@ type PipelineWelcome struct {
 	// stream (QueryCall, answered by a QueryReply with the same call id) in
 	// frames of their own kind; the cursors they open are the connection's.
 	// A member that does not set it takes no such frame.
-	Queries       bool `protobuf:"varint,2,opt,name=queries,proto3" json:"queries,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Queries bool `protobuf:"varint,2,opt,name=queries,proto3" json:"queries,omitempty"`
+	// The member runs an ExecuteRequest over the partitions it names only
+	// (ExecuteRequest.partitions). A member that does not set it ignores the
+	// field and runs the query whole: send it none.
+	PartitionQueries bool `protobuf:"varint,3,opt,name=partition_queries,json=partitionQueries,proto3" json:"partition_queries,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *PipelineWelcome) Reset() {
@@ -147,6 +151,13 @@ func (x *PipelineWelcome) GetError() *Error {
 func (x *PipelineWelcome) GetQueries() bool {
 	if x != nil {
 		return x.Queries
+	}
+	return false
+}
+
+func (x *PipelineWelcome) GetPartitionQueries() bool {
+	if x != nil {
+		return x.PartitionQueries
 	}
 	return false
 }
@@ -1159,10 +1170,11 @@ const file_atoll_v1_pipeline_proto_rawDesc = "" +
 	"\fcluster_name\x18\x01 \x01(\tR\vclusterName\x12\x1f\n" +
 	"\vclient_uuid\x18\x02 \x01(\fR\n" +
 	"clientUuid\x12$\n" +
-	"\rauthorization\x18\x03 \x01(\tR\rauthorization\"R\n" +
+	"\rauthorization\x18\x03 \x01(\tR\rauthorization\"\x7f\n" +
 	"\x0fPipelineWelcome\x12%\n" +
 	"\x05error\x18\x01 \x01(\v2\x0f.atoll.v1.ErrorR\x05error\x12\x18\n" +
-	"\aqueries\x18\x02 \x01(\bR\aqueries\"\xbf\x11\n" +
+	"\aqueries\x18\x02 \x01(\bR\aqueries\x12+\n" +
+	"\x11partition_queries\x18\x03 \x01(\bR\x10partitionQueries\"\xbf\x11\n" +
 	"\x0fPipelineRequest\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\x04R\x06callId\x12\x1d\n" +
 	"\n" +

@@ -1529,7 +1529,15 @@ type ExecuteRequest struct {
 	// Milliseconds the query may run; 0 means no limit beyond the call's.
 	TimeoutMs int64 `protobuf:"varint,5,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
 	// Return the plan (one VARCHAR row per line) instead of running.
-	Explain       bool `protobuf:"varint,6,opt,name=explain,proto3" json:"explain,omitempty"`
+	Explain bool `protobuf:"varint,6,opt,name=explain,proto3" json:"explain,omitempty"`
+	// Run the query over these partitions only, all of them this member's,
+	// for a client that sends it so to every owner at once and joins their
+	// rows (members that offer it say so in PipelineWelcome). A query whose
+	// result is not the union of its parts' fails with
+	// ERROR_CODE_NOT_PARTITIONABLE; a partition the member does not own
+	// fails it with ERROR_CODE_UNAVAILABLE, without the restarts of a query
+	// run whole. Each partition at most once, below the partition count.
+	Partitions    []int32 `protobuf:"varint,7,rep,packed,name=partitions,proto3" json:"partitions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1615,6 +1623,13 @@ func (x *ExecuteRequest) GetExplain() bool {
 		return x.Explain
 	}
 	return false
+}
+
+func (x *ExecuteRequest) GetPartitions() []int32 {
+	if x != nil {
+		return x.Partitions
+	}
+	return nil
 }
 
 type isExecuteRequest_Query interface {
@@ -3118,7 +3133,7 @@ const file_atoll_v1_query_proto_rawDesc = "" +
 	"aggregator\x12\x1e\n" +
 	"\n" +
 	"projection\x18\x05 \x03(\tR\n" +
-	"projection\"\xeb\x01\n" +
+	"projection\"\x8b\x02\n" +
 	"\x0eExecuteRequest\x12\x12\n" +
 	"\x03sql\x18\x01 \x01(\tH\x00R\x03sql\x128\n" +
 	"\tpredicate\x18\x02 \x01(\v2\x18.atoll.v1.PredicateQueryH\x00R\tpredicate\x12,\n" +
@@ -3126,7 +3141,10 @@ const file_atoll_v1_query_proto_rawDesc = "" +
 	"\tpage_size\x18\x04 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
 	"timeout_ms\x18\x05 \x01(\x03R\ttimeoutMs\x12\x18\n" +
-	"\aexplain\x18\x06 \x01(\bR\aexplainB\a\n" +
+	"\aexplain\x18\x06 \x01(\bR\aexplain\x12\x1e\n" +
+	"\n" +
+	"partitions\x18\a \x03(\x05R\n" +
+	"partitionsB\a\n" +
 	"\x05query\"_\n" +
 	"\x06Column\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12%\n" +

@@ -63,6 +63,8 @@ class ErrorsTest {
                 Map.entry(ErrorCode.ERROR_CODE_LIMIT_EXCEEDED, LimitExceededException.class),
                 Map.entry(ErrorCode.ERROR_CODE_NOT_LOCK_OWNER, NotLockOwnerException.class),
                 Map.entry(ErrorCode.ERROR_CODE_UNAUTHENTICATED, AuthenticationException.class),
+                // This client never runs a query by partitions: a member that says it cannot is wrong.
+                Map.entry(ErrorCode.ERROR_CODE_NOT_PARTITIONABLE, InternalException.class),
                 Map.entry(ErrorCode.ERROR_CODE_INTERNAL, InternalException.class),
                 Map.entry(ErrorCode.ERROR_CODE_UNSPECIFIED, InternalException.class));
         for (ErrorCode code : ErrorCode.values()) {

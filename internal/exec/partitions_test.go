@@ -1,0 +1,148 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/atolldb/atoll/internal/query/expr"
+	"github.com/atolldb/atoll/internal/query/plan"
+	"github.com/atolldb/atoll/internal/store"
+)
+
+// TestExecuteByPartitions: a query run over some partitions only
+// (Options.Partitions) returns the rows of those partitions, on a plain
+// scan and on an index lookup; the parts of a split of the partitions
+// together return the whole result, each row once. A query whose result
+// is not the union of its parts' is refused, and so is a partition this
+// member does not own, at once.
+func TestExecuteByPartitions(t *testing.T) {
+	f := newIndexFixture(t)
+	f.addIndexes()
+	const n = 600
+	partOf := map[int64]int32{}
+	for k := int32(0); k < n; k++ {
+		f.set(k, k%7, "s", store.Expiry{})
+		_, _, pid := f.data(k, k%7, "s")
+		partOf[int64(k)] = pid
+	}
+	count := int32(f.st.PartitionCount())
+	var even, odd []int32
+	for p := int32(0); p < count; p++ {
+		if p%2 == 0 {
+			even = append(even, p)
+		} else {
+			odd = append(odd, p)
+		}
+	}
+	keysOf := func(ph *plan.Physical, params []expr.Value, parts []int32) []int64 {
+		t.Helper()
+		res, err := f.e.Execute(context.Background(), ph, params, Options{PageSize: 1 << 20, Partitions: parts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := DecodeRows(res.Rows, res.Count, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []int64
+		for _, r := range rows {
+			out = append(out, r[0].I)
+		}
+		slices.Sort(out)
+		return out
+	}
+	for _, c := range []struct {
+		name   string
+		filter expr.Expr
+		params []expr.Value
+		index  bool
+	}{
+		{"scan", nil, nil, false},
+		{"index lookup", expr.NewCall("=", expr.Boolean, &expr.Col{Index: 1, Name: "intField"}, &expr.Param{Index: 0, T: expr.Integer}),
+			[]expr.Value{expr.IntValue(expr.Integer, 3)}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var types []expr.Type
+			for _, p := range c.params {
+				types = append(types, p.T)
+			}
+			scan := &plan.Scan{Table: "m", Map: "m", Cols: []plan.ScanCol{{Path: "__key", Type: expr.BigInt}, {Path: "intField"}},
+				Project: []expr.Expr{&expr.Col{Index: 0, Name: "__key", T: expr.BigInt}}, Names: []string{"__key"}, Filter: c.filter}
+			ph := plan.Build(context.Background(), scan, f.cat, types, "query", plan.Options{})
+			if !Partitionable(ph) {
+				t.Fatalf("a filter and projection is not partitionable:\n%s", plan.ExplainText(ph))
+			}
+			if got := plan.ExplainText(ph); strings.Contains(got, "IndexScan") != c.index {
+				t.Fatalf("index use %v:\n%s", c.index, got)
+			}
+			whole := keysOf(ph, c.params, nil)
+			if len(whole) == 0 {
+				t.Fatal("the whole query returned no rows")
+			}
+			e, o := keysOf(ph, c.params, even), keysOf(ph, c.params, odd)
+			for _, k := range e {
+				if partOf[k]%2 != 0 {
+					t.Fatalf("key %d of partition %d in the even partitions' rows", k, partOf[k])
+				}
+			}
+			for _, k := range o {
+				if partOf[k]%2 != 1 {
+					t.Fatalf("key %d of partition %d in the odd partitions' rows", k, partOf[k])
+				}
+			}
+			both := append(append([]int64{}, e...), o...)
+			slices.Sort(both)
+			if !slices.Equal(both, whole) {
+				t.Fatalf("the parts give %d rows, the whole query %d", len(both), len(whole))
+			}
+			// In pages of 5 rows (an index lookup too runs then as any
+			// query, with a cursor): the same rows.
+			res, err := f.e.Execute(context.Background(), ph, c.params, Options{PageSize: 5, Partitions: even})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var paged []int64
+			for {
+				rows, err := DecodeRows(res.Rows, res.Count, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range rows {
+					paged = append(paged, r[0].I)
+				}
+				if res.Cursor == 0 {
+					break
+				}
+				if res, err = f.e.Fetch(context.Background(), res.Cursor, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			slices.Sort(paged)
+			if !slices.Equal(paged, e) {
+				t.Fatalf("in pages of 5: %d rows, in one page %d", len(paged), len(e))
+			}
+			// A partition this member does not own (here: none of its
+			// table's) fails the query at once.
+			_, err = f.e.Execute(context.Background(), ph, c.params, Options{Partitions: []int32{0, count}})
+			if !errors.Is(err, ErrUnavailable) {
+				t.Fatalf("a partition not owned: %v, want ErrUnavailable", err)
+			}
+		})
+	}
+	// COUNT(*) is the sum of the parts' counts, not their union: refused.
+	agg := &plan.Aggregate{Input: &plan.Scan{Table: "m", Map: "m", Cols: []plan.ScanCol{{Path: "__key", Type: expr.BigInt}}},
+		Aggs: []plan.AggCall{{Func: "count", T: expr.BigInt}}, Names: []string{"n"}}
+	ph := plan.Build(context.Background(), agg, f.cat, nil, "query", plan.Options{})
+	if Partitionable(ph) {
+		t.Fatalf("COUNT(*) is partitionable:\n%s", plan.ExplainText(ph))
+	}
+	if _, err := f.e.Execute(context.Background(), ph, nil, Options{Partitions: even}); !errors.Is(err, ErrNotPartitionable) {
+		t.Fatalf("COUNT(*) by partitions: %v, want ErrNotPartitionable", err)
+	}
+	if f.e.Cursors() != 0 {
+		t.Fatalf("%d cursors left", f.e.Cursors())
+	}
+}
