@@ -880,7 +880,10 @@ type query struct {
 	params  []expr.Value
 	// only, when set, are the partitions of this member the query runs
 	// over (Options.Partitions), instead of the whole map.
-	only    []int32
+	only []int32
+	// inline: the query ran on its caller's goroutine (lookupInline),
+	// which took its only page: nothing is left to drain.
+	inline  bool
 	now     time.Time
 	cols    []plan.Column
 	gathers []*gather
@@ -916,6 +919,9 @@ func (q *query) unref() {
 // discard cancels the query and takes the pages nobody will fetch.
 func (q *query) discard() {
 	q.cancel()
+	if q.inline {
+		return
+	}
 	q.e.goRun(func() {
 		for p := range q.pages {
 			q.took(p)
@@ -996,6 +1002,7 @@ func (q *query) lookupInline(root plan.Node, pageSize int) (page, bool) {
 	q.release()
 	close(q.pages)
 	q.unref()
+	q.inline = true
 	return p, true
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -184,6 +185,25 @@ func TestQueryByPartitions(t *testing.T) {
 	}
 	if v, found, err := GetMap[int32, string](byParts, "m").Get(ctx, 1); err != nil || found {
 		t.Fatalf("key 1 after DELETE: %q, %v, %v", v, found, err)
+	}
+	// Partitions named twice or outside the table are refused, by name.
+	cn, err := byParts.anyConn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, err := byParts.queryStreamFor(cn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []struct {
+		parts []int32
+		says  string
+	}{{[]int32{3, 3}, "partition 3 is named twice"}, {[]int32{271}, "partition 271 is not one of"}, {[]int32{-1}, "partition -1 is not one of"}} {
+		_, err := qs.call(ctx, &pb.QueryCall{Op: &pb.QueryCall_Execute{Execute: &pb.ExecuteRequest{
+			Query: &pb.ExecuteRequest_Sql{Sql: "SELECT __key FROM m"}, Partitions: bad.parts}}})
+		if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), bad.says) {
+			t.Fatalf("partitions %v: %v, want ErrInvalidArgument saying %q", bad.parts, err, bad.says)
+		}
 	}
 	// Closed after 10 rows of pages of 7: no owner keeps a cursor.
 	rows, err := byParts.SQL(ctx, `SELECT __key FROM m`, WithPageSize(7))
