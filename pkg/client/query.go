@@ -55,7 +55,6 @@ var sqlTypeNames = map[pb.SqlType]string{
 type Rows struct {
 	ctx     context.Context
 	c       *Client
-	cn      *conn
 	qs      *queryStream
 	columns []Column
 	types   []pb.SqlType
@@ -78,7 +77,6 @@ type Rows struct {
 
 // ownerRows is one owner's first page of a query run by partitions.
 type ownerRows struct {
-	cn   *conn
 	qs   *queryStream
 	resp *pb.ExecuteResponse
 }
@@ -107,7 +105,7 @@ func (r *Rows) Next() bool {
 			if len(r.rest) > 0 {
 				o := r.rest[0]
 				r.rest = r.rest[1:]
-				r.cn, r.qs = o.cn, o.qs
+				r.qs = o.qs
 				r.setPage(o.resp)
 				continue
 			}
@@ -493,14 +491,14 @@ func (c *Client) execute(ctx context.Context, req *pb.ExecuteRequest) (*Rows, er
 			}
 			return nil, lastErr
 		}
-		return c.newRows(ctx, cn, qs, resp), nil
+		return c.newRows(ctx, qs, resp), nil
 	}
 	return nil, lastErr
 }
 
 // newRows returns the rows of a query whose first page is resp.
-func (c *Client) newRows(ctx context.Context, cn *conn, qs *queryStream, resp *pb.ExecuteResponse) *Rows {
-	r := &Rows{ctx: context.WithoutCancel(ctx), c: c, cn: cn, qs: qs, updates: resp.UpdateCount}
+func (c *Client) newRows(ctx context.Context, qs *queryStream, resp *pb.ExecuteResponse) *Rows {
+	r := &Rows{ctx: context.WithoutCancel(ctx), c: c, qs: qs, updates: resp.UpdateCount}
 	for _, col := range resp.Columns {
 		r.columns = append(r.columns, Column{Name: col.Name, Type: sqlTypeNames[col.Type]})
 		r.types = append(r.types, col.Type)
@@ -555,7 +553,7 @@ func (c *Client) executeByPartitions(ctx context.Context, req *pb.ExecuteRequest
 			return nil
 		}
 		calls = append(calls, pc)
-		parts = append(parts, ownerRows{cn: cn, qs: qs})
+		parts = append(parts, ownerRows{qs: qs})
 	}
 	var failed error
 	for i, pc := range calls {
@@ -576,7 +574,7 @@ func (c *Client) executeByPartitions(ctx context.Context, req *pb.ExecuteRequest
 		}
 		return nil
 	}
-	r := c.newRows(ctx, parts[0].cn, parts[0].qs, parts[0].resp)
+	r := c.newRows(ctx, parts[0].qs, parts[0].resp)
 	r.rest = parts[1:]
 	return r
 }
@@ -585,21 +583,28 @@ func (c *Client) executeByPartitions(ctx context.Context, req *pb.ExecuteRequest
 // partitions (its statement, or its map and kind of result), or false
 // for a query that cannot: a statement other than SELECT, an aggregate
 // through the Predicate API, EXPLAIN.
-func partitionKey(req *pb.ExecuteRequest) (string, bool) {
+func partitionKey(req *pb.ExecuteRequest) (queryKey, bool) {
 	if req.Explain {
-		return "", false
+		return queryKey{}, false
 	}
 	switch q := req.Query.(type) {
 	case *pb.ExecuteRequest_Sql:
-		return "sql:" + q.Sql, isSelect(q.Sql)
+		return queryKey{sql: q.Sql}, isSelect(q.Sql)
 	case *pb.ExecuteRequest_Predicate:
-		switch q.Predicate.GetResult() {
+		switch r := q.Predicate.GetResult(); r {
 		case pb.PredicateResult_PREDICATE_RESULT_ENTRIES, pb.PredicateResult_PREDICATE_RESULT_KEYS,
 			pb.PredicateResult_PREDICATE_RESULT_VALUES, pb.PredicateResult_PREDICATE_RESULT_PROJECT:
-			return "predicate:" + q.Predicate.GetResult().String() + ":" + q.Predicate.GetMap(), true
+			return queryKey{mapName: q.Predicate.GetMap(), result: r}, true
 		}
 	}
-	return "", false
+	return queryKey{}, false
+}
+
+// queryKey is a statement, or a predicate query's map and kind of result.
+type queryKey struct {
+	sql     string
+	mapName string
+	result  pb.PredicateResult
 }
 
 // isSelect reports whether a statement starts with SELECT (after spaces).
@@ -612,24 +617,24 @@ func isSelect(stmt string) bool {
 // partitions (by partitionKey), up to a bound: past it, it starts again.
 type unpartitionable struct {
 	mu   sync.Mutex
-	keys map[string]struct{}
+	keys map[queryKey]struct{}
 }
 
 // maxUnpartitionable bounds the queries remembered.
 const maxUnpartitionable = 4096
 
-func (u *unpartitionable) has(key string) bool {
+func (u *unpartitionable) has(key queryKey) bool {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	_, ok := u.keys[key]
 	return ok
 }
 
-func (u *unpartitionable) add(key string) {
+func (u *unpartitionable) add(key queryKey) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.keys == nil || len(u.keys) >= maxUnpartitionable {
-		u.keys = map[string]struct{}{}
+		u.keys = map[queryKey]struct{}{}
 	}
 	u.keys[key] = struct{}{}
 }
