@@ -198,9 +198,11 @@ type Engine struct {
 
 	placed atomic.Pointer[placementCache]
 	// wires and decoded cache the fragments this member sends to others
-	// and those it runs for others.
+	// and those it runs for others; shapes, the shapes of the fragments
+	// it runs.
 	wires   wireCache
 	decoded decodedCache
+	shapes  shapeCache
 
 	hub    *hub
 	stages atomic.Uint64 // numbers the stages this member coordinates

@@ -1,12 +1,14 @@
 package exec
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
+	"github.com/atolldb/atoll/pkg/serialization"
 )
 
 // TestFragmentCaches sends one statement's fragment with different
@@ -72,4 +74,50 @@ func TestJoinFragmentsAreNotCached(t *testing.T) {
 	require.NotSame(t, d1, d2)
 	require.Equal(t, []expr.Value{expr.BigIntValue(5)}, d2.Params)
 	require.Empty(t, decoded.m)
+}
+
+// TestFragmentShapes runs one fragment, as a cached plan's runs do (a
+// copy with its parameters bound), with different parameters: the runs
+// share the fragment's shape, and each converts its own parameter for
+// the attribute it compares (the compiled filter is the worker's own).
+// A fragment of another shape gets its own.
+func TestFragmentShapes(t *testing.T) {
+	ser, err := serialization.NewService(serialization.Config{})
+	require.NoError(t, err)
+	e, maps := testEngine(t, ser, nil)
+	st, _ := maps.Get("m")
+	for k := int32(0); k < 20; k++ {
+		put(t, ser, st, k, int64(k))
+	}
+	f := &plan.Fragment{Map: "m", Cols: []plan.ScanCol{{Path: "__key", Type: expr.Integer}, {Path: "this", Type: expr.Unknown}}, Limit: -1,
+		Filter:  expr.NewCall("=", expr.Boolean, &expr.Col{Index: 1, Name: "this", T: expr.Unknown}, &expr.Param{Index: 0, T: expr.Varchar}),
+		Project: []expr.Expr{&expr.Col{Index: 0, T: expr.Integer}}, Out: []plan.Column{{Type: expr.Integer}}}
+	run := func(f *plan.Fragment, param string) []int64 {
+		t.Helper()
+		bound := *f
+		bound.Params = []expr.Value{expr.StringValue(param)}
+		var keys []int64
+		err := e.runFragment(context.Background(), &bound, allParts(271), nil, NewMemoryAccount(0), func(b *Batch) error {
+			rows, err := DecodeRows(b.Rows, b.Count, 1)
+			for _, r := range rows {
+				keys = append(keys, r[0].I)
+			}
+			return err
+		})
+		require.NoError(t, err)
+		return keys
+	}
+	require.Equal(t, []int64{5}, run(f, "5"))
+	require.Equal(t, []int64{7}, run(f, "7"), "the second run converts its own parameter")
+	require.Len(t, e.shapes.m, 1, "the runs share one shape")
+	sh, err := e.shapeOf(f)
+	require.NoError(t, err)
+
+	other := *f
+	other.Project = []expr.Expr{&expr.Col{Index: 1, T: expr.Unknown}}
+	osh, err := e.shapeOf(&other)
+	require.NoError(t, err)
+	require.NotSame(t, sh, osh, "another projection is another shape")
+	require.Equal(t, []int{1}, osh.projCol)
+	require.Equal(t, []int{0}, sh.projCol)
 }

@@ -277,24 +277,18 @@ func (e *Engine) emitEmptyAggregate(f *plan.Fragment, emit func(*Batch) error) e
 // worker runs a fragment over the partitions it takes, with its own
 // accessors, row and buffers.
 type worker struct {
-	f     *plan.Fragment
-	st    *store.Map
-	ix    *index
-	accs  []*accessor
-	env   expr.Env
-	row   expr.Row
-	pre   []int    // columns the filter reads
-	eq    *eqConst // the filter as column = constant, checked on the field
-	post  []int    // columns read after the filter
-	cond  expr.Cond
-	proj  []expr.Fn
-	grpFn []expr.Fn
-	argFn []expr.Fn
-	byFn  []expr.Fn
-	// Column shortcuts: argCol[i] is the column an aggregate reads
-	// directly (-1: evaluate argFn, -2: COUNT(*)); projCol likewise.
-	argCol  []int
-	projCol []int
+	*shape // shared with the fragment's other workers: read only
+	f      *plan.Fragment
+	st     *store.Map
+	ix     *index
+	env    expr.Env
+	row    expr.Row
+	eq     *eqConst // the filter as column = constant, checked on the field
+	cond   expr.Cond
+	proj   []expr.Fn
+	grpFn  []expr.Fn
+	argFn  []expr.Fn
+	byFn   []expr.Fn
 
 	groups map[string]*group
 	// ints holds the groups of a single integer group key (nullGroup the
@@ -347,62 +341,42 @@ type group struct {
 }
 
 func (e *Engine) newWorker(ctx context.Context, f *plan.Fragment, st *store.Map, ix *index, mem *MemoryAccount) (*worker, error) {
-	w := &worker{f: f, st: st, ix: ix, ops: memGrant{mem: mem, what: "aggregation table"}}
+	sh, err := e.shapeOf(f)
+	if err != nil {
+		return nil, err
+	}
+	w := &worker{shape: sh, f: f, st: st, ix: ix, ops: memGrant{mem: mem, what: "aggregation table"}}
 	if len(f.Sort) > 0 {
 		w.ops.what = "sort buffer"
 	}
 	w.env = expr.Env{Params: f.Params, Now: time.Now(), Ctx: ctx}
 	w.row = expr.Row{Cols: make([]expr.Value, len(f.Cols)), Env: &w.env}
-	for _, c := range f.Cols {
-		a, err := newAccessor(c, e.cfg.Serialization)
-		if err != nil {
-			return nil, plan.Errorf("%v", err)
-		}
-		w.accs = append(w.accs, a)
-	}
-	width := f.SourceWidth()
-	inPre := make([]bool, width)
+	// Compiled expressions keep state of their own (an attribute's
+	// constant converted once per run): each worker compiles its own.
 	if f.Filter != nil {
-		fn, err := expr.CompileCond(f.Filter)
-		if err != nil {
+		if w.cond, err = expr.CompileCond(f.Filter); err != nil {
 			return nil, plan.Errorf("%v", err)
-		}
-		w.cond = fn
-		for _, c := range expr.Columns(f.Filter) {
-			inPre[c] = true
-			w.pre = append(w.pre, c)
 		}
 		if f.Join == nil {
-			w.eq = eqConstOf(f.Filter, w.pre, f.Params, w.accs)
-		}
-	}
-	needed := make([]bool, width)
-	mark := func(e expr.Expr) {
-		for _, c := range expr.Columns(e) {
-			needed[c] = true
+			w.eq = eqConstOf(f.Filter, sh.pre, f.Params, sh.accs)
 		}
 	}
 	compile := func(e expr.Expr) (expr.Fn, error) {
 		if e == nil {
 			return nil, nil
 		}
-		mark(e)
 		fn, err := expr.Compile(e)
 		if err != nil {
 			return nil, plan.Errorf("%v", err)
 		}
 		return fn, nil
 	}
-	for _, p := range f.Project {
-		fn, err := compile(p)
-		if err != nil {
-			return nil, err
-		}
-		w.proj = append(w.proj, fn)
-		if c, ok := p.(*expr.Col); ok {
-			w.projCol = append(w.projCol, c.Index)
-		} else {
-			w.projCol = append(w.projCol, -1)
+	if len(f.Project) > 0 {
+		w.proj = make([]expr.Fn, len(f.Project))
+		for i, p := range f.Project {
+			if w.proj[i], err = compile(p); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, g := range f.GroupBy {
@@ -423,22 +397,6 @@ func (e *Engine) newWorker(ctx context.Context, f *plan.Fragment, st *store.Map,
 		}
 		w.argFn = append(w.argFn, fn)
 		w.byFn = append(w.byFn, by)
-		switch c, ok := a.Arg.(*expr.Col); {
-		case a.Arg == nil:
-			w.argCol = append(w.argCol, -2)
-		case ok && a.By == nil:
-			w.argCol = append(w.argCol, c.Index)
-		default:
-			w.argCol = append(w.argCol, -1)
-		}
-	}
-	for c := range f.Cols {
-		if needed[c] && !inPre[c] {
-			w.post = append(w.post, c)
-		}
-	}
-	if f.Join != nil {
-		w.pre = nil // the joined row holds every column
 	}
 	if f.Aggregating() {
 		if len(f.GroupBy) == 0 {
@@ -463,6 +421,129 @@ func (e *Engine) newWorker(ctx context.Context, f *plan.Fragment, st *store.Map,
 		}
 	}
 	return w, nil
+}
+
+// shape is what a fragment's workers read it with, besides its compiled
+// expressions: the accessors of its columns and which columns the filter
+// and the rest read. It depends on the fragment's shape alone, not on its
+// parameters, and is never written once made, so the workers of every run
+// of the fragment share it.
+type shape struct {
+	accs []*accessor
+	pre  []int // columns the filter reads (none for a join: its row holds every column)
+	post []int // columns read after the filter
+	// Column shortcuts: argCol[i] is the column an aggregate reads
+	// directly (-1: evaluate argFn, -2: COUNT(*)); projCol likewise.
+	argCol  []int
+	projCol []int
+}
+
+// newShape makes the shape of fragment f.
+func (e *Engine) newShape(f *plan.Fragment) (*shape, error) {
+	sh := &shape{}
+	for _, col := range f.Cols {
+		a, err := newAccessor(col, e.cfg.Serialization)
+		if err != nil {
+			return nil, plan.Errorf("%v", err)
+		}
+		sh.accs = append(sh.accs, a)
+	}
+	width := f.SourceWidth()
+	inPre := make([]bool, width)
+	if f.Filter != nil && f.Join == nil { // a join's row holds every column
+		for _, col := range expr.Columns(f.Filter) {
+			inPre[col] = true
+			sh.pre = append(sh.pre, col)
+		}
+	}
+	needed := make([]bool, width)
+	mark := func(e expr.Expr) {
+		if e != nil {
+			for _, col := range expr.Columns(e) {
+				needed[col] = true
+			}
+		}
+	}
+	for _, p := range f.Project {
+		mark(p)
+		if col, ok := p.(*expr.Col); ok {
+			sh.projCol = append(sh.projCol, col.Index)
+		} else {
+			sh.projCol = append(sh.projCol, -1)
+		}
+	}
+	for _, g := range f.GroupBy {
+		mark(g)
+	}
+	for _, a := range f.Aggs {
+		mark(a.Arg)
+		mark(a.By)
+		switch col, ok := a.Arg.(*expr.Col); {
+		case a.Arg == nil:
+			sh.argCol = append(sh.argCol, -2)
+		case ok && a.By == nil:
+			sh.argCol = append(sh.argCol, col.Index)
+		default:
+			sh.argCol = append(sh.argCol, -1)
+		}
+	}
+	for col := range f.Cols {
+		if needed[col] && !inPre[col] {
+			sh.post = append(sh.post, col)
+		}
+	}
+	return sh, nil
+}
+
+// shapeKey tells fragments of one shape apart: the parts of a
+// fragment that newShape reads. A run binds its parameters to a shallow
+// copy of its plan's fragment, which shares these parts, so every run of
+// a cached plan finds its shape made; a fragment planned or decoded
+// anew has new parts and gets a new shape. Every expression type
+// is a pointer, so the filter compares by identity.
+type shapeKey struct {
+	cols                             *plan.ScanCol
+	filter                           expr.Expr
+	project, groupBy                 *expr.Expr
+	aggs                             *plan.AggCall
+	nCols, nProject, nGroupBy, nAggs int
+}
+
+// shapeCache keeps the shapes of the fragments this member runs; a full
+// cache starts over. Fragments with joins, whose inputs are decoded anew
+// for every run, get theirs per run.
+type shapeCache struct {
+	mu sync.Mutex
+	m  map[shapeKey]*shape
+}
+
+// shapeOf returns the shape of f, from the cache when a fragment of its
+// shape ran before.
+func (e *Engine) shapeOf(f *plan.Fragment) (*shape, error) {
+	if f.Join != nil {
+		return e.newShape(f)
+	}
+	k := shapeKey{cols: unsafe.SliceData(f.Cols), filter: f.Filter, project: unsafe.SliceData(f.Project),
+		groupBy: unsafe.SliceData(f.GroupBy), aggs: unsafe.SliceData(f.Aggs),
+		nCols: len(f.Cols), nProject: len(f.Project), nGroupBy: len(f.GroupBy), nAggs: len(f.Aggs)}
+	sc := &e.shapes
+	sc.mu.Lock()
+	sh, ok := sc.m[k]
+	sc.mu.Unlock()
+	if ok {
+		return sh, nil
+	}
+	sh, err := e.newShape(f)
+	if err != nil {
+		return nil, err
+	}
+	sc.mu.Lock()
+	if sc.m == nil || len(sc.m) >= maxCachedFragments {
+		sc.m = map[shapeKey]*shape{}
+	}
+	sc.m[k] = sh
+	sc.mu.Unlock()
+	return sh, nil
 }
 
 // entryAgg is entry for the commonest aggregation: no filter, no groups,
