@@ -55,7 +55,7 @@ type rule struct {
 var rules = []rule{
 	{from: "", forbidden: []string{"cmd/"}, why: "nothing imports a main package"},
 	{from: "internal/", exempt: []string{"internal/testcluster"}, forbidden: []string{"internal/member"}, why: "nothing but the embedding API (and the test cluster) imports the composition root"},
-	{from: "pkg/client", forbidden: []string{"internal/"}, allowed: []string{"internal/serialization/", "internal/grpcbuf", "internal/frame"}, why: "the client depends only on serialization internals and the codec and frames members speak"},
+	{from: "pkg/client", forbidden: []string{"internal/"}, allowed: []string{"internal/serialization/", "internal/grpcbuf", "internal/frame", "internal/partset"}, why: "the client depends only on serialization internals and the codec, frames and partition sets members speak"},
 	{from: "pkg/serialization", forbidden: []string{"internal/"}, allowed: []string{"internal/serialization/"}, why: "the public serialization API depends only on its wire primitives"},
 	{from: "pkg/member", forbidden: []string{"internal/"}, allowed: []string{"internal/member"}, why: "the embedding API only exposes the composition root"},
 	{from: "internal/server", forbidden: []string{"internal/member", "pkg/client"}, why: "the server is composed by the member and never calls the client SDK"},
@@ -84,6 +84,7 @@ var rules = []rule{
 	{from: "internal/profiling", forbidden: []string{""}, why: "profiling is a leaf"},
 	{from: "internal/grpcbuf", forbidden: []string{""}, why: "the codec is a leaf: members and the Go client share it"},
 	{from: "internal/frame", forbidden: []string{""}, why: "the framed pipeline's frames are a leaf: members and the Go client share them"},
+	{from: "internal/partset", forbidden: []string{""}, why: "the protocol's partition sets are a leaf: members and the Go client share them"},
 	{from: "internal/gopool", forbidden: []string{""}, why: "the goroutine pool is a leaf"},
 	{from: "internal/security", forbidden: []string{""}, why: "security is a leaf: the cluster layer, the server and the member use it"},
 	{from: "bench/", forbidden: []string{"internal/member", "internal/server"}, allowed: []string{}, why: "workloads drive Atoll through its public client"},

@@ -18,6 +18,7 @@ import (
 	"github.com/atolldb/atoll/internal/cluster"
 	"github.com/atolldb/atoll/internal/exec"
 	"github.com/atolldb/atoll/internal/metrics"
+	"github.com/atolldb/atoll/internal/partset"
 	"github.com/atolldb/atoll/internal/profiling"
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
@@ -112,7 +113,8 @@ func (q *queryService) Execute(ctx context.Context, r *pb.ExecuteRequest) (resp 
 			}
 		}()
 	}
-	if err := q.s.checkPartitions(r.Partitions); err != nil {
+	parts, err := q.s.executePartitions(r.Partitions)
+	if err != nil {
 		return nil, err
 	}
 	if len(r.Params) > maxParams {
@@ -154,7 +156,7 @@ func (q *queryService) Execute(ctx context.Context, r *pb.ExecuteRequest) (resp 
 	if r.Explain && ph.Kind != "explain" {
 		ph = &plan.Physical{Root: &plan.Explain{Input: ph.Root}, Kind: "explain", ParamTypes: ph.ParamTypes}
 	}
-	opts := exec.Options{PageSize: int(r.PageSize), Timeout: time.Duration(r.TimeoutMs) * time.Millisecond, Session: q.session(ctx), Partitions: r.Partitions}
+	opts := exec.Options{PageSize: int(r.PageSize), Timeout: time.Duration(r.TimeoutMs) * time.Millisecond, Session: q.session(ctx), Partitions: parts}
 	res, err := qc.Engine.Execute(ctx, ph, params, opts)
 	if err != nil {
 		return nil, err
@@ -166,27 +168,17 @@ func (q *queryService) Execute(ctx context.Context, r *pb.ExecuteRequest) (resp 
 	return out, nil
 }
 
-// checkPartitions checks the partitions an Execute names: each at most
-// once, below the partition count.
-func (s *Server) checkPartitions(parts []int32) error {
-	if parts == nil {
-		return nil
+// executePartitions returns the partitions an Execute names (nil for a
+// query run whole), or why their set is wrong.
+func (s *Server) executePartitions(set []byte) ([]int32, error) {
+	if len(set) == 0 {
+		return nil, nil
 	}
-	n := int32(s.cfg.Maps.PartitionCount())
-	if len(parts) > int(n) {
-		return invalid("execute: %d partitions named, the cluster has %d", len(parts), n)
+	parts, err := partset.Parse(set, s.cfg.Maps.PartitionCount())
+	if err != nil {
+		return nil, invalid("execute: %v", err)
 	}
-	seen := make([]bool, n)
-	for _, p := range parts {
-		if p < 0 || p >= n {
-			return invalid("execute: partition %d is not one of the cluster's 0..%d", p, n-1)
-		}
-		if seen[p] {
-			return invalid("execute: partition %d is named twice", p)
-		}
-		seen[p] = true
-	}
-	return nil
+	return parts, nil
 }
 
 // mappingMap returns the map behind a mapping (its own name when there is

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/partset"
 	"github.com/atolldb/atoll/pkg/serialization"
 )
 
@@ -307,16 +308,18 @@ type routingTable struct {
 	byOwner []ownerPartitions
 }
 
-// ownerPartitions are the partitions one member owns.
+// ownerPartitions are the partitions one member owns, as the set an
+// ExecuteRequest names.
 type ownerPartitions struct {
-	addr       string
-	partitions []int32
+	addr string
+	set  []byte
 }
 
 // groupByOwner returns the partitions grouped by owner, in the order the
 // owners first appear, or nil when a partition has no owner.
 func groupByOwner(owners []string) []ownerPartitions {
 	var out []ownerPartitions
+	var parts [][]int32
 	at := map[string]int{}
 	for p, o := range owners {
 		if o == "" {
@@ -327,8 +330,12 @@ func groupByOwner(owners []string) []ownerPartitions {
 			i = len(out)
 			at[o] = i
 			out = append(out, ownerPartitions{addr: o})
+			parts = append(parts, nil)
 		}
-		out[i].partitions = append(out[i].partitions, int32(p))
+		parts[i] = append(parts[i], int32(p))
+	}
+	for i := range out {
+		out[i].set = partset.Append(nil, parts[i])
 	}
 	return out
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/partset"
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/predicate"
 )
@@ -196,13 +197,14 @@ func TestQueryByPartitions(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, bad := range []struct {
-		parts []int32
-		says  string
-	}{{[]int32{3, 3}, "partition 3 is named twice"}, {[]int32{271}, "partition 271 is not one of"}, {[]int32{-1}, "partition -1 is not one of"}} {
+		set  []byte
+		says string
+	}{{partset.Append(nil, []int32{271}), "partition 271 is not one of the cluster's 0..270"},
+		{append(make([]byte, 50), 1), "partition 400 is not one of"}, {make([]byte, 3), "names none"}} {
 		_, err := qs.call(ctx, &pb.QueryCall{Op: &pb.QueryCall_Execute{Execute: &pb.ExecuteRequest{
-			Query: &pb.ExecuteRequest_Sql{Sql: "SELECT __key FROM m"}, Partitions: bad.parts}}})
+			Query: &pb.ExecuteRequest_Sql{Sql: "SELECT __key FROM m"}, Partitions: bad.set}}})
 		if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), bad.says) {
-			t.Fatalf("partitions %v: %v, want ErrInvalidArgument saying %q", bad.parts, err, bad.says)
+			t.Fatalf("partitions %x: %v, want ErrInvalidArgument saying %q", bad.set, err, bad.says)
 		}
 	}
 	// Closed after 10 rows of pages of 7: no owner keeps a cursor.
@@ -325,5 +327,38 @@ func TestPartitionKey(t *testing.T) {
 		if _, got := partitionKey(c.req); got != c.want {
 			t.Errorf("%v: by partitions %v, want %v", c.req, got, c.want)
 		}
+	}
+}
+
+// TestGroupByOwner: each owner's set names exactly its partitions, and a
+// table with a partition without owner has no groups.
+func TestGroupByOwner(t *testing.T) {
+	owners := make([]string, 271)
+	for p := range owners {
+		owners[p] = []string{"a", "b", "c"}[(p+p/7)%3]
+	}
+	groups := groupByOwner(owners)
+	if len(groups) != 3 {
+		t.Fatalf("%d groups, want 3", len(groups))
+	}
+	seen := 0
+	for _, g := range groups {
+		parts, err := partset.Parse(g.set, len(owners))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range parts {
+			if owners[p] != g.addr {
+				t.Fatalf("partition %d in %s's set, owned by %s", p, g.addr, owners[p])
+			}
+		}
+		seen += len(parts)
+	}
+	if seen != len(owners) {
+		t.Fatalf("%d partitions in the sets, want %d", seen, len(owners))
+	}
+	owners[100] = ""
+	if groups := groupByOwner(owners); groups != nil {
+		t.Fatalf("groups %v of a table with a partition without owner", groups)
 	}
 }

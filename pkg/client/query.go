@@ -543,7 +543,7 @@ func (c *Client) executeByPartitions(ctx context.Context, req *pb.ExecuteRequest
 			abandon()
 			return nil
 		}
-		part := &pb.ExecuteRequest{Query: req.Query, Params: req.Params, PageSize: req.PageSize, TimeoutMs: req.TimeoutMs, Partitions: o.partitions}
+		part := &pb.ExecuteRequest{Query: req.Query, Params: req.Params, PageSize: req.PageSize, TimeoutMs: req.TimeoutMs, Partitions: o.set}
 		if untilDeadline {
 			part.TimeoutMs = max(1, time.Until(dl).Milliseconds())
 		}

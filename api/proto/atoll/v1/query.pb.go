@@ -1536,8 +1536,9 @@ type ExecuteRequest struct {
 	// result is not the union of its parts' fails with
 	// ERROR_CODE_NOT_PARTITIONABLE; a partition the member does not own
 	// fails it with ERROR_CODE_UNAVAILABLE, without the restarts of a query
-	// run whole. Each partition at most once, below the partition count.
-	Partitions    []int32 `protobuf:"varint,7,rep,packed,name=partitions,proto3" json:"partitions,omitempty"`
+	// run whole. A set of partitions: partition p is bit p % 8 of byte
+	// p / 8; at least one bit set, none at or above the partition count.
+	Partitions    []byte `protobuf:"bytes,8,opt,name=partitions,proto3" json:"partitions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1625,7 +1626,7 @@ func (x *ExecuteRequest) GetExplain() bool {
 	return false
 }
 
-func (x *ExecuteRequest) GetPartitions() []int32 {
+func (x *ExecuteRequest) GetPartitions() []byte {
 	if x != nil {
 		return x.Partitions
 	}
@@ -3133,7 +3134,7 @@ const file_atoll_v1_query_proto_rawDesc = "" +
 	"aggregator\x12\x1e\n" +
 	"\n" +
 	"projection\x18\x05 \x03(\tR\n" +
-	"projection\"\x8b\x02\n" +
+	"projection\"\x91\x02\n" +
 	"\x0eExecuteRequest\x12\x12\n" +
 	"\x03sql\x18\x01 \x01(\tH\x00R\x03sql\x128\n" +
 	"\tpredicate\x18\x02 \x01(\v2\x18.atoll.v1.PredicateQueryH\x00R\tpredicate\x12,\n" +
@@ -3143,9 +3144,9 @@ const file_atoll_v1_query_proto_rawDesc = "" +
 	"timeout_ms\x18\x05 \x01(\x03R\ttimeoutMs\x12\x18\n" +
 	"\aexplain\x18\x06 \x01(\bR\aexplain\x12\x1e\n" +
 	"\n" +
-	"partitions\x18\a \x03(\x05R\n" +
+	"partitions\x18\b \x01(\fR\n" +
 	"partitionsB\a\n" +
-	"\x05query\"_\n" +
+	"\x05queryJ\x04\b\a\x10\b\"_\n" +
 	"\x06Column\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12%\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x11.atoll.v1.SqlTypeR\x04type\x12\x1a\n" +
