@@ -275,7 +275,7 @@ func (e *Engine) emitEmptyAggregate(f *plan.Fragment, emit func(*Batch) error) e
 }
 
 // worker runs a fragment over the partitions it takes, with its own
-// accessors, row and buffers.
+// compiled expressions, row and buffers, and the fragment's shared shape.
 type worker struct {
 	*shape // shared with the fragment's other workers: read only
 	f      *plan.Fragment
