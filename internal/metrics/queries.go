@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -22,6 +23,17 @@ type Queries struct {
 	scanned  *prometheus.CounterVec
 	returned *prometheus.CounterVec
 	active   *prometheus.GaugeVec
+
+	// The series of each kind, looked up in the vectors once, at the
+	// kind's first use: every query records in several of them.
+	sql, predicate atomic.Pointer[kindSeries]
+}
+
+// kindSeries are the series of one query kind.
+type kindSeries struct {
+	count, errors, scanned, returned prometheus.Counter
+	latency                          prometheus.Observer
+	active                           prometheus.Gauge
 }
 
 func newQueries() *Queries {
@@ -44,36 +56,53 @@ func newQueries() *Queries {
 
 // QueryRun is one query execution in progress.
 type QueryRun struct {
-	q     *Queries
-	kind  string
+	s     *kindSeries
 	start time.Time
+}
+
+// series returns the series of kind, nil for a kind other than QuerySQL
+// and QueryPredicate. They exist from the kind's first use on, so that
+// rates of them read 0 rather than nothing.
+func (q *Queries) series(kind string) *kindSeries {
+	var p *atomic.Pointer[kindSeries]
+	switch kind {
+	case QuerySQL:
+		p = &q.sql
+	case QueryPredicate:
+		p = &q.predicate
+	default:
+		return nil
+	}
+	if s := p.Load(); s != nil {
+		return s
+	}
+	// Racing first uses find the same series in the vectors.
+	p.Store(&kindSeries{count: q.count.WithLabelValues(kind), errors: q.errors.WithLabelValues(kind),
+		scanned: q.scanned.WithLabelValues(kind), returned: q.returned.WithLabelValues(kind),
+		latency: q.latency.WithLabelValues(kind), active: q.active.WithLabelValues(kind)})
+	return p.Load()
 }
 
 // Start counts a query of kind as running and returns it; End must be
 // called once when it finishes. Kinds other than QuerySQL and
 // QueryPredicate are refused, so that no caller can grow the label set.
-func (q *Queries) Start(kind string) (*QueryRun, error) {
-	if !knownKind(kind) {
-		return nil, fmt.Errorf("metrics: query kind %q: want %q or %q", kind, QuerySQL, QueryPredicate)
+func (q *Queries) Start(kind string) (QueryRun, error) {
+	s := q.series(kind)
+	if s == nil {
+		return QueryRun{}, fmt.Errorf("metrics: query kind %q: want %q or %q", kind, QuerySQL, QueryPredicate)
 	}
-	q.active.WithLabelValues(kind).Inc()
-	// These series exist from the first query on, so that rates of them
-	// read 0 rather than nothing.
-	q.errors.WithLabelValues(kind)
-	q.scanned.WithLabelValues(kind)
-	q.returned.WithLabelValues(kind)
-	return &QueryRun{q: q, kind: kind, start: time.Now()}, nil
+	s.active.Inc()
+	return QueryRun{s: s, start: time.Now()}, nil
 }
 
 // End records the query's duration (to its first page of rows, which
 // for most queries is all of them) and whether it failed.
-func (r *QueryRun) End(err error) {
-	q := r.q
-	q.active.WithLabelValues(r.kind).Dec()
-	q.count.WithLabelValues(r.kind).Inc()
-	q.latency.WithLabelValues(r.kind).Observe(time.Since(r.start).Seconds())
+func (r QueryRun) End(err error) {
+	r.s.active.Dec()
+	r.s.count.Inc()
+	r.s.latency.Observe(time.Since(r.start).Seconds())
 	if err != nil {
-		q.errors.WithLabelValues(r.kind).Inc()
+		r.s.errors.Inc()
 	}
 }
 
@@ -81,20 +110,18 @@ func (r *QueryRun) End(err error) {
 // fragments, whichever member coordinated them). Unknown kinds are
 // dropped.
 func (q *Queries) Scanned(kind string, n int64) {
-	if knownKind(kind) && n > 0 {
-		q.scanned.WithLabelValues(kind).Add(float64(n))
+	if s := q.series(kind); s != nil && n > 0 {
+		s.scanned.Add(float64(n))
 	}
 }
 
 // Returned adds rows that queries of kind this member coordinated sent
 // to their clients. Unknown kinds are dropped.
 func (q *Queries) Returned(kind string, n int64) {
-	if knownKind(kind) && n > 0 {
-		q.returned.WithLabelValues(kind).Add(float64(n))
+	if s := q.series(kind); s != nil && n > 0 {
+		s.returned.Add(float64(n))
 	}
 }
-
-func knownKind(kind string) bool { return kind == QuerySQL || kind == QueryPredicate }
 
 func (q *Queries) collectors() []prometheus.Collector {
 	return []prometheus.Collector{q.count, q.errors, q.latency, q.scanned, q.returned, q.active}
