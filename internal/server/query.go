@@ -132,9 +132,7 @@ func (q *queryService) Execute(ctx context.Context, r *pb.ExecuteRequest) (resp 
 	// query's timeout.
 	pctx := ctx
 	if r.TimeoutMs > 0 {
-		var cancel context.CancelFunc
-		pctx, cancel = context.WithTimeout(ctx, time.Duration(r.TimeoutMs)*time.Millisecond)
-		defer cancel()
+		pctx = plan.WithBuildTimeout(ctx, time.Duration(r.TimeoutMs)*time.Millisecond)
 	}
 	var ph *plan.Physical
 	switch x := r.Query.(type) {

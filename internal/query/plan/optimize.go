@@ -2,9 +2,29 @@ package plan
 
 import (
 	"context"
+	"time"
 
 	"github.com/atolldb/atoll/internal/query/expr"
 )
+
+type buildTimeoutKey struct{}
+
+// WithBuildTimeout returns ctx carrying d, the most time that building a
+// plan under it may take (BuildContext). A plan found in a cache costs no
+// timer: most queries on a busy member are.
+func WithBuildTimeout(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, buildTimeoutKey{}, d)
+}
+
+// BuildContext returns the context to build a plan under: ctx, ended
+// after the timeout it carries (WithBuildTimeout), if any. cancel releases
+// its timer.
+func BuildContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d, ok := ctx.Value(buildTimeoutKey{}).(time.Duration); ok && d > 0 {
+		return context.WithTimeout(ctx, d)
+	}
+	return ctx, func() {}
+}
 
 // Build runs the rules over a logical plan (see Rules) and splits it into
 // coordinator operators and fragments:

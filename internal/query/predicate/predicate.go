@@ -26,7 +26,9 @@ type Planner struct {
 }
 
 // Plan returns the physical plan of a predicate query and the parameter
-// values taken from its predicate.
+// values taken from its predicate. Planning stops when ctx ends, or when
+// the timeout it carries (plan.WithBuildTimeout) passes, with that
+// context's error.
 func (p *Planner) Plan(ctx context.Context, q *pb.PredicateQuery) (*plan.Physical, []expr.Value, error) {
 	if q == nil || q.Map == "" {
 		return nil, nil, plan.Errorf("predicate query names no map")
@@ -51,8 +53,10 @@ func (p *Planner) Plan(ctx context.Context, q *pb.PredicateQuery) (*plan.Physica
 	if err := b.run(); err != nil {
 		return nil, nil, err
 	}
-	ph := plan.Build(ctx, b.root, p.Catalog, types, "query", plan.Options{})
-	if err := ctx.Err(); err != nil {
+	bctx, cancel := plan.BuildContext(ctx)
+	defer cancel()
+	ph := plan.Build(bctx, b.root, p.Catalog, types, "query", plan.Options{})
+	if err := bctx.Err(); err != nil {
 		return nil, nil, err // a plan whose folding stopped short is not cached
 	}
 	p.Cache.Put(key, version, ph)

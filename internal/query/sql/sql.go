@@ -75,7 +75,8 @@ func Normalize(s string) string {
 
 // Plan plans a statement. paramTypes are the types of the bound parameter
 // values (they key the cache: a plan depends on them only through casts).
-// Planning stops when ctx ends, with ctx's error.
+// Planning stops when ctx ends, or when the timeout it carries
+// (plan.WithBuildTimeout) passes, with that context's error.
 func (p *Planner) Plan(ctx context.Context, stmt string, paramTypes []expr.Type) (*plan.Physical, error) {
 	text := Normalize(stmt)
 	if text == "" {
@@ -102,8 +103,10 @@ func (p *Planner) Plan(ctx context.Context, stmt string, paramTypes []expr.Type)
 	}
 	opts := p.Options
 	opts.Hints = hints
-	ph := plan.Build(ctx, node, p.Catalog, params, kind, opts)
-	if err := ctx.Err(); err != nil {
+	bctx, cancel := plan.BuildContext(ctx)
+	defer cancel()
+	ph := plan.Build(bctx, node, p.Catalog, params, kind, opts)
+	if err := bctx.Err(); err != nil {
 		return nil, err // a plan whose folding stopped short is not cached
 	}
 	if kind != "ddl" {
