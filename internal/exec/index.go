@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -375,20 +376,20 @@ func escaped(dst, b []byte) []byte {
 	return append(dst, 0, 0)
 }
 
-// lookupValues are the index keys equal to v: v itself, and for a string
-// that reads as a number (or a number) the other form, since predicates
-// compare "30" and 30 as equal.
-func lookupValues(v expr.Value) []expr.Value {
-	out := []expr.Value{v}
+// lookupValues appends to dst the values whose index keys equal v's: v
+// itself, and for a string that reads as a number (or a number) the other
+// form, since predicates compare "30" and 30 as equal.
+func lookupValues(dst []expr.Value, v expr.Value) []expr.Value {
+	dst = append(dst, v)
 	switch {
 	case v.T == expr.Varchar:
 		if n, err := expr.Cast(v, expr.Double); err == nil {
-			out = append(out, n)
+			dst = append(dst, n)
 		}
 	case v.T.IsInteger():
-		out = append(out, expr.StringValue(strconv.FormatInt(v.I, 10)))
+		dst = append(dst, expr.StringValue(strconv.FormatInt(v.I, 10)))
 	}
-	return out
+	return dst
 }
 
 // lookupKeys are a lookup's index keys, computed once per fragment.
@@ -399,14 +400,22 @@ type lookupKeys struct {
 	loInc, hiInc bool
 }
 
+// fewValues is how many equality values prepare dedupes the keys of by
+// comparing each key with those before it; longer IN lists take a set.
+const fewValues = 8
+
 // prepare computes the index keys of a lookup.
 func (n *index) prepare(eq []expr.Value, lo, hi *expr.Value, loInc, hiInc bool) *lookupKeys {
 	lk := &lookupKeys{loInc: loInc, hiInc: hiInc}
 	if eq != nil {
-		lk.eq = []string{}
-		seen := map[string]bool{}
+		lk.eq = make([]string, 0, 2*len(eq))
+		var seen map[string]bool
+		if len(eq) > fewValues {
+			seen = make(map[string]bool, 2*len(eq))
+		}
+		var forms [2]expr.Value
 		for _, v0 := range eq {
-			for _, v := range lookupValues(v0) {
+			for _, v := range lookupValues(forms[:0], v0) {
 				if v.IsNull() {
 					continue
 				}
@@ -420,10 +429,15 @@ func (n *index) prepare(eq []expr.Value, lo, hi *expr.Value, loInc, hiInc bool) 
 				} else {
 					k = string(sortKey(nil, v))
 				}
-				if !seen[k] {
+				if seen != nil {
+					if seen[k] {
+						continue
+					}
 					seen[k] = true
-					lk.eq = append(lk.eq, k)
+				} else if slices.Contains(lk.eq, k) {
+					continue
 				}
+				lk.eq = append(lk.eq, k)
 			}
 		}
 		return lk

@@ -295,3 +295,34 @@ func TestSumAllocatesPerPartitionNotPerEntry(t *testing.T) {
 		t.Fatalf("%.0f allocations for %d entries", allocs, n)
 	}
 }
+
+// TestPrepareDedupesKeys: an equality lookup's index keys are each value's
+// forms (30 and "30") once, in the order first met, whether the list is
+// short (compared key by key) or long (a set); an empty list still selects
+// equality.
+func TestPrepareDedupesKeys(t *testing.T) {
+	few := []expr.Value{expr.IntValue(expr.Integer, 5), expr.StringValue("5"), expr.IntValue(expr.Integer, 5),
+		expr.BigIntValue(7), expr.NullValue, expr.StringValue("x")}
+	var many []expr.Value
+	for len(many) <= fewValues {
+		many = append(many, few...)
+	}
+	for _, typ := range []plan.IndexType{plan.IndexSorted, plan.IndexHash} {
+		n := &index{info: plan.IndexInfo{Type: typ}}
+		got := n.prepare(few, nil, nil, false, false).eq
+		if typ == plan.IndexSorted && len(got) < 4 {
+			t.Fatalf("sorted: %d keys for 5, \"5\", 7 and \"x\", want at least 4 (5, \"5\", 7 or \"7\", \"x\")", len(got))
+		}
+		uniq := slices.Clone(got)
+		slices.Sort(uniq)
+		if len(slices.Compact(uniq)) != len(got) {
+			t.Fatalf("type %v: duplicate keys in %q", typ, got)
+		}
+		if long := n.prepare(many, nil, nil, false, false).eq; !slices.Equal(long, got) {
+			t.Fatalf("type %v: a long list gives %q, a short one %q", typ, long, got)
+		}
+		if n.prepare([]expr.Value{}, nil, nil, false, false).eq == nil {
+			t.Fatalf("type %v: an empty list no longer selects equality", typ)
+		}
+	}
+}
