@@ -13,6 +13,7 @@ import (
 	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
+	"github.com/atolldb/atoll/pkg/predicate"
 )
 
 // BenchmarkClient measures get and set through the Go client against an
@@ -69,9 +70,11 @@ func BenchmarkClient(b *testing.B) {
 }
 
 // BenchmarkClientCluster measures get and set of the workloads' SMALL and
-// LARGE Compact values through the smart client against 1, 2 and 3 member
-// processes, 8 concurrent callers, 10 000 keys. With backup-count 1, every
-// set on 2 or 3 members also waits for its backup. All processes share the
+// LARGE Compact values, and equality lookups through a sorted index,
+// through the smart client against 1, 2 and 3 member processes, 8
+// concurrent callers, 10 000 keys. With backup-count 1, every set on 2 or
+// 3 members also waits for its backup; a lookup on 2 or 3 members asks
+// every owner for its partitions at once. All processes share the
 // machine's cores (Hazelcast's published figures are for 2 members and a
 // client on 2 cores). Besides the client's allocs/op it reports the CPU
 // time each operation cost the client and the members, and the members'
@@ -95,8 +98,46 @@ func BenchmarkClientCluster(b *testing.B) {
 			b.Run("large", func(b *testing.B) {
 				benchGetSet(b, cluster, client.GetMap[int32, *benchmodel.Large](cl, "large"), benchmodel.LargeForKey)
 			})
+			b.Run("small/lookup", func(b *testing.B) {
+				benchLookup(b, cluster, client.GetMap[int32, *benchmodel.Small](cl, "lookup"))
+			})
 		})
 	}
+}
+
+// benchLookup fills m with 10 000 SMALL values, adds a sorted index on
+// intField and measures equality lookups through it (workload A5's shape:
+// a query whose answer comes from the index, a row or a few), with the
+// Predicate API (BenchmarkClientCluster).
+func benchLookup(b *testing.B, cluster *testcluster.Cluster, m *client.Map[int32, *benchmodel.Small]) {
+	const keys = 10_000
+	ctx := context.Background()
+	batch := make([]client.Entry[int32, *benchmodel.Small], 0, 500)
+	ints := make([]int32, keys)
+	for k := int32(0); k < keys; k++ {
+		v := benchmodel.SmallForKey(k)
+		ints[k] = v.IntField
+		batch = append(batch, client.Entry[int32, *benchmodel.Small]{Key: k, Value: &v})
+		if len(batch) == cap(batch) {
+			if err := m.PutAll(ctx, batch); err != nil {
+				b.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	if err := m.AddIndex(ctx, client.IndexConfig{Type: client.IndexSorted, Attributes: []string{"intField"}}); err != nil {
+		b.Fatal(err)
+	}
+	memberCosts(b, cluster, func() {
+		measureParallel(b, 8, func(r *rand.Rand) error {
+			want := ints[r.Int32N(keys)]
+			es, err := m.EntrySetWithPredicate(ctx, predicate.Equal("intField", want))
+			if err == nil && len(es) == 0 {
+				err = fmt.Errorf("intField = %d: no entry, want at least one", want)
+			}
+			return err
+		})
+	})
 }
 
 // benchGetSet fills m with 10 000 values and measures gets and sets of
