@@ -14,8 +14,9 @@ import (
 func TestQueries(t *testing.T) {
 	reg := prometheus.NewPedanticRegistry()
 	m := New(reg, Sources{}, Options{Version: "test"})
-	_, err := m.Queries.Start("graphql")
+	refused, err := m.Queries.Start("graphql")
 	require.Error(t, err, "an unknown query kind")
+	refused.End(nil) // records nothing
 	run, err := m.Queries.Start(QuerySQL)
 	require.NoError(t, err)
 	require.Equal(t, 1.0, testutil.ToFloat64(m.Queries.active.WithLabelValues(QuerySQL)), "active sql queries")

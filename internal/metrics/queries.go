@@ -96,8 +96,12 @@ func (q *Queries) Start(kind string) (QueryRun, error) {
 }
 
 // End records the query's duration (to its first page of rows, which
-// for most queries is all of them) and whether it failed.
+// for most queries is all of them) and whether it failed. The run of a
+// refused Start records nothing.
 func (r QueryRun) End(err error) {
+	if r.s == nil {
+		return
+	}
 	r.s.active.Dec()
 	r.s.count.Inc()
 	r.s.latency.Observe(time.Since(r.start).Seconds())
@@ -110,7 +114,10 @@ func (r QueryRun) End(err error) {
 // fragments, whichever member coordinated them). Unknown kinds are
 // dropped.
 func (q *Queries) Scanned(kind string, n int64) {
-	if s := q.series(kind); s != nil && n > 0 {
+	if n <= 0 {
+		return
+	}
+	if s := q.series(kind); s != nil {
 		s.scanned.Add(float64(n))
 	}
 }
@@ -118,7 +125,10 @@ func (q *Queries) Scanned(kind string, n int64) {
 // Returned adds rows that queries of kind this member coordinated sent
 // to their clients. Unknown kinds are dropped.
 func (q *Queries) Returned(kind string, n int64) {
-	if s := q.series(kind); s != nil && n > 0 {
+	if n <= 0 {
+		return
+	}
+	if s := q.series(kind); s != nil {
 		s.returned.Add(float64(n))
 	}
 }
