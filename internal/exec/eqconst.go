@@ -2,8 +2,10 @@ package exec
 
 import (
 	"bytes"
+	"unsafe"
 
 	"github.com/atolldb/atoll/internal/query/expr"
+	"github.com/atolldb/atoll/internal/store"
 	"github.com/atolldb/atoll/pkg/serialization"
 )
 
@@ -22,8 +24,8 @@ type eqConst struct {
 
 // readInto reads the column into dst when the field is a value the check
 // settles, and reports whether it did and whether the value equals the
-// constant.
-func (q *eqConst) readInto(key, value []byte, dst *expr.Value) (settled, equal bool) {
+// constant. It tells the scan's hint where a string field lies.
+func (q *eqConst) readInto(key, value []byte, dst *expr.Value, hint *store.ReadHint) (settled, equal bool) {
 	var v serialization.FieldValue
 	if q.acc.field(key, value, &v) != nil {
 		return false, false
@@ -32,6 +34,7 @@ func (q *eqConst) readInto(key, value []byte, dst *expr.Value) (settled, equal b
 		if v.Kind != serialization.ValueString {
 			return false, false
 		}
+		learnField(hint, value, v.B)
 		setScalar(dst, expr.Varchar, v.I, v.B)
 		return true, bytes.Equal(v.B, q.want.B)
 	}
@@ -41,6 +44,27 @@ func (q *eqConst) readInto(key, value []byte, dst *expr.Value) (settled, equal b
 	}
 	setScalar(dst, t, i, nil)
 	return true, i == q.want.I
+}
+
+// learnField records in hint where field, the bytes read from value,
+// lie in it (bytes of the key lie before the value, and are not taken),
+// when value is of a format that reads its fields through an
+// offset table (Compact, Portable): the scan then prefetches only the
+// lines such a reader loads. Formats read from their start (IDS, JSON)
+// load every line up to the field and keep the scan's full prefetch.
+func learnField(hint *store.ReadHint, value, field []byte) {
+	if len(field) == 0 {
+		return
+	}
+	switch serialization.Data(value).Type() {
+	case serialization.TypeCompact, serialization.TypeCompactWithSchema, serialization.TypePortable:
+	default:
+		return
+	}
+	d := uintptr(unsafe.Pointer(unsafe.SliceData(field))) - uintptr(unsafe.Pointer(unsafe.SliceData(value)))
+	if d < uintptr(len(value)) {
+		hint.Field = int(d)
+	}
 }
 
 // eqConstOf returns the filter's eqConst, or nil when the filter is not

@@ -10,6 +10,7 @@ import (
 	"github.com/atolldb/atoll/internal/benchmodel"
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
+	"github.com/atolldb/atoll/internal/store"
 	"github.com/atolldb/atoll/pkg/serialization"
 )
 
@@ -179,4 +180,54 @@ func generalPath(t *testing.T, e *Engine, ser *serialization.Service, f *plan.Fr
 	}
 	slices.Sort(keys)
 	return keys, first
+}
+
+// TestEqualityFilterLearnsField checks what a string equality tells the
+// scan's hint (store.ReadHint): the offset of the field's bytes in the
+// value for Compact and Portable values, which find the field through an
+// offset table, and nothing for IDS and JSON values, which are read from
+// their start, nor for a column of the key.
+func TestEqualityFilterLearnsField(t *testing.T) {
+	ser, err := serialization.NewService(benchmodel.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	value := func(v any) []byte {
+		d, err := ser.ToData(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	key := value(benchmodel.NewPortableLarge(benchmodel.LargeForKey(1000)))
+	for _, c := range []struct {
+		name   string
+		path   string
+		value  []byte
+		learns bool
+	}{
+		{"compact", "stringField", value(workloadBValue("compact", "LARGE", 1000)), true},
+		{"portable", "stringField", value(workloadBValue("portable", "LARGE", 1000)), true},
+		{"identified", "stringField", value(workloadBValue("identified", "LARGE", 1000)), false},
+		{"json", "stringField", value(serialization.JSON(`{"stringField":"metin"}`)), false},
+		{"key", "__key.stringField", value(workloadBValue("compact", "LARGE", 1000)), false},
+	} {
+		acc, err := newAccessor(plan.ScanCol{Path: c.path, Type: expr.Varchar}, ser)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := &eqConst{acc: acc, want: expr.StringValue("metin")}
+		var hint store.ReadHint
+		var dst expr.Value
+		settled, equal := q.readInto(key, c.value, &dst, &hint)
+		if !settled || !equal {
+			t.Fatalf("%s: settled %v, equal %v", c.name, settled, equal)
+		}
+		switch {
+		case !c.learns && hint.Field != 0:
+			t.Fatalf("%s: hint %d, want none", c.name, hint.Field)
+		case c.learns && string(c.value[hint.Field:hint.Field+len("metin")]) != "metin":
+			t.Fatalf("%s: hint %d does not point at the field's bytes", c.name, hint.Field)
+		}
+	}
 }

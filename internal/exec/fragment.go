@@ -284,6 +284,7 @@ type worker struct {
 	env    expr.Env
 	row    expr.Row
 	eq     *eqConst // the filter as column = constant, checked on the field
+	hint   store.ReadHint
 	cond   expr.Cond
 	proj   []expr.Fn
 	grpFn  []expr.Fn
@@ -633,7 +634,7 @@ func (w *worker) partition(pid int32) error {
 		if n, _, cerr := w.st.CountExact(pid); cerr == nil {
 			w.scanned += int64(n)
 		}
-		err = w.st.ScanKV(pid, fn)
+		err = w.st.ScanKVHint(pid, &w.hint, fn)
 	}
 	if err != nil {
 		return err
@@ -696,7 +697,7 @@ func (w *worker) entry(k, v []byte) bool {
 	cols := w.row.Cols
 	read := false // the filter's one column, by eq
 	if w.eq != nil {
-		settled, equal := w.eq.readInto(k, v, &cols[w.eq.col])
+		settled, equal := w.eq.readInto(k, v, &cols[w.eq.col], &w.hint)
 		if settled && !equal {
 			return true
 		}

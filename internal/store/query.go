@@ -11,6 +11,28 @@ package store
 // same time, writes wait) and must not call into the Map. Expired entries
 // are skipped; scanning does not count as access.
 func (m *Map) ScanKV(pid int32, fn func(key, value []byte) bool) error {
+	return m.ScanKVHint(pid, nil, fn)
+}
+
+// ReadHint tells a scan where its reader reads in each value. Field is
+// the offset, in the value, of the field the reader read last (0: not
+// known); a reader that finds its field through an offset table (Compact,
+// Portable) reads little else, and values of one shape keep their field
+// at about one offset.
+type ReadHint struct {
+	Field int
+}
+
+// ScanKVHint is ScanKV with a hint that the reader sets as it goes. For
+// records of hintedRecord bytes or more, a scan with a known Field asks
+// the caches for only the lines the reader will load of the record
+// hintedAhead records ahead (taken to be as long as the current one): its
+// first two (the record's header and the value's), the field's and its
+// last (Compact's offset table), where without it every line of the bytes
+// ahead is asked for. A reader that skips most of a large value then
+// leaves most of its lines in memory, and the scan moves at the speed of
+// the lines it needs.
+func (m *Map) ScanKVHint(pid int32, hint *ReadHint, fn func(key, value []byte) bool) error {
 	if err := m.checkPartition("scan", pid); err != nil {
 		return err
 	}
@@ -49,8 +71,13 @@ func (m *Map) ScanKV(pid int32, fn func(key, value []byte) bool) error {
 					}
 					vOff := kOff + int(kf>>flagBits)
 					end := vOff + vLen
+					start := off
 					off = (end + u) &^ u
-					pf.ahead(off)
+					if n := off - start; hint != nil && hint.Field > 0 && n >= hintedRecord {
+						prefetchRecord(data, start+hintedAhead*n, n, vOff-start+hint.Field)
+					} else {
+						pf.ahead(off)
+					}
 					if !fn(data[kOff:vOff:vOff], data[vOff:end:end]) {
 						return nil
 					}
@@ -82,6 +109,29 @@ const (
 	scanAhead        = 2048
 	scanPrefetchStep = 256
 )
+
+// hintedRecord is the size from which a scan with a ReadHint prefetches
+// the lines of a record its reader loads rather than every line: from 8
+// lines, the lines a reader skips outnumber those it loads, and the
+// hardware's own prefetch does not fill the gaps between them.
+// hintedAhead is how many records ahead it prefetches.
+const (
+	hintedRecord = 512
+	hintedAhead  = 4
+)
+
+// prefetchRecord asks for the lines of the n-byte record at a in data
+// that a reader of its field at offset field loads: the record's first
+// two lines, the field's and the last. A guess that ends past data, or a
+// field past the record, asks for nothing.
+func prefetchRecord(data []byte, a, n, field int) {
+	if a+n > len(data) || field >= n {
+		return
+	}
+	prefetchLines(data[a : a+min(n, 128)])
+	prefetchLines(data[a+field : a+field+1])
+	prefetchLines(data[a+n-1 : a+n])
+}
 
 // prefetcher keeps the bytes of a chunk ahead of a scan's cursor on their
 // way into the CPU's caches. A reader of a value loads its header, then

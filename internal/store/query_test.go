@@ -109,3 +109,48 @@ func TestPrefetchLinesAnySlice(t *testing.T) {
 		}
 	}
 }
+
+// TestScanKVHint checks that a scan's ReadHint changes only what it
+// prefetches: with values of mixed sizes (under and over hintedRecord, and
+// shorter than the hinted field), a hint the reader moves as it goes, and
+// hints past every record, ScanKVHint hands out what ScanKV does.
+func TestScanKVHint(t *testing.T) {
+	m := newTestMap(t, MapConfig{PartitionCount: 1})
+	for k := range 2000 {
+		size := []int{40, 300, 600, 1100, 5000}[k%5] + k%17
+		if err := m.Set(0, dataKey(nil, k), bytes.Repeat([]byte{byte(k)}, size), Expiry{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var want []string
+	if err := m.ScanKV(0, func(k, v []byte) bool {
+		want = append(want, string(k)+"="+string(v))
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, field := range []int{0, 1, 100, 700, 1 << 20} {
+		hint := &ReadHint{Field: field}
+		var got []string
+		n := 0
+		err := m.ScanKVHint(0, hint, func(k, v []byte) bool {
+			got = append(got, string(k)+"="+string(v))
+			if field == 700 { // a reader whose field moves with each value
+				n++
+				hint.Field = len(v) - n%len(v)
+			}
+			return true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("field %d: %d entries, want %d", field, len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("field %d: entry %d differs", field, i)
+			}
+		}
+	}
+}
