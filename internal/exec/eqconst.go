@@ -52,18 +52,23 @@ func (q *eqConst) readInto(key, value []byte, dst *expr.Value, hint *store.ReadH
 // offset table (Compact, Portable): the scan then prefetches only the
 // lines such a reader loads. Formats read from their start (IDS, JSON)
 // load every line up to the field and keep the scan's full prefetch.
+//
+// It runs for every entry the check reads, so it returns early when the
+// field lies where the hint already says, and a scan whose values are of
+// another format stops asking at the first.
 func learnField(hint *store.ReadHint, value, field []byte) {
-	if len(field) == 0 {
+	if len(field) == 0 || hint.Field < 0 {
+		return
+	}
+	d := uintptr(unsafe.Pointer(unsafe.SliceData(field))) - uintptr(unsafe.Pointer(unsafe.SliceData(value)))
+	if d >= uintptr(len(value)) || int(d) == hint.Field {
 		return
 	}
 	switch serialization.Data(value).Type() {
 	case serialization.TypeCompact, serialization.TypeCompactWithSchema, serialization.TypePortable:
-	default:
-		return
-	}
-	d := uintptr(unsafe.Pointer(unsafe.SliceData(field))) - uintptr(unsafe.Pointer(unsafe.SliceData(value)))
-	if d < uintptr(len(value)) {
 		hint.Field = int(d)
+	default:
+		hint.Field = -1
 	}
 }
 

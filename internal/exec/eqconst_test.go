@@ -186,7 +186,8 @@ func generalPath(t *testing.T, e *Engine, ser *serialization.Service, f *plan.Fr
 // scan's hint (store.ReadHint): the offset of the field's bytes in the
 // value for Compact and Portable values, which find the field through an
 // offset table, and nothing for IDS and JSON values, which are read from
-// their start, nor for a column of the key.
+// their start (nor for the values after those in one scan), nor for a
+// column of the key.
 func TestEqualityFilterLearnsField(t *testing.T) {
 	ser, err := serialization.NewService(benchmodel.Config())
 	if err != nil {
@@ -224,10 +225,25 @@ func TestEqualityFilterLearnsField(t *testing.T) {
 			t.Fatalf("%s: settled %v, equal %v", c.name, settled, equal)
 		}
 		switch {
-		case !c.learns && hint.Field != 0:
+		case !c.learns && hint.Field > 0:
 			t.Fatalf("%s: hint %d, want none", c.name, hint.Field)
 		case c.learns && string(c.value[hint.Field:hint.Field+len("metin")]) != "metin":
 			t.Fatalf("%s: hint %d does not point at the field's bytes", c.name, hint.Field)
 		}
+	}
+	// A scan that met a value read from its start keeps the full prefetch
+	// for the values after it.
+	acc, err := newAccessor(plan.ScanCol{Path: "stringField", Type: expr.Varchar}, ser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := &eqConst{acc: acc, want: expr.StringValue("metin")}
+	var hint store.ReadHint
+	var dst expr.Value
+	for _, format := range []string{"identified", "portable", "compact"} {
+		q.readInto(key, value(workloadBValue(format, "LARGE", 1000)), &dst, &hint)
+	}
+	if hint.Field > 0 {
+		t.Fatalf("hint %d after an IDS value, want none", hint.Field)
 	}
 }

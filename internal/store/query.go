@@ -16,7 +16,7 @@ func (m *Map) ScanKV(pid int32, fn func(key, value []byte) bool) error {
 
 // ReadHint tells a scan where its reader reads in each value. Field is
 // the offset, in the value, of the field the reader read last (0: not
-// known); a reader that finds its field through an offset table (Compact,
+// known, negative: the reader reads more than its field); a reader that finds its field through an offset table (Compact,
 // Portable) reads little else, and values of one shape keep their field
 // at about one offset.
 type ReadHint struct {
