@@ -16,9 +16,10 @@ func (m *Map) ScanKV(pid int32, fn func(key, value []byte) bool) error {
 
 // ReadHint tells a scan where its reader reads in each value. Field is
 // the offset, in the value, of the field the reader read last (0: not
-// known, negative: the reader reads more than its field); a reader that finds its field through an offset table (Compact,
-// Portable) reads little else, and values of one shape keep their field
-// at about one offset.
+// known; negative: the reader reads more than its field). A reader that
+// finds its field through an offset table (Compact, Portable) reads
+// little else, and values of one shape keep their field at about one
+// offset.
 type ReadHint struct {
 	Field int
 }
@@ -27,8 +28,8 @@ type ReadHint struct {
 // records of hintedRecord bytes or more, a scan with a known Field asks
 // the caches for only the lines the reader will load of the record
 // hintedAhead records ahead (taken to be as long as the current one): its
-// first two (the record's header and the value's), the field's and its
-// last (Compact's offset table), where without it every line of the bytes
+// first 128 bytes (the record's header and the value's), the field's and
+// its last (Compact's offset table), where without it every line of the bytes
 // ahead is asked for. A reader that skips most of a large value then
 // leaves most of its lines in memory, and the scan moves at the speed of
 // the lines it needs.
@@ -121,8 +122,8 @@ const (
 )
 
 // prefetchRecord asks for the lines of the n-byte record at a in data
-// that a reader of its field at offset field loads: the record's first
-// two lines, the field's and the last. A guess that ends past data, or a
+// that a reader of its field at offset field loads: the lines of its
+// first 128 bytes, the field's and the last. A guess that ends past data, or a
 // field past the record, asks for nothing.
 func prefetchRecord(data []byte, a, n, field int) {
 	if a+n > len(data) || field >= n {
