@@ -967,11 +967,10 @@ var errPageFull = errors.New("exec: the rows need more than one page")
 // such a lookup or its rows need more than one page: the query then runs
 // as any other, from the start.
 func (q *query) lookupInline(root plan.Node, pageSize int) (page, bool) {
-	g, ok := root.(*plan.Gather)
-	if q.only == nil || !ok || g.Frag.Index == nil || g.Frag.Index.Equals == nil {
+	if !inlineLookup(root, q.only) {
 		return page{}, false
 	}
-	frag := *g.Frag
+	frag := *root.(*plan.Gather).Frag
 	frag.Params = q.params
 	var p page
 	err := q.e.runFragment(q.ctx, &frag, q.only, nil, q.mem, func(b *Batch) error {

@@ -636,6 +636,23 @@ type Options struct {
 	Partitions []int32
 }
 
+// RunsInline reports whether Execute runs ph on its caller's goroutine:
+// an equality lookup in an index over given partitions
+// (Options.Partitions), whose rows a client asked each owner for. Its
+// work is bounded by a page of rows read from the index: when they fill
+// more than one page, the first is made on a goroutine of its own and
+// awaited. A server may run such a query where it reads its calls.
+func RunsInline(ph *plan.Physical, opts Options) bool {
+	return ph.Kind == "query" && inlineLookup(ph.Root, opts.Partitions)
+}
+
+// inlineLookup reports whether root, run over the partitions only, is a
+// lookup query.lookupInline runs.
+func inlineLookup(root plan.Node, only []int32) bool {
+	g, ok := root.(*plan.Gather)
+	return only != nil && ok && g.Frag.Index != nil && g.Frag.Index.Equals != nil
+}
+
 // Partitionable reports whether a plan's result is the union of the
 // results of its runs over disjoint sets of partitions: a query whose
 // rows come straight from one fragment that filters and projects

@@ -19,7 +19,11 @@ import (
 // check, so that a client's queries travel beside its map calls without
 // gRPC between them and the socket. Each call runs on a goroutine of its
 // own, as on the stream: an Execute waits for the fragments it sent to
-// other members and must not hold up the reader. At most
+// other members and must not hold up the reader. The exception is the
+// part of a query a client sent to each owner that is a lookup in an
+// index (exec.RunsInline): bounded by a page of rows, it runs on the
+// reader, like a map call, and its reply leaves with the other frames the
+// reader owes, in one write, without a goroutine to wake. At most
 // PipelineInFlight query calls run at once; a cancel stops the call it
 // names; a call over limits.max-message-size fails alone with TOO_LARGE.
 // The cursors the calls open belong to the connection and close when it
@@ -73,12 +77,18 @@ func (c *framedConn) query(f frame.Frame) bool {
 	if run, ok := c.admitCall(q.sem); !run {
 		return ok
 	}
+	if pre := c.s.queries.inlinePlan(q.ctx, call); pre != nil {
+		reply := c.s.queries.runCall(q.ctx, call, pre)
+		<-q.sem
+		c.calls.Done()
+		return c.replyLocal(reply)
+	}
 	ctx, stop := context.WithCancel(q.ctx)
 	q.mu.Lock()
 	q.running[call.CallId] = stop
 	q.mu.Unlock()
 	c.s.goQuery(func() {
-		reply := c.s.queries.runCall(ctx, call)
+		reply := c.s.queries.runCall(ctx, call, nil)
 		q.mu.Lock()
 		delete(q.running, call.CallId)
 		q.mu.Unlock()

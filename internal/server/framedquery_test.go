@@ -14,6 +14,8 @@ import (
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/frame"
 	"github.com/atolldb/atoll/internal/member"
+	"github.com/atolldb/atoll/internal/partset"
+	"github.com/atolldb/atoll/internal/store"
 	"github.com/atolldb/atoll/internal/testcluster"
 )
 
@@ -27,42 +29,12 @@ func TestFramedQueryCalls(t *testing.T) {
 	cluster := testcluster.Start(t, testcluster.InProcess, 1, testcluster.Options{Configure: func(c *member.Config) {
 		c.Limits.MaxMessageSize = 256 << 10
 	}})
-	nc, err := net.Dial("tcp", cluster.Addrs()[0])
-	require.NoError(t, err)
-	defer nc.Close()
-	require.NoError(t, nc.SetDeadline(time.Now().Add(time.Minute)))
-	hello, err := proto.Marshal(&pb.PipelineHello{ClusterName: "test", ClientUuid: make([]byte, 16)})
-	require.NoError(t, err)
-	_, err = nc.Write(frame.Append(append([]byte(nil), frame.Preamble...), frame.KindHello, hello))
-	require.NoError(t, err)
-	rd := frame.NewReader(nc, 64<<10, 1<<20, 1<<20)
-	f, err := rd.Next()
-	require.NoError(t, err)
-	welcome := &pb.PipelineWelcome{}
-	require.Equal(t, frame.KindHello, f.Kind)
-	require.NoError(t, proto.Unmarshal(f.Payload, welcome))
-	require.Nil(t, welcome.Error)
-	require.True(t, welcome.Queries, "the welcome offers query calls")
-
+	nc, rd := dialFramed(t, cluster.Addrs()[0])
 	sql := func(id uint64, stmt string, pageSize int32) []byte {
-		b, err := proto.Marshal(&pb.QueryCall{CallId: id, Op: &pb.QueryCall_Execute{Execute: &pb.ExecuteRequest{
-			Query: &pb.ExecuteRequest_Sql{Sql: stmt}, PageSize: pageSize}}})
-		require.NoError(t, err)
-		return frame.Append(nil, frame.KindQuery, b)
+		return sqlCall(t, id, stmt, pageSize, nil)
 	}
 	call := func(id uint64, stmt string) *pb.QueryReply {
-		t.Helper()
-		_, err := nc.Write(sql(id, stmt, 0))
-		require.NoError(t, err)
-		f, err := rd.Next()
-		require.NoError(t, err)
-		r := &pb.QueryReply{}
-		require.Equal(t, frame.KindQuery, f.Kind)
-		require.NoError(t, proto.Unmarshal(f.Payload, r))
-		rd.Release()
-		require.Equal(t, id, r.CallId)
-		require.Nil(t, r.Error, "%s", stmt)
-		return r
+		return runSQL(t, nc, rd, id, stmt)
 	}
 	call(1, `CREATE MAPPING q (__key INT, this VARCHAR) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='varchar')`)
 	call(2, `INSERT INTO q VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd'), (5, 'e')`)
@@ -71,7 +43,7 @@ func TestFramedQueryCalls(t *testing.T) {
 	out = append(out, sql(7, "SELECT '"+strings.Repeat("y", 300<<10)+"'", 0)...)
 	out = append(out, frame.Append(nil, frame.KindQuery, []byte{8, 9, 0x12, 0xff, 0xff})...) // id 9, then a broken field
 	out = append(out, sql(8, "SELECT __key FROM q", 2)...)
-	_, err = nc.Write(out)
+	_, err := nc.Write(out)
 	require.NoError(t, err)
 	replies := map[uint64]*pb.QueryReply{}
 	for len(replies) < 3 {
@@ -98,11 +70,118 @@ func TestFramedQueryCalls(t *testing.T) {
 	require.NoError(t, err)
 	_, err = nc.Write(frame.Append(nil, frame.KindQuery, b))
 	require.NoError(t, err)
-	f, err = rd.Next()
+	f, err := rd.Next()
 	require.NoError(t, err)
 	r := &pb.QueryReply{}
 	require.NoError(t, proto.Unmarshal(f.Payload, r))
 	require.Equal(t, uint64(10), r.CallId)
 	require.Nil(t, r.Error)
 	assert.Equal(t, int32(2), r.Result.GetPage().GetCount(), "the second page")
+}
+
+// TestFramedIndexLookupsRunOnReader: the part of a query a client sends
+// to an owner that is a lookup in an index runs where the connection's
+// frames are read, so its reply leaves before the answer to a ping read
+// after it. A query by partitions that scans runs as before. Both answer
+// their rows.
+func TestFramedIndexLookupsRunOnReader(t *testing.T) {
+	cluster := testcluster.Start(t, testcluster.InProcess, 1, testcluster.Options{})
+	nc, rd := dialFramed(t, cluster.Addrs()[0])
+	runSQL(t, nc, rd, 1, `CREATE MAPPING q (__key INT, this VARCHAR) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='varchar')`)
+	runSQL(t, nc, rd, 2, `INSERT INTO q VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd'), (5, 'e')`)
+	runSQL(t, nc, rd, 3, `CREATE INDEX qi ON q (this) TYPE SORTED`)
+	all := make([]int32, store.DefaultPartitionCount)
+	for i := range all {
+		all[i] = int32(i)
+	}
+	parts := partset.Append(nil, all)
+
+	// kinds returns the kinds of the next n frames, and the query replies
+	// among them.
+	kinds := func(n int) ([]byte, []*pb.QueryReply) {
+		var got []byte
+		var replies []*pb.QueryReply
+		for range n {
+			f, err := rd.Next()
+			require.NoError(t, err)
+			got = append(got, f.Kind)
+			if f.Kind == frame.KindQuery {
+				r := &pb.QueryReply{}
+				require.NoError(t, proto.Unmarshal(f.Payload, r))
+				require.Nil(t, r.Error)
+				replies = append(replies, r)
+			}
+			rd.Release()
+		}
+		return got, replies
+	}
+	for i := range 20 {
+		out := sqlCall(t, uint64(10+i), `SELECT __key FROM q WHERE this = 'c'`, 0, parts)
+		out = frame.Append(out, frame.KindPing, []byte("after"))
+		_, err := nc.Write(out)
+		require.NoError(t, err)
+		got, replies := kinds(2)
+		require.Equal(t, []byte{frame.KindQuery, frame.KindPong}, got, "the lookup's reply leaves before the pong")
+		assert.Equal(t, int32(1), replies[0].Result.GetPage().GetCount())
+	}
+
+	// A scan by partitions runs on a goroutine of its own, its reply
+	// before or after the pong.
+	out := sqlCall(t, 40, `SELECT __key FROM q WHERE this LIKE 'c%'`, 0, parts)
+	out = frame.Append(out, frame.KindPing, []byte("after"))
+	_, err := nc.Write(out)
+	require.NoError(t, err)
+	got, replies := kinds(2)
+	assert.ElementsMatch(t, []byte{frame.KindPong, frame.KindQuery}, got)
+	assert.Equal(t, int32(1), replies[0].Result.GetPage().GetCount())
+}
+
+// dialFramed opens a framed pipeline to a member and reads its welcome,
+// which must offer query calls.
+func dialFramed(t *testing.T, addr string) (net.Conn, *frame.Reader) {
+	t.Helper()
+	nc, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	t.Cleanup(func() { nc.Close() })
+	require.NoError(t, nc.SetDeadline(time.Now().Add(time.Minute)))
+	hello, err := proto.Marshal(&pb.PipelineHello{ClusterName: "test", ClientUuid: make([]byte, 16)})
+	require.NoError(t, err)
+	_, err = nc.Write(frame.Append(append([]byte(nil), frame.Preamble...), frame.KindHello, hello))
+	require.NoError(t, err)
+	rd := frame.NewReader(nc, 64<<10, 1<<20, 1<<20)
+	f, err := rd.Next()
+	require.NoError(t, err)
+	welcome := &pb.PipelineWelcome{}
+	require.Equal(t, frame.KindHello, f.Kind)
+	require.NoError(t, proto.Unmarshal(f.Payload, welcome))
+	require.Nil(t, welcome.Error)
+	require.True(t, welcome.Queries, "the welcome offers query calls")
+	rd.Release()
+	return nc, rd
+}
+
+// sqlCall returns the frame of a query call running stmt, over parts when
+// given (a partition set).
+func sqlCall(t *testing.T, id uint64, stmt string, pageSize int32, parts []byte) []byte {
+	b, err := proto.Marshal(&pb.QueryCall{CallId: id, Op: &pb.QueryCall_Execute{Execute: &pb.ExecuteRequest{
+		Query: &pb.ExecuteRequest_Sql{Sql: stmt}, PageSize: pageSize, Partitions: parts}}})
+	require.NoError(t, err)
+	return frame.Append(nil, frame.KindQuery, b)
+}
+
+// runSQL runs stmt as call id and returns its reply, which must not be
+// an error.
+func runSQL(t *testing.T, nc net.Conn, rd *frame.Reader, id uint64, stmt string) *pb.QueryReply {
+	t.Helper()
+	_, err := nc.Write(sqlCall(t, id, stmt, 0, nil))
+	require.NoError(t, err)
+	f, err := rd.Next()
+	require.NoError(t, err)
+	r := &pb.QueryReply{}
+	require.Equal(t, frame.KindQuery, f.Kind)
+	require.NoError(t, proto.Unmarshal(f.Payload, r))
+	rd.Release()
+	require.Equal(t, id, r.CallId)
+	require.Nil(t, r.Error, "%s", stmt)
+	return r
 }

@@ -92,7 +92,37 @@ func (s *Server) queryConfig() (*QueryConfig, error) {
 // Execute plans and starts a query and returns its first page. The query
 // runs under the pprof label kind=sql or kind=predicate (here, in its
 // fragments on every member, and in profiles), and is timed by kind.
-func (q *queryService) Execute(ctx context.Context, r *pb.ExecuteRequest) (resp *pb.ExecuteResponse, err error) {
+func (q *queryService) Execute(ctx context.Context, r *pb.ExecuteRequest) (*pb.ExecuteResponse, error) {
+	return q.execute(ctx, r, nil)
+}
+
+// plannedExecute is an Execute request planned: its plan, its parameter
+// values and the partitions it runs over (nil: all).
+type plannedExecute struct {
+	ph     *plan.Physical
+	params []expr.Value
+	parts  []int32
+}
+
+// inlinePlan returns the plan of a query call the framed reader may run
+// itself (exec.RunsInline: an index lookup over some of this member's
+// partitions), or nil. A call it cannot plan is left to run, and fail,
+// where calls run.
+func (q *queryService) inlinePlan(ctx context.Context, call *pb.QueryCall) *plannedExecute {
+	r := call.GetExecute()
+	qc := q.s.cfg.Query
+	if r == nil || len(r.Partitions) == 0 || r.Explain || qc == nil {
+		return nil
+	}
+	pe, err := q.planExecute(ctx, qc, r)
+	if err != nil || !exec.RunsInline(pe.ph, exec.Options{Partitions: pe.parts}) {
+		return nil
+	}
+	return &pe
+}
+
+// execute runs Execute; pre, when not nil, is r planned.
+func (q *queryService) execute(ctx context.Context, r *pb.ExecuteRequest, pre *plannedExecute) (resp *pb.ExecuteResponse, err error) {
 	qc, err := q.s.queryConfig()
 	if err != nil {
 		return nil, err
@@ -113,40 +143,14 @@ func (q *queryService) Execute(ctx context.Context, r *pb.ExecuteRequest) (resp 
 			}
 		}()
 	}
-	parts, err := q.s.executePartitions(r.Partitions)
-	if err != nil {
-		return nil, err
-	}
-	if len(r.Params) > maxParams {
-		return nil, &TooLargeError{Op: "execute", What: "request", Size: len(r.Params), Limit: maxParams, Unit: "parameters"}
-	}
-	params := make([]expr.Value, len(r.Params))
-	types := make([]expr.Type, len(r.Params))
-	for i, p := range r.Params {
-		if params[i], err = plan.ValueFromProto(p); err != nil {
-			return nil, plan.Errorf("parameter %d: %v", i+1, err)
-		}
-		types[i] = params[i].T
-	}
-	// Planning (constant folding included) runs under the call and the
-	// query's timeout.
-	pctx := ctx
-	if r.TimeoutMs > 0 {
-		pctx = plan.WithBuildTimeout(ctx, time.Duration(r.TimeoutMs)*time.Millisecond)
-	}
-	var ph *plan.Physical
-	switch x := r.Query.(type) {
-	case *pb.ExecuteRequest_Sql:
-		if ph, err = qc.SQL.Plan(pctx, x.Sql, types); err != nil {
+	if pre == nil {
+		pe, err := q.planExecute(ctx, qc, r)
+		if err != nil {
 			return nil, err
 		}
-	case *pb.ExecuteRequest_Predicate:
-		if ph, params, err = qc.Predicates.Plan(pctx, x.Predicate); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, invalid("execute request carries no statement")
+		pre = &pe
 	}
+	ph := pre.ph
 	_, isSQL := r.Query.(*pb.ExecuteRequest_Sql)
 	if err := q.s.access.authorizeStatement(ctx, ph, isSQL, q.mappingMap); err != nil {
 		return nil, err
@@ -154,8 +158,8 @@ func (q *queryService) Execute(ctx context.Context, r *pb.ExecuteRequest) (resp 
 	if r.Explain && ph.Kind != "explain" {
 		ph = &plan.Physical{Root: &plan.Explain{Input: ph.Root}, Kind: "explain", ParamTypes: ph.ParamTypes}
 	}
-	opts := exec.Options{PageSize: int(r.PageSize), Timeout: time.Duration(r.TimeoutMs) * time.Millisecond, Session: q.session(ctx), Partitions: parts}
-	res, err := qc.Engine.Execute(ctx, ph, params, opts)
+	opts := exec.Options{PageSize: int(r.PageSize), Timeout: time.Duration(r.TimeoutMs) * time.Millisecond, Session: q.session(ctx), Partitions: pre.parts}
+	res, err := qc.Engine.Execute(ctx, ph, pre.params, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -164,6 +168,38 @@ func (q *queryService) Execute(ctx context.Context, r *pb.ExecuteRequest) (resp 
 		out.Columns = append(out.Columns, &pb.Column{Name: c.Name, Type: pb.SqlType(c.Type), Nullable: true})
 	}
 	return out, nil
+}
+
+// planExecute plans r: its statement or predicate, its parameters and
+// its partitions. Planning (constant folding included) runs under ctx and
+// the query's timeout.
+func (q *queryService) planExecute(ctx context.Context, qc *QueryConfig, r *pb.ExecuteRequest) (pe plannedExecute, err error) {
+	if pe.parts, err = q.s.executePartitions(r.Partitions); err != nil {
+		return pe, err
+	}
+	if len(r.Params) > maxParams {
+		return pe, &TooLargeError{Op: "execute", What: "request", Size: len(r.Params), Limit: maxParams, Unit: "parameters"}
+	}
+	pe.params = make([]expr.Value, len(r.Params))
+	types := make([]expr.Type, len(r.Params))
+	for i, p := range r.Params {
+		if pe.params[i], err = plan.ValueFromProto(p); err != nil {
+			return pe, plan.Errorf("parameter %d: %v", i+1, err)
+		}
+		types[i] = pe.params[i].T
+	}
+	if r.TimeoutMs > 0 {
+		ctx = plan.WithBuildTimeout(ctx, time.Duration(r.TimeoutMs)*time.Millisecond)
+	}
+	switch x := r.Query.(type) {
+	case *pb.ExecuteRequest_Sql:
+		pe.ph, err = qc.SQL.Plan(ctx, x.Sql, types)
+	case *pb.ExecuteRequest_Predicate:
+		pe.ph, pe.params, err = qc.Predicates.Plan(ctx, x.Predicate)
+	default:
+		err = invalid("execute request carries no statement")
+	}
+	return pe, err
 }
 
 // executePartitions returns the partitions an Execute names (nil for a
@@ -356,7 +392,7 @@ loop:
 					runningMu.Unlock()
 					stop()
 				}()
-				send(q.runCall(cctx, call))
+				send(q.runCall(cctx, call, nil))
 			})
 		}
 	}
@@ -387,7 +423,8 @@ func (s *Server) goQuery(fn func()) {
 var queryCallOp = (&pb.QueryCall{}).ProtoReflect().Descriptor().Oneofs().ByName("op")
 
 // runCall runs one pipelined call, turning a panic into an internal error.
-func (q *queryService) runCall(ctx context.Context, call *pb.QueryCall) (reply *pb.QueryReply) {
+// An Execute uses pre, when not nil, as its plan (see inlinePlan).
+func (q *queryService) runCall(ctx context.Context, call *pb.QueryCall, pre *plannedExecute) (reply *pb.QueryReply) {
 	reply = &pb.QueryReply{CallId: call.CallId}
 	defer func() {
 		if p := recover(); p != nil {
@@ -405,7 +442,7 @@ func (q *queryService) runCall(ctx context.Context, call *pb.QueryCall) (reply *
 	}
 	switch op := call.Op.(type) {
 	case *pb.QueryCall_Execute:
-		res, err = q.Execute(ctx, op.Execute)
+		res, err = q.execute(ctx, op.Execute, pre)
 	case *pb.QueryCall_Fetch:
 		res, err = q.Fetch(ctx, op.Fetch)
 	case *pb.QueryCall_Close:
