@@ -36,9 +36,14 @@ func attributeOf(e Expr, others ...Expr) (string, bool) {
 // owns it.
 type operand struct {
 	attr string
-	done [List + 1]bool
-	val  [List + 1]Value
-	err  [List + 1]error
+	conv *[List + 1]conversion // by type, made at the first conversion
+}
+
+// conversion is the constant converted to one type, or why it cannot be.
+type conversion struct {
+	done bool
+	val  Value
+	err  error
 }
 
 // to returns k converted to type t.
@@ -46,14 +51,18 @@ func (o *operand) to(t Type, k Value) (Value, error) {
 	if k.T == t || t > List {
 		return k, nil
 	}
-	if !o.done[t] {
-		o.val[t], o.err[t] = convertOperand(t, k)
-		if o.err[t] != nil {
-			o.err[t] = evalErr("predicate on attribute %s: cannot convert %s (%s) to %s, the type of its values", o.attr, truncate(k.SQLLiteral()), k.T, t)
-		}
-		o.done[t] = true
+	if o.conv == nil {
+		o.conv = new([List + 1]conversion)
 	}
-	return o.val[t], o.err[t]
+	c := &o.conv[t]
+	if !c.done {
+		c.val, c.err = convertOperand(t, k)
+		if c.err != nil {
+			c.err = evalErr("predicate on attribute %s: cannot convert %s (%s) to %s, the type of its values", o.attr, truncate(k.SQLLiteral()), k.T, t)
+		}
+		c.done = true
+	}
+	return c.val, c.err
 }
 
 // convertOperand converts k for a comparison with values of type t, or
