@@ -77,7 +77,8 @@ func (c *framedConn) query(f frame.Frame) bool {
 	if run, ok := c.admitCall(q.sem); !run {
 		return ok
 	}
-	if pre := c.s.queries.inlinePlan(q.ctx, call); pre != nil {
+	pre, inline := c.s.queries.planByPartitions(q.ctx, call)
+	if inline {
 		reply := c.s.queries.runCall(q.ctx, call, pre)
 		<-q.sem
 		c.calls.Done()
@@ -88,7 +89,7 @@ func (c *framedConn) query(f frame.Frame) bool {
 	q.running[call.CallId] = stop
 	q.mu.Unlock()
 	c.s.goQuery(func() {
-		reply := c.s.queries.runCall(ctx, call, nil)
+		reply := c.s.queries.runCall(ctx, call, pre)
 		q.mu.Lock()
 		delete(q.running, call.CallId)
 		q.mu.Unlock()

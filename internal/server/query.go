@@ -104,21 +104,23 @@ type plannedExecute struct {
 	parts  []int32
 }
 
-// inlinePlan returns the plan of a query call the framed reader may run
-// itself (exec.RunsInline: an index lookup over some of this member's
-// partitions), or nil. A call it cannot plan is left to run, and fail,
-// where calls run.
-func (q *queryService) inlinePlan(ctx context.Context, call *pb.QueryCall) *plannedExecute {
+// planByPartitions plans a query call that runs over some of this
+// member's partitions (the part of a query a client sends each owner),
+// for the framed reader: inline reports a plan the reader may run itself
+// (exec.RunsInline: an index lookup). It returns nil for other calls and
+// for a call it cannot plan, which is planned again, and fails, where it
+// runs.
+func (q *queryService) planByPartitions(ctx context.Context, call *pb.QueryCall) (pre *plannedExecute, inline bool) {
 	r := call.GetExecute()
 	qc := q.s.cfg.Query
 	if r == nil || len(r.Partitions) == 0 || r.Explain || qc == nil {
-		return nil
+		return nil, false
 	}
 	pe, err := q.planExecute(ctx, qc, r)
-	if err != nil || !exec.RunsInline(pe.ph, exec.Options{Partitions: pe.parts}) {
-		return nil
+	if err != nil {
+		return nil, false
 	}
-	return &pe
+	return &pe, exec.RunsInline(pe.ph, exec.Options{Partitions: pe.parts})
 }
 
 // execute runs Execute; pre, when not nil, is r planned.
@@ -423,7 +425,7 @@ func (s *Server) goQuery(fn func()) {
 var queryCallOp = (&pb.QueryCall{}).ProtoReflect().Descriptor().Oneofs().ByName("op")
 
 // runCall runs one pipelined call, turning a panic into an internal error.
-// An Execute uses pre, when not nil, as its plan (see inlinePlan).
+// An Execute uses pre, when not nil, as its plan (see planByPartitions).
 func (q *queryService) runCall(ctx context.Context, call *pb.QueryCall, pre *plannedExecute) (reply *pb.QueryReply) {
 	reply = &pb.QueryReply{CallId: call.CallId}
 	defer func() {
