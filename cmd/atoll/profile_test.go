@@ -24,10 +24,11 @@ import (
 )
 
 // Frames of query execution, as they appear in profiles: the scan of a
-// partition by a fragment's worker, and the query service's Execute.
+// partition by a fragment's worker, and the query service's execute
+// (behind its Execute and the calls of both pipelines).
 const (
 	scanFrame    = "github.com/atolldb/atoll/internal/exec.(*worker).partition"
-	executeFrame = "github.com/atolldb/atoll/internal/server.(*queryService).Execute"
+	executeFrame = "github.com/atolldb/atoll/internal/server.(*queryService).execute"
 )
 
 // queryLoad runs queries over the map "profiled" until ctx ends: sqlShare

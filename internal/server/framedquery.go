@@ -21,9 +21,10 @@ import (
 // own, as on the stream: an Execute waits for the fragments it sent to
 // other members and must not hold up the reader. The exception is the
 // part of a query a client sent to each owner that is a lookup in an
-// index (exec.RunsInline): bounded by a page of rows, it runs on the
-// reader, like a map call, and its reply leaves with the other frames the
-// reader owes, in one write, without a goroutine to wake. At most
+// index (exec.RunsInline) whose plan is cached: bounded by a page of
+// rows, it runs on the reader, like a map call, and its reply leaves with
+// the other frames the reader owes, in one write, without a goroutine to
+// wake. At most
 // PipelineInFlight query calls run at once; a cancel stops the call it
 // names; a call over limits.max-message-size fails alone with TOO_LARGE.
 // The cursors the calls open belong to the connection and close when it
@@ -77,7 +78,7 @@ func (c *framedConn) query(f frame.Frame) bool {
 	if run, ok := c.admitCall(q.sem); !run {
 		return ok
 	}
-	pre, inline := c.s.queries.planByPartitions(q.ctx, call)
+	pre, inline := c.s.queries.planByPartitions(call)
 	if inline {
 		reply := c.s.queries.runCall(q.ctx, call, pre)
 		<-q.sem

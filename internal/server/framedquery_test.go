@@ -81,9 +81,9 @@ func TestFramedQueryCalls(t *testing.T) {
 
 // TestFramedIndexLookupsRunOnReader: the part of a query a client sends
 // to an owner that is a lookup in an index runs where the connection's
-// frames are read, so its reply leaves before the answer to a ping read
-// after it. A query by partitions that scans runs as before. Both answer
-// their rows.
+// frames are read, once its plan is cached, so its reply leaves before
+// the answer to a ping read after it. A query by partitions that scans
+// runs as before. Both answer their rows.
 func TestFramedIndexLookupsRunOnReader(t *testing.T) {
 	cluster := testcluster.Start(t, testcluster.InProcess, 1, testcluster.Options{})
 	nc, rd := dialFramed(t, cluster.Addrs()[0])
@@ -115,14 +115,28 @@ func TestFramedIndexLookupsRunOnReader(t *testing.T) {
 		}
 		return got, replies
 	}
-	for i := range 20 {
-		out := sqlCall(t, uint64(10+i), `SELECT __key FROM q WHERE this = 'c'`, 0, parts)
+	// lookup sends a lookup and a ping in one write and returns the kinds
+	// of the two frames that answer them.
+	id := uint64(10)
+	lookup := func() []byte {
+		id++
+		out := sqlCall(t, id, `SELECT __key FROM q WHERE this = 'c'`, 0, parts)
 		out = frame.Append(out, frame.KindPing, []byte("after"))
 		_, err := nc.Write(out)
 		require.NoError(t, err)
 		got, replies := kinds(2)
-		require.Equal(t, []byte{frame.KindQuery, frame.KindPong}, got, "the lookup's reply leaves before the pong")
+		require.Len(t, replies, 1)
 		assert.Equal(t, int32(1), replies[0].Result.GetPage().GetCount())
+		return got
+	}
+	// The reader plans nothing: the first lookup is planned where calls
+	// run, and the plan cache shows a plan shortly after it is put.
+	deadline := time.Now().Add(30 * time.Second)
+	for lookup()[0] != frame.KindQuery {
+		require.True(t, time.Now().Before(deadline), "no lookup ran on the reader")
+	}
+	for range 20 {
+		require.Equal(t, []byte{frame.KindQuery, frame.KindPong}, lookup(), "the lookup's reply leaves before the pong")
 	}
 
 	// A scan by partitions runs on a goroutine of its own, its reply

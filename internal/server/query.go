@@ -6,6 +6,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/pprof"
 	"sync"
@@ -104,19 +105,21 @@ type plannedExecute struct {
 	parts  []int32
 }
 
-// planByPartitions plans a query call that runs over some of this
-// member's partitions (the part of a query a client sends each owner),
-// for the framed reader: inline reports a plan the reader may run itself
-// (exec.RunsInline: an index lookup). It returns nil for other calls and
-// for a call it cannot plan, which is planned again, and fails, where it
-// runs.
-func (q *queryService) planByPartitions(ctx context.Context, call *pb.QueryCall) (pre *plannedExecute, inline bool) {
+// planByPartitions returns, for the framed reader, the cached plan of a
+// query call that runs over some of this member's partitions (the part
+// of a query a client sends each owner); inline reports a plan the reader
+// may run itself (exec.RunsInline: an index lookup). It plans nothing: a
+// statement seen for the first time may take long to plan (constant
+// folding), which must not hold up the reader and must stop when the
+// call is cancelled. It returns nil for other calls and for a call whose
+// plan is not cached; they are planned where they run.
+func (q *queryService) planByPartitions(call *pb.QueryCall) (pre *plannedExecute, inline bool) {
 	r := call.GetExecute()
 	qc := q.s.cfg.Query
 	if r == nil || len(r.Partitions) == 0 || r.Explain || qc == nil {
 		return nil, false
 	}
-	pe, err := q.planExecute(ctx, qc, r)
+	pe, err := q.planExecute(context.Background(), qc, r, true)
 	if err != nil {
 		return nil, false
 	}
@@ -146,7 +149,7 @@ func (q *queryService) execute(ctx context.Context, r *pb.ExecuteRequest, pre *p
 		}()
 	}
 	if pre == nil {
-		pe, err := q.planExecute(ctx, qc, r)
+		pe, err := q.planExecute(ctx, qc, r, false)
 		if err != nil {
 			return nil, err
 		}
@@ -172,10 +175,14 @@ func (q *queryService) execute(ctx context.Context, r *pb.ExecuteRequest, pre *p
 	return out, nil
 }
 
+// errNotCached: a plan asked for from the cache only is not there.
+var errNotCached = errors.New("server: the plan is not cached")
+
 // planExecute plans r: its statement or predicate, its parameters and
 // its partitions. Planning (constant folding included) runs under ctx and
-// the query's timeout.
-func (q *queryService) planExecute(ctx context.Context, qc *QueryConfig, r *pb.ExecuteRequest) (pe plannedExecute, err error) {
+// the query's timeout. cachedOnly takes the plan from the plan cache or
+// fails with errNotCached.
+func (q *queryService) planExecute(ctx context.Context, qc *QueryConfig, r *pb.ExecuteRequest, cachedOnly bool) (pe plannedExecute, err error) {
 	if pe.parts, err = q.s.executePartitions(r.Partitions); err != nil {
 		return pe, err
 	}
@@ -190,16 +197,28 @@ func (q *queryService) planExecute(ctx context.Context, qc *QueryConfig, r *pb.E
 		}
 		types[i] = pe.params[i].T
 	}
-	if r.TimeoutMs > 0 {
+	if r.TimeoutMs > 0 && !cachedOnly {
 		ctx = plan.WithBuildTimeout(ctx, time.Duration(r.TimeoutMs)*time.Millisecond)
 	}
+	cached := true
 	switch x := r.Query.(type) {
 	case *pb.ExecuteRequest_Sql:
-		pe.ph, err = qc.SQL.Plan(ctx, x.Sql, types)
+		if cachedOnly {
+			pe.ph, cached = qc.SQL.Cached(x.Sql, types)
+		} else {
+			pe.ph, err = qc.SQL.Plan(ctx, x.Sql, types)
+		}
 	case *pb.ExecuteRequest_Predicate:
-		pe.ph, pe.params, err = qc.Predicates.Plan(ctx, x.Predicate)
+		if cachedOnly {
+			pe.ph, pe.params, cached = qc.Predicates.Cached(x.Predicate)
+		} else {
+			pe.ph, pe.params, err = qc.Predicates.Plan(ctx, x.Predicate)
+		}
 	default:
 		err = invalid("execute request carries no statement")
+	}
+	if err == nil && !cached {
+		err = errNotCached
 	}
 	return pe, err
 }

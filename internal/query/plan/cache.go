@@ -56,6 +56,16 @@ func Key(kind, text string, params []expr.Type, version uint64) string {
 
 // Get returns the plan cached under key for the catalog version.
 func (c *Cache) Get(key string, version uint64) (*Physical, bool) {
+	p, ok := c.Peek(key, version)
+	if !ok && c != nil {
+		c.misses.Add(1)
+	}
+	return p, ok
+}
+
+// Peek is Get for a caller that leaves a plan not cached to be made
+// elsewhere: a hit counts, a miss is left for the planning to count.
+func (c *Cache) Peek(key string, version uint64) (*Physical, bool) {
 	if c == nil {
 		return nil, false
 	}
@@ -63,8 +73,6 @@ func (c *Cache) Get(key string, version uint64) (*Physical, bool) {
 	p, ok := c.c.Get(key)
 	if ok {
 		c.hits.Add(1)
-	} else {
-		c.misses.Add(1)
 	}
 	return p, ok
 }

@@ -30,22 +30,10 @@ type Planner struct {
 // the timeout it carries (plan.WithBuildTimeout) passes, with that
 // context's error.
 func (p *Planner) Plan(ctx context.Context, q *pb.PredicateQuery) (*plan.Physical, []expr.Value, error) {
-	if q == nil || q.Map == "" {
-		return nil, nil, plan.Errorf("predicate query names no map")
-	}
-	c := &conv{q: q}
-	if err := c.run(); err != nil {
+	c, key, version, err := p.cacheKey(q)
+	if err != nil {
 		return nil, nil, err
 	}
-	var version uint64
-	if p.Catalog != nil {
-		version = p.Catalog.Version()
-	}
-	types := make([]expr.Type, len(c.params))
-	for i, v := range c.params {
-		types[i] = v.T
-	}
-	key := plan.Key("predicate", c.key.String(), types, version)
 	if ph, ok := p.Cache.Get(key, version); ok {
 		return ph, c.params, nil
 	}
@@ -55,12 +43,50 @@ func (p *Planner) Plan(ctx context.Context, q *pb.PredicateQuery) (*plan.Physica
 	}
 	bctx, cancel := plan.BuildContext(ctx)
 	defer cancel()
-	ph := plan.Build(bctx, b.root, p.Catalog, types, "query", plan.Options{})
+	ph := plan.Build(bctx, b.root, p.Catalog, c.paramTypes(), "query", plan.Options{})
 	if err := bctx.Err(); err != nil {
 		return nil, nil, err // a plan whose folding stopped short is not cached
 	}
 	p.Cache.Put(key, version, ph)
 	return ph, c.params, nil
+}
+
+// Cached returns the plan of q and its parameter values when the plan is
+// cached, without planning it: for a caller that must not spend long on
+// a query it has not seen.
+func (p *Planner) Cached(q *pb.PredicateQuery) (*plan.Physical, []expr.Value, bool) {
+	c, key, version, err := p.cacheKey(q)
+	if err != nil {
+		return nil, nil, false
+	}
+	ph, ok := p.Cache.Peek(key, version)
+	return ph, c.params, ok
+}
+
+// cacheKey walks q for its plan cache key and parameter values, and
+// returns them with the catalog version the key is for.
+func (p *Planner) cacheKey(q *pb.PredicateQuery) (*conv, string, uint64, error) {
+	if q == nil || q.Map == "" {
+		return nil, "", 0, plan.Errorf("predicate query names no map")
+	}
+	c := &conv{q: q}
+	if err := c.run(); err != nil {
+		return nil, "", 0, err
+	}
+	var version uint64
+	if p.Catalog != nil {
+		version = p.Catalog.Version()
+	}
+	return c, plan.Key("predicate", c.key.String(), c.paramTypes(), version), version, nil
+}
+
+// paramTypes returns the types of the parameter values c collected.
+func (c *conv) paramTypes() []expr.Type {
+	types := make([]expr.Type, len(c.params))
+	for i, v := range c.params {
+		types[i] = v.T
+	}
+	return types
 }
 
 // conv walks a predicate query. Without build it only writes the cache

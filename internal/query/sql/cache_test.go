@@ -60,3 +60,41 @@ func TestCatalogReplay(t *testing.T) {
 	require.Len(t, b.Indexes("x"), 1, "the replayed catalog's indexes")
 	require.Len(t, a.Snapshot(), 2)
 }
+
+// TestCachedPlans: Cached returns a statement's plan only once Plan has
+// cached it, without planning, and counts no miss; a new catalog version
+// leaves nothing cached.
+func TestCachedPlans(t *testing.T) {
+	cat := catalog.New()
+	cache, err := plan.NewCache(100)
+	require.NoError(t, err)
+	defer cache.Close()
+	p := NewPlanner(cat, cache)
+	ddl, err := p.Plan(context.Background(), `CREATE MAPPING m (__key INT, v BIGINT) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='json-flat')`, nil)
+	require.NoError(t, err)
+	require.NoError(t, cat.PutMapping(ddl.Root.(*plan.CreateMapping).Mapping, false, false))
+	const stmt = "SELECT __key FROM m WHERE v = ?"
+	types := []expr.Type{expr.BigInt}
+
+	_, before := cache.Stats()
+	_, ok := p.Cached(stmt, types)
+	require.False(t, ok, "a statement never planned")
+	_, after := cache.Stats()
+	require.Equal(t, before, after, "Cached counts no miss")
+	_, ok = p.Cached("  ", types)
+	require.False(t, ok, "an empty statement")
+
+	planned, err := p.Plan(context.Background(), stmt, types)
+	require.NoError(t, err)
+	cache.Wait()
+	got, ok := p.Cached(" SELECT __key FROM m\n WHERE v = ? ;", types)
+	require.True(t, ok, "the same statement, normalized")
+	require.Same(t, planned, got)
+	_, ok = p.Cached(stmt, []expr.Type{expr.Varchar})
+	require.False(t, ok, "other parameter types")
+
+	_, err = cat.AddIndex(plan.IndexInfo{Name: "m_v", Map: "m", Type: plan.IndexHash, Attribute: "v"}, false)
+	require.NoError(t, err)
+	_, ok = p.Cached(stmt, types)
+	require.False(t, ok, "a plan of an older catalog")
+}

@@ -78,15 +78,10 @@ func Normalize(s string) string {
 // Planning stops when ctx ends, or when the timeout it carries
 // (plan.WithBuildTimeout) passes, with that context's error.
 func (p *Planner) Plan(ctx context.Context, stmt string, paramTypes []expr.Type) (*plan.Physical, error) {
-	text := Normalize(stmt)
-	if text == "" {
+	key, version, ok := p.cacheKey(stmt, paramTypes)
+	if !ok {
 		return nil, plan.Errorf("empty statement")
 	}
-	var version uint64
-	if p.Catalog != nil {
-		version = p.Catalog.Version()
-	}
-	key := plan.Key("sql", text, paramTypes, version)
 	if ph, ok := p.Cache.Get(key, version); ok && !plan.Stale(ph, p.Options.Stats) {
 		return ph, nil
 	}
@@ -113,6 +108,35 @@ func (p *Planner) Plan(ctx context.Context, stmt string, paramTypes []expr.Type)
 		p.Cache.Put(key, version, ph)
 	}
 	return ph, nil
+}
+
+// Cached returns the plan of stmt when it is cached and not stale,
+// without planning it: for a caller that must not spend long on a
+// statement it has not seen.
+func (p *Planner) Cached(stmt string, paramTypes []expr.Type) (*plan.Physical, bool) {
+	key, version, ok := p.cacheKey(stmt, paramTypes)
+	if !ok {
+		return nil, false
+	}
+	ph, ok := p.Cache.Peek(key, version)
+	if !ok || plan.Stale(ph, p.Options.Stats) {
+		return nil, false
+	}
+	return ph, true
+}
+
+// cacheKey returns the plan cache's key of stmt and the catalog version
+// it is for; false for an empty statement.
+func (p *Planner) cacheKey(stmt string, paramTypes []expr.Type) (string, uint64, bool) {
+	text := Normalize(stmt)
+	if text == "" {
+		return "", 0, false
+	}
+	var version uint64
+	if p.Catalog != nil {
+		version = p.Catalog.Version()
+	}
+	return plan.Key("sql", text, paramTypes, version), version, true
 }
 
 var syntaxPos = regexp.MustCompile(`at position (\d+)(?: near '((?:[^']|'')*)')?`)
