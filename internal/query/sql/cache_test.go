@@ -14,14 +14,7 @@ import (
 // TestPlanCache checks that plans are reused for the same normalized
 // statement and parameter types, and not after a mapping or index change.
 func TestPlanCache(t *testing.T) {
-	cat := catalog.New()
-	cache, err := plan.NewCache(100)
-	require.NoError(t, err)
-	defer cache.Close()
-	p := NewPlanner(cat, cache)
-	ddl, err := p.Plan(context.Background(), `CREATE MAPPING m (__key INT, v BIGINT) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='json-flat')`, nil)
-	require.NoError(t, err)
-	require.NoError(t, cat.PutMapping(ddl.Root.(*plan.CreateMapping).Mapping, false, false))
+	p, cat, cache := mappedPlanner(t)
 	q := func(s string, types ...expr.Type) *plan.Physical {
 		ph, err := p.Plan(context.Background(), s, types)
 		require.NoError(t, err)
@@ -31,7 +24,7 @@ func TestPlanCache(t *testing.T) {
 	a := q("SELECT __key FROM m WHERE v = ?", expr.BigInt)
 	require.Same(t, a, q("  SELECT __key\n FROM m   WHERE v = ? ;", expr.BigInt), "the same normalized statement is planned once")
 	require.NotSame(t, a, q("SELECT __key FROM m WHERE v = ?", expr.Varchar), "other parameter types get their own plan")
-	_, err = cat.AddIndex(plan.IndexInfo{Name: "m_v", Map: "m", Type: plan.IndexHash, Attribute: "v"}, false)
+	_, err := cat.AddIndex(plan.IndexInfo{Name: "m_v", Map: "m", Type: plan.IndexHash, Attribute: "v"}, false)
 	require.NoError(t, err)
 	d := q("SELECT __key FROM m WHERE v = ?", expr.BigInt)
 	require.NotSame(t, a, d, "a new index replaces the plan")
@@ -65,14 +58,7 @@ func TestCatalogReplay(t *testing.T) {
 // cached it, without planning, and counts no miss; a new catalog version
 // leaves nothing cached.
 func TestCachedPlans(t *testing.T) {
-	cat := catalog.New()
-	cache, err := plan.NewCache(100)
-	require.NoError(t, err)
-	defer cache.Close()
-	p := NewPlanner(cat, cache)
-	ddl, err := p.Plan(context.Background(), `CREATE MAPPING m (__key INT, v BIGINT) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='json-flat')`, nil)
-	require.NoError(t, err)
-	require.NoError(t, cat.PutMapping(ddl.Root.(*plan.CreateMapping).Mapping, false, false))
+	p, cat, cache := mappedPlanner(t)
 	const stmt = "SELECT __key FROM m WHERE v = ?"
 	types := []expr.Type{expr.BigInt}
 
@@ -97,4 +83,18 @@ func TestCachedPlans(t *testing.T) {
 	require.NoError(t, err)
 	_, ok = p.Cached(stmt, types)
 	require.False(t, ok, "a plan of an older catalog")
+}
+
+// mappedPlanner returns a planner with a plan cache and a catalog that
+// holds the mapping m (__key INT, v BIGINT).
+func mappedPlanner(t *testing.T) (*Planner, *catalog.Local, *plan.Cache) {
+	cat := catalog.New()
+	cache, err := plan.NewCache(100)
+	require.NoError(t, err)
+	t.Cleanup(cache.Close)
+	p := NewPlanner(cat, cache)
+	ddl, err := p.Plan(context.Background(), `CREATE MAPPING m (__key INT, v BIGINT) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='json-flat')`, nil)
+	require.NoError(t, err)
+	require.NoError(t, cat.PutMapping(ddl.Root.(*plan.CreateMapping).Mapping, false, false))
+	return p, cat, cache
 }
