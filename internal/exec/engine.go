@@ -636,14 +636,25 @@ type Options struct {
 	Partitions []int32
 }
 
-// RunsInline reports whether Execute runs ph on its caller's goroutine:
-// an equality lookup in an index over given partitions
-// (Options.Partitions), whose rows a client asked each owner for. Its
-// work is bounded by a page of rows read from the index: when they fill
-// more than one page, the first is made on a goroutine of its own and
-// awaited. A server may run such a query where it reads its calls.
-func RunsInline(ph *plan.Physical, opts Options) bool {
-	return ph.Kind == "query" && inlineLookup(ph.Root, opts.Partitions)
+// RunsInline reports whether Execute runs ph on its caller's goroutine
+// with bounded work: an equality lookup over given partitions
+// (Options.Partitions), whose rows a client asked each owner for, in an
+// index this member has built, with every index of the catalog in
+// place. It reads a page of rows from the index: when they fill more than
+// one page, the first is made on a goroutine of its own and awaited. A
+// server may run such a query where it reads its calls; a lookup that
+// would first build an index, or scan for want of one, is not such a
+// query.
+func (e *Engine) RunsInline(ph *plan.Physical, opts Options) bool {
+	if ph.Kind != "query" || !inlineLookup(ph.Root, opts.Partitions) {
+		return false
+	}
+	if e.cfg.Catalog != nil && e.synced.Load() != e.cfg.Catalog.Version() {
+		return false
+	}
+	f := ph.Root.(*plan.Gather).Frag
+	st, ok := e.cfg.Maps.Lookup(f.Map)
+	return ok && e.indexes.lookup(f.Map, f.Index.Index.Name, st) != nil
 }
 
 // inlineLookup reports whether root, run over the partitions only, is a

@@ -146,3 +146,61 @@ func TestExecuteByPartitions(t *testing.T) {
 		t.Fatalf("%d cursors left", f.e.Cursors())
 	}
 }
+
+// TestRunsInline: a query runs on its caller's goroutine with bounded
+// work (RunsInline) only when it is an equality lookup by partitions in
+// an index built here, with the catalog's indexes in place: not a scan,
+// not a range, not a query over all partitions, not while a catalog
+// change has not reached the engine (the lookup would build an index
+// first).
+func TestRunsInline(t *testing.T) {
+	f := newIndexFixture(t)
+	for k := int32(0); k < 50; k++ {
+		f.set(k, k%7, "s", store.Expiry{})
+	}
+	build := func(op, attr string) *plan.Physical {
+		scan := &plan.Scan{Table: "m", Map: "m", Cols: []plan.ScanCol{{Path: "__key", Type: expr.BigInt}, {Path: attr}},
+			Project: []expr.Expr{&expr.Col{Index: 0, Name: "__key", T: expr.BigInt}}, Names: []string{"__key"},
+			Filter: expr.NewCall(op, expr.Boolean, &expr.Col{Index: 1, Name: attr}, &expr.Param{Index: 0, T: expr.Integer})}
+		return plan.Build(context.Background(), scan, f.cat, []expr.Type{expr.Integer}, "query", plan.Options{})
+	}
+	byParts := Options{Partitions: allParts(f.st.PartitionCount())}
+	f.addIndexes()
+	f.e.SyncIndexes()
+	lookup := build("=", "intField")
+	if got := plan.ExplainText(lookup); !strings.Contains(got, "IndexScan") {
+		t.Fatalf("no index lookup:\n%s", got)
+	}
+	for _, c := range []struct {
+		name string
+		ph   *plan.Physical
+		opts Options
+		want bool
+	}{
+		{"a lookup by partitions", lookup, byParts, true},
+		{"a lookup over all partitions", lookup, Options{}, false},
+		{"a range", build(">", "intField"), byParts, false},
+		{"a scan", build("=", "longField"), byParts, false},
+	} {
+		if got := f.e.RunsInline(c.ph, c.opts); got != c.want {
+			t.Errorf("%s: RunsInline %v, want %v", c.name, got, c.want)
+		}
+	}
+	if _, err := f.cat.AddIndex(plan.IndexInfo{Name: "m_long", Map: "m", Type: plan.IndexSorted, Attribute: "longField"}, true); err != nil {
+		t.Fatal(err)
+	}
+	if f.e.RunsInline(lookup, byParts) {
+		t.Error("RunsInline before the engine built the catalog's new index")
+	}
+	f.e.SyncIndexes()
+	if !f.e.RunsInline(lookup, byParts) {
+		t.Error("RunsInline false once the engine has the catalog's indexes")
+	}
+	res, err := f.e.Execute(context.Background(), lookup, []expr.Value{expr.IntValue(expr.Integer, 3)}, byParts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Count != 7 || res.Cursor != 0 {
+		t.Fatalf("the lookup answered %d rows (cursor %d), want 7 in one page", res.Count, res.Cursor)
+	}
+}

@@ -21,7 +21,7 @@ import (
 // own, as on the stream: an Execute waits for the fragments it sent to
 // other members and must not hold up the reader. The exception is the
 // part of a query a client sent to each owner that is a lookup in an
-// index (exec.RunsInline) whose plan is cached: bounded by a page of
+// index (exec.Engine.RunsInline) whose plan is cached: bounded by a page of
 // rows, it runs on the reader, like a map call, and its reply leaves with
 // the other frames the reader owes, in one write, without a goroutine to
 // wake. At most

@@ -108,7 +108,7 @@ type plannedExecute struct {
 // planByPartitions returns, for the framed reader, the cached plan of a
 // query call that runs over some of this member's partitions (the part
 // of a query a client sends each owner); inline reports a plan the reader
-// may run itself (exec.RunsInline: an index lookup). It plans nothing: a
+// may run itself (Engine.RunsInline: an index lookup). It plans nothing: a
 // statement seen for the first time may take long to plan (constant
 // folding), which must not hold up the reader and must stop when the
 // call is cancelled. It returns nil for other calls and for a call whose
@@ -123,7 +123,7 @@ func (q *queryService) planByPartitions(call *pb.QueryCall) (pre *plannedExecute
 	if err != nil {
 		return nil, false
 	}
-	return &pe, exec.RunsInline(pe.ph, exec.Options{Partitions: pe.parts})
+	return &pe, qc.Engine.RunsInline(pe.ph, exec.Options{Partitions: pe.parts})
 }
 
 // execute runs Execute; pre, when not nil, is r planned.
