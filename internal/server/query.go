@@ -6,7 +6,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime/pprof"
 	"sync"
@@ -119,8 +118,8 @@ func (q *queryService) planByPartitions(call *pb.QueryCall) (pre *plannedExecute
 	if r == nil || len(r.Partitions) == 0 || r.Explain || qc == nil {
 		return nil, false
 	}
-	pe, err := q.planExecute(context.Background(), qc, r, true)
-	if err != nil {
+	pe, ok := q.cachedExecute(qc, r)
+	if !ok {
 		return nil, false
 	}
 	return &pe, qc.Engine.RunsInline(pe.ph, exec.Options{Partitions: pe.parts})
@@ -149,7 +148,7 @@ func (q *queryService) execute(ctx context.Context, r *pb.ExecuteRequest, pre *p
 		}()
 	}
 	if pre == nil {
-		pe, err := q.planExecute(ctx, qc, r, false)
+		pe, err := q.planExecute(ctx, qc, r)
 		if err != nil {
 			return nil, err
 		}
@@ -175,52 +174,63 @@ func (q *queryService) execute(ctx context.Context, r *pb.ExecuteRequest, pre *p
 	return out, nil
 }
 
-// errNotCached: a plan asked for from the cache only is not there.
-var errNotCached = errors.New("server: the plan is not cached")
-
 // planExecute plans r: its statement or predicate, its parameters and
 // its partitions. Planning (constant folding included) runs under ctx and
-// the query's timeout. cachedOnly takes the plan from the plan cache or
-// fails with errNotCached.
-func (q *queryService) planExecute(ctx context.Context, qc *QueryConfig, r *pb.ExecuteRequest, cachedOnly bool) (pe plannedExecute, err error) {
-	if pe.parts, err = q.s.executePartitions(r.Partitions); err != nil {
+// the query's timeout.
+func (q *queryService) planExecute(ctx context.Context, qc *QueryConfig, r *pb.ExecuteRequest) (plannedExecute, error) {
+	pe, types, err := q.executeInputs(r)
+	if err != nil {
 		return pe, err
 	}
-	if len(r.Params) > maxParams {
-		return pe, &TooLargeError{Op: "execute", What: "request", Size: len(r.Params), Limit: maxParams, Unit: "parameters"}
-	}
-	pe.params = make([]expr.Value, len(r.Params))
-	types := make([]expr.Type, len(r.Params))
-	for i, p := range r.Params {
-		if pe.params[i], err = plan.ValueFromProto(p); err != nil {
-			return pe, plan.Errorf("parameter %d: %v", i+1, err)
-		}
-		types[i] = pe.params[i].T
-	}
-	if r.TimeoutMs > 0 && !cachedOnly {
+	if r.TimeoutMs > 0 {
 		ctx = plan.WithBuildTimeout(ctx, time.Duration(r.TimeoutMs)*time.Millisecond)
 	}
-	cached := true
 	switch x := r.Query.(type) {
 	case *pb.ExecuteRequest_Sql:
-		if cachedOnly {
-			pe.ph, cached = qc.SQL.Cached(x.Sql, types)
-		} else {
-			pe.ph, err = qc.SQL.Plan(ctx, x.Sql, types)
-		}
+		pe.ph, err = qc.SQL.Plan(ctx, x.Sql, types)
 	case *pb.ExecuteRequest_Predicate:
-		if cachedOnly {
-			pe.ph, pe.params, cached = qc.Predicates.Cached(x.Predicate)
-		} else {
-			pe.ph, pe.params, err = qc.Predicates.Plan(ctx, x.Predicate)
-		}
+		pe.ph, pe.params, err = qc.Predicates.Plan(ctx, x.Predicate)
 	default:
 		err = invalid("execute request carries no statement")
 	}
-	if err == nil && !cached {
-		err = errNotCached
-	}
 	return pe, err
+}
+
+// cachedExecute is planExecute from the plan cache alone: false when r's
+// plan is not cached, or r is wrong (planExecute says why).
+func (q *queryService) cachedExecute(qc *QueryConfig, r *pb.ExecuteRequest) (plannedExecute, bool) {
+	pe, types, err := q.executeInputs(r)
+	if err != nil {
+		return pe, false
+	}
+	ok := false
+	switch x := r.Query.(type) {
+	case *pb.ExecuteRequest_Sql:
+		pe.ph, ok = qc.SQL.Cached(x.Sql, types)
+	case *pb.ExecuteRequest_Predicate:
+		pe.ph, pe.params, ok = qc.Predicates.Cached(x.Predicate)
+	}
+	return pe, ok
+}
+
+// executeInputs returns r's partitions and parameter values, without a
+// plan, and the parameters' types.
+func (q *queryService) executeInputs(r *pb.ExecuteRequest) (pe plannedExecute, types []expr.Type, err error) {
+	if pe.parts, err = q.s.executePartitions(r.Partitions); err != nil {
+		return pe, nil, err
+	}
+	if len(r.Params) > maxParams {
+		return pe, nil, &TooLargeError{Op: "execute", What: "request", Size: len(r.Params), Limit: maxParams, Unit: "parameters"}
+	}
+	pe.params = make([]expr.Value, len(r.Params))
+	types = make([]expr.Type, len(r.Params))
+	for i, p := range r.Params {
+		if pe.params[i], err = plan.ValueFromProto(p); err != nil {
+			return pe, nil, plan.Errorf("parameter %d: %v", i+1, err)
+		}
+		types[i] = pe.params[i].T
+	}
+	return pe, types, nil
 }
 
 // executePartitions returns the partitions an Execute names (nil for a
