@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -331,27 +332,51 @@ func BenchmarkFragmentFilter(b *testing.B) {
 					f.Out = append(f.Out, plan.Column{Type: c.Type})
 				}
 				parts := allParts(271)
-				b.ReportAllocs()
-				var ms0, ms1 runtime.MemStats
-				runtime.ReadMemStats(&ms0)
-				b.ResetTimer()
-				cpu0 := cpuTime()
-				for i := 0; i < b.N; i++ {
-					rows := 0
-					if err := e.runFragment(context.Background(), f, parts, nil, NewMemoryAccount(0), func(bt *Batch) error { rows += bt.Count; return nil }); err != nil {
-						b.Fatal(err)
-					}
-					if rows != n/1000 {
-						b.Fatalf("%d rows", rows)
-					}
+				// One query at a time, and eight at once as eight clients
+				// run them (their reads shared); figures are per query.
+				for _, queries := range []int{1, 8} {
+					b.Run(fmt.Sprintf("queries=%d", queries), func(b *testing.B) {
+						b.ReportAllocs()
+						var ms0, ms1 runtime.MemStats
+						runtime.ReadMemStats(&ms0)
+						shared0 := e.shares.sharedReads()
+						b.ResetTimer()
+						cpu0 := cpuTime()
+						var next atomic.Int64
+						var wg sync.WaitGroup
+						errs := make(chan error, queries)
+						for range queries {
+							wg.Add(1)
+							go func() {
+								defer wg.Done()
+								for next.Add(1) <= int64(b.N) {
+									rows := 0
+									if err := e.runFragment(context.Background(), f, parts, nil, NewMemoryAccount(0), func(bt *Batch) error { rows += bt.Count; return nil }); err != nil {
+										errs <- err
+										return
+									}
+									if rows != n/1000 {
+										errs <- fmt.Errorf("%d rows", rows)
+										return
+									}
+								}
+							}()
+						}
+						wg.Wait()
+						b.StopTimer()
+						close(errs)
+						if err := <-errs; err != nil {
+							b.Fatal(err)
+						}
+						runtime.ReadMemStats(&ms1)
+						perEntry := float64(b.Elapsed().Nanoseconds()) / float64(b.N) / n
+						b.ReportMetric(perEntry, "ns/entry")
+						b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N)/n, "cpu-ns/entry")
+						b.ReportMetric(perEntry/(float64(valueBytes)/n), "ns/value-byte")
+						b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(b.N)/n, "allocs/entry")
+						b.ReportMetric(float64(e.shares.sharedReads()-shared0)/float64(b.N), "shared-reads/query")
+					})
 				}
-				b.StopTimer()
-				runtime.ReadMemStats(&ms1)
-				perEntry := float64(b.Elapsed().Nanoseconds()) / float64(b.N) / n
-				b.ReportMetric(perEntry, "ns/entry")
-				b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N)/n, "cpu-ns/entry")
-				b.ReportMetric(perEntry/(float64(valueBytes)/n), "ns/value-byte")
-				b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(b.N)/n, "allocs/entry")
 			})
 		}
 	}

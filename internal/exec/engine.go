@@ -203,6 +203,7 @@ type Engine struct {
 	wires   wireCache
 	decoded decodedCache
 	shapes  shapeCache
+	shares  scanShares // the scans that read partitions together
 
 	hub    *hub
 	stages atomic.Uint64 // numbers the stages this member coordinates

@@ -105,7 +105,7 @@ func (e *Engine) runScan(ctx context.Context, f *plan.Fragment, parts []int32, o
 	if nw < 1 {
 		nw = 1
 	}
-	sc := &scanRun{e: e, out: out}
+	sc := &scanRun{e: e, st: st, out: out}
 	sc.remaining.Store(f.Limit)
 	sc.workers = make([]*worker, nw)
 	for i := range sc.workers {
@@ -138,17 +138,34 @@ func (e *Engine) runScan(ctx context.Context, f *plan.Fragment, parts []int32, o
 			}
 		}
 	}
+	scan := sc.scan
+	if ix == nil && !f.CountOnly && f.PartitionKey == nil && rows == nil {
+		shared, err := e.shares.join(st, sc, parts, nw, func() (*worker, error) {
+			w, err := e.newWorker(ctx, f, st, nil, mem)
+			if err == nil {
+				w.remaining = &sc.remaining
+			}
+			return w, err
+		})
+		if err != nil {
+			return err
+		}
+		if shared {
+			scan = sc.scanShared
+			sc.workers = append(sc.workers, sc.shared.riders...)
+		}
+	}
 	labels := pprof.Labels("query", "fragment", "map", f.Map)
 	if nw == 1 {
 		// One worker runs on the caller's goroutine.
-		pprof.Do(ctx, labels, func(ctx context.Context) { sc.scan(ctx, 0) })
+		pprof.Do(ctx, labels, func(ctx context.Context) { scan(ctx, 0) })
 	} else {
 		var wg sync.WaitGroup
-		for wi := range sc.workers {
+		for wi := range nw {
 			wg.Add(1)
 			go pprof.Do(ctx, labels, func(ctx context.Context) {
 				defer wg.Done()
-				sc.scan(ctx, wi)
+				scan(ctx, wi)
 			})
 		}
 		wg.Wait()
@@ -167,14 +184,17 @@ func (e *Engine) runScan(ctx context.Context, f *plan.Fragment, parts []int32, o
 }
 
 // scanRun is the state a scan's workers share: the partitions to visit,
-// the next one to take, the rows the LIMIT still wants and the first
+// the next one to take (or, when it shares its reads, its part in the
+// map's shared scans), the rows the LIMIT still wants and the first
 // error, which stops them all.
 type scanRun struct {
 	e         *Engine
+	st        *store.Map
 	out       sink
 	workers   []*worker
 	visit     []int32
 	next      atomic.Int64
+	shared    *shareState
 	remaining atomic.Int64
 	stopped   atomic.Bool
 	mu        sync.Mutex
@@ -325,6 +345,11 @@ type worker struct {
 	err        error
 	scanned    int64 // entries read
 	sinceCheck int   // entries since the context was looked at
+
+	// along and ridersBuf hold the entry functions and the workers of a
+	// read shared with riders.
+	along     []func(k, v []byte) bool
+	ridersBuf []*worker
 
 	// rows, when set, takes the projected rows (rowBuf) instead of buf.
 	rows   rowSink
@@ -606,10 +631,6 @@ func (w *worker) partition(pid int32) error {
 		})
 		return err
 	}
-	fn := w.entry
-	if w.aggOnly {
-		fn = w.entryAgg
-	}
 	var err error
 	if w.ix != nil {
 		if w.lookup == nil {
@@ -629,13 +650,17 @@ func (w *worker) partition(pid int32) error {
 			w.bkBuf = append(w.bkBuf, []byte(k))
 		}
 		w.scanned += int64(len(w.bkBuf))
+		fn := w.entryFunc()
 		err = w.st.PeekAll(pid, w.bkBuf, func(k, v []byte) { fn(k, v) })
 	} else {
-		if n, _, cerr := w.st.CountExact(pid); cerr == nil {
-			w.scanned += int64(n)
-		}
-		err = w.st.ScanKVHint(pid, &w.hint, fn)
+		err = w.scanAlong(pid, nil)
 	}
+	return w.failure(err)
+}
+
+// failure is the first of the store's error err, the worker's and its
+// expressions'.
+func (w *worker) failure(err error) error {
 	if err != nil {
 		return err
 	}
@@ -643,6 +668,49 @@ func (w *worker) partition(pid int32) error {
 		return w.err
 	}
 	return w.env.Err
+}
+
+// entryFunc is what the worker runs on each entry it reads.
+func (w *worker) entryFunc() func(k, v []byte) bool {
+	if w.aggOnly {
+		return w.entryAgg
+	}
+	return w.entry
+}
+
+// scanAlong reads partition pid once for w and the workers riding along
+// (section "Shared scans" in sharedscan.go): each entry goes to each
+// one's entry function, in turn, until that function returns false, and
+// the read stops when every one has. It returns the store's error; each
+// worker's own is its failure.
+func (w *worker) scanAlong(pid int32, riders []*worker) error {
+	n, _, cerr := w.st.CountExact(pid)
+	if cerr == nil {
+		w.scanned += int64(n)
+		for _, r := range riders {
+			r.scanned += int64(n)
+		}
+	}
+	if len(riders) == 0 {
+		return w.st.ScanKVHint(pid, &w.hint, w.entryFunc())
+	}
+	fns := append(w.along[:0], w.entryFunc())
+	for _, r := range riders {
+		fns = append(fns, r.entryFunc())
+	}
+	w.along = fns
+	live := len(fns)
+	err := w.st.ScanKVHint(pid, &w.hint, func(k, v []byte) bool {
+		for i, fn := range fns {
+			if fn != nil && !fn(k, v) {
+				fns[i] = nil
+				live--
+			}
+		}
+		return live > 0
+	})
+	clear(fns) // keeps no rider
+	return err
 }
 
 func (w *worker) evalLookup() error {

@@ -1,0 +1,237 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/atolldb/atoll/internal/benchmodel"
+	"github.com/atolldb/atoll/internal/query/expr"
+	"github.com/atolldb/atoll/internal/query/plan"
+	"github.com/atolldb/atoll/pkg/serialization"
+)
+
+// sharedScanCase is a fragment over the map of sharedScanFixture and what
+// one run of it returns, as sorted rows (aggregates merged from the
+// workers' partials).
+type sharedScanCase struct {
+	name string
+	f    *plan.Fragment
+	agg  bool
+}
+
+func sharedScanFixture(t *testing.T, n int32) (*Engine, []sharedScanCase) {
+	t.Helper()
+	ser, err := serialization.NewService(benchmodel.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, maps := testEngine(t, ser, nil)
+	st, _ := maps.Get("m")
+	for k := int32(0); k < n; k++ {
+		s := benchmodel.SmallForKey(k)
+		put(t, ser, st, k, &s)
+	}
+	cols := []plan.ScanCol{{Path: "__key", Type: expr.Integer}, {Path: "intField", Type: expr.Integer},
+		{Path: "longField", Type: expr.BigInt}, {Path: "stringField", Type: expr.Varchar}}
+	key := &expr.Col{Index: 0, T: expr.Integer}
+	num := func(i int64) expr.Expr { return &expr.Lit{V: expr.BigIntValue(i)} }
+	rows := func(name string, filter expr.Expr, limit int64, proj ...int) sharedScanCase {
+		f := &plan.Fragment{Map: "m", Cols: cols, Filter: filter, Limit: limit}
+		for _, c := range proj {
+			f.Project = append(f.Project, &expr.Col{Index: c, T: cols[c].Type})
+			f.Out = append(f.Out, plan.Column{Type: cols[c].Type})
+		}
+		return sharedScanCase{name: name, f: f}
+	}
+	agg := &plan.Fragment{Map: "m", Cols: cols, Limit: -1,
+		Filter: expr.NewCall("<", expr.Boolean, key, num(int64(n/3))),
+		Aggs: []plan.AggCall{{Func: "count", T: expr.BigInt},
+			{Func: "sum", Arg: &expr.Col{Index: 1, T: expr.Integer}, T: expr.BigInt}},
+		Out: []plan.Column{{Type: expr.BigInt}, {Type: expr.BigInt}, {Type: expr.BigInt}}}
+	return e, []sharedScanCase{
+		rows("every seventh key", expr.NewCall("=", expr.Boolean, expr.NewCall("%", expr.BigInt, key, num(7)), num(3)), -1, 0, 3),
+		rows("positive intField", expr.NewCall(">", expr.Boolean, &expr.Col{Index: 1, T: expr.Integer}, num(0)), -1, 0, 1, 2),
+		rows("no filter", nil, -1, 0),
+		{name: "count and sum", f: agg, agg: true},
+	}
+}
+
+// runCase runs c over every partition and returns its rows, sorted.
+func runCase(ctx context.Context, e *Engine, c sharedScanCase) ([]string, error) {
+	var out []string
+	var merged []aggState
+	if c.agg {
+		merged = newAggStates(c.f.Aggs)
+	}
+	err := e.runFragment(ctx, c.f, allParts(271), nil, NewMemoryAccount(0), func(b *Batch) error {
+		rows, err := DecodeRows(b.Rows, b.Count, len(c.f.Out))
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if c.agg {
+				merged[0].merge(r[:1])
+				merged[1].merge(r[1:])
+				continue
+			}
+			out = append(out, fmt.Sprint(r))
+		}
+		return nil
+	})
+	if c.agg {
+		var row []expr.Value
+		for i := range merged {
+			row = merged[i].partial(row)
+		}
+		out = append(out, fmt.Sprint(row))
+	}
+	slices.Sort(out)
+	return out, err
+}
+
+// TestSharedScans runs scans of one map at the same time, eight at once,
+// until their reads were shared, and requires each to return what it
+// returns alone: rows, aggregates, a LIMIT, a filter that fails on one
+// entry (only its own scan fails) and a scan cancelled as it runs.
+func TestSharedScans(t *testing.T) {
+	const n = 20_000
+	e, cases := sharedScanFixture(t, n)
+	want := map[string][]string{}
+	for _, c := range cases {
+		got, err := runCase(context.Background(), e, c)
+		if err != nil {
+			t.Fatalf("%s alone: %v", c.name, err)
+		}
+		want[c.name] = got
+	}
+	if got := len(want["no filter"]); got != n {
+		t.Fatalf("no filter alone: %d rows, want %d", got, n)
+	}
+	key := &expr.Col{Index: 0, T: expr.Integer}
+	failing := sharedScanCase{name: "division by zero", f: &plan.Fragment{Map: "m", Cols: cases[0].f.Cols, Limit: -1,
+		Filter:  expr.NewCall(">", expr.Boolean, expr.NewCall("/", expr.BigInt, &expr.Lit{V: expr.BigIntValue(1)}, expr.NewCall("-", expr.BigInt, key, &expr.Lit{V: expr.BigIntValue(n / 2)})), &expr.Lit{V: expr.BigIntValue(0)}),
+		Project: []expr.Expr{key}, Out: []plan.Column{{Type: expr.Integer}}}}
+	if _, err := runCase(context.Background(), e, failing); err == nil {
+		t.Fatal("a division by zero in the filter did not fail its scan")
+	}
+	limited := sharedScanCase{name: "limit", f: &plan.Fragment{Map: "m", Cols: cases[0].f.Cols, Limit: 25,
+		Project: []expr.Expr{key}, Out: []plan.Column{{Type: expr.Integer}}}}
+
+	before := e.shares.sharedReads()
+	deadline := time.Now().Add(2 * time.Minute)
+	for round := 0; round < 3 || e.shares.sharedReads() == before; round++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("no read was shared in %d rounds of eight scans at once", round)
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, 16)
+		run := func(c sharedScanCase, check func([]string, error) error) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				got, err := runCase(ctx, e, c)
+				if err := check(got, err); err != nil {
+					errs <- fmt.Errorf("round %d, %s: %w", round, c.name, err)
+				}
+			}()
+		}
+		for _, c := range cases {
+			run(c, func(got []string, err error) error {
+				if err != nil {
+					return err
+				}
+				if !slices.Equal(got, want[c.name]) {
+					return fmt.Errorf("%d rows, want %d (or other rows)", len(got), len(want[c.name]))
+				}
+				return nil
+			})
+		}
+		run(failing, func(_ []string, err error) error {
+			if err == nil {
+				return errors.New("no error")
+			}
+			return nil
+		})
+		run(limited, func(got []string, err error) error {
+			if err != nil {
+				return err
+			}
+			if len(got) != 25 || len(slices.Compact(got)) != 25 {
+				return fmt.Errorf("%d rows, want 25 different ones", len(got))
+			}
+			return nil
+		})
+		wg.Add(1)
+		go func() { // cancelled as it runs: an error or every row
+			defer wg.Done()
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() {
+				time.Sleep(time.Duration(round%5) * 100 * time.Microsecond)
+				cancel()
+			}()
+			got, err := runCase(ctx, e, cases[2])
+			if err == nil && !slices.Equal(got, want[cases[2].name]) {
+				errs <- fmt.Errorf("round %d, cancelled scan: %d rows and no error", round, len(got))
+			} else if err != nil && !errors.Is(err, context.Canceled) {
+				errs <- fmt.Errorf("round %d, cancelled scan: %w", round, err)
+			}
+		}()
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		if t.Failed() {
+			return
+		}
+	}
+	e.shares.mu.Lock()
+	defer e.shares.mu.Unlock()
+	if len(e.shares.byMap) != 0 {
+		t.Errorf("%d maps still have scans after every scan ended", len(e.shares.byMap))
+	}
+}
+
+// TestSlowSharedReadsGoSolo makes every shared read slow: the scans in it
+// then read alone, and still return what they return alone.
+func TestSlowSharedReadsGoSolo(t *testing.T) {
+	e, cases := sharedScanFixture(t, 5_000)
+	want := map[string][]string{}
+	for _, c := range cases {
+		got, err := runCase(context.Background(), e, c)
+		if err != nil {
+			t.Fatalf("%s alone: %v", c.name, err)
+		}
+		want[c.name] = got
+	}
+	defer func(d time.Duration) { slowRead = d }(slowRead)
+	slowRead = 0
+	for round := range 10 {
+		before := e.shares.sharedReads()
+		var wg sync.WaitGroup
+		for _, c := range cases {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				got, err := runCase(context.Background(), e, c)
+				if err != nil || !slices.Equal(got, want[c.name]) {
+					t.Errorf("round %d, %s: %d rows, %v; want %d", round, c.name, len(got), err, len(want[c.name]))
+				}
+			}()
+		}
+		wg.Wait()
+		// A shared read holds a rider of another scan (two each) until
+		// it ends, and then every scan in it reads alone: fewer reads
+		// than riders can be shared before they all do.
+		if shared := e.shares.sharedReads() - before; shared > int64(2*len(cases)) {
+			t.Fatalf("round %d: %d shared reads of %d scans whose reads are all slow", round, shared, len(cases))
+		}
+	}
+}
