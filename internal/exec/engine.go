@@ -144,6 +144,10 @@ type Config struct {
 	// read, with the context the fragment ran under (which carries the
 	// query's pprof labels, such as its kind); nil records nothing.
 	OnScanned func(ctx context.Context, entries int64)
+	// OnScanRead is told of every partition read of a scan fragment
+	// (index lookups and counts apart): how many scans it served, more
+	// than one when scans of the map shared it; nil records nothing.
+	OnScanRead func(scans int)
 	// Writer carries out DML writes; nil writes to this member's stores
 	// directly (an engine without a cluster).
 	Writer Writer

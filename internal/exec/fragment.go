@@ -139,7 +139,10 @@ func (e *Engine) runScan(ctx context.Context, f *plan.Fragment, parts []int32, o
 		}
 	}
 	scan := sc.scan
-	if ix == nil && !f.CountOnly && f.PartitionKey == nil && rows == nil {
+	// Scans share their reads when they filter or aggregate: a scan that
+	// hands out every entry as a row spends its time on the rows, not the
+	// reads.
+	if ix == nil && !f.CountOnly && f.PartitionKey == nil && rows == nil && (f.Filter != nil || f.Aggregating()) {
 		shared, err := e.shares.join(st, sc, parts, nw, func() (*worker, error) {
 			w, err := e.newWorker(ctx, f, st, nil, mem)
 			if err == nil {

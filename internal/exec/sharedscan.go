@@ -1,7 +1,7 @@
 package exec
 
-// Shared scans. Scans of one map that run at the same time on a member
-// read each partition once between them: a scan that takes a partition
+// Shared scans. Scans of one map that filter or aggregate and run at the
+// same time on a member read each partition once between them: a scan that takes a partition
 // reads it for itself and for every other scan that still needs it and
 // is free to ride along, handing each entry to each scan's filter in
 // turn. Every scan's partitions are handed out from one cursor per map
@@ -394,6 +394,13 @@ func (sc *scanRun) partitionAlong(ctx context.Context, wi int, rd *read) error {
 		}
 	}
 	ss.release(sc, own, rides, slow)
+	if on := sc.e.cfg.OnScanRead; on != nil && err == nil {
+		n := len(rides)
+		if own {
+			n++
+		}
+		on(n)
+	}
 	if !own {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -56,7 +57,7 @@ func sharedScanFixture(t *testing.T, n int32) (*Engine, []sharedScanCase) {
 	return e, []sharedScanCase{
 		rows("every seventh key", expr.NewCall("=", expr.Boolean, expr.NewCall("%", expr.BigInt, key, num(7)), num(3)), -1, 0, 3),
 		rows("positive intField", expr.NewCall(">", expr.Boolean, &expr.Col{Index: 1, T: expr.Integer}, num(0)), -1, 0, 1, 2),
-		rows("no filter", nil, -1, 0),
+		rows("every row", expr.NewCall(">=", expr.Boolean, key, num(0)), -1, 0),
 		{name: "count and sum", f: agg, agg: true},
 	}
 }
@@ -97,7 +98,8 @@ func runCase(ctx context.Context, e *Engine, c sharedScanCase) ([]string, error)
 // TestSharedScans runs scans of one map at the same time, eight at once,
 // until their reads were shared, and requires each to return what it
 // returns alone: rows, aggregates, a LIMIT, a filter that fails on one
-// entry (only its own scan fails) and a scan cancelled as it runs.
+// entry (only its own scan fails) and a scan cancelled as it runs. Scans
+// without a filter that return every entry read alone.
 func TestSharedScans(t *testing.T) {
 	const n = 20_000
 	e, cases := sharedScanFixture(t, n)
@@ -109,8 +111,8 @@ func TestSharedScans(t *testing.T) {
 		}
 		want[c.name] = got
 	}
-	if got := len(want["no filter"]); got != n {
-		t.Fatalf("no filter alone: %d rows, want %d", got, n)
+	if got := len(want["every row"]); got != n {
+		t.Fatalf("every row alone: %d rows, want %d", got, n)
 	}
 	key := &expr.Col{Index: 0, T: expr.Integer}
 	failing := sharedScanCase{name: "division by zero", f: &plan.Fragment{Map: "m", Cols: cases[0].f.Cols, Limit: -1,
@@ -120,6 +122,7 @@ func TestSharedScans(t *testing.T) {
 		t.Fatal("a division by zero in the filter did not fail its scan")
 	}
 	limited := sharedScanCase{name: "limit", f: &plan.Fragment{Map: "m", Cols: cases[0].f.Cols, Limit: 25,
+		Filter:  cases[2].f.Filter,
 		Project: []expr.Expr{key}, Out: []plan.Column{{Type: expr.Integer}}}}
 
 	before := e.shares.sharedReads()
@@ -193,16 +196,42 @@ func TestSharedScans(t *testing.T) {
 		}
 	}
 	e.shares.mu.Lock()
-	defer e.shares.mu.Unlock()
-	if len(e.shares.byMap) != 0 {
-		t.Errorf("%d maps still have scans after every scan ended", len(e.shares.byMap))
+	maps := len(e.shares.byMap)
+	e.shares.mu.Unlock()
+	if maps != 0 {
+		t.Errorf("%d maps still have scans after every scan ended", maps)
+	}
+
+	// Scans that hand out every entry as a row read alone.
+	unfiltered := sharedScanCase{name: "unfiltered", f: &plan.Fragment{Map: "m", Cols: cases[0].f.Cols, Limit: -1,
+		Project: []expr.Expr{key}, Out: []plan.Column{{Type: expr.Integer}}}}
+	before = e.shares.sharedReads()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if got, err := runCase(context.Background(), e, unfiltered); err != nil || !slices.Equal(got, want["every row"]) {
+				t.Errorf("unfiltered: %d rows, %v", len(got), err)
+			}
+		}()
+	}
+	wg.Wait()
+	if shared := e.shares.sharedReads() - before; shared != 0 {
+		t.Errorf("%d reads of unfiltered scans were shared", shared)
 	}
 }
 
 // TestSlowSharedReadsGoSolo makes every shared read slow: the scans in it
-// then read alone, and still return what they return alone.
+// then read alone, and still return what they return alone. OnScanRead
+// is told of every read, and of each partition every scan was given.
 func TestSlowSharedReadsGoSolo(t *testing.T) {
 	e, cases := sharedScanFixture(t, 5_000)
+	var reads, served atomic.Int64
+	e.cfg.OnScanRead = func(scans int) {
+		reads.Add(1)
+		served.Add(int64(scans))
+	}
 	want := map[string][]string{}
 	for _, c := range cases {
 		got, err := runCase(context.Background(), e, c)
@@ -210,6 +239,9 @@ func TestSlowSharedReadsGoSolo(t *testing.T) {
 			t.Fatalf("%s alone: %v", c.name, err)
 		}
 		want[c.name] = got
+	}
+	if got, want := served.Load(), int64(len(cases)*271); got != want || reads.Load() != want {
+		t.Fatalf("scans one at a time: %d reads served %d partitions, want %d of each", reads.Load(), got, want)
 	}
 	defer func(d time.Duration) { slowRead = d }(slowRead)
 	slowRead = 0
@@ -233,5 +265,8 @@ func TestSlowSharedReadsGoSolo(t *testing.T) {
 		if shared := e.shares.sharedReads() - before; shared > int64(2*len(cases)) {
 			t.Fatalf("round %d: %d shared reads of %d scans whose reads are all slow", round, shared, len(cases))
 		}
+	}
+	if got, want := served.Load(), int64(11*len(cases)*271); got != want || reads.Load() > want {
+		t.Fatalf("%d reads served %d partitions, want %d", reads.Load(), got, want)
 	}
 }

@@ -183,6 +183,7 @@ func newQuery(cfg QueryConfig, memoryLimit int64, cat *catalog.Local, reg *maps.
 			kind, _ := pprof.Label(ctx, profiling.LabelKind)
 			qm.Scanned(kind, n)
 		},
+		OnScanRead: qm.ScanRead,
 	})
 	cat.OnChange(func(ch catalog.Change) {
 		if ch.Kind == catalog.AddIndex {

@@ -26,6 +26,8 @@ func TestQueries(t *testing.T) {
 	run, _ = m.Queries.Start(QueryPredicate)
 	m.Queries.Scanned(QueryPredicate, 50)
 	m.Queries.Scanned("graphql", 7)
+	m.Queries.ScanRead(1)
+	m.Queries.ScanRead(3)
 	run.End(errors.New("boom"))
 	want := `
 # HELP atoll_queries_active Queries running now, by kind.
@@ -48,8 +50,15 @@ atoll_query_rows_returned_total{kind="sql"} 10
 # TYPE atoll_query_rows_scanned_total counter
 atoll_query_rows_scanned_total{kind="predicate"} 50
 atoll_query_rows_scanned_total{kind="sql"} 1000
+# HELP atoll_query_scan_partitions_total Partitions queries' scans were given, each by a read of its own or one it shared; divided by atoll_query_scan_reads_total, the scans a read served.
+# TYPE atoll_query_scan_partitions_total counter
+atoll_query_scan_partitions_total 4
+# HELP atoll_query_scan_reads_total Partition reads of queries' scans (index lookups and counts apart); one read serves every scan of the map that shares it.
+# TYPE atoll_query_scan_reads_total counter
+atoll_query_scan_reads_total 2
 `
-	names := []string{"atoll_queries_active", "atoll_queries_total", "atoll_query_errors_total", "atoll_query_rows_returned_total", "atoll_query_rows_scanned_total"}
+	names := []string{"atoll_queries_active", "atoll_queries_total", "atoll_query_errors_total", "atoll_query_rows_returned_total", "atoll_query_rows_scanned_total",
+		"atoll_query_scan_partitions_total", "atoll_query_scan_reads_total"}
 	require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(want), names...))
 	require.Equal(t, 2, testutil.CollectAndCount(m.Queries.latency, "atoll_query_duration_seconds"), "query latency series")
 }

@@ -23,6 +23,9 @@ type Queries struct {
 	scanned  *prometheus.CounterVec
 	returned *prometheus.CounterVec
 	active   *prometheus.GaugeVec
+	// Scans' partition reads and the partitions they served (shared
+	// scans: one read serves every scan that rides along).
+	scanReads, scanParts prometheus.Counter
 
 	// The series of each kind, looked up in the vectors once, at the
 	// kind's first use: every query records in several of them.
@@ -51,6 +54,10 @@ func newQueries() *Queries {
 			Help: "Rows queries returned, by kind."}, kind),
 		active: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: namespace, Name: "queries_active",
 			Help: "Queries running now, by kind."}, kind),
+		scanReads: prometheus.NewCounter(prometheus.CounterOpts{Namespace: namespace, Name: "query_scan_reads_total",
+			Help: "Partition reads of queries' scans (index lookups and counts apart); one read serves every scan of the map that shares it."}),
+		scanParts: prometheus.NewCounter(prometheus.CounterOpts{Namespace: namespace, Name: "query_scan_partitions_total",
+			Help: "Partitions queries' scans were given, each by a read of its own or one it shared; divided by atoll_query_scan_reads_total, the scans a read served."}),
 	}
 }
 
@@ -133,8 +140,15 @@ func (q *Queries) Returned(kind string, n int64) {
 	}
 }
 
+// ScanRead records a partition read of queries' scans that served scans
+// of them.
+func (q *Queries) ScanRead(scans int) {
+	q.scanReads.Inc()
+	q.scanParts.Add(float64(scans))
+}
+
 func (q *Queries) collectors() []prometheus.Collector {
-	return []prometheus.Collector{q.count, q.errors, q.latency, q.scanned, q.returned, q.active}
+	return []prometheus.Collector{q.count, q.errors, q.latency, q.scanned, q.returned, q.active, q.scanReads, q.scanParts}
 }
 
 // Describe implements prometheus.Collector.

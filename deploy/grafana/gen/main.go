@@ -197,6 +197,9 @@ func queryPanels() []panel {
 	return append(ps,
 		ts("p99 latency, SQL and Predicate API together", "s", t(quantile(0.99, "atoll_query_duration_seconds", "kind", sel), "{{kind}}")),
 		ts("Selectivity: rows returned per row scanned", "percentunit", t(`sum by (kind) (rate(atoll_query_rows_returned_total{`+sel+`}`+ri+`)) / sum by (kind) (rate(atoll_query_rows_scanned_total{`+sel+`}`+ri+`))`, "{{kind}}")),
+		// Shared scans: the scans of a map running at once share reads.
+		ts("Shared scans: scans served per partition read, by member", "short",
+			t(`sum by (instance) (rate(atoll_query_scan_partitions_total{`+sel+`}`+ri+`)) / sum by (instance) (rate(atoll_query_scan_reads_total{`+sel+`}`+ri+`))`, "{{instance}}")),
 		// The join exchange: rows of joins that move between members.
 		ts("Join exchange: messages per second, by member", "ops",
 			t(`sum by (instance, direction) (rate(atoll_exchange_messages_total{`+sel+`}`+ri+`))`, "{{instance}} {{direction}}")),
