@@ -350,9 +350,13 @@ type worker struct {
 	sinceCheck int   // entries since the context was looked at
 
 	// along and ridersBuf hold the entry functions and the workers of a
-	// read shared with riders.
+	// read shared with riders, times how long their filters took (this
+	// worker's first) on the entries timed; seen counts the entries of
+	// the shared reads it led, to time every sampleEvery-th.
 	along     []func(k, v []byte) bool
 	ridersBuf []*worker
+	times     []filterTimes
+	seen      int
 
 	// rows, when set, takes the projected rows (rowBuf) instead of buf.
 	rows   rowSink
@@ -702,8 +706,31 @@ func (w *worker) scanAlong(pid int32, riders []*worker) error {
 		fns = append(fns, r.entryFunc())
 	}
 	w.along = fns
+	times := w.times[:0]
+	for range fns {
+		times = append(times, filterTimes{})
+	}
+	w.times = times
 	live := len(fns)
 	err := w.st.ScanKVHint(pid, &w.hint, func(k, v []byte) bool {
+		if w.seen++; w.seen%sampleEvery == 0 {
+			for i, fn := range fns {
+				if fn == nil {
+					continue
+				}
+				start := time.Now()
+				ok := fn(k, v)
+				times[i].timed++
+				if time.Since(start) > slowRead {
+					times[i].over++
+				}
+				if !ok {
+					fns[i] = nil
+					live--
+				}
+			}
+			return live > 0
+		}
 		for i, fn := range fns {
 			if fn != nil && !fn(k, v) {
 				fns[i] = nil

@@ -20,9 +20,10 @@ package exec
 // slowly never holds up another: a rider whose rows wait to be sent
 // rides no more until they are. Each scan checks the partition's owner
 // before and after it as it would alone, and an error of one scan's
-// filter stops that scan only. A read whose filters are slow (more than
-// slowRead per entry and scan) would hold every scan in it to the pace
-// of the slowest: its scans read alone from then on. A read shared by
+// filter stops that scan only. A scan whose filter is slow would hold
+// every scan in its reads to its pace: shared reads time each scan's
+// filter on every sampleEvery-th entry, and a scan that took more than
+// slowRead on most of its timed entries reads alone from then on. A read shared by
 // several queries is profiled under the labels of the query whose
 // goroutine read it.
 
@@ -64,7 +65,8 @@ type shareState struct {
 	rode      []bool
 	ridersAt  int
 	busyCount int
-	solo      bool // reads alone: it was in a slow read
+	times     filterTimes // its filter's, in shared reads
+	solo      bool        // reads alone: its filter was slow
 	// running counts the scan's goroutines still taking partitions;
 	// released wakes the last, which waits for the riders to be handed
 	// back.
@@ -226,24 +228,51 @@ func (ss *scanShares) giveBack(pid int32, rides []ride) {
 	}
 }
 
-// slowRead is the time per entry and scan from which a shared read is
-// slow: some fifty times what the usual filters take (a variable for
-// tests).
+// slowRead is the time on one entry from which a scan's filter is slow:
+// some fifty times what the usual filters take (a variable for tests).
+// Filters that slow gain little from sharing a read, whose cost they
+// are, and would hold up the scans they share it with.
 var slowRead = time.Microsecond
 
-// release hands the riders of rides back to their scans; with slow set,
-// the scans of the read, sc's among them when own, read alone from now on.
-func (ss *scanShares) release(sc *scanRun, own bool, rides []ride, slow bool) {
+// sampleEvery is how often shared reads time the scans' filters: every
+// 64th entry, which adds under a nanosecond per entry and scan.
+const sampleEvery = 64
+
+// filterTimes counts the entries whose filter was timed and those of
+// them that took longer than slowRead.
+type filterTimes struct{ timed, over int }
+
+func (t *filterTimes) add(u filterTimes) {
+	t.timed += u.timed
+	t.over += u.over
+}
+
+// slow reports whether most of the timed entries took longer than
+// slowRead: a filter slow now and then, or a goroutine stopped by the
+// runtime or the kernel while one entry was timed, is not.
+func (t filterTimes) slow() bool { return t.timed >= 3 && 2*t.over > t.timed }
+
+// release hands the riders of rides back to their scans, and adds times,
+// how long the filters of the read took (sc's first, when own; then each
+// ride's), to their scans' own: a scan whose filter is slow reads alone
+// from now on.
+func (ss *scanShares) release(sc *scanRun, own bool, rides []ride, times []filterTimes) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	for _, r := range rides {
-		ss.releaseLocked(r)
-		if slow {
-			r.sc.shared.solo = true
+	note := func(o *shareState, t filterTimes) {
+		if o.times.add(t); o.times.slow() {
+			o.solo = true
 		}
 	}
-	if slow && own {
-		sc.shared.solo = true
+	if own && len(times) > 0 {
+		note(sc.shared, times[0])
+		times = times[1:]
+	}
+	for i, r := range rides {
+		ss.releaseLocked(r)
+		if i < len(times) {
+			note(r.sc.shared, times[i])
+		}
 	}
 }
 
@@ -374,13 +403,12 @@ func (sc *scanRun) partitionAlong(ctx context.Context, wi int, rd *read) error {
 	}
 	err := sc.e.owns(pid)
 	var readErr error
-	slow := false
+	var times []filterTimes
 	if err == nil {
-		start, before := time.Now(), lead.scanned
 		readErr = lead.scanAlong(pid, along)
 		err = sc.e.owns(pid)
-		if n := lead.scanned - before; len(along) > 0 && n > 0 {
-			slow = time.Since(start) > time.Duration(n*int64(len(along)+1))*slowRead
+		if len(along) > 0 {
+			times = lead.times
 		}
 	}
 	clear(buf)
@@ -393,7 +421,7 @@ func (sc *scanRun) partitionAlong(ctx context.Context, wi int, rd *read) error {
 			r.sc.fail(rerr)
 		}
 	}
-	ss.release(sc, own, rides, slow)
+	ss.release(sc, own, rides, times)
 	if on := sc.e.cfg.OnScanRead; on != nil && err == nil {
 		n := len(rides)
 		if own {
@@ -426,7 +454,7 @@ func (sc *scanRun) sendRiders() error {
 			return nil
 		}
 		err := sc.out(sc.shared.ridersAt+r.i, r.worker().take())
-		ss.release(sc, false, []ride{r}, false)
+		ss.release(sc, false, []ride{r}, nil)
 		if err != nil {
 			return err
 		}
