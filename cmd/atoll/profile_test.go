@@ -23,11 +23,12 @@ import (
 	"github.com/atolldb/atoll/pkg/predicate"
 )
 
-// Frames of query execution, as they appear in profiles: the scan of a
-// partition by a fragment's worker, and the query service's execute
+// Frames of query execution, as they appear in profiles: the read of a
+// partition by a fragment's worker (for its scan alone, or for the scans
+// sharing it), and the query service's execute
 // (behind its Execute and the calls of both pipelines).
 const (
-	scanFrame    = "github.com/atolldb/atoll/internal/exec.(*worker).partition"
+	scanFrame    = "github.com/atolldb/atoll/internal/exec.(*worker).scanAlong"
 	executeFrame = "github.com/atolldb/atoll/internal/server.(*queryService).execute"
 )
 
