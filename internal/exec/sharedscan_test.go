@@ -95,14 +95,9 @@ func runCase(ctx context.Context, e *Engine, c sharedScanCase) ([]string, error)
 	return out, err
 }
 
-// TestSharedScans runs scans of one map at the same time, eight at once,
-// until their reads were shared, and requires each to return what it
-// returns alone: rows, aggregates, a LIMIT, a filter that fails on one
-// entry (only its own scan fails) and a scan cancelled as it runs. Scans
-// without a filter that return every entry read alone.
-func TestSharedScans(t *testing.T) {
-	const n = 20_000
-	e, cases := sharedScanFixture(t, n)
+// aloneResults runs each case by itself and returns what each returned.
+func aloneResults(t *testing.T, e *Engine, cases []sharedScanCase) map[string][]string {
+	t.Helper()
 	want := map[string][]string{}
 	for _, c := range cases {
 		got, err := runCase(context.Background(), e, c)
@@ -111,6 +106,18 @@ func TestSharedScans(t *testing.T) {
 		}
 		want[c.name] = got
 	}
+	return want
+}
+
+// TestSharedScans runs scans of one map at the same time, eight at once,
+// until their reads were shared, and requires each to return what it
+// returns alone: rows, aggregates, a LIMIT, a filter that fails on one
+// entry (only its own scan fails) and a scan cancelled as it runs. Scans
+// without a filter that return every entry read alone.
+func TestSharedScans(t *testing.T) {
+	const n = 20_000
+	e, cases := sharedScanFixture(t, n)
+	want := aloneResults(t, e, cases)
 	if got := len(want["every row"]); got != n {
 		t.Fatalf("every row alone: %d rows, want %d", got, n)
 	}
@@ -232,14 +239,7 @@ func TestSlowSharedReadsGoSolo(t *testing.T) {
 		reads.Add(1)
 		served.Add(int64(scans))
 	}
-	want := map[string][]string{}
-	for _, c := range cases {
-		got, err := runCase(context.Background(), e, c)
-		if err != nil {
-			t.Fatalf("%s alone: %v", c.name, err)
-		}
-		want[c.name] = got
-	}
+	want := aloneResults(t, e, cases)
 	if got, want := served.Load(), int64(len(cases)*271); got != want || reads.Load() != want {
 		t.Fatalf("scans one at a time: %d reads served %d partitions, want %d of each", reads.Load(), got, want)
 	}
