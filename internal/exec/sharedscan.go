@@ -168,7 +168,10 @@ func (ss *scanShares) take(sc *scanRun, rd *read) bool {
 		me.left--
 	}
 	for _, r := range sh.runs {
-		if r == sc || me.solo {
+		if me.solo {
+			break // reads alone: takes no rider either
+		}
+		if r == sc {
 			continue
 		}
 		if i := r.shared.freeRider(p, r); i >= 0 {
@@ -303,7 +306,7 @@ func (ss *scanShares) claimFull(sc *scanRun) (ride, bool) {
 
 // leave ends a goroutine of sc; the last one takes sc out of its share,
 // waits for its riders to be handed back and reports true.
-func (ss *scanShares) leave(st *store.Map, sc *scanRun) bool {
+func (ss *scanShares) leave(sc *scanRun) bool {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	o := sc.shared
@@ -314,8 +317,8 @@ func (ss *scanShares) leave(st *store.Map, sc *scanRun) bool {
 	if i := slices.Index(sh.runs, sc); i >= 0 {
 		sh.runs = slices.Delete(sh.runs, i, i+1)
 	}
-	if len(sh.runs) == 0 && ss.byMap[st] == sh {
-		delete(ss.byMap, st)
+	if len(sh.runs) == 0 && ss.byMap[sc.st] == sh {
+		delete(ss.byMap, sc.st)
 	}
 	for o.busyCount > 0 {
 		if o.released == nil {
@@ -342,7 +345,7 @@ func (sc *scanRun) scanShared(ctx context.Context, wi int) {
 	w := sc.workers[wi]
 	defer func() {
 		w.ops.release()
-		if !ss.leave(sc.st, sc) {
+		if !ss.leave(sc) {
 			return
 		}
 		o := sc.shared
@@ -454,7 +457,9 @@ func (sc *scanRun) sendRiders() error {
 			return nil
 		}
 		err := sc.out(sc.shared.ridersAt+r.i, r.worker().take())
-		ss.release(sc, false, []ride{r}, nil)
+		ss.mu.Lock()
+		ss.releaseLocked(r)
+		ss.mu.Unlock()
 		if err != nil {
 			return err
 		}
