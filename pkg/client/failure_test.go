@@ -7,6 +7,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -127,16 +128,28 @@ func TestDeadlinesWithNoMember(t *testing.T) {
 	wg.Wait()
 }
 
+// refusingAddr returns a loopback address that refuses connections for
+// the whole test: a socket bound to its port and not listening, which
+// keeps other processes (tests run in parallel) from taking the port
+// the way a listener closed at once would not.
+func refusingAddr(t *testing.T) string {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = syscall.Close(fd) })
+	require.NoError(t, syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}))
+	sa, err := syscall.Getsockname(fd)
+	require.NoError(t, err)
+	return fmt.Sprintf("127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
+}
+
 // TestNewWithEverySeedDown: New fails within its connect timeout when no
 // seed answers, whether they refuse connections or take them and never
 // answer, with a short message saying so.
 func TestNewWithEverySeedDown(t *testing.T) {
 	var refusing, silent []string
 	for range 8 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		refusing = append(refusing, l.Addr().String())
-		require.NoError(t, l.Close())
+		refusing = append(refusing, refusingAddr(t))
 	}
 	for range 3 {
 		// Takes connections and never answers (the kernel accepts them).
