@@ -76,6 +76,32 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
+// BenchmarkDecodePage decodes a page of 100 values with one Decoder, as
+// a client decodes the values a predicate query returns.
+func BenchmarkDecodePage(b *testing.B) {
+	svc := newService(b)
+	const values = 100
+	for _, c := range benchValues() {
+		b.Run(c.name, func(b *testing.B) {
+			d, err := svc.ToData(c.value)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(values * len(d)))
+			b.ReportAllocs()
+			for b.Loop() {
+				dec := svc.NewDecoder()
+				for range values {
+					if sinkAny, err = dec.ToObject(d); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*values), "ns/value")
+		})
+	}
+}
+
 // compactImpls returns services that write the model's SMALL and LARGE
 // objects in the Compact format three ways: with the hand-written
 // serializers of internal/benchmodel, with reflective serializers registered for the

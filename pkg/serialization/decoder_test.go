@@ -50,9 +50,17 @@ func TestDecoderObjectsStayValid(t *testing.T) {
 			grown := append(doc.Payload, -1)
 			grown[0] = -1
 		}
-		if l, ok := v.(*benchmodel.IdentifiedLarge); ok {
-			grown := append(l.LongArray, -1)
-			grown[0] = -1
+		switch l := v.(type) {
+		case *benchmodel.IdentifiedLarge:
+			grow(l.LongArray, -1)
+		case *benchmodel.PortableLarge:
+			grow(l.BooleanArray, true)
+			grow(l.ByteArray, 0xff)
+			grow(l.ShortArray, -1)
+		case *benchmodel.Large:
+			grow(l.BooleanArray, true)
+			grow(l.ByteArray, -1)
+			grow(l.DoubleArray, -1)
 		}
 		require.Equal(t, want[i], got[i], "value %d", i)
 	}
@@ -80,4 +88,15 @@ func TestDecoderMatchesToObject(t *testing.T) {
 	}
 	_, err := dec.ToObject(s.Data{0, 0, 0, 0, 0xff, 0xff, 0xff, 0x00})
 	assert.Error(t, err, "an unknown type id fails")
+}
+
+// grow appends v to a and writes v over the first item of the result: a
+// slice cut with room past its end would write over its neighbour, and
+// one that does not reallocate would change a itself.
+func grow[T any](a []T, v T) {
+	if len(a) == 0 {
+		return
+	}
+	grown := append(a, v)
+	grown[0] = v
 }

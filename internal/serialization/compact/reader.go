@@ -42,12 +42,12 @@ func (r *Reader) note(err error) {
 // ReadCompact reads a nested COMPACT field: a value of the Go type registered
 // for its type name, or a *Record; null is nil.
 func (r *Reader) ReadCompact(name string) any {
-	rec, err := r.rec.GetCompact(name)
+	rec, ok, err := r.rec.nested(name)
 	r.note(err)
-	if rec == nil || r.err != nil {
+	if !ok || r.err != nil {
 		return nil
 	}
-	v, err := r.nested(*rec)
+	v, err := r.nested(rec)
 	r.note(err)
 	return v
 }
@@ -65,13 +65,13 @@ func (r *Reader) nested(rec Record) (any, error) {
 // ReadArrayOfCompact reads an ARRAY_OF_COMPACT field; items are values of
 // the registered Go type or *Record, null items are nil.
 func (r *Reader) ReadArrayOfCompact(name string) []any {
-	it := r.compactItems(name)
-	if it == nil {
+	it, ok := r.compactItems(name)
+	if !ok {
 		return nil
 	}
 	out := make([]any, it.count)
 	for i := range out {
-		v, ok := r.compactItem(it, i)
+		v, ok := r.compactItem(&it, i)
 		if !ok {
 			return nil
 		}
@@ -80,15 +80,12 @@ func (r *Reader) ReadArrayOfCompact(name string) []any {
 	return out
 }
 
-// compactItems locates the items of an ARRAY_OF_COMPACT field; nil for a
-// null array or after an error.
-func (r *Reader) compactItems(name string) *varItems {
-	_, it, err := r.rec.varArrayField(name, core.KindArrayOfCompact)
+// compactItems locates the items of an ARRAY_OF_COMPACT field; false for
+// a null array or after an error.
+func (r *Reader) compactItems(name string) (varItems, bool) {
+	_, it, ok, err := r.rec.varArrayField(name, core.KindArrayOfCompact)
 	r.note(err)
-	if r.err != nil {
-		return nil
-	}
-	return it
+	return it, ok && r.err == nil
 }
 
 // compactItem decodes item i (nil for a null item); false after an error.
@@ -112,13 +109,13 @@ func (r *Reader) compactItem(it *varItems, i int) (any, bool) {
 // the slice holds T, items are copied out of their pointers. Null items are
 // the zero T.
 func ReadArray[T any](r *Reader, name string) []T {
-	it := r.compactItems(name)
-	if it == nil {
+	it, ok := r.compactItems(name)
+	if !ok {
 		return nil
 	}
 	out := make([]T, it.count)
 	for i := range out {
-		item, ok := r.compactItem(it, i)
+		item, ok := r.compactItem(&it, i)
 		if !ok {
 			return nil
 		}

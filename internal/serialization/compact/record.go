@@ -503,15 +503,22 @@ func (r *Record) GetTimestampWithTimezone(name string) (*core.OffsetDateTime, er
 
 // GetCompact reads a nested COMPACT field as a record; null is nil.
 func (r *Record) GetCompact(name string) (*Record, error) {
-	_, rd, null, err := r.variable(name, core.KindCompact)
-	if err != nil || null {
-		return nil, err
-	}
-	rec, _, err := Parse(rd.Buf(), rd.Pos(), len(rd.Buf()), r.schemas, r.embedded)
-	if err != nil {
+	rec, ok, err := r.nested(name)
+	if !ok {
 		return nil, err
 	}
 	return &rec, nil
+}
+
+// nested reads a nested COMPACT field as a record; ok is false for null
+// and after an error.
+func (r *Record) nested(name string) (rec Record, ok bool, err error) {
+	_, rd, null, err := r.variable(name, core.KindCompact)
+	if err != nil || null {
+		return Record{}, false, err
+	}
+	rec, _, err = Parse(rd.Buf(), rd.Pos(), len(rd.Buf()), r.schemas, r.embedded)
+	return rec, err == nil, err
 }
 
 // primitiveArray resolves an array field of the plain kind k or its
@@ -565,7 +572,7 @@ func (r *Record) GetArrayOfBoolean(name string) ([]bool, error) {
 	if err := readErr(&rd, f); err != nil {
 		return nil, err
 	}
-	out := make([]bool, n)
+	out := core.Bools(r.arena, int(n))
 	for i := range out {
 		out[i] = packed[i/8]&(1<<(i%8)) != 0
 	}
@@ -581,7 +588,13 @@ func (r *Record) GetArrayOfInt8(name string) ([]int8, error) {
 	if items != nil {
 		return nonNullItems(items, f, (*wire.Reader).Int8)
 	}
-	return readArray(&rd, f, 1, (*wire.Reader).Int8)
+	n := arrayLen(&rd, 1)
+	if err := readErr(&rd, f); err != nil {
+		return nil, err
+	}
+	out := core.Int8s(r.arena, n)
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(out))), n), rd.Bytes(n))
+	return out, readErr(&rd, f)
 }
 
 // GetArrayOfInt16 reads an ARRAY_OF_INT16 (or null-free ARRAY_OF_NULLABLE_INT16) field; null is nil.
@@ -593,7 +606,7 @@ func (r *Record) GetArrayOfInt16(name string) ([]int16, error) {
 	if items != nil {
 		return nonNullItems(items, f, (*wire.Reader).Int16)
 	}
-	return readNumbers[int16](&rd, f)
+	return readNumbers[int16](&rd, f, r.arena)
 }
 
 // GetArrayOfInt32 reads an ARRAY_OF_INT32 (or null-free ARRAY_OF_NULLABLE_INT32) field; null is nil.
@@ -605,7 +618,7 @@ func (r *Record) GetArrayOfInt32(name string) ([]int32, error) {
 	if items != nil {
 		return nonNullItems(items, f, (*wire.Reader).Int32)
 	}
-	return readNumbers[int32](&rd, f)
+	return readNumbers[int32](&rd, f, r.arena)
 }
 
 // GetArrayOfInt64 reads an ARRAY_OF_INT64 (or null-free ARRAY_OF_NULLABLE_INT64) field; null is nil.
@@ -617,7 +630,7 @@ func (r *Record) GetArrayOfInt64(name string) ([]int64, error) {
 	if items != nil {
 		return nonNullItems(items, f, (*wire.Reader).Int64)
 	}
-	return readNumbers[int64](&rd, f)
+	return readNumbers[int64](&rd, f, r.arena)
 }
 
 // GetArrayOfFloat32 reads an ARRAY_OF_FLOAT32 (or null-free ARRAY_OF_NULLABLE_FLOAT32) field; null is nil.
@@ -629,7 +642,7 @@ func (r *Record) GetArrayOfFloat32(name string) ([]float32, error) {
 	if items != nil {
 		return nonNullItems(items, f, (*wire.Reader).Float32)
 	}
-	return readNumbers[float32](&rd, f)
+	return readNumbers[float32](&rd, f, r.arena)
 }
 
 // GetArrayOfFloat64 reads an ARRAY_OF_FLOAT64 (or null-free ARRAY_OF_NULLABLE_FLOAT64) field; null is nil.
@@ -641,29 +654,17 @@ func (r *Record) GetArrayOfFloat64(name string) ([]float64, error) {
 	if items != nil {
 		return nonNullItems(items, f, (*wire.Reader).Float64)
 	}
-	return readNumbers[float64](&rd, f)
+	return readNumbers[float64](&rd, f, r.arena)
 }
 
-// readArray reads int count + count fixed-size items.
-func readArray[T any](rd *wire.Reader, f *SchemaField, size int, item func(*wire.Reader) T) ([]T, error) {
-	n := arrayLen(rd, size)
-	if err := readErr(rd, f); err != nil {
-		return nil, err
-	}
-	out := make([]T, n)
-	for i := range out {
-		out[i] = item(rd)
-	}
-	return out, readErr(rd, f)
-}
-
-// readNumbers reads the n numbers of a fixed-size array in one pass.
-func readNumbers[T wire.Number](rd *wire.Reader, f *SchemaField) ([]T, error) {
+// readNumbers reads the n numbers of a fixed-size array in one pass, into
+// a slice from arena (a new one when arena is nil).
+func readNumbers[T wire.Number](rd *wire.Reader, f *SchemaField, arena *core.Arena) ([]T, error) {
 	n := arrayLen(rd, int(unsafe.Sizeof(T(0))))
 	if err := readErr(rd, f); err != nil {
 		return nil, err
 	}
-	out := make([]T, n)
+	out := core.Numbers[T](arena, n)
 	wire.Numbers(rd, out)
 	return out, readErr(rd, f)
 }
@@ -753,7 +754,7 @@ func nonNullItems[T any](it *varItems, f *SchemaField, read func(*wire.Reader) T
 			return nil, err
 		}
 		if null {
-			return nil, &core.FieldError{Field: f.Name, Reason: "has a null item; read it with the nullable accessor"}
+			return nil, nullAccessorError(f)
 		}
 		out[i] = read(&rd)
 		if err := readErr(&rd, f); err != nil {
@@ -761,6 +762,10 @@ func nonNullItems[T any](it *varItems, f *SchemaField, read func(*wire.Reader) T
 		}
 	}
 	return out, nil
+}
+
+func nullAccessorError(f *SchemaField) error {
+	return &core.FieldError{Field: f.Name, Reason: "has a null item; read it with the nullable accessor"}
 }
 
 func nullableFromPlain[T any](plain []T, err error) ([]*T, error) {
@@ -858,26 +863,24 @@ func (r *Record) GetArrayOfNullableFloat64(name string) ([]*float64, error) {
 	return ptrItems(items, f, (*wire.Reader).Float64)
 }
 
-// varArrayField resolves an array of variable-size items of kind k.
-func (r *Record) varArrayField(name string, k core.FieldKind) (*SchemaField, *varItems, error) {
+// varArrayField resolves an array of variable-size items of kind k; ok
+// is false for a null array and after an error.
+func (r *Record) varArrayField(name string, k core.FieldKind) (f *SchemaField, it varItems, ok bool, err error) {
 	f, rd, null, err := r.variable(name, k)
 	if err != nil || null {
-		return f, nil, err
+		return f, it, false, err
 	}
-	it, err := readVarItems(&rd, f)
-	if err != nil {
-		return f, nil, err
-	}
-	return f, &it, nil
+	it, err = readVarItems(&rd, f)
+	return f, it, err == nil, err
 }
 
 // GetArrayOfStringPtr reads an ARRAY_OF_STRING field; null items are nil.
 func (r *Record) GetArrayOfStringPtr(name string) ([]*string, error) {
-	f, it, err := r.varArrayField(name, core.KindArrayOfString)
-	if it == nil {
+	f, it, ok, err := r.varArrayField(name, core.KindArrayOfString)
+	if !ok {
 		return nil, err
 	}
-	return itemsOf(it, f, func(rd *wire.Reader) (*string, bool) {
+	return itemsOf(&it, f, func(rd *wire.Reader) (*string, bool) {
 		b, ok := rd.StringBytes()
 		s := r.str(b)
 		return &s, ok
@@ -886,68 +889,80 @@ func (r *Record) GetArrayOfStringPtr(name string) ([]*string, error) {
 
 // GetArrayOfString reads an ARRAY_OF_STRING field that has no null items.
 func (r *Record) GetArrayOfString(name string) ([]string, error) {
-	f, it, err := r.varArrayField(name, core.KindArrayOfString)
-	if it == nil {
+	f, it, ok, err := r.varArrayField(name, core.KindArrayOfString)
+	if !ok {
 		return nil, err
 	}
-	return nonNullItems(it, f, func(rd *wire.Reader) string {
+	out := make([]string, it.count)
+	for i := range out {
+		rd, null, err := it.item(i)
+		if err != nil {
+			return nil, err
+		}
+		if null {
+			return nil, nullAccessorError(f)
+		}
 		b, ok := rd.StringBytes()
 		if !ok {
 			rd.Fail(wire.ErrLength)
 		}
-		return r.str(b)
-	})
+		if err := readErr(&rd, f); err != nil {
+			return nil, err
+		}
+		out[i] = r.str(b)
+	}
+	return out, nil
 }
 
 // GetArrayOfDecimal reads an ARRAY_OF_DECIMAL field; null items are nil.
 func (r *Record) GetArrayOfDecimal(name string) ([]*core.Decimal, error) {
-	f, it, err := r.varArrayField(name, core.KindArrayOfDecimal)
-	if it == nil {
+	f, it, ok, err := r.varArrayField(name, core.KindArrayOfDecimal)
+	if !ok {
 		return nil, err
 	}
-	return ptrItems(it, f, core.ReadDecimal)
+	return ptrItems(&it, f, core.ReadDecimal)
 }
 
 // GetArrayOfTime reads an ARRAY_OF_TIME field; null items are nil.
 func (r *Record) GetArrayOfTime(name string) ([]*core.LocalTime, error) {
-	f, it, err := r.varArrayField(name, core.KindArrayOfTime)
-	if it == nil {
+	f, it, ok, err := r.varArrayField(name, core.KindArrayOfTime)
+	if !ok {
 		return nil, err
 	}
-	return ptrItems(it, f, core.ReadTime)
+	return ptrItems(&it, f, core.ReadTime)
 }
 
 // GetArrayOfDate reads an ARRAY_OF_DATE field; null items are nil.
 func (r *Record) GetArrayOfDate(name string) ([]*core.LocalDate, error) {
-	f, it, err := r.varArrayField(name, core.KindArrayOfDate)
-	if it == nil {
+	f, it, ok, err := r.varArrayField(name, core.KindArrayOfDate)
+	if !ok {
 		return nil, err
 	}
-	return ptrItems(it, f, func(rd *wire.Reader) core.LocalDate { return core.ReadDate(rd, false) })
+	return ptrItems(&it, f, func(rd *wire.Reader) core.LocalDate { return core.ReadDate(rd, false) })
 }
 
 // GetArrayOfTimestamp reads an ARRAY_OF_TIMESTAMP field; null items are nil.
 func (r *Record) GetArrayOfTimestamp(name string) ([]*core.LocalDateTime, error) {
-	f, it, err := r.varArrayField(name, core.KindArrayOfTimestamp)
-	if it == nil {
+	f, it, ok, err := r.varArrayField(name, core.KindArrayOfTimestamp)
+	if !ok {
 		return nil, err
 	}
-	return ptrItems(it, f, func(rd *wire.Reader) core.LocalDateTime { return core.ReadTimestamp(rd, false) })
+	return ptrItems(&it, f, func(rd *wire.Reader) core.LocalDateTime { return core.ReadTimestamp(rd, false) })
 }
 
 // GetArrayOfTimestampWithTimezone reads an ARRAY_OF_TIMESTAMP_WITH_TIMEZONE field; null items are nil.
 func (r *Record) GetArrayOfTimestampWithTimezone(name string) ([]*core.OffsetDateTime, error) {
-	f, it, err := r.varArrayField(name, core.KindArrayOfTimestampWithTimezone)
-	if it == nil {
+	f, it, ok, err := r.varArrayField(name, core.KindArrayOfTimestampWithTimezone)
+	if !ok {
 		return nil, err
 	}
-	return ptrItems(it, f, func(rd *wire.Reader) core.OffsetDateTime { return core.ReadTimestampTZ(rd, false) })
+	return ptrItems(&it, f, func(rd *wire.Reader) core.OffsetDateTime { return core.ReadTimestampTZ(rd, false) })
 }
 
 // GetArrayOfCompact reads an ARRAY_OF_COMPACT field as records; null items are nil.
 func (r *Record) GetArrayOfCompact(name string) ([]*Record, error) {
-	_, it, err := r.varArrayField(name, core.KindArrayOfCompact)
-	if it == nil {
+	_, it, ok, err := r.varArrayField(name, core.KindArrayOfCompact)
+	if !ok {
 		return nil, err
 	}
 	out := make([]*Record, it.count)

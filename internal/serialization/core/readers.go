@@ -55,11 +55,25 @@ func (a *Arena) String(b []byte) string {
 
 // Numbers returns a zeroed slice of n numbers from a's current block (a
 // new slice when a is nil or n is 0).
-func Numbers[T wire.Number](a *Arena, n int) []T {
+func Numbers[T wire.Number](a *Arena, n int) []T { return cut[T](a, n) }
+
+// Int8s returns a zeroed slice of n int8s, as Numbers does.
+func Int8s(a *Arena, n int) []int8 { return cut[int8](a, n) }
+
+// Bytes returns a zeroed slice of n bytes, as Numbers does.
+func Bytes(a *Arena, n int) []byte { return cut[byte](a, n) }
+
+// Bools returns a slice of n false bools, as Numbers does.
+func Bools(a *Arena, n int) []bool { return cut[bool](a, n) }
+
+// cut returns a zeroed slice of n Ts from a's current block of numbers; T
+// holds no pointers. Its capacity is n, so an append copies it out.
+func cut[T byte | int8 | bool | wire.Number](a *Arena, n int) []T {
 	if a == nil || n == 0 {
 		return make([]T, n)
 	}
-	words := (n*int(unsafe.Sizeof(T(0))) + 7) / 8
+	var zero T
+	words := (n*int(unsafe.Sizeof(zero)) + 7) / 8
 	if cap(a.nums)-len(a.nums) < words {
 		a.nums = make([]uint64, 0, a.block(8*words)/8)
 	}

@@ -1,6 +1,7 @@
 package portable
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strconv"
 
@@ -105,6 +106,18 @@ func (r *Record) entry(pos int) (name []byte, kind core.FieldKind, value int, er
 	return name, kind, rd.Pos(), nil
 }
 
+// entryNamed reads the entry at pos when it is the named field's, as entry
+// does, without a reader: the hinted field of a lookup usually is.
+func (r *Record) entryNamed(pos int, name string) (kind core.FieldKind, value int, ok bool) {
+	value = pos + 3 + len(name)
+	if pos < r.body+8+4*(r.count+1) || value > len(r.buf) ||
+		int(binary.BigEndian.Uint16(r.buf[pos:])) != len(name) || string(r.buf[pos+2:value-1]) != name {
+		return 0, 0, false
+	}
+	kind, ok = KindOf(int32(int8(r.buf[value-1])))
+	return kind, value, ok
+}
+
 // locate finds a field by name and returns its kind and value position.
 func (r *Record) locate(name string) (core.FieldKind, int, error) {
 	if r.buf == nil {
@@ -132,7 +145,7 @@ func (r *Record) locate(name string) (core.FieldKind, int, error) {
 // the object has no such field.
 func (r *Record) find(name string, hint int) (kind core.FieldKind, pos, index int, err error) {
 	if hint >= 0 && hint < r.count {
-		if n, k, v, err := r.entry(r.fieldAt(hint)); err == nil && string(n) == name {
+		if k, v, ok := r.entryNamed(r.fieldAt(hint), name); ok {
 			return k, v, hint, nil
 		}
 	}
@@ -375,24 +388,31 @@ func (r *Record) GetTimestampWithTimezone(name string) (*core.OffsetDateTime, er
 
 // GetPortable reads a nested PORTABLE field as a record; null is nil.
 func (r *Record) GetPortable(name string) (*Record, error) {
+	rec, ok, err := r.nested(name)
+	if !ok {
+		return nil, err
+	}
+	return &rec, nil
+}
+
+// nested reads a nested PORTABLE field as a record; ok is false for null
+// and after an error.
+func (r *Record) nested(name string) (rec Record, ok bool, err error) {
 	rd, err := r.value(name, core.KindPortable)
 	if err != nil {
-		return nil, err
+		return Record{}, false, err
 	}
 	null := rd.Bool()
 	fid, cid := rd.Int32(), rd.Int32()
 	if err := fieldErr(&rd, name); err != nil || null {
-		return nil, err
+		return Record{}, false, err
 	}
 	ver := rd.Int32()
 	if err := fieldErr(&rd, name); err != nil {
-		return nil, err
+		return Record{}, false, err
 	}
-	rec, _, err := Parse(r.buf, rd.Pos(), len(r.buf), fid, cid, ver, r.classes)
-	if err != nil {
-		return nil, err
-	}
-	return &rec, nil
+	rec, _, err = Parse(r.buf, rd.Pos(), len(r.buf), fid, cid, ver, r.classes)
+	return rec, err == nil, err
 }
 
 // arrayHeader reads a PORTABLE_ARRAY's count (-1: null) and its items'
@@ -464,19 +484,57 @@ func numberArray[T wire.Number](r *Record, name string, k core.FieldKind) ([]T, 
 	return v, fieldErr(&rd, name)
 }
 
+// byteItems reads a nullable array of one-byte items of kind k: its
+// length (-1 = null) and a view of its bytes; ok is false for null and
+// after an error.
+func (r *Record) byteItems(name string, k core.FieldKind) (b []byte, ok bool, err error) {
+	rd, err := r.value(name, k)
+	if err != nil {
+		return nil, false, err
+	}
+	n := rd.Length(1, true)
+	if n >= 0 {
+		b = rd.Bytes(n)
+	}
+	if err := fieldErr(&rd, name); err != nil {
+		return nil, false, err
+	}
+	return b, n >= 0, nil
+}
+
 // GetArrayOfBoolean reads a BOOLEAN_ARRAY field; null is nil.
 func (r *Record) GetArrayOfBoolean(name string) ([]bool, error) {
-	return arrayValue(r, name, core.KindArrayOfBoolean, 1, (*wire.Reader).Bool)
+	b, ok, err := r.byteItems(name, core.KindArrayOfBoolean)
+	if !ok {
+		return nil, err
+	}
+	out := core.Bools(r.arena, len(b))
+	for i, v := range b {
+		out[i] = v != 0
+	}
+	return out, nil
 }
 
 // GetArrayOfInt8 reads a BYTE_ARRAY field; null is nil.
 func (r *Record) GetArrayOfInt8(name string) ([]int8, error) {
-	return arrayValue(r, name, core.KindArrayOfInt8, 1, (*wire.Reader).Int8)
+	b, ok, err := r.byteItems(name, core.KindArrayOfInt8)
+	if !ok {
+		return nil, err
+	}
+	out := core.Int8s(r.arena, len(b))
+	for i, v := range b {
+		out[i] = int8(v)
+	}
+	return out, nil
 }
 
 // GetByteArray reads a BYTE_ARRAY field as bytes; null is nil.
 func (r *Record) GetByteArray(name string) ([]byte, error) {
-	return arrayValue(r, name, core.KindArrayOfInt8, 1, func(rd *wire.Reader) byte { return byte(rd.Int8()) })
+	b, ok, err := r.byteItems(name, core.KindArrayOfInt8)
+	if !ok {
+		return nil, err
+	}
+	return append(core.Bytes(r.arena, len(b))[:0], b...), nil
 }
 
 // GetArrayOfChar reads a CHAR_ARRAY field; null is nil.
@@ -525,11 +583,19 @@ func (r *Record) GetArrayOfString(name string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := core.ReadSlice(&rd, 4, func(rd *wire.Reader) string {
+	n := rd.Length(4, true)
+	if n < 0 || rd.Err() != nil {
+		return nil, fieldErr(&rd, name)
+	}
+	out := make([]string, n)
+	for i := range out {
 		b, _ := rd.StringBytes()
-		return r.arena.String(b)
-	})
-	return v, fieldErr(&rd, name)
+		out[i] = r.arena.String(b)
+	}
+	if err := fieldErr(&rd, name); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // positionedValues reads int length (-1 = null), item positions, and items.
@@ -906,74 +972,85 @@ func (r *Reader) note(err error) {
 // ReadPortable reads a nested PORTABLE field: a value made by the registered
 // factory, or a *Record; null is nil.
 func (r *Reader) ReadPortable(name string) any {
-	rec, err := r.rec.GetPortable(name)
+	rec, ok, err := r.rec.nested(name)
 	r.note(err)
-	if rec == nil || r.err != nil {
+	if !ok || r.err != nil {
 		return nil
 	}
-	v, err := r.dec.Object(*rec)
+	v, err := r.dec.Object(rec)
 	r.note(err)
 	return v
 }
 
 // ReadPortableArray reads a PORTABLE_ARRAY field; null is nil.
 func (r *Reader) ReadPortableArray(name string) []any {
-	var out []any
-	ok := r.portableItems(name, func(n int) { out = make([]any, n) }, func(i int, v any) bool {
-		out[i] = v
-		return true
-	})
+	a, ok := r.portableArray(name)
 	if !ok {
 		return nil
+	}
+	out := make([]any, a.n)
+	for i := range out {
+		if out[i], ok = r.portableItem(&a); !ok {
+			return nil
+		}
 	}
 	return out
 }
 
-// portableItems decodes the items of a PORTABLE_ARRAY field: made learns
-// their count, item each one in turn (false stops, after an error it
-// noted). It reports whether the array was read (not null, no error).
-func (r *Reader) portableItems(name string, made func(n int), item func(i int, v any) bool) bool {
+// portableItems is a PORTABLE_ARRAY being decoded: the reader at its next
+// item position, its count and its items' factory and class.
+type portableItems struct {
+	rd       wire.Reader
+	n        int
+	fid, cid int32
+}
+
+// portableArray starts decoding the items of a PORTABLE_ARRAY field; false
+// for a null array and after an error, which it notes.
+func (r *Reader) portableArray(name string) (a portableItems, ok bool) {
 	rd, err := r.rec.value(name, core.KindArrayOfPortable)
 	if err == nil {
-		var n int
-		var fid, cid int32
-		if n, fid, cid, err = r.rec.arrayHeader(&rd, name); err == nil && n >= 0 {
-			made(n)
-			for i := 0; i < n; i++ {
-				var rec Record
-				if rec, err = r.rec.arrayItem(&rd, fid, cid); err != nil {
-					break
-				}
-				var v any
-				if v, err = r.dec.Object(rec); err != nil {
-					break
-				}
-				if !item(i, v) {
-					return false
-				}
-			}
-			if err == nil {
-				return true
-			}
+		a.rd = rd
+		if a.n, a.fid, a.cid, err = r.rec.arrayHeader(&a.rd, name); err == nil {
+			return a, a.n >= 0 && r.err == nil
 		}
 	}
 	r.note(err)
-	return false
+	return a, false
+}
+
+// portableItem decodes the next item of a; false after an error, which
+// it notes.
+func (r *Reader) portableItem(a *portableItems) (any, bool) {
+	rec, err := r.rec.arrayItem(&a.rd, a.fid, a.cid)
+	if err == nil {
+		var v any
+		if v, err = r.dec.Object(rec); err == nil {
+			return v, true
+		}
+	}
+	r.note(err)
+	return nil, false
 }
 
 // ReadSlice reads a PORTABLE_ARRAY field into a typed slice.
 func ReadSlice[T any](r *Reader, name string) []T {
-	var out []T
-	ok := r.portableItems(name, func(n int) { out = make([]T, n) }, func(i int, it any) bool {
+	a, ok := r.portableArray(name)
+	if !ok {
+		return nil
+	}
+	out := make([]T, a.n)
+	for i := range out {
+		it, ok := r.portableItem(&a)
+		if !ok {
+			return nil
+		}
 		v, ok := it.(T)
 		if !ok {
 			r.note(&core.FieldError{Field: name, Reason: fmt.Sprintf("item %d is %T, not %T", i, it, v)})
+			return nil
 		}
 		out[i] = v
-		return ok
-	})
-	if !ok {
-		return nil
 	}
 	return out
 }
