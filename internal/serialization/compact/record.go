@@ -2,6 +2,7 @@ package compact
 
 import (
 	"encoding/binary"
+	"math"
 	"strconv"
 	"unsafe"
 
@@ -169,14 +170,24 @@ func nullError(name string) error {
 // varField returns a reader positioned at the body of a variable-size field,
 // or null=true. The reader is bounded by the variable-size section.
 func (r *Record) varField(f *SchemaField) (rd wire.Reader, null bool, err error) {
-	off, null := offsetAt(r.data, r.dataLen+int(f.Index)*r.width, r.width)
-	if null {
-		return rd, true, nil
-	}
-	if off < int(r.schema.FixedSize) || off >= r.dataLen {
-		return rd, false, core.Malformed("compact", off, "offset of field "+strconv.Quote(f.Name)+" is outside the variable-size section")
+	off, null, err := r.varOffset(f)
+	if err != nil || null {
+		return rd, null, err
 	}
 	return wire.NewReader(r.data[:r.dataLen], off), false, nil
+}
+
+// varOffset returns the offset in the data of the body of a variable-size
+// field, or null=true.
+func (r *Record) varOffset(f *SchemaField) (off int, null bool, err error) {
+	off, null = offsetAt(r.data, r.dataLen+int(f.Index)*r.width, r.width)
+	if null {
+		return 0, true, nil
+	}
+	if off < int(r.schema.FixedSize) || off >= r.dataLen {
+		return 0, false, core.Malformed("compact", off, "offset of field "+strconv.Quote(f.Name)+" is outside the variable-size section")
+	}
+	return off, false, nil
 }
 
 // offsetAt reads the offset-table entry of the given width at b[at]; null
@@ -197,121 +208,105 @@ func readErr(rd *wire.Reader, f *SchemaField) error {
 	if rd.Err() == nil {
 		return nil
 	}
-	return &core.DecodeError{Format: "compact", Offset: rd.Pos(), Reason: "field " + strconv.Quote(f.Name) + " is truncated", Err: rd.Err()}
+	return truncated(f, rd.Pos(), rd.Err())
 }
 
-// fixed returns the field's bytes in the fixed section when the field has
-// the fixed kind k; nullable twins are read through nullable.
-func (r *Record) fixedOrNullable(name string, k core.FieldKind) (f *SchemaField, fixed []byte, rd wire.Reader, err error) {
+// truncated is the error of the body of field f at off that does not fit
+// or has an invalid length.
+func truncated(f *SchemaField, off int, err error) error {
+	return &core.DecodeError{Format: "compact", Offset: off, Reason: "field " + strconv.Quote(f.Name) + " is truncated", Err: err}
+}
+
+// fixedOrNullable returns the size bytes of a field of the fixed kind k
+// (from its first byte in the fixed section: a BOOLEAN is a bit there) or
+// of a non-null value of its nullable twin, without a reader.
+func (r *Record) fixedOrNullable(name string, k core.FieldKind, size int) (f *SchemaField, b []byte, err error) {
 	f, err = r.lookup(name)
 	if err != nil {
-		return nil, nil, rd, err
+		return nil, nil, err
 	}
 	switch f.Kind {
 	case k:
-		return f, r.data[f.Offset:], rd, nil
+		return f, r.data[f.Offset:], nil
 	case k.Nullable():
-		var null bool
-		rd, null, err = r.varField(f)
-		if err == nil && null {
-			err = nullError(name)
+		off, null, err := r.varOffset(f)
+		switch {
+		case err != nil:
+			return f, nil, err
+		case null:
+			return f, nil, nullError(name)
+		case off > r.dataLen-size:
+			return f, nil, truncated(f, off, wire.ErrShort)
 		}
-		return f, nil, rd, err
+		return f, r.data[off : off+size], nil
 	}
-	return f, nil, rd, kindError(f, k.String())
+	return f, nil, kindError(f, k.String())
 }
 
 // GetBoolean reads a BOOLEAN (or non-null NULLABLE_BOOLEAN) field.
 func (r *Record) GetBoolean(name string) (bool, error) {
-	f, fixed, rd, err := r.fixedOrNullable(name, core.KindBoolean)
+	f, b, err := r.fixedOrNullable(name, core.KindBoolean, 1)
 	if err != nil {
 		return false, err
 	}
-	if fixed != nil {
-		return fixed[0]&(1<<f.BitOffset) != 0, nil
+	if f.Kind == core.KindBoolean {
+		return b[0]&(1<<f.BitOffset) != 0, nil
 	}
-	v := rd.Bool()
-	return v, readErr(&rd, f)
+	return b[0] != 0, nil
 }
 
 // GetInt8 reads an INT8 (or non-null NULLABLE_INT8) field.
 func (r *Record) GetInt8(name string) (int8, error) {
-	f, fixed, rd, err := r.fixedOrNullable(name, core.KindInt8)
+	_, b, err := r.fixedOrNullable(name, core.KindInt8, 1)
 	if err != nil {
 		return 0, err
 	}
-	if fixed != nil {
-		return int8(fixed[0]), nil
-	}
-	v := rd.Int8()
-	return v, readErr(&rd, f)
+	return int8(b[0]), nil
 }
 
 // GetInt16 reads an INT16 (or non-null NULLABLE_INT16) field.
 func (r *Record) GetInt16(name string) (int16, error) {
-	f, fixed, rd, err := r.fixedOrNullable(name, core.KindInt16)
+	_, b, err := r.fixedOrNullable(name, core.KindInt16, 2)
 	if err != nil {
 		return 0, err
 	}
-	if fixed != nil {
-		return int16(fixed[0])<<8 | int16(fixed[1]), nil
-	}
-	v := rd.Int16()
-	return v, readErr(&rd, f)
+	return int16(binary.BigEndian.Uint16(b)), nil
 }
 
 // GetInt32 reads an INT32 (or non-null NULLABLE_INT32) field.
 func (r *Record) GetInt32(name string) (int32, error) {
-	f, fixed, rd, err := r.fixedOrNullable(name, core.KindInt32)
+	_, b, err := r.fixedOrNullable(name, core.KindInt32, 4)
 	if err != nil {
 		return 0, err
 	}
-	if fixed != nil {
-		v, _ := wire.Int32At(fixed, 0)
-		return v, nil
-	}
-	v := rd.Int32()
-	return v, readErr(&rd, f)
+	return int32(binary.BigEndian.Uint32(b)), nil
 }
 
 // GetInt64 reads an INT64 (or non-null NULLABLE_INT64) field.
 func (r *Record) GetInt64(name string) (int64, error) {
-	f, fixed, rd, err := r.fixedOrNullable(name, core.KindInt64)
+	_, b, err := r.fixedOrNullable(name, core.KindInt64, 8)
 	if err != nil {
 		return 0, err
 	}
-	if fixed != nil {
-		v, _ := wire.Int64At(fixed, 0)
-		return v, nil
-	}
-	v := rd.Int64()
-	return v, readErr(&rd, f)
+	return int64(binary.BigEndian.Uint64(b)), nil
 }
 
 // GetFloat32 reads a FLOAT32 (or non-null NULLABLE_FLOAT32) field.
 func (r *Record) GetFloat32(name string) (float32, error) {
-	f, fixed, rd, err := r.fixedOrNullable(name, core.KindFloat32)
+	_, b, err := r.fixedOrNullable(name, core.KindFloat32, 4)
 	if err != nil {
 		return 0, err
 	}
-	if fixed != nil {
-		rd = wire.NewReader(fixed, 0)
-	}
-	v := rd.Float32()
-	return v, readErr(&rd, f)
+	return math.Float32frombits(binary.BigEndian.Uint32(b)), nil
 }
 
 // GetFloat64 reads a FLOAT64 (or non-null NULLABLE_FLOAT64) field.
 func (r *Record) GetFloat64(name string) (float64, error) {
-	f, fixed, rd, err := r.fixedOrNullable(name, core.KindFloat64)
+	_, b, err := r.fixedOrNullable(name, core.KindFloat64, 8)
 	if err != nil {
 		return 0, err
 	}
-	if fixed != nil {
-		rd = wire.NewReader(fixed, 0)
-	}
-	v := rd.Float64()
-	return v, readErr(&rd, f)
+	return math.Float64frombits(binary.BigEndian.Uint64(b)), nil
 }
 
 // nullable resolves a field read through a nullable accessor: fixed data for
@@ -409,15 +404,22 @@ func (r *Record) variable(name string, k core.FieldKind) (f *SchemaField, rd wir
 // GetStringBytes returns a view of a STRING field's UTF-8 bytes without
 // copying; null reports ok=false. The view aliases the record's bytes.
 func (r *Record) GetStringBytes(name string) (b []byte, ok bool, err error) {
-	f, rd, null, err := r.variable(name, core.KindString)
+	f, err := r.lookup(name)
+	if err != nil {
+		return nil, false, err
+	}
+	if f.Kind != core.KindString {
+		return nil, false, kindError(f, core.KindString.String())
+	}
+	off, null, err := r.varOffset(f)
 	if err != nil || null {
 		return nil, false, err
 	}
-	b, ok = rd.StringBytes()
-	if err := readErr(&rd, f); err != nil {
-		return nil, false, err
+	b, null, err = wire.StringBytesAt(r.data[:r.dataLen], off)
+	if err != nil {
+		return nil, false, truncated(f, off, err)
 	}
-	return b, ok, nil
+	return b, !null, nil
 }
 
 // GetString reads a STRING field; null reads as "".

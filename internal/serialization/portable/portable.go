@@ -2,6 +2,8 @@ package portable
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -150,23 +152,26 @@ func (cd *ClassDefinition) Field(name string) (Field, int, bool) {
 	return cd.Fields[i], int(i), true
 }
 
-func (cd *ClassDefinition) key() classKey { return classKey{cd.FactoryID, cd.ClassID, cd.Version} }
-
-type classKey struct{ factoryID, classID, version int32 }
+// classOf is the key of a class in a ClassRegistry: its factory and class
+// ids in one word, which a map hashes faster than three.
+func classOf(factoryID, classID int32) uint64 {
+	return uint64(uint32(factoryID))<<32 | uint64(uint32(classID))
+}
 
 // ClassRegistry holds Portable class definitions by factory id, class id and
 // version. Reads are lock-free. The zero value is not usable; use
 // NewClassRegistry.
 type ClassRegistry struct {
-	mu    sync.Mutex
-	m     atomic.Pointer[map[classKey]*ClassDefinition]
+	mu sync.Mutex
+	// m holds the versions of each class (classOf), in the order added.
+	m     atomic.Pointer[map[uint64][]*ClassDefinition]
 	onAdd func(*ClassDefinition)
 }
 
 // NewClassRegistry returns an empty registry.
 func NewClassRegistry() *ClassRegistry {
 	r := &ClassRegistry{}
-	m := map[classKey]*ClassDefinition{}
+	m := map[uint64][]*ClassDefinition{}
 	r.m.Store(&m)
 	return r
 }
@@ -181,8 +186,17 @@ func (r *ClassRegistry) OnAdd(fn func(*ClassDefinition)) {
 
 // Get returns the class definition for the given ids.
 func (r *ClassRegistry) Get(factoryID, classID, version int32) (*ClassDefinition, bool) {
-	cd, ok := (*r.m.Load())[classKey{factoryID, classID, version}]
-	return cd, ok
+	return versionOf((*r.m.Load())[classOf(factoryID, classID)], version)
+}
+
+// versionOf returns the definition of the given version among a class's.
+func versionOf(versions []*ClassDefinition, version int32) (*ClassDefinition, bool) {
+	for _, cd := range versions {
+		if cd.Version == version {
+			return cd, true
+		}
+	}
+	return nil, false
 }
 
 // Add registers cd. Registering a different definition for the same ids fails.
@@ -197,15 +211,13 @@ func (r *ClassRegistry) add(cd *ClassDefinition) (*ClassDefinition, error) {
 	}
 	r.mu.Lock()
 	cur := *r.m.Load()
-	if old, ok := cur[cd.key()]; ok {
+	key := classOf(cd.FactoryID, cd.ClassID)
+	if old, ok := versionOf(cur[key], cd.Version); ok {
 		r.mu.Unlock()
 		return old, sameClass(old, cd)
 	}
-	next := make(map[classKey]*ClassDefinition, len(cur)+1)
-	for k, v := range cur {
-		next[k] = v
-	}
-	next[cd.key()] = cd
+	next := maps.Clone(cur)
+	next[key] = append(slices.Clip(cur[key]), cd)
 	r.m.Store(&next)
 	fn := r.onAdd
 	r.mu.Unlock()
@@ -219,8 +231,8 @@ func (r *ClassRegistry) add(cd *ClassDefinition) (*ClassDefinition, error) {
 func (r *ClassRegistry) All() []*ClassDefinition {
 	m := *r.m.Load()
 	out := make([]*ClassDefinition, 0, len(m))
-	for _, cd := range m {
-		out = append(out, cd)
+	for _, versions := range m {
+		out = append(out, versions...)
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package portable
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/atolldb/atoll/internal/serialization/core"
@@ -212,111 +213,134 @@ func (r *Record) ClassDefinition() (*ClassDefinition, error) {
 
 // value resolves a field that must have kind k and returns a reader at its value.
 func (r *Record) value(name string, k core.FieldKind) (wire.Reader, error) {
-	kind, pos, err := r.locate(name)
+	pos, err := r.at(name, k)
 	if err != nil {
 		return wire.Reader{}, err
 	}
-	if kind != k {
-		return wire.Reader{}, &core.FieldError{Field: name, Reason: "has kind " + kind.String() + ", not " + k.String()}
-	}
 	return wire.NewReader(r.buf, pos), nil
+}
+
+// at returns the position of the value of the named field, of kind k.
+func (r *Record) at(name string, k core.FieldKind) (int, error) {
+	kind, pos, err := r.locate(name)
+	if err != nil {
+		return 0, err
+	}
+	if kind != k {
+		return 0, &core.FieldError{Field: name, Reason: "has kind " + kind.String() + ", not " + k.String()}
+	}
+	return pos, nil
+}
+
+// fixed returns the n bytes of the value of the named field, of the
+// fixed-size kind k, without a reader.
+func (r *Record) fixed(name string, k core.FieldKind, n int) ([]byte, error) {
+	pos, err := r.at(name, k)
+	if err != nil {
+		return nil, err
+	}
+	if pos > len(r.buf)-n {
+		return nil, truncated(name, pos, wire.ErrShort)
+	}
+	return r.buf[pos : pos+n], nil
+}
+
+// truncated is the error of a value at pos that does not fit or has an
+// invalid length.
+func truncated(name string, pos int, err error) error {
+	return &core.DecodeError{Format: "portable", Offset: pos, Reason: "field " + strconv.Quote(name) + " is truncated or has an invalid length", Err: err}
 }
 
 func fieldErr(rd *wire.Reader, name string) error {
 	if rd.Err() == nil {
 		return nil
 	}
-	return &core.DecodeError{Format: "portable", Offset: rd.Pos(), Reason: "field " + strconv.Quote(name) + " is truncated or has an invalid length", Err: rd.Err()}
+	return truncated(name, rd.Pos(), rd.Err())
 }
 
 // GetBoolean reads a BOOLEAN field.
 func (r *Record) GetBoolean(name string) (bool, error) {
-	rd, err := r.value(name, core.KindBoolean)
+	b, err := r.fixed(name, core.KindBoolean, 1)
 	if err != nil {
 		return false, err
 	}
-	v := rd.Bool()
-	return v, fieldErr(&rd, name)
+	return b[0] != 0, nil
 }
 
 // GetInt8 reads a BYTE field.
 func (r *Record) GetInt8(name string) (int8, error) {
-	rd, err := r.value(name, core.KindInt8)
+	b, err := r.fixed(name, core.KindInt8, 1)
 	if err != nil {
 		return 0, err
 	}
-	v := rd.Int8()
-	return v, fieldErr(&rd, name)
+	return int8(b[0]), nil
 }
 
 // GetChar reads a CHAR field.
 func (r *Record) GetChar(name string) (core.Char, error) {
-	rd, err := r.value(name, core.KindChar)
+	b, err := r.fixed(name, core.KindChar, 2)
 	if err != nil {
 		return 0, err
 	}
-	v := core.Char(rd.Uint16())
-	return v, fieldErr(&rd, name)
+	return core.Char(binary.BigEndian.Uint16(b)), nil
 }
 
 // GetInt16 reads a SHORT field.
 func (r *Record) GetInt16(name string) (int16, error) {
-	rd, err := r.value(name, core.KindInt16)
+	b, err := r.fixed(name, core.KindInt16, 2)
 	if err != nil {
 		return 0, err
 	}
-	v := rd.Int16()
-	return v, fieldErr(&rd, name)
+	return int16(binary.BigEndian.Uint16(b)), nil
 }
 
 // GetInt32 reads a INT field.
 func (r *Record) GetInt32(name string) (int32, error) {
-	rd, err := r.value(name, core.KindInt32)
+	b, err := r.fixed(name, core.KindInt32, 4)
 	if err != nil {
 		return 0, err
 	}
-	v := rd.Int32()
-	return v, fieldErr(&rd, name)
+	return int32(binary.BigEndian.Uint32(b)), nil
 }
 
 // GetInt64 reads a LONG field.
 func (r *Record) GetInt64(name string) (int64, error) {
-	rd, err := r.value(name, core.KindInt64)
+	b, err := r.fixed(name, core.KindInt64, 8)
 	if err != nil {
 		return 0, err
 	}
-	v := rd.Int64()
-	return v, fieldErr(&rd, name)
+	return int64(binary.BigEndian.Uint64(b)), nil
 }
 
 // GetFloat32 reads a FLOAT field.
 func (r *Record) GetFloat32(name string) (float32, error) {
-	rd, err := r.value(name, core.KindFloat32)
+	b, err := r.fixed(name, core.KindFloat32, 4)
 	if err != nil {
 		return 0, err
 	}
-	v := rd.Float32()
-	return v, fieldErr(&rd, name)
+	return math.Float32frombits(binary.BigEndian.Uint32(b)), nil
 }
 
 // GetFloat64 reads a DOUBLE field.
 func (r *Record) GetFloat64(name string) (float64, error) {
-	rd, err := r.value(name, core.KindFloat64)
+	b, err := r.fixed(name, core.KindFloat64, 8)
 	if err != nil {
 		return 0, err
 	}
-	v := rd.Float64()
-	return v, fieldErr(&rd, name)
+	return math.Float64frombits(binary.BigEndian.Uint64(b)), nil
 }
 
 // GetStringBytes returns a view of a UTF field's bytes; null reports ok=false.
 func (r *Record) GetStringBytes(name string) (b []byte, ok bool, err error) {
-	rd, err := r.value(name, core.KindString)
+	pos, err := r.at(name, core.KindString)
 	if err != nil {
 		return nil, false, err
 	}
-	b, ok = rd.StringBytes()
-	return b, ok, fieldErr(&rd, name)
+	b, null, err := wire.StringBytesAt(r.buf, pos)
+	if err != nil {
+		return nil, false, truncated(name, pos, err)
+	}
+	return b, !null, nil
 }
 
 // GetString reads a UTF field; null reads as "".

@@ -107,6 +107,24 @@ func Int64At(b []byte, off int) (v int64, ok bool) {
 	return int64(binary.BigEndian.Uint64(b[off:])), true
 }
 
+// StringBytesAt reads a Hazelcast string at b[off:] as Reader.StringBytes
+// does, without a reader: a view of its UTF-8 bytes, or null. The error
+// is ErrShort or ErrLength.
+func StringBytesAt(b []byte, off int) (s []byte, null bool, err error) {
+	n, ok := Int32At(b, off)
+	switch {
+	case !ok:
+		return nil, false, ErrShort
+	case n == -1:
+		return nil, true, nil
+	case n < 0:
+		return nil, false, ErrLength
+	case int64(n) > int64(len(b)-off-4):
+		return nil, false, ErrShort
+	}
+	return b[off+4 : off+4+int(n)], false, nil
+}
+
 // Reader decodes big-endian values from a byte slice with a sticky error.
 // The zero Reader reads from an empty buffer.
 type Reader struct {
