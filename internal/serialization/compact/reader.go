@@ -90,10 +90,10 @@ func (r *Reader) compactItems(name string) (varItems, bool) {
 
 // compactItem decodes item i (nil for a null item); false after an error.
 func (r *Reader) compactItem(it *varItems, i int) (any, bool) {
-	rd, null, err := it.item(i)
+	at, null, err := it.at(i)
 	if err == nil && !null {
 		var rec Record
-		if rec, _, err = Parse(rd.Buf(), rd.Pos(), len(rd.Buf()), r.rec.schemas, r.rec.embedded); err == nil {
+		if rec, _, err = Parse(it.rd.Buf(), at, len(it.rd.Buf()), r.rec.schemas, r.rec.embedded); err == nil {
 			var v any
 			if v, err = r.nested(rec); err == nil {
 				return v, true

@@ -174,7 +174,7 @@ func (r *Record) varField(f *SchemaField) (rd wire.Reader, null bool, err error)
 	if err != nil || null {
 		return rd, null, err
 	}
-	return wire.NewReader(r.data[:r.dataLen], off), false, nil
+	return r.body(off), false, nil
 }
 
 // varOffset returns the offset in the data of the body of a variable-size
@@ -390,26 +390,29 @@ func getNullable[T any](r *Record, name string, kind core.FieldKind, read func(*
 
 // variable resolves a variable-size field of kind k.
 func (r *Record) variable(name string, k core.FieldKind) (f *SchemaField, rd wire.Reader, null bool, err error) {
-	f, err = r.lookup(name)
+	f, err = r.field(name, k)
 	if err != nil {
-		return nil, rd, false, err
-	}
-	if f.Kind != k {
-		return f, rd, false, kindError(f, k.String())
+		return f, rd, false, err
 	}
 	rd, null, err = r.varField(f)
 	return f, rd, null, err
 }
 
+// field looks up the named field and checks that it has kind k.
+func (r *Record) field(name string, k core.FieldKind) (*SchemaField, error) {
+	f, err := r.lookup(name)
+	if err == nil && f.Kind != k {
+		err = kindError(f, k.String())
+	}
+	return f, err
+}
+
 // GetStringBytes returns a view of a STRING field's UTF-8 bytes without
 // copying; null reports ok=false. The view aliases the record's bytes.
 func (r *Record) GetStringBytes(name string) (b []byte, ok bool, err error) {
-	f, err := r.lookup(name)
+	f, err := r.field(name, core.KindString)
 	if err != nil {
 		return nil, false, err
-	}
-	if f.Kind != core.KindString {
-		return nil, false, kindError(f, core.KindString.String())
 	}
 	off, null, err := r.varOffset(f)
 	if err != nil || null {
@@ -515,38 +518,46 @@ func (r *Record) GetCompact(name string) (*Record, error) {
 // nested reads a nested COMPACT field as a record; ok is false for null
 // and after an error.
 func (r *Record) nested(name string) (rec Record, ok bool, err error) {
-	_, rd, null, err := r.variable(name, core.KindCompact)
+	f, err := r.field(name, core.KindCompact)
+	if err != nil {
+		return Record{}, false, err
+	}
+	off, null, err := r.varOffset(f)
 	if err != nil || null {
 		return Record{}, false, err
 	}
-	rec, _, err = Parse(rd.Buf(), rd.Pos(), len(rd.Buf()), r.schemas, r.embedded)
+	rec, _, err = Parse(r.data, off, r.dataLen, r.schemas, r.embedded)
 	return rec, err == nil, err
 }
 
 // primitiveArray resolves an array field of the plain kind k or its
 // ARRAY_OF_NULLABLE twin. For the twin it returns the item offsets.
-func (r *Record) primitiveArray(name string, k core.FieldKind) (f *SchemaField, rd wire.Reader, items *varItems, null bool, err error) {
+func (r *Record) primitiveArray(name string, k core.FieldKind) (f *SchemaField, off int, items *varItems, null bool, err error) {
 	f, err = r.lookup(name)
 	if err != nil {
-		return nil, rd, nil, false, err
+		return nil, 0, nil, false, err
 	}
 	switch f.Kind {
 	case k:
-		rd, null, err = r.varField(f)
-		return f, rd, nil, null, err
+		off, null, err = r.varOffset(f)
+		return f, off, nil, null, err
 	case k.Nullable():
-		rd, null, err = r.varField(f)
+		off, null, err = r.varOffset(f)
 		if err != nil || null {
-			return f, rd, nil, null, err
+			return f, off, nil, null, err
 		}
+		rd := r.body(off)
 		it, err := readVarItems(&rd, f)
 		if err != nil {
-			return f, rd, nil, false, err
+			return f, off, nil, false, err
 		}
-		return f, rd, &it, false, nil
+		return f, off, &it, false, nil
 	}
-	return f, rd, nil, false, kindError(f, k.String())
+	return f, 0, nil, false, kindError(f, k.String())
 }
+
+// body returns a reader at off in the variable-size section, bounded by it.
+func (r *Record) body(off int) wire.Reader { return wire.NewReader(r.data[:r.dataLen], off) }
 
 // arrayLen reads a primitive array's count, bounded by the bytes left.
 func arrayLen(rd *wire.Reader, itemSize int) int {
@@ -556,13 +567,14 @@ func arrayLen(rd *wire.Reader, itemSize int) int {
 // GetArrayOfBoolean reads an ARRAY_OF_BOOLEAN (or null-free
 // ARRAY_OF_NULLABLE_BOOLEAN) field; null is nil.
 func (r *Record) GetArrayOfBoolean(name string) ([]bool, error) {
-	f, rd, items, null, err := r.primitiveArray(name, core.KindArrayOfBoolean)
+	f, off, items, null, err := r.primitiveArray(name, core.KindArrayOfBoolean)
 	if err != nil || null {
 		return nil, err
 	}
 	if items != nil {
 		return nonNullItems(items, f, (*wire.Reader).Bool)
 	}
+	rd := r.body(off)
 	n := rd.Int32()
 	if n < 0 || int64(n) > int64(rd.Len())*8 {
 		rd.Fail(wire.ErrLength)
@@ -583,13 +595,14 @@ func (r *Record) GetArrayOfBoolean(name string) ([]bool, error) {
 
 // GetArrayOfInt8 reads an ARRAY_OF_INT8 (or null-free ARRAY_OF_NULLABLE_INT8) field; null is nil.
 func (r *Record) GetArrayOfInt8(name string) ([]int8, error) {
-	f, rd, items, null, err := r.primitiveArray(name, core.KindArrayOfInt8)
+	f, off, items, null, err := r.primitiveArray(name, core.KindArrayOfInt8)
 	if err != nil || null {
 		return nil, err
 	}
 	if items != nil {
 		return nonNullItems(items, f, (*wire.Reader).Int8)
 	}
+	rd := r.body(off)
 	n := arrayLen(&rd, 1)
 	if err := readErr(&rd, f); err != nil {
 		return nil, err
@@ -601,61 +614,66 @@ func (r *Record) GetArrayOfInt8(name string) ([]int8, error) {
 
 // GetArrayOfInt16 reads an ARRAY_OF_INT16 (or null-free ARRAY_OF_NULLABLE_INT16) field; null is nil.
 func (r *Record) GetArrayOfInt16(name string) ([]int16, error) {
-	f, rd, items, null, err := r.primitiveArray(name, core.KindArrayOfInt16)
+	f, off, items, null, err := r.primitiveArray(name, core.KindArrayOfInt16)
 	if err != nil || null {
 		return nil, err
 	}
 	if items != nil {
 		return nonNullItems(items, f, (*wire.Reader).Int16)
 	}
+	rd := r.body(off)
 	return readNumbers[int16](&rd, f, r.arena)
 }
 
 // GetArrayOfInt32 reads an ARRAY_OF_INT32 (or null-free ARRAY_OF_NULLABLE_INT32) field; null is nil.
 func (r *Record) GetArrayOfInt32(name string) ([]int32, error) {
-	f, rd, items, null, err := r.primitiveArray(name, core.KindArrayOfInt32)
+	f, off, items, null, err := r.primitiveArray(name, core.KindArrayOfInt32)
 	if err != nil || null {
 		return nil, err
 	}
 	if items != nil {
 		return nonNullItems(items, f, (*wire.Reader).Int32)
 	}
+	rd := r.body(off)
 	return readNumbers[int32](&rd, f, r.arena)
 }
 
 // GetArrayOfInt64 reads an ARRAY_OF_INT64 (or null-free ARRAY_OF_NULLABLE_INT64) field; null is nil.
 func (r *Record) GetArrayOfInt64(name string) ([]int64, error) {
-	f, rd, items, null, err := r.primitiveArray(name, core.KindArrayOfInt64)
+	f, off, items, null, err := r.primitiveArray(name, core.KindArrayOfInt64)
 	if err != nil || null {
 		return nil, err
 	}
 	if items != nil {
 		return nonNullItems(items, f, (*wire.Reader).Int64)
 	}
+	rd := r.body(off)
 	return readNumbers[int64](&rd, f, r.arena)
 }
 
 // GetArrayOfFloat32 reads an ARRAY_OF_FLOAT32 (or null-free ARRAY_OF_NULLABLE_FLOAT32) field; null is nil.
 func (r *Record) GetArrayOfFloat32(name string) ([]float32, error) {
-	f, rd, items, null, err := r.primitiveArray(name, core.KindArrayOfFloat32)
+	f, off, items, null, err := r.primitiveArray(name, core.KindArrayOfFloat32)
 	if err != nil || null {
 		return nil, err
 	}
 	if items != nil {
 		return nonNullItems(items, f, (*wire.Reader).Float32)
 	}
+	rd := r.body(off)
 	return readNumbers[float32](&rd, f, r.arena)
 }
 
 // GetArrayOfFloat64 reads an ARRAY_OF_FLOAT64 (or null-free ARRAY_OF_NULLABLE_FLOAT64) field; null is nil.
 func (r *Record) GetArrayOfFloat64(name string) ([]float64, error) {
-	f, rd, items, null, err := r.primitiveArray(name, core.KindArrayOfFloat64)
+	f, off, items, null, err := r.primitiveArray(name, core.KindArrayOfFloat64)
 	if err != nil || null {
 		return nil, err
 	}
 	if items != nil {
 		return nonNullItems(items, f, (*wire.Reader).Float64)
 	}
+	rd := r.body(off)
 	return readNumbers[float64](&rd, f, r.arena)
 }
 
@@ -706,14 +724,24 @@ func readVarItems(rd *wire.Reader, f *SchemaField) (varItems, error) {
 
 // item returns a reader at item i, or null=true.
 func (it *varItems) item(i int) (rd wire.Reader, null bool, err error) {
+	at, null, err := it.at(i)
+	if err != nil || null {
+		return rd, null, err
+	}
+	return wire.NewReader(it.rd.Buf(), at), false, nil
+}
+
+// at returns the index of item i in the items' buffer (it.rd.Buf()), or
+// null=true.
+func (it *varItems) at(i int) (at int, null bool, err error) {
 	off, null := offsetAt(it.table, i*it.width, it.width)
 	if null {
-		return rd, true, nil
+		return 0, true, nil
 	}
 	if off < 0 || it.first+off >= len(it.rd.Buf()) {
-		return rd, false, core.Malformed("compact", it.first+off, "array item offset out of range")
+		return 0, false, core.Malformed("compact", it.first+off, "array item offset out of range")
 	}
-	return wire.NewReader(it.rd.Buf(), it.first+off), false, nil
+	return it.first + off, false, nil
 }
 
 // itemsOf decodes every item with read; null items become the zero T.
@@ -868,10 +896,15 @@ func (r *Record) GetArrayOfNullableFloat64(name string) ([]*float64, error) {
 // varArrayField resolves an array of variable-size items of kind k; ok
 // is false for a null array and after an error.
 func (r *Record) varArrayField(name string, k core.FieldKind) (f *SchemaField, it varItems, ok bool, err error) {
-	f, rd, null, err := r.variable(name, k)
+	f, err = r.field(name, k)
+	if err != nil {
+		return f, it, false, err
+	}
+	off, null, err := r.varOffset(f)
 	if err != nil || null {
 		return f, it, false, err
 	}
+	rd := r.body(off)
 	it, err = readVarItems(&rd, f)
 	return f, it, err == nil, err
 }
@@ -897,19 +930,19 @@ func (r *Record) GetArrayOfString(name string) ([]string, error) {
 	}
 	out := make([]string, it.count)
 	for i := range out {
-		rd, null, err := it.item(i)
+		at, null, err := it.at(i)
 		if err != nil {
 			return nil, err
 		}
 		if null {
 			return nil, nullAccessorError(f)
 		}
-		b, ok := rd.StringBytes()
-		if !ok {
-			rd.Fail(wire.ErrLength)
+		b, null, err := wire.StringBytesAt(it.rd.Buf(), at)
+		if null {
+			err = wire.ErrLength
 		}
-		if err := readErr(&rd, f); err != nil {
-			return nil, err
+		if err != nil {
+			return nil, truncated(f, at, err)
 		}
 		out[i] = r.str(b)
 	}

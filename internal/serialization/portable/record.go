@@ -211,15 +211,6 @@ func (r *Record) ClassDefinition() (*ClassDefinition, error) {
 	return cd, nil
 }
 
-// value resolves a field that must have kind k and returns a reader at its value.
-func (r *Record) value(name string, k core.FieldKind) (wire.Reader, error) {
-	pos, err := r.at(name, k)
-	if err != nil {
-		return wire.Reader{}, err
-	}
-	return wire.NewReader(r.buf, pos), nil
-}
-
 // at returns the position of the value of the named field, of kind k.
 func (r *Record) at(name string, k core.FieldKind) (int, error) {
 	kind, pos, err := r.locate(name)
@@ -361,10 +352,11 @@ func (r *Record) GetStringPtr(name string) (*string, error) {
 
 // nullableValue reads the isNull flag of DECIMAL/TIME/DATE/TIMESTAMP fields.
 func nullableValue[T any](r *Record, name string, k core.FieldKind, read func(*wire.Reader) T) (*T, error) {
-	rd, err := r.value(name, k)
+	pos, err := r.at(name, k)
 	if err != nil {
 		return nil, err
 	}
+	rd := wire.NewReader(r.buf, pos)
 	if rd.Bool() {
 		return nil, fieldErr(&rd, name)
 	}
@@ -422,10 +414,11 @@ func (r *Record) GetPortable(name string) (*Record, error) {
 // nested reads a nested PORTABLE field as a record; ok is false for null
 // and after an error.
 func (r *Record) nested(name string) (rec Record, ok bool, err error) {
-	rd, err := r.value(name, core.KindPortable)
+	pos, err := r.at(name, core.KindPortable)
 	if err != nil {
 		return Record{}, false, err
 	}
+	rd := wire.NewReader(r.buf, pos)
 	null := rd.Bool()
 	fid, cid := rd.Int32(), rd.Int32()
 	if err := fieldErr(&rd, name); err != nil || null {
@@ -468,10 +461,11 @@ func (r *Record) arrayItem(rd *wire.Reader, fid, cid int32) (Record, error) {
 
 // GetArrayOfPortable reads a PORTABLE_ARRAY field as records; null is nil.
 func (r *Record) GetArrayOfPortable(name string) ([]*Record, error) {
-	rd, err := r.value(name, core.KindArrayOfPortable)
+	pos, err := r.at(name, core.KindArrayOfPortable)
 	if err != nil {
 		return nil, err
 	}
+	rd := wire.NewReader(r.buf, pos)
 	n, fid, cid, err := r.arrayHeader(&rd, name)
 	if err != nil || n < 0 {
 		return nil, err
@@ -490,20 +484,22 @@ func (r *Record) GetArrayOfPortable(name string) ([]*Record, error) {
 // arrayValue reads a nullable primitive array of kind k: int length (-1 =
 // null) + items.
 func arrayValue[T any](r *Record, name string, k core.FieldKind, size int, read func(*wire.Reader) T) ([]T, error) {
-	rd, err := r.value(name, k)
+	pos, err := r.at(name, k)
 	if err != nil {
 		return nil, err
 	}
+	rd := wire.NewReader(r.buf, pos)
 	v := core.ReadSlice(&rd, size, read)
 	return v, fieldErr(&rd, name)
 }
 
 // numberArray reads a nullable array of numbers of kind k in one pass.
 func numberArray[T wire.Number](r *Record, name string, k core.FieldKind) ([]T, error) {
-	rd, err := r.value(name, k)
+	pos, err := r.at(name, k)
 	if err != nil {
 		return nil, err
 	}
+	rd := wire.NewReader(r.buf, pos)
 	v := core.ReadNumbers[T](&rd, r.arena)
 	return v, fieldErr(&rd, name)
 }
@@ -512,10 +508,11 @@ func numberArray[T wire.Number](r *Record, name string, k core.FieldKind) ([]T, 
 // length (-1 = null) and a view of its bytes; ok is false for null and
 // after an error.
 func (r *Record) byteItems(name string, k core.FieldKind) (b []byte, ok bool, err error) {
-	rd, err := r.value(name, k)
+	pos, err := r.at(name, k)
 	if err != nil {
 		return nil, false, err
 	}
+	rd := wire.NewReader(r.buf, pos)
 	n := rd.Length(1, true)
 	if n >= 0 {
 		b = rd.Bytes(n)
@@ -593,20 +590,22 @@ func (r *Record) GetArrayOfFloat64(name string) ([]float64, error) {
 
 // GetArrayOfStringPtr reads a UTF_ARRAY field; null items are nil.
 func (r *Record) GetArrayOfStringPtr(name string) ([]*string, error) {
-	rd, err := r.value(name, core.KindArrayOfString)
+	pos, err := r.at(name, core.KindArrayOfString)
 	if err != nil {
 		return nil, err
 	}
+	rd := wire.NewReader(r.buf, pos)
 	v := core.ReadStringPtrs(&rd)
 	return v, fieldErr(&rd, name)
 }
 
 // GetArrayOfString reads a UTF_ARRAY field; null items read as "".
 func (r *Record) GetArrayOfString(name string) ([]string, error) {
-	rd, err := r.value(name, core.KindArrayOfString)
+	pos, err := r.at(name, core.KindArrayOfString)
 	if err != nil {
 		return nil, err
 	}
+	rd := wire.NewReader(r.buf, pos)
 	n := rd.Length(4, true)
 	if n < 0 || rd.Err() != nil {
 		return nil, fieldErr(&rd, name)
@@ -624,10 +623,11 @@ func (r *Record) GetArrayOfString(name string) ([]string, error) {
 
 // positionedValues reads int length (-1 = null), item positions, and items.
 func positionedValues[T any](r *Record, name string, k core.FieldKind, read func(*wire.Reader) T) ([]*T, error) {
-	rd, err := r.value(name, k)
+	pos, err := r.at(name, k)
 	if err != nil {
 		return nil, err
 	}
+	rd := wire.NewReader(r.buf, pos)
 	n := rd.Length(4, true)
 	if err := fieldErr(&rd, name); err != nil || n < 0 {
 		return nil, err
@@ -1032,9 +1032,9 @@ type portableItems struct {
 // portableArray starts decoding the items of a PORTABLE_ARRAY field; false
 // for a null array and after an error, which it notes.
 func (r *Reader) portableArray(name string) (a portableItems, ok bool) {
-	rd, err := r.rec.value(name, core.KindArrayOfPortable)
+	pos, err := r.rec.at(name, core.KindArrayOfPortable)
 	if err == nil {
-		a.rd = rd
+		a.rd = wire.NewReader(r.rec.buf, pos)
 		if a.n, a.fid, a.cid, err = r.rec.arrayHeader(&a.rd, name); err == nil {
 			return a, a.n >= 0 && r.err == nil
 		}
