@@ -877,20 +877,31 @@ func restartDeadline(ctx context.Context, timeout time.Duration) time.Time {
 // the cluster is merging. Each attempt gets the time left as its timeout.
 func (e *Engine) whileMoving(ctx context.Context, opts Options, attempt func(Options) error) error {
 	end := restartDeadline(ctx, opts.Timeout)
+	var moved error // the last attempt's ErrUnavailable
 	for n := 0; ; n++ {
 		if opts.Timeout > 0 {
 			opts.Timeout = max(time.Until(end), time.Millisecond)
 		}
 		err := attempt(opts)
+		if moved != nil && errors.Is(err, context.DeadlineExceeded) {
+			// A restart ran out of the query's time (on a loaded machine,
+			// the last one may get only milliseconds): the partitions did
+			// not settle in time.
+			return e.unsettled(moved)
+		}
 		if err == nil || !errors.Is(err, ErrUnavailable) {
 			return err
 		}
+		moved = err
 		wait := min(time.Duration(10<<min(n, 6))*time.Millisecond, maxPlacementWait)
 		if time.Until(end) < wait {
 			return e.unsettled(err)
 		}
 		select {
 		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return e.unsettled(err)
+			}
 			return ctx.Err()
 		case <-time.After(wait):
 		}
