@@ -37,10 +37,16 @@ func start(t testing.TB) (*client.Client, context.Context) {
 	cl := testcluster.Start(t, testcluster.InProcess, members(t), testcluster.Options{SlowFailureDetection: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
+	return connect(t, ctx, cl), ctx
+}
+
+// connect starts a client of cl that knows the workload model's classes.
+func connect(t testing.TB, ctx context.Context, cl *testcluster.Cluster) *client.Client {
+	t.Helper()
 	c, err := client.New(ctx, client.Config{Addresses: cl.Addrs(), ClusterName: "test", Serialization: benchmodel.Config()})
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
-	return c, ctx
+	return c
 }
 
 func mustExec(t testing.TB, ctx context.Context, c *client.Client, stmts ...string) {

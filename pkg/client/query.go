@@ -707,22 +707,82 @@ func (m *Map[K, V]) KeySetWithPredicate(ctx context.Context, p predicate.Predica
 	return out, rows.Err()
 }
 
-// ValuesWithPredicate returns the values of the entries p matches.
+// ValuesWithPredicate returns the values of the entries p matches,
+// deserialized. ValueListWithPredicate returns them serialized, to be
+// deserialized one by one when read.
 func (m *Map[K, V]) ValuesWithPredicate(ctx context.Context, p predicate.Predicate) ([]V, error) {
+	l, err := m.ValueListWithPredicate(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return l.All(ctx)
+}
+
+// ValueListWithPredicate returns the values of the entries p matches as
+// they arrived, serialized, like the lazy list IMap.values(p) returns in
+// Hazelcast: Len costs nothing, and At deserializes one value when it is
+// read. All the result's pages are read before it returns.
+func (m *Map[K, V]) ValueListWithPredicate(ctx context.Context, p predicate.Predicate) (*ValueList[V], error) {
 	rows, err := m.predicateQuery(ctx, pb.PredicateResult_PREDICATE_RESULT_VALUES, p, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []V
+	l := &ValueList[V]{ser: m.c.ser, decode: m.decode}
 	for rows.Next() {
-		v, err := m.decode(ctx, rows.decoder(), rows.cur[0].data)
+		// The data is a slice of its page, which no later page reuses.
+		l.data = append(l.data, rows.cur[0].data)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// ValueList holds the values of a predicate query serialized, and
+// deserializes each one when it is read (ValueListWithPredicate). It keeps
+// the pages of the result alive while it is, and it is not safe for
+// concurrent use.
+type ValueList[V any] struct {
+	data   [][]byte
+	ser    *serialization.Service
+	decode func(context.Context, *serialization.Decoder, []byte) (V, error)
+	// dec deserializes the values, which share its blocks (see Rows).
+	dec *serialization.Decoder
+}
+
+// Len returns the number of values.
+func (l *ValueList[V]) Len() int { return len(l.data) }
+
+// Data returns value i's serialized Data, without deserializing it. It
+// panics when i is out of range, as indexing a slice does.
+func (l *ValueList[V]) Data(i int) []byte { return l.data[i] }
+
+// At deserializes value i: each call returns a new object. ctx bounds
+// fetching a schema or class definition the client does not have yet. It
+// panics when i is out of range, as indexing a slice does.
+func (l *ValueList[V]) At(ctx context.Context, i int) (V, error) {
+	d := l.data[i]
+	if l.dec == nil {
+		l.dec = l.ser.NewDecoder()
+	}
+	return l.decode(ctx, l.dec, d)
+}
+
+// All deserializes every value, in order.
+func (l *ValueList[V]) All(ctx context.Context) ([]V, error) {
+	if len(l.data) == 0 {
+		return nil, nil
+	}
+	out := make([]V, 0, len(l.data))
+	for i := range l.data {
+		v, err := l.At(ctx, i)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, v)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // Aggregate runs an aggregator over the entries the predicates match (all
