@@ -32,12 +32,20 @@ func members(t testing.TB) int {
 
 func start(t testing.TB) (*client.Client, context.Context) {
 	t.Helper()
+	cl, ctx := startCluster(t)
+	return connect(t, ctx, cl), ctx
+}
+
+// startCluster starts the members and returns them with the test's
+// context.
+func startCluster(t testing.TB) (*testcluster.Cluster, context.Context) {
+	t.Helper()
 	// memberlist's own timings: a loaded machine (or the race detector)
 	// does not get members declared dead under a query.
 	cl := testcluster.Start(t, testcluster.InProcess, members(t), testcluster.Options{SlowFailureDetection: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
-	return connect(t, ctx, cl), ctx
+	return cl, ctx
 }
 
 // connect starts a client of cl that knows the workload model's classes.

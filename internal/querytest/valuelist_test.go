@@ -3,12 +3,10 @@ package querytest
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/atolldb/atoll/internal/benchmodel"
-	"github.com/atolldb/atoll/internal/testcluster"
 	"github.com/atolldb/atoll/pkg/client"
 	"github.com/atolldb/atoll/pkg/predicate"
 )
@@ -17,9 +15,7 @@ import (
 // value when it is read: a client that has not seen the values' Compact
 // schema fetches it then, within the read's context.
 func TestValueListDeserializesWhenRead(t *testing.T) {
-	cl := testcluster.Start(t, testcluster.InProcess, members(t), testcluster.Options{SlowFailureDetection: true})
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	t.Cleanup(cancel)
+	cl, ctx := startCluster(t)
 	const n = 3 * benchmodel.MetinEvery
 	want := map[benchmodel.Small]int{}
 	var batch []client.Entry[int32, *benchmodel.Small]
