@@ -708,14 +708,24 @@ func (m *Map[K, V]) KeySetWithPredicate(ctx context.Context, p predicate.Predica
 }
 
 // ValuesWithPredicate returns the values of the entries p matches,
-// deserialized. ValueListWithPredicate returns them serialized, to be
-// deserialized one by one when read.
+// deserialized page by page as they arrive (a page is dropped once its
+// values are read). ValueListWithPredicate returns them serialized, to
+// be deserialized one by one when read.
 func (m *Map[K, V]) ValuesWithPredicate(ctx context.Context, p predicate.Predicate) ([]V, error) {
-	l, err := m.ValueListWithPredicate(ctx, p)
+	rows, err := m.predicateQuery(ctx, pb.PredicateResult_PREDICATE_RESULT_VALUES, p, nil)
 	if err != nil {
 		return nil, err
 	}
-	return l.All(ctx)
+	defer rows.Close()
+	var out []V
+	for rows.Next() {
+		v, err := m.decode(ctx, rows.decoder(), rows.cur[0].data)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
 
 // ValueListWithPredicate returns the values of the entries p matches as
