@@ -922,10 +922,20 @@ func (e *Engine) unsettled(err error) error {
 func (e *Engine) start(ctx context.Context, ph *plan.Physical, bound []expr.Value, opts Options, pageSize int) (*query, page, error) {
 	qctx, stop := context.WithCancelCause(e.root)
 	cancel := func() { stop(nil) }
+	// A lookup that may run inline (lookupInline: a page of rows read
+	// from an index on the caller's goroutine) runs without its timeout's
+	// timer, which costs more than the lookup's own reads; one whose rows
+	// need more than a page gets it before it runs again as any query.
+	inline := inlineLookup(ph.Root, opts.Partitions)
+	var deadline time.Time
 	if opts.Timeout > 0 {
-		var cancelT context.CancelFunc
-		qctx, cancelT = context.WithTimeout(qctx, opts.Timeout)
-		cancel = func() { cancelT(); stop(nil) }
+		if inline {
+			deadline = time.Now().Add(opts.Timeout)
+		} else {
+			var cancelT context.CancelFunc
+			qctx, cancelT = context.WithTimeout(qctx, opts.Timeout)
+			cancel = func() { cancelT(); stop(nil) }
+		}
 	}
 	// A query that needs memory may wait for room in the memory pool:
 	// while its caller waits, within its timeout, and not past the
@@ -962,8 +972,16 @@ func (e *Engine) start(ctx context.Context, ph *plan.Physical, bound []expr.Valu
 		return nil, page{}, ErrClosed
 	}
 	e.mu.Unlock()
-	if p, ok := q.lookupInline(ph.Root, pageSize); ok {
-		return q, p, nil
+	if inline {
+		if p, ok := q.lookupInline(ph.Root, pageSize); ok {
+			return q, p, nil
+		}
+		if !deadline.IsZero() {
+			var cancelT context.CancelFunc
+			qctx, cancelT = context.WithDeadline(qctx, deadline)
+			q.ctx, cancel = qctx, func() { cancelT(); stop(nil) }
+			q.cancel = cancel
+		}
 	}
 	e.goRun(func() {
 		pprof.SetGoroutineLabels(qctx)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/atolldb/atoll/internal/query/expr"
 	"github.com/atolldb/atoll/internal/query/plan"
@@ -123,6 +124,27 @@ func TestExecuteByPartitions(t *testing.T) {
 			slices.Sort(paged)
 			if !slices.Equal(paged, e) {
 				t.Fatalf("in pages of 5: %d rows, in one page %d", len(paged), len(e))
+			}
+			// With a timeout: a lookup runs inline without its timer; one
+			// whose rows need more than a page runs as any query, under
+			// the timeout counted from its start.
+			const timeout = time.Minute
+			start := time.Now()
+			res, err = f.e.Execute(context.Background(), ph, c.params, Options{PageSize: 1, Partitions: even, Timeout: timeout})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.e.mu.Lock()
+			q := f.e.cursors[res.Cursor]
+			f.e.mu.Unlock()
+			if q == nil {
+				t.Fatalf("%d row in a page of 1: no cursor", res.Count)
+			}
+			if dl, ok := q.ctx.Deadline(); !ok || dl.Before(start.Add(timeout)) || dl.After(time.Now().Add(timeout)) {
+				t.Fatalf("the query's deadline is %v (set %v), want its start plus %v", dl, ok, timeout)
+			}
+			if !f.e.CloseCursor(res.Cursor, nil) {
+				t.Fatal("the cursor was gone before it was closed")
 			}
 			// A partition this member does not own (here: none of its
 			// table's) fails the query at once.
