@@ -341,6 +341,18 @@ func (n *Node) Owned(pid int32) bool {
 	return pid >= 0 && int(pid) < len(n.repl.parts) && n.repl.ownedNow(pid)
 }
 
+// Unowned returns the first partition of parts this member does not own,
+// or false when it owns them all.
+func (n *Node) Unowned(parts []int32) (pid int32, ok bool) {
+	r := n.repl
+	for _, p := range parts {
+		if p < 0 || int(p) >= len(r.parts) || !r.ownedNow(p) {
+			return p, true
+		}
+	}
+	return 0, false
+}
+
 // ownedNow reports whether this member owns pid, a valid partition id,
 // without taking its lock.
 func (r *replicator) ownedNow(pid int32) bool {

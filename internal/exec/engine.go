@@ -137,6 +137,10 @@ type Config struct {
 	// with all its data (the cluster layer knows; the table may name an
 	// owner whose copy is still arriving). Nil trusts the table.
 	Owned func(pid int32) bool
+	// Unowned, when set, is Owned for many partitions at once: the first
+	// of parts this member does not hold so, or false when it holds them
+	// all.
+	Unowned func(parts []int32) (pid int32, ok bool)
 	// Merging reports whether the cluster is merging after a network
 	// partition healed (nil: never), to say so when a query gives up.
 	Merging func() bool
@@ -535,7 +539,14 @@ func (e *Engine) ExchangeTotals() ExchangeStats { return e.hub.Totals() }
 // its owner: by the cluster's account when Config.Owned is set (the
 // partition's data has fully arrived), else by the partition table.
 func (e *Engine) owns(p int32) error {
-	return e.ownsAll([]int32{p})
+	t := e.cfg.Table.Load()
+	if t == nil {
+		return errNoTable
+	}
+	if !e.owned(t, p) {
+		return notOwned(p, t)
+	}
+	return nil
 }
 
 // ownsAll is owns for every partition of parts, under one reading of the
@@ -543,20 +554,38 @@ func (e *Engine) owns(p int32) error {
 func (e *Engine) ownsAll(parts []int32) error {
 	t := e.cfg.Table.Load()
 	if t == nil {
-		return fmt.Errorf("%w: no partition table", ErrUnavailable)
+		return errNoTable
+	}
+	if e.cfg.Unowned != nil {
+		if p, ok := e.cfg.Unowned(parts); ok {
+			return notOwned(p, t)
+		}
+		return nil
 	}
 	for _, p := range parts {
-		owned := false
-		if e.cfg.Owned != nil {
-			owned = e.cfg.Owned(p)
-		} else if o, ok := t.Owner(p); ok {
-			owned = o.UUID == e.cfg.Self
-		}
-		if !owned {
-			return fmt.Errorf("%w: this member does not own partition %d (table version %d)", ErrUnavailable, p, t.Version)
+		if !e.owned(t, p) {
+			return notOwned(p, t)
 		}
 	}
 	return nil
+}
+
+// owned reports whether this member holds partition p of table t as its
+// owner (see owns).
+func (e *Engine) owned(t *partition.Table, p int32) bool {
+	if e.cfg.Owned != nil {
+		return e.cfg.Owned(p)
+	}
+	o, ok := t.Owner(p)
+	return ok && o.UUID == e.cfg.Self
+}
+
+// errNoTable: a member that has no partition table owns nothing yet.
+var errNoTable = fmt.Errorf("%w: no partition table", ErrUnavailable)
+
+// notOwned is ownsAll's error for partition p.
+func notOwned(p int32, t *partition.Table) error {
+	return fmt.Errorf("%w: this member does not own partition %d (table version %d)", ErrUnavailable, p, t.Version)
 }
 
 func (e *Engine) indexInfo(mapName, name string) (plan.IndexInfo, bool) {

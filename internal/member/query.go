@@ -139,6 +139,7 @@ func (m mapSizes) EntryCount(name string) int64 {
 // forwarded DML writes) and the broadcast of catalog changes.
 type queryPeers interface {
 	Owned(pid int32) bool
+	Unowned(parts []int32) (pid int32, ok bool)
 	Merging() bool
 	Conn(addr string) (grpc.ClientConnInterface, error)
 	DialFramed(ctx context.Context, addr, stream string) (net.Conn, *frame.Reader, error)
@@ -176,7 +177,7 @@ func newQuery(cfg QueryConfig, memoryLimit int64, cat *catalog.Local, reg *maps.
 	}
 	eng := exec.New(exec.Config{
 		Maps: queryMaps{reg}, Catalog: cat, Serialization: ser, Table: table, Self: self,
-		Remote: remote, Owned: peers.Owned, Merging: peers.Merging, Writer: writer, Logger: log, MemoryLimit: int64(cfg.MemoryLimitPerQuery), Memory: pool,
+		Remote: remote, Owned: peers.Owned, Unowned: peers.Unowned, Merging: peers.Merging, Writer: writer, Logger: log, MemoryLimit: int64(cfg.MemoryLimitPerQuery), Memory: pool,
 		Exchange:          exec.ExchangeSettings{BatchBytes: cfg.Join.BatchBytes, VectorSize: cfg.Join.VectorSize, InFlightBytes: cfg.Join.InFlightBytes},
 		CursorIdleTimeout: time.Duration(cfg.CursorIdleTimeout), MaxCursors: cfg.MaxCursors, MaxCursorsPerSession: cfg.MaxCursorsPerClient,
 		OnScanned: func(ctx context.Context, n int64) {
