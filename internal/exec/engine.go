@@ -958,13 +958,15 @@ func (e *Engine) start(ctx context.Context, ph *plan.Physical, bound []expr.Valu
 	inline := inlineLookup(ph.Root, opts.Partitions)
 	var deadline time.Time
 	if opts.Timeout > 0 {
-		if inline {
-			deadline = time.Now().Add(opts.Timeout)
-		} else {
-			var cancelT context.CancelFunc
-			qctx, cancelT = context.WithTimeout(qctx, opts.Timeout)
-			cancel = func() { cancelT(); stop(nil) }
-		}
+		deadline = time.Now().Add(opts.Timeout)
+	}
+	setDeadline := func() {
+		var cancelT context.CancelFunc
+		qctx, cancelT = context.WithDeadline(qctx, deadline)
+		cancel = func() { cancelT(); stop(nil) }
+	}
+	if !inline && !deadline.IsZero() {
+		setDeadline()
 	}
 	// A query that needs memory may wait for room in the memory pool:
 	// while its caller waits, within its timeout, and not past the
@@ -1006,10 +1008,8 @@ func (e *Engine) start(ctx context.Context, ph *plan.Physical, bound []expr.Valu
 			return q, p, nil
 		}
 		if !deadline.IsZero() {
-			var cancelT context.CancelFunc
-			qctx, cancelT = context.WithDeadline(qctx, deadline)
-			q.ctx, cancel = qctx, func() { cancelT(); stop(nil) }
-			q.cancel = cancel
+			setDeadline()
+			q.ctx, q.cancel = qctx, cancel
 		}
 	}
 	e.goRun(func() {

@@ -691,20 +691,7 @@ func (m *Map[K, V]) EntrySetWithPredicate(ctx context.Context, p predicate.Predi
 
 // KeySetWithPredicate returns the keys of the entries p matches.
 func (m *Map[K, V]) KeySetWithPredicate(ctx context.Context, p predicate.Predicate) ([]K, error) {
-	rows, err := m.predicateQuery(ctx, pb.PredicateResult_PREDICATE_RESULT_KEYS, p, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []K
-	for rows.Next() {
-		k, err := m.decodeKey(ctx, rows.decoder(), rows.cur[0].data)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
+	return decodeColumn(ctx, m, pb.PredicateResult_PREDICATE_RESULT_KEYS, p, m.decodeKey)
 }
 
 // ValuesWithPredicate returns the values of the entries p matches,
@@ -712,14 +699,22 @@ func (m *Map[K, V]) KeySetWithPredicate(ctx context.Context, p predicate.Predica
 // values are read). ValueListWithPredicate returns them serialized, to
 // be deserialized one by one when read.
 func (m *Map[K, V]) ValuesWithPredicate(ctx context.Context, p predicate.Predicate) ([]V, error) {
-	rows, err := m.predicateQuery(ctx, pb.PredicateResult_PREDICATE_RESULT_VALUES, p, nil)
+	return decodeColumn(ctx, m, pb.PredicateResult_PREDICATE_RESULT_VALUES, p, m.decode)
+}
+
+// decodeColumn runs a predicate query whose rows are one serialized
+// column (keys or values) and deserializes each with decode, page by page
+// as the pages arrive.
+func decodeColumn[K, V, T any](ctx context.Context, m *Map[K, V], result pb.PredicateResult, p predicate.Predicate,
+	decode func(context.Context, *serialization.Decoder, []byte) (T, error)) ([]T, error) {
+	rows, err := m.predicateQuery(ctx, result, p, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []V
+	var out []T
 	for rows.Next() {
-		v, err := m.decode(ctx, rows.decoder(), rows.cur[0].data)
+		v, err := decode(ctx, rows.decoder(), rows.cur[0].data)
 		if err != nil {
 			return nil, err
 		}
