@@ -991,7 +991,9 @@ func (e *Engine) start(ctx context.Context, ph *plan.Physical, bound []expr.Valu
 	}
 	// The query outlives the call but keeps its pprof labels (its kind),
 	// for profiles and for the fragments it starts on other members.
-	qctx = pprof.WithLabels(qctx, labelsOf(ctx))
+	if labels, ok := labelsOf(ctx); ok {
+		qctx = pprof.WithLabels(qctx, labels)
+	}
 	q := &query{e: e, ctx: qctx, cancel: cancel, params: bound, only: opts.Partitions, now: e.cfg.Clock(), cols: ph.Columns,
 		pages: make(chan page, 1), lastUsed: time.Now(), hints: ph.Hints, mem: mem, ops: memGrant{mem: mem, what: "result"}}
 	q.refs.Store(1) // the producer's
@@ -1035,14 +1037,25 @@ func (e *Engine) start(ctx context.Context, ph *plan.Physical, bound []expr.Valu
 	return q, p, nil
 }
 
-// labelsOf returns the pprof labels ctx carries.
-func labelsOf(ctx context.Context) pprof.LabelSet {
+// labelsOf returns the pprof labels ctx carries, or false when it
+// carries none.
+func labelsOf(ctx context.Context) (pprof.LabelSet, bool) {
 	var kv []string
 	pprof.ForLabels(ctx, func(k, v string) bool {
 		kv = append(kv, k, v)
 		return true
 	})
-	return pprof.Labels(kv...)
+	return pprof.Labels(kv...), len(kv) > 0
+}
+
+// hasLabels reports whether ctx carries pprof labels.
+func hasLabels(ctx context.Context) bool {
+	found := false
+	pprof.ForLabels(ctx, func(string, string) bool {
+		found = true
+		return false
+	})
+	return found
 }
 
 // Fetch returns the next page of a cursor of session s.

@@ -138,7 +138,6 @@ func (e *Engine) runScan(ctx context.Context, f *plan.Fragment, parts []int32, o
 			}
 		}
 	}
-	scan := sc.scan
 	// Scans share their reads when they filter or aggregate: a scan that
 	// hands out every entry as a row spends its time on the rows, not the
 	// reads.
@@ -154,21 +153,27 @@ func (e *Engine) runScan(ctx context.Context, f *plan.Fragment, parts []int32, o
 			return err
 		}
 		if shared {
-			scan = sc.scanShared
 			sc.workers = append(sc.workers, sc.shared.riders...)
 		}
 	}
-	labels := pprof.Labels("query", "fragment", "map", f.Map)
 	if nw == 1 {
-		// One worker runs on the caller's goroutine.
-		pprof.Do(ctx, labels, func(ctx context.Context) { scan(ctx, 0) })
+		// One worker runs on the caller's goroutine. A query that carries
+		// no labels runs without the fragment's too: an index lookup on
+		// a connection's reader while no CPU profile is taken
+		// (profiling.CPUProfiling).
+		if hasLabels(ctx) {
+			pprof.Do(ctx, fragmentLabels(f), func(ctx context.Context) { sc.run(ctx, 0) })
+		} else {
+			sc.run(ctx, 0)
+		}
 	} else {
+		labels := fragmentLabels(f)
 		var wg sync.WaitGroup
 		for wi := range nw {
 			wg.Add(1)
 			go pprof.Do(ctx, labels, func(ctx context.Context) {
 				defer wg.Done()
-				scan(ctx, wi)
+				sc.run(ctx, wi)
 			})
 		}
 		wg.Wait()
@@ -184,6 +189,12 @@ func (e *Engine) runScan(ctx context.Context, f *plan.Fragment, parts []int32, o
 		e.cfg.OnScanned(ctx, scanned)
 	}
 	return sc.err
+}
+
+// fragmentLabels are the pprof labels a fragment's scan adds to its
+// query's.
+func fragmentLabels(f *plan.Fragment) pprof.LabelSet {
+	return pprof.Labels("query", "fragment", "map", f.Map)
 }
 
 // scanRun is the state a scan's workers share: the partitions to visit,
@@ -212,6 +223,16 @@ func (sc *scanRun) fail(err error) {
 	}
 	sc.mu.Unlock()
 	sc.stopped.Store(true)
+}
+
+// run runs worker wi of the scan: scanShared when the scan shares its
+// reads, else scan.
+func (sc *scanRun) run(ctx context.Context, wi int) {
+	if sc.shared != nil {
+		sc.scanShared(ctx, wi)
+	} else {
+		sc.scan(ctx, wi)
+	}
 }
 
 // scan runs worker wi over the partitions it takes until none is left,

@@ -9,6 +9,7 @@ import (
 	rpprof "runtime/pprof"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/felixge/fgprof"
@@ -34,13 +35,30 @@ func Register(mux *http.ServeMux) {
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/allocs", allocs)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/profile", cpuProfile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	mux.Handle("/debug/pprof/wall", fgprof.Handler())
 	mux.HandleFunc("GET /debug/pprof/rates", getRates)
 	mux.HandleFunc("POST /debug/pprof/rates", setRates)
 }
+
+// cpuProfiles counts the CPU profiles being taken (CPUProfiling).
+var cpuProfiles atomic.Int32
+
+// cpuProfile serves a CPU profile, counted while it is taken.
+func cpuProfile(w http.ResponseWriter, r *http.Request) {
+	cpuProfiles.Add(1)
+	defer cpuProfiles.Add(-1)
+	pprof.Profile(w, r)
+}
+
+// CPUProfiling reports whether a CPU profile is being taken through
+// /debug/pprof/profile: of the profiles served, only CPU profiles record
+// pprof labels (goroutine profiles too, of the goroutines they catch).
+// Work too short for a label to pay off, such as an index lookup run on a
+// connection's reader, may go unlabelled while it reports false.
+func CPUProfiling() bool { return cpuProfiles.Load() > 0 }
 
 // blockRate remembers the block profile rate: the runtime has no getter.
 var blockRate struct {

@@ -2,10 +2,13 @@ package server_test
 
 import (
 	"net"
+	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/pprof/profile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc/codes"
@@ -15,6 +18,7 @@ import (
 	"github.com/atolldb/atoll/internal/frame"
 	"github.com/atolldb/atoll/internal/member"
 	"github.com/atolldb/atoll/internal/partset"
+	"github.com/atolldb/atoll/internal/profiling"
 	"github.com/atolldb/atoll/internal/store"
 	"github.com/atolldb/atoll/internal/testcluster"
 )
@@ -127,6 +131,9 @@ func TestFramedIndexLookupsRunOnReader(t *testing.T) {
 		got, replies := kinds(2)
 		require.Len(t, replies, 1)
 		assert.Equal(t, int32(1), replies[0].Result.GetPage().GetCount())
+		cols := replies[0].Result.GetColumns()
+		require.Len(t, cols, 1, "the reply's columns")
+		assert.Equal(t, "__key", cols[0].GetName())
 		return got
 	}
 	// The reader plans nothing: the first lookup is planned where calls
@@ -139,11 +146,23 @@ func TestFramedIndexLookupsRunOnReader(t *testing.T) {
 		require.Equal(t, []byte{frame.KindQuery, frame.KindPong}, lookup(), "the lookup's reply leaves before the pong")
 	}
 
+	// A part of a query whose caller has the columns from another part
+	// is answered without them, with the same rows.
+	b, err := proto.Marshal(&pb.QueryCall{CallId: 30, Op: &pb.QueryCall_Execute{Execute: &pb.ExecuteRequest{
+		Query: &pb.ExecuteRequest_Sql{Sql: `SELECT __key FROM q WHERE this = 'c'`}, Partitions: parts, OmitColumns: true}}})
+	require.NoError(t, err)
+	_, err = nc.Write(frame.Append(nil, frame.KindQuery, b))
+	require.NoError(t, err)
+	_, replies := kinds(1)
+	require.Len(t, replies, 1)
+	assert.Empty(t, replies[0].Result.GetColumns(), "columns the call left out")
+	assert.Equal(t, int32(1), replies[0].Result.GetPage().GetCount())
+
 	// A scan by partitions runs on a goroutine of its own, its reply
 	// before or after the pong.
 	out := sqlCall(t, 40, `SELECT __key FROM q WHERE this LIKE 'c%'`, 0, parts)
 	out = frame.Append(out, frame.KindPing, []byte("after"))
-	_, err := nc.Write(out)
+	_, err = nc.Write(out)
 	require.NoError(t, err)
 	got, replies := kinds(2)
 	assert.ElementsMatch(t, []byte{frame.KindPong, frame.KindQuery}, got)
@@ -198,4 +217,93 @@ func runSQL(t *testing.T, nc net.Conn, rd *frame.Reader, id uint64, stmt string)
 	require.Equal(t, id, r.CallId)
 	require.Nil(t, r.Error, "%s", stmt)
 	return r
+}
+
+// TestFramedIndexLookupsLabelledWhileProfiled: an index lookup run on the
+// connection's reader carries its query's labels while a CPU profile is
+// taken through the admin endpoint (profiling.CPUProfiling), so that the
+// profile can be cut to it by kind.
+func TestFramedIndexLookupsLabelledWhileProfiled(t *testing.T) {
+	cluster := testcluster.Start(t, testcluster.InProcess, 1, testcluster.Options{})
+	nc, rd := dialFramed(t, cluster.Addrs()[0])
+	runSQL(t, nc, rd, 1, `CREATE MAPPING q (__key INT, this VARCHAR) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='varchar')`)
+	runSQL(t, nc, rd, 2, `INSERT INTO q VALUES (1, 'a'), (2, 'b'), (3, 'c')`)
+	runSQL(t, nc, rd, 3, `CREATE INDEX qi ON q (this) TYPE SORTED`)
+	all := make([]int32, store.DefaultPartitionCount)
+	for i := range all {
+		all[i] = int32(i)
+	}
+	parts := partset.Append(nil, all)
+	id := uint64(10)
+	lookup := func() {
+		id++
+		_, err := nc.Write(sqlCall(t, id, `SELECT __key FROM q WHERE this = 'c'`, 0, parts))
+		require.NoError(t, err)
+		f, err := rd.Next()
+		require.NoError(t, err)
+		r := &pb.QueryReply{}
+		require.NoError(t, proto.Unmarshal(f.Payload, r))
+		rd.Release()
+		require.Nil(t, r.Error)
+		require.Equal(t, int32(1), r.Result.GetPage().GetCount())
+	}
+	require.False(t, profiling.CPUProfiling())
+	// capture runs lookups while a CPU profile is taken and reports
+	// whether a sample of one on the reader carries the kind label.
+	capture := func() bool {
+		type result struct {
+			p   *profile.Profile
+			err error
+		}
+		done := make(chan result, 1)
+		go func() {
+			resp, err := http.Get("http://" + cluster.Members()[0].AdminAddr + "/debug/pprof/profile?seconds=2")
+			if err != nil {
+				done <- result{err: err}
+				return
+			}
+			defer resp.Body.Close()
+			p, err := profile.Parse(resp.Body)
+			done <- result{p, err}
+		}()
+		deadline := time.Now().Add(time.Minute)
+		for !profiling.CPUProfiling() {
+			require.True(t, time.Now().Before(deadline), "no CPU profile started")
+			time.Sleep(time.Millisecond)
+		}
+		for {
+			select {
+			case r := <-done:
+				require.NoError(t, r.err)
+				for _, s := range r.p.Sample {
+					if !slices.Contains(s.Label[profiling.LabelKind], "sql") {
+						continue
+					}
+					for _, loc := range s.Location {
+						for _, l := range loc.Line {
+							if strings.Contains(l.Function.Name, "(*query).lookupInline") {
+								return true
+							}
+						}
+					}
+				}
+				return false
+			default:
+				lookup()
+			}
+		}
+	}
+	// A loaded machine may give the member too few samples in a capture.
+	labelled := false
+	for range 5 {
+		if labelled = capture(); labelled {
+			break
+		}
+	}
+	assert.True(t, labelled, "no sample of an inline lookup labelled kind=sql")
+	deadline := time.Now().Add(time.Minute)
+	for profiling.CPUProfiling() {
+		require.True(t, time.Now().Before(deadline), "the profile still counted after it was served")
+		time.Sleep(time.Millisecond)
+	}
 }

@@ -543,7 +543,8 @@ func (c *Client) executeByPartitions(ctx context.Context, req *pb.ExecuteRequest
 			abandon()
 			return nil
 		}
-		part := &pb.ExecuteRequest{Query: req.Query, Params: req.Params, PageSize: req.PageSize, TimeoutMs: req.TimeoutMs, Partitions: o.set}
+		// The first owner's reply brings the columns.
+		part := &pb.ExecuteRequest{Query: req.Query, Params: req.Params, PageSize: req.PageSize, TimeoutMs: req.TimeoutMs, Partitions: o.set, OmitColumns: len(calls) > 0}
 		if untilDeadline {
 			part.TimeoutMs = max(1, time.Until(dl).Milliseconds())
 		}

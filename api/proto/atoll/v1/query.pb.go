@@ -1538,7 +1538,10 @@ type ExecuteRequest struct {
 	// fails it with ERROR_CODE_UNAVAILABLE, without the restarts of a query
 	// run whole. A set of partitions: partition p is bit p % 8 of byte
 	// p / 8; at least one bit set, none at or above the partition count.
-	Partitions    []byte `protobuf:"bytes,8,opt,name=partitions,proto3" json:"partitions,omitempty"`
+	Partitions []byte `protobuf:"bytes,8,opt,name=partitions,proto3" json:"partitions,omitempty"`
+	// The caller has the result's columns already (another part of the same
+	// query run by partitions brings them): the response leaves them out.
+	OmitColumns   bool `protobuf:"varint,9,opt,name=omit_columns,json=omitColumns,proto3" json:"omit_columns,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1631,6 +1634,13 @@ func (x *ExecuteRequest) GetPartitions() []byte {
 		return x.Partitions
 	}
 	return nil
+}
+
+func (x *ExecuteRequest) GetOmitColumns() bool {
+	if x != nil {
+		return x.OmitColumns
+	}
+	return false
 }
 
 type isExecuteRequest_Query interface {
@@ -3134,7 +3144,7 @@ const file_atoll_v1_query_proto_rawDesc = "" +
 	"aggregator\x12\x1e\n" +
 	"\n" +
 	"projection\x18\x05 \x03(\tR\n" +
-	"projection\"\x91\x02\n" +
+	"projection\"\xb4\x02\n" +
 	"\x0eExecuteRequest\x12\x12\n" +
 	"\x03sql\x18\x01 \x01(\tH\x00R\x03sql\x128\n" +
 	"\tpredicate\x18\x02 \x01(\v2\x18.atoll.v1.PredicateQueryH\x00R\tpredicate\x12,\n" +
@@ -3145,7 +3155,8 @@ const file_atoll_v1_query_proto_rawDesc = "" +
 	"\aexplain\x18\x06 \x01(\bR\aexplain\x12\x1e\n" +
 	"\n" +
 	"partitions\x18\b \x01(\fR\n" +
-	"partitionsB\a\n" +
+	"partitions\x12!\n" +
+	"\fomit_columns\x18\t \x01(\bR\vomitColumnsB\a\n" +
 	"\x05queryJ\x04\b\a\x10\b\"_\n" +
 	"\x06Column\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12%\n" +
