@@ -107,7 +107,11 @@ func (e *Engine) runScan(ctx context.Context, f *plan.Fragment, parts []int32, o
 	}
 	sc := &scanRun{e: e, st: st, out: out}
 	sc.remaining.Store(f.Limit)
-	sc.workers = make([]*worker, nw)
+	sc.workers = sc.first[:0]
+	if nw > len(sc.first) {
+		sc.workers = make([]*worker, 0, nw)
+	}
+	sc.workers = sc.workers[:nw]
 	for i := range sc.workers {
 		w, err := e.newWorker(ctx, f, st, ix, mem)
 		if err != nil {
@@ -206,6 +210,7 @@ type scanRun struct {
 	st        *store.Map
 	out       sink
 	workers   []*worker
+	first     [1]*worker // workers' array for a scan on one worker
 	visit     []int32
 	next      atomic.Int64
 	shared    *shareState

@@ -414,6 +414,7 @@ func (n *index) prepare(eq []expr.Value, lo, hi *expr.Value, loInc, hiInc bool) 
 			seen = make(map[string]bool, 2*len(eq))
 		}
 		var forms [2]expr.Value
+		var kb [32]byte // a numeric key's bytes, copied into its string
 		for _, v0 := range eq {
 			for _, v := range lookupValues(forms[:0], v0) {
 				if v.IsNull() {
@@ -427,7 +428,7 @@ func (n *index) prepare(eq []expr.Value, lo, hi *expr.Value, loInc, hiInc bool) 
 					}
 					k = hk
 				} else {
-					k = string(sortKey(nil, v))
+					k = string(sortKey(kb[:0], v))
 				}
 				if seen != nil {
 					if seen[k] {
