@@ -991,8 +991,8 @@ func (e *Engine) start(ctx context.Context, ph *plan.Physical, bound []expr.Valu
 	}
 	// The query outlives the call but keeps its pprof labels (its kind),
 	// for profiles and for the fragments it starts on other members.
-	if labels, ok := labelsOf(ctx); ok {
-		qctx = pprof.WithLabels(qctx, labels)
+	if hasLabels(ctx) {
+		qctx = pprof.WithLabels(qctx, labelsOf(ctx))
 	}
 	q := &query{e: e, ctx: qctx, cancel: cancel, params: bound, only: opts.Partitions, now: e.cfg.Clock(), cols: ph.Columns,
 		pages: make(chan page, 1), lastUsed: time.Now(), hints: ph.Hints, mem: mem, ops: memGrant{mem: mem, what: "result"}}
@@ -1037,15 +1037,14 @@ func (e *Engine) start(ctx context.Context, ph *plan.Physical, bound []expr.Valu
 	return q, p, nil
 }
 
-// labelsOf returns the pprof labels ctx carries, or false when it
-// carries none.
-func labelsOf(ctx context.Context) (pprof.LabelSet, bool) {
+// labelsOf returns the pprof labels ctx carries.
+func labelsOf(ctx context.Context) pprof.LabelSet {
 	var kv []string
 	pprof.ForLabels(ctx, func(k, v string) bool {
 		kv = append(kv, k, v)
 		return true
 	})
-	return pprof.Labels(kv...), len(kv) > 0
+	return pprof.Labels(kv...)
 }
 
 // hasLabels reports whether ctx carries pprof labels.

@@ -107,11 +107,10 @@ func (e *Engine) runScan(ctx context.Context, f *plan.Fragment, parts []int32, o
 	}
 	sc := &scanRun{e: e, st: st, out: out}
 	sc.remaining.Store(f.Limit)
-	sc.workers = sc.first[:0]
+	sc.workers = sc.first[:] // nw is at least 1
 	if nw > len(sc.first) {
-		sc.workers = make([]*worker, 0, nw)
+		sc.workers = make([]*worker, nw)
 	}
-	sc.workers = sc.workers[:nw]
 	for i := range sc.workers {
 		w, err := e.newWorker(ctx, f, st, ix, mem)
 		if err != nil {

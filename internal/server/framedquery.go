@@ -78,8 +78,8 @@ func (c *framedConn) query(f frame.Frame) bool {
 	if run, ok := c.admitCall(q.sem); !run {
 		return ok
 	}
-	pre, inline := c.s.queries.planByPartitions(call)
-	if inline {
+	pre := c.s.queries.planByPartitions(call)
+	if pre != nil && pre.inline {
 		reply := c.s.queries.runCall(q.ctx, call, pre)
 		<-q.sem
 		c.calls.Done()

@@ -108,24 +108,24 @@ type plannedExecute struct {
 
 // planByPartitions returns, for the framed reader, the cached plan of a
 // query call that runs over some of this member's partitions (the part
-// of a query a client sends each owner); inline reports a plan the reader
-// may run itself (Engine.RunsInline: an index lookup). It plans nothing: a
+// of a query a client sends each owner), its inline set when the reader
+// may run it itself (Engine.RunsInline: an index lookup). It plans nothing: a
 // statement seen for the first time may take long to plan (constant
 // folding), which must not hold up the reader and must stop when the
 // call is cancelled. It returns nil for other calls and for a call whose
 // plan is not cached; they are planned where they run.
-func (q *queryService) planByPartitions(call *pb.QueryCall) (pre *plannedExecute, inline bool) {
+func (q *queryService) planByPartitions(call *pb.QueryCall) *plannedExecute {
 	r := call.GetExecute()
 	qc := q.s.cfg.Query
 	if r == nil || len(r.Partitions) == 0 || r.Explain || qc == nil {
-		return nil, false
+		return nil
 	}
 	pe, ok := q.cachedExecute(qc, r)
 	if !ok {
-		return nil, false
+		return nil
 	}
 	pe.inline = qc.Engine.RunsInline(pe.ph, exec.Options{Partitions: pe.parts})
-	return &pe, pe.inline
+	return &pe
 }
 
 // execute runs Execute; pre, when not nil, is r planned.
