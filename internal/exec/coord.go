@@ -856,18 +856,23 @@ func anyDistinctAgg(aggs []plan.AggCall) bool {
 
 // page is one page of a result.
 type page struct {
-	rows  []byte
-	count int
-	last  bool
-	err   error
-	res   int64 // bytes reserved for it until it is taken
+	rows []byte
+	// parts, instead of rows, are its rows in pieces (Result.Parts), and
+	// recycle the batches whose buffers they alone hold.
+	parts   [][]byte
+	recycle []*Batch
+	count   int
+	last    bool
+	err     error
+	res     int64 // bytes reserved for it until it is taken
 }
 
 // pageChunk is a run of a batch's rows in a page being filled.
 type pageChunk struct {
-	rows []byte
-	from *Batch
-	end  bool // rows ends the batch
+	rows  []byte
+	from  *Batch
+	end   bool // rows ends the batch
+	whole bool // rows are the whole batch's
 }
 
 // query is one running statement on the coordinator.
@@ -881,6 +886,8 @@ type query struct {
 	// only, when set, are the partitions of this member the query runs
 	// over (Options.Partitions), instead of the whole map.
 	only []int32
+	// rowParts: its pages may leave their rows in parts (Options.RowParts).
+	rowParts bool
 	// inline: the query ran on its caller's goroutine (lookupInline),
 	// which took its only page: nothing is left to drain.
 	inline  bool
@@ -1013,7 +1020,11 @@ func (q *query) produce(root plan.Node, pageSize int) {
 	defer q.release()
 	// send hands a page to the consumer, its rows reserved until taken.
 	send := func(p page) bool {
-		if n := int64(cap(p.rows)); n > 0 {
+		n := int64(cap(p.rows))
+		for _, r := range p.parts {
+			n += int64(len(r))
+		}
+		if n > 0 {
 			if err := q.mem.Reserve("result page", n); err != nil {
 				p = page{err: err, last: true}
 			} else {
@@ -1051,16 +1062,29 @@ func (q *query) produce(root plan.Node, pageSize int) {
 		// is sent, into a buffer of exactly their size; a batch whose
 		// rows have all been joined gives its buffer back. A page of one
 		// chunk is that chunk, not copied: its batch's buffer leaves with
-		// it.
+		// it. A query whose caller takes parts gets the chunks as they
+		// are: a batch the page holds whole is recycled when the caller
+		// releases the page, one split between two pages never (the
+		// pages may be released in any order).
 		var cur page
 		var chunks []pageChunk
 		size := 0
 		flush := func(last bool) bool {
-			switch len(chunks) {
-			case 0:
-			case 1:
+			switch {
+			case len(chunks) == 0:
+			case len(chunks) == 1:
 				cur.rows = chunks[0].rows
 				chunks[0].from.pooled = false
+			case q.rowParts:
+				cur.parts = make([][]byte, len(chunks))
+				for i, c := range chunks {
+					cur.parts[i] = c.rows
+					if c.whole {
+						cur.recycle = append(cur.recycle, c.from)
+					} else {
+						c.from.pooled = false
+					}
+				}
 			default:
 				cur.rows = make([]byte, 0, size)
 				for _, c := range chunks {
@@ -1102,7 +1126,7 @@ func (q *query) produce(root plan.Node, pageSize int) {
 						return
 					}
 				}
-				chunks = append(chunks, pageChunk{rows: head, from: b, end: take == count})
+				chunks = append(chunks, pageChunk{rows: head, from: b, end: take == count, whole: take == b.Count})
 				size += len(head)
 				cur.count += take
 				rows, count = tail, count-take

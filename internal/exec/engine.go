@@ -644,8 +644,17 @@ func (e *Engine) ensureIndex(ix plan.IndexInfo) error {
 
 // Result is the first page of a statement's result.
 type Result struct {
-	Columns     []plan.Column
-	Rows        []byte
+	Columns []plan.Column
+	// Rows are the page's rows, encoded; nil when Parts holds them.
+	Rows []byte
+	// Parts holds, for a query run with Options.RowParts, the rows of a
+	// page gathered from several batches: Rows cut in pieces, in order,
+	// which saves their join into one buffer for a caller that copies
+	// them out anyway (onto a connection). Release gives their buffers
+	// back once they were.
+	Parts [][]byte
+	// recycle are the batches whose buffers Parts alone holds.
+	recycle     []*Batch
 	Count       int
 	Cursor      uint64 // 0 when complete
 	UpdateCount int64  // -1 for row results
@@ -654,10 +663,23 @@ type Result struct {
 	Kind string
 }
 
+// Release gives the buffers of r.Parts back for later batches; Parts must
+// not be read afterwards. A result that is not released leaves them to
+// the collector.
+func (r *Result) Release() {
+	for _, b := range r.recycle {
+		b.Recycle()
+	}
+	r.Parts, r.recycle = nil, nil
+}
+
 // Options tune one execution.
 type Options struct {
 	PageSize int
 	Timeout  time.Duration
+	// RowParts lets the pages of the query (its first and those fetched
+	// later) carry their rows in Result.Parts.
+	RowParts bool
 	// Session holds the query's cursor; nil: nobody's (only the member's
 	// limit and the idle timeout apply).
 	Session *Session
@@ -805,7 +827,7 @@ func (e *Engine) Execute(ctx context.Context, ph *plan.Physical, params []expr.V
 		q.discard()
 		return nil, p.err
 	}
-	res := &Result{Columns: ph.Columns, Rows: p.rows, Count: p.count, UpdateCount: -1}
+	res := &Result{Columns: ph.Columns, Rows: p.rows, Parts: p.parts, recycle: p.recycle, Count: p.count, UpdateCount: -1}
 	if p.last {
 		q.discard()
 		return res, nil
@@ -994,7 +1016,7 @@ func (e *Engine) start(ctx context.Context, ph *plan.Physical, bound []expr.Valu
 	if hasLabels(ctx) {
 		qctx = pprof.WithLabels(qctx, labelsOf(ctx))
 	}
-	q := &query{e: e, ctx: qctx, cancel: cancel, params: bound, only: opts.Partitions, now: e.cfg.Clock(), cols: ph.Columns,
+	q := &query{e: e, ctx: qctx, cancel: cancel, params: bound, only: opts.Partitions, rowParts: opts.RowParts, now: e.cfg.Clock(), cols: ph.Columns,
 		pages: make(chan page, 1), lastUsed: time.Now(), hints: ph.Hints, mem: mem, ops: memGrant{mem: mem, what: "result"}}
 	q.refs.Store(1) // the producer's
 	e.mu.Lock()
@@ -1090,7 +1112,7 @@ func (e *Engine) Fetch(ctx context.Context, id uint64, s *Session) (*Result, err
 	if p.err != nil {
 		return nil, p.err
 	}
-	res := &Result{Rows: p.rows, Count: p.count, UpdateCount: -1}
+	res := &Result{Rows: p.rows, Parts: p.parts, recycle: p.recycle, Count: p.count, UpdateCount: -1}
 	res.Kind, _ = pprof.Label(q.ctx, profiling.LabelKind)
 	if !p.last {
 		res.Cursor = id

@@ -63,12 +63,12 @@ func (c *framedConn) query(f frame.Frame) bool {
 	if f.Skipped {
 		id := frame.CallID(f.Payload)
 		err := &TooLargeError{Op: "query", What: "request", Size: f.Size, Limit: c.s.cfg.MaxMessageSize, Unit: "bytes", Setting: "limits.max-message-size"}
-		return id != 0 && c.replyLocal(&pb.QueryReply{CallId: id, Error: toPipelineError(err)})
+		return id != 0 && c.replyLocal(queryReply{msg: &pb.QueryReply{CallId: id, Error: toPipelineError(err)}})
 	}
 	call := &pb.QueryCall{}
 	if err := proto.Unmarshal(f.Payload, call); err != nil {
 		id := frame.CallID(f.Payload)
-		return id != 0 && c.replyLocal(&pb.QueryReply{CallId: id, Error: toPipelineError(invalid("the query call could not be decoded: %v", err))})
+		return id != 0 && c.replyLocal(queryReply{msg: &pb.QueryReply{CallId: id, Error: toPipelineError(invalid("the query call could not be decoded: %v", err))}})
 	}
 	q := c.queries
 	if _, ok := call.Op.(*pb.QueryCall_Cancel); ok {
@@ -80,7 +80,7 @@ func (c *framedConn) query(f frame.Frame) bool {
 	}
 	pre := c.s.queries.planByPartitions(call)
 	if pre != nil && pre.inline {
-		reply := c.s.queries.runCall(q.ctx, call, pre)
+		reply := c.s.queries.runCall(q.ctx, call, pre, true)
 		<-q.sem
 		c.calls.Done()
 		return c.replyLocal(reply)
@@ -90,7 +90,7 @@ func (c *framedConn) query(f frame.Frame) bool {
 	q.running[call.CallId] = stop
 	q.mu.Unlock()
 	c.s.goQuery(func() {
-		reply := c.s.queries.runCall(ctx, call, pre)
+		reply := c.s.queries.runCall(ctx, call, pre, true)
 		q.mu.Lock()
 		delete(q.running, call.CallId)
 		q.mu.Unlock()
@@ -104,15 +104,13 @@ func (c *framedConn) query(f frame.Frame) bool {
 
 // replyLocal appends a query call's reply from the reader (flushed once
 // it has run what it read); false when the connection broke.
-func (c *framedConn) replyLocal(r *pb.QueryReply) bool {
-	return c.appendLocal(frame.KindQuery, func(b []byte) ([]byte, error) {
-		return proto.MarshalOptions{}.MarshalAppend(b, r)
-	})
+func (c *framedConn) replyLocal(r queryReply) bool {
+	defer r.release()
+	return c.appendLocal(frame.KindQuery, r.appendTo)
 }
 
 // reply sends a query call's reply from the goroutine that ran it.
-func (c *framedConn) reply(r *pb.QueryReply) {
-	_ = c.flushed(c.w.Append(context.Background(), frame.KindQuery, func(b []byte) ([]byte, error) {
-		return proto.MarshalOptions{}.MarshalAppend(b, r)
-	}))
+func (c *framedConn) reply(r queryReply) {
+	defer r.release()
+	_ = c.flushed(c.w.Append(context.Background(), frame.KindQuery, r.appendTo))
 }

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"fmt"
 	"net"
 	"net/http"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
+	"github.com/atolldb/atoll/internal/exec"
 	"github.com/atolldb/atoll/internal/frame"
 	"github.com/atolldb/atoll/internal/member"
 	"github.com/atolldb/atoll/internal/partset"
@@ -81,6 +83,69 @@ func TestFramedQueryCalls(t *testing.T) {
 	require.Equal(t, uint64(10), r.CallId)
 	require.Nil(t, r.Error)
 	assert.Equal(t, int32(2), r.Result.GetPage().GetCount(), "the second page")
+}
+
+// TestFramedQueryPagesOfManyBatches: a page gathered from many batches of
+// rows (the member sends their pieces without joining them) answers every
+// row once, whole, on the first page and on the pages fetched after it.
+func TestFramedQueryPagesOfManyBatches(t *testing.T) {
+	cluster := testcluster.Start(t, testcluster.InProcess, 1, testcluster.Options{})
+	nc, rd := dialFramed(t, cluster.Addrs()[0])
+	runSQL(t, nc, rd, 1, `CREATE MAPPING q (__key INT, this VARCHAR) TYPE IMap OPTIONS ('keyFormat'='int', 'valueFormat'='varchar')`)
+	const n = 3000
+	value := func(k int) string { return fmt.Sprintf("%05d-%s", k, strings.Repeat("v", 120)) }
+	id := uint64(1)
+	for from := 0; from < n; from += 500 {
+		tuples := make([]string, 0, 500)
+		for k := from; k < from+500; k++ {
+			tuples = append(tuples, fmt.Sprintf("(%d, '%s')", k, value(k)))
+		}
+		id++
+		runSQL(t, nc, rd, id, "INSERT INTO q VALUES "+strings.Join(tuples, ", "))
+	}
+	for _, pageSize := range []int32{0, 1100} {
+		seen := make([]bool, n)
+		reply := func(r *pb.QueryReply) uint64 {
+			require.Nil(t, r.Error)
+			page := r.Result.GetPage()
+			rows, err := exec.DecodeRows(page.GetRows(), int(page.GetCount()), 2)
+			require.NoError(t, err)
+			for _, row := range rows {
+				k := int(row[0].I)
+				require.False(t, seen[k], "key %d twice", k)
+				seen[k] = true
+				require.Equal(t, value(k), string(row[1].B), "the value of key %d", k)
+			}
+			return r.Result.GetCursorId()
+		}
+		id++
+		_, err := nc.Write(sqlCall(t, id, `SELECT __key, this FROM q`, pageSize, nil))
+		require.NoError(t, err)
+		cursor := reply(nextQueryReply(t, rd))
+		for cursor != 0 {
+			id++
+			b, err := proto.Marshal(&pb.QueryCall{CallId: id, Op: &pb.QueryCall_Fetch{Fetch: &pb.FetchRequest{CursorId: cursor}}})
+			require.NoError(t, err)
+			_, err = nc.Write(frame.Append(nil, frame.KindQuery, b))
+			require.NoError(t, err)
+			cursor = reply(nextQueryReply(t, rd))
+		}
+		for k, ok := range seen {
+			require.True(t, ok, "key %d missing with page size %d", k, pageSize)
+		}
+	}
+}
+
+// nextQueryReply reads the next frame, which must be a query reply.
+func nextQueryReply(t *testing.T, rd *frame.Reader) *pb.QueryReply {
+	t.Helper()
+	f, err := rd.Next()
+	require.NoError(t, err)
+	require.Equal(t, frame.KindQuery, f.Kind)
+	r := &pb.QueryReply{}
+	require.NoError(t, proto.Unmarshal(f.Payload, r))
+	rd.Release()
+	return r
 }
 
 // TestFramedIndexLookupsRunOnReader: the part of a query a client sends

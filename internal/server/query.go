@@ -5,6 +5,7 @@ package server
 // that coordinators on other members send here.
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"runtime/pprof"
@@ -13,6 +14,9 @@ import (
 	"time"
 
 	"google.golang.org/grpc/peer"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	pb "github.com/atolldb/atoll/api/proto/atoll/v1"
 	"github.com/atolldb/atoll/internal/cluster"
@@ -93,7 +97,8 @@ func (s *Server) queryConfig() (*QueryConfig, error) {
 // runs under the pprof label kind=sql or kind=predicate (here, in its
 // fragments on every member, and in profiles), and is timed by kind.
 func (q *queryService) Execute(ctx context.Context, r *pb.ExecuteRequest) (*pb.ExecuteResponse, error) {
-	return q.execute(ctx, r, nil)
+	resp, _, err := q.execute(ctx, r, nil, false)
+	return resp, err
 }
 
 // plannedExecute is an Execute request planned: its plan, its parameter
@@ -128,11 +133,14 @@ func (q *queryService) planByPartitions(call *pb.QueryCall) *plannedExecute {
 	return &pe
 }
 
-// execute runs Execute; pre, when not nil, is r planned.
-func (q *queryService) execute(ctx context.Context, r *pb.ExecuteRequest, pre *plannedExecute) (resp *pb.ExecuteResponse, err error) {
+// execute runs Execute; pre, when not nil, is r planned. With parts, the
+// rows of a page gathered from several batches stay in them: resp's page
+// then has none, and rows holds them (exec.Result.Parts), for a caller
+// that copies them out with appendReply.
+func (q *queryService) execute(ctx context.Context, r *pb.ExecuteRequest, pre *plannedExecute, parts bool) (resp *pb.ExecuteResponse, rows *exec.Result, err error) {
 	qc, err := q.s.queryConfig()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	kind := metrics.QuerySQL
 	if _, ok := r.Query.(*pb.ExecuteRequest_Predicate); ok {
@@ -158,26 +166,26 @@ func (q *queryService) execute(ctx context.Context, r *pb.ExecuteRequest, pre *p
 	if pre == nil {
 		pe, err := q.planExecute(ctx, qc, r)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		pre = &pe
 	}
 	ph := pre.ph
 	_, isSQL := r.Query.(*pb.ExecuteRequest_Sql)
 	if err := q.s.access.authorizeStatement(ctx, ph, isSQL, q.mappingMap); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if r.Explain && ph.Kind != "explain" {
 		ph = &plan.Physical{Root: &plan.Explain{Input: ph.Root}, Kind: "explain", ParamTypes: ph.ParamTypes}
 	}
-	opts := exec.Options{PageSize: int(r.PageSize), Timeout: time.Duration(r.TimeoutMs) * time.Millisecond, Session: q.session(ctx), Partitions: pre.parts}
+	opts := exec.Options{PageSize: int(r.PageSize), Timeout: time.Duration(r.TimeoutMs) * time.Millisecond, Session: q.session(ctx), Partitions: pre.parts, RowParts: parts}
 	res, err := qc.Engine.Execute(ctx, ph, pre.params, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := resultResponse(res)
+	out, rows := resultResponse(res, parts)
 	if r.OmitColumns {
-		return out, nil
+		return out, rows, nil
 	}
 	cols := make([]pb.Column, len(res.Columns))
 	out.Columns = make([]*pb.Column, len(res.Columns))
@@ -185,7 +193,7 @@ func (q *queryService) execute(ctx context.Context, r *pb.ExecuteRequest, pre *p
 		cols[i].Name, cols[i].Type, cols[i].Nullable = c.Name, pb.SqlType(c.Type), true
 		out.Columns[i] = &cols[i]
 	}
-	return out, nil
+	return out, rows, nil
 }
 
 // planExecute plans r: its statement or predicate, its parameters and
@@ -271,27 +279,46 @@ func (q *queryService) mappingMap(name string) string {
 	return name
 }
 
-func resultResponse(res *exec.Result) *pb.ExecuteResponse {
-	return &pb.ExecuteResponse{
+// resultResponse is the response carrying res. A page whose rows are in
+// parts leaves them out when the caller takes parts, and returns res to
+// hold them; else its rows are joined.
+func resultResponse(res *exec.Result, parts bool) (*pb.ExecuteResponse, *exec.Result) {
+	out := &pb.ExecuteResponse{
 		Page:        &pb.RowBatch{Rows: res.Rows, Count: int32(res.Count)},
 		CursorId:    res.Cursor,
 		UpdateCount: res.UpdateCount,
 	}
+	if res.Parts == nil {
+		return out, nil
+	}
+	if parts {
+		return out, res
+	}
+	out.Page.Rows = bytes.Join(res.Parts, nil)
+	res.Release()
+	return out, nil
 }
 
 func (q *queryService) Fetch(ctx context.Context, r *pb.FetchRequest) (*pb.ExecuteResponse, error) {
+	resp, _, err := q.fetch(ctx, r, false)
+	return resp, err
+}
+
+// fetch runs Fetch; parts as for execute.
+func (q *queryService) fetch(ctx context.Context, r *pb.FetchRequest, parts bool) (*pb.ExecuteResponse, *exec.Result, error) {
 	qc, err := q.s.queryConfig()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	res, err := qc.Engine.Fetch(ctx, r.CursorId, q.session(ctx))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if qc.Metrics != nil {
 		qc.Metrics.Returned(res.Kind, int64(res.Count))
 	}
-	return resultResponse(res), nil
+	out, rows := resultResponse(res, parts)
+	return out, rows, nil
 }
 
 func (q *queryService) Close(ctx context.Context, r *pb.CloseRequest) (*pb.Empty, error) {
@@ -437,7 +464,7 @@ loop:
 					runningMu.Unlock()
 					stop()
 				}()
-				send(q.runCall(cctx, call, nil))
+				send(q.runCall(cctx, call, nil, false).msg)
 			})
 		}
 	}
@@ -469,11 +496,15 @@ var queryCallOp = (&pb.QueryCall{}).ProtoReflect().Descriptor().Oneofs().ByName(
 
 // runCall runs one pipelined call, turning a panic into an internal error.
 // An Execute uses pre, when not nil, as its plan (see planByPartitions).
-func (q *queryService) runCall(ctx context.Context, call *pb.QueryCall, pre *plannedExecute) (reply *pb.QueryReply) {
-	reply = &pb.QueryReply{CallId: call.CallId}
+// With parts, the reply may leave its page's rows in parts (see
+// queryReply); without, its message carries them.
+func (q *queryService) runCall(ctx context.Context, call *pb.QueryCall, pre *plannedExecute, parts bool) (r queryReply) {
+	reply := &pb.QueryReply{CallId: call.CallId}
+	r.msg = reply
 	defer func() {
 		if p := recover(); p != nil {
 			reply.Result, reply.Error = nil, toPipelineError(q.s.recovered(fmt.Sprintf("query call %d", call.CallId), p))
+			r.rows = nil
 		}
 	}()
 	var res *pb.ExecuteResponse
@@ -482,14 +513,14 @@ func (q *queryService) runCall(ctx context.Context, call *pb.QueryCall, pre *pla
 		f := m.WhichOneof(queryCallOp)
 		if err := q.s.access.authorize(ctx, queryCallMethods[f.Number()], m.Get(f).Message().Interface()); err != nil {
 			reply.Error = toPipelineError(err)
-			return reply
+			return r
 		}
 	}
 	switch op := call.Op.(type) {
 	case *pb.QueryCall_Execute:
-		res, err = q.execute(ctx, op.Execute, pre)
+		res, r.rows, err = q.execute(ctx, op.Execute, pre, parts)
 	case *pb.QueryCall_Fetch:
-		res, err = q.Fetch(ctx, op.Fetch)
+		res, r.rows, err = q.fetch(ctx, op.Fetch, parts)
 	case *pb.QueryCall_Close:
 		_, err = q.Close(ctx, op.Close)
 		res = &pb.ExecuteResponse{}
@@ -498,8 +529,82 @@ func (q *queryService) runCall(ctx context.Context, call *pb.QueryCall, pre *pla
 	}
 	if err != nil {
 		reply.Error = toPipelineError(err)
-		return reply
+		return r
 	}
 	reply.Result = res
-	return reply
+	return r
+}
+
+// queryReply is a query call's reply. rows, when not nil, holds the rows
+// of the reply's page in parts (exec.Result.Parts), which msg's page
+// leaves out: appendTo writes them in place, and release gives their
+// buffers back.
+type queryReply struct {
+	msg  *pb.QueryReply
+	rows *exec.Result
+}
+
+// The numbers of the fields appendTo writes by hand.
+var (
+	replyResultField  = fieldNumber(&pb.QueryReply{}, "result")
+	responsePageField = fieldNumber(&pb.ExecuteResponse{}, "page")
+	batchRowsField    = fieldNumber(&pb.RowBatch{}, "rows")
+	batchCountField   = fieldNumber(&pb.RowBatch{}, "count")
+)
+
+func fieldNumber(m proto.Message, name protoreflect.Name) protowire.Number {
+	return m.ProtoReflect().Descriptor().Fields().ByName(name).Number()
+}
+
+// appendTo appends the reply's encoding to b. Rows in parts are copied
+// from each part in turn, without being joined first: the message is
+// encoded without its page, which follows (the order of fields is free
+// in the protobuf encoding), written by hand.
+func (r queryReply) appendTo(b []byte) ([]byte, error) {
+	if r.rows == nil {
+		return proto.MarshalOptions{}.MarshalAppend(b, r.msg)
+	}
+	res := r.msg.Result
+	page := res.Page
+	rowsLen := 0
+	for _, p := range r.rows.Parts {
+		rowsLen += len(p)
+	}
+	count := uint64(int64(page.Count)) // an int32's varint
+	batchLen := protowire.SizeTag(batchRowsField) + protowire.SizeBytes(rowsLen)
+	if count != 0 {
+		batchLen += protowire.SizeTag(batchCountField) + protowire.SizeVarint(count)
+	}
+	res.Page = nil
+	head := proto.MarshalOptions{}
+	resLen := head.Size(res) + protowire.SizeTag(responsePageField) + protowire.SizeBytes(batchLen)
+	b, err := head.MarshalAppend(b, &pb.QueryReply{CallId: r.msg.CallId})
+	if err == nil {
+		b = protowire.AppendTag(b, replyResultField, protowire.BytesType)
+		b = protowire.AppendVarint(b, uint64(resLen))
+		b, err = head.MarshalAppend(b, res)
+	}
+	res.Page = page
+	if err != nil {
+		return b, err
+	}
+	b = protowire.AppendTag(b, responsePageField, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(batchLen))
+	b = protowire.AppendTag(b, batchRowsField, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(rowsLen))
+	for _, p := range r.rows.Parts {
+		b = append(b, p...)
+	}
+	if count != 0 {
+		b = protowire.AppendTag(b, batchCountField, protowire.VarintType)
+		b = protowire.AppendVarint(b, count)
+	}
+	return b, nil
+}
+
+// release gives back the buffers of the reply's rows, once appended.
+func (r queryReply) release() {
+	if r.rows != nil {
+		r.rows.Release()
+	}
 }
