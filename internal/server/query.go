@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/pprof"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -578,7 +579,10 @@ func (r queryReply) appendTo(b []byte) ([]byte, error) {
 	res.Page = nil
 	head := proto.MarshalOptions{}
 	resLen := head.Size(res) + protowire.SizeTag(responsePageField) + protowire.SizeBytes(batchLen)
-	b, err := head.MarshalAppend(b, &pb.QueryReply{CallId: r.msg.CallId})
+	id := &pb.QueryReply{CallId: r.msg.CallId}
+	// Room for all of it at once: the rows would grow b several times.
+	b = slices.Grow(b, head.Size(id)+protowire.SizeTag(replyResultField)+protowire.SizeBytes(resLen))
+	b, err := head.MarshalAppend(b, id)
 	if err == nil {
 		b = protowire.AppendTag(b, replyResultField, protowire.BytesType)
 		b = protowire.AppendVarint(b, uint64(resLen))
