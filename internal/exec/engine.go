@@ -156,7 +156,9 @@ type Config struct {
 	// directly (an engine without a cluster).
 	Writer Writer
 	Logger *slog.Logger
-	// PageSize is the default rows per page; 4096 when 0.
+	// PageSize is the default rows per page; 8192 when 0. A page also
+	// stops at pageBytes: the rows bound the round trips of a result of
+	// small rows, the bytes a page's memory.
 	PageSize int
 	// CursorIdleTimeout closes cursors that nobody fetches; 2 minutes when 0
 	// (the member's query.cursor-idle-timeout).
@@ -236,7 +238,7 @@ const goroutineIdle = 10 * time.Second
 // New returns an engine; call Close to stop it.
 func New(cfg Config) *Engine {
 	if cfg.PageSize <= 0 {
-		cfg.PageSize = 4096
+		cfg.PageSize = 8192
 	}
 	if cfg.CursorIdleTimeout <= 0 {
 		cfg.CursorIdleTimeout = 2 * time.Minute

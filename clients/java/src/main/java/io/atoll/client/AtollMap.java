@@ -223,7 +223,7 @@ public interface AtollMap<K, V> {
 
     /**
      * Every key: a query over the whole map, as {@link #keySet(Predicate)} with a predicate that
-     * is always true. The result is a read-only set that holds the member's pages (4096 rows
+     * is always true. The result is a read-only set that holds the member's pages (8192 rows
      * each by default) and deserializes each key while it is iterated. A snapshot taken while
      * no partition moves: entries changed meanwhile may or may not appear.
      */

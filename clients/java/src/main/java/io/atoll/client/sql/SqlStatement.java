@@ -21,7 +21,7 @@ import java.util.Objects;
  * Not thread-safe; {@link SqlService#execute(SqlStatement)} copies what it needs.
  */
 public final class SqlStatement {
-    /** The cursor buffer size that means the member's default (4096 rows per page). */
+    /** The cursor buffer size that means the member's default (8192 rows per page). */
     public static final int DEFAULT_CURSOR_BUFFER_SIZE = 0;
 
     private String sql;
