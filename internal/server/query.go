@@ -137,7 +137,7 @@ func (q *queryService) planByPartitions(call *pb.QueryCall) *plannedExecute {
 // execute runs Execute; pre, when not nil, is r planned. With parts, the
 // rows of a page gathered from several batches stay in them: resp's page
 // then has none, and rows holds them (exec.Result.Parts), for a caller
-// that copies them out with appendReply.
+// that copies them out with queryReply.appendTo.
 func (q *queryService) execute(ctx context.Context, r *pb.ExecuteRequest, pre *plannedExecute, parts bool) (resp *pb.ExecuteResponse, rows *exec.Result, err error) {
 	qc, err := q.s.queryConfig()
 	if err != nil {
