@@ -63,8 +63,9 @@ func (a *accessor) data(key, value []byte) serialization.Data {
 
 // readInto stores the column's value for an entry in dst. Values may
 // alias key and value (valid while the entry is); scalars and strings are
-// read without allocating.
-func (a *accessor) readInto(key, value []byte, dst *expr.Value) error {
+// read without allocating. m, when not nil, is the memo of the shared
+// read that hands the entry over.
+func (a *accessor) readInto(key, value []byte, m *entryMemo, dst *expr.Value) error {
 	d := a.data(key, value)
 	if a.object {
 		if d.Type() == serialization.TypeNull {
@@ -90,7 +91,13 @@ func (a *accessor) readInto(key, value []byte, dst *expr.Value) error {
 		return nil
 	}
 	var v serialization.FieldValue
-	if err := a.rd.ReadTo(d, &v); err != nil {
+	var err error
+	if m != nil {
+		err = m.readTo(a, d, &v)
+	} else {
+		err = a.rd.ReadTo(d, &v)
+	}
+	if err != nil {
 		*dst = expr.NullValue
 		return a.readErr(err)
 	}
@@ -107,6 +114,53 @@ func (a *accessor) readInto(key, value []byte, dst *expr.Value) error {
 // returns it.
 func (a *accessor) field(key, value []byte, v *serialization.FieldValue) error {
 	return a.rd.ReadTo(a.data(key, value), v)
+}
+
+// readTo reads a's field of d into v through the memo: the value kept
+// for a's reader, or the one it reads now, kept while a slot is free.
+func (m *entryMemo) readTo(a *accessor, d serialization.Data, v *serialization.FieldValue) error {
+	for i := range m.n {
+		if s := &m.slots[i]; s.rd == a.rd && s.key == a.key {
+			*v = s.v
+			return s.err
+		}
+	}
+	err := a.rd.ReadTo(d, v)
+	if m.n < len(m.slots) {
+		s := &m.slots[m.n]
+		s.rd, s.key, s.v, s.err = a.rd, a.key, *v, err
+		m.n++
+	}
+	return err
+}
+
+// entryMemo keeps the fields read of the entry a shared read hands its
+// scans in turn: a scan that reads a field another one read of the same
+// entry, with the same reader (the Service keeps one per path and
+// options, which every query on the path shares), takes the value from
+// here. Scans that filter or aggregate on one field then read it once per
+// entry between them, whatever their constants or aggregates.
+type entryMemo struct {
+	n     int // slots of the current entry
+	slots [4]memoSlot
+}
+
+// memoSlot is one field read: the reader, whether it read the key or the
+// value, and what it returned.
+type memoSlot struct {
+	rd  *serialization.FieldReader
+	key bool
+	v   serialization.FieldValue
+	err error
+}
+
+// next forgets the entry before; the read calls it before each entry.
+func (m *entryMemo) next() { m.n = 0 }
+
+// reset forgets every value kept, which point into the store's memory.
+func (m *entryMemo) reset() {
+	m.n = 0
+	clear(m.slots[:])
 }
 
 // intOf returns the integer in v and its type in the column, when the
@@ -135,7 +189,7 @@ func setScalar(dst *expr.Value, t expr.Type, i int64, b []byte) {
 // read returns the column's value for an entry.
 func (a *accessor) read(key, value []byte) (expr.Value, error) {
 	var v expr.Value
-	err := a.readInto(key, value, &v)
+	err := a.readInto(key, value, nil, &v)
 	return v, err
 }
 

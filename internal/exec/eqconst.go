@@ -25,9 +25,15 @@ type eqConst struct {
 // readInto reads the column into dst when the field is a value the check
 // settles, and reports whether it did and whether the value equals the
 // constant. It tells the scan's hint where a string field lies.
-func (q *eqConst) readInto(key, value []byte, dst *expr.Value, hint *store.ReadHint) (settled, equal bool) {
+func (q *eqConst) readInto(key, value []byte, m *entryMemo, dst *expr.Value, hint *store.ReadHint) (settled, equal bool) {
 	var v serialization.FieldValue
-	if q.acc.field(key, value, &v) != nil {
+	var err error
+	if m != nil {
+		err = m.readTo(q.acc, q.acc.data(key, value), &v)
+	} else {
+		err = q.acc.field(key, value, &v)
+	}
+	if err != nil {
 		return false, false
 	}
 	if q.want.T == expr.Varchar {

@@ -159,13 +159,13 @@ func generalPath(t *testing.T, e *Engine, ser *serialization.Service, f *plan.Fr
 	for pid := int32(0); pid < 271 && first == nil; pid++ {
 		_ = st.ScanKV(pid, func(k, v []byte) bool {
 			for _, c := range filterCols {
-				if err := accs[c].readInto(k, v, &row.Cols[c]); err != nil {
+				if err := accs[c].readInto(k, v, nil, &row.Cols[c]); err != nil {
 					first = err
 					return false
 				}
 			}
 			if cond(&row) {
-				if err := accs[0].readInto(k, v, &row.Cols[0]); err != nil {
+				if err := accs[0].readInto(k, v, nil, &row.Cols[0]); err != nil {
 					first = err
 					return false
 				}
@@ -220,7 +220,7 @@ func TestEqualityFilterLearnsField(t *testing.T) {
 		q := &eqConst{acc: acc, want: expr.StringValue("metin")}
 		var hint store.ReadHint
 		var dst expr.Value
-		settled, equal := q.readInto(key, c.value, &dst, &hint)
+		settled, equal := q.readInto(key, c.value, nil, &dst, &hint)
 		if !settled || !equal {
 			t.Fatalf("%s: settled %v, equal %v", c.name, settled, equal)
 		}
@@ -241,7 +241,7 @@ func TestEqualityFilterLearnsField(t *testing.T) {
 	var hint store.ReadHint
 	var dst expr.Value
 	for _, format := range []string{"identified", "portable", "compact"} {
-		q.readInto(key, value(workloadBValue(format, "LARGE", 1000)), &dst, &hint)
+		q.readInto(key, value(workloadBValue(format, "LARGE", 1000)), nil, &dst, &hint)
 	}
 	if hint.Field > 0 {
 		t.Fatalf("hint %d after an IDS value, want none", hint.Field)

@@ -382,6 +382,10 @@ type worker struct {
 	ridersBuf []*worker
 	times     []filterTimes
 	seen      int
+	// memo is the memo of the shared read the worker is in (nil when it
+	// reads alone); leadMemo is the one it keeps for the reads it leads.
+	memo     *entryMemo
+	leadMemo entryMemo
 
 	// rows, when set, takes the projected rows (rowBuf) instead of buf.
 	rows   rowSink
@@ -615,7 +619,13 @@ func (w *worker) entryAgg(k, v []byte) bool {
 	}
 	if w.intSum != nil {
 		var fv serialization.FieldValue
-		if w.intSum.field(k, v, &fv) == nil {
+		var err error
+		if w.memo != nil {
+			err = w.memo.readTo(w.intSum, w.intSum.data(k, v), &fv)
+		} else {
+			err = w.intSum.field(k, v, &fv)
+		}
+		if err == nil {
 			if i, _, ok := w.intSum.intOf(&fv); ok && w.single.states[0].addInt(i) {
 				return true
 			}
@@ -623,7 +633,7 @@ func (w *worker) entryAgg(k, v []byte) bool {
 	}
 	cols := w.row.Cols
 	for _, c := range w.post {
-		if err := w.accs[c].readInto(k, v, &cols[c]); err != nil {
+		if err := w.accs[c].readInto(k, v, w.memo, &cols[c]); err != nil {
 			w.err = err
 			return false
 		}
@@ -736,8 +746,14 @@ func (w *worker) scanAlong(pid int32, riders []*worker) error {
 		times = append(times, filterTimes{})
 	}
 	w.times = times
+	memo := &w.leadMemo
+	w.memo = memo
+	for _, r := range riders {
+		r.memo = memo
+	}
 	live := len(fns)
 	err := w.st.ScanKVHint(pid, &w.hint, func(k, v []byte) bool {
+		memo.next()
 		if w.seen++; w.seen%sampleEvery == 0 {
 			for i, fn := range fns {
 				if fn == nil {
@@ -765,6 +781,11 @@ func (w *worker) scanAlong(pid int32, riders []*worker) error {
 		return live > 0
 	})
 	clear(fns) // keeps no rider
+	memo.reset()
+	w.memo = nil
+	for _, r := range riders {
+		r.memo = nil
+	}
 	return err
 }
 
@@ -820,7 +841,7 @@ func (w *worker) entry(k, v []byte) bool {
 	cols := w.row.Cols
 	read := false // the filter's one column, by eq
 	if w.eq != nil {
-		settled, equal := w.eq.readInto(k, v, &cols[w.eq.col], &w.hint)
+		settled, equal := w.eq.readInto(k, v, w.memo, &cols[w.eq.col], &w.hint)
 		if settled && !equal {
 			return true
 		}
@@ -828,7 +849,7 @@ func (w *worker) entry(k, v []byte) bool {
 	}
 	if !read {
 		for _, c := range w.pre {
-			if err := w.accs[c].readInto(k, v, &cols[c]); err != nil {
+			if err := w.accs[c].readInto(k, v, w.memo, &cols[c]); err != nil {
 				w.err = err
 				return false
 			}
@@ -838,7 +859,7 @@ func (w *worker) entry(k, v []byte) bool {
 		return w.env.Err == nil
 	}
 	for _, c := range w.post {
-		if err := w.accs[c].readInto(k, v, &cols[c]); err != nil {
+		if err := w.accs[c].readInto(k, v, w.memo, &cols[c]); err != nil {
 			w.err = err
 			return false
 		}

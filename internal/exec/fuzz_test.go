@@ -40,7 +40,7 @@ func FuzzAccessor(f *testing.F) {
 					continue
 				}
 				var v expr.Value
-				_ = a.readInto(d, d, &v)
+				_ = a.readInto(d, d, nil, &v)
 				_, _ = a.read(d, d)
 			}
 		}

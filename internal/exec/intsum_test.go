@@ -124,7 +124,7 @@ func generalSum(t *testing.T, ser *serialization.Service, st interface {
 	var first error
 	_ = st.ScanKV(pid, func(k, v []byte) bool {
 		var x expr.Value
-		if first = a.readInto(k, v, &x); first != nil {
+		if first = a.readInto(k, v, nil, &x); first != nil {
 			return false
 		}
 		if s.add(&x, nil); s.failed != nil {

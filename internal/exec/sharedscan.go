@@ -20,12 +20,15 @@ package exec
 // slowly never holds up another: a rider whose rows wait to be sent
 // rides no more until they are. Each scan checks the partition's owner
 // before and after it as it would alone, and an error of one scan's
-// filter stops that scan only. A scan whose filter is slow would hold
-// every scan in its reads to its pace: shared reads time each scan's
-// filter on every sampleEvery-th entry, and a scan that took more than
-// slowRead on most of its timed entries reads alone from then on. A read shared by
-// several queries is profiled under the labels of the query whose
-// goroutine read it.
+// filter stops that scan only. The scans of a read take the fields of
+// each entry through one memo (entryMemo): scans that filter or
+// aggregate on one field read it once per entry between them.
+//
+// A scan whose filter is slow would hold every scan in its reads to its
+// pace: shared reads time each scan's filter on every sampleEvery-th
+// entry, and a scan that took more than slowRead on most of its timed
+// entries reads alone from then on. A read shared by several queries is
+// profiled under the labels of the query whose goroutine read it.
 
 import (
 	"context"

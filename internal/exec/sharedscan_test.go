@@ -40,6 +40,7 @@ func sharedScanFixture(t *testing.T, n int32) (*Engine, []sharedScanCase) {
 	cols := []plan.ScanCol{{Path: "__key", Type: expr.Integer}, {Path: "intField", Type: expr.Integer},
 		{Path: "longField", Type: expr.BigInt}, {Path: "stringField", Type: expr.Varchar}}
 	key := &expr.Col{Index: 0, T: expr.Integer}
+	str := &expr.Col{Index: 3, T: expr.Varchar}
 	num := func(i int64) expr.Expr { return &expr.Lit{V: expr.BigIntValue(i)} }
 	rows := func(name string, filter expr.Expr, limit int64, proj ...int) sharedScanCase {
 		f := &plan.Fragment{Map: "m", Cols: cols, Filter: filter, Limit: limit}
@@ -58,6 +59,10 @@ func sharedScanFixture(t *testing.T, n int32) (*Engine, []sharedScanCase) {
 		rows("every seventh key", expr.NewCall("=", expr.Boolean, expr.NewCall("%", expr.BigInt, key, num(7)), num(3)), -1, 0, 3),
 		rows("positive intField", expr.NewCall(">", expr.Boolean, &expr.Col{Index: 1, T: expr.Integer}, num(0)), -1, 0, 1, 2),
 		rows("every row", expr.NewCall(">=", expr.Boolean, key, num(0)), -1, 0),
+		// Filters on one field with different constants: the scans read
+		// the field once per entry between them.
+		rows("metin", expr.NewCall("=", expr.Boolean, str, &expr.Lit{V: expr.StringValue(benchmodel.Metin)}), -1, 0, 1),
+		rows("no such string", expr.NewCall("=", expr.Boolean, str, &expr.Lit{V: expr.StringValue("none has it")}), -1, 0),
 		{name: "count and sum", f: agg, agg: true},
 	}
 }
@@ -120,6 +125,9 @@ func TestSharedScans(t *testing.T) {
 	want := aloneResults(t, e, cases)
 	if got := len(want["every row"]); got != n {
 		t.Fatalf("every row alone: %d rows, want %d", got, n)
+	}
+	if got := len(want["metin"]); got != n/benchmodel.MetinEvery {
+		t.Fatalf("metin alone: %d rows, want %d", got, n/benchmodel.MetinEvery)
 	}
 	key := &expr.Col{Index: 0, T: expr.Integer}
 	failing := sharedScanCase{name: "division by zero", f: &plan.Fragment{Map: "m", Cols: cases[0].f.Cols, Limit: -1,
@@ -269,5 +277,72 @@ func TestSlowSharedReadsGoSolo(t *testing.T) {
 	}
 	if got, want := served.Load(), int64(11*len(cases)*271); got != want || reads.Load() > want {
 		t.Fatalf("%d reads served %d partitions, want %d", reads.Load(), got, want)
+	}
+}
+
+// TestEntryMemo reads fields of entries through the memo of a shared
+// read: within an entry a reader's value is read once and kept (a second
+// read of other bytes returns the first value), the key and the value are
+// told apart, readers past the memo's slots are read every time, and the
+// next entry reads afresh.
+func TestEntryMemo(t *testing.T) {
+	ser, err := serialization.NewService(benchmodel.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := func(v any) []byte {
+		d, err := ser.ToData(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	acc := func(path string, typ expr.Type) *accessor {
+		a, err := newAccessor(plan.ScanCol{Path: path, Type: typ}, ser)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	one, two := benchmodel.SmallForKey(1), benchmodel.SmallForKey(2)
+	if one.IntField == two.IntField || one.StringField == two.StringField {
+		t.Fatal("the two values must differ in intField and stringField")
+	}
+	k1, v1, v2 := data(int32(1)), data(&one), data(&two)
+	intField := acc("intField", expr.Integer)
+	var m entryMemo
+	read := func(a *accessor, key, value []byte) serialization.FieldValue {
+		t.Helper()
+		var v serialization.FieldValue
+		if err := m.readTo(a, a.data(key, value), &v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	m.next()
+	if got := read(intField, k1, v1); got.I != int64(one.IntField) {
+		t.Fatalf("intField of the first value: %d, want %d", got.I, one.IntField)
+	}
+	if got := read(acc("intField", expr.BigInt), k1, v2); got.I != int64(one.IntField) {
+		t.Fatalf("intField read again in the entry: %d, want the kept %d", got.I, one.IntField)
+	}
+	if got := read(acc("__key", expr.Integer), k1, v1); got.I != 1 {
+		t.Fatalf("the key: %d, want 1", got.I)
+	}
+	for _, path := range []string{"longField", "doubleField"} {
+		read(acc(path, expr.Unknown), k1, v1) // fills the slots
+	}
+	if got := read(acc("stringField", expr.Varchar), k1, v2); string(got.B) != two.StringField {
+		t.Fatalf("a reader past the slots: %q, want the second value's %q", got.B, two.StringField)
+	}
+	m.next()
+	if got := read(intField, k1, v2); got.I != int64(two.IntField) {
+		t.Fatalf("intField of the next entry: %d, want %d", got.I, two.IntField)
+	}
+	m.reset()
+	for _, s := range m.slots {
+		if s.rd != nil || s.v.B != nil {
+			t.Fatal("reset kept a value")
+		}
 	}
 }
