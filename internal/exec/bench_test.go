@@ -73,15 +73,18 @@ func testEngine(tb testing.TB, ser *serialization.Service, cat Catalog) (*Engine
 	return e, maps
 }
 
+// toData serializes v with ser.
+func toData(tb testing.TB, ser *serialization.Service, v any) []byte {
+	tb.Helper()
+	d, err := ser.ToData(v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d
+}
+
 func put(tb testing.TB, ser *serialization.Service, m *store.Map, k int32, v any) {
-	kd, err := ser.ToData(k)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	vd, err := ser.ToData(v)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	kd, vd := toData(tb, ser, k), toData(tb, ser, v)
 	pid := serialization.Data(kd).PartitionID(int32(m.PartitionCount()))
 	if err := m.Set(pid, kd, vd, store.Expiry{}); err != nil {
 		tb.Fatal(err)

@@ -193,13 +193,7 @@ func TestEqualityFilterLearnsField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	value := func(v any) []byte {
-		d, err := ser.ToData(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
+	value := func(v any) []byte { return toData(t, ser, v) }
 	key := value(benchmodel.NewPortableLarge(benchmodel.LargeForKey(1000)))
 	for _, c := range []struct {
 		name   string

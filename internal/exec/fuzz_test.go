@@ -25,12 +25,9 @@ func FuzzAccessor(f *testing.F) {
 		func() *benchmodel.Small { s := benchmodel.SmallForKey(3); return &s }(), serialization.JSON(benchmodel.AJSON(5)),
 		benchmodel.NewIdentifiedLarge(benchmodel.LargeForKey(2)), int32(5), "text",
 	} {
-		d, err := ser.ToData(v)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add([]byte(d), "value")
-		f.Add([]byte(d), "stringField")
+		d := toData(f, ser, v)
+		f.Add(d, "value")
+		f.Add(d, "stringField")
 	}
 	f.Fuzz(func(t *testing.T, d []byte, path string) {
 		for _, typ := range []expr.Type{expr.Unknown, expr.BigInt, expr.Varchar} {

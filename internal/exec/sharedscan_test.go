@@ -290,13 +290,7 @@ func TestEntryMemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data := func(v any) []byte {
-		d, err := ser.ToData(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
+	data := func(v any) []byte { return toData(t, ser, v) }
 	acc := func(path string, typ expr.Type) *accessor {
 		a, err := newAccessor(plan.ScanCol{Path: path, Type: typ}, ser)
 		if err != nil {
